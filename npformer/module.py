@@ -1,0 +1,175 @@
+"""Parameter and Module: the small torch-like surface every npformer layer shares.
+
+A Module registers the Parameters and sub-Modules assigned to its attributes (in assignment order,
+like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_proj.weight` come out
+identical to torchformer's `state_dict()` keys.
+
+Forward stores what backward needs on the module (`self._cache`); backward(grad_output) returns the
+gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a parameter used twice,
+like a tied embedding, sums both uses).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Iterator
+
+import numpy as np
+
+
+class Parameter:
+    """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype)."""
+
+    __slots__ = ("data", "grad")
+
+    def __init__(self, data: np.ndarray):
+        self.data = np.ascontiguousarray(data)
+        self.grad = np.zeros_like(self.data)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    def __repr__(self) -> str:
+        return f"Parameter(shape={self.data.shape}, dtype={self.data.dtype})"
+
+
+class Module:
+    """Base class: parameter registry, state dicts, train/eval, zero_grad, parameter count."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_cache", None)
+
+    def __setattr__(self, name: str, value) -> None:
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}: call Module.__init__() before assigning "
+                               f"attributes")
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
+        raise NotImplementedError(f"{type(self).__name__} does not define forward")
+
+    def _require_cache(self):
+        """The cache saved by forward; a clear error when backward comes first."""
+        if self._cache is None:
+            raise RuntimeError(f"{type(self).__name__}.backward called before forward")
+        return self._cache
+
+    # -- traversal --------------------------------------------------------------------------------
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+        """Yield (dotted_name, module) for this module ("" for itself) and every descendant."""
+        yield prefix, self
+        for name, child in self._modules.items():
+            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def _named_parameters_all(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        for name, p in self._parameters.items():
+            yield (f"{prefix}.{name}" if prefix else name), p
+        for name, child in self._modules.items():
+            yield from child._named_parameters_all(f"{prefix}.{name}" if prefix else name)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """Yield (dotted_name, Parameter) once per distinct parameter (a tied one under its first name)."""
+        seen: set[int] = set()
+        for name, p in self._named_parameters_all(prefix):
+            if id(p) not in seen:
+                seen.add(id(p))
+                yield name, p
+
+    def parameters(self) -> list[Parameter]:
+        return [p for _, p in self.named_parameters()]
+
+    def num_parameters(self) -> int:
+        """Number of distinct trainable scalars (tied weights counted once)."""
+        return int(sum(p.data.size for p in self.parameters()))
+
+    # -- state ------------------------------------------------------------------------------------
+    def state_dict(self) -> "OrderedDict[str, np.ndarray]":
+        """Copies of every parameter by dotted name; a tied parameter appears under each name (as torch)."""
+        return OrderedDict((n, p.data.copy()) for n, p in self._named_parameters_all())
+
+    def load_state_dict(self, state: dict, strict: bool = True) -> None:
+        """Copy arrays into the parameters, casting to each parameter's dtype.
+
+        Everything is checked before anything is written: with missing, unexpected (when strict) or
+        mis-shaped keys, or non-numeric values, a ValueError lists them and no parameter changes.
+        """
+        own = OrderedDict(self._named_parameters_all())
+        missing = [k for k in own if k not in state]
+        unexpected = [k for k in state if k not in own]
+        problems = []
+        if missing and strict:
+            problems.append(f"missing keys {missing}")
+        if unexpected and strict:
+            problems.append(f"unexpected keys {unexpected}")
+        staged = []
+        for k, p in own.items():
+            if k not in state:
+                continue
+            v = np.asarray(state[k])
+            if not (np.issubdtype(v.dtype, np.floating) or np.issubdtype(v.dtype, np.integer)):
+                problems.append(f"{k}: expected a numeric array, got dtype {v.dtype}")
+            elif v.shape != p.data.shape:
+                problems.append(f"{k}: expected shape {p.data.shape}, got {v.shape}")
+            else:
+                staged.append((p, v))
+        if problems:
+            raise ValueError(f"{type(self).__name__}.load_state_dict: " + "; ".join(problems)
+                             + " (nothing was loaded)")
+        for p, v in staged:
+            np.copyto(p.data, v, casting="unsafe")
+
+    def zero_grad(self) -> None:
+        for p in self.parameters():
+            p.grad[...] = 0
+
+    def train(self, mode: bool = True) -> "Module":
+        for _, m in self.named_modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__}({self.extra_repr()}"]
+        for name, child in self._modules.items():
+            sub = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {sub}")
+        return "\n".join(lines) + (")" if len(lines) == 1 else "\n)")
+
+
+class ModuleList(Module):
+    """An indexable list of modules, registered under "0", "1", ... (as torch.nn.ModuleList)."""
+
+    def __init__(self, modules=()):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self._modules.values())[i]

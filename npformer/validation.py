@@ -1,0 +1,107 @@
+"""Argument checks shared by every npformer component.
+
+Every message names the argument, what was expected and what came, so a user never meets a NumPy
+broadcasting error from deep inside a layer. All checks run before any state changes.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def describe(x) -> str:
+    """Short description of what came in, for error messages."""
+    if isinstance(x, np.ndarray):
+        return f"array of shape {x.shape} and dtype {x.dtype}"
+    return f"{type(x).__name__}"
+
+
+def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
+                shape: Sequence[int | None] | None = None, finite: bool = True) -> np.ndarray:
+    """A floating array of the given dtype, rank and shape (None in `shape` matches any size).
+
+    Non-finite values are rejected when `finite` (NaN/inf would otherwise flow silently to the
+    output): every module checks the float inputs it is given.
+    """
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array, got {describe(x)}")
+    if x.dtype not in FLOAT_DTYPES:
+        raise TypeError(f"{name}: expected dtype float32 or float64, got {x.dtype}")
+    if dtype is not None and x.dtype != np.dtype(dtype):
+        raise TypeError(f"{name}: expected dtype {np.dtype(dtype)} (the module's dtype; mixed "
+                        f"dtypes are not converted silently), got {x.dtype}")
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimensions, got shape {x.shape}")
+    if shape is not None:
+        ok = len(shape) == x.ndim and all(s is None or s == t for s, t in zip(shape, x.shape))
+        if not ok:
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name}: expected shape {want}, got {x.shape}")
+    if finite and not np.isfinite(x).all():
+        bad = int(np.size(x) - np.count_nonzero(np.isfinite(x)))
+        raise ValueError(f"{name}: expected finite values, got {bad} NaN/inf entries")
+    return x
+
+
+def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2) -> np.ndarray:
+    """Integer token ids in [0, vocab_size) of the given rank."""
+    if not isinstance(ids, np.ndarray):
+        ids = np.asarray(ids)
+    if ids.dtype == np.bool_ or not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError(f"{name}: expected integer token ids, got dtype {ids.dtype}")
+    if ndim is not None and ids.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimensions (batch, seq), got shape {ids.shape}")
+    if ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        if lo < 0 or hi >= vocab_size:
+            raise ValueError(f"{name}: expected token ids in [0, {vocab_size}), got values in "
+                             f"[{lo}, {hi}]")
+    return ids
+
+
+def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
+    """A keep-mask (bool, or 0/1 integers: nonzero = may attend) broadcastable to `target`.
+
+    Returns a bool array (not broadcast), or None when mask is None.
+    """
+    if mask is None:
+        return None
+    if not isinstance(mask, np.ndarray):
+        mask = np.asarray(mask)
+    if mask.dtype != np.bool_:
+        if not np.issubdtype(mask.dtype, np.integer):
+            raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
+                            f"{mask.dtype}")
+        if mask.size and (mask.min() < 0 or mask.max() > 1):
+            raise ValueError(f"{name}: expected 0/1 integer values, got values in "
+                             f"[{mask.min()}, {mask.max()}]")
+        mask = mask != 0
+    try:
+        b = np.broadcast_shapes(mask.shape, tuple(target))
+    except ValueError:
+        b = None
+    if b != tuple(target):
+        raise ValueError(f"{name}: expected a shape broadcastable to {tuple(target)} "
+                         f"(batch, heads, q_len, k_len), got {mask.shape}")
+    return mask
+
+
+def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
+    """An upstream gradient with exactly the shape and dtype of the forward output `like`."""
+    if not isinstance(dout, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array, got {describe(dout)}")
+    if dout.shape != like.shape:
+        raise ValueError(f"{name}: expected shape {like.shape} (the forward output's), got "
+                         f"{dout.shape}")
+    if dout.dtype != like.dtype:
+        raise TypeError(f"{name}: expected dtype {like.dtype} (the forward output's), got "
+                        f"{dout.dtype}")
+    return dout
+
+
+def check_length(name: str, length: int, max_len: int) -> None:
+    if length > max_len:
+        raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
