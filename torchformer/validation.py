@@ -149,3 +149,9 @@ def check_prob(name: str, p) -> float:
     if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p < 1.0):
         raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
     return float(p)
+
+
+def param_dtype(module, default: torch.dtype) -> torch.dtype:
+    """The dtype of a module's first parameter (it follows .to()/.double()), `default` without any."""
+    p = next(module.parameters(), None)
+    return default if p is None else p.dtype
