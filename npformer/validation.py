@@ -105,3 +105,14 @@ def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
 def check_length(name: str, length: int, max_len: int) -> None:
     if length > max_len:
         raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
+
+
+def check_dtype(name: str, dtype) -> np.dtype:
+    """A parameter dtype, float32 or float64, given as a name ("float32"), numpy dtype or type."""
+    try:
+        dt = None if dtype is None else np.dtype(dtype)   # np.dtype(None) would mean float64
+    except TypeError:
+        dt = None
+    if dt is None or dt not in FLOAT_DTYPES:
+        raise ValueError(f"{name}: expected 'float32' or 'float64', got {dtype!r}")
+    return dt
