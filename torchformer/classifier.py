@@ -1,0 +1,67 @@
+"""Encoder plus a classification head, twin of npformer.classifier.
+
+    h = Encoder(dropout(pos(embed(src))), src_mask);  logits = classifier(pool(h))
+    pool: "first" token h[:, 0], or "mean" over the non-padding positions.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from torchformer.dropout import Dropout
+from torchformer.embedding import Embedding
+from torchformer.encoder import Encoder
+from torchformer.linear import Linear
+from torchformer.masks import padding_mask
+from torchformer.positional import make_positional
+from torchformer.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
+                                     init_rng, keep_input)
+from torchformer.validation import check_config, check_mask, to_torch_dtype
+
+
+class EncoderClassifier(ModelMixin, nn.Module):
+    """EncoderClassifier(config, seed=0, device=None).
+
+    Children: src_embed, src_pos, src_dropout, encoder, classifier (Linear D -> num_classes).
+    forward(src (B, S), src_mask=None) -> logits (B, C). `encoder_input` keeps the first layer's input.
+    """
+
+    def __init__(self, config, seed: int = 0, device=None):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = to_torch_dtype(c.dtype)
+        rng = init_rng(seed)
+        self.src_embed = Embedding(c.src_vocab, c.d_model, padding_idx=c.pad_id,
+                                   scale=embedding_scale(c), dtype=c.dtype, rng=rng, device=device)
+        self.src_pos = make_positional(c, rng=rng, device=device)
+        self.src_dropout = Dropout(c.dropout)
+        self.encoder = Encoder(c, rng=rng, device=device)
+        self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype,
+                                 rng=rng, device=device)
+        self.encoder_input: torch.Tensor | None = None
+
+    def pool(self, h: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+        """(B, S, D) -> (B, D): the first position, or the mean over non-padding positions."""
+        if self.config.pooling == "first":
+            return h[:, 0]                                                  # (B, D)
+        pad = self.config.pad_id
+        if pad is None:
+            return h.mean(dim=1)                                            # (B, D)
+        keep = (src != pad).to(h.dtype)[:, :, None]                         # (B, S, 1)
+        count = keep.sum(dim=1).clamp_min(1.0)                              # (B, 1)
+        return (h * keep).sum(dim=1) / count                                # (B, D)
+
+    def forward(self, src, src_mask=None) -> torch.Tensor:
+        c = self.config
+        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
+        B, S = src.shape
+        if src_mask is None:
+            src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
+        else:
+            src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, S, S), device=src.device)
+        x = self.src_dropout(self.src_pos(self.src_embed(src)))             # (B, S, D)
+        self.encoder_input = keep_input(x)
+        h = self.encoder(x, src_mask)                                       # (B, S, D)
+        return self.classifier(self.pool(h, src))                           # (B, C)
