@@ -309,3 +309,53 @@ def check_parity(np_module, torch_module, args: Sequence = (), kwargs: Mapping |
     reports = compare_runs(got, ref, dtype, case=case, modules=modules, attention=attention,
                            grads=backward, skip=skip)
     return ParityResult(got, ref, reports)
+
+
+def check_pair(np_forward: Callable, np_backward: Callable, torch_fn: Callable,
+               args: Sequence, kwargs: Mapping | None = None, *, dtype, seed: int = 0,
+               input_names: Sequence[str] = (), output_names: Sequence[str] = ("output",),
+               output_quantities: Sequence[str] = ("output",), backward: bool = True,
+               case: Mapping | None = None, device=None) -> list[Report]:
+    """A functional pair `np_forward(*args) -> (out or (out, extra...), cache)`,
+    `np_backward(dout, cache) -> grads` against a torch function of the same arguments.
+
+    The first output gets a random upstream gradient; further outputs (e.g. attention weights) are
+    compared forward only. Float array arguments are the differentiable inputs, named in order by
+    input_names; the torch side gets each as its own leaf tensor.
+    """
+    import torch
+
+    from .torch_utils import deterministic_torch, to_tensor
+
+    deterministic_torch()
+    kwargs = dict(kwargs or {})
+    rng = np.random.default_rng(seed)
+    outs, cache = np_forward(*args, **kwargs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    outs = tuple(np.asarray(o).copy() for o in outs)
+    leaves, targs = [], []
+    for a in args:
+        is_float = isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating)
+        t = to_tensor(a, device=device, requires_grad=is_float and backward)
+        if is_float:
+            leaves.append(t)
+        targs.append(t)
+    tk = {k: to_tensor(v, device=device) for k, v in kwargs.items()}
+    touts = torch_fn(*targs, **tk)
+    touts = touts if isinstance(touts, tuple) else (touts,)
+    items = []
+    quants = tuple(output_quantities) + ("output",) * (len(outs) - len(output_quantities))
+    names = tuple(output_names) + tuple(f"output.{i}" for i in range(len(output_names), len(outs)))
+    for n, q, o, t in zip(names, quants, outs, touts):
+        if t is not None:
+            items.append((n, o, t.detach().cpu().numpy(), q))
+    if backward:
+        g = random_upstream(outs[0].shape, outs[0].dtype, rng)
+        grads = _name_grads(np_backward(g, cache), input_names)
+        touts[0].backward(torch.as_tensor(g, device=touts[0].device))
+        tgrads = dict(zip(input_names, leaves))
+        for n, gv in grads.items():
+            t = tgrads[n]
+            ref = (np.zeros(tuple(t.shape)) if t.grad is None else t.grad.detach().cpu().numpy())
+            items.append((f"{n}.grad", gv, ref, "input_grad"))
+    return compare_all(items, dtype=dtype, case=case, check_dtype=True)
