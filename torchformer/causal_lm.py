@@ -35,12 +35,12 @@ class CausalLM(ModelMixin, nn.Module):
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)
-        self.tgt_embed = Embedding(c.tgt_vocab, c.d_model, padding_idx=c.pad_id,
+        self.tgt_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
                                    scale=embedding_scale(c), dtype=c.dtype, rng=rng, device=device)
         self.tgt_pos = make_positional(c, rng=rng, device=device)
         self.tgt_dropout = Dropout(c.dropout)
         self.decoder = Decoder(c, cross_attention=False, rng=rng, device=device)
-        self.output_proj = Linear(c.d_model, c.tgt_vocab, bias=c.output_bias, dtype=c.dtype,
+        self.output_proj = Linear(c.d_model, c.vocab_size, bias=c.output_bias, dtype=c.dtype,
                                   rng=rng, device=device)
         if c.tie_embeddings:
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
@@ -49,7 +49,7 @@ class CausalLM(ModelMixin, nn.Module):
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0) -> torch.Tensor:
         c = self.config
         offset = check_offset(offset, caches)
-        ids = check_token_ids("ids", ids, c.tgt_vocab, c.max_len, offset, device=self.device)
+        ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=self.device)
         B, T = ids.shape
         if mask is None:
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)

@@ -33,7 +33,7 @@ class EncoderClassifier(ModelMixin, nn.Module):
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)
-        self.src_embed = Embedding(c.src_vocab, c.d_model, padding_idx=c.pad_id,
+        self.src_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
                                    scale=embedding_scale(c), dtype=c.dtype, rng=rng, device=device)
         self.src_pos = make_positional(c, rng=rng, device=device)
         self.src_dropout = Dropout(c.dropout)
@@ -46,16 +46,18 @@ class EncoderClassifier(ModelMixin, nn.Module):
         """(B, S, D) -> (B, D): the first position, or the mean over non-padding positions."""
         if self.config.pooling == "first":
             return h[:, 0]                                                  # (B, D)
+        B, S = src.shape
         pad = self.config.pad_id
-        if pad is None:
-            return h.mean(dim=1)                                            # (B, D)
-        keep = (src != pad).to(h.dtype)[:, :, None]                         # (B, S, 1)
-        count = keep.sum(dim=1).clamp_min(1.0)                              # (B, 1)
-        return (h * keep).sum(dim=1) / count                                # (B, D)
+        keep = (torch.ones((B, S), dtype=torch.bool, device=h.device) if pad is None
+                else src != pad)                                            # (B, S)
+        keep = keep.to(h.dtype)                                             # (B, S) 0/1
+        count = keep.sum(dim=1, keepdim=True).clamp_min(1.0)                # (B, 1)
+        weights = keep / count                                              # (B, S) keep / count
+        return torch.einsum("bs,bsd->bd", weights, h)                       # (B, D) sum_s w h
 
     def forward(self, src, src_mask=None) -> torch.Tensor:
         c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
+        src = check_token_ids("src", src, c.vocab_size, c.max_len, device=self.device)
         B, S = src.shape
         if src_mask is None:
             src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
