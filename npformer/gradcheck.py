@@ -37,6 +37,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from npformer.dropout import collect_dropout_masks, replay_dropout_masks
+from npformer.embedding import Embedding
 from npformer.module import Module
 
 _F64 = np.dtype(np.float64)
@@ -131,7 +132,7 @@ class GradcheckReport:
         lines = [f"gradcheck {verdict}: max relative error {self.max_error:.3e} (tol {self.tol:.1e}), "
                  f"{len(self.errors)} tensors, {sum(d.checked for d in self.details.values())} "
                  f"entries"]
-        width = max([len(n) for n in self.errors] + [6])
+        width = max([len(n) for n in list(self.errors) + list(self.skipped)] + [6])
         lines.append(f"  {'tensor':<{width}}  {'rel err':>9}  {'abs err':>9}  {'checked':>7}  "
                      f"{'analytic':>12}  {'numeric':>12}  worst index")
         for name, d in self.details.items():
@@ -233,14 +234,17 @@ def _align_input_grads(grads, float_positions: list[int], names: list[str]) -> d
 
 def _compare(report: GradcheckReport, f: Callable[[], float], targets, eps: float,
              max_per_tensor: int | None, pick_rng: np.random.Generator) -> None:
-    """Finite-difference every (name, array, analytic) target and fill the report."""
-    scale = max([float(np.max(np.abs(a))) for _, _, a in targets if a.size] + [0.0])  # G
+    """Finite-difference every (name, array, analytic, excluded flat indices) target into the report."""
+    scale = max([float(np.max(np.abs(a))) for _, _, a, _ in targets if a.size] + [0.0])  # G
     floor = 1e-3 * scale
-    for name, arr, analytic in targets:
-        if max_per_tensor is not None and arr.size > max_per_tensor:
-            flat = np.sort(pick_rng.choice(arr.size, size=max_per_tensor, replace=False))
+    for name, arr, analytic, excluded in targets:
+        candidates = np.arange(arr.size)                      # flat indices that may be checked
+        if excluded is not None and len(excluded):
+            candidates = np.setdiff1d(candidates, excluded)
+        if max_per_tensor is not None and candidates.size > max_per_tensor:
+            flat = np.sort(pick_rng.choice(candidates, size=max_per_tensor, replace=False))
         else:
-            flat = np.arange(arr.size)
+            flat = candidates
         n = numerical_gradient(f, arr, eps, flat)             # (k,)
         a = analytic.reshape(-1)[flat]                        # (k,)
         diff = np.abs(a - n)                                  # (k,)
@@ -252,6 +256,20 @@ def _compare(report: GradcheckReport, f: Callable[[], float], targets, eps: floa
             worst_index=tuple(int(i) for i in np.unravel_index(int(flat[w]), arr.shape))
             if diff.size else (),
             analytic=float(a[w]) if diff.size else 0.0, numeric=float(n[w]) if diff.size else 0.0)
+
+
+def _padding_rows(module: Module) -> dict[int, list[int]]:
+    """{id(weight Parameter): [padding_idx, ...]} for every Embedding with a padding_idx.
+
+    Such a row gets no gradient through the lookup by definition (torch.nn.Embedding's padding_idx),
+    although the output depends on it: finite differences would disagree by design, so those
+    entries are left out of the check (and listed in the report's `skipped`).
+    """
+    rows: dict[int, list[int]] = {}
+    for _, m in module.named_modules():
+        if isinstance(m, Embedding) and m.padding_idx is not None:
+            rows.setdefault(id(m.weight), []).append(m.padding_idx)
+    return rows
 
 
 def _check_args(eps: float, tol: float, max_per_tensor) -> None:
@@ -293,7 +311,8 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
       None       no input gradient (e.g. Embedding): parameters are checked
 
     The module runs in the mode it is in: in training mode dropout masks drawn by the first forward
-    are replayed on every later one. Each parameter's `.grad` is zeroed first and holds the analytic
+    are replayed on every later one. Rows of an Embedding's `padding_idx` are not compared (they get
+    no gradient by design, as in torch) and are listed in `report.skipped`. Each parameter's `.grad` is zeroed first and holds the analytic
     gradient afterwards; every perturbed value is restored exactly, and a final forward at the
     unperturbed point leaves the module's caches as after a plain forward.
     """
@@ -355,9 +374,17 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
                     got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
                     raise ValueError(f"backward: gradient for {names[i]} has shape {got}, "
                                      f"expected {x.shape} (the input's)")
-                targets.append((names[i], x, a))
+                targets.append((names[i], x, a, None))
+    padding = _padding_rows(module)
     for n, p in params:
-        targets.append((n, p.data, param_grads[n]))
+        excluded = None
+        if id(p) in padding:
+            rows = sorted(set(padding[id(p)]))
+            width = p.data.shape[1]
+            excluded = np.concatenate([np.arange(r * width, (r + 1) * width) for r in rows])
+            report.skipped[f"{n}{rows}"] = ("padding_idx rows: no gradient through the lookup by "
+                                            "design (torch.nn.Embedding semantics)")
+        targets.append((n, p.data, param_grads[n], excluded))
     if not targets:
         raise ValueError("gradcheck: nothing to check (no float input gradient and no parameter); "
                          f"skipped: {report.skipped}")
@@ -419,7 +446,7 @@ def check_pair(forward_fn: Callable, backward_fn: Callable, inputs: Sequence, *,
             got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
             raise ValueError(f"backward_fn: gradient for {names[i]} has shape {got}, expected "
                              f"{x.shape} (the input's)")
-        targets.append((names[i], x, a))
+        targets.append((names[i], x, a, None))
 
     def f() -> float:
         return float(np.sum(run()[0] * g))
