@@ -62,3 +62,18 @@ def grads_by_name(model) -> "OrderedDict[str, np.ndarray]":
 def zero_torch_grads(model) -> None:
     for p in model.parameters():
         p.grad = None
+
+
+def perturb_parameters(np_module, rng: np.random.Generator, scale: float = 0.3) -> None:
+    """Move parameters off their special initial values so bugs touching them show: all-zero
+    parameters (biases) get N(0, scale^2) entries, all-one ones (LayerNorm gains) 1 + N(0, scale^2).
+    Other parameters (Xavier weights, embeddings) are left as initialised. Tied parameters are
+    visited once."""
+    for _, p in np_module.named_parameters():
+        d = p.data
+        if not d.size:
+            continue
+        if np.all(d == 0):
+            d[...] = (scale * rng.standard_normal(d.shape)).astype(d.dtype)
+        elif np.all(d == 1):
+            d[...] = (1 + scale * rng.standard_normal(d.shape)).astype(d.dtype)
