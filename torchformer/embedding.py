@@ -1,7 +1,7 @@
 """Token embedding: out = W[ids] * scale (twin of npformer.embedding).
 
 The row `padding_idx` gets no gradient (F.embedding's padding_idx), as in npformer's backward.
-Initialisation as npformer: N(0, embedding_dim^-0.5).
+Initialisation as npformer: N(0, embedding_dim^-0.5), padding row zero.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torchformer.validation import check_ids, to_torch_dtype
 
 
 class Embedding(nn.Module):
-    """Lookup table weight (V, D); forward(ids (B, T) int) -> (B, T, D) = weight[ids] * scale."""
+    """Lookup table weight (V, D); forward(ids (...) int) -> (..., D) = weight[ids] * scale."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  scale: float = 1.0, dtype="float32", rng=None, device=None):
@@ -33,13 +33,16 @@ class Embedding(nn.Module):
         self.padding_idx = padding_idx
         self.scale = float(scale)
         self.dtype = to_torch_dtype(dtype)
-        self.weight = nn.Parameter(draw_normal((num_embeddings, embedding_dim),
-                                               embedding_dim ** -0.5, rng, self.dtype, device))
+        w = draw_normal((num_embeddings, embedding_dim), embedding_dim ** -0.5, rng, self.dtype,
+                        device)
+        if padding_idx is not None:
+            w[padding_idx] = 0.0                                            # as torch.nn.Embedding
+        self.weight = nn.Parameter(w)
 
     def forward(self, ids) -> torch.Tensor:
-        ids = check_ids("ids", ids, self.num_embeddings, device=self.weight.device)
-        out = F.embedding(ids, self.weight, padding_idx=self.padding_idx)   # (B, T, D)
-        return out * self.scale if self.scale != 1.0 else out                # (B, T, D)
+        ids = check_ids("ids", ids, self.num_embeddings, ndim=None, device=self.weight.device)
+        out = F.embedding(ids, self.weight, padding_idx=self.padding_idx)   # (..., D)
+        return out * self.scale if self.scale != 1.0 else out                # (..., D)
 
     def extra_repr(self) -> str:
         return (f"{self.num_embeddings}, {self.embedding_dim}, padding_idx={self.padding_idx}, "

@@ -2,7 +2,8 @@
 
     loss = mean over counted targets of  -(1 - eps) log p[target] - eps / C * sum_c log p[c]
 
-with p = softmax(logits), eps = label_smoothing; targets equal to ignore_index are not counted.
+with p = softmax(logits), eps = label_smoothing; targets equal to ignore_index are not counted. As
+npformer, a batch where every target is ignored is an error (F.cross_entropy would return NaN).
 """
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ class CrossEntropyLoss(nn.Module):
             if bool(bad.any()):
                 raise ValueError(f"targets: expected class indices in [0, {C}) or ignore_index="
                                  f"{self.ignore_index}, got {targets[bad][0].item()}")
+        if not bool(counted.any()):
+            raise ValueError(f"targets: every target equals ignore_index={self.ignore_index}; the "
+                             f"mean over zero counted targets is undefined (torch would return NaN)")
         return F.cross_entropy(logits.reshape(-1, C), targets.reshape(-1),
                                ignore_index=self.ignore_index,
                                label_smoothing=self.label_smoothing)

@@ -22,18 +22,19 @@ def padding_mask(ids, pad_id: int | None) -> torch.Tensor | None:
         raise ValueError(f"ids: expected 2 dimensions (batch, seq), got shape {tuple(ids.shape)}")
     if pad_id is None:
         return None
+    if isinstance(pad_id, bool) or not isinstance(pad_id, int):
+        raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
     return (ids != pad_id)[:, None, None, :]                                 # (B, 1, 1, T)
 
 
 def causal_mask(q_len: int, k_len: int | None = None, device=None) -> torch.Tensor:
-    """(1, 1, q_len, k_len) bool: query i may see key j when j <= i + (k_len - q_len)."""
+    """(1, 1, q_len, k_len) bool: query i may see key j when j <= i + (k_len - q_len).
+
+    With k_len < q_len the first q_len - k_len queries see no key (fully masked rows)."""
     k_len = q_len if k_len is None else k_len
     for name, v in (("q_len", q_len), ("k_len", k_len)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"{name}: expected a non-negative int, got {v!r}")
-    if k_len < q_len:
-        raise ValueError(f"k_len: expected k_len >= q_len={q_len} (queries are the last q_len "
-                         f"positions), got {k_len}")
     i = torch.arange(q_len, device=device)[:, None]                          # (Tq, 1)
     j = torch.arange(k_len, device=device)[None, :]                          # (1, Tk)
     return (j <= i + (k_len - q_len))[None, None]                            # (1, 1, Tq, Tk)

@@ -40,7 +40,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     """x + pe[offset:offset+T]; the table `pe` (max_len, D) is a non-persistent buffer (not in
     state_dict, as npformer keeps it out of its parameters)."""
 
-    def __init__(self, d_model: int, max_len: int, dtype="float32", device=None):
+    def __init__(self, d_model: int, max_len: int = 512, dtype="float32", device=None):
         super().__init__()
         check_positive_int("SinusoidalPositionalEncoding", "d_model", d_model)
         check_positive_int("SinusoidalPositionalEncoding", "max_len", max_len)
@@ -64,7 +64,8 @@ class SinusoidalPositionalEncoding(nn.Module):
 class LearnedPositionalEncoding(nn.Module):
     """x + weight[offset:offset+T] with a learned weight (max_len, D)."""
 
-    def __init__(self, d_model: int, max_len: int, dtype="float32", rng=None, device=None):
+    def __init__(self, d_model: int, max_len: int = 512, dtype="float32", rng=None,
+                 device=None):
         super().__init__()
         check_positive_int("LearnedPositionalEncoding", "d_model", d_model)
         check_positive_int("LearnedPositionalEncoding", "max_len", max_len)
