@@ -25,7 +25,7 @@ import numpy as np
 from npformer.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.linear import Linear
 from npformer.module import Module
-from npformer.validation import check_float, check_grad, check_mask
+from npformer.validation import check_dtype, check_float, check_grad, check_mask
 
 
 # ------------------------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ class MultiHeadAttention(Module):
         self.d_model = d_model
         self.num_heads = num_heads
         self.head_dim = d_model // num_heads
-        self.dtype = np.dtype(dtype)
+        self.dtype = check_dtype("dtype", dtype)
         self.q_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.k_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.v_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
