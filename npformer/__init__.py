@@ -1,0 +1,57 @@
+"""npformer: the Transformer of "Attention Is All You Need", forward and backward by hand in NumPy.
+
+Every component is a pair of plain functions `x_forward(...) -> (out, cache)` and
+`x_backward(dout, cache) -> grads`, wrapped by a small torch-like Module. numpy is the only dependency:
+importing npformer never imports torch, hypothesis or matplotlib.
+
+Suggested reading order: linear -> activations -> softmax -> layernorm -> embedding -> positional ->
+dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim.
+"""
+from npformer.config import TransformerConfig
+from npformer.module import Module, ModuleList, Parameter
+
+from npformer.linear import Linear, linear_backward, linear_forward
+from npformer.embedding import Embedding, embedding_backward, embedding_forward
+from npformer.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
+                                 make_positional, sinusoidal_table)
+from npformer.dropout import (Dropout, collect_dropout_masks, dropout_backward, dropout_forward,
+                              replay_dropout_masks)
+from npformer.activations import (Activation, gelu_backward, gelu_forward, gelu_tanh_backward,
+                                  gelu_tanh_forward, relu_backward, relu_forward)
+from npformer.layernorm import LayerNorm, layernorm_backward, layernorm_forward
+from npformer.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
+                              softmax_forward)
+from npformer.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
+from npformer.feedforward import PositionwiseFeedForward
+from npformer.encoder import Encoder, EncoderLayer
+from npformer.decoder import Decoder, DecoderLayer
+from npformer.transformer import Transformer
+from npformer.classifier import EncoderClassifier
+from npformer.causal_lm import CausalLM
+from npformer.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
+from npformer.masks import causal_mask, combine_masks, padding_mask
+from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from npformer.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TransformerConfig", "Module", "ModuleList", "Parameter",
+    "Linear", "linear_forward", "linear_backward",
+    "Embedding", "embedding_forward", "embedding_backward",
+    "SinusoidalPositionalEncoding", "LearnedPositionalEncoding", "make_positional",
+    "sinusoidal_table",
+    "Dropout", "dropout_forward", "dropout_backward", "collect_dropout_masks",
+    "replay_dropout_masks",
+    "Activation", "relu_forward", "relu_backward", "gelu_forward", "gelu_backward",
+    "gelu_tanh_forward", "gelu_tanh_backward",
+    "LayerNorm", "layernorm_forward", "layernorm_backward",
+    "softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
+    "MultiHeadAttention", "sdpa_forward", "sdpa_backward",
+    "PositionwiseFeedForward", "Encoder", "EncoderLayer", "Decoder", "DecoderLayer",
+    "Transformer", "EncoderClassifier", "CausalLM",
+    "CrossEntropyLoss", "cross_entropy_forward", "cross_entropy_backward",
+    "padding_mask", "causal_mask", "combine_masks",
+    "SGD", "Adam", "AdamW", "WarmupSchedule", "warmup_lr", "clip_grad_norm",
+    "gradcheck", "check_pair", "numerical_gradient", "rel_error", "GradcheckReport",
+]
