@@ -88,7 +88,7 @@ def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
     row_dot = (dweights * weights).sum(axis=-1, keepdims=True)        # (B, H, Tq, 1)   rowsum(dP*P)
     dscores = weights * (dweights - row_dot)                          # (B, H, Tq, Tk)  dS
     dq = (dscores @ k) * scale                                        # (B, H, Tq, dk)  dS K / sqrt(dk)
-    dk = (dscores.swapaxes(-1, -2) @ q) * scale                       # (B, H, Tk, dk)  dS^T Q / sqrt(dk)
+    dk = (dscores.swapaxes(-1, -2) @ q) * scale                       # (B, H, Tk, dk)  dS^T Q/sqrt(dk)
     return dq, dk
 
 
@@ -278,7 +278,7 @@ class MultiHeadAttention(Module):
         return out
 
     def backward(self, dout: np.ndarray):
-        """(dquery (B, Tq, D), dkey (B, Tk, D), dvalue (B, Tk, D)); accumulates the projections' grads."""
+        """(dquery (B, Tq, D), dkey (B, Tk, D), dvalue (B, Tk, D)); accumulates parameter grads."""
         if self._cached_forward:
             raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
                                "cache (inference only); run forward without cache= before backward")

@@ -11,7 +11,7 @@ residual connection, dropout on its output and a LayerNorm (post-norm or pre-nor
                                                          (h1 = norm1(x), h2 = norm2(x1), h3 = norm3(x2))
 
 Without cross-attention the feed-forward sublayer takes the second slot: its norm and dropout are then
-named norm2 / dropout2 (the same names torch-style decoder-only models use).
+named norm2 / dropout2 (names count sublayer slots, see docs/ARCHITECTURE.md).
 
 Backward: a residual y = x + f(x) gives dx = dy + f'(x)^T dy. The memory m is the key and the value of
 the cross-attention, so dmemory = dkey + dvalue; over a stack every layer's dmemory adds up.

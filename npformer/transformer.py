@@ -48,7 +48,7 @@ def check_offset(offset, caches) -> int:
 
 
 def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
-    """Give every Dropout of `model` one generator, default_rng(seed + 1): they draw in forward order."""
+    """Give every Dropout of `model` one generator, default_rng(seed + 1), drawn in forward order."""
     rng = np.random.default_rng(seed + 1)
     for _, m in model.named_modules():
         if isinstance(m, Dropout):

@@ -192,7 +192,9 @@ def reference_mha(m, query, key, value, keep):
     heads = []
     for h in range(H):
         sl = slice(h * dk, (h + 1) * dk)
-        kh = None if keep is None else np.broadcast_to(keep, (q.shape[0], H) + keep.shape[2:])[:, h:h + 1]
+        kh = None
+        if keep is not None:
+            kh = np.broadcast_to(keep, (q.shape[0], H) + keep.shape[2:])[:, h:h + 1]
         o, _ = reference_sdpa(q[:, None, :, sl], k[:, None, :, sl], v[:, None, :, sl], kh)
         heads.append(o[:, 0])
     return proj(m.out_proj, np.concatenate(heads, axis=-1))
