@@ -1,0 +1,143 @@
+"""Load a candidate named on the command line: `path/to/file.py:Name` or `package.module:Name`.
+
+    path/to/file.py:Name            a class, factory or function defined in a file (sibling imports work:
+                                    the file's folder goes on sys.path)
+    package.module:Name             anything importable
+    ...:Outer.inner                 an attribute path inside the module
+    ...:forward_name,backward_name  a NumPy forward/backward pair given explicitly
+
+A NumPy function named `x_forward` whose module also defines `x_backward` is taken as a pair
+automatically. Importing runs the candidate's top-level code, so it runs under the same protection as
+every other candidate call (time limit, output captured, exceptions reported); any failure raises
+`LoadError`, which the CLI turns into exit status 2.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from .calls import Finished, Raised, TimedOut, run_limited
+
+
+class LoadError(Exception):
+    """The candidate cannot be loaded (bad spec, missing file or name, import failure)."""
+
+
+@dataclass
+class Loaded:
+    """What a spec resolved to."""
+
+    spec: str
+    obj: Any                      # the class, factory, function or instance named
+    backward: Any = None          # the backward function of a NumPy pair, when there is one
+    module: ModuleType | None = None
+    name: str = ""
+    backward_name: str = ""
+
+
+def split_spec(spec: str) -> tuple[str, list[str]]:
+    """'loc:Name' or 'loc:fwd,bwd' -> (loc, [names]); the split is at the last ':' (so C:\\x works)."""
+    if not isinstance(spec, str) or ":" not in spec:
+        raise LoadError(f"candidate: expected 'path/to/file.py:Name' or 'package.module:Name', "
+                        f"got {spec!r}")
+    loc, _, names = spec.rpartition(":")
+    parts = [n.strip() for n in names.split(",")]
+    if not loc or not all(parts) or len(parts) > 2:
+        raise LoadError(f"candidate: expected 'LOCATION:Name' or 'LOCATION:forward,backward', "
+                        f"got {spec!r}")
+    return loc, parts
+
+
+def _is_file_location(loc: str) -> bool:
+    return loc.endswith(".py") or os.sep in loc or "/" in loc
+
+
+def _import_file(path: str) -> ModuleType:
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise LoadError(f"candidate: file {path!r} does not exist")
+    digest = hashlib.sha1(path.encode()).hexdigest()[:10]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    mod_name = f"_oracle_candidate_{stem}_{digest}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise LoadError(f"candidate: cannot import {path!r} as Python source")
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # so `import helpers` next to the candidate works
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
+    return module
+
+
+def _resolve_attr(module: ModuleType, dotted: str, where: str) -> Any:
+    obj: Any = module
+    for i, part in enumerate(dotted.split(".")):
+        if not hasattr(obj, part):
+            done = ".".join(dotted.split(".")[:i]) or where
+            public = sorted(n for n in dir(obj) if not n.startswith("_"))
+            callables = [n for n in public if callable(getattr(obj, n, None))][:25]
+            raise LoadError(f"candidate: {done} has no attribute {part!r}; callables defined there: "
+                            f"{', '.join(callables) or '(none)'}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load(spec: str, timeout: float | None = 60.0) -> Loaded:
+    """Import the candidate named by `spec` (see the module docstring); raise LoadError on failure."""
+    loc, names = split_spec(spec)
+
+    def do_import() -> ModuleType:
+        if _is_file_location(loc):
+            return _import_file(loc)
+        return importlib.import_module(loc)
+
+    outcome = run_limited(do_import, timeout)
+    if isinstance(outcome, TimedOut):
+        raise LoadError(f"candidate: importing {loc!r} did not finish within {timeout:g} s "
+                        f"(top-level code that trains or waits?)")
+    if isinstance(outcome, Raised):
+        if outcome.type_name in ("ModuleNotFoundError",) and not _is_file_location(loc):
+            raise LoadError(f"candidate: cannot import module {loc!r}: {outcome.message} (give a "
+                            f"file path ending in .py, or run from the folder that holds the package)")
+        raise LoadError(f"candidate: importing {loc!r} raised {outcome.describe()}\n"
+                        f"{outcome.traceback.rstrip()}")
+    assert isinstance(outcome, Finished)
+    module = outcome.value
+    obj = _resolve_attr(module, names[0], loc)
+    backward = None
+    backward_name = ""
+    if len(names) == 2:
+        backward_name = names[1]
+        backward = _resolve_attr(module, backward_name, loc)
+        if not callable(backward):
+            raise LoadError(f"candidate: backward {backward_name!r} is not callable")
+    elif names[0].endswith("_forward") and hasattr(module, names[0][:-len("_forward")] + "_backward"):
+        backward_name = names[0][:-len("_forward")] + "_backward"
+        backward = getattr(module, backward_name)
+    if not callable(obj) and not hasattr(obj, "forward"):
+        raise LoadError(f"candidate: {names[0]!r} is a {type(obj).__name__}, expected a class, a "
+                        f"function or a module instance")
+    return Loaded(spec=spec, obj=obj, backward=backward, module=module, name=names[0],
+                  backward_name=backward_name)
+
+
+def from_object(obj: Any, backward: Any = None, name: str | None = None) -> Loaded:
+    """Wrap a Python object handed to the API directly (no import)."""
+    nm = name or getattr(obj, "__qualname__", None) or type(obj).__name__
+    mod = sys.modules.get(getattr(obj, "__module__", "") or "")
+    return Loaded(spec=f"<python object {nm}>", obj=obj, backward=backward, module=mod, name=nm,
+                  backward_name=getattr(backward, "__name__", "") if backward is not None else "")
