@@ -1,0 +1,371 @@
+"""Backends: one model configuration, run by different implementations, on the same weights and inputs.
+
+  np-f32 / np-f64          npformer (explicit NumPy forward and backward), float32 / float64
+  tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
+  tf-cpu-explicit          the same with the explicit attention path (matmul, softmax, matmul)
+  tf-cpu-compile           torchformer under torch.compile (default inductor backend); a failure is
+                           caught and reported as the backend's error, the run goes on
+  nn-cpu                   stock torch.nn.Transformer, same configuration (benchmarks/stock.py)
+  tf-cuda-fp32 / -tf32     torchformer on CUDA, float32 with TF32 matmuls off / on
+  tf-cuda-bf16             bfloat16 autocast (weights float32)
+  tf-cuda-fp32-explicit, tf-cuda-bf16-explicit   explicit attention instead of SDPA
+  tf-cuda-compile-tf32, tf-cuda-compile-bf16     torch.compile on CUDA
+  nn-cuda-tf32, nn-cuda-bf16                      stock torch.nn on CUDA
+
+Every backend of a configuration gets the same weights (the float32 npformer model's initial state,
+built with seed 0) and the same token ids; `Session.check_logits` compares its eval-mode logits with
+npformer float64 on them, so "the same model" is verified, not assumed.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+BOS = 1  # first decoder token of stock generation (npformer.data.BOS; weights are random anyway)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    impl: str                       # "npformer", "torchformer" or "torch.nn"
+    device: str = "cpu"
+    dtype: str = "float32"          # parameter dtype
+    compile: bool = False
+    tf32: bool = False
+    autocast: str | None = None     # "bfloat16" or None
+    attention: str = "sdpa"         # "sdpa" or "explicit" (torchformer only)
+    note: str = ""
+
+    @property
+    def family(self) -> str:
+        return "numpy" if self.impl == "npformer" else "torch"
+
+    @property
+    def cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    @property
+    def precision(self) -> str:
+        """The precision its matmuls run in: which measured peak it is judged against."""
+        if self.autocast:
+            return self.autocast
+        if self.dtype == "float64":
+            return "float64"
+        return "tf32" if (self.cuda and self.tf32) else "float32"
+
+    @property
+    def memory_kind(self) -> str:
+        return "numpy" if self.family == "numpy" else ("torch-cuda" if self.cuda else "torch-cpu")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "impl": self.impl, "device": self.device, "dtype": self.dtype,
+                "compile": self.compile, "tf32": self.tf32, "autocast": self.autocast,
+                "attention": self.attention, "precision": self.precision, "note": self.note}
+
+
+_B = Backend
+BACKENDS: dict[str, Backend] = {b.name: b for b in (
+    _B("np-f32", "npformer"),
+    _B("np-f64", "npformer", dtype="float64"),
+    _B("tf-cpu", "torchformer"),
+    _B("tf-cpu-explicit", "torchformer", attention="explicit"),
+    _B("tf-cpu-compile", "torchformer", compile=True),
+    _B("nn-cpu", "torch.nn"),
+    _B("tf-cuda-fp32", "torchformer", device="cuda"),
+    _B("tf-cuda-tf32", "torchformer", device="cuda", tf32=True),
+    _B("tf-cuda-bf16", "torchformer", device="cuda", autocast="bfloat16"),
+    _B("tf-cuda-fp32-explicit", "torchformer", device="cuda", attention="explicit"),
+    _B("tf-cuda-bf16-explicit", "torchformer", device="cuda", autocast="bfloat16",
+       attention="explicit"),
+    _B("tf-cuda-compile-tf32", "torchformer", device="cuda", tf32=True, compile=True),
+    _B("tf-cuda-compile-bf16", "torchformer", device="cuda", autocast="bfloat16", compile=True),
+    _B("nn-cuda-tf32", "torch.nn", device="cuda", tf32=True),
+    _B("nn-cuda-bf16", "torch.nn", device="cuda", autocast="bfloat16"),
+)}
+CPU_DEFAULT = ("np-f32", "np-f64", "tf-cpu", "tf-cpu-compile", "nn-cpu")
+CPU_QUICK = ("np-f32", "np-f64", "tf-cpu", "nn-cpu")
+CUDA_DEFAULT = tuple(n for n, b in BACKENDS.items() if b.cuda)
+CUDA_QUICK = ("tf-cuda-fp32", "tf-cuda-tf32", "tf-cuda-bf16", "tf-cuda-bf16-explicit", "nn-cuda-bf16")
+
+
+def default_backends(quick: bool, cuda: bool) -> list[str]:
+    names = list(CPU_QUICK if quick else CPU_DEFAULT)
+    if cuda:
+        names += list(CUDA_QUICK if quick else CUDA_DEFAULT)
+    return names
+
+
+def get_backend(name: str) -> Backend:
+    if name not in BACKENDS:
+        raise ValueError(f"--backends: expected names from {list(BACKENDS)}, got {name!r}")
+    return BACKENDS[name]
+
+
+class NotApplicable(Exception):
+    """This workload does not apply to this backend (reported as skipped, with the reason)."""
+
+
+# -- shared inputs -------------------------------------------------------------------------------------
+@dataclass
+class Inputs:
+    src: np.ndarray        # (B, S) int64 source ids (seq2seq)
+    tgt_in: np.ndarray     # (B, T) decoder input ids
+    tgt_out: np.ndarray    # (B, T) targets of the loss
+    gen_src: np.ndarray    # (Bg, S) source (seq2seq) or prompt (causal) for generation
+
+
+def make_inputs(bc, tcfg, seed: int = 0) -> Inputs:
+    """Random ids in [3, V): never PAD (0), BOS (1) or EOS (2) of npformer.data, so nothing is padded."""
+    rng = np.random.default_rng(seed)
+    lo = 3
+
+    def ids(shape, vocab):
+        return rng.integers(lo, vocab, size=shape, dtype=np.int64)
+
+    S = bc.src_len if bc.model == "seq2seq" else 0
+    src = ids((bc.batch, S), tcfg.src_vocab)
+    tgt_in = ids((bc.batch, bc.tgt_len), tcfg.tgt_vocab)
+    tgt_out = ids((bc.batch, bc.tgt_len), tcfg.tgt_vocab)
+    gen_len = bc.src_len if bc.model == "seq2seq" else prompt_length(bc)
+    gen_src = ids((bc.gen_batch, gen_len), tcfg.src_vocab if bc.model == "seq2seq" else tcfg.tgt_vocab)
+    return Inputs(src, tgt_in, tgt_out, gen_src)
+
+
+def prompt_length(bc) -> int:
+    """Decoder tokens fed before the first generated one: BOS (seq2seq) or a 16-token prompt (causal)."""
+    return 1 if bc.model == "seq2seq" else 16
+
+
+# -- sessions --------------------------------------------------------------------------------------------
+class Session:
+    """A built model of one backend, ready to run each workload; `fn(workload)` gives the callable."""
+
+    backend: Backend
+    kv_cache: bool = True
+
+    def fn(self, workload: str) -> Callable[[], object]:
+        raise NotImplementedError
+
+    def logits(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
+        """Eval-mode logits of (src, tgt) ids as float64 NumPy (the same-model check; src unused by
+        causal models)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class NumpySession(Session):
+    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
+        from npformer.loss import CrossEntropyLoss
+        from npformer.optim import Adam
+
+        self.bc, self.backend, self.inputs = bc, backend, inputs
+        tcfg = bc.transformer_config(backend.dtype)
+        self.model = _np_model(bc.model, tcfg)
+        self.model.load_state_dict(master_state)
+        self.loss = CrossEntropyLoss()
+        self.opt = Adam(self.model.named_parameters(), lr=1e-4)
+
+    def _logits(self, ids_a, ids_b=None):
+        if self.bc.model == "seq2seq":
+            return self.model.forward(ids_a, ids_b)
+        return self.model.forward(ids_b)
+
+    def fn(self, workload: str) -> Callable[[], object]:
+        m, x = self.model, self.inputs
+
+        def forward():
+            m.eval()
+            return self._logits(x.src, x.tgt_in)
+
+        def fwd_bwd():
+            m.train()
+            m.zero_grad()
+            logits = self._logits(x.src, x.tgt_in)                       # (B, T, V)
+            loss = self.loss.forward(logits, x.tgt_out)
+            m.backward(self.loss.backward())
+            return loss
+
+        def train_step():
+            loss = fwd_bwd()
+            self.opt.step()
+            return loss
+
+        if workload == "forward":
+            return forward
+        if workload == "fwd_bwd":
+            return fwd_bwd
+        if workload == "train_step":
+            return train_step
+        if workload == "generate":
+            from npformer.generate import greedy_decode
+            return lambda: greedy_decode(m, x.gen_src, max_new_tokens=self.bc.gen_tokens,
+                                         eos_id=None)
+        raise ValueError(f"workload: unknown {workload!r}")
+
+    def logits(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
+        self.model.eval()
+        return np.asarray(self._logits(src, tgt), dtype=np.float64)
+
+
+def _np_model(model: str, tcfg):
+    if model == "seq2seq":
+        from npformer.transformer import Transformer
+        return Transformer(tcfg, seed=0)
+    from npformer.causal_lm import CausalLM
+    return CausalLM(tcfg, seed=0)
+
+
+class TorchSession(Session):
+    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs, threads: int):
+        import torch
+        import torch.nn.functional as F
+
+        self.torch, self.F = torch, F
+        self.bc, self.backend = bc, backend
+        dev = torch.device(backend.device)
+        self.dev = dev
+        tcfg = bc.transformer_config("float32")
+        self.tcfg = tcfg
+        if backend.impl == "torchformer":
+            self.model = _tf_model(bc.model, tcfg, dev)
+            self.model.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v))
+                                        for k, v in master_state.items()})
+            if backend.attention == "explicit":
+                from torchformer.attention import set_need_weights
+                set_need_weights(self.model, True)
+        else:
+            from benchmarks.stock import build_stock, load_from_twin_state
+            self.model = build_stock(tcfg, bc.model, device=dev)
+            load_from_twin_state(self.model, master_state)
+            self.kv_cache = False
+        self.model.to(dev)
+        self.run_model = self.model
+        if backend.compile:
+            self.run_model = torch.compile(self.model)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-4)
+        t = lambda a: torch.from_numpy(a).to(dev)  # noqa: E731
+        self.src, self.tgt_in, self.tgt_out = t(inputs.src), t(inputs.tgt_in), t(inputs.tgt_out)
+        self.gen_src = t(inputs.gen_src)
+
+    @contextlib.contextmanager
+    def _numerics(self):
+        """TF32 flags and autocast of this backend, restored afterwards."""
+        torch = self.torch
+        old = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+        torch.backends.cuda.matmul.allow_tf32 = self.backend.tf32
+        torch.backends.cudnn.allow_tf32 = self.backend.tf32
+        try:
+            if self.backend.autocast:
+                with torch.autocast(device_type=self.dev.type,
+                                    dtype=getattr(torch, self.backend.autocast)):
+                    yield
+            else:
+                yield
+        finally:
+            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+
+    def _logits(self, model, src=None, tgt=None):
+        src = self.src if src is None else src
+        tgt = self.tgt_in if tgt is None else tgt
+        if self.bc.model == "seq2seq":
+            return model(src, tgt)
+        return model(tgt)
+
+    def fn(self, workload: str) -> Callable[[], object]:
+        torch, F, m = self.torch, self.F, self.run_model
+        V = self.tcfg.tgt_vocab
+
+        def forward():
+            self.model.eval()
+            with torch.no_grad(), self._numerics():
+                return self._logits(m)
+
+        def fwd_bwd():
+            self.model.train()
+            self.opt.zero_grad(set_to_none=True)
+            with self._numerics():
+                logits = self._logits(m)                                  # (B, T, V)
+                loss = F.cross_entropy(logits.reshape(-1, V).float(), self.tgt_out.reshape(-1))
+            loss.backward()
+            return loss
+
+        def train_step():
+            loss = fwd_bwd()
+            self.opt.step()
+            return loss
+
+        if workload == "forward":
+            return forward
+        if workload == "fwd_bwd":
+            return fwd_bwd
+        if workload == "train_step":
+            return train_step
+        if workload == "generate":
+            if self.backend.compile:
+                raise NotApplicable("torch.compile would recompile for every new KV-cache length")
+            return self._generate
+        raise ValueError(f"workload: unknown {workload!r}")
+
+    def _generate(self):
+        torch = self.torch
+        self.model.eval()
+        with torch.no_grad(), self._numerics():
+            if self.backend.impl == "torch.nn":
+                return self._generate_stock()
+            from torchformer.generate import greedy_decode
+            return greedy_decode(self.model, self.gen_src, max_new_tokens=self.bc.gen_tokens,
+                                 eos_id=None)
+
+    def _generate_stock(self):
+        """nn.TransformerDecoder has no KV cache: every step re-runs the decoder on the whole prefix."""
+        torch, m, bc = self.torch, self.model, self.bc
+        B = self.gen_src.shape[0]
+        if bc.model == "seq2seq":
+            memory = m.encode(self.gen_src)
+            seq = torch.full((B, 1), BOS, dtype=torch.long, device=self.dev)
+            run = lambda s: m.decode(s, memory, self.gen_src)  # noqa: E731
+        else:
+            seq = self.gen_src
+            run = m
+        for _ in range(bc.gen_tokens):
+            nxt = run(seq)[:, -1].argmax(-1, keepdim=True)
+            seq = torch.cat([seq, nxt], dim=1)
+        return seq
+
+    def logits(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        self.model.eval()
+        with torch.no_grad(), self._numerics():
+            out = self._logits(self.model, torch.from_numpy(src).to(self.dev),
+                               torch.from_numpy(tgt).to(self.dev))
+        return out.double().cpu().numpy()
+
+    def close(self) -> None:
+        if self.backend.compile:
+            self.torch._dynamo.reset()
+        if self.backend.cuda:
+            self.torch.cuda.empty_cache()
+
+
+def _tf_model(model: str, tcfg, dev):
+    if model == "seq2seq":
+        from torchformer.transformer import Transformer
+        return Transformer(tcfg, seed=0, device=dev)
+    from torchformer.causal_lm import CausalLM
+    return CausalLM(tcfg, seed=0, device=dev)
+
+
+def make_session(bc, backend: Backend, master_state: dict, inputs: Inputs, threads: int) -> Session:
+    if backend.family == "numpy":
+        return NumpySession(bc, backend, master_state, inputs)
+    return TorchSession(bc, backend, master_state, inputs, threads)
+
+
+def master_weights(bc) -> dict[str, np.ndarray]:
+    """The configuration's weights every backend loads: npformer float32, seed 0."""
+    return dict(_np_model(bc.model, bc.transformer_config("float32")).state_dict())

@@ -1,0 +1,184 @@
+"""`python -m benchmarks`: npformer vs torchformer vs torch.nn, CPU and (when present) CUDA.
+
+Quick look (under a minute on 2 cores; tiny and small configs, few repeats, short sweeps):
+    python -m benchmarks --quick
+Full run (every config incl. the paper's base model, torch.compile, longer sweeps; minutes):
+    python -m benchmarks --out benchmark_results
+Pick parts:
+    python -m benchmarks --configs base --backends np-f32,tf-cpu,nn-cpu --workloads train_step
+    python -m benchmarks --list
+Output: the table on stdout, `OUT/results.json` (versions, hardware, thread counts, peaks, every
+measurement with its samples' spread) and `OUT/*.png` (throughput, sequence-length and d_model sweeps).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import time
+from typing import Any
+
+from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine
+
+
+def _csv(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from benchmarks.configs import CONFIGS, WORKLOADS
+
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.split("\n", 1)[1],
+        epilog="configs: " + "; ".join(c.describe() for c in CONFIGS.values()))
+    p.add_argument("--quick", action="store_true",
+                   help="tiny+small configs, CPU backends without torch.compile, 3 repeats, short "
+                        "sweeps: under a minute on 2 cores")
+    p.add_argument("--configs", type=_csv, default=None,
+                   help=f"comma-separated, from {','.join(CONFIGS)} (default: all; --quick: tiny,small)")
+    p.add_argument("--backends", type=_csv, default=None,
+                   help="comma-separated backend names (see --list; default: the CPU set, plus the "
+                        "CUDA set when a GPU is present)")
+    p.add_argument("--workloads", type=_csv, default=None,
+                   help=f"comma-separated, from {','.join(WORKLOADS)} (default: all)")
+    p.add_argument("--out", default="benchmark_results",
+                   help="directory for results.json and the PNG plots (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=None,
+                   help=f"threads for BLAS/OpenMP/torch (default: every available core, here "
+                        f"{available_cores()}); set before NumPy/torch load")
+    p.add_argument("--repeats", type=int, default=None, help="timed samples per measurement "
+                   "(default 10; --quick 3)")
+    p.add_argument("--warmup", type=int, default=None, help="untimed calls first (default 2; --quick 1)")
+    p.add_argument("--max-time", type=float, default=None,
+                   help="seconds of samples per measurement at most (default 15; --quick 2)")
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory measurement")
+    p.add_argument("--no-check", action="store_true", help="skip the same-logits check")
+    p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
+    p.add_argument("--no-plots", action="store_true", help="write no PNG")
+    p.add_argument("--sweep-backends", type=_csv, default=["np-f32", "tf-cpu"],
+                   help="backends of the sweeps (default: %(default)s)")
+    p.add_argument("--list", action="store_true", help="list configs, backends and workloads")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def _list() -> str:
+    from benchmarks.backends import BACKENDS
+    from benchmarks.configs import CONFIGS, WORKLOAD_HELP
+
+    lines = ["configs:"] + [f"  {c.describe()}  {c.note}" for c in CONFIGS.values()]
+    lines += ["backends:"] + [f"  {b.name:<24} {b.impl} {b.device} {b.precision}"
+                              + (" compile" if b.compile else "")
+                              + (" explicit-attention" if b.attention == "explicit" else "")
+                              for b in BACKENDS.values()]
+    lines += ["workloads:"] + [f"  {k:<11} {v}" for k, v in WORKLOAD_HELP.items()]
+    return "\n".join(lines)
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+        return bool(torch.cuda.is_available())
+    except ImportError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list:
+        print(_list())
+        return 0
+    from benchmarks.backends import default_backends, get_backend
+    from benchmarks.configs import CONFIGS, DEFAULT_CONFIGS, QUICK_CONFIGS, WORKLOADS, get_config
+    from benchmarks.peak import measure_peaks
+    from benchmarks.report import (format_goals, format_legend, format_machine, format_table,
+                                   plot_throughput, write_json)
+    from benchmarks.run import SCHEMA, Options, evaluate_goals, run_benchmark, workload_docs
+    from benchmarks.flops import __doc__ as flop_doc
+
+    threads = args.threads if args.threads else chosen_threads()
+    if threads < 1:
+        raise SystemExit(f"--threads: expected a positive int, got {threads}")
+    t_start = time.perf_counter()
+    thread_info = apply_threads(threads)
+    cuda = _cuda_available()
+    configs = args.configs or list(QUICK_CONFIGS if args.quick else DEFAULT_CONFIGS)
+    backends = args.backends or default_backends(args.quick, cuda)
+    workloads = args.workloads or list(WORKLOADS)
+    try:
+        for c in configs:
+            get_config(c)
+        for b in backends:
+            if get_backend(b).cuda and not cuda:
+                raise ValueError(f"--backends: {b} needs CUDA, and torch sees no GPU here")
+        for w in workloads:
+            if w not in WORKLOADS:
+                raise ValueError(f"--workloads: expected names from {list(WORKLOADS)}, got {w!r}")
+        for b in args.sweep_backends:
+            get_backend(b)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    opts = Options(configs=configs, backends=backends, workloads=workloads, threads=threads,
+                   warmup=args.warmup if args.warmup is not None else (1 if args.quick else 2),
+                   repeats=args.repeats if args.repeats is not None else (3 if args.quick else 10),
+                   max_time=args.max_time if args.max_time is not None else (2.0 if args.quick else 15.0),
+                   memory=not args.no_memory, check=not args.no_check, quick=args.quick,
+                   sweeps=not args.no_sweeps, sweep_backends=args.sweep_backends,
+                   verbose=not args.quiet)
+    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+
+    machine = describe_machine()
+    log(f"threads fixed at {threads}; measuring matmul peak ...")
+    has_torch = machine.get("torch") is not None
+    peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda)
+    rows = run_benchmark(opts, peaks, cuda)
+    sweeps = None
+    if opts.sweeps:
+        sweeps = __import__("benchmarks.sweeps", fromlist=["run_sweeps"]).run_sweeps(
+            opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory)
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "options": opts.to_dict(),
+        "machine": machine,
+        "threads": thread_info,
+        "peak": peaks,
+        "configs": [CONFIGS[c].to_dict() for c in configs],
+        "backends": [get_backend(b).to_dict() for b in backends],
+        "workloads": workload_docs(),
+        "flop_formula": flop_doc,
+        "results": rows,
+        "goals": evaluate_goals(rows),
+        "sweeps": sweeps,
+        "notes": [
+            "timings share the machine with whatever else runs on it; compare backends within one run",
+            "memory methods differ by backend family (benchmarks/memory.py); same definition",
+        ],
+    }
+    doc["seconds"] = time.perf_counter() - t_start
+    os.makedirs(args.out, exist_ok=True)
+    json_path = os.path.join(args.out, "results.json")
+    plots: list[str] = []
+    if not args.no_plots:
+        p = plot_throughput(doc, os.path.join(args.out, "throughput.png"))
+        plots += [p] if p else []
+        if sweeps:
+            from benchmarks.sweeps import plot_sweeps
+            pk = peaks["peak"].get("cpu/float32", {}).get("gflops")
+            plots += plot_sweeps(sweeps, pk, args.out)
+    doc["plots"] = plots
+    write_json(doc, json_path)
+
+    print(format_machine(doc))
+    print(format_table(rows, doc["configs"]))
+    print()
+    print(format_legend())
+    print()
+    print(format_goals(doc["goals"]))
+    print(f"\nwrote {json_path}" + (f" and {', '.join(plots)}" if plots else "")
+          + f" in {doc['seconds']:.0f}s")
+    return 0

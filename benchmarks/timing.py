@@ -1,0 +1,111 @@
+"""Timing: warm-up, repeated samples, median and spread.
+
+NumPy side: `time.perf_counter` around each sample. Torch side: `torch.utils.benchmark.Timer`
+(`blocked_autorange`), which runs with the thread count we pass (its default would be 1 thread!) and,
+when CUDA is present, synchronises the device around each block, so asynchronous kernels are counted.
+Both sides: `warmup` untimed calls first (first-call allocation, lazy initialisation, torch.compile's
+compilation), then samples until `repeats` samples or `max_time` seconds have been taken (at least
+one). A sample is one call, or for very fast calls a block of calls long enough (>= `min_block`
+seconds) that timer overhead vanishes, divided by the block size. Reported: median, the interquartile
+range (IQR), min, max and the number of samples; ratios between backends use medians.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per call: median and spread over `samples` samples, after `warmup` untimed calls."""
+
+    median: float
+    q1: float
+    q3: float
+    min: float
+    max: float
+    samples: int
+    calls_per_sample: int
+    warmup: int
+    timer: str
+    first_call: float = 0.0   # seconds of the first warm-up call (includes torch.compile's compilation)
+
+    @property
+    def iqr(self) -> float:
+        return self.q3 - self.q1
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["iqr"] = self.iqr
+        return d
+
+    @staticmethod
+    def from_samples(times: list[float], calls_per_sample: int, warmup: int, timer: str,
+                     first_call: float = 0.0) -> "Timing":
+        if not times:
+            raise ValueError("times: expected at least one sample, got none")
+        s = sorted(times)
+        if len(s) >= 2:
+            q1, _, q3 = statistics.quantiles(s, n=4, method="inclusive")
+        else:
+            q1 = q3 = s[0]
+        return Timing(median=statistics.median(s), q1=q1, q3=q3, min=s[0], max=s[-1],
+                      samples=len(s), calls_per_sample=calls_per_sample, warmup=warmup, timer=timer,
+                      first_call=first_call)
+
+
+def _warm(fn: Callable[[], object], warmup: int, sync: Callable[[], None]) -> tuple[float, float]:
+    """Run the warm-up calls; return (first call's duration, last call's: an estimate of one call)."""
+    durations = []
+    for _ in range(max(warmup, 1)):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        durations.append(time.perf_counter() - t0)
+    return durations[0], durations[-1]
+
+
+def _block_size(estimate: float, min_block: float) -> int:
+    if estimate <= 0:
+        return 100
+    return max(1, int(min_block / estimate + 0.999))
+
+
+def time_numpy(fn: Callable[[], object], *, warmup: int = 2, repeats: int = 10,
+               max_time: float = 10.0, min_block: float = 0.005) -> Timing:
+    """Time a NumPy callable with `time.perf_counter`."""
+    first, est = _warm(fn, warmup, lambda: None)
+    number = _block_size(est, min_block)
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < repeats:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+        if time.perf_counter() - start > max_time:
+            break
+    return Timing.from_samples(times, number, max(warmup, 1), "time.perf_counter", first)
+
+
+def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, warmup: int = 2,
+               repeats: int = 10, max_time: float = 10.0, min_block: float = 0.005) -> Timing:
+    """Time a torch callable with `torch.utils.benchmark.Timer.blocked_autorange`.
+
+    blocked_autorange measures for at least `min_run_time` seconds; we ask for about `repeats` calls'
+    worth (estimated from the warm-up), capped by `max_time`. Its own block-size estimation runs the
+    call once more before measuring (an extra warm-up).
+    """
+    import torch
+    from torch.utils.benchmark import Timer
+
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    first, est = _warm(fn, warmup, sync)
+    min_run_time = min(max_time, max(repeats * est * 0.999, min_block))
+    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
+    m = timer.blocked_autorange(min_run_time=min_run_time)
+    return Timing.from_samples(list(m.times), int(m.number_per_run), max(warmup, 1) + 1,
+                               "torch.utils.benchmark.Timer.blocked_autorange"
+                               + (" (CUDA synchronised)" if cuda else ""), first)
