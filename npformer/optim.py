@@ -19,7 +19,7 @@ Hyper-parameters are plain attributes (`opt.lr = 0.1` changes the learning rate,
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
