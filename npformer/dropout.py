@@ -80,7 +80,7 @@ class Dropout(Module):
     own `np.random.default_rng(0)`, so results are reproducible by default.
     """
 
-    def __init__(self, p: float = 0.1, rng: np.random.Generator | None = None):
+    def __init__(self, p: float, rng: np.random.Generator | None = None):
         super().__init__()
         self.p = _check_p("p", p)
         if rng is not None and not isinstance(rng, np.random.Generator):

@@ -214,22 +214,36 @@ def _copy_grads(grads):
     return grads
 
 
-def _align_input_grads(grads, float_positions: list[int], names: list[str]) -> dict[int, object]:
-    """{position of float input: its analytic gradient (or None)} from what backward returned.
+def _input_targets(grads, inputs: list, float_positions: list[int], names: list[str],
+                   report: GradcheckReport) -> list:
+    """(name, input array, analytic gradient, None) for each float input backward's result covers.
 
-    array      -> the gradient of the first float input
-    tuple/list -> aligned with the float inputs in order; extra trailing entries must be None
+    array      -> the gradient of the first float input (the others are reported as skipped)
+    tuple/list -> aligned with the float inputs in order; extra trailing entries must be None;
+                  a None entry claims a zero gradient and is checked as such
     """
     if isinstance(grads, np.ndarray):
-        return {float_positions[0]: grads} if float_positions else {}
+        grads = [grads]
+        for i in float_positions[1:]:
+            report.skipped[names[i]] = "backward returned one array, the first float input's"
+        float_positions = float_positions[:1]
     grads = list(grads)
-    extra = grads[len(float_positions):]
-    if any(g is not None for g in extra):
+    if any(g is not None for g in grads[len(float_positions):]):
         raise ValueError(f"backward returned {len(grads)} gradients but forward got "
                          f"{len(float_positions)} float array inputs "
                          f"({[names[i] for i in float_positions]}); gradients are matched to the "
                          f"float inputs in order and any extra ones must be None")
-    return {pos: (grads[k] if k < len(grads) else None) for k, pos in enumerate(float_positions)}
+    targets = []
+    for k, i in enumerate(float_positions):
+        x = inputs[i]
+        a = grads[k] if k < len(grads) else None
+        a = np.zeros_like(x) if a is None else a              # None claims a zero gradient
+        if not isinstance(a, np.ndarray) or a.shape != x.shape:
+            got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
+            raise ValueError(f"backward: gradient for {names[i]} has shape {got}, expected "
+                             f"{x.shape} (the input's)")
+        targets.append((names[i], x, a, None))
+    return targets
 
 
 def _compare(report: GradcheckReport, f: Callable[[], float], targets, eps: float,
@@ -312,9 +326,10 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
 
     The module runs in the mode it is in: in training mode dropout masks drawn by the first forward
     are replayed on every later one. Rows of an Embedding's `padding_idx` are not compared (they get
-    no gradient by design, as in torch) and are listed in `report.skipped`. Each parameter's `.grad` is zeroed first and holds the analytic
-    gradient afterwards; every perturbed value is restored exactly, and a final forward at the
-    unperturbed point leaves the module's caches as after a plain forward.
+    no gradient by design, as in torch) and are listed in `report.skipped`. Each parameter's `.grad`
+    is zeroed first and holds the analytic gradient afterwards; every perturbed value is restored
+    exactly, and a final forward at the unperturbed point leaves the module's caches as after a
+    plain forward.
     """
     if not isinstance(module, Module):
         raise TypeError(f"module: expected an npformer Module, got {type(module).__name__}")
@@ -361,20 +376,7 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
             for i in float_positions:
                 report.skipped[names[i]] = "backward returned None (no input gradient)"
         else:
-            aligned = _align_input_grads(grads, float_positions, names)
-            for i in float_positions:
-                x = call_inputs[i]
-                if i not in aligned:
-                    report.skipped[names[i]] = ("backward returned one array, taken as the first "
-                                                "float input's gradient")
-                    continue
-                a = aligned[i]
-                a = np.zeros_like(x) if a is None else a      # None claims a zero gradient
-                if not isinstance(a, np.ndarray) or a.shape != x.shape:
-                    got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
-                    raise ValueError(f"backward: gradient for {names[i]} has shape {got}, "
-                                     f"expected {x.shape} (the input's)")
-                targets.append((names[i], x, a, None))
+            targets += _input_targets(grads, call_inputs, float_positions, names, report)
     padding = _padding_rows(module)
     for n, p in params:
         excluded = None
@@ -432,21 +434,8 @@ def check_pair(forward_fn: Callable, backward_fn: Callable, inputs: Sequence, *,
     grads = _copy_grads(backward_fn(g, cache))
     if grads is None:
         raise ValueError("backward_fn returned None: nothing to check")
-    aligned = _align_input_grads(grads, float_positions, names)
-
     report = GradcheckReport(tol=float(tol))
-    targets = []
-    for i in float_positions:
-        x = call_inputs[i]
-        if i not in aligned:
-            report.skipped[names[i]] = "backward returned one array, taken as the first float input's"
-            continue
-        a = np.zeros_like(x) if aligned[i] is None else aligned[i]
-        if not isinstance(a, np.ndarray) or a.shape != x.shape:
-            got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
-            raise ValueError(f"backward_fn: gradient for {names[i]} has shape {got}, expected "
-                             f"{x.shape} (the input's)")
-        targets.append((names[i], x, a, None))
+    targets = _input_targets(grads, call_inputs, float_positions, names, report)
 
     def f() -> float:
         return float(np.sum(run()[0] * g))
