@@ -1,0 +1,232 @@
+"""`npformer-oracle` (also `python -m parity_tests.oracle`): check, export, verify, list.
+
+Exit status: 0 the candidate matches, 1 it computes something else, 2 it cannot be loaded or called
+as the component requires (also: bad command line), 3 the oracle itself failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+
+COMPONENT_HELP = ("sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer, model "
+                  "(`npformer-oracle list` says what each expects)")
+
+
+def _kv(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    k, _, v = text.partition("=")
+    return k.strip(), v.strip()
+
+
+def _json_arg(text: str):
+    if text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as f:
+            return json.load(f)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"expected JSON (or @file.json): {exc}") from None
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("how inputs are drawn and handed over")
+    g.add_argument("--mask-convention", choices=("keep", "drop", "additive"), default="keep",
+                   help="keep: nonzero/True = may attend (the paper, tutorials' 'mask == 0 means "
+                        "hidden'); drop: nonzero/True = hidden (nn.MultiheadAttention); additive: "
+                        "float 0 / -inf added to the scores (default keep)")
+    g.add_argument("--mask-dtype", choices=("bool", "int", "float"), default="bool",
+                   help="dtype of keep/drop masks (default bool)")
+    g.add_argument("--mask-rank", type=int, choices=(3, 4), default=4,
+                   help="4: masks shaped (B, 1, Tq, Tk) (default); 3: (B, Tq, Tk)")
+    g.add_argument("--strict", action="store_true",
+                   help="also draw masks that hide every key from some query and expect zeros "
+                        "there (never NaN); by default such rows are never drawn")
+    g.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                   help="precision of the candidate's inputs and weights (default float64; the "
+                        "reference always computes in float64)")
+    g.add_argument("--set", dest="settings", action="append", type=_kv, default=[],
+                   metavar="KEY=VALUE",
+                   help="fix a hyperparameter or bound (d_model, num_heads, d_ff, eps, activation, "
+                        "norm_first, max_len, ...); repeatable")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="npformer-oracle",
+                                 description="Check a Transformer component against the npformer "
+                                             "reference (exit 0 match, 1 mismatch, 2 cannot "
+                                             "load/call, 3 oracle error).")
+    ap.add_argument("--version", action="version", version=f"npformer-oracle {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("check", help="search for an input on which the candidate differs")
+    c.add_argument("component", help=COMPONENT_HELP)
+    c.add_argument("candidate", help="path/to/file.py:Name, package.module:Name, or "
+                                     "file.py:forward,backward for a NumPy pair")
+    _add_common(c)
+    g = c.add_argument_group("the search")
+    g.add_argument("--examples", type=int, default=25, help="examples to try (default 25)")
+    g.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    g.add_argument("--timeout", type=float, default=20.0,
+                   help="seconds allowed per candidate call (default 20)")
+    g.add_argument("--replay", type=_json_arg, default=None, metavar="JSON",
+                   help="run exactly this example (as printed in a failure's replay command)")
+    g = c.add_argument_group("how the candidate is called")
+    g.add_argument("--backward", default=None, metavar="NAME",
+                   help="name of the backward function of a NumPy forward/backward pair")
+    g.add_argument("--framework", choices=("auto", "torch", "numpy"), default="auto")
+    g.add_argument("--weight-layout", choices=("out_in", "in_out"), default="out_in",
+                   help="layout of square bare weight matrices: out_in (torch.nn.Linear, "
+                        "y = x @ W.T) or in_out (y = x @ W); non-square ones are detected")
+    g.add_argument("--map", dest="name_map", action="append", type=_kv, default=[],
+                   metavar="REF=CAND",
+                   help="where the candidate keeps a reference parameter (append .T when stored "
+                        "transposed, '-' when it has none) or a block (self_attn=attention); "
+                        "repeatable")
+    g.add_argument("--map-file", default=None, help="a JSON object of REF: CAND entries")
+    g.add_argument("--init-kwargs", type=_json_arg, default=None, metavar="JSON",
+                   help="extra constructor keyword arguments, e.g. '{\"bias\": false}'")
+    g.add_argument("--allow-unmapped", action="store_true",
+                   help="leave candidate parameters the reference has no counterpart for as built")
+    g.add_argument("--no-dtype-check", dest="check_dtype", action="store_false",
+                   help="do not require the output dtype to equal the input dtype")
+    g = c.add_argument_group("reports")
+    g.add_argument("--report", default=None, metavar="out.json", help="write the JSON report")
+    g.add_argument("--results", default=None, metavar="results.json",
+                   help="write Gradescope-style results")
+    g.add_argument("--hidden-seed", type=int, default=None,
+                   help="also run a hidden search with this seed (redacted in --results)")
+    g.add_argument("--hidden-examples", type=int, default=None,
+                   help="examples of the hidden search (default: --examples)")
+    g.add_argument("--hidden-strict", action="store_true", help="hidden search in strict mode")
+    g.add_argument("--hidden-visibility", default="after_due_date",
+                   choices=("hidden", "after_due_date", "after_published", "visible"))
+    g.add_argument("--points", type=float, default=1.0, help="points per Gradescope test")
+    g.add_argument("--quiet", action="store_true", help="print only the verdict line")
+
+    e = sub.add_parser("export", help="write a fixture bundle (inputs, weights, expected outputs "
+                                      "and gradients) for graders in other languages")
+    e.add_argument("component", help=COMPONENT_HELP)
+    e.add_argument("--out", required=True, help="folder to write (created)")
+    e.add_argument("--examples", type=int, default=10)
+    e.add_argument("--seed", type=int, default=0)
+    _add_common(e)
+
+    v = sub.add_parser("verify", help="check a candidate's saved outputs against a bundle")
+    v.add_argument("bundle", help="folder written by `export`")
+    v.add_argument("outputs", help="folder of case_NNN.npz files, or one .npz with keys "
+                                   "'case_NNN/QUANTITY'")
+    v.add_argument("--require-all", action="store_true",
+                   help="fail when a quantity of the bundle is missing from the outputs")
+    v.add_argument("--report", default=None, metavar="out.json")
+
+    sub.add_parser("list", help="the components and what each expects")
+    return ap
+
+
+def _options(args) -> "Options":
+    from .adapters import Options
+
+    name_map = dict(args.name_map)
+    if getattr(args, "map_file", None):
+        with open(args.map_file, encoding="utf-8") as f:
+            loaded = json.load(f)
+        if not isinstance(loaded, dict):
+            raise ValueError("--map-file: expected a JSON object of REF: CAND entries")
+        name_map = {**loaded, **name_map}
+    return Options(mask_convention=args.mask_convention, mask_dtype=args.mask_dtype,
+                   mask_rank=args.mask_rank, strict=args.strict, examples=args.examples,
+                   seed=args.seed, dtype=args.dtype, timeout=args.timeout,
+                   framework=args.framework, weight_layout=args.weight_layout, name_map=name_map,
+                   init_kwargs=dict(args.init_kwargs or {}), settings=dict(args.settings),
+                   allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype)
+
+
+def cmd_check(args) -> int:
+    from dataclasses import replace
+
+    from .report import combined_exit, gradescope_results, json_report, render_text, write_json
+    from .runner import check
+
+    opts = _options(args)
+    spec = args.candidate
+    if args.backward:
+        spec = f"{spec},{args.backward}"
+    public = check(args.component, spec, opts, replay=args.replay)
+    hidden = None
+    if args.hidden_seed is not None and args.replay is None and public.exit_code < 2:
+        hopts = replace(_options(args), seed=args.hidden_seed,
+                        examples=args.hidden_examples or args.examples,
+                        strict=args.strict or args.hidden_strict)
+        hidden = check(args.component, spec, hopts)
+    if args.quiet:
+        print(f"{public.verdict} (exit {public.exit_code})"
+              + (f": {public.quantity_label}" if public.quantity_label else ""))
+    else:
+        print(render_text(public))
+        if hidden is not None:
+            print(f"hidden search (seed {args.hidden_seed}): {hidden.verdict} (exit "
+                  f"{hidden.exit_code})" + (f": {hidden.quantity_label}" if hidden.quantity_label
+                                            else ""))
+    if args.report:
+        write_json(args.report, json_report(public, hidden))
+    if args.results:
+        write_json(args.results, gradescope_results(public, hidden, points=args.points,
+                                                    hidden_visibility=args.hidden_visibility))
+    return combined_exit(public, hidden)
+
+
+def cmd_export(args) -> int:
+    from .fixtures import export
+
+    manifest = export(args.component, args.out, examples=args.examples, seed=args.seed,
+                      dtype=args.dtype, mask_convention=args.mask_convention,
+                      mask_dtype=args.mask_dtype, mask_rank=args.mask_rank, strict=args.strict,
+                      settings=dict(args.settings))
+    print(f"wrote {len(manifest['cases'])} case(s) of {args.component} to {args.out} "
+          f"(manifest.json + case_NNN.npz)")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .fixtures import render_verify, verify
+    from .report import write_json
+
+    result = verify(args.bundle, args.outputs, require_all=args.require_all)
+    print(render_verify(result))
+    if args.report:
+        write_json(args.report, result)
+    return int(result["exit_code"])
+
+
+def cmd_list(args) -> int:
+    from .components import COMPONENTS
+
+    for name, comp in COMPONENTS.items():
+        ins = ", ".join(f"{i.name}" + (" (ids)" if i.kind == "ids" else "") for i in comp.inputs)
+        masks = ", ".join(m.name for m in comp.masks) or "none"
+        print(f"{name:14s} {comp.title}")
+        print(f"{'':14s}   inputs: {ins}; masks: {masks}; constructor hyperparameters: "
+              f"{', '.join(comp.hypers) or 'none'}")
+        print(f"{'':14s}   --set keys: {', '.join(sorted(comp.settable)) or 'none'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        handler = {"check": cmd_check, "export": cmd_export, "verify": cmd_verify,
+                   "list": cmd_list}[args.command]
+        return handler(args)
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"npformer-oracle: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""Reports: the human text, the JSON report and a Gradescope-style results.json.
+
+JSON report (`--report out.json`): everything the oracle knows about the check, for people and
+scripts: verdict, exit code, the differing quantity, the minimal counterexample (example, shapes,
+masks, worst index, both values, abs/rel error against the tolerance), the replay command, the
+parameter mapping, what was and was not compared, versions. With a hidden run, its full result sits
+under "hidden" (the report is for graders, not students).
+
+Gradescope (`--results results.json`): one test per quantity group (output, attention weights, input
+gradients, parameter gradients), in dependency order. Public tests show the full failure; hidden tests
+(a second search with another seed) say only which component and which property failed, never the
+data, shapes or the replay command. Each test is worth `points`; a group is passed when every one of
+its quantities matched on every example, failed when it holds the first differing quantity, and gets 0
+("not reached") when it comes after that.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from .runner import VERDICTS, CheckResult
+
+GROUP_ORDER = ("output", "attention weights", "input gradients", "parameter gradients")
+
+
+def _json_default(o: Any):
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    return str(o)
+
+
+def write_json(path: str, data: dict) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, default=_json_default, allow_nan=True)
+        f.write("\n")
+
+
+def json_report(public: CheckResult, hidden: CheckResult | None = None) -> dict:
+    d = {"report": "npformer-oracle check", "report_version": 1, **public.to_dict()}
+    if hidden is not None:
+        d["hidden"] = hidden.to_dict()
+        d["combined_exit_code"] = combined_exit(public, hidden)
+    return d
+
+
+def combined_exit(*results: CheckResult | None) -> int:
+    codes = [r.exit_code for r in results if r is not None]
+    # 3 (oracle error) > 2 (cannot load/call) > 1 (mismatch) > 0
+    return max(codes) if codes else 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Gradescope
+# ------------------------------------------------------------------------------------------------
+def _group_of(key: str) -> str:
+    if key == "output":
+        return "output"
+    if key == "attention_weights":
+        return "attention weights"
+    return "input gradients" if key.startswith("grad_input:") else "parameter gradients"
+
+
+def _groups(res: CheckResult) -> list[str]:
+    keys = list(res.checked) + ([res.quantity] if res.quantity else [])
+    keys += [k for k, why in res.not_checked.items() if "no such parameter" not in why
+             and "forward-only" not in why and "table function" not in why
+             and "not returned" not in why]
+    seen = {_group_of(k) for k in keys}
+    if not seen:  # nothing ran (load / interface error): the component's usual groups
+        seen = {"output"}
+        if res.component in ("sdpa", "mha"):
+            seen.add("attention weights")
+        if res.component not in ("model",):
+            seen.add("input gradients")
+        if res.component not in ("sdpa", "positional"):
+            seen.add("parameter gradients")
+    if res.verdict in ("mutates_input", "nondeterministic", "wrong_dtype"):
+        seen.add("output")
+    return [g for g in GROUP_ORDER if g in seen]
+
+
+def _public_text(res: CheckResult, group: str, status: str) -> str:
+    if status == "passed":
+        keys = [k for k in res.checked if _group_of(k) == group]
+        return (f"{res.component}: {group} matched the reference on all {res.examples_run} "
+                f"examples ({len(keys)} quantit{'y' if len(keys) == 1 else 'ies'}).")
+    if status == "not reached":
+        return (f"{res.component}: {group} not checked: the search stopped at an earlier "
+                f"difference ({res.quantity_label or res.verdict}).")
+    return render_text(res)
+
+
+def _hidden_text(res: CheckResult, group: str, status: str) -> str:
+    if status == "passed":
+        return f"{res.component}: {group} matched the reference on the hidden examples."
+    if status == "not reached":
+        return f"{res.component}: {group} not checked on the hidden examples (an earlier check failed)."
+    what = res.quantity_label or group
+    return (f"{res.component}: hidden check failed: {what} - {VERDICTS[res.verdict][1]} "
+            f"(verdict {res.verdict}). The hidden inputs are not shown.")
+
+
+def _statuses(res: CheckResult) -> dict[str, str]:
+    groups = _groups(res)
+    if res.exit_code >= 2:
+        return {g: "failed" for g in groups}
+    if res.exit_code == 0:
+        return {g: "passed" for g in groups}
+    failing = _group_of(res.quantity) if res.quantity else "output"
+    out, reached = {}, True
+    for g in groups:
+        if g == failing:
+            out[g], reached = "failed", False
+        else:
+            out[g] = "passed" if reached else "not reached"
+    return out
+
+
+def gradescope_tests(res: CheckResult, *, hidden: bool = False, points: float = 1.0,
+                     visibility: str = "visible") -> list[dict]:
+    tests = []
+    for group, status in _statuses(res).items():
+        name = f"{res.component}: {group}" + (" (hidden)" if hidden else "")
+        text = _hidden_text(res, group, status) if hidden else _public_text(res, group, status)
+        tests.append({"name": name, "score": points if status == "passed" else 0.0,
+                      "max_score": points, "output": text, "visibility": visibility,
+                      "status": "passed" if status == "passed" else "failed"})
+    return tests
+
+
+def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *,
+                       points: float = 1.0, hidden_visibility: str = "after_due_date") -> dict:
+    tests = gradescope_tests(public, points=points)
+    if hidden is not None:
+        tests += gradescope_tests(hidden, hidden=True, points=points, visibility=hidden_visibility)
+    score = sum(t["score"] for t in tests)
+    verdict = public.verdict if hidden is None or public.exit_code else hidden.verdict
+    return {"score": score, "max_score": sum(t["max_score"] for t in tests),
+            "output": f"npformer-oracle: {public.component} {verdict}", "visibility": "visible",
+            "stdout_visibility": "hidden", "tests": tests}
+
+
+# ------------------------------------------------------------------------------------------------
+# text
+# ------------------------------------------------------------------------------------------------
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _mask_lines(name: str, m: dict) -> list[str]:
+    conv = {"keep": "1 = may attend", "drop": "1 = hidden", "additive": "0 / -inf added to scores"}
+    shape = tuple(m["shape_given"])
+    lines = [f"    {name}: {m.get('kind', '')} mask, given as shape {shape} "
+             f"({m['convention']}: {conv[m['convention']]})"]
+    arr = np.asarray(m["as_given"] if m["convention"] != "additive" else m["keep"])
+    if arr.size <= 200:
+        flat = arr.reshape(-1, arr.shape[-2], arr.shape[-1])
+        lead = list(np.ndindex(*arr.shape[:-2])) or [()]
+        for idx, block in zip(lead, flat):
+            rows = " ".join("[" + " ".join(str(int(x)) for x in r) + "]" for r in block)
+            where = ",".join(str(i) for i in idx)
+            lines.append(f"      [{where}] {rows}" if where else f"      {rows}")
+    return lines
+
+
+def render_text(res: CheckResult, *, verbose: bool = True) -> str:
+    L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
+    L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
+             f"; {res.examples_run} example(s), {res.elapsed_s:.1f} s")
+    if res.exit_code == 0:
+        if res.checked:
+            L.append("  compared: " + ", ".join(res.checked))
+        for k, why in res.not_checked.items():
+            L.append(f"  not compared: {k}: {why}")
+        for n in res.notes:
+            L.append(f"  note: {n}")
+        return "\n".join(L)
+    if res.quantity:
+        L.append(f"  first differing quantity: {res.quantity_label}  [{res.quantity}]")
+    L.append(f"  {res.message}")
+    d = res.detail
+    if res.example is not None:
+        L.append("  minimal counterexample (shrunk by Hypothesis):")
+        ex = {k: v for k, v in res.example.items() if not isinstance(v, dict) and k != "seed"}
+        L.append("    sizes: " + " ".join(f"{k}={v}" for k, v in ex.items())
+                 + f"; seed {res.example.get('seed')}")
+        c = res.case or {}
+        if c.get("inputs"):
+            L.append("    inputs: " + ", ".join(f"{k} {tuple(v)}" for k, v in c["inputs"].items()))
+        for name, m in (c.get("masks") or {}).items():
+            if m is None:
+                L.append(f"    {name}: none")
+            else:
+                L.extend(_mask_lines(name, m))
+        if c.get("absent_parameters"):
+            L.append("    parameters the candidate does not have (held at 0 / 1): "
+                     + ", ".join(c["absent_parameters"]))
+    if "worst_index" in d:
+        at = ", ".join(f"{k} {v}" for k, v in d.get("worst_at", {}).items())
+        L.append(f"    worst element: {res.quantity}[{at}]")
+        L.append(f"      got       {_fmt(d['got'])}")
+        L.append(f"      expected  {_fmt(d['expected'])}")
+        if "tolerance" in d:
+            t = d["tolerance"]
+            allowed = t.get("allowed_at_worst")
+            L.append(f"      abs err {d['abs_err']:.3e}, rel err {d['rel_err']:.3e}; allowed there "
+                     + (f"{allowed:.3e}" if allowed is not None else "n/a")
+                     + f" (atol {t['atol']:.0e} x max(1, max|expected|) + rtol {t['rtol']:.0e} x "
+                       f"|expected|): {d['ratio_to_tolerance']:.3g} x tolerance")
+            L.append(f"      {d['elements_over']} of {d['elements']} elements over tolerance; "
+                     f"largest abs err {d['max_abs_err']:.3e}")
+    if d.get("problem") and "worst_index" not in d:
+        L.append(f"    {d['problem']}")
+    if d.get("note"):
+        L.append(f"    note: {d['note']}")
+    if res.checked:
+        L.append("  matched on all earlier examples: " + ", ".join(res.checked))
+    if res.traceback:
+        L.append("  candidate traceback (last lines):")
+        L.extend("    " + line for line in res.traceback.rstrip().splitlines()[-8:])
+    if res.printed.strip() and verbose:
+        L.append("  candidate printed (last lines):")
+        L.extend("    " + line for line in res.printed.rstrip().splitlines()[-5:])
+    if res.mapping and verbose:
+        L.append("  parameter mapping (reference <- candidate):")
+        L.extend("    " + m for m in res.mapping)
+    for n in res.notes:
+        L.append(f"  note: {n}")
+    if res.replay:
+        L.append("  replay exactly this case:")
+        L.append(f"    {res.replay}")
+    return "\n".join(L)
