@@ -50,12 +50,16 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}: call Module.__init__() before assigning "
                                f"attributes")
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
+        # a re-assigned name keeps its place (as in torch), so tying a weight does not reorder keys
         if isinstance(value, Parameter):
+            self._modules.pop(name, None)
             self._parameters[name] = value
         elif isinstance(value, Module):
+            self._parameters.pop(name, None)
             self._modules[name] = value
+        else:
+            self._parameters.pop(name, None)
+            self._modules.pop(name, None)
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
