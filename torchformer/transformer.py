@@ -105,10 +105,32 @@ def model_device(module: nn.Module) -> torch.device:
 
 
 class ModelMixin:
-    """num_parameters(): distinct trainable scalars (a tied weight counted once)."""
+    """What the three models add to nn.Module: num_parameters() (distinct trainable scalars, a tied
+    weight counted once), `device`, and a load_state_dict that, like npformer's, checks every key and
+    shape before writing anything (torch's own copies the matching keys before it reports missing
+    ones) and accepts numpy arrays as values."""
 
     def num_parameters(self) -> int:
         return int(sum(p.numel() for p in self.parameters()))
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        own = self.state_dict()
+        state = {k: torch.from_numpy(np.asarray(v)) if not isinstance(v, torch.Tensor) else v
+                 for k, v in state_dict.items()}
+        problems = []
+        if strict:
+            missing = [k for k in own if k not in state]
+            unexpected = [k for k in state if k not in own]
+            if missing:
+                problems.append(f"missing keys {missing}")
+            if unexpected:
+                problems.append(f"unexpected keys {unexpected}")
+        problems += [f"{k}: expected shape {tuple(own[k].shape)}, got {tuple(v.shape)}"
+                     for k, v in state.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
+        if problems:
+            raise ValueError(f"{type(self).__name__}.load_state_dict: " + "; ".join(problems)
+                             + " (nothing was loaded)")
+        return super().load_state_dict(state, strict=strict, assign=assign)
 
     @property
     def device(self) -> torch.device:
