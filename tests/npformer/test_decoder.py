@@ -7,7 +7,7 @@ import pytest
 from npformer.decoder import Decoder, DecoderLayer
 from npformer.gradcheck import gradcheck
 
-from layer_helpers import TOL, causal_keep, jitter, padding_keep, tiny_config
+from tests.npformer.layer_helpers import TOL, causal_keep, jitter, padding_keep, tiny_config
 
 
 def decoder_masks(T, S, tgt_lengths, src_lengths):

@@ -6,7 +6,7 @@ import pytest
 from npformer.encoder import Encoder, EncoderLayer
 from npformer.gradcheck import gradcheck
 
-from layer_helpers import TOL, jitter, padding_keep, tiny_config
+from tests.npformer.layer_helpers import TOL, jitter, padding_keep, tiny_config
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

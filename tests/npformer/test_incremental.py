@@ -8,7 +8,7 @@ from npformer.causal_lm import CausalLM
 from npformer.masks import causal_mask, padding_mask
 from npformer.transformer import Transformer
 
-from layer_helpers import jitter, tiny_config
+from tests.npformer.layer_helpers import jitter, tiny_config
 
 SRC = np.array([[5, 3, 9, 2, 0],
                 [7, 1, 0, 0, 0]])

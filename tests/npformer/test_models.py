@@ -10,7 +10,7 @@ from npformer.dropout import Dropout
 from npformer.gradcheck import gradcheck
 from npformer.transformer import Transformer
 
-from layer_helpers import TOL, jitter, tiny_config
+from tests.npformer.layer_helpers import TOL, jitter, tiny_config
 
 # src (B=2, S=5) and tgt (B=2, T=4) with pad_id 0 at the ends (and one all-but-first-pad row)
 SRC = np.array([[5, 3, 9, 2, 0],
