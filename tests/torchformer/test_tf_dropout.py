@@ -13,10 +13,11 @@ from npformer.dropout import Dropout as NpDropout
 from npformer.dropout import collect_dropout_masks as np_collect
 from npformer.dropout import replay_dropout_masks as np_replay
 from tests.torchformer.helpers import assert_close, randn, small_config
-from torchformer.attention import MultiHeadAttention
+from torchformer.attention import set_need_weights
 from torchformer.bridge import masks_to_numpy, to_torch
 from torchformer.dropout import (Dropout, collect_dropout_masks, replay_dropout_masks,
                                  set_record_masks)
+from torchformer.transformer import Transformer
 
 
 @pytest.mark.parametrize("as_numpy", [False, True])
@@ -103,7 +104,6 @@ def test_whole_model_masks_cross_between_twins(direction):
     c = small_config(dropout=0.3, attention_dropout=0.2, activation_dropout=0.25, final_norm=True)
     npm = np_tr.Transformer(c, seed=2)
     tm = to_torch(npm)
-    from torchformer.attention import set_need_weights
     set_need_weights(tm, True)                                  # attention masks are recorded
     src = np.array([[3, 4, 5, 0], [6, 7, 8, 9]])
     tgt = np.array([[1, 2, 3], [4, 5, 0]])
@@ -126,7 +126,6 @@ def test_whole_model_masks_cross_between_twins(direction):
 
 def test_replay_names_are_checked_before_anything_is_queued():
     c = small_config(dropout=0.1, num_encoder_layers=1, num_decoder_layers=1)
-    from torchformer.transformer import Transformer
     tm = Transformer(c)
     good = {"src_dropout": torch.ones(1, 2, 16, dtype=torch.bool)}
     with pytest.raises(ValueError, match=r"unknown Dropout module names \['nope'\]"):
