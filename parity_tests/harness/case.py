@@ -37,8 +37,24 @@ def summarize(value: Any, max_elements: int = 48) -> str:
     return repr(value)
 
 
+def _example_id():
+    """Identity of the running Hypothesis example (None outside one): a new example starts a new
+    case description, so fields noted by an earlier example or test never leak into a message."""
+    try:
+        from hypothesis.control import _current_build_context
+        ctx = _current_build_context.value
+    except Exception:  # noqa: BLE001 - hypothesis missing or its internals moved: no scoping
+        return None
+    return None if ctx is None else id(ctx)
+
+
+_OWNER: contextvars.ContextVar = contextvars.ContextVar("parity_case_owner", default=None)
+
+
 def current_case() -> dict:
-    """What the running test said it drew (empty when nothing was noted)."""
+    """What the running test (or Hypothesis example) said it drew (empty when nothing was noted)."""
+    if _OWNER.get() != _example_id():
+        return {}
     return dict(_CASE.get() or {})
 
 
@@ -47,6 +63,7 @@ def note_case(**fields: Any) -> None:
     merged = current_case()
     merged.update(fields)
     _CASE.set(merged)
+    _OWNER.set(_example_id())
     try:  # hypothesis is optional for users of the harness; note() only works inside a given-test
         from hypothesis import note
         note("case: " + ", ".join(f"{k}={summarize(v)}" for k, v in fields.items()))
@@ -56,16 +73,19 @@ def note_case(**fields: Any) -> None:
 
 def clear_case() -> None:
     _CASE.set(None)
+    _OWNER.set(None)
 
 
 @contextlib.contextmanager
 def case(**fields: Any) -> Iterator[dict]:
     """`with case(seed=3, config=cfg): ...`: describe the case for the duration of the block."""
     token = _CASE.set({**current_case(), **fields})
+    owner = _OWNER.set(_example_id())
     try:
         yield _CASE.get()
     finally:
         _CASE.reset(token)
+        _OWNER.reset(owner)
 
 
 def reproduce_hint() -> str:

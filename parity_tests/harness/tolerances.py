@@ -96,3 +96,11 @@ def tolerance(dtype, quantity: str) -> Tolerance:
     if quantity not in QUANTITIES:
         raise KeyError(f"tolerance: quantity expected one of {QUANTITIES}, got {quantity!r}")
     return TOLERANCES[name][quantity]
+
+
+def scaled(tol: Tolerance, factor: float) -> Tolerance:
+    """`tol` times a condition number `factor` >= 1 (for inputs whose conditioning is known to
+    amplify rounding, e.g. LayerNorm of nearly constant rows: see conditioning.py). Callers must
+    say why in a comment where they use it."""
+    f = max(1.0, float(factor))
+    return Tolerance(tol.atol * f, tol.rtol * f)
