@@ -153,17 +153,31 @@ def detect_framework(loaded: Loaded, opts: Options) -> str:
             return "torch"
     mod = loaded.module or inspect.getmodule(obj)
     g = vars(mod) if mod is not None else {}
-    used = _names_used(obj)
-    for name in (used if used else g):
+    verdict = _framework_of_names(_names_used(obj, g), g)
+    if verdict is None:   # the code itself names neither: go by what the module imports
+        verdict = _framework_of_names(set(g), g) or "numpy"
+    return verdict
+
+
+def _framework_of_names(names: set[str], g: dict) -> str | None:
+    found = set()
+    for name in names:
         v = g.get(name)
         modname = getattr(v, "__name__", "") if inspect.ismodule(v) else getattr(v, "__module__", "")
-        if isinstance(modname, str) and (modname == "torch" or modname.startswith("torch.")):
-            return "torch"
-    return "numpy"
+        if not isinstance(modname, str):
+            continue
+        if modname == "torch" or modname.startswith("torch."):
+            found.add("torch")
+        elif modname == "numpy" or modname.startswith("numpy."):
+            found.add("numpy")
+    if "torch" in found:
+        return "torch"
+    return "numpy" if found else None
 
 
-def _names_used(obj) -> set[str]:
-    """Global names the code of a function (or a class's methods) refers to."""
+def _names_used(obj, g: dict | None = None, depth: int = 0) -> set[str]:
+    """Global names the code of a function (or a class's methods) refers to, following functions
+    and classes of the same module it calls (a helper that does the real work)."""
     codes = []
     if inspect.isclass(obj):
         for klass in obj.__mro__:
@@ -180,6 +194,13 @@ def _names_used(obj) -> set[str]:
         c = codes.pop()
         names.update(c.co_names)
         codes.extend(k for k in c.co_consts if inspect.iscode(k))
+    if g is not None and depth < 3:
+        home = getattr(obj, "__module__", None)
+        for n in list(names):
+            v = g.get(n)
+            if v is not obj and (inspect.isfunction(v) or inspect.isclass(v)) and \
+                    getattr(v, "__module__", None) == home:
+                names |= _names_used(v, g, depth + 1)
     return names
 
 
@@ -590,6 +611,18 @@ class Adapter:
                                  f"the oracle has nothing to pass for them")
         if self.comp.name == "model":
             self.caps["one_vocab"] = not self._takes_two_vocabs()
+            self.caps["one_layer_count"] = not self._takes("num_encoder_layers")
+            self.notes[:] = [n for n in self.notes if "drew no" not in n]
+            if any(m.name in b.unbound for m in self.comp.masks):
+                self.notes.append("forward takes no masks: the candidate builds its own from the "
+                                  "padding id (pad_id, default 0)")
+
+    def _takes(self, hyper: str) -> bool:
+        if self.mode not in ("class", "factory"):
+            return False
+        sig = naming.signature_of(self.obj.__init__ if self.mode == "class" else self.obj)
+        names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
+        return bool(names & {a.lower() for a in naming.HYPER_ALIASES[hyper]})
 
     def _takes_two_vocabs(self) -> bool:
         if self.mode not in ("class", "factory"):
@@ -615,19 +648,18 @@ class Adapter:
                                                    or isinstance(made, np.ndarray))
 
     # -- construction -----------------------------------------------------------------------------
-    def _config_object(self, values: dict):
-        """A config object for constructors that take one (config.d_model, config.n_head, ...)."""
+    def _config_objects(self, values: dict) -> list:
+        """Config objects to try for constructors that take one: npformer's TransformerConfig (for
+        code built on this project), then a namespace carrying every usual attribute name."""
+        out = []
         try:
             from npformer.config import TransformerConfig
-            mod = self.loaded.module
-            if mod is not None and any(v is TransformerConfig for v in vars(mod).values()):
-                kw = dict(d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
-                          d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,
-                          activation=values.get("activation", "relu"),
-                          layer_norm_eps=values.get("eps", 1e-5),
-                          norm_first=values.get("norm_first", False))
-                return TransformerConfig(**kw)
-        except Exception:  # noqa: BLE001 - fall back to a plain namespace
+            out.append(TransformerConfig(
+                d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
+                d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,
+                activation=values.get("activation", "relu"), layer_norm_eps=values.get("eps", 1e-5),
+                norm_first=values.get("norm_first", False)))
+        except Exception:  # noqa: BLE001 - values outside what TransformerConfig accepts
             pass
         ns = SimpleNamespace()
         for h, v in values.items():
@@ -638,7 +670,8 @@ class Adapter:
             setattr(ns, a, 0.0)
         ns.bias = True
         ns.batch_first = True
-        return ns
+        out.append(ns)
+        return out
 
     def _construct(self, hyper: dict):
         """Build the candidate module for these hyperparameters (class or factory)."""
@@ -653,7 +686,13 @@ class Adapter:
         required = [p for p in params if p.default is inspect.Parameter.empty
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         if len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES:
-            return target(self._config_object(values), **self.opts.init_kwargs)
+            configs = self._config_objects(values)
+            for i, cfg in enumerate(configs):
+                try:
+                    return target(cfg, **self.opts.init_kwargs)
+                except (TypeError, ValueError, AttributeError):
+                    if i == len(configs) - 1:
+                        raise
         # activation: only when the candidate takes a string
         act = next((p for p in params if p.name.lower() in
                     [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)
@@ -868,7 +907,11 @@ class Adapter:
             raise CandidateProblem("wrong_type", f"forward returned {type(ret).__name__}; expected "
                                    f"an array/tensor, or a tuple (output, attention_weights)")
         want = tuple(case.out_shape)
-        out_i = next((i for i, a in enumerate(arrays) if tuple(a.shape) == want), 0)
+        out_i = 0  # (output, weights) as tutorials return it; (weights, output) when shapes say so
+        if len(arrays) > 1 and case.weights_shape is not None and \
+                tuple(case.weights_shape) != want and tuple(arrays[1].shape) == want and \
+                tuple(arrays[0].shape) == tuple(case.weights_shape):
+            out_i = 1
         out = arrays[out_i]
         weights = None
         rest = [a for i, a in enumerate(arrays) if i != out_i]

@@ -37,6 +37,8 @@ class Raised:
     traceback: str
     printed: str = ""
     exception: BaseException | None = None
+    in_oracle: bool = False       # raised by the oracle's own code, not by the candidate's
+    full_traceback: str = ""
 
     def describe(self) -> str:
         return f"{self.type_name}: {self.message}" if self.message else self.type_name
@@ -115,6 +117,9 @@ def run_limited(fn: Callable[[], Any], timeout: float | None) -> Finished | Rais
             return TimedOut(float(timeout or 0), sink.tail())
     if "exc" in box:
         exc = box["exc"]
+        frames = traceback.extract_tb(exc.__traceback__)
+        inner = frames[-1].filename if frames else ""
         return Raised(type(exc).__name__, str(exc), candidate_traceback(exc, _ORACLE_DIRS),
-                      sink.tail(), exc)
+                      sink.tail(), exc, in_oracle=_ORACLE_DIRS[0] in inner,
+                      full_traceback="".join(traceback.format_exception(exc)))
     return Finished(box.get("value"), sink.tail())

@@ -303,7 +303,7 @@ class SDPA(Component):
 # ------------------------------------------------------------------------------------------------
 # multi-head attention
 # ------------------------------------------------------------------------------------------------
-def _heads(d, fixed):
+def _heads(d, fixed, even: bool = False):
     if "d_model" in fixed and "num_heads" in fixed:
         return fixed["d_model"], fixed["num_heads"]
     if "num_heads" in fixed:
@@ -313,7 +313,7 @@ def _heads(d, fixed):
         D = fixed["d_model"]
         divisors = [h for h in range(1, min(D, 4) + 1) if D % h == 0]
         return D, d(st.sampled_from(divisors))
-    return d(hs.heads_and_width(max_heads=3, max_d_head=4))
+    return d(hs.heads_and_width(max_heads=3, max_d_head=4, even=even))
 
 
 class MHA(Component):
@@ -657,7 +657,7 @@ class Model(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            D, H = _heads(d, fixed)
+            D, H = _heads(d, fixed, even=True)   # sinusoidal positions: the paper's even d_model
             n = fixed.get("num_layers")
             ne = fixed.get("num_encoder_layers", n) or d(st.integers(1, 2))
             nd = fixed.get("num_decoder_layers", n) or d(st.integers(1, 2))

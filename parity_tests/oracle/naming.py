@@ -121,6 +121,16 @@ def signature_of(fn: Callable) -> inspect.Signature | None:
         return None
 
 
+def _compatible(default: Any, value: Any) -> bool:
+    """Pass `value` over a parameter's default only when it is the same sort of thing (a float for a
+    float, a bool for a bool, a str for a str): a `dropout=None` that expects a module keeps None."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
+        return True
+    return isinstance(default, str) and isinstance(value, str)
+
+
 def _norm(name: str) -> str:
     return name.lower()
 
@@ -169,13 +179,15 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if p.kind == p.VAR_POSITIONAL:
             positional_only_seen = True
             continue
-        if _norm(p.name) in flag_vals:
-            b.constants[p.name] = flag_vals[_norm(p.name)]
-            continue
-        if _norm(p.name) in const_vals:
-            b.constants[p.name] = const_vals[_norm(p.name)]
-            continue
         required = p.default is inspect.Parameter.empty
+        for table in (flag_vals, const_vals):
+            if _norm(p.name) in table and (required or _compatible(p.default, table[_norm(p.name)])):
+                b.constants[p.name] = table[_norm(p.name)]
+                break
+        else:
+            table = None
+        if table is not None:
+            continue
         if keep_params and required:
             leftovers.append(p.name)
             continue
@@ -472,7 +484,10 @@ class Resolver:
 
     def _orient(self, ref: str, cand: str) -> bool | None:
         """False: same layout, True: transposed, None: shapes incompatible."""
-        r, c = tuple(self.ref_shapes[ref]), tuple(self.space.shapes[cand])
+        r = tuple(self.ref_shapes[ref])
+        if self.space.shapes.get(cand) is None:  # a function argument: it takes what it is given
+            return len(r) == 2 and self.layout == "in_out"
+        c = tuple(self.space.shapes[cand])
         if len(r) == 2 and r[0] == r[1] and c == r:
             return self.space.bare.get(cand, True) and self.layout == "in_out"
         if c == r:
@@ -510,7 +525,8 @@ class Resolver:
             raise InterfaceError(f"--map {ref}={target}: the candidate has no parameter {name!r} "
                                  f"(it has: {', '.join(self.space.names[:40])})")
         want = tuple(self.ref_shapes[ref])
-        got = tuple(self.space.shapes[cand])
+        got = tuple(self.space.shapes[cand]) if self.space.shapes.get(cand) is not None else (
+            want[::-1] if transpose else want)
         if transpose:
             got = got[::-1]
         if got != want:

@@ -165,6 +165,8 @@ def _mask_lines(name: str, m: dict) -> list[str]:
              f"({m['convention']}: {conv[m['convention']]})"]
     arr = np.asarray(m["as_given"] if m["convention"] != "additive" else m["keep"])
     if arr.size <= 200:
+        lines.append("      (one [row] per query, one digit per key; [b,h] = batch, head)"
+                     if arr.ndim == 4 else "      (one [row] per query, one digit per key; [b] = batch)")
         flat = arr.reshape(-1, arr.shape[-2], arr.shape[-1])
         lead = list(np.ndindex(*arr.shape[:-2])) or [()]
         for idx, block in zip(lead, flat):

@@ -218,6 +218,10 @@ class Checker:
                 return Outcome("interface_error", message=res.message)
             if isinstance(res.exception, CandidateProblem):
                 return Outcome(res.exception.verdict, message=res.exception.message)
+            if res.in_oracle and not (isinstance(res.exception, TypeError)
+                                      and "argument" in res.message):
+                return Outcome("oracle_error", message=f"preparing the candidate: the oracle "
+                               f"failed: {res.describe()}", traceback=res.full_traceback)
             return Outcome("raised", message=f"building the candidate raised {res.describe()}",
                            traceback=res.traceback, printed=res.printed)
         self.adapter = res.value
@@ -238,6 +242,12 @@ class Checker:
             return None, Outcome("interface_error", message=str(exc), case=case)
         if isinstance(exc, CandidateProblem):
             return None, Outcome(exc.verdict, quantity=exc.quantity, message=exc.message, case=case)
+        if res.in_oracle:
+            if isinstance(exc, TypeError) and "argument" in str(exc):
+                return None, Outcome("interface_error", message=f"{what}: the candidate's signature "
+                                     f"does not accept the call: {res.describe()}", case=case)
+            return None, Outcome("oracle_error", message=f"{what}: the oracle failed: "
+                                 f"{res.describe()}", traceback=res.full_traceback, case=case)
         return None, Outcome("raised", message=f"{what} raised {res.describe()}",
                              traceback=res.traceback, printed=res.printed, case=case)
 
