@@ -121,3 +121,13 @@ def attention_hangs(query, key, value, mask=None):
 def attention_returns_list(query, key, value, mask=None):
     """Misbehaves: returns a Python string."""
     return "attention output"
+
+
+def attention_detached(query, key, value, mask=None):
+    """BUG (backward only): the scores are detached, so no gradient reaches the queries and keys;
+    the output and the weights are right."""
+    scores = (query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))).detach()
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    w = scores.softmax(dim=-1)
+    return w @ value, w
