@@ -1,0 +1,852 @@
+"""The `npformer` command (also `python -m npformer`).
+
+    npformer train                 train the default model (reverse task, pure NumPy) and report
+    npformer train --backend torch the same run with torchformer (CPU or --device cuda)
+    npformer evaluate CKPT         held-out loss / token accuracy / exact-sequence accuracy
+    npformer generate CKPT abc ... decode inputs greedily or with --beam K
+    npformer gradcheck             finite-difference check of every component and model (float64)
+    npformer plot CKPT --out DIR   attention heat maps and the positional-encoding matrix
+
+Every subcommand has --help. Bad arguments (and unusable checkpoint files) print one line saying what
+is wrong and exit with status 2; a failed gradient check exits with 1.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import math
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+# The main job's embedded defaults: a small encoder-decoder that learns to reverse sequences of 1..8
+# symbols over a 10-letter alphabet in a couple of minutes of pure NumPy on 2 cores.
+DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=8, num_pairs=200,
+                d_model=64, heads=4, d_ff=128, layers=2, dropout=0.0, activation="relu",
+                steps=1500, batch_size=64, lr=2e-3, warmup=100, label_smoothing=0.0, clip_norm=1.0,
+                seed=0, eval_size=500, examples=5, threads=1)
+
+
+class CliError(Exception):
+    """A problem with the command line: printed as one line, exit status 2."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# argument types
+# ---------------------------------------------------------------------------------------------------
+def _int_at_least(lo: int):
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {v}")
+        return v
+    parse.__name__ = f"int>={lo}"
+    return parse
+
+
+def _float_in(lo: float, hi: float, lo_open: bool = False, hi_open: bool = True):
+    def parse(s: str) -> float:
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
+        ok = (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+        if not ok or math.isnan(v):
+            a, b = ("(" if lo_open else "["), (")" if hi_open else "]")
+            raise argparse.ArgumentTypeError(f"expected a number in {a}{lo}, {hi}{b}, got {s}")
+        return v
+    parse.__name__ = "float"
+    return parse
+
+
+positive = _int_at_least(1)
+non_negative = _int_at_least(0)
+probability = _float_in(0.0, 1.0)
+positive_float = _float_in(0.0, math.inf, lo_open=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# threads
+# ---------------------------------------------------------------------------------------------------
+def set_blas_threads(n: int) -> bool:
+    """Limit the BLAS under NumPy to `n` threads (OpenBLAS or MKL, found through ctypes).
+
+    Small matrices gain nothing from BLAS threads, and on a busy 2-core machine OpenBLAS's spinning
+    threads can make a tiny matmul 100x slower. Returns False when no known BLAS symbol was found.
+    """
+    paths = set()
+    try:
+        with open("/proc/self/maps") as f:
+            paths = set(re.findall(r"(/\S*(?:openblas|mkl_rt)\S*\.so\S*)", f.read()))
+    except OSError:
+        pass
+    names = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+             "openblas_set_num_threads64_", "openblas_set_num_threads", "MKL_Set_Num_Threads")
+    done = False
+    for p in paths:
+        try:
+            lib = ctypes.CDLL(p)
+        except OSError:
+            continue
+        for name in names:
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(int(n))
+                done = True
+                break
+    return done
+
+
+# ---------------------------------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------------------------------
+def _add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
+    from npformer.data import TASKS
+    d = DEFAULTS if defaults else {}
+    g = p.add_argument_group("task")
+    g.add_argument("--task", choices=TASKS, default=d.get("task"),
+                   help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
+                        "memorised), majority (classification)" + (" (default: %(default)s)"
+                                                                   if defaults else
+                                                                   " (default: the checkpoint's)"))
+    g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",
+                   help="alphabet size" + (" (default: %(default)s)" if defaults else ""))
+    g.add_argument("--min-len", type=positive, default=d.get("min_len"), metavar="N",
+                   help="shortest source" + (" (default: %(default)s)" if defaults else ""))
+    g.add_argument("--max-len", type=positive, default=d.get("max_len"), metavar="N",
+                   help="longest source" + (" (default: %(default)s)" if defaults else ""))
+    g.add_argument("--num-pairs", type=positive, default=d.get("num_pairs"), metavar="N",
+                   help="size of the 'pairs' table" + (" (default: %(default)s)" if defaults
+                                                        else ""))
+
+
+def _add_backend_args(p: argparse.ArgumentParser, dtype_default: str | None = "float32") -> None:
+    g = p.add_argument_group("backend")
+    g.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
+                   help="numpy: npformer (hand-written backward); torch: torchformer "
+                        "(default: %(default)s)")
+    g.add_argument("--device", default="cpu",
+                   help="torch device, e.g. cpu, cuda, cuda:0 (torch backend only; default: cpu)")
+    g.add_argument("--dtype", choices=("float32", "float64"), default=dtype_default,
+                   help="parameter and activation dtype" + (" (default: %(default)s)"
+                                                            if dtype_default else
+                                                            " (default: the checkpoint's)"))
+    g.add_argument("--threads", type=positive, default=DEFAULTS["threads"], metavar="N",
+                   help="BLAS / torch CPU threads (default: %(default)s; small matrices run "
+                        "fastest on one)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="npformer", formatter_class=fmt,
+        description="A Transformer written by hand in NumPy (npformer) and twinned in PyTorch "
+                    "(torchformer): train it, evaluate it, decode with it, check its gradients, "
+                    "look at its attention.",
+        epilog="Main job: `npformer train` trains a small encoder-decoder on the reverse task in "
+               "pure NumPy\nand prints held-out exact-sequence accuracy and decoded examples.\n"
+               "Run `npformer <command> --help` for each command's options.")
+    parser.add_argument("--version", action="version", version="%(prog)s " + _version())
+    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub.required = True
+
+    # -- train --------------------------------------------------------------------------------------
+    p = sub.add_parser("train", formatter_class=fmt, help="train a model on a synthetic task",
+                       description="Train an encoder-decoder (or, for 'majority', an encoder "
+                                   "classifier) on a synthetic task with teacher forcing, Adam "
+                                   "(betas 0.9/0.98, eps 1e-9), the warm-up schedule and gradient "
+                                   "clipping; then evaluate on held-out sequences (never seen in "
+                                   "training) and print decoded examples.",
+                       epilog="Defaults are the main job: npformer train  (reverse, 1..8 symbols, "
+                              "d_model 64, 2+2 layers, 1500 steps).")
+    _add_task_args(p)
+    g = p.add_argument_group("model")
+    g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
+                   help="model width (default: %(default)s)")
+    g.add_argument("--heads", type=positive, default=DEFAULTS["heads"], metavar="H",
+                   help="attention heads; must divide d_model (default: %(default)s)")
+    g.add_argument("--d-ff", type=positive, default=DEFAULTS["d_ff"], metavar="F",
+                   help="feed-forward width (default: %(default)s)")
+    g.add_argument("--layers", type=positive, default=DEFAULTS["layers"], metavar="N",
+                   help="encoder and decoder layers each (default: %(default)s)")
+    g.add_argument("--encoder-layers", type=positive, default=None, metavar="N",
+                   help="encoder layers (default: --layers)")
+    g.add_argument("--decoder-layers", type=positive, default=None, metavar="N",
+                   help="decoder layers (default: --layers)")
+    g.add_argument("--dropout", type=probability, default=DEFAULTS["dropout"], metavar="P",
+                   help="dropout rate (default: %(default)s)")
+    g.add_argument("--activation", choices=("relu", "gelu", "gelu_tanh"),
+                   default=DEFAULTS["activation"], help="feed-forward activation (default: "
+                                                        "%(default)s)")
+    g.add_argument("--norm-first", action="store_true", help="pre-norm layers (default: post-norm, "
+                                                             "as the paper)")
+    g.add_argument("--positional", choices=("sinusoidal", "learned"), default="sinusoidal",
+                   help="positional encoding (default: %(default)s)")
+    g = p.add_argument_group("optimisation")
+    g.add_argument("--steps", type=non_negative, default=DEFAULTS["steps"], metavar="N",
+                   help="optimizer steps (default: %(default)s)")
+    g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
+                   help="sequences per step (default: %(default)s)")
+    g.add_argument("--lr", type=positive_float, default=DEFAULTS["lr"],
+                   help="peak learning rate, reached after the warm-up (default: %(default)s)")
+    g.add_argument("--warmup", type=positive, default=DEFAULTS["warmup"], metavar="N",
+                   help="warm-up steps; the rate then decays as step^-0.5 (default: %(default)s)")
+    g.add_argument("--label-smoothing", type=probability, default=DEFAULTS["label_smoothing"],
+                   metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
+    g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",
+                   help="clip the global gradient norm to C (default: %(default)s)")
+    g.add_argument("--seed", type=non_negative, default=DEFAULTS["seed"],
+                   help="seeds the model, the batches and the held-out split (default: %(default)s)")
+    _add_backend_args(p)
+    g = p.add_argument_group("output")
+    g.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
+                   help="held-out sequences to evaluate on (default: %(default)s)")
+    g.add_argument("--eval-every", type=non_negative, default=0, metavar="N",
+                   help="also evaluate every N steps (default: only at the end)")
+    g.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
+                   help="decoded held-out examples to print (default: %(default)s)")
+    g.add_argument("--save", metavar="PATH", help="write a checkpoint (.npz: config, weights, "
+                                                  "optimizer, schedule, task)")
+    g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
+                                                 "positional encoding as PNGs into DIR")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
+    # -- evaluate -----------------------------------------------------------------------------------
+    p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
+                       description="Load a checkpoint written by `npformer train --save` (either "
+                                   "backend) and report held-out loss, token accuracy and "
+                                   "exact-sequence accuracy (greedy decoding). The task comes from "
+                                   "the checkpoint; the options below override parts of it.")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    _add_task_args(p, defaults=False)
+    _add_backend_args(p, dtype_default=None)
+    p.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
+                   help="held-out sequences (default: %(default)s)")
+    p.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
+                   help="decoded examples to print (default: %(default)s)")
+    p.set_defaults(func=cmd_evaluate)
+
+    # -- generate -----------------------------------------------------------------------------------
+    p = sub.add_parser("generate", formatter_class=fmt, help="decode input sequences",
+                       description="Decode source sequences with a trained encoder-decoder, "
+                                   "continue prompts with a CausalLM, or classify with an "
+                                   "EncoderClassifier. Inputs are written in the task's symbols, "
+                                   "e.g. `npformer generate model.npz abcd hello`.")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")
+    p.add_argument("--beam", type=positive, default=1, metavar="K",
+                   help="beam size (1: greedy; default: %(default)s)")
+    p.add_argument("--alpha", type=_float_in(0.0, math.inf), default=0.6,
+                   help="beam length penalty alpha, GNMT lp = ((5+len)/6)^alpha "
+                        "(default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=positive, default=None, metavar="N",
+                   help="generated tokens at most (default: as many as max_len allows)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute the whole prefix every step instead of using the KV cache")
+    _add_backend_args(p, dtype_default=None)
+    p.set_defaults(func=cmd_generate)
+
+    # -- gradcheck ----------------------------------------------------------------------------------
+    p = sub.add_parser("gradcheck", formatter_class=fmt,
+                       help="finite-difference check of every component and model",
+                       description="Run npformer.gradcheck (central differences, float64, random "
+                                   "upstream gradient) over every layer and model on tiny configs "
+                                   "(padding and causal masks, fully masked rows, cross-attention "
+                                   "with Tq != Tk, dropout with a fixed mask) and print a table. "
+                                   "Exit status 1 when any check fails.")
+    p.add_argument("--tol", type=positive_float, default=1e-6,
+                   help="largest accepted relative error (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative, default=0, help="seed of inputs and upstream "
+                                                                "gradients (default: %(default)s)")
+    p.add_argument("--max-per-tensor", type=positive, default=40, metavar="N",
+                   help="finite-difference at most N entries per tensor (default: %(default)s)")
+    p.add_argument("--only", metavar="NAME", default=None,
+                   help="run only the checks whose name contains NAME (case-insensitive)")
+    p.add_argument("--verbose", action="store_true", help="print every tensor's error")
+    p.set_defaults(func=cmd_gradcheck)
+
+    # -- plot ---------------------------------------------------------------------------------------
+    p = sub.add_parser("plot", formatter_class=fmt, help="attention heat maps and positional encoding",
+                       description="Draw attention weights of a trained model for one input "
+                                   "(encoder self-attention, decoder self-attention, "
+                                   "cross-attention; every head side by side or one per file) and "
+                                   "the sinusoidal positional-encoding matrix. Needs matplotlib "
+                                   "(pip install npformer[plots]).")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+    p.add_argument("--input", metavar="TEXT", default=None,
+                   help="input sequence (default: the first held-out example of the task)")
+    p.add_argument("--kinds", default="encoder,decoder,cross", metavar="LIST",
+                   help="comma-separated subset of encoder,decoder,cross (default: %(default)s)")
+    p.add_argument("--layer", type=non_negative, action="append", default=None, metavar="L",
+                   help="layer index to draw (repeatable; default: all)")
+    p.add_argument("--head", type=non_negative, action="append", default=None, metavar="H",
+                   help="head index, one file per head (repeatable; default: all heads in one "
+                        "figure)")
+    p.add_argument("--positions", action="store_true",
+                   help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+    p.set_defaults(func=cmd_plot)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("npformer")
+    except Exception:  # noqa: BLE001 - not installed: running from a checkout
+        return "0.1.0 (source)"
+
+
+# ---------------------------------------------------------------------------------------------------
+# shared helpers
+# ---------------------------------------------------------------------------------------------------
+def _task_from(args, base: dict | None = None):
+    """A Task from --task/... options over `base` (a checkpoint's task metadata)."""
+    from npformer.data import Task
+    fields = dict(base or {})
+    for opt, key in (("task", "name"), ("num_symbols", "num_symbols"), ("min_len", "min_len"),
+                     ("max_len", "max_len"), ("num_pairs", "num_pairs")):
+        v = getattr(args, opt, None)
+        if v is not None:
+            fields[key] = v
+    if "seed" not in fields and getattr(args, "seed", None) is not None:
+        fields["seed"] = args.seed
+    return Task(**fields)
+
+
+def _task_metadata(task) -> dict:
+    return dict(name=task.name, num_symbols=task.num_symbols, min_len=task.min_len,
+                max_len=task.max_len, seed=task.seed, heldout_fraction=task.heldout_fraction,
+                num_pairs=task.num_pairs)
+
+
+def _torch(args):
+    """Import torch for --backend torch, with a clear message when it is missing; set threads and
+    check the device."""
+    try:
+        import torch
+    except ImportError:
+        raise CliError("--backend torch needs PyTorch: pip install npformer[torch]") from None
+    torch.set_num_threads(args.threads)
+    try:
+        dev = torch.device(args.device)
+    except RuntimeError:
+        raise CliError(f"--device: expected a torch device such as cpu or cuda, got "
+                       f"{args.device!r}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise CliError(f"--device {args.device}: CUDA is not available on this machine")
+    if dev.type not in ("cpu", "cuda"):
+        raise CliError(f"--device: expected cpu or cuda[:N], got {args.device!r}")
+    return torch, dev
+
+
+def _check_backend(args) -> None:
+    if args.backend == "numpy" and args.device != "cpu":
+        raise CliError(f"--device {args.device}: the numpy backend runs on the CPU only (use "
+                       f"--backend torch)")
+    if args.backend == "numpy":
+        set_blas_threads(args.threads)
+
+
+def _load(args):
+    """(model, checkpoint) from args.checkpoint in the chosen backend (dtype override allowed)."""
+    from npformer.checkpoint import load_checkpoint
+    ckpt = load_checkpoint(args.checkpoint)
+    if ckpt.config is None:
+        raise CliError(f"checkpoint {args.checkpoint}: has no model config")
+    if args.backend == "torch":
+        torch, dev = _torch(args)
+        from torchformer.checkpoint import load_model
+        model = load_model(ckpt, device=dev, dtype=args.dtype)
+    else:
+        from npformer.checkpoint import load_model, model_class_for
+        if args.dtype is not None and args.dtype != ckpt.config.dtype:
+            cls = model_class_for(ckpt)
+            model = load_model(ckpt, model_class=lambda c: cls(c.replace(dtype=args.dtype)))
+        else:
+            model = load_model(ckpt)
+    model.eval()
+    return model, ckpt
+
+
+def _describe(model) -> str:
+    c = model.config
+    n = model.num_parameters()
+    layers = f"{c.num_encoder_layers}+{c.num_decoder_layers} layers" \
+        if type(model).__name__ == "Transformer" else \
+        (f"{c.num_encoder_layers} layers" if type(model).__name__ == "EncoderClassifier"
+         else f"{c.num_decoder_layers} layers")
+    return (f"{type(model).__name__}: d_model={c.d_model} heads={c.num_heads} d_ff={c.d_ff} "
+            f"{layers} dropout={c.dropout} {c.dtype}, {n:,} parameters")
+
+
+def _print_examples(examples, classification: bool) -> None:
+    if not examples:
+        return
+    if classification:
+        print("examples (input -> label / predicted):")
+        for src, tgt, pred in examples:
+            mark = "ok" if tgt == pred else "WRONG"
+            print(f"  {src:<16} -> {tgt} / {pred}   {mark}")
+        return
+    print("examples (source -> target / decoded):")
+    w = max(len(s) for s, _, _ in examples)
+    for src, tgt, pred in examples:
+        mark = "ok" if tgt == pred else "WRONG"
+        print(f"  {src:<{w}} -> {tgt:<{w}} / {pred:<{w}}  {mark}")
+
+
+def _print_eval(ev, task) -> None:
+    what = "memorised table" if task.memorise else "held-out"
+    print(f"{what}: loss {ev.loss:.4f}  token accuracy {100 * ev.token_accuracy:.2f}%  "
+          f"exact-sequence accuracy {100 * ev.sequence_accuracy:.2f}%  "
+          f"({ev.num_examples} sequences)")
+
+
+# ---------------------------------------------------------------------------------------------------
+# train
+# ---------------------------------------------------------------------------------------------------
+def cmd_train(args) -> int:
+    from npformer.train import TrainConfig, model_config_for
+    _check_backend(args)
+    if args.plot:
+        from npformer import plots
+        plots._pyplot()                               # fail now, not after training
+    task = _task_from(args)
+    enc = args.encoder_layers or args.layers
+    dec = args.decoder_layers or args.layers
+    if args.d_model % args.heads:
+        raise CliError(f"--heads {args.heads}: must divide --d-model {args.d_model}")
+    config = model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
+                              num_encoder_layers=enc, num_decoder_layers=dec, dropout=args.dropout,
+                              activation=args.activation, norm_first=args.norm_first,
+                              final_norm=args.norm_first, positional=args.positional,
+                              dtype=args.dtype)
+    tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup,
+                     label_smoothing=args.label_smoothing, clip_norm=args.clip_norm, seed=args.seed,
+                     eval_every=args.eval_every, eval_size=args.eval_size,
+                     progress=not args.no_progress)
+    heldout = task.heldout(args.eval_size)
+    if args.backend == "torch":
+        torch, dev = _torch(args)
+        import torchformer.train as T
+        model = T.build_model(config, task, seed=args.seed, device=dev)
+        where = f"torchformer on {dev}"
+    else:
+        import npformer.train as T
+        model = T.build_model(config, task, seed=args.seed)
+        where = "npformer (NumPy)"
+    print(f"{task.describe()}  seed={args.seed}")
+    print(f"{_describe(model)}  [{where}, {args.threads} thread(s)]")
+    print(f"{tc.steps} steps x {tc.batch_size} sequences, Adam(0.9, 0.98, 1e-9), peak lr {tc.lr} "
+          f"after {tc.warmup} warm-up steps, clip {tc.clip_norm}, label smoothing "
+          f"{tc.label_smoothing}", flush=True)
+    optimizer, schedule = T.make_optimizer(model, tc)
+    t0 = time.perf_counter()
+    result = T.train(model, task, tc, optimizer=optimizer, schedule=schedule,
+                     eval_examples=heldout)
+    train_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    ev = T.evaluate(model, task, heldout, num_shown=args.examples)
+    eval_s = time.perf_counter() - t1
+    tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
+    print(f"trained {result.steps} steps in {train_s:.1f} s "
+          f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
+          f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    _print_eval(ev, task)
+    print(f"evaluation took {eval_s:.1f} s; total {train_s + eval_s:.1f} s")
+    _print_examples(ev.examples, task.is_classification)
+    if args.save:
+        metadata = {"task": _task_metadata(task), "train": tc.to_dict(), "backend": args.backend,
+                    "metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
+                                "sequence_accuracy": ev.sequence_accuracy,
+                                "train_seconds": train_s}}
+        if args.backend == "torch":
+            from torchformer.checkpoint import save_checkpoint
+        else:
+            from npformer.checkpoint import save_checkpoint
+        os.makedirs(os.path.dirname(os.path.abspath(args.save)), exist_ok=True)
+        path = save_checkpoint(args.save, model, optimizer, schedule, step=result.steps,
+                               metadata=metadata)
+        print(f"saved checkpoint {path}")
+    if args.plot:
+        np_model = model if args.backend == "numpy" else _to_numpy_model(model)
+        paths = _train_plots(np_model, task, heldout, result, args.plot)
+        print(f"wrote {len(paths)} plots to {args.plot}")
+    return 0
+
+
+def _to_numpy_model(torch_model):
+    """An npformer copy of a torchformer model (same class name, same state_dict keys)."""
+    import importlib
+    from npformer.checkpoint import MODEL_CLASSES
+    name = type(torch_model).__name__
+    cls = getattr(importlib.import_module(f"npformer.{MODEL_CLASSES[name]}"), name)
+    m = cls(torch_model.config)
+    m.load_state_dict({k: v.detach().cpu().numpy()
+                       for k, v in torch_model.state_dict().items()})
+    return m.eval()
+
+
+def _train_plots(model, task, heldout, result, out_dir) -> list[str]:
+    from npformer import plots
+    from npformer.positional import sinusoidal_table
+    paths = [plots.plot_loss_curve(np.arange(1, len(result.losses) + 1), result.losses,
+                                   os.path.join(out_dir, "loss.png"),
+                                   eval_steps=[s for s, _ in result.eval_history],
+                                   eval_losses=[e.loss for _, e in result.eval_history])]
+    c = model.config
+    paths.append(plots.plot_positional_encoding(sinusoidal_table(c.max_len, c.d_model),
+                                                os.path.join(out_dir, "positions.png")))
+    paths += _attention_plots(model, task, heldout.take(np.arange(1)), out_dir)
+    return paths
+
+
+def _attention_plots(model, task, examples, out_dir, kinds=None, layers=None, heads=None):
+    from npformer import plots
+    from npformer.data import BOS, EOS, collate
+    from npformer.generate import greedy_decode
+    batch = collate(examples)
+    kinds = kinds or plots.ATTENTION_KINDS
+    if task.is_classification:
+        return plots.save_attention_maps(model, batch.src, None, task.vocab, out_dir,
+                                         kinds=[k for k in kinds if k == "encoder"], layers=layers,
+                                         heads=heads)
+    # the decoder reads what it generated itself: BOS + greedy output up to its EOS
+    out = greedy_decode(model, batch.src)
+    toks = out.tokens[0][: max(int(out.lengths[0]), 1)]
+    toks = toks[:-1] if toks.size and toks[-1] == EOS else toks
+    tgt = np.concatenate([[BOS], toks])[None, :].astype(np.int64)           # (1, T)
+    return plots.save_attention_maps(model, batch.src, tgt, task.vocab, out_dir, kinds=kinds,
+                                     layers=layers, heads=heads)
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------------------------------
+def _checkpoint_task(args, ckpt):
+    meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    if meta is None and getattr(args, "task", None) is None:
+        raise CliError(f"checkpoint {args.checkpoint}: holds no task description (not written by "
+                       f"`npformer train`); pass --task and the length options")
+    return _task_from(args, meta)
+
+
+def cmd_evaluate(args) -> int:
+    _check_backend(args)
+    model, ckpt = _load(args)
+    task = _checkpoint_task(args, ckpt)
+    _check_model_fits_task(model, task, args.checkpoint)
+    T = __import__("torchformer.train" if args.backend == "torch" else "npformer.train",
+                   fromlist=["evaluate"])
+    print(f"{_describe(model)}  [checkpoint {args.checkpoint}, step {ckpt.step}, written by "
+          f"{ckpt.writer}]")
+    print(task.describe())
+    t0 = time.perf_counter()
+    ev = T.evaluate(model, task, task.heldout(args.eval_size), num_shown=args.examples)
+    _print_eval(ev, task)
+    print(f"evaluation took {time.perf_counter() - t0:.1f} s")
+    _print_examples(ev.examples, task.is_classification)
+    return 0
+
+
+def _check_model_fits_task(model, task, path) -> None:
+    c = model.config
+    vocab = c.src_vocab if type(model).__name__ == "Transformer" else c.vocab_size
+    if vocab != task.vocab_size:
+        raise CliError(f"checkpoint {path}: the model's vocabulary has {vocab} tokens, the task "
+                       f"needs {task.vocab_size} (--num-symbols {task.num_symbols} + 3 specials)")
+    if c.max_len < max(task.max_src_tokens, task.max_tgt_tokens):
+        raise CliError(f"checkpoint {path}: the model's max_len={c.max_len} is shorter than the "
+                       f"task's rows ({max(task.max_src_tokens, task.max_tgt_tokens)} tokens for "
+                       f"--max-len {task.max_len})")
+
+
+# ---------------------------------------------------------------------------------------------------
+# generate
+# ---------------------------------------------------------------------------------------------------
+def cmd_generate(args) -> int:
+    from npformer.data import EOS, PAD, Vocab, collate, examples_from_text
+    _check_backend(args)
+    model, ckpt = _load(args)
+    meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    kind = type(model).__name__
+    c = model.config
+    if meta is not None:
+        task = _task_from(argparse.Namespace(), meta)
+        vocab = task.vocab
+    else:
+        task = None
+        vocab = Vocab((c.src_vocab if kind == "Transformer" else c.vocab_size) - 3)
+    gen = __import__("torchformer.generate" if args.backend == "torch" else "npformer.generate",
+                     fromlist=["greedy_decode"])
+    if kind == "EncoderClassifier":
+        ids = [vocab.encode(t) for t in args.inputs]
+        width = max(len(r) for r in ids) + 2
+        src = np.zeros((len(ids), width), dtype=np.int64)
+        for i, r in enumerate(ids):
+            src[i, : len(r) + 2] = [1] + r + [EOS]
+        logits = model(_as_backend(src, model, args))
+        pred = np.asarray(_numpy(logits)).argmax(axis=-1)
+        for t, p in zip(args.inputs, pred):
+            print(f"{t} -> class {int(p)}")
+        return 0
+    if kind == "Transformer":
+        if task is not None:
+            batch = collate(examples_from_text(task, args.inputs))
+            src, expected = batch.src, [vocab.decode(r) for r in batch.tgt_out]
+            if task.memorise:
+                expected = [None] * len(args.inputs)
+        else:
+            ids = [vocab.encode(t) for t in args.inputs]
+            width = max(len(r) for r in ids) + 1
+            src = np.full((len(ids), width), PAD, dtype=np.int64)
+            for i, r in enumerate(ids):
+                src[i, : len(r) + 1] = r + [EOS]
+            expected = [None] * len(ids)
+        inputs = src
+    else:                                                   # CausalLM: prompts, right-padded
+        ids = [vocab.encode(t) for t in args.inputs]
+        width = max(len(r) for r in ids)
+        inputs = np.full((len(ids), width), PAD, dtype=np.int64)
+        for i, r in enumerate(ids):
+            inputs[i, : len(r)] = r
+        expected = [None] * len(ids)
+    common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
+    if args.beam > 1:
+        out = gen.beam_search(model, inputs, beam_size=args.beam, length_penalty_alpha=args.alpha,
+                              **common)
+        how = f"beam search (K={args.beam}, alpha={args.alpha})"
+    else:
+        out = gen.greedy_decode(model, inputs, **common)
+        how = "greedy"
+    tokens = np.asarray(_numpy(out.tokens))
+    scores = np.asarray(_numpy(out.scores))
+    print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}")
+    for text, row, score, exp in zip(args.inputs, tokens, scores, expected):
+        got = vocab.decode(row)
+        note = "" if exp is None else ("  ok" if got == exp else f"  (expected {exp})")
+        print(f"{text} -> {got}   [log-prob score {float(score):.3f}]{note}")
+    return 0
+
+
+def _numpy(x):
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+
+
+def _as_backend(a: np.ndarray, model, args):
+    if args.backend == "torch":
+        import torch
+        return torch.as_tensor(a, device=model.device)
+    return a
+
+
+# ---------------------------------------------------------------------------------------------------
+# gradcheck
+# ---------------------------------------------------------------------------------------------------
+def gradcheck_suite(seed: int = 0):
+    """[(name, thunk)]: each thunk runs one gradient check and returns a GradcheckReport.
+
+    Tiny float64 configurations; every component, every model, the masks that matter.
+    """
+    from npformer.activations import Activation
+    from npformer.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
+    from npformer.causal_lm import CausalLM
+    from npformer.classifier import EncoderClassifier
+    from npformer.config import TransformerConfig
+    from npformer.decoder import Decoder, DecoderLayer
+    from npformer.dropout import Dropout
+    from npformer.embedding import Embedding
+    from npformer.encoder import Encoder, EncoderLayer
+    from npformer.feedforward import PositionwiseFeedForward
+    from npformer.gradcheck import check_pair, gradcheck
+    from npformer.layernorm import LayerNorm, layernorm_backward, layernorm_forward
+    from npformer.linear import Linear
+    from npformer.loss import CrossEntropyLoss
+    from npformer.masks import causal_mask, padding_mask
+    from npformer.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
+    from npformer.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
+                                  softmax_forward)
+    from npformer.transformer import Transformer
+
+    f64 = "float64"
+    rng = np.random.default_rng(seed)
+    B, S, T, D, H = 2, 5, 4, 8, 2
+
+    def x(*shape):
+        return rng.standard_normal(shape)
+
+    cfg = TransformerConfig(d_model=D, num_heads=H, d_ff=12, num_encoder_layers=2,
+                            num_decoder_layers=2, max_len=8, vocab_size=11, dtype=f64, dropout=0.2,
+                            attention_dropout=0.1, activation_dropout=0.1)
+    src = np.array([[3, 4, 5, 6, 2], [7, 8, 2, 0, 0]])                     # padded row
+    tgt = np.array([[1, 5, 4, 3], [1, 9, 0, 0]])
+    src_mask = padding_mask(src, 0)                                        # (B, 1, 1, S)
+    tgt_mask = causal_mask(T) & padding_mask(tgt, 0)                       # (B, 1, T, T)
+    empty_row = np.ones((B, 1, T, S), dtype=bool)
+    empty_row[1, :, 2, :] = False                                          # a fully masked query
+
+    def mod(m, *inputs, **kw):
+        return lambda **o: gradcheck(m, *inputs, seed=seed, **o, **kw)
+
+    def pair(fwd, bwd, inputs, **kw):
+        return lambda **o: check_pair(fwd, bwd, inputs, seed=seed, **o, **kw)
+
+    post, pre = cfg, cfg.replace(norm_first=True, final_norm=True, activation="gelu")
+    suite = [
+        ("Linear", mod(Linear(D, 6, dtype=f64, rng=rng), x(B, T, D))),
+        ("Embedding (scaled, padding_idx)", mod(Embedding(11, D, padding_idx=0, scale=D ** 0.5,
+                                                          dtype=f64, rng=rng), src)),
+        ("SinusoidalPositionalEncoding", mod(SinusoidalPositionalEncoding(D, 8, f64), x(B, T, D))),
+        ("LearnedPositionalEncoding", mod(LearnedPositionalEncoding(D, 8, f64, rng=rng),
+                                          x(B, T, D))),
+        ("Dropout (p=0.3, mask replayed)", mod(Dropout(0.3, rng=np.random.default_rng(seed)),
+                                               x(B, T, D))),
+        ("Activation relu", mod(Activation("relu"), x(B, T, D))),
+        ("Activation gelu", mod(Activation("gelu"), x(B, T, D))),
+        ("Activation gelu_tanh", mod(Activation("gelu_tanh"), x(B, T, D))),
+        ("LayerNorm", mod(LayerNorm(D, dtype=f64), x(B, T, D))),
+        ("layernorm pair", pair(layernorm_forward, layernorm_backward,
+                                [x(B, T, D), 1 + 0.1 * x(D), 0.1 * x(D)])),
+        ("softmax pair", pair(softmax_forward, softmax_backward, [x(B, T, S)])),
+        ("log_softmax pair", pair(log_softmax_forward, log_softmax_backward, [x(B, T, S)])),
+        ("sdpa pair (padding, fully masked row)",
+         pair(sdpa_forward, sdpa_backward, [x(B, H, T, 4), x(B, H, S, 4), x(B, H, S, 4),
+                                            empty_row & src_mask], output_index=0)),
+        ("MultiHeadAttention self (causal+padding)",
+         mod(MultiHeadAttention(D, H, dtype=f64, rng=rng), *(lambda q: (q, q, q))(x(B, T, D)),
+             mask=tgt_mask)),
+        ("MultiHeadAttention cross (Tq != Tk)",
+         mod(MultiHeadAttention(D, H, dtype=f64, rng=rng), x(B, T, D), x(B, S, D), x(B, S, D),
+             mask=src_mask)),
+        ("PositionwiseFeedForward (gelu)",
+         mod(PositionwiseFeedForward(D, 12, "gelu", dtype=f64, rng=rng), x(B, T, D))),
+        ("EncoderLayer post-norm", mod(EncoderLayer(post, rng=rng), x(B, S, D), mask=src_mask)),
+        ("EncoderLayer pre-norm", mod(EncoderLayer(pre, rng=rng), x(B, S, D), mask=src_mask)),
+        ("DecoderLayer post-norm", mod(DecoderLayer(post, rng=rng), x(B, T, D), x(B, S, D),
+                                       self_mask=tgt_mask, memory_mask=src_mask)),
+        ("DecoderLayer pre-norm", mod(DecoderLayer(pre, rng=rng), x(B, T, D), x(B, S, D),
+                                      self_mask=tgt_mask, memory_mask=src_mask)),
+        ("Encoder (2 layers)", mod(Encoder(post, rng=rng), x(B, S, D), mask=src_mask)),
+        ("Decoder (2 layers, final norm)", mod(Decoder(pre, rng=rng), x(B, T, D), x(B, S, D),
+                                               self_mask=tgt_mask, memory_mask=src_mask)),
+        ("Transformer", mod(Transformer(post, seed=seed), src, tgt)),
+        ("Transformer (pre-norm, tied, learned pos)",
+         mod(Transformer(pre.replace(tie_embeddings=True, share_embeddings=True,
+                                     positional="learned"), seed=seed), src, tgt)),
+        ("EncoderClassifier (mean pooling)",
+         mod(EncoderClassifier(post.replace(pooling="mean", num_classes=3), seed=seed), src)),
+        ("CausalLM (GPT-2 style)",
+         mod(CausalLM(pre.replace(activation="gelu_tanh", positional="learned",
+                                  scale_embeddings=False, tie_embeddings=True), seed=seed), tgt)),
+        ("CrossEntropyLoss (ignore_index, smoothing)",
+         mod(CrossEntropyLoss(ignore_index=0, label_smoothing=0.1), x(B, T, 11), tgt)),
+    ]
+    return suite
+
+
+def cmd_gradcheck(args) -> int:
+    set_blas_threads(1)
+    suite = gradcheck_suite(args.seed)
+    if args.only:
+        suite = [(n, f) for n, f in suite if args.only.lower() in n.lower()]
+        if not suite:
+            raise CliError(f"--only {args.only!r}: matches no check")
+    width = max(len(n) for n, _ in suite)
+    print(f"npformer gradcheck: float64 central differences (eps 1e-5), random upstream gradient, "
+          f"tol {args.tol:g}, <= {args.max_per_tensor} entries per tensor")
+    print(f"{'component':<{width}}  {'tensors':>7}  {'entries':>7}  {'max rel err':>11}  "
+          f"{'worst tensor':<32} result")
+    failed = 0
+    t0 = time.perf_counter()
+    for name, run in suite:
+        try:
+            rep = run(tol=args.tol, max_per_tensor=args.max_per_tensor)
+        except Exception as e:  # noqa: BLE001 - a crashing check is a failed check, reported
+            failed += 1
+            print(f"{name:<{width}}  {'-':>7}  {'-':>7}  {'-':>11}  {'-':<32} ERROR {e}")
+            continue
+        worst = max(rep.errors, key=rep.errors.get) if rep.errors else "-"
+        entries = sum(d.checked for d in rep.details.values())
+        ok = rep.passed
+        failed += not ok
+        print(f"{name:<{width}}  {len(rep.errors):>7}  {entries:>7}  {rep.max_error:11.2e}  "
+              f"{worst[:32]:<32} {'ok' if ok else 'FAIL'}")
+        if args.verbose or not ok:
+            print("    " + str(rep).replace("\n", "\n    "))
+    print(f"{len(suite) - failed}/{len(suite)} checks passed in {time.perf_counter() - t0:.1f} s")
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# plot
+# ---------------------------------------------------------------------------------------------------
+def cmd_plot(args) -> int:
+    from npformer import plots
+    from npformer.checkpoint import load_model
+    from npformer.data import examples_from_text
+    from npformer.positional import sinusoidal_table
+    plots._pyplot()                                             # clear message if matplotlib is missing
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in plots.ATTENTION_KINDS]
+    if bad or not kinds:
+        raise CliError(f"--kinds: expected a comma-separated subset of "
+                       f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
+    from npformer.checkpoint import load_checkpoint
+    ckpt = load_checkpoint(args.checkpoint)
+    model = load_model(ckpt).eval()
+    args.task = None
+    task = _checkpoint_task(args, ckpt)
+    if args.input is not None:
+        examples = examples_from_text(task, [args.input])
+    else:
+        examples = task.heldout(1).take(np.arange(1))
+    c = model.config
+    for li in args.layer or []:
+        n = c.num_encoder_layers if kinds == ["encoder"] else max(c.num_encoder_layers,
+                                                                  c.num_decoder_layers)
+        if li >= n:
+            raise CliError(f"--layer {li}: the model has {n} layers (indices 0..{n - 1})")
+    for h in args.head or []:
+        if h >= c.num_heads:
+            raise CliError(f"--head {h}: the model has {c.num_heads} heads (0..{c.num_heads - 1})")
+    paths = _attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
+                             heads=args.head)
+    if args.positions:
+        paths.append(plots.plot_positional_encoding(sinusoidal_table(c.max_len, c.d_model),
+                                                    os.path.join(args.out, "positions.png")))
+    for p in paths:
+        print(p)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# entry point
+# ---------------------------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CliError as e:
+        print(f"npformer {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, FileNotFoundError, ImportError) as e:
+        # validation errors name the argument; checkpoint errors name the file
+        print(f"npformer {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""Training and evaluation loops for torchformer models: the twin of npformer/train.py.
+
+Same steps, same names, autograd instead of the hand-written backward:
+
+    logits = model(src, tgt_in)                              (B, T, V)
+    loss   = CrossEntropy(logits, tgt_out)                   ignore_index=pad_id, label smoothing
+    optimizer.zero_grad(); loss.backward()
+    clip_grad_norm(params, clip_norm)                        torch.nn.utils.clip_grad_norm_
+    torch.optim.Adam(betas=(0.9, 0.98), eps=1e-9).step(); WarmupSchedule.step()
+
+Batches come from npformer.data (NumPy arrays, moved to the model's device); TrainConfig, the result
+types, the progress bar and the array metrics are framework-free and shared with npformer.train, so
+the two loops are configured and read identically.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+import torch
+
+from npformer.config import TransformerConfig
+from npformer.data import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
+from npformer.train import (EvalResult, Progress, TrainConfig, TrainResult, model_config_for,
+                            peak_factor, sequence_matches, token_accuracy)
+
+__all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
+           "make_optimizer", "train", "evaluate"]
+
+
+def build_model(config: TransformerConfig, task: Task, seed: int = 0, device=None):
+    """torchformer Transformer for seq2seq tasks, EncoderClassifier for classification."""
+    if task.is_classification:
+        from torchformer.classifier import EncoderClassifier
+        return EncoderClassifier(config, seed=seed, device=device)
+    from torchformer.transformer import Transformer
+    return Transformer(config, seed=seed, device=device)
+
+
+def make_optimizer(model, config: TrainConfig):
+    """torch.optim.Adam(betas, eps, weight_decay) with the warm-up schedule: (optimizer, schedule)."""
+    from torchformer.optim import WarmupSchedule
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=config.betas, eps=config.eps,
+                           weight_decay=config.weight_decay)
+    d = model.config.d_model
+    sched = WarmupSchedule(opt, d, config.warmup, peak_factor(config.lr, d, config.warmup))
+    return opt, sched
+
+
+def _loss_fn(model, label_smoothing: float, classification: bool):
+    from torchformer.loss import CrossEntropyLoss
+    pad = model.config.pad_id
+    ignore = -100 if classification or pad is None else pad
+    return CrossEntropyLoss(ignore_index=ignore, label_smoothing=label_smoothing)
+
+
+def _tensor(a: np.ndarray, device) -> torch.Tensor:
+    return torch.as_tensor(a, dtype=torch.int64, device=device)
+
+
+def _forward(model, batch, device):
+    """Logits and targets (tensors on `device`) of one batch."""
+    if isinstance(batch, ClassificationBatch):
+        return model(_tensor(batch.src, device)), _tensor(batch.labels, device)
+    return model(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
+        _tensor(batch.tgt_out, device)
+
+
+def _grad_norm(model) -> float:
+    return float(math.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in model.parameters()
+                               if p.grad is not None)))
+
+
+def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
+          optimizer=None, schedule=None, eval_examples: Examples | None = None,
+          callback: Callable[[int, float], None] | None = None, file=None) -> TrainResult:
+    """Train `model` in place for `config.steps` steps (see npformer.train.train)."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    from torchformer.optim import clip_grad_norm
+    if optimizer is None:
+        optimizer, schedule = make_optimizer(model, config)
+    device = model.device
+    loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    stream: Iterator = iter(batches) if batches is not None else \
+        batch_iterator(task, config.batch_size, config.seed)
+    if config.eval_every and eval_examples is None:
+        eval_examples = task.heldout(config.eval_size)
+    params = list(model.parameters())
+    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    bar = Progress(config.steps, config.progress, config.log_every, file=file)
+    model.train()
+    t0 = time.perf_counter()
+    try:
+        for step in range(1, config.steps + 1):
+            try:
+                batch = next(stream)
+            except StopIteration:
+                raise ValueError(f"batches: ran out after {step - 1} batches, config.steps="
+                                 f"{config.steps}") from None
+            lr = float(optimizer.param_groups[0]["lr"])
+            logits, targets = _forward(model, batch, device)            # (B, T, V), (B, T)
+            loss_t = loss_fn(logits, targets)
+            loss = float(loss_t.detach())
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
+                                         f"learning rate (lr={config.lr}) or raise warmup")
+            optimizer.zero_grad(set_to_none=False)
+            loss_t.backward()                                           # autograd fills .grad
+            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
+                _grad_norm(model)
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+            result.steps = step
+            result.losses.append(loss)
+            result.lrs.append(lr)
+            result.grad_norms.append(float(norm))
+            result.tokens += batch.num_tokens
+            elapsed = time.perf_counter() - t0
+            if callback is not None:
+                callback(step, loss)
+            bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
+            if config.eval_every and step % config.eval_every == 0 and step < config.steps:
+                t_eval = time.perf_counter()
+                ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
+                result.eval_history.append((step, ev))
+                bar.write(f"step {step}: held-out {ev.summary()}")
+                model.train()
+                t0 += time.perf_counter() - t_eval
+    finally:
+        bar.close()
+    result.seconds = time.perf_counter() - t0
+    model.eval()
+    return result
+
+
+@torch.no_grad()
+def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size: int = 256,
+             greedy: bool = True, num_shown: int = 0, max_new_tokens: int | None = None) -> EvalResult:
+    """Loss, token accuracy and exact-sequence accuracy (greedy decoding) on `examples`
+    (see npformer.train.evaluate)."""
+    from torchformer.generate import greedy_decode
+    if examples is None:
+        examples = task.heldout(500)
+    vocab = task.vocab
+    device = model.device
+    was_training = model.training
+    model.eval()
+    loss_fn = _loss_fn(model, 0.0, task.is_classification)
+    total_loss = correct = counted = seq_ok = n = 0
+    shown: list = []
+    try:
+        for batch in iterate_examples(examples, batch_size):
+            logits_t, targets_t = _forward(model, batch, device)
+            logits = logits_t.detach().cpu().numpy()
+            targets = targets_t.cpu().numpy()
+            k = targets.shape[0] if isinstance(batch, ClassificationBatch) else \
+                int((targets != PAD).sum())
+            total_loss += float(loss_fn(logits_t, targets_t)) * k
+            if isinstance(batch, ClassificationBatch):
+                pred = logits.argmax(axis=-1)                                    # (B,)
+                c = int((pred == targets).sum())
+                correct += c
+                seq_ok += c
+                counted += k
+                n += targets.shape[0]
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))))
+                continue
+            c, k2 = token_accuracy(logits, targets)
+            correct += c
+            counted += k2
+            n += targets.shape[0]
+            if greedy:
+                limit = max_new_tokens or targets.shape[1]
+                out = greedy_decode(model, batch.src, max_new_tokens=limit)
+                tokens = out.tokens.cpu().numpy()
+                seq_ok += int(sequence_matches(tokens, batch.tgt_out).sum())
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), vocab.decode(batch.tgt_out[i]),
+                                  vocab.decode(tokens[i])))
+    finally:
+        model.train(was_training)
+    seq_acc = seq_ok / n if (greedy or task.is_classification) else float("nan")
+    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
+                      sequence_accuracy=seq_acc, num_examples=n, num_tokens=counted,
+                      examples=shown)
