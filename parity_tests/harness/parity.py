@@ -11,7 +11,7 @@ random upstream gradient, run both backwards, then compare in dependency order:
   1. every sub-module output        "<module>"                 (forward call order)
   2. every attention's weights      "<module>.attn_weights"    per head, (B,H,Tq,Tk)
   3. the output                     "output"
-  4. the loss (when given)          "loss"
+  4. the loss (when given)          "loss", then its gradient "output.grad" (d loss / d output)
   5. every parameter gradient       "<param>.grad"             (backward order: last module first)
   6. every input gradient           "<input>.grad"
 
@@ -47,6 +47,7 @@ class Run:
     call_order: list = field(default_factory=list)   # module names in first-call order
     dropout_masks: dict | None = None
     upstream: np.ndarray | None = None               # the gradient backward started from
+    output_grad: np.ndarray | None = None            # d loss / d output (only with a loss)
 
 
 def _attention_weights(model, order: Sequence[str]) -> "OrderedDict[str, np.ndarray]":
@@ -108,6 +109,7 @@ def run_numpy(module, args: Sequence = (), kwargs: Mapping | None = None, *,
         value = loss_module(out, targets)
         run.loss = np.asarray(value).copy()
         dout = loss_module.backward(np.asarray(loss_upstream, dtype=out.dtype))
+        run.output_grad = np.asarray(dout).copy()
     else:
         if upstream is None:
             raise ValueError("run_numpy: backward needs `upstream` (or `loss`)")
@@ -178,7 +180,11 @@ def run_torch(module, args: Sequence = (), kwargs: Mapping | None = None, *,
         loss_module, targets = loss
         value = loss_module(out, to_tensor(targets, device=device))
         run.loss = value.detach().cpu().numpy().copy()
+        if out.requires_grad:
+            out.retain_grad()
         value.backward(torch.as_tensor(loss_upstream, dtype=value.dtype, device=value.device))
+        if out.grad is not None:
+            run.output_grad = out.grad.detach().cpu().numpy().copy()
     else:
         out.backward(torch.as_tensor(upstream, device=out.device))
     if input_grads is not None:
@@ -251,6 +257,8 @@ def compare_runs(got: Run, ref: Run, dtype, *, case: Mapping | None = None,
             items.append(("output" if len(outs_g) == 1 else f"output.{i}", a, b, "output"))
     if got.loss is not None or ref.loss is not None:
         items.append(("loss", got.loss, ref.loss, "loss"))
+    if grads and got.output_grad is not None and ref.output_grad is not None:
+        items.append(("output.grad", got.output_grad, ref.output_grad, "input_grad"))
     if grads:
         if list(got.param_grads) != list(ref.param_grads):
             structural.append(f"parameter names differ: {list(got.param_grads)} vs "
