@@ -26,6 +26,16 @@ def _csv(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
+def _ints(s: str) -> list[int]:
+    try:
+        vals = [int(x) for x in _csv(s)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive ints, got {s!r}")
+    if not vals or min(vals) < 1:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive ints, got {s!r}")
+    return vals
+
+
 def build_parser() -> argparse.ArgumentParser:
     from benchmarks.configs import CONFIGS, WORKLOADS
 
@@ -58,7 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
     p.add_argument("--no-plots", action="store_true", help="write no PNG")
     p.add_argument("--sweep-backends", type=_csv, default=["np-f32", "tf-cpu"],
-                   help="backends of the sweeps (default: %(default)s)")
+                   help="backends of the sweeps (default: np-f32,tf-cpu)")
+    p.add_argument("--sweep-lengths", type=_ints, default=None,
+                   help="sequence lengths of the sweep (default 16..512; --quick 16,64,256)")
+    p.add_argument("--sweep-d-models", type=_ints, default=None,
+                   help="d_model values of the sweep (default 64,128,256,512; --quick 64,256)")
+    p.add_argument("--peak-sizes", type=_ints, default=None,
+                   help="square matmul sizes of the peak measurement (default 512,1024,2048; "
+                        "--quick 1024)")
     p.add_argument("--list", action="store_true", help="list configs, backends and workloads")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -133,12 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     machine = describe_machine()
     log(f"threads fixed at {threads}; measuring matmul peak ...")
     has_torch = machine.get("torch") is not None
-    peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda)
+    peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda,
+                          sizes=args.peak_sizes)
     rows = run_benchmark(opts, peaks, cuda)
     sweeps = None
     if opts.sweeps:
         sweeps = __import__("benchmarks.sweeps", fromlist=["run_sweeps"]).run_sweeps(
-            opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory)
+            opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory,
+            lengths=args.sweep_lengths, d_models=args.sweep_d_models)
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -18,13 +18,11 @@ nothing about the next one.
 """
 from __future__ import annotations
 
-import gc
 import tracemalloc
 from typing import Any, Callable
 
 
 def numpy_peak(fn: Callable[[], object]) -> dict[str, Any]:
-    gc.collect()
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
@@ -46,7 +44,6 @@ def torch_cpu_peak(fn: Callable[[], object]) -> dict[str, Any]:
         from torch.profiler import ProfilerActivity, profile
     except ImportError as e:  # pragma: no cover - torch without the profiler internals
         return {"peak_bytes": None, "method": method, "error": str(e)}
-    gc.collect()
     try:
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             fn()
@@ -70,7 +67,6 @@ def torch_cpu_peak(fn: Callable[[], object]) -> dict[str, Any]:
 def torch_cuda_peak(fn: Callable[[], object]) -> dict[str, Any]:
     import torch
 
-    gc.collect()
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     start = torch.cuda.memory_allocated()

@@ -64,9 +64,9 @@ def measure_torch(sizes, threads: int, device: str = "cpu", precisions=("float32
 
 
 def measure_peaks(threads: int, quick: bool = False, with_torch: bool = True,
-                  with_cuda: bool = False) -> dict[str, Any]:
+                  with_cuda: bool = False, sizes=None) -> dict[str, Any]:
     """All peak measurements plus the best GFLOP/s per "device/precision" key (e.g. "cpu/float32")."""
-    sizes = (1024,) if quick else (512, 1024, 2048)
+    sizes = tuple(sizes) if sizes else ((1024,) if quick else (512, 1024, 2048))
     rows = measure_numpy(sizes, repeats=3 if quick else 7)
     if with_torch:
         rows += measure_torch(sizes, threads, repeats=3 if quick else 7)

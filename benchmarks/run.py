@@ -210,7 +210,8 @@ def run_benchmark(opts: Options, peaks_doc: dict, cuda: bool) -> list[dict[str, 
                     f"{row.get('reason') or row.get('error')}"))
             session.close()
             del session
-            gc.collect()
+            if b.compile or b.cuda:
+                gc.collect()                  # compiled graphs / device memory: free them now
     add_ratios(rows)
     return rows
 

@@ -1,10 +1,10 @@
 """Scaling sweeps over sequence length and d_model, plotted.
 
-Sequence-length sweep: the small configuration's layers (d_model 128, 4 heads, d_ff 512, 4+4 layers),
-batch 2, source length = target length = n. Per token, the projections and the feed-forward cost a
-constant (24 d_model^2 per layer here) while attention costs 4 n d_model per layer (self and cross):
-time per token grows linearly in n, total time quadratically, and attention's share of the FLOPs
-passes 1/2 around n = 6 d_model. The plot shows measured time per token next to the formula's split.
+Sequence-length sweep: d_model 64, 4 heads, d_ff 256, 2+2 layers, batch 2, source length = target
+length = n. Per token and attention block, the projections and the feed-forward cost a constant
+(24 d_model^2 FLOPs-ish per layer) while attention costs 4 n d_model: time per token grows linearly in
+n, total time quadratically, and attention's share of the FLOPs passes 1/2 near n = 6 d_model (384
+here), inside the swept range. The plot shows measured time per token next to the formula's split.
 
 d_model sweep: 2+2 layers, heads = d_model / 32, d_ff = 4 d_model, batch 4, n = 64: how close each
 backend gets to the matmul peak as the matrices grow.
@@ -20,7 +20,7 @@ from benchmarks.configs import BenchConfig
 from benchmarks.memory import measure_peak
 from benchmarks.timing import time_numpy, time_torch
 
-SEQ_LENGTHS = (16, 32, 64, 128, 256, 512)
+SEQ_LENGTHS = (16, 32, 64, 128, 256, 512, 1024)
 SEQ_LENGTHS_QUICK = (16, 64, 256)
 D_MODELS = (64, 128, 256, 512)
 D_MODELS_QUICK = (64, 256)
@@ -28,8 +28,8 @@ D_MODELS_QUICK = (64, 256)
 
 def seq_config(n: int) -> BenchConfig:
     return BenchConfig(f"seq{n}", "seq2seq", batch=2, src_len=n, tgt_len=n, gen_batch=1, gen_tokens=1,
-                       model_fields=dict(d_model=128, num_heads=4, d_ff=512, num_encoder_layers=4,
-                                         num_decoder_layers=4, vocab_size=1000,
+                       model_fields=dict(d_model=64, num_heads=4, d_ff=256, num_encoder_layers=2,
+                                         num_decoder_layers=2, vocab_size=1000,
                                          max_len=max(512, n), dropout=0.1))
 
 
@@ -71,11 +71,11 @@ def _point(bc: BenchConfig, backends: list[str], workload: str, threads: int, re
 
 
 def run_sweeps(backends: list[str], threads: int, quick: bool, workload: str = "fwd_bwd",
-               memory: bool = True, log=print) -> dict[str, Any]:
+               memory: bool = True, log=print, lengths=None, d_models=None) -> dict[str, Any]:
     repeats, max_time = (2, 2.0) if quick else (5, 8.0)
     t0 = time.perf_counter()
     seq = []
-    for n in (SEQ_LENGTHS_QUICK if quick else SEQ_LENGTHS):
+    for n in lengths or (SEQ_LENGTHS_QUICK if quick else SEQ_LENGTHS):
         for r in _point(seq_config(n), backends, workload, threads, repeats, max_time, memory):
             r["n"] = n
             seq.append(r)
@@ -83,7 +83,7 @@ def run_sweeps(backends: list[str], threads: int, quick: bool, workload: str = "
                 log(f"[sweep seq] n={n:4d} {r['backend']:>8}: {r['timing']['median'] * 1e3:8.2f} ms "
                     f"{r['gflops']:6.1f} GFLOP/s")
     dm = []
-    for d in (D_MODELS_QUICK if quick else D_MODELS):
+    for d in d_models or (D_MODELS_QUICK if quick else D_MODELS):
         for r in _point(dmodel_config(d), backends, workload, threads, repeats, max_time, False):
             r["d_model"] = d
             dm.append(r)
@@ -92,8 +92,17 @@ def run_sweeps(backends: list[str], threads: int, quick: bool, workload: str = "
                     f"{r['gflops']:6.1f} GFLOP/s")
     return {"workload": workload, "backends": backends, "seconds": time.perf_counter() - t0,
             "seq_len": seq, "d_model": dm,
-            "seq_setup": "d_model 128, 4 heads, d_ff 512, 4+4 layers, batch 2, src = tgt = n",
+            "seq_setup": "d_model 64, 4 heads, d_ff 256, 2+2 layers, batch 2, src = tgt = n",
             "d_model_setup": "2+2 layers, heads d/32, d_ff 4d, batch 4, src = tgt = 64"}
+
+
+def _log2_axis(ax, values) -> None:
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(sorted(set(values))))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_locator(NullLocator())
 
 
 def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) -> list[str]:
@@ -121,9 +130,9 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) ->
         att = [first[n]["flops_breakdown"]["attention"] / t / 1e6 for n, t in zip(ns, tok)]
         a2.stackplot(ns, lin, att, labels=["projections + FFN + output (O(n) total)",
                                            "attention QK^T, AV (O(n^2) total)"], alpha=0.7)
-        a1.set(xscale="log", xlabel="sequence length n (source = target)", ylabel="ms per target token",
+        a1.set(xlabel="sequence length n (source = target)", ylabel="ms per target token",
                title=f"measured {sweeps['workload']}: time per token")
-        a2.set(xscale="log", xlabel="sequence length n", ylabel="MFLOP per target token",
+        a2.set(xlabel="sequence length n", ylabel="MFLOP per target token",
                title="formula: matmul FLOPs per token")
         if ns:
             t0 = min(r["timing"]["median"] for r in seq if r["n"] == ns[0])
@@ -131,6 +140,7 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) ->
             a3.loglog(ns, [t0 * (n / ns[0]) ** 2 for n in ns], "k--", lw=1, label="slope 2 (quadratic)")
         a3.set(xlabel="sequence length n", ylabel="seconds per call", title="total time (log-log)")
         for a in (a1, a2, a3):
+            _log2_axis(a, ns)
             a.legend(fontsize=7)
         fig.tight_layout()
         p = f"{out_dir}/sweep_seq_len.png"
@@ -149,9 +159,10 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) ->
             a2.loglog(ds, [r["timing"]["median"] for _, r in pts], "o-", label=b)
         if peak_f32:
             a1.axhline(peak_f32, color="k", ls="--", lw=1, label="fp32 matmul peak")
-        a1.set(xscale="log", xlabel="d_model", ylabel="GFLOP/s", title=f"{sweeps['workload']} throughput")
+        a1.set(xlabel="d_model", ylabel="GFLOP/s", title=f"{sweeps['workload']} throughput")
         a2.set(xlabel="d_model", ylabel="seconds per call", title="time (log-log)")
         for a in (a1, a2):
+            _log2_axis(a, [r["d_model"] for r in dm])
             a.legend(fontsize=7)
         fig.tight_layout()
         p = f"{out_dir}/sweep_d_model.png"

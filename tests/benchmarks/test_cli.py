@@ -1,0 +1,144 @@
+"""The benchmark's smallest path end to end (tiny config, one repeat) and its JSON document.
+
+No timing is asserted anywhere: only that the run completes, every requested measurement is present
+and well-formed, the derived figures are consistent with their definitions, and the same-logits check
+shows every backend computed the same model.
+"""
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+from benchmarks.cli import main  # noqa: E402
+
+BACKENDS = ["np-f32", "np-f64", "tf-cpu", "nn-cpu"]
+WORKLOADS = ["forward", "fwd_bwd", "train_step", "generate"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One tiny run; 1 thread (fast on a busy CI machine), thread settings restored afterwards."""
+    import torch
+
+    from benchmarks.machine import apply_threads, blas_info
+
+    old_torch = torch.get_num_threads()
+    old_blas = [b.get("threads") for b in blas_info()]
+    out = tmp_path_factory.mktemp("bench")
+    argv = ["--threads", "1", "--configs", "tiny", "--backends", ",".join(BACKENDS), "--repeats", "1", "--warmup", "1",
+            "--max-time", "0.5", "--peak-sizes", "64", "--sweep-lengths", "4,8",
+            "--sweep-d-models", "16", "--sweep-backends", "np-f32,tf-cpu", "--out", str(out),
+            "--quiet"]
+    try:
+        assert main(argv) == 0
+    finally:
+        apply_threads(old_blas[0] if old_blas and old_blas[0] else old_torch)
+        torch.set_num_threads(old_torch)
+    with open(out / "results.json") as f:
+        return json.load(f), out
+
+
+def _is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def test_document_top_level(run):
+    doc, _ = run
+    for key in ("schema", "created", "command", "options", "machine", "threads", "peak", "configs",
+                "backends", "workloads", "flop_formula", "results", "goals", "sweeps", "seconds"):
+        assert key in doc, key
+    assert doc["schema"] == "npformer-benchmarks/1"
+    m = doc["machine"]
+    for key in ("cpu", "available_cores", "python", "numpy", "torch"):
+        assert m[key], key
+    assert doc["threads"]["requested"] >= 1
+    assert doc["threads"]["torch_intra_op"] == doc["threads"]["requested"]
+    assert [c["name"] for c in doc["configs"]] == ["tiny"]
+    assert [b["name"] for b in doc["backends"]] == BACKENDS
+    assert set(doc["workloads"]) == set(WORKLOADS)
+
+
+def test_peak_measured_for_both_precisions(run):
+    doc, _ = run
+    peak = doc["peak"]["peak"]
+    assert set(peak) >= {"cpu/float32", "cpu/float64"}
+    assert all(v["gflops"] > 0 for v in peak.values())
+    libs = {r["library"] for r in doc["peak"]["measurements"]}
+    assert libs == {"numpy", "torch"}
+
+
+def test_every_measurement_present_and_consistent(run):
+    doc, _ = run
+    rows = doc["results"]
+    assert {(r["backend"], r["workload"]) for r in rows} == {(b, w) for b in BACKENDS for w in WORKLOADS}
+    for r in rows:
+        assert r["status"] == "ok", r
+        t = r["timing"]
+        for key in ("median", "q1", "q3", "iqr", "min", "max"):
+            assert _is_num(t[key]) and t[key] >= 0, (r["backend"], key)
+        assert t["min"] <= t["median"] <= t["max"] and t["samples"] >= 1
+        assert isinstance(r["flops"], int) and r["flops"] > 0
+        assert r["gflops"] == pytest.approx(r["flops"] / t["median"] / 1e9)
+        peak = doc["peak"]["peak"][r["peak_key"]]["gflops"]
+        assert r["peak_fraction"] == pytest.approx(r["gflops"] / peak)
+        assert r["tokens_per_s"] == pytest.approx(r["tokens"] / t["median"])
+        assert r["memory"]["method"] and (r["memory"]["peak_bytes"] is None
+                                          or r["memory"]["peak_bytes"] >= 0)
+        ref = next(x for x in rows if x["backend"] == "np-f32" and x["workload"] == r["workload"])
+        assert r["time_vs_np_f32"] == pytest.approx(t["median"] / ref["timing"]["median"])
+    # numpy peaks come from tracemalloc: a training step allocates activations
+    np_step = next(r for r in rows if r["backend"] == "np-f32" and r["workload"] == "fwd_bwd")
+    assert np_step["memory"]["peak_bytes"] > 0
+    assert {r["peak_key"] for r in rows if r["backend"] == "np-f64"} == {"cpu/float64"}
+
+
+def test_all_backends_compute_the_same_model(run):
+    doc, _ = run
+    for r in doc["results"]:
+        chk = r["check"]
+        assert "error" not in chk, chk
+        tol = 1e-12 if r["backend"] == "np-f64" else 1e-4       # float32 rounding vs float64
+        assert chk["rel"] <= tol, (r["backend"], chk)
+
+
+def test_generation_flops_follow_the_cache_used(run):
+    doc, _ = run
+    gen = {r["backend"]: r for r in doc["results"] if r["workload"] == "generate"}
+    assert gen["tf-cpu"]["kv_cache"] and not gen["nn-cpu"]["kv_cache"]
+    assert gen["nn-cpu"]["flops"] > gen["tf-cpu"]["flops"] == gen["np-f32"]["flops"]
+
+
+def test_sweeps_and_plots(run):
+    doc, out = run
+    sw = doc["sweeps"]
+    assert sorted({r["n"] for r in sw["seq_len"]}) == [4, 8]
+    assert {r["d_model"] for r in sw["d_model"]} == {16}
+    assert all(r["status"] == "ok" for r in sw["seq_len"] + sw["d_model"])
+    a, b = (next(r for r in sw["seq_len"] if r["n"] == n and r["backend"] == "np-f32") for n in (4, 8))
+    assert b["flops_breakdown"]["attention"] == 4 * a["flops_breakdown"]["attention"]
+    pytest.importorskip("matplotlib")
+    names = sorted(p.name for p in out.glob("*.png"))
+    assert names == ["sweep_d_model.png", "sweep_seq_len.png", "throughput.png"]
+    assert all((out / n).stat().st_size > 1000 for n in names)
+
+
+def test_bad_arguments_exit_2_with_a_message(tmp_path, capsys):
+    assert main(["--configs", "huge", "--out", str(tmp_path)]) == 2
+    assert "--configs" in capsys.readouterr().err
+    assert main(["--backends", "np-f16", "--out", str(tmp_path)]) == 2
+    assert "--backends" in capsys.readouterr().err
+    assert main(["--workloads", "inference", "--out", str(tmp_path)]) == 2
+    assert "--workloads" in capsys.readouterr().err
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_module_entry_point_lists_everything():
+    res = subprocess.run([sys.executable, "-m", "benchmarks", "--list", "--threads", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    for name in ("tiny", "small", "base", "np-f32", "tf-cpu-compile", "nn-cpu", "train_step"):
+        assert name in res.stdout
