@@ -118,3 +118,22 @@ def test_mha_cross_attention(c, dtype, seed):
        dtype=S.dtypes(), seed=S.seeds())
 def test_mha_attention_dropout_replayed(c, dtype, seed):
     _run_mha(c, c["tq"] != c["tk"], dtype, seed)
+
+
+@given(c=mha_cases(cross=True, dropout=False) | mha_cases(cross=False, dropout=False),
+       dtype=S.dtypes(), seed=S.seeds())
+def test_mha_fast_sdpa_path(c, dtype, seed):
+    """torchformer's fused path (F.scaled_dot_product_attention, need_weights=False) gives the same
+    output and gradients as npformer (no weights exist on that path to compare)."""
+    note_case(**c, dtype=dtype, seed=seed)
+    rng = np.random.default_rng(seed)
+    a, t = twins("attention.MultiHeadAttention", c["d_model"], c["heads"], bias=c["bias"],
+                 dtype=dtype, seed=seed)
+    x = S.normal(rng, (c["b"], c["tq"], c["d_model"]), dtype)
+    mem = S.normal(rng, (c["b"], c["tk"], c["d_model"]), dtype)
+    t.need_weights = False
+    r = check_parity(a, t, (x, mem, mem.copy()), {"mask": c["mask"].keep}, dtype=dtype,
+                     seed=seed, input_names=("query", "key", "value"), attention=False,
+                     explicit_attention=False, skip=skip_attn_dropout)
+    assert t.attn_weights is None        # the fused path really ran
+    assert r.numpy.attention             # while npformer produced its weights

@@ -3,6 +3,8 @@ output by dotted name, every layer's per-head attention weights (self and cross)
 (ignore_index = pad, label smoothing), encoder_input/decoder_input gradients and every parameter
 gradient; masks built by the model from pad_id or passed explicitly (fully masked rows included);
 dropout off (eval) and on (training, npformer's masks replayed into torchformer)."""
+import importlib
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -113,3 +115,29 @@ def test_transformer_fully_padded_source_rows(data):
     pad = data.draw(st.integers(0, 1), label="pad_id")
     run_model(data, "transformer", dropout=False, explicit_masks=False, with_loss=True,
               empty_rows=True, force_empty_source_row=True, pad_id=pad)
+
+
+@settings(max_examples=scaled(10))
+@given(data=st.data(), model=MODELS)
+def test_model_via_bridge_on_the_fused_attention_path(data, model):
+    """The twin built by torchformer.bridge.to_torch (its own weight copy, not the harness's) and
+    left on its fast path (F.scaled_dot_product_attention) matches npformer: logits, loss and every
+    gradient. Attention weights do not exist on that path."""
+    from torchformer.bridge import to_torch
+
+    from parity_tests.harness.torch_utils import parity_device
+
+    cfg = data.draw(S.configs(model), label="config")
+    inp = data.draw(S.model_inputs(cfg, model), label="inputs")
+    rng = np.random.default_rng(inp.seed)
+    file, cls = CLASSES[model].split(".")
+    a = getattr(importlib.import_module(f"npformer.{file}"), cls)(cfg, seed=3)
+    perturb_parameters(a, rng)
+    t = to_torch(a, device=str(parity_device()))
+    args = {"transformer": (inp.src, inp.tgt), "classifier": (inp.src,),
+            "causal_lm": (inp.tgt,)}[model]
+    note_case(model=model, config=cfg, ids=args, seed=inp.seed)
+    names = INPUTS[model]
+    check_parity(a, t, args, dtype=cfg.dtype, seed=inp.seed, input_names=names,
+                 input_grads=lambda m: {n: getattr(m, n) for n in names}, copy=False,
+                 explicit_attention=False, attention=False, skip=skip_attn_dropout)

@@ -296,18 +296,21 @@ def check_parity(np_module, torch_module, args: Sequence = (), kwargs: Mapping |
                  backward: bool = True, modules: bool = True, attention: bool = True,
                  skip: Callable[[str], bool] | None = None, case: Mapping | None = None,
                  device=None, upstream: np.ndarray | None = None,
-                 tol_for: TolFor | None = None) -> ParityResult:
+                 tol_for: TolFor | None = None, explicit_attention: bool = True) -> ParityResult:
     """npformer (`got`) vs torch twin (`ref`) on the same inputs; raises ParityError on a mismatch.
 
     loss: (np_loss_module, torch_loss_module, targets). train=True runs both in training mode and
     replays the masks npformer drew into torch. seed drives the random upstream gradient (and the
     random loss upstream scale); `upstream` gives one explicitly instead. tol_for: see compare_runs.
+    explicit_attention=False leaves torch's attention modules as they are (the fused SDPA path of
+    torchformer: no weights to compare, so pass attention=False too).
     """
     from .weights import copy_weights
 
     if copy:
         copy_weights(np_module, torch_module)
-    enable_attention_weights(torch_module)
+    if explicit_attention:
+        enable_attention_weights(torch_module)
     np_module.train(train)
     torch_module.train(train)
     rng = np.random.default_rng(seed)

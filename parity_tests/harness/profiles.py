@@ -6,6 +6,7 @@
             the default when the CI environment variable is set
   thorough  many examples, random seeds, for a night run or before a release
 
+NPFORMER_HYPOTHESIS_MAX_EXAMPLES=N overrides the chosen profile's max_examples.
 Every profile: deadline=None (torch's first call and BLAS warm-up make timings meaningless),
 print_blob=True (failures print an @reproduce_failure line), and the too_slow / data_too_large
 health checks off (examples build small models, which is slow by Hypothesis' standards).
@@ -16,6 +17,9 @@ from __future__ import annotations
 import os
 
 from .case import PROFILE_ENV
+
+MAX_EXAMPLES_ENV = "NPFORMER_HYPOTHESIS_MAX_EXAMPLES"
+"""Optional override of the loaded profile's max_examples (e.g. a long floor measurement)."""
 
 PROFILES = {
     "dev": dict(max_examples=6, derandomize=False),
@@ -50,6 +54,12 @@ def load_profile(name: str | None = None) -> str:
         raise ValueError(f"{PROFILE_ENV}: expected one of {sorted(PROFILES)}, got {name!r}")
     os.environ.setdefault(PROFILE_ENV, name)  # so failure messages print the profile in use
     settings.load_profile(name)
+    override = os.environ.get(MAX_EXAMPLES_ENV)
+    if override:
+        if not override.isdigit() or int(override) < 1:
+            raise ValueError(f"{MAX_EXAMPLES_ENV}: expected a positive int, got {override!r}")
+        settings.register_profile(f"{name}-{override}", settings(max_examples=int(override)))
+        settings.load_profile(f"{name}-{override}")
     return name
 
 
