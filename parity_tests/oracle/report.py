@@ -70,10 +70,7 @@ def _group_of(key: str) -> str:
 
 
 def _groups(res: CheckResult) -> list[str]:
-    keys = list(res.checked) + ([res.quantity] if res.quantity else [])
-    keys += [k for k, why in res.not_checked.items() if "no such parameter" not in why
-             and "forward-only" not in why and "table function" not in why
-             and "not returned" not in why]
+    keys = list(res.quantities) + list(res.checked) + ([res.quantity] if res.quantity else [])
     seen = {_group_of(k) for k in keys}
     if not seen:  # nothing ran (load / interface error): the component's usual groups
         seen = {"output"}

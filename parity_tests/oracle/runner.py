@@ -90,6 +90,7 @@ class Outcome:
     traceback: str = ""
     printed: str = ""
     case: Case | None = None
+    available: list = field(default_factory=list)   # quantities the candidate provided
 
     @property
     def ok(self) -> bool:
@@ -116,6 +117,7 @@ class CheckResult:
     mapping: list = field(default_factory=list)
     checked: list = field(default_factory=list)
     not_checked: dict = field(default_factory=dict)
+    quantities: list = field(default_factory=list)   # what the candidate provides, in order
     examples_run: int = 0
     notes: list = field(default_factory=list)
     traceback: str = ""
@@ -185,6 +187,7 @@ class Checker:
         self.not_checked: dict[str, str] = {}
         self.notes: list[str] = []
         self.mapping: list[str] = []
+        self.available: list[str] = []
         self.fixed = self._parse_settings()
 
     def _parse_settings(self) -> dict:
@@ -290,6 +293,8 @@ class Checker:
                                        "first": float(a[idx]), "second": float(b[idx])},
                                case=case, mapping=mapping)
         out = Outcome(case=case, mapping=mapping)
+        out.available = [q.key for q in comp.quantities(case) if q.key in produced.values
+                         and q.key.split(":", 1)[-1] not in case.absent]
         for q in comp.quantities(case):
             name = q.key.split(":", 1)[-1]
             if q.kind == "param_grad" and name in case.absent:
@@ -325,8 +330,26 @@ class Checker:
             out.verdict, out.quantity = verdict, q.key
             out.detail = self._detail(rep, q.key, got, ref, produced.notes.get(q.key))
             out.message = self._headline(verdict, label, out.detail)
+            row_note = self._empty_row_note(case, out.detail)
+            if row_note:
+                out.notes.append(row_note)
             return out
         return out
+
+    @staticmethod
+    def _empty_row_note(case: Case, d: dict) -> str | None:
+        """Say so when the worst element sits in a query row that the mask hides entirely."""
+        at = d.get("worst_at", {})
+        keep = next((m for m in case.masks.values() if m is not None), None)
+        if keep is None or "batch" not in at or "query" not in at:
+            return None
+        b, qi = at["batch"], at["query"]
+        if b < keep.shape[0] and qi < keep.shape[2] and not keep[b, :, qi, :].any():
+            return (f"query {qi} of batch {b} may attend to no key at all (a fully masked row): "
+                    f"with --strict the reference gives 0 there (safe softmax, as "
+                    f"F.scaled_dot_product_attention); a -1e9 fill gives the mean of the values "
+                    f"and a -inf fill gives NaN")
+        return None
 
     def _detail(self, rep, key: str, got: np.ndarray, ref: np.ndarray, note: str | None) -> dict:
         d: dict[str, Any] = {"quantity": key, "shape": list(rep.shape),
@@ -379,6 +402,9 @@ class Checker:
         return self._search(t0)
 
     def _merge(self, out: Outcome) -> None:
+        for k in out.available:
+            if k not in self.available:
+                self.available.append(k)
         for k in out.checked:
             if k not in self.checked:
                 self.checked.append(k)
@@ -441,10 +467,8 @@ class Checker:
 
     # -- result -----------------------------------------------------------------------------------
     def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
-        if out.ok:
-            self._merge(out)
-        elif out.mapping and not self.mapping:
-            self.mapping = out.mapping
+        # what matched on the failing example too (the quantities compared before the failure)
+        self._merge(out)
         code = VERDICTS[out.verdict][0]
         spec = self.candidate if isinstance(self.candidate, str) else (
             self.loaded.spec if self.loaded else repr(self.candidate))
@@ -458,7 +482,8 @@ class Checker:
             message=out.message or VERDICTS[out.verdict][1], detail=out.detail,
             example=example, case=self._describe_case(out.case) if out.case is not None else {},
             mapping=list(self.mapping), checked=list(self.checked),
-            not_checked=dict(self.not_checked), examples_run=self.examples_run,
+            not_checked=dict(self.not_checked), quantities=list(self.available),
+            examples_run=self.examples_run,
             notes=list(dict.fromkeys(self.notes + out.notes)), traceback=out.traceback,
             printed=out.printed, options=self._options_dict(), versions=versions(),
             elapsed_s=round(time.perf_counter() - t0, 3))
