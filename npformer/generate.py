@@ -269,10 +269,13 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
 # ---------------------------------------------------------------------------------------------------
 def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: float = 0.6,
                 max_new_tokens: int | None = None, use_cache: bool = True, eos_id: int | None = EOS,
-                bos_id: int = BOS, prompt_lengths=None, suppress_ids=None) -> BeamOutput:
+                bos_id: int = BOS, prompt_lengths=None, suppress_ids=None,
+                early_stopping: bool = True) -> BeamOutput:
     """Beam search with GNMT length penalty; see the module docstring for the exact rules.
 
     beam_size K >= 1; length_penalty_alpha >= 0 (0: rank by summed log-probability).
+    early_stopping  stop an item as soon as no alive beam can beat its K stored hypotheses (the bound
+                    is exact, so this never changes the result); False runs every item to the budget.
     """
     if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
         raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
@@ -286,13 +289,14 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
                                            use_cache)
         banned = _suppressed(model, suppress_ids, bos_id)
-        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned)
+        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
+                         bool(early_stopping))
     finally:
         model.train(was_training)
     return out
 
 
-def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned) -> BeamOutput:
+def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:
     total = seq.shape[1]
     bi = np.arange(B)[:, None]                                              # (B, 1) item index
     seq = seq.reshape(B, K, total)                                          # (B, K, total)
@@ -360,7 +364,8 @@ def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned) -> BeamOutpu
             done |= last
         # an item is done when its store is full and no alive beam can beat the worst kept one
         best_possible = alive.max(axis=1) / bound_lp                        # (B,)
-        done |= np.isfinite(fin_score[:, -1]) & (best_possible <= fin_score[:, -1])
+        if early:
+            done |= np.isfinite(fin_score[:, -1]) & (best_possible <= fin_score[:, -1])
         done |= ~np.isfinite(alive.max(axis=1)) & ~forced                   # nothing left alive
         if done.all():
             break

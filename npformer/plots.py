@@ -71,14 +71,16 @@ def attention_name(kind: str, layer: int) -> str:
 # ---------------------------------------------------------------------------------------------------
 # single plots
 # ---------------------------------------------------------------------------------------------------
-def _heatmap(ax, w: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str], title: str):
+def _heatmap(ax, w: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str], title: str,
+             ylabel: bool = True):
     im = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(k_tokens)))
     ax.set_xticklabels(k_tokens, rotation=90, fontsize=8)
     ax.set_yticks(range(len(q_tokens)))
     ax.set_yticklabels(q_tokens, fontsize=8)
     ax.set_xlabel("key")
-    ax.set_ylabel("query")
+    if ylabel:
+        ax.set_ylabel("query")
     ax.set_title(title, fontsize=9)
     return im
 
@@ -104,7 +106,8 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
     im = None
     for i in range(h):
         sub = title if h == 1 else f"{title} head {i}"
-        im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub)
+        im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
+    fig.subplots_adjust(wspace=0.35)
     fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
     _ensure_dir(path)
     fig.savefig(path, dpi=110, bbox_inches="tight")

@@ -249,7 +249,8 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
 @torch.no_grad()
 def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: float = 0.6,
                 max_new_tokens: int | None = None, use_cache: bool = True, eos_id: int | None = EOS,
-                bos_id: int = BOS, prompt_lengths=None, suppress_ids=None) -> BeamOutput:
+                bos_id: int = BOS, prompt_lengths=None, suppress_ids=None,
+                early_stopping: bool = True) -> BeamOutput:
     """Beam search with the GNMT length penalty (see npformer.generate.beam_search)."""
     if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
         raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
@@ -263,13 +264,14 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
                                            use_cache)
         banned = _suppressed(model, suppress_ids, bos_id)
-        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned)
+        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
+                         bool(early_stopping))
     finally:
         model.train(was_training)
     return out
 
 
-def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned) -> BeamOutput:
+def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:
     dev = seq.device
     f64 = torch.float64
     ninf = float("-inf")
@@ -342,7 +344,8 @@ def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned) -> BeamOutpu
             done |= last
         best_possible = alive.max(dim=1).values / bound_lp                  # (B,)
         worst = state["score"][:, -1]
-        done |= torch.isfinite(worst) & (best_possible <= worst)
+        if early:
+            done |= torch.isfinite(worst) & (best_possible <= worst)
         done |= ~torch.isfinite(alive.max(dim=1).values) & ~forced
         if bool(done.all()):
             break
