@@ -303,7 +303,7 @@ def test_pair_sdpa(case):
         assert np.all(w[:, :, 0] == 0) and np.all(out[:, :, 0] == 0)
     errs = pair_check(fwd, nf.sdpa_backward, dict(q=q, k=k, v=v), ["q", "k", "v"], pick_out=0)
     assert_close(errs)
-    # the weights themselves: a second output, checked through a tiny composed function
+    # a fully masked batch entry passes exactly zero gradient to q, k and v
     if case == "causal_fully_masked":
         dq, dk_, dv_ = nf.sdpa_backward(rng.standard_normal(out.shape), cache)
         assert np.all(dq[1] == 0) and np.all(dk_[1] == 0) and np.all(dv_[1] == 0)
@@ -843,3 +843,36 @@ def test_npformer_gradcheck_on_a_model_with_dropout():
     assert report.passed, str(report)
     assert_close(model_check(model, lambda m, ids: m(ids), {"ids": ids},
                              input_keys={"tgt": ("decoder_input", "ids")}))
+
+
+def test_npformer_check_pair_agrees():
+    """The functional-pair checker too: passes layernorm's pair, fails one that forgets the
+    variance term (and so does this file's check)."""
+    rng = np.random.default_rng(31)
+    x, gamma, beta = rand(rng, 2, 3, 5) * 2, rand(rng, 5), rand(rng, 5)
+
+    def forgetful_backward(dout, cache):
+        dx, dgamma, dbeta = nf.layernorm_backward(dout, cache)
+        xhat, rstd, gam = cache
+        return dx + rstd * xhat * (dout * gam * xhat).mean(-1, keepdims=True), dgamma, dbeta
+
+    def fwd(x, gamma, beta):
+        return nf.layernorm_forward(x, gamma, beta, 1e-5)
+
+    arrays = dict(x=x, gamma=gamma, beta=beta)
+    good = nf.check_pair(fwd, nf.layernorm_backward, (x, gamma, beta))
+    assert good.passed, str(good)
+    assert_close(pair_check(fwd, nf.layernorm_backward, arrays, ["x", "gamma", "beta"]))
+    bad = nf.check_pair(fwd, forgetful_backward, (x, gamma, beta))
+    assert not bad.passed and "input:x" in bad.failures()
+    mine = pair_check(fwd, forgetful_backward, arrays, ["x", "gamma", "beta"])
+    assert mine["x"] > TOL and mine["gamma"] <= TOL and mine["beta"] <= TOL
+
+
+def test_make_positional_follows_the_config():
+    c = cfg(positional="learned")
+    assert isinstance(nf.make_positional(c, rng=np.random.default_rng(0)),
+                      nf.LearnedPositionalEncoding)
+    pe = nf.make_positional(cfg())
+    assert isinstance(pe, nf.SinusoidalPositionalEncoding) and pe.pe.shape == (7, 8)
+    assert_close(module_check(pe, call1, {"x": rand(np.random.default_rng(32), 2, 7, 8)}))
