@@ -87,12 +87,19 @@ def _groups(res: CheckResult) -> list[str]:
 
 def _public_text(res: CheckResult, group: str, status: str) -> str:
     if status == "passed":
-        keys = [k for k in res.checked if _group_of(k) == group]
+        keys = [k for k in dict.fromkeys(list(res.quantities) + list(res.checked))
+                if _group_of(k) == group]
         return (f"{res.component}: {group} matched the reference on all {res.examples_run} "
                 f"examples ({len(keys)} quantit{'y' if len(keys) == 1 else 'ies'}).")
     if status == "not reached":
         return (f"{res.component}: {group} not checked: the search stopped at an earlier "
                 f"difference ({res.quantity_label or res.verdict}).")
+    if res.quantity and _group_of(res.quantity) != group:
+        bad = [k for k, v in res.detail.get("after_first_difference", {}).items()
+               if v == "differs" and _group_of(k) == group]
+        return (f"{res.component}: {group} also differ on the counterexample of the first "
+                f"difference ({res.quantity_label}): {', '.join(bad)}. Fix that first; see the "
+                f"'{_group_of(res.quantity)}' test for the full report.")
     return render_text(res)
 
 
@@ -107,18 +114,29 @@ def _hidden_text(res: CheckResult, group: str, status: str) -> str:
 
 
 def _statuses(res: CheckResult) -> dict[str, str]:
+    """passed / failed / not reached per group. Groups after the one holding the first difference
+    pass when each of their quantities matched on every example run, the counterexample included
+    (where they were measured after the first difference, for the report only)."""
     groups = _groups(res)
     if res.exit_code >= 2:
         return {g: "failed" for g in groups}
     if res.exit_code == 0:
         return {g: "passed" for g in groups}
     failing = _group_of(res.quantity) if res.quantity else "output"
+    after = res.detail.get("after_first_difference", {}) if isinstance(res.detail, dict) else {}
+    keys = list(dict.fromkeys(list(res.quantities) + list(res.checked)))
     out, reached = {}, True
     for g in groups:
         if g == failing:
             out[g], reached = "failed", False
+        elif reached:
+            out[g] = "passed"
         else:
-            out[g] = "passed" if reached else "not reached"
+            mine = [k for k in keys if _group_of(k) == g]
+            ok = mine and all(after.get(k) == "match" or (k in res.checked and k not in after)
+                              for k in mine)
+            out[g] = "passed" if ok else ("failed" if any(after.get(k) == "differs" for k in mine)
+                                          else "not reached")
     return out
 
 
@@ -223,8 +241,14 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
         L.append(f"    {d['problem']}")
     if d.get("note"):
         L.append(f"    note: {d['note']}")
-    if res.checked:
-        L.append("  matched on all earlier examples: " + ", ".join(res.checked))
+    after = d.get("after_first_difference") or {}
+    if after:
+        same = [k for k, v in after.items() if v == "match"]
+        diff = [k for k, v in after.items() if v == "differs"]
+        if diff:
+            L.append("  on this counterexample these differ too: " + ", ".join(diff))
+        if same:
+            L.append("  on this counterexample these still match: " + ", ".join(same))
     if res.traceback:
         L.append("  candidate traceback (last lines):")
         L.extend("    " + line for line in res.traceback.rstrip().splitlines()[-8:])

@@ -91,6 +91,7 @@ class Outcome:
     printed: str = ""
     case: Case | None = None
     available: list = field(default_factory=list)   # quantities the candidate provided
+    after: dict = field(default_factory=dict)       # quantities after the first difference
 
     @property
     def ok(self) -> bool:
@@ -319,6 +320,10 @@ class Checker:
                                        f"{opts.dtype} (the output must keep the input dtype)",
                                case=case, mapping=mapping, checked=out.checked)
             rep = measure(label, got, ref, dtype=opts.dtype, quantity=q.kind)
+            if out.quantity is not None:
+                # after the first difference: measured for the report, never the verdict
+                out.after[q.key] = "match" if rep.passed else "differs"
+                continue
             if rep.passed:
                 out.checked.append(q.key)
                 continue
@@ -333,7 +338,8 @@ class Checker:
             row_note = self._empty_row_note(case, out.detail)
             if row_note:
                 out.notes.append(row_note)
-            return out
+        if out.after:
+            out.detail["after_first_difference"] = dict(out.after)
         return out
 
     @staticmethod
