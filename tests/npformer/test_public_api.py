@@ -14,7 +14,7 @@ Finite differences: the fourth-order central stencil
 
 Its truncation error is O(h^4) (~1e-16 here) and its rounding error ~ 1e-16 |f| / h (~1e-11), so the
 estimate sits orders of magnitude below the bound it is judged against (observed errors: 1e-13 to
-1e-9). A different stencil and step from npformer.gradcheck's (second order, h = 1e-5) on purpose.
+4e-9, the largest on key-projection biases, whose true gradient is zero, judged against the floor). A different stencil and step from npformer.gradcheck's (second order, h = 1e-5) on purpose.
 h is small enough that no step of 2h crosses a ReLU kink at the seeds used here (with h = 1e-3 some
 ReLU models do cross one and disagree by 1e-2: a kink, not a bug). Entries are restored bit for bit.
 
