@@ -163,8 +163,7 @@ class Progress:
             print(f"{self.desc} step {step}/{self.total} {body}", file=self.file, flush=True)
 
     def write(self, msg: str) -> None:
-        if not self.enabled:
-            return
+        """A message above the bar (printed even when the bar is disabled)."""
         if self.bar is not None:
             self.bar.write(msg, file=self.file)
         else:
