@@ -94,6 +94,13 @@ def _list() -> str:
     return "\n".join(lines)
 
 
+def _loadavg() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - not available on this platform
+        return None
+
+
 def _cuda_available() -> bool:
     try:
         import torch
@@ -148,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
 
     machine = describe_machine()
+    machine["load_average_start"] = _loadavg()
     log(f"threads fixed at {threads}; measuring matmul peak ...")
     has_torch = machine.get("torch") is not None
     peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda,
@@ -179,6 +187,13 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     doc["seconds"] = time.perf_counter() - t_start
+    machine["load_average_end"] = _loadavg()
+    busy = max(machine["load_average_start"] or 0, machine["load_average_end"] or 0)
+    if busy > 1.5 * available_cores():
+        doc["notes"].append(f"WARNING: 1-minute load average reached {busy:.1f} on "
+                            f"{available_cores()} cores during this run: other processes competed "
+                            f"for the CPU, so absolute timings (and multi-threaded ones most) are "
+                            f"unreliable; rerun on an idle machine")
     os.makedirs(args.out, exist_ok=True)
     json_path = os.path.join(args.out, "results.json")
     plots: list[str] = []
@@ -198,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     print(format_legend())
     print()
     print(format_goals(doc["goals"]))
+    for note in doc["notes"]:
+        if note.startswith("WARNING"):
+            print("\n" + note)
     print(f"\nwrote {json_path}" + (f" and {', '.join(plots)}" if plots else "")
           + f" in {doc['seconds']:.0f}s")
     return 0

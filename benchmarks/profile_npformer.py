@@ -109,7 +109,7 @@ class TorchStep:
         loss = self.F.cross_entropy(logits.reshape(-1, self.V), self.tgt_out.reshape(-1))
         loss.backward()
         self.opt.step()
-        return float(loss)
+        return loss.item()
 
 
 def matmul_peak_once(n: int, a, b, c) -> float:
@@ -118,10 +118,11 @@ def matmul_peak_once(n: int, a, b, c) -> float:
     return 2.0 * n ** 3 / (time.perf_counter() - t0) / 1e9          # GFLOP/s
 
 
-def timed(fn) -> float:
-    t0 = time.perf_counter()
+def timed(fn) -> tuple[float, float]:
+    """(wall seconds, process CPU seconds over all threads) of one call."""
+    t0, c0 = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def per_module_times(model, step, steps: int):
@@ -169,6 +170,9 @@ def main(argv=None) -> int:
     p.add_argument("--per-module", type=int, default=0, metavar="STEPS",
                    help="inclusive time per module class (forward/backward) over this many steps")
     p.add_argument("--top", type=int, default=30, help="rows of the cProfile table (30)")
+    p.add_argument("--cpu-clock", action="store_true",
+                   help="cProfile with process CPU time instead of wall time (steadier on a busy "
+                        "machine with --threads 1; with more threads it also counts BLAS spinning)")
     args = p.parse_args(argv)
 
     from npformer.config import TransformerConfig
@@ -210,24 +214,29 @@ def main(argv=None) -> int:
     rows = defaultdict(list)
     for r in range(args.rounds):
         rows["peak"].append(max(matmul_peak_once(n, a, b, c) for _ in range(2)))
-        rows["np"].append(timed(np_step))
+        wall, cpu = timed(np_step)
+        rows["np"].append(wall)
+        rows["np_cpu"].append(cpu)
         if tf_step is not None:
-            rows["tf"].append(timed(tf_step))
+            wall, cpu = timed(tf_step)
+            rows["tf"].append(wall)
+            rows["tf_cpu"].append(cpu)
             rows["ratio"].append(rows["np"][-1] / rows["tf"][-1])
-        print(f"  round {r}: np {rows['np'][-1] * 1e3:7.1f} ms"
-              + ("" if tf_step is None else f"  tf {rows['tf'][-1] * 1e3:7.1f} ms"
-                 f"  ratio {rows['ratio'][-1]:.2f}")
+        print(f"  round {r}: np {rows['np'][-1] * 1e3:7.1f} ms (cpu {rows['np_cpu'][-1] * 1e3:7.1f})"
+              + ("" if tf_step is None else f"  tf {rows['tf'][-1] * 1e3:7.1f} ms "
+                 f"(cpu {rows['tf_cpu'][-1] * 1e3:7.1f})  ratio {rows['ratio'][-1]:.2f}")
               + f"  peak {rows['peak'][-1]:6.1f} GFLOP/s", flush=True)
 
     med = {k: statistics.median(v) for k, v in rows.items()}
     peak = med["peak"]
     print(f"\nmedians over {args.rounds} rounds (float32 matmul peak {peak:.1f} GFLOP/s, "
           f"numpy {n}^3):")
-    print(f"  {'backend':<12} {'step ms':>9} {'GFLOP/s':>9} {'of peak':>8}")
+    print(f"  {'backend':<12} {'step ms':>9} {'cpu ms':>9} {'GFLOP/s':>9} {'of peak':>8}")
     for key, name in (("np", "npformer"), ("tf", "torchformer")):
         if key in med:
             g = flops / med[key] / 1e9
-            print(f"  {name:<12} {med[key] * 1e3:9.1f} {g:9.1f} {g / peak:8.1%}")
+            print(f"  {name:<12} {med[key] * 1e3:9.1f} {med[key + '_cpu'] * 1e3:9.1f} {g:9.1f} "
+                  f"{g / peak:8.1%}")
     if "ratio" in med:
         print(f"  npformer / torchformer: {med['np'] / med['tf']:.2f} (ratio of medians), "
               f"{med['ratio']:.2f} (median of per-round ratios)")
@@ -241,7 +250,7 @@ def main(argv=None) -> int:
                   f"({counts[(cls, meth)] // args.per_module} calls)")
 
     if args.cprofile:
-        prof = cProfile.Profile()
+        prof = cProfile.Profile(time.process_time) if args.cpu_clock else cProfile.Profile()
         prof.enable()
         for _ in range(args.cprofile):
             np_step()

@@ -23,6 +23,9 @@ def format_machine(doc: dict[str, Any]) -> str:
     if m.get("gpu"):
         lines.append(f"gpu: {m['gpu']} ({m.get('gpu_memory_gib')} GiB, sm {m.get('gpu_capability')},"
                      f" CUDA {m.get('cuda')})")
+    if m.get("load_average_start") is not None:
+        lines.append(f"load average (1 min) at start {m['load_average_start']}, end "
+                     f"{m.get('load_average_end')}")
     blas = ", ".join(f"{b['library']}={b.get('threads')}" for b in t.get("openblas", [])) or "n/a"
     lines.append(f"threads: requested {t['requested']} | torch intra-op {t.get('torch_intra_op')} "
                  f"inter-op {t.get('torch_inter_op')} | OpenBLAS {blas} | "
