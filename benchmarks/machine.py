@@ -109,9 +109,11 @@ def blas_info() -> list[dict[str, Any]]:
 
 
 def apply_threads(n: int) -> dict[str, Any]:
-    """Fix the thread counts at run time (torch intra-op threads, OpenBLAS) and return what they report."""
-    for var in THREAD_ENV_VARS:
-        os.environ.setdefault(var, str(n))
+    """Fix the thread counts at run time (torch intra-op threads, OpenBLAS) and return what they report.
+
+    The environment is left alone here (`pin_threads_from_argv` sets it for `python -m benchmarks`),
+    so an in-process call (tests) does not leak thread settings into later subprocesses.
+    """
     for path, lib, tag in _openblas_handles():
         try:
             _call(lib, tag, "set_num_threads", ctypes.c_int(n))
