@@ -524,7 +524,7 @@ def _attention_plots(model, task, examples, out_dir, kinds=None, layers=None, he
     out = greedy_decode(model, batch.src)
     toks = out.tokens[0][: max(int(out.lengths[0]), 1)]
     toks = toks[:-1] if toks.size and toks[-1] == EOS else toks
-    tgt = np.concatenate([[BOS], toks])[None, :].astype(np.int64)           # (1, T)
+    tgt = np.concatenate([[BOS], toks])[None, : model.config.max_len].astype(np.int64)  # (1, T)
     return plots.save_attention_maps(model, batch.src, tgt, task.vocab, out_dir, kinds=kinds,
                                      layers=layers, heads=heads)
 
@@ -574,7 +574,7 @@ def _check_model_fits_task(model, task, path) -> None:
 # generate
 # ---------------------------------------------------------------------------------------------------
 def cmd_generate(args) -> int:
-    from npformer.data import EOS, PAD, Vocab, collate, examples_from_text
+    from npformer.data import BOS, EOS, PAD, Vocab, collate, examples_from_text
     _check_backend(args)
     model, ckpt = _load(args)
     meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
@@ -589,11 +589,13 @@ def cmd_generate(args) -> int:
     gen = __import__("torchformer.generate" if args.backend == "torch" else "npformer.generate",
                      fromlist=["greedy_decode"])
     if kind == "EncoderClassifier":
-        ids = [vocab.encode(t) for t in args.inputs]
-        width = max(len(r) for r in ids) + 2
-        src = np.zeros((len(ids), width), dtype=np.int64)
-        for i, r in enumerate(ids):
-            src[i, : len(r) + 2] = [1] + r + [EOS]
+        if task is not None:
+            src = collate(examples_from_text(task, args.inputs)).src          # BOS + symbols + EOS
+        else:
+            ids = [vocab.encode(t) for t in args.inputs]
+            src = np.zeros((len(ids), max(len(r) for r in ids) + 2), dtype=np.int64)
+            for i, r in enumerate(ids):
+                src[i, : len(r) + 2] = [BOS] + r + [EOS]
         logits = model(_as_backend(src, model, args))
         pred = np.asarray(_numpy(logits)).argmax(axis=-1)
         for t, p in zip(args.inputs, pred):
