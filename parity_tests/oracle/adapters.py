@@ -928,8 +928,6 @@ class Adapter:
                     break
             else:
                 weights = rest[0]
-        if torch_loaded() is not None and self.framework == "numpy" and not isinstance(out, np.ndarray):
-            pass
         return out, weights
 
     def _torch_backward(self, out, case, leaves, param_leaves, inst, produced) -> None:
@@ -1044,13 +1042,11 @@ class Adapter:
         if inst.obj is not None and inst.call is None:      # a factory already returned the table
             table = inst.obj
         else:
-            consts = {"max_len": T, "d_model": D}
             b = naming.bind(inst.call, [("max_len", naming.HYPER_ALIASES["max_len"], False),
                                         ("d_model", naming.HYPER_ALIASES["d_model"], False)],
                             what=f"{self._name()}(...)")
             vals = {"max_len": T, "d_model": D}
             table = b.call(inst.call, vals)
-            del consts
         t = self.ops.to_np(table)
         t = t.reshape(t.shape[-2:]) if t.ndim == 3 and t.shape[0] == 1 else t
         if t.ndim != 2 or t.shape[0] < T or t.shape[1] != D:

@@ -22,12 +22,11 @@ from typing import Any
 import numpy as np
 
 from parity_tests.harness.compare import measure
-from parity_tests.harness.tolerances import tolerance
 
 from . import __version__
 from .adapters import Adapter, CandidateProblem, Options
 from .calls import Finished, Raised, TimedOut, run_limited
-from .components import REF, Case, Component, get, neutral_value
+from .components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from .loader import Loaded, LoadError, from_object, load
 from .naming import InterfaceError
 
@@ -479,7 +478,6 @@ class Checker:
         spec = self.candidate if isinstance(self.candidate, str) else (
             self.loaded.spec if self.loaded else repr(self.candidate))
         q = out.quantity
-        from .components import quantity_kind, quantity_label, Quantity
         res = CheckResult(
             verdict=out.verdict, exit_code=code, component=self.comp.name, candidate=spec,
             kind=self.adapter.kind if self.adapter else "",
@@ -583,7 +581,7 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
         opts = Options(**{**asdict(opts), **option_fields})
     try:
         return Checker(component, candidate, opts, backward).run(replay)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise
     except Exception as exc:  # noqa: BLE001 - the oracle must answer, whatever happened
