@@ -549,17 +549,20 @@ class Adapter:
         """Bind the forward; for mha fall back to self-attention forward(x, mask) when key/value have
         no place."""
         functional = self.mode in ("function", "pair")
+        # a function of a component with weights takes them as further arguments (kept by name);
+        # otherwise unknown required arguments take the inputs by position
+        weights = functional and self.comp.tree is not None
         consts = dict(hyper or self._dummy_hyper()) if functional else None
         what = f"{self._name()} forward"
         try:
             return naming.bind(fn, self._sources(self.caps.get("self_attention", False)),
-                               constants=consts, flags=naming.CALL_FLAGS, keep_params=functional,
-                               fallback_positional=not functional, what=what)
+                               constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
+                               fallback_positional=not weights, what=what)
         except InterfaceError:
             if self.comp.name != "mha" or self.caps.get("self_attention"):
                 raise
         b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
-                        keep_params=functional, fallback_positional=not functional, what=what)
+                        keep_params=weights, fallback_positional=not weights, what=what)
         self.caps["self_attention"] = True
         return b
 
