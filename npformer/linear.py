@@ -29,20 +29,25 @@ class LinearCache(NamedTuple):
 
 
 def linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
-    """y = x @ W.T + b over any number of leading dims. Returns (y (..., O), cache)."""
-    y = x @ W.T                                   # (..., I) @ (I, O) -> (..., O)
+    """y = x @ W.T + b over any number of leading dims. Returns (y (..., O), cache).
+
+    The leading dims are flattened into rows first: one (N, I) @ (I, O) GEMM is much faster than
+    NumPy's stacked matmul, which calls BLAS once per leading index (B small GEMMs of T rows).
+    """
+    O, I = W.shape
+    y = x.reshape(-1, I) @ W.T                    # (N, I) @ (I, O) -> (N, O); W.T is a view, no copy
     if b is not None:
-        y += b                                    # (..., O) + (O,)
-    return y, LinearCache(x, W, b is not None)
+        y += b                                    # (N, O) + (O,)
+    return y.reshape(*x.shape[:-1], O), LinearCache(x, W, b is not None)   # (..., O)
 
 
 def linear_backward(dout: np.ndarray, cache: LinearCache):
     """Returns (dx (..., I), dW (O, I), db (O,) or None)."""
     x, W, has_bias = cache
     O, I = W.shape
-    dx = dout @ W                                 # (..., O) @ (O, I) -> (..., I)
     g2 = dout.reshape(-1, O)                      # (N, O) every leading position is a row
     x2 = x.reshape(-1, I)                         # (N, I)
+    dx = (g2 @ W).reshape(x.shape)                # (N, O) @ (O, I) -> (N, I) -> (..., I)
     dW = g2.T @ x2                                # (O, N) @ (N, I) -> (O, I)
     db = g2.sum(axis=0) if has_bias else None     # (O,)
     return dx, dW, db
