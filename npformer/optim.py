@@ -356,13 +356,22 @@ class Adam(Optimizer):
                 theta *= 1 - lr * wd                            # AdamW: theta <- (1 - gamma lambda) theta
             else:
                 g = g + wd * theta                              # Adam: L2 term joins the gradient
+        # Every line below runs in place (out= or an augmented assignment) on two scratch arrays, in
+        # the same operation order as torch, so the results are those of the plain expressions in
+        # the comments without allocating a temporary per operation (a step touches every weight).
+        tmp = np.empty_like(theta)                              # scratch
         w = 1 - beta1                                           # m <- lerp(m, g, 1 - beta1), torch's form
+        np.subtract(g, m, out=tmp)                              # g - m
         if abs(w) < 0.5:
-            m += w * (g - m)
+            tmp *= w
+            m += tmp                                            # m = m + w (g - m)
         else:
-            m[...] = g - (g - m) * (1 - w)
+            tmp *= 1 - w
+            np.subtract(g, tmp, out=m)                          # m = g - (g - m) (1 - w)
         v *= beta2                                              # v <- beta2 v + (1 - beta2) g^2
-        v += (1 - beta2) * g * g
+        np.multiply(g, 1 - beta2, out=tmp)
+        tmp *= g
+        v += tmp                                                # v = beta2 v + ((1 - beta2) g) g
         bias_correction1 = 1 - beta1 ** t
         bias_correction2 = 1 - beta2 ** t
         step_size = lr / bias_correction1
@@ -370,8 +379,12 @@ class Adam(Optimizer):
             vmax = state["max_exp_avg_sq"]
             np.maximum(vmax, v, out=vmax)                       # vmax <- max(vmax, v)
             v = vmax
-        denom = np.sqrt(v) / bias_correction2 ** 0.5 + eps     # sqrt(v / (1 - beta2^t)) + eps
-        theta += -step_size * m / denom                         # theta <- theta - step_size m / denom
+        denom = np.sqrt(v)                                      # sqrt(v / (1 - beta2^t)) + eps
+        denom /= bias_correction2 ** 0.5
+        denom += eps
+        np.multiply(m, -step_size, out=tmp)
+        tmp /= denom
+        theta += tmp                                            # theta <- theta - step_size m / denom
 
 
 class AdamW(Adam):
