@@ -219,9 +219,16 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
                   suppress_ids=None) -> GenerateOutput:
     """Pick the most probable token at every step, for the whole batch at once.
 
-    model   npformer Transformer (inputs = src (B, S) ids) or CausalLM (inputs = prompts (B, P))
+    model           npformer Transformer (inputs = src (B, S) ids, PAD-padded) or CausalLM
+                    (inputs = prompts (B, P), right-padded with pad_id)
     max_new_tokens  generated tokens at most (default: as many as max_len allows)
-    eos_id  stops a row (None: never stop early); bos_id: the decoder's first token (Transformer)
+    use_cache       True: feed only the new token with the per-layer KV caches; False: the whole
+                    prefix every step (same tokens, same logits to rounding)
+    eos_id          ends a row (None: every row runs to max_new_tokens)
+    bos_id          the decoder's first token (Transformer)
+    prompt_lengths  (B,) CausalLM prompt lengths (default: the non-pad_id tokens of each row)
+    suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer); their logits
+                    still count in the log-softmax of the scores
     """
     was_training = model.training
     model.eval()
@@ -254,7 +261,7 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
             if eos_id is not None:
                 finished |= live & (choice == eos_id)
             finished |= gen & (g == N - 1)                                      # budget used up
-            fed = np.where(g < 0, seq[:, p], choice)     # prompt forces
+            fed = np.where(g < 0, seq[:, p], choice)                            # prompt forces
             fed = np.where(finished & (g >= 0), EOS if eos_id is None else eos_id, fed)
             seq[:, p] = fed
             if finished.all():
@@ -273,7 +280,8 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
                 early_stopping: bool = True) -> BeamOutput:
     """Beam search with GNMT length penalty; see the module docstring for the exact rules.
 
-    beam_size K >= 1; length_penalty_alpha >= 0 (0: rank by summed log-probability).
+    beam_size K >= 1; length_penalty_alpha >= 0 (0: rank by summed log-probability); the other
+    arguments as in greedy_decode.
     early_stopping  stop an item as soon as no alive beam can beat its K stored hypotheses (the bound
                     is exact, so this never changes the result); False runs every item to the budget.
     """
