@@ -10,7 +10,10 @@ numpy/hypothesis-only pieces are imported here; the torch-side pieces live in `t
   profiles    Hypothesis profiles dev / ci / thorough (NPFORMER_HYPOTHESIS_PROFILE)
   recording   record every sub-module output by dotted name (npformer wrapper / torch hooks)
   weights     copy_weights npformer -> torch by name, gradients by name
-  parity      run_numpy / run_torch / compare_runs / check_parity: the whole comparison
+  parity      run_numpy / run_torch / compare_runs / check_parity / check_pair: the whole comparison
+  twins       twins("attention.MultiHeadAttention", ...): an npformer module and its torch twin
+  conditioning  condition numbers (LayerNorm) for a tolerance scaled with tolerances.scaled
+  torch_utils deterministic_torch (TF32 off), parity_device (NPFORMER_PARITY_DEVICE), conversions
 """
 from .case import case, clear_case, current_case, note_case
 from .compare import ParityError, Report, as_array, compare, compare_all, measure
