@@ -101,7 +101,9 @@ def test_all_backends_compute_the_same_model(run):
     for r in doc["results"]:
         chk = r["check"]
         assert "error" not in chk, chk
-        tol = 1e-12 if r["backend"] == "np-f64" else 1e-4       # float32 rounding vs float64
+        # float32 rounding through a 1+1-layer model is ~1e-6 of the logits' scale (observed 3e-7 to
+        # 9e-7); a wrong weight mapping or mask gives errors of order 1
+        tol = 1e-12 if r["backend"] == "np-f64" else 1e-5
         assert chk["rel"] <= tol, (r["backend"], chk)
 
 
