@@ -22,11 +22,14 @@ import time
 
 import numpy as np
 
-# The main job's embedded defaults: a small encoder-decoder that learns to reverse sequences of 1..8
-# symbols over a 10-letter alphabet in a couple of minutes of pure NumPy on 2 cores.
-DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=8, num_pairs=200,
+# The main job's embedded defaults: a small encoder-decoder (d_model 64, 2+2 layers, 170k parameters)
+# that learns to reverse sequences of 1..10 symbols over a 10-letter alphabet in pure NumPy: about
+# 100 s of one core (2000 steps x 64 sequences). Chosen from a sweep: with these settings seeds 0, 1
+# and 2 are all >= 96% exact-sequence accuracy on held-out sequences from step 1000 on and >= 99%
+# from step 1500 on; a peak lr of 3e-3 with d_model 32 learned as fast but spiked late for seed 1.
+DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs=200,
                 d_model=64, heads=4, d_ff=128, layers=2, dropout=0.0, activation="relu",
-                steps=1500, batch_size=64, lr=2e-3, warmup=100, label_smoothing=0.0, clip_norm=1.0,
+                steps=2000, batch_size=64, lr=1e-3, warmup=200, label_smoothing=0.0, clip_norm=1.0,
                 seed=0, eval_size=500, examples=5, threads=1)
 
 
@@ -163,8 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(betas 0.9/0.98, eps 1e-9), the warm-up schedule and gradient "
                                    "clipping; then evaluate on held-out sequences (never seen in "
                                    "training) and print decoded examples.",
-                       epilog="Defaults are the main job: npformer train  (reverse, 1..8 symbols, "
-                              "d_model 64, 2+2 layers, 1500 steps).")
+                       epilog="Defaults are the main job: `npformer train` (reverse, 1..10 symbols, "
+                              "d_model 64, 2+2 layers, 2000 steps, ~100 s of one core).")
     _add_task_args(p)
     g = p.add_argument_group("model")
     g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
