@@ -35,12 +35,15 @@ class LayerNormCache(NamedTuple):
 
 def layernorm_forward(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5):
     """y = gamma * (x - mean) / sqrt(var + eps) + beta over the last dim. Returns (y (..., D), cache)."""
+    # (in-place steps reuse the (..., D) arrays: same arithmetic as the formulas, fewer temporaries)
     mu = x.mean(axis=-1, keepdims=True)                     # (..., 1)
     xc = x - mu                                             # (..., D)
-    var = (xc * xc).mean(axis=-1, keepdims=True)            # (..., 1) biased variance
+    var = np.square(xc).mean(axis=-1, keepdims=True)        # (..., 1) biased variance
     rstd = 1.0 / np.sqrt(var + eps)                         # (..., 1)
-    xhat = xc * rstd                                        # (..., D)
-    y = xhat * gamma + beta                                 # (..., D)
+    xhat = xc
+    xhat *= rstd                                            # (..., D) xhat = (x - mu) * rstd
+    y = xhat * gamma
+    y += beta                                               # (..., D) y = xhat * gamma + beta
     return y, LayerNormCache(xhat, rstd, gamma)
 
 
@@ -50,12 +53,17 @@ def layernorm_backward(dout: np.ndarray, cache: LayerNormCache):
     D = xhat.shape[-1]
     G2 = dout.reshape(-1, D)                                # (N, D) every leading position a row
     dbeta = G2.sum(axis=0)                                  # (D,)
-    dgamma = (G2 * xhat.reshape(-1, D)).sum(axis=0)         # (D,)
+    tmp = G2 * xhat.reshape(-1, D)                          # (N, D) scratch, reused below
+    dgamma = tmp.sum(axis=0)                                # (D,)
+    tmp = tmp.reshape(xhat.shape)                           # (..., D)
     g = dout * gamma                                        # (..., D) dL/dxhat
     g_mean = g.mean(axis=-1, keepdims=True)                 # (..., 1)
-    gx_mean = (g * xhat).mean(axis=-1, keepdims=True)       # (..., 1)
-    dx = rstd * (g - g_mean - xhat * gx_mean)               # (..., D)
-    return dx, dgamma, dbeta
+    gx_mean = np.multiply(g, xhat, out=tmp).mean(axis=-1, keepdims=True)  # (..., 1) mean(g * xhat)
+    # dx = rstd * (g - g_mean - xhat * gx_mean), evaluated in place in g
+    g -= g_mean
+    g -= np.multiply(xhat, gx_mean, out=tmp)
+    g *= rstd
+    return g, dgamma, dbeta                                 # (..., D) dx, (D,), (D,)
 
 
 # --------------------------------------------------------------------------------------------------
