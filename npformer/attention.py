@@ -62,15 +62,18 @@ def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | N
     key left gets all zeros instead of 0/0 = NaN.
     """
     scale = 1.0 / math.sqrt(q.shape[-1])           # a Python float: float32 stays float32
-    scores = (q @ k.swapaxes(-1, -2)) * scale      # (B, H, Tq, Tk)  S = Q K^T / sqrt(dk)
+    # One (B, H, Tq, Tk) array is allocated (by the matmul) and every later step updates it in
+    # place: scores, then exp(scores - max), then the probabilities.
+    scores = q @ k.swapaxes(-1, -2)                # (B, H, Tq, Tk)  Q K^T
+    scores *= scale                                # (B, H, Tq, Tk)  S = Q K^T / sqrt(dk)
     if keep is not None:
-        scores = np.where(keep, scores, -np.inf)   # (B, H, Tq, Tk)  masked keys -> -inf
+        np.copyto(scores, -np.inf, where=~keep)    # (B, H, Tq, Tk)  masked keys -> -inf
     # softmax along keys, shifted by the row max of the kept scores (0 on an all -inf row)
     row_max = scores.max(axis=-1, keepdims=True)                      # (B, H, Tq, 1)
     row_max = np.where(np.isfinite(row_max), row_max, 0)              # (B, H, Tq, 1) empty row -> 0
-    e = np.exp(scores - row_max)                                      # (B, H, Tq, Tk) exp(-inf) = 0
+    e = np.exp(np.subtract(scores, row_max, out=scores), out=scores)  # (B, H, Tq, Tk) exp(-inf) = 0
     denom = e.sum(axis=-1, keepdims=True)                             # (B, H, Tq, 1) 0 on empty rows
-    weights = e / np.where(denom > 0, denom, 1)                       # (B, H, Tq, Tk) P; empty row 0
+    weights = np.divide(e, np.where(denom > 0, denom, 1), out=e)      # (B, H, Tq, Tk) P; empty row 0
     return weights, WeightsCache(q, k, weights, scale)
 
 
@@ -85,10 +88,14 @@ def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
     row has P = 0 everywhere, so its dS, and with it its share of dQ and dK, is exactly 0.
     """
     q, k, weights, scale = cache
-    row_dot = (dweights * weights).sum(axis=-1, keepdims=True)        # (B, H, Tq, 1)   rowsum(dP*P)
-    dscores = weights * (dweights - row_dot)                          # (B, H, Tq, Tk)  dS
-    dq = (dscores @ k) * scale                                        # (B, H, Tq, dk)  dS K / sqrt(dk)
-    dk = (dscores.swapaxes(-1, -2) @ q) * scale                       # (B, H, Tk, dk)  dS^T Q/sqrt(dk)
+    dscores = dweights * weights                                      # (B, H, Tq, Tk)  dP * P, scratch
+    row_dot = dscores.sum(axis=-1, keepdims=True)                     # (B, H, Tq, 1)   rowsum(dP*P)
+    np.subtract(dweights, row_dot, out=dscores)                       # (B, H, Tq, Tk)  dP - rowsum
+    dscores *= weights                                                # (B, H, Tq, Tk)  dS
+    dq = dscores @ k                                                  # (B, H, Tq, dk)  dS K
+    dq *= scale                                                       #                 / sqrt(dk)
+    dk = dscores.swapaxes(-1, -2) @ q                                 # (B, H, Tk, dk)  dS^T Q
+    dk *= scale                                                       #                 / sqrt(dk)
     return dq, dk
 
 
