@@ -157,6 +157,10 @@ class Session:
     def close(self) -> None:
         pass
 
+    def compile_stats(self) -> dict[str, int] | None:
+        """torch.compile's running counts (graph breaks, graphs) or None when nothing is compiled."""
+        return None
+
 
 class NumpySession(Session):
     def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
@@ -345,8 +349,17 @@ class TorchSession(Session):
                                torch.from_numpy(tgt).to(self.dev))
         return out.double().cpu().numpy()
 
+    def compile_stats(self) -> dict[str, int] | None:
+        if not self.backend.compile:
+            return None
+        from torch._dynamo.utils import counters
+        return {"graph_breaks": int(sum(counters["graph_break"].values())),
+                "unique_graphs": int(counters["stats"].get("unique_graphs", 0))}
+
     def close(self) -> None:
         if self.backend.compile:
+            from torch._dynamo.utils import counters
+            counters.clear()
             self.torch._dynamo.reset()
         if self.backend.cuda:
             self.torch.cuda.empty_cache()

@@ -66,6 +66,12 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> s
                 f"{'-' if pf is None else f'{100 * pf:.0f}%':>6} "
                 f"{'-' if ratio is None else f'{ratio:.2f}':>9} {r['tokens_per_s']:>9.0f} "
                 f"{_mib(mem):>8} {chk_s:>8}")
+        firsts = [f"{r['backend']} {r['workload']} {r['timing']['first_call']:.1f}s"
+                  + (f" ({r['compile']['unique_graphs']} graphs, {r['compile']['graph_breaks']} graph "
+                     f"breaks)" if r.get("compile") else "")
+                  for r in crow if r["status"] == "ok" and "compile" in r["backend"]]
+        if firsts:
+            out.append("first call (torch.compile compiles there, not timed above): " + ", ".join(firsts))
     return "\n".join(out)
 
 

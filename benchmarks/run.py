@@ -84,12 +84,16 @@ def measure_one(session, bc, tcfg, workload: str, opts: Options, peaks: dict) ->
         row.update(status="skipped", reason=str(e))
         return row
     try:
+        before = session.compile_stats()
         kw = dict(warmup=opts.warmup, repeats=opts.repeats, max_time=opts.max_time)
         if b.family == "numpy":
             t = time_numpy(fn, **kw)
         else:
             t = time_torch(fn, threads=opts.threads, cuda=b.cuda, **kw)
         row["timing"] = t.as_dict()
+        if before is not None:                # what torch.compile did for this workload
+            after = session.compile_stats()
+            row["compile"] = {k: after[k] - before[k] for k in after}
         fl = workload_flops(bc, tcfg, workload, session.kv_cache)
         row["flops"] = fl
         row["gflops"] = fl / t.median / 1e9
