@@ -32,10 +32,19 @@ from torchformer.validation import check_float, check_mask, to_torch_dtype
 # functional cores
 # ------------------------------------------------------------------------------------------------
 def _empty_rows(mask: torch.Tensor | None):
-    """(keep_eff, row_any): the mask with fully masked rows opened up, and which rows had a key."""
+    """(keep_eff, row_any): the mask with fully masked rows opened up, and which rows had a key;
+    row_any is None when nothing needs zeroing afterwards.
+
+    On the CPU the question "is any row empty?" costs one tiny reduction over the mask, so when
+    no row is empty (the usual case: padding masks of real batches) the mask is returned as it is
+    and the caller skips the zeroing, a full pass over the output. On an accelerator the answer
+    would need a device sync, dearer than the zeroing it saves, so rows are always handled there.
+    """
     if mask is None:
         return None, None
     row_any = mask.any(dim=-1, keepdim=True)               # (B|1, H|1, Tq|1, 1) row has a key
+    if mask.device.type == "cpu" and bool(row_any.all()):
+        return mask, None                                   # no empty row: nothing to open or zero
     return mask | ~row_any, row_any                         # (B|1, H|1, Tq|1, Tk|1)
 
 
