@@ -4,9 +4,10 @@
 
 Two paths compute the same function:
 
-- explicit (`sdpa_explicit`): matmul, masked safe softmax, optional replayed dropout mask, matmul; it
-  returns the per-head weights (B, H, Tq, Tk). MultiHeadAttention takes it when `need_weights` is True
-  or when a dropout mask was queued on its `attn_dropout` (replay).
+- explicit (`sdpa_explicit`): matmul, masked safe softmax, optional dropout mask, matmul; it
+  returns the per-head weights (B, H, Tq, Tk). MultiHeadAttention takes it when `need_weights` is True,
+  when a dropout mask was queued on its `attn_dropout` (replay), or when that dropout is active and
+  records its masks (`set_record_masks`).
 - fast (`sdpa_fast`): `F.scaled_dot_product_attention` with a boolean attn_mask (True = attend) and,
   in training, its own `dropout_p` (not recorded, not replayable).
 
@@ -229,12 +230,12 @@ class MultiHeadAttention(nn.Module):
 
         # ---- attention core ------------------------------------------------------------------
         drop = self.attn_dropout
-        if self.need_weights or drop.replay_pending:
+        if self.need_weights or drop.replay_pending or (drop.active and drop.records):
             dmask = drop.draw_mask((B, H, Tq, Tk), query.device)       # None when inactive
             heads, weights = sdpa_explicit(q, k, v, keep, dmask, drop.p)
             self.attn_weights = weights                                # (B, H, Tq, Tk)
         else:
-            drop.last_mask = None
+            drop.mark_fused()                                          # SDPA drops, unrecorded
             heads = sdpa_fast(q, k, v, keep, drop.p if drop.active else 0.0)
             self.attn_weights = None
         return self.out_proj(merge_heads(heads))                       # (B, Tq, D)

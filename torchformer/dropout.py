@@ -3,14 +3,24 @@
 Training:  y = x * m / (1 - p),  m ~ Bernoulli(1 - p) (True keeps the entry);  eval or p == 0: y = x.
 Autograd gives dL/dx = dL/dy * m / (1 - p).
 
-By default the keep-mask is drawn explicitly, `torch.rand(x.shape) >= p` from torch's RNG (or the
-module's `rng`, a torch.Generator), and kept in `last_mask`, exactly like npformer: masks can be
-collected from either twin and replayed into the other. `replay(mask)` (bool numpy array or tensor)
-queues a mask for the next forward. With `record_masks = False` (see `set_record_masks`) an unreplayed
-forward calls the fused `F.dropout` instead (faster; `last_mask` is then None).
+Two ways to drop, the same function:
 
-Attention-probability dropout lives inside MultiHeadAttention as its child `attn_dropout`; a replayed
-mask there makes the attention take its explicit path (SDPA's own dropout cannot replay masks).
+- fused (the default): `F.dropout`, one kernel that keeps no mask for later (`last_mask` is None);
+- recorded (`record_masks = True`, switched on for a whole model by `set_record_masks(model, True)`):
+  the keep-mask is drawn explicitly, `torch.rand(x.shape) >= p` from torch's RNG, and kept in
+  `last_mask`, like npformer, so `collect_dropout_masks` can hand it to the other twin. A module
+  given its own `rng` (a torch.Generator) always draws this way: F.dropout cannot take a generator.
+
+`replay(mask)` (bool numpy array or tensor) queues a mask for the next forward, whatever the mode;
+`replay_dropout_masks` does it for a whole model, so replaying needs no switch.
+
+Recording is opt-in because it costs: on a loaded 2-thread CPU the explicit draw-compare-multiply
+(and its bool mask cast in backward) took ~1.6x the fused kernel's time (benchmarks/
+profile_torchformer.py), and every mask stays alive until the next forward.
+
+Attention-probability dropout lives inside MultiHeadAttention as its child `attn_dropout`: with
+recording on, or a replayed mask queued, the attention takes its explicit path (SDPA's own dropout
+can neither record nor replay masks).
 """
 from __future__ import annotations
 
@@ -52,8 +62,11 @@ class Dropout(nn.Module):
     """Inverted dropout with drop probability `p`.
 
     `rng`: None (torch's global RNG, seeded by torch.manual_seed) or a torch.Generator, which must
-    live on the input's device. `last_mask`: bool tensor of the last training forward (None in eval,
-    at p == 0, or after a fused forward).
+    live on the input's device (masks are then always drawn explicitly and recorded).
+    `record_masks`: False (fused F.dropout) or True (explicit masks kept in `last_mask`).
+    `last_mask`: bool tensor of the last recorded or replayed training forward (None in eval, at
+    p == 0, or after a fused forward); `last_fused`: True when the last forward dropped without
+    recording (F.dropout here, or SDPA's dropout for an attention's `attn_dropout`).
     """
 
     def __init__(self, p: float = 0.1, rng: torch.Generator | None = None):
@@ -62,8 +75,9 @@ class Dropout(nn.Module):
         if rng is not None and not isinstance(rng, torch.Generator):
             raise TypeError(f"rng: expected a torch.Generator or None, got {type(rng).__name__}")
         self.rng = rng
-        self.record_masks = True
+        self.record_masks = False
         self.last_mask: torch.Tensor | None = None
+        self.last_fused = False
         self._replay = None
 
     @property
@@ -80,6 +94,16 @@ class Dropout(nn.Module):
     def replay_pending(self) -> bool:
         return self._replay is not None
 
+    @property
+    def records(self) -> bool:
+        """True when an unreplayed training forward draws (and keeps) an explicit mask."""
+        return self.record_masks or self.rng is not None
+
+    def mark_fused(self) -> None:
+        """Note that the caller dropped inside a fused kernel: no mask to keep (last_mask None)."""
+        self.last_mask = None
+        self.last_fused = self.active
+
     def draw_mask(self, shape, device) -> torch.Tensor | None:
         """The keep-mask for an input of `shape`: the replayed one if queued, else a fresh draw;
         None when inactive (eval or p == 0). Sets last_mask."""
@@ -90,6 +114,7 @@ class Dropout(nn.Module):
                                    "where it draws no mask; replay masks only into the same mode "
                                    "they were recorded in")
             self.last_mask = None
+            self.last_fused = False
             return None
         if self._replay is not None:
             mask = _check_keep_mask("mask (queued by Dropout.replay)", self._replay, shape)
@@ -100,12 +125,13 @@ class Dropout(nn.Module):
             mask = torch.rand(tuple(shape), generator=self.rng, device=gen_device) >= self.p
             mask = mask.to(device)
         self.last_mask = mask
+        self.last_fused = False
         return mask
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_float("x", x)
-        if self.active and self._replay is None and not self.record_masks:
-            self.last_mask = None
+        if self.active and self._replay is None and not self.records:
+            self.mark_fused()
             return F.dropout(x, self.p, training=True)                     # fused, unrecorded
         mask = self.draw_mask(x.shape, x.device)
         if mask is None:
@@ -116,9 +142,9 @@ class Dropout(nn.Module):
         return f"p={self.p}"
 
 
-def set_record_masks(model: nn.Module, flag: bool) -> nn.Module:
-    """Switch every Dropout in `model` between explicit, recorded masks (True, the default) and the
-    fused F.dropout (False)."""
+def set_record_masks(model: nn.Module, flag: bool = True) -> nn.Module:
+    """Switch every Dropout in `model` between explicit, recorded masks (True; attention dropout
+    then takes the explicit attention path) and the fused kernels (False, the default)."""
     for m in model.modules():
         if isinstance(m, Dropout):
             m.record_masks = bool(flag)
@@ -127,9 +153,19 @@ def set_record_masks(model: nn.Module, flag: bool) -> nn.Module:
 
 def collect_dropout_masks(model: nn.Module) -> dict[str, torch.Tensor]:
     """{dotted module name: bool keep-mask tensor} of every Dropout that drew (or replayed) a mask in
-    the last forward; inactive ones are left out. The root module is named ""."""
-    return {name: m.last_mask for name, m in model.named_modules(remove_duplicate=False)
-            if isinstance(m, Dropout) and m.last_mask is not None}
+    the last forward; inactive ones are left out. The root module is named "".
+
+    Raises RuntimeError when an active Dropout dropped without recording in the last forward (its
+    mask is gone): switch recording on with set_record_masks(model, True) before that forward.
+    """
+    dropouts = [(name, m) for name, m in model.named_modules(remove_duplicate=False)
+                if isinstance(m, Dropout)]
+    fused = [name for name, m in dropouts if m.last_fused]
+    if fused:
+        raise RuntimeError(f"collect_dropout_masks: {fused} dropped with a fused kernel in the last "
+                           f"forward and kept no mask; call set_record_masks(model, True) before "
+                           f"the forward whose masks you want")
+    return {name: m.last_mask for name, m in dropouts if m.last_mask is not None}
 
 
 def replay_dropout_masks(model: nn.Module, masks: dict) -> None:

@@ -1,6 +1,7 @@
-"""torchformer dropout: replayed masks give the deterministic formula x*m/(1-p) (and its gradient),
-drawn masks are recorded, masks cross between the twins by module name, attention-probability
-dropout replays through the explicit path."""
+"""torchformer dropout: replayed masks give the deterministic formula x*m/(1-p) (and its gradient) in
+either mode, drawn masks are recorded when recording is switched on (fused F.dropout otherwise, and
+collecting its masks is an error), masks cross between the twins by module name,
+attention-probability dropout records and replays through the explicit path."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,20 +14,20 @@ from npformer.dropout import Dropout as NpDropout
 from npformer.dropout import collect_dropout_masks as np_collect
 from npformer.dropout import replay_dropout_masks as np_replay
 from tests.torchformer.helpers import assert_close, randn, small_config
-from torchformer.attention import set_need_weights
 from torchformer.bridge import masks_to_numpy, to_torch
 from torchformer.dropout import (Dropout, collect_dropout_masks, replay_dropout_masks,
                                  set_record_masks)
 from torchformer.transformer import Transformer
 
 
+@pytest.mark.parametrize("record", [False, True])
 @pytest.mark.parametrize("as_numpy", [False, True])
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
-def test_replay_is_the_formula_forward_and_backward(p, as_numpy):
+def test_replay_is_the_formula_forward_and_backward(p, as_numpy, record):
     gen = torch.Generator().manual_seed(0)
     x = randn(gen, 3, 4, 5, requires_grad=True)
     mask = torch.rand(3, 4, 5, generator=gen) >= p
-    d = Dropout(p)
+    d = set_record_masks(Dropout(p), record)
     d.replay(mask.numpy() if as_numpy else mask)
     y = d(x)
     g = randn(gen, 3, 4, 5)
@@ -34,22 +35,40 @@ def test_replay_is_the_formula_forward_and_backward(p, as_numpy):
     keep = mask.double()
     assert_close("y", y, x.detach() * keep / (1 - p))
     assert_close("dx", x.grad, g * keep / (1 - p), kind="grad")
-    assert torch.equal(d.last_mask, mask)
+    assert torch.equal(d.last_mask, mask) and not d.last_fused
     assert torch.all(y[~mask] == 0)
     z = d(x)                                       # the replay was used once: a fresh draw now
-    assert not d.replay_pending and d.last_mask is not None
-    assert_close("fresh draw", z, x.detach() * d.last_mask / (1 - p))
+    assert not d.replay_pending
+    if record:
+        assert d.last_mask is not None and not d.last_fused
+        assert_close("fresh draw", z, x.detach() * d.last_mask / (1 - p))
+    else:                                          # fused: every entry is 0 or x / (1 - p)
+        assert d.last_mask is None and d.last_fused
+        kept = z != 0
+        assert_close("fresh draw", z[kept], x.detach()[kept] / (1 - p))
 
 
 def test_drawn_masks_are_recorded_and_have_the_right_rate():
     torch.manual_seed(0)
     d = Dropout(0.3)
+    assert not d.record_masks                                  # fused unless switched on
+    set_record_masks(d, True)
     x = torch.ones(200, 500, dtype=torch.float64)
     y = d(x)
     m = d.last_mask
     assert m.dtype == torch.bool and m.shape == x.shape
     assert torch.equal(y, m.double() / 0.7)
     assert abs(m.double().mean().item() - 0.7) < 0.01          # 1e5 draws: sd 1.4e-3
+
+
+def test_own_generator_always_records_and_is_reproducible():
+    x = torch.ones(50, 40, dtype=torch.float64)
+    a = Dropout(0.4, rng=torch.Generator().manual_seed(5))
+    b = Dropout(0.4, rng=torch.Generator().manual_seed(5))
+    ya, yb = a(x), b(x)                                        # record_masks False: still explicit
+    assert a.last_mask is not None and not a.last_fused
+    assert torch.equal(a.last_mask, b.last_mask) and torch.equal(ya, yb)
+    assert collect_dropout_masks(a)[""] is a.last_mask
 
 
 def test_eval_and_p0_are_identity_and_refuse_replays():
@@ -67,10 +86,18 @@ def test_fused_mode_and_bad_masks():
     set_record_masks(d, False)
     x = torch.randn(4, 6, dtype=torch.float64)
     y = d(x)
-    assert d.last_mask is None and torch.all((y == 0) | torch.isclose(y, 2 * x))
+    assert d.last_mask is None and d.last_fused
+    assert torch.all((y == 0) | torch.isclose(y, 2 * x)) and (y == 0).any() and (y != 0).any()
+    with pytest.raises(RuntimeError, match=r"\[''\] dropped with a fused kernel.*set_record_masks"):
+        collect_dropout_masks(d)
     mask = torch.rand(4, 6) > 0.5
     d.replay(mask)                                 # a replay is honoured even when fused
     assert torch.equal(d(x), x * mask / 0.5)
+    assert torch.equal(collect_dropout_masks(d)[""], mask)
+    d.eval()
+    d(x)
+    assert collect_dropout_masks(d) == {}          # eval: nothing dropped, nothing to collect
+    d.train()
     with pytest.raises(TypeError, match="expected a bool numpy array or bool tensor"):
         d.replay(np.ones((4, 6)))
     d.replay(np.ones((4, 5), bool))
@@ -96,15 +123,30 @@ def test_attention_dropout_replays_through_the_explicit_path():
     assert_close("weights (before dropout)", tm.attn_weights, npm.attn_weights)
     out_fast = tm(torch.as_tensor(q), torch.as_tensor(kv), torch.as_tensor(kv))   # SDPA dropout
     assert tm.attn_weights is None and tm.attn_dropout.last_mask is None
+    assert tm.attn_dropout.last_fused
     assert out_fast.shape == out_t.shape
+
+
+def test_recorded_attention_dropout_takes_the_explicit_path_and_replays_into_npformer():
+    rng = np.random.default_rng(1)
+    npm = np_attn.MultiHeadAttention(8, 2, dropout=0.4, dtype="float64", rng=rng)
+    tm = set_record_masks(to_torch(npm), True)
+    q, kv = rng.standard_normal((2, 3, 8)), rng.standard_normal((2, 5, 8))
+    torch.manual_seed(4)
+    out_t = tm(torch.as_tensor(q), torch.as_tensor(kv), torch.as_tensor(kv))
+    assert tm.attn_weights is not None                          # explicit path, mask kept
+    masks = collect_dropout_masks(tm)
+    assert set(masks) == {"attn_dropout"} and masks["attn_dropout"].shape == (2, 2, 3, 5)
+    assert not masks["attn_dropout"].all() and masks["attn_dropout"].any()
+    np_replay(npm, masks_to_numpy(masks))
+    assert_close("output with torch's attention dropout mask", out_t, npm(q, kv, kv))
 
 
 @pytest.mark.parametrize("direction", ["np_to_torch", "torch_to_np"])
 def test_whole_model_masks_cross_between_twins(direction):
     c = small_config(dropout=0.3, attention_dropout=0.2, activation_dropout=0.25, final_norm=True)
     npm = np_tr.Transformer(c, seed=2)
-    tm = to_torch(npm)
-    set_need_weights(tm, True)                                  # attention masks are recorded
+    tm = set_record_masks(to_torch(npm), True)                  # attention masks recorded too
     src = np.array([[3, 4, 5, 0], [6, 7, 8, 9]])
     tgt = np.array([[1, 2, 3], [4, 5, 0]])
     ts, tt = torch.as_tensor(src), torch.as_tensor(tgt)
@@ -122,6 +164,16 @@ def test_whole_model_masks_cross_between_twins(direction):
     names = {n for n, m in npm.named_modules() if isinstance(m, NpDropout)}
     assert set(masks) == names                                  # every Dropout drew a mask
     assert_close("logits", got, ref)
+
+
+def test_collecting_after_a_fused_forward_names_the_modules():
+    c = small_config(dropout=0.1, attention_dropout=0.1, num_encoder_layers=1,
+                     num_decoder_layers=1)
+    tm = Transformer(c)
+    tm(torch.tensor([[3, 4, 5]]), torch.tensor([[1, 2]]))
+    with pytest.raises(RuntimeError, match=r"'src_dropout'.*'encoder\.layers\.0\.self_attn\."
+                                           r"attn_dropout'.*set_record_masks\(model, True\)"):
+        collect_dropout_masks(tm)
 
 
 def test_replay_names_are_checked_before_anything_is_queued():
