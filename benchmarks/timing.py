@@ -94,7 +94,7 @@ def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, wa
                repeats: int = 10, max_time: float = 10.0, min_block: float = 0.005) -> Timing:
     """Time a torch callable with `torch.utils.benchmark.Timer.blocked_autorange`.
 
-    blocked_autorange measures for at least `min_run_time` seconds; we ask for about `repeats` calls'
+    blocked_autorange measures for at least `min_run_time` seconds; we ask for about `repeats` samples'
     worth (estimated from the warm-up), capped by `max_time`. Its own block-size estimation runs the
     call once more before measuring (an extra warm-up).
     """
@@ -103,7 +103,9 @@ def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, wa
 
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     first, est = _warm(fn, warmup, sync)
-    min_run_time = min(max_time, max(repeats * est * 0.999, min_block))
+    # blocked_autorange makes a block >= ~10 ms when a call is faster (timer overhead < 1e-4 of a
+    # block), so ask for `repeats` blocks of max(call, 10 ms)
+    min_run_time = min(max_time, repeats * max(est, 0.01) * 0.999)
     timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads)
     m = timer.blocked_autorange(min_run_time=min_run_time)
     return Timing.from_samples(list(m.times), int(m.number_per_run), max(warmup, 1) + 1,
