@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=None, help="untimed calls first (default 2; --quick 1)")
     p.add_argument("--max-time", type=float, default=None,
                    help="seconds of samples per measurement at most (default 15; --quick 2)")
+    p.add_argument("--interleave", action="store_true",
+                   help="time all backends of a config in rounds (one sample each per round, "
+                        "time.perf_counter for all) instead of one after another: ratios stay fair "
+                        "when other processes load the machine; ratios become per-round medians")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory measurement")
     p.add_argument("--no-check", action="store_true", help="skip the same-logits check")
     p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
@@ -151,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                    max_time=args.max_time if args.max_time is not None else (2.0 if args.quick else 15.0),
                    memory=not args.no_memory, check=not args.no_check, quick=args.quick,
                    sweeps=not args.no_sweeps, sweep_backends=args.sweep_backends,
+                   interleave=args.interleave,
                    verbose=not args.quiet)
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
 

@@ -56,7 +56,7 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> s
                 continue
             t = r["timing"]
             pf = r.get("peak_fraction")
-            ratio = r.get("time_vs_np_f32")
+            ratio = r.get("paired_time_vs_np_f32", r.get("time_vs_np_f32"))
             mem = (r.get("memory") or {}).get("peak_bytes")
             chk = r.get("check") or {}
             chk_s = f"{chk['rel']:.0e}" if "rel" in chk else ("err" if "error" in chk else "-")
@@ -88,7 +88,8 @@ def format_goals(goals: list[dict[str, Any]]) -> str:
 def format_legend() -> str:
     return ("columns: median/IQR over n samples after warm-up; GFLOP/s = matmul FLOPs of the formula "
             "(benchmarks/flops.py) / median;\n  %peak = of the measured matmul peak of the same "
-            "device and precision; t/t(np32) = median / np-f32's median (<1 faster);\n  tokens/s = "
+            "device and precision; t/t(np32) = median / np-f32's median (<1 faster; with --interleave the "
+            "median of per-round ratios);\n  tokens/s = "
             "target tokens (generate: new tokens) per second; peak MiB = peak bytes allocated during "
             "one call above its start;\n  check = max |logits - npformer float64| / max |logits| on "
             "a slice, eval mode (same weights, same inputs)")

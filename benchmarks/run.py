@@ -16,7 +16,7 @@ from benchmarks.backends import (NotApplicable, get_backend, make_inputs, make_s
 from benchmarks.configs import WORKLOAD_HELP, get_config
 from benchmarks.memory import measure_peak
 from benchmarks.peak import peak_key
-from benchmarks.timing import time_numpy, time_torch
+from benchmarks.timing import time_interleaved, time_numpy, time_torch
 
 SCHEMA = "npformer-benchmarks/1"
 REFERENCE = "np-f32"          # every ratio is against this backend
@@ -38,6 +38,7 @@ class Options:
     check: bool = True
     quick: bool = False
     sweeps: bool = True
+    interleave: bool = False
     sweep_backends: list[str] = field(default_factory=lambda: ["np-f32", "tf-cpu"])
     verbose: bool = True
 
@@ -74,10 +75,40 @@ def _reference_logits(bc, master, inputs) -> tuple[np.ndarray, np.ndarray, np.nd
     return src, tgt, ref
 
 
-def measure_one(session, bc, tcfg, workload: str, opts: Options, peaks: dict) -> dict[str, Any]:
+def _finish_row(row: dict[str, Any], session, bc, tcfg, workload: str, fn, t, opts: Options,
+                peaks: dict) -> None:
+    """Derived figures of a timed row: FLOPs, GFLOP/s, peak fraction, tokens/s, memory."""
     b = session.backend
-    row: dict[str, Any] = {"config": bc.name, "backend": b.name, "workload": workload,
-                           "status": "ok"}
+    row["timing"] = t.as_dict()
+    fl = workload_flops(bc, tcfg, workload, session.kv_cache)
+    row["flops"] = fl
+    row["gflops"] = fl / t.median / 1e9
+    key = peak_key(b.device, b.precision)
+    pk = peaks.get(key)
+    row["peak_key"] = key
+    row["peak_fraction"] = row["gflops"] / pk["gflops"] if pk else None
+    tokens = workload_tokens(bc, workload)
+    row["tokens"] = tokens
+    row["tokens_per_s"] = tokens / t.median
+    if workload == "generate":
+        row["kv_cache"] = session.kv_cache
+    if opts.memory:
+        row["memory"] = measure_peak(fn, b.memory_kind)
+
+
+def _new_row(bc, b, workload: str) -> dict[str, Any]:
+    return {"config": bc.name, "backend": b.name, "workload": workload, "status": "ok"}
+
+
+def _error(row: dict[str, Any], e: BaseException) -> None:
+    row.update(status="error", error=f"{type(e).__name__}: {e}",
+               traceback=traceback.format_exc(limit=6))
+
+
+def measure_one(session, bc, tcfg, workload: str, opts: Options, peaks: dict) -> dict[str, Any]:
+    """One backend, one workload: warm-up then samples (timing.time_numpy / time_torch)."""
+    b = session.backend
+    row = _new_row(bc, b, workload)
     try:
         fn = session.fn(workload)
     except NotApplicable as e:
@@ -90,28 +121,61 @@ def measure_one(session, bc, tcfg, workload: str, opts: Options, peaks: dict) ->
             t = time_numpy(fn, **kw)
         else:
             t = time_torch(fn, threads=opts.threads, cuda=b.cuda, **kw)
-        row["timing"] = t.as_dict()
         if before is not None:                # what torch.compile did for this workload
             after = session.compile_stats()
             row["compile"] = {k: after[k] - before[k] for k in after}
-        fl = workload_flops(bc, tcfg, workload, session.kv_cache)
-        row["flops"] = fl
-        row["gflops"] = fl / t.median / 1e9
-        key = peak_key(b.device, b.precision)
-        pk = peaks.get(key)
-        row["peak_key"] = key
-        row["peak_fraction"] = row["gflops"] / pk["gflops"] if pk else None
-        tokens = workload_tokens(bc, workload)
-        row["tokens"] = tokens
-        row["tokens_per_s"] = tokens / t.median
-        if workload == "generate":
-            row["kv_cache"] = session.kv_cache
-        if opts.memory:
-            row["memory"] = measure_peak(fn, b.memory_kind)
+        _finish_row(row, session, bc, tcfg, workload, fn, t, opts, peaks)
     except Exception as e:  # noqa: BLE001 - one failing backend must not end the run
-        row.update(status="error", error=f"{type(e).__name__}: {e}",
-                   traceback=traceback.format_exc(limit=6))
+        _error(row, e)
     return row
+
+
+def measure_interleaved(sessions: list, bc, tcfg, workload: str, opts: Options,
+                        peaks: dict) -> list[dict[str, Any]]:
+    """Every backend of a configuration on one workload, one sample each per round."""
+    rows, fns, by_name = [], {}, {}
+    for s in sessions:
+        row = _new_row(bc, s.backend, workload)
+        rows.append(row)
+        try:
+            fn = s.fn(workload)
+        except NotApplicable as e:
+            row.update(status="skipped", reason=str(e))
+            continue
+        sync = _cuda_sync() if s.backend.cuda else (lambda: None)
+        fns[s.backend.name] = (fn, sync)
+        by_name[s.backend.name] = (s, fn, row, s.compile_stats())
+    timings, samples, errors = time_interleaved(fns, warmup=opts.warmup, repeats=opts.repeats,
+                                                max_time=opts.max_time)
+    for name, (s, fn, row, before) in by_name.items():
+        if name in errors:
+            row.update(status="error", error=errors[name])
+            continue
+        try:
+            if before is not None:
+                after = s.compile_stats()
+                row["compile"] = {k: after[k] - before[k] for k in after}
+            _finish_row(row, s, bc, tcfg, workload, fn, timings[name], opts, peaks)
+            row["round_samples"] = samples[name]
+        except Exception as e:  # noqa: BLE001
+            _error(row, e)
+    return rows
+
+
+def _cuda_sync():
+    import torch
+    return torch.cuda.synchronize
+
+
+def add_paired_ratios(rows: list[dict[str, Any]]) -> None:
+    """Interleaved runs: median over rounds of time / time(np-f32) in the same round."""
+    ref = {(r["config"], r["workload"]): r["round_samples"] for r in rows
+           if r["backend"] == REFERENCE and r["status"] == "ok" and "round_samples" in r}
+    for r in rows:
+        base = ref.get((r["config"], r["workload"]))
+        if r["status"] == "ok" and base and "round_samples" in r:
+            ratios = [a / b for a, b in zip(r["round_samples"], base)]
+            r["paired_time_vs_np_f32"] = float(np.median(ratios))
 
 
 def add_ratios(rows: list[dict[str, Any]]) -> None:
@@ -132,13 +196,21 @@ def _median(rows, config, backend, workload):
     return None
 
 
+def time_ratio(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """time(a) / time(b): the median of per-round ratios when both were interleaved, else of medians."""
+    ra, rb = a.get("round_samples"), b.get("round_samples")
+    if ra and rb and len(ra) == len(rb):
+        return float(np.median([x / y for x, y in zip(ra, rb)]))
+    return a["timing"]["median"] / b["timing"]["median"]
+
+
 def evaluate_goals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The issue's performance goals, measured (never asserted): value, target, met or not."""
     goals = []
     np32 = _median(rows, "base", "np-f32", "train_step")
     tf = _median(rows, "base", "tf-cpu", "train_step")
     if np32 and tf:
-        v = np32["timing"]["median"] / tf["timing"]["median"]
+        v = time_ratio(np32, tf)
         goals.append({"goal": "base train_step: time(np-f32) / time(tf-cpu) <= 1.3", "value": v,
                       "target": 1.3, "met": v <= 1.3})
     if np32 and np32.get("peak_fraction") is not None:
@@ -151,7 +223,7 @@ def evaluate_goals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             s = _median(rows, r["config"], stock, r["workload"])
             if s:
-                v = r["timing"]["median"] / s["timing"]["median"]
+                v = time_ratio(r, s)
                 note = " (stock has no KV cache)" if r["workload"] == "generate" else ""
                 goals.append({"goal": f"{r['config']} {r['workload']}: time({twin}) / "
                                       f"time({stock}) <= 1{note}", "value": v, "target": 1.0,
@@ -184,6 +256,7 @@ def run_benchmark(opts: Options, peaks_doc: dict, cuda: bool) -> list[dict[str, 
         master = master_weights(bc)
         ref = _reference_logits(bc, master, inputs) if opts.check else None
         _log(opts, f"[{cname}] weights and reference built in {time.perf_counter() - t0:.1f}s")
+        sessions = []
         for b in backends:
             try:
                 session = make_session(bc, b, master, inputs, opts.threads)
@@ -193,31 +266,54 @@ def run_benchmark(opts: Options, peaks_doc: dict, cuda: bool) -> list[dict[str, 
                                  "status": "error", "error": f"build: {type(e).__name__}: {e}"})
                 _log(opts, f"[{cname}] {b.name}: build failed: {e}")
                 continue
-            check = None
-            if ref is not None:
-                try:
-                    got = session.logits(ref[0], ref[1])
-                    scale = float(np.max(np.abs(ref[2])))
-                    check = {"max_abs_diff_vs_np_f64": float(np.max(np.abs(got - ref[2]))),
-                             "ref_max_abs": scale,
-                             "slice": f"batch[:{CHECK_BATCH}], len[:{CHECK_LEN}], eval mode"}
-                    check["rel"] = check["max_abs_diff_vs_np_f64"] / max(scale, 1e-30)
-                except Exception as e:  # noqa: BLE001
-                    check = {"error": f"{type(e).__name__}: {e}"}
+            check = _check(session, ref)
+            if opts.interleave:
+                sessions.append((session, check))
+                continue
             for w in opts.workloads:
                 row = measure_one(session, bc, tcfg, w, opts, peaks)
                 row["check"] = check
                 rows.append(row)
-                _log(opts, f"[{cname}] {b.name:>22} {w:>10}: " + (
-                    f"{row['timing']['median'] * 1e3:10.2f} ms  {row['gflops']:7.1f} GFLOP/s"
-                    if row["status"] == "ok" else f"{row['status']}: "
-                    f"{row.get('reason') or row.get('error')}"))
-            session.close()
-            del session
-            if b.compile or b.cuda:
-                gc.collect()                  # compiled graphs / device memory: free them now
+                _log_row(opts, cname, row)
+            _close(session)
+        if opts.interleave:
+            for w in opts.workloads:
+                for row, (_, check) in zip(measure_interleaved([s for s, _ in sessions], bc, tcfg,
+                                                               w, opts, peaks), sessions):
+                    row["check"] = check
+                    rows.append(row)
+                    _log_row(opts, cname, row)
+            for s, _ in sessions:
+                _close(s)
     add_ratios(rows)
+    add_paired_ratios(rows)
     return rows
+
+
+def _check(session, ref) -> dict[str, Any] | None:
+    """Eval logits of this backend vs npformer float64 on the check slice."""
+    if ref is None:
+        return None
+    try:
+        got = session.logits(ref[0], ref[1])
+        scale = float(np.max(np.abs(ref[2])))
+        diff = float(np.max(np.abs(got - ref[2])))
+        return {"max_abs_diff_vs_np_f64": diff, "ref_max_abs": scale, "rel": diff / max(scale, 1e-30),
+                "slice": f"batch[:{CHECK_BATCH}], len[:{CHECK_LEN}], eval mode"}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def _log_row(opts: Options, cname: str, row: dict[str, Any]) -> None:
+    _log(opts, f"[{cname}] {row['backend']:>22} {row['workload']:>10}: " + (
+        f"{row['timing']['median'] * 1e3:10.2f} ms  {row['gflops']:7.1f} GFLOP/s"
+        if row["status"] == "ok" else f"{row['status']}: {row.get('reason') or row.get('error')}"))
+
+
+def _close(session) -> None:
+    session.close()
+    if session.backend.compile or session.backend.cuda:
+        gc.collect()                          # compiled graphs / device memory: free them now
 
 
 def workload_docs() -> dict[str, str]:

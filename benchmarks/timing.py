@@ -8,6 +8,9 @@ compilation), then samples until `repeats` samples or `max_time` seconds have be
 one). A sample is one call, or for very fast calls a block of calls long enough (>= `min_block`
 seconds) that timer overhead vanishes, divided by the block size. Reported: median, the interquartile
 range (IQR), min, max and the number of samples; ratios between backends use medians.
+
+`time_interleaved` (the CLI's --interleave) instead takes one sample of every backend per round, so
+background load that comes and goes hits all backends alike, and ratios can be paired per round.
 """
 from __future__ import annotations
 
@@ -111,3 +114,44 @@ def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, wa
     return Timing.from_samples(list(m.times), int(m.number_per_run), max(warmup, 1) + 1,
                                "torch.utils.benchmark.Timer.blocked_autorange"
                                + (" (CUDA synchronised)" if cuda else ""), first)
+
+
+def time_interleaved(fns: dict[str, tuple[Callable[[], object], Callable[[], None]]], *,
+                     warmup: int = 2, repeats: int = 10, max_time: float = 10.0,
+                     min_block: float = 0.005
+                     ) -> tuple[dict[str, Timing], dict[str, list[float]], dict[str, str]]:
+    """Time several callables in rounds, one sample of each per round (order reversed every other
+    round), so load that drifts during the run hits all of them alike. `fns` maps a name to
+    (callable, sync) with sync e.g. `torch.cuda.synchronize` (or a no-op). Every callable is timed
+    with `time.perf_counter` here, torch ones included, with sync before and after each sample.
+
+    Returns (timings, samples per round, errors): a callable that raises during warm-up is left out
+    and its error reported; `samples[name][r]` belongs to round r for every name (paired ratios).
+    """
+    est: dict[str, float] = {}
+    first: dict[str, float] = {}
+    errors: dict[str, str] = {}
+    for name, (fn, sync) in fns.items():
+        try:
+            first[name], est[name] = _warm(fn, warmup, sync)
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            errors[name] = f"{type(e).__name__}: {e}"
+    names = [n for n in fns if n not in errors]
+    number = {n: _block_size(est[n], min_block) for n in names}
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    start = time.perf_counter()
+    for r in range(max(repeats, 1)):
+        for n in (names if r % 2 == 0 else names[::-1]):
+            fn, sync = fns[n]
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(number[n]):
+                fn()
+            sync()
+            samples[n].append((time.perf_counter() - t0) / number[n])
+        if time.perf_counter() - start > max_time * max(len(names), 1):
+            break
+    timings = {n: Timing.from_samples(samples[n], number[n], max(warmup, 1),
+                                      "time.perf_counter, interleaved rounds", first[n])
+               for n in names}
+    return timings, samples, errors

@@ -144,3 +144,29 @@ def test_module_entry_point_lists_everything():
     assert res.returncode == 0, res.stderr
     for name in ("tiny", "small", "base", "np-f32", "tf-cpu-compile", "nn-cpu", "train_step"):
         assert name in res.stdout
+
+
+def test_interleaved_rounds_pair_the_backends(tmp_path):
+    import torch
+
+    old = torch.get_num_threads()
+    try:
+        assert main(["--threads", "1", "--interleave", "--configs", "tiny", "--backends",
+                     "np-f32,tf-cpu", "--workloads", "forward,generate", "--repeats", "3",
+                     "--warmup", "1", "--peak-sizes", "64", "--no-sweeps", "--no-memory",
+                     "--no-plots", "--out", str(tmp_path), "--quiet"]) == 0
+    finally:
+        torch.set_num_threads(old)
+    with open(tmp_path / "results.json") as f:
+        doc = json.load(f)
+    assert doc["options"]["interleave"] is True
+    rows = doc["results"]
+    assert len(rows) == 4 and all(r["status"] == "ok" for r in rows)
+    for w in ("forward", "generate"):
+        np32, tf = (next(r for r in rows if r["backend"] == b and r["workload"] == w)
+                    for b in ("np-f32", "tf-cpu"))
+        assert len(np32["round_samples"]) == len(tf["round_samples"]) == np32["timing"]["samples"]
+        assert "interleaved" in tf["timing"]["timer"]
+        paired = sorted(a / b for a, b in zip(tf["round_samples"], np32["round_samples"]))
+        assert tf["paired_time_vs_np_f32"] == pytest.approx(paired[len(paired) // 2])
+        assert np32["paired_time_vs_np_f32"] == pytest.approx(1.0)
