@@ -120,10 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from benchmarks.backends import default_backends, get_backend
     from benchmarks.configs import CONFIGS, DEFAULT_CONFIGS, QUICK_CONFIGS, WORKLOADS, get_config
-    from benchmarks.peak import measure_peaks
+    from benchmarks.peak import combine_peaks, measure_peaks
     from benchmarks.report import (format_goals, format_legend, format_machine, format_table,
                                    plot_throughput, write_json)
-    from benchmarks.run import SCHEMA, Options, evaluate_goals, run_benchmark, workload_docs
+    from benchmarks.run import (SCHEMA, Options, add_peak_fractions, evaluate_goals, run_benchmark,
+                                workload_docs)
     from benchmarks.flops import __doc__ as flop_doc
 
     threads = args.threads if args.threads else chosen_threads()
@@ -171,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         sweeps = __import__("benchmarks.sweeps", fromlist=["run_sweeps"]).run_sweeps(
             opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory,
             lengths=args.sweep_lengths, d_models=args.sweep_d_models)
+    log("measuring matmul peak again ...")
+    peaks = combine_peaks(peaks, measure_peaks(threads, quick=args.quick, with_torch=has_torch,
+                                               with_cuda=cuda, sizes=args.peak_sizes))
+    add_peak_fractions(rows, peaks["peak"])
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

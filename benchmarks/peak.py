@@ -86,3 +86,15 @@ def measure_peaks(threads: int, quick: bool = False, with_torch: bool = True,
 def peak_key(device: str, precision: str) -> str:
     """Which peak a backend is judged against: its device and the precision its matmuls run in."""
     return f"{'cuda' if device.startswith('cuda') else 'cpu'}/{precision}"
+
+
+def combine_peaks(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Peaks measured at the start and at the end of a run: keep the better per key (background load
+    can only lower a measurement), and both sets of measurements."""
+    best = dict(first["peak"])
+    for k, v in second["peak"].items():
+        if k not in best or v["gflops"] > best[k]["gflops"]:
+            best[k] = v
+    return {"method": first["method"] + "; measured at the start and the end of the run, best kept",
+            "sizes": first["sizes"], "measurements": first["measurements"],
+            "measurements_end": second["measurements"], "peak": best}

@@ -178,6 +178,15 @@ def add_paired_ratios(rows: list[dict[str, Any]]) -> None:
             r["paired_time_vs_np_f32"] = float(np.median(ratios))
 
 
+def add_peak_fractions(rows: list[dict[str, Any]], peaks: dict) -> None:
+    """GFLOP/s as a fraction of the peak of the row's device and precision (recomputed when the peak
+    is updated at the end of the run)."""
+    for r in rows:
+        if r["status"] == "ok" and "peak_key" in r:
+            pk = peaks.get(r["peak_key"])
+            r["peak_fraction"] = r["gflops"] / pk["gflops"] if pk else None
+
+
 def add_ratios(rows: list[dict[str, Any]]) -> None:
     """time / time(np-f32) of the same configuration and workload (< 1: faster than npformer f32)."""
     ref = {(r["config"], r["workload"]): r["timing"]["median"] for r in rows

@@ -67,8 +67,11 @@ def test_peak_measured_for_both_precisions(run):
     peak = doc["peak"]["peak"]
     assert set(peak) >= {"cpu/float32", "cpu/float64"}
     assert all(v["gflops"] > 0 for v in peak.values())
-    libs = {r["library"] for r in doc["peak"]["measurements"]}
-    assert libs == {"numpy", "torch"}
+    for part in ("measurements", "measurements_end"):          # measured at the start and the end
+        assert {r["library"] for r in doc["peak"][part]} == {"numpy", "torch"}
+        for r in doc["peak"][part]:
+            key = f"{r['device']}/{r['precision']}"
+            assert r["gflops"] <= peak[key]["gflops"]          # the peak is the best of both
 
 
 def test_every_measurement_present_and_consistent(run):
