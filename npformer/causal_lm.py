@@ -81,6 +81,7 @@ class CausalLM(Module):
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
         else:
             mask = check_mask("mask", mask, (B, c.num_heads, T, offset + T))
+        self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))   # (B, T, D)
         h = self.decoder(x, None, mask, caches=caches)                  # (B, T, D)

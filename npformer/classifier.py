@@ -82,6 +82,7 @@ class EncoderClassifier(Module):
             src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         else:
             src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, S, S))
+        self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.src_dropout(self.src_pos(self.src_embed(src)))        # (B, S, D)
         h = self.encoder(x, src_mask)                                   # (B, S, D)

@@ -115,8 +115,8 @@ class Dropout(Module):
             y, cache = dropout_forward(x, self.p, None)     # identity
         else:
             if self._replay is not None:
-                mask = _check_keep_mask("mask (queued by Dropout.replay)", self._replay, x.shape)
-                self._replay = None
+                queued, self._replay = self._replay, None       # used once, also when refused
+                mask = _check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
             else:
                 mask = self.rng.random(x.shape) >= self.p   # (...) bool, P(keep) = 1 - p
             y, cache = dropout_forward(x, self.p, mask)

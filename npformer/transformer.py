@@ -230,6 +230,7 @@ class Transformer(Module):
             tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
         else:
             tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T))
+        self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)
         self._cache = ModelCache(logits)

@@ -482,6 +482,27 @@ def test_float32_overflow_inside_a_model_raises_a_clear_error():
         expect(ValueError, lambda: lm(np.array([[7, 1, 2]])), "finite", "NaN/inf")
 
 
+def test_forward_that_fails_inside_leaves_no_stale_cache_for_backward():
+    """After a forward that passed the argument checks but failed inside (here a float32 overflow
+    found by a later layer), backward must refuse rather than mix the old and the new caches."""
+    lm = nf.CausalLM(cfg(dtype="float32"), seed=0)
+    lm(IDS)                                                       # a good forward: cache present
+    lm.tgt_embed.weight.data[7] = 3e38
+    with np.errstate(over="ignore", invalid="ignore"):
+        expect(ValueError, lambda: lm(np.array([[7, 1, 2]])), "finite", "NaN/inf")
+    with pytest.raises(RuntimeError, match="backward called before forward"):
+        lm.backward(np.zeros((2, 4, 13), np.float32))
+
+
+def test_refused_replayed_mask_is_not_kept_for_the_next_forward():
+    drop = nf.Dropout(0.5, rng=np.random.default_rng(0))
+    x = np.ones((2, 3))
+    drop.replay(np.ones((5, 5), bool))                            # wrong shape for x
+    expect(ValueError, lambda: drop(x), "mask", "(2, 3)")
+    y = drop(x)                                                   # draws a fresh mask again
+    assert y.shape == (2, 3) and drop.last_mask.shape == (2, 3)
+
+
 def test_non_finite_upstream_gradient_is_detectable_after_backward():
     """backward does not scan the upstream gradient for NaN/inf (documented): the parameter
     gradients carry it and clip_grad_norm returns a non-finite norm, the check to make before
