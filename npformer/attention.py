@@ -25,7 +25,8 @@ import numpy as np
 from npformer.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.linear import Linear
 from npformer.module import Module
-from npformer.validation import check_dtype, check_float, check_grad, check_mask
+from npformer.validation import (check_dtype, check_float, check_grad, check_mask,
+                                  check_probability)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -224,7 +225,7 @@ class MultiHeadAttention(Module):
         self.k_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.v_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
-        self.attn_dropout = Dropout(dropout)
+        self.attn_dropout = Dropout(check_probability("dropout", dropout))
         self.attn_weights: np.ndarray | None = None
         self._cached_forward = False
 

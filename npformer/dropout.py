@@ -22,16 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.module import Module
-from npformer.validation import check_float, check_grad, describe
-
-
-def _check_p(name: str, p) -> float:
-    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
-    if not 0.0 <= float(p) < 1.0:
-        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
-    return float(p)
+from npformer.validation import check_float, check_grad, check_probability, describe
 
 
 def _check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
@@ -53,7 +44,7 @@ class DropoutCache(NamedTuple):
 
 def dropout_forward(x: np.ndarray, p: float, mask: np.ndarray | None):
     """y = x * mask / (1 - p); with mask None the identity. The caller supplies the mask."""
-    p = _check_p("p", p)
+    p = check_probability("p", p)
     scale = x.dtype.type(1.0 / (1.0 - p))                   # scalar in x's dtype: no upcast
     if mask is None:
         return x, DropoutCache(None, scale)                 # identity (eval, p == 0)
@@ -82,7 +73,7 @@ class Dropout(Module):
 
     def __init__(self, p: float, rng: np.random.Generator | None = None):
         super().__init__()
-        self.p = _check_p("p", p)
+        self.p = check_probability("p", p)
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng: expected a numpy.random.Generator or None, got "
                             f"{type(rng).__name__}")

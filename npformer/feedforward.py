@@ -16,7 +16,7 @@ from npformer.activations import Activation
 from npformer.dropout import Dropout
 from npformer.linear import Linear
 from npformer.module import Module
-from npformer.validation import check_float, check_grad
+from npformer.validation import check_float, check_grad, check_probability
 
 
 class FFNCache(NamedTuple):
@@ -40,11 +40,14 @@ class PositionwiseFeedForward(Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0,
                  bias: bool = True, dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
+        for name, v in (("d_model", d_model), ("d_ff", d_ff)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"PositionwiseFeedForward: {name}: expected a positive int, got {v!r}")
         self.d_model = d_model
         self.dtype = np.dtype(dtype)
         self.linear1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, rng=rng)
         self.activation = Activation(activation)
-        self.dropout = Dropout(dropout)
+        self.dropout = Dropout(check_probability("dropout", dropout))
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng)
 
     def forward(self, x: np.ndarray) -> np.ndarray:

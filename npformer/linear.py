@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.module import Module, Parameter
-from npformer.validation import check_dtype, check_float, check_grad
+from npformer.validation import check_dtype, check_float, check_grad, check_rng
 
 
 # --------------------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ class Linear(Module):
         self.in_features = int(in_features)
         self.out_features = int(out_features)
         self.dtype = check_dtype("dtype", dtype)
-        rng = np.random.default_rng(0) if rng is None else rng
+        rng = check_rng("rng", rng)
         self.weight = Parameter(xavier_uniform(rng, self.out_features, self.in_features, self.dtype))
         self.bias = Parameter(np.zeros(self.out_features, dtype=self.dtype)) if bias else None
 

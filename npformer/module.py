@@ -11,7 +11,7 @@ like a tied embedding, sums both uses).
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -113,6 +113,9 @@ class Module:
         Everything is checked before anything is written: with missing, unexpected (when strict) or
         mis-shaped keys, or non-numeric values, a ValueError lists them and no parameter changes.
         """
+        if not isinstance(state, Mapping):
+            raise TypeError(f"{type(self).__name__}.load_state_dict: state: expected a mapping of "
+                            f"name -> array, got {type(state).__name__}")
         own = OrderedDict(self._named_parameters_all())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]

@@ -116,3 +116,21 @@ def check_dtype(name: str, dtype) -> np.dtype:
     if dt is None or dt not in FLOAT_DTYPES:
         raise ValueError(f"{name}: expected 'float32' or 'float64', got {dtype!r}")
     return dt
+
+
+def check_probability(name: str, p) -> float:
+    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
+    if not 0.0 <= float(p) < 1.0:
+        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
+    return float(p)
+
+
+def check_rng(name: str, rng) -> np.random.Generator:
+    """A numpy.random.Generator, or None for a fresh default_rng(0)."""
+    if rng is None:
+        return np.random.default_rng(0)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name}: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+    return rng

@@ -494,6 +494,14 @@ def test_forward_that_fails_inside_leaves_no_stale_cache_for_backward():
         lm.backward(np.zeros((2, 4, 13), np.float32))
 
 
+def test_constructor_arguments_are_named_as_the_caller_wrote_them():
+    expect(ValueError, lambda: nf.PositionwiseFeedForward(0, 12), "d_model", "positive int", "0")
+    expect(ValueError, lambda: nf.MultiHeadAttention(8, 2, dropout=1.5), "dropout", "[0, 1)", "1.5")
+    expect(ValueError, lambda: nf.PositionwiseFeedForward(8, 12, dropout=-0.1), "dropout", "-0.1")
+    expect(TypeError, lambda: nf.Linear(3, 2, rng=5), "rng", "Generator", "int")
+    expect(TypeError, lambda: nf.Linear(3, 2).load_state_dict([1, 2]), "state", "mapping", "list")
+
+
 def test_refused_replayed_mask_is_not_kept_for_the_next_forward():
     drop = nf.Dropout(0.5, rng=np.random.default_rng(0))
     x = np.ones((2, 3))
