@@ -18,6 +18,7 @@ from torchformer.linear import Linear
 from torchformer.masks import causal_mask, combine_masks, padding_mask
 from torchformer.positional import SinusoidalPositionalEncoding
 from torchformer.transformer import Transformer
+from torchformer.validation import broadcasts_to
 
 C = small_config()
 X = torch.zeros(2, 3, 16, dtype=torch.float64)
@@ -121,3 +122,17 @@ def test_models_load_numpy_state_dicts():
     a, b = CausalLM(C, seed=1), CausalLM(C, seed=2)
     b.load_state_dict({k: v.numpy() for k, v in a.state_dict().items()})
     assert all(torch.equal(v, a.state_dict()[k]) for k, v in b.state_dict().items())
+
+
+@pytest.mark.parametrize("shape,target", [
+    ((8, 1, 1, 64), (8, 8, 64, 64)), ((1, 1, 64, 64), (8, 8, 64, 64)), ((64,), (2, 3, 5, 64)),
+    ((), (2, 3)), ((2, 64), (8, 8, 64, 64)), ((8, 2, 1, 64), (8, 8, 64, 64)),
+    ((1, 8, 8, 64, 64), (8, 8, 64, 64)), ((0,), (0,)), ((1,), (0,)), ((0,), (1,)), ((3,), (1,)),
+])
+def test_broadcasts_to_agrees_with_torch(shape, target):
+    """The mask checks' fast broadcast test gives torch.broadcast_shapes' verdict."""
+    try:
+        ref = tuple(torch.broadcast_shapes(shape, target)) == target
+    except RuntimeError:
+        ref = False
+    assert broadcasts_to(shape, target) is ref
