@@ -235,7 +235,7 @@ class MultiHeadAttention(nn.Module):
             heads, weights = sdpa_explicit(q, k, v, keep, dmask, drop.p)
             self.attn_weights = weights                                # (B, H, Tq, Tk)
         else:
-            drop.mark_fused()                                          # SDPA drops, unrecorded
+            drop.mark_unrecorded()                                          # SDPA drops, unrecorded
             heads = sdpa_fast(q, k, v, keep, drop.p if drop.active else 0.0)
             self.attn_weights = None
         return self.out_proj(merge_heads(heads))                       # (B, Tq, D)

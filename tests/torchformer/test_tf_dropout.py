@@ -1,6 +1,6 @@
 """torchformer dropout: replayed masks give the deterministic formula x*m/(1-p) (and its gradient) in
-either mode, drawn masks are recorded when recording is switched on (fused F.dropout otherwise, and
-collecting its masks is an error), masks cross between the twins by module name,
+either mode, drawn masks are recorded when recording is switched on (unrecorded dropout otherwise,
+and collecting its masks is an error), masks cross between the twins by module name,
 attention-probability dropout records and replays through the explicit path."""
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from npformer.dropout import collect_dropout_masks as np_collect
 from npformer.dropout import replay_dropout_masks as np_replay
 from tests.torchformer.helpers import assert_close, randn, small_config
 from torchformer.bridge import masks_to_numpy, to_torch
-from torchformer.dropout import (Dropout, collect_dropout_masks, replay_dropout_masks,
-                                 set_record_masks)
+from torchformer.dropout import (Dropout, collect_dropout_masks, dropout_unrecorded,
+                                 replay_dropout_masks, set_record_masks)
 from torchformer.transformer import Transformer
 
 
@@ -35,15 +35,15 @@ def test_replay_is_the_formula_forward_and_backward(p, as_numpy, record):
     keep = mask.double()
     assert_close("y", y, x.detach() * keep / (1 - p))
     assert_close("dx", x.grad, g * keep / (1 - p), kind="grad")
-    assert torch.equal(d.last_mask, mask) and not d.last_fused
+    assert torch.equal(d.last_mask, mask) and not d.last_unrecorded
     assert torch.all(y[~mask] == 0)
     z = d(x)                                       # the replay was used once: a fresh draw now
     assert not d.replay_pending
     if record:
-        assert d.last_mask is not None and not d.last_fused
+        assert d.last_mask is not None and not d.last_unrecorded
         assert_close("fresh draw", z, x.detach() * d.last_mask / (1 - p))
-    else:                                          # fused: every entry is 0 or x / (1 - p)
-        assert d.last_mask is None and d.last_fused
+    else:                                          # unrecorded: every entry is 0 or x / (1 - p)
+        assert d.last_mask is None and d.last_unrecorded
         kept = z != 0
         assert_close("fresh draw", z[kept], x.detach()[kept] / (1 - p))
 
@@ -51,7 +51,7 @@ def test_replay_is_the_formula_forward_and_backward(p, as_numpy, record):
 def test_drawn_masks_are_recorded_and_have_the_right_rate():
     torch.manual_seed(0)
     d = Dropout(0.3)
-    assert not d.record_masks                                  # fused unless switched on
+    assert not d.record_masks                                  # unrecorded unless switched on
     set_record_masks(d, True)
     x = torch.ones(200, 500, dtype=torch.float64)
     y = d(x)
@@ -66,7 +66,7 @@ def test_own_generator_always_records_and_is_reproducible():
     a = Dropout(0.4, rng=torch.Generator().manual_seed(5))
     b = Dropout(0.4, rng=torch.Generator().manual_seed(5))
     ya, yb = a(x), b(x)                                        # record_masks False: still explicit
-    assert a.last_mask is not None and not a.last_fused
+    assert a.last_mask is not None and not a.last_unrecorded
     assert torch.equal(a.last_mask, b.last_mask) and torch.equal(ya, yb)
     assert collect_dropout_masks(a)[""] is a.last_mask
 
@@ -80,18 +80,35 @@ def test_eval_and_p0_are_identity_and_refuse_replays():
             d(x)
 
 
-def test_fused_mode_and_bad_masks():
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_unrecorded_dropout_is_inverted_dropout_with_the_right_rate_and_gradient(dtype):
+    torch.manual_seed(2)
+    p = 0.3
+    x = (torch.rand(300, 400, dtype=dtype) + 0.5).requires_grad_(True)      # no zero entries
+    y = dropout_unrecorded(x, p)
+    assert y.dtype == dtype and y.shape == x.shape
+    kept = y != 0
+    assert_close("kept entries", y[kept], x.detach()[kept] / (1 - p),
+                 dtype="float32" if dtype == torch.float32 else "float64")
+    assert abs(kept.double().mean().item() - 0.7) < 0.01       # 1.2e5 draws: sd 1.3e-3
+    g = torch.randn(300, 400, dtype=dtype)
+    y.backward(g)
+    assert_close("dx", x.grad, g * kept / (1 - p), kind="grad",
+                 dtype="float32" if dtype == torch.float32 else "float64")
+
+
+def test_unrecorded_mode_and_bad_masks():
     torch.manual_seed(1)
     d = Dropout(0.5)
     set_record_masks(d, False)
     x = torch.randn(4, 6, dtype=torch.float64)
     y = d(x)
-    assert d.last_mask is None and d.last_fused
+    assert d.last_mask is None and d.last_unrecorded
     assert torch.all((y == 0) | torch.isclose(y, 2 * x)) and (y == 0).any() and (y != 0).any()
-    with pytest.raises(RuntimeError, match=r"\[''\] dropped with a fused kernel.*set_record_masks"):
+    with pytest.raises(RuntimeError, match=r"\[''\] dropped without recording.*set_record_masks"):
         collect_dropout_masks(d)
     mask = torch.rand(4, 6) > 0.5
-    d.replay(mask)                                 # a replay is honoured even when fused
+    d.replay(mask)                                 # a replay is honoured even when unrecorded
     assert torch.equal(d(x), x * mask / 0.5)
     assert torch.equal(collect_dropout_masks(d)[""], mask)
     d.eval()
@@ -123,7 +140,7 @@ def test_attention_dropout_replays_through_the_explicit_path():
     assert_close("weights (before dropout)", tm.attn_weights, npm.attn_weights)
     out_fast = tm(torch.as_tensor(q), torch.as_tensor(kv), torch.as_tensor(kv))   # SDPA dropout
     assert tm.attn_weights is None and tm.attn_dropout.last_mask is None
-    assert tm.attn_dropout.last_fused
+    assert tm.attn_dropout.last_unrecorded
     assert out_fast.shape == out_t.shape
 
 
@@ -166,7 +183,7 @@ def test_whole_model_masks_cross_between_twins(direction):
     assert_close("logits", got, ref)
 
 
-def test_collecting_after_a_fused_forward_names_the_modules():
+def test_collecting_after_an_unrecorded_forward_names_the_modules():
     c = small_config(dropout=0.1, attention_dropout=0.1, num_encoder_layers=1,
                      num_decoder_layers=1)
     tm = Transformer(c)
