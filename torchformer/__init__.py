@@ -10,7 +10,8 @@ from torchformer.linear import Linear
 from torchformer.embedding import Embedding
 from torchformer.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
                                     make_positional, sinusoidal_table)
-from torchformer.dropout import Dropout, collect_dropout_masks, replay_dropout_masks
+from torchformer.dropout import (Dropout, collect_dropout_masks, replay_dropout_masks,
+                                 set_record_masks)
 from torchformer.activations import Activation
 from torchformer.layernorm import LayerNorm
 from torchformer.attention import MultiHeadAttention, scaled_dot_product_attention, set_need_weights
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "TransformerConfig", "Linear", "Embedding", "SinusoidalPositionalEncoding",
     "LearnedPositionalEncoding", "make_positional", "sinusoidal_table",
-    "Dropout", "collect_dropout_masks", "replay_dropout_masks", "Activation", "LayerNorm",
+    "Dropout", "collect_dropout_masks", "replay_dropout_masks", "set_record_masks", "Activation", "LayerNorm",
     "MultiHeadAttention", "scaled_dot_product_attention", "set_need_weights",
     "PositionwiseFeedForward", "Encoder", "EncoderLayer", "Decoder", "DecoderLayer",
     "Transformer", "EncoderClassifier", "CausalLM", "CrossEntropyLoss",
