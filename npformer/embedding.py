@@ -96,7 +96,7 @@ class Embedding(Module):
     def backward(self, dout: np.ndarray) -> None:
         cache, y = self._require_cache()
         check_grad("dout", dout, y)
-        self.weight.grad += embedding_backward(dout, cache)    # accumulate (weights may be tied)
+        self.weight.accumulate(embedding_backward(dout, cache))   # += (weights may be tied)
         return None
 
     def extra_repr(self) -> str:

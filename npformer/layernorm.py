@@ -97,8 +97,8 @@ class LayerNorm(Module):
         cache, y = self._require_cache()
         check_grad("dout", dout, y)
         dx, dgamma, dbeta = layernorm_backward(dout, cache)
-        self.weight.grad += dgamma
-        self.bias.grad += dbeta
+        self.weight.accumulate(dgamma)
+        self.bias.accumulate(dbeta)
         return dx
 
     def extra_repr(self) -> str:

@@ -101,9 +101,9 @@ class Linear(Module):
         cache, y = self._require_cache()
         check_grad("dout", dout, y)
         dx, dW, db = linear_backward(dout, cache)
-        self.weight.grad += dW                                # accumulate: weights may be tied
+        self.weight.accumulate(dW)                            # += dW: weights may be tied
         if self.bias is not None:
-            self.bias.grad += db
+            self.bias.accumulate(db)
         return dx
 
     def extra_repr(self) -> str:

@@ -17,13 +17,49 @@ import numpy as np
 
 
 class Parameter:
-    """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype)."""
+    """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype).
 
-    __slots__ = ("data", "grad")
+    Layers add their gradients with `accumulate(g)`. `zero_grad()` costs nothing: it only marks the
+    gradient as zero, and the first `accumulate` after it writes `g` over the old values instead of
+    adding to them. That saves two passes over every weight per training step (zeroing, then reading
+    the zeros back to add to them). Reading `.grad` while it is marked writes the zeros in then, so
+    `.grad` always shows the true gradient, in the same array.
+    """
+
+    __slots__ = ("data", "_grad", "_grad_is_zero")
 
     def __init__(self, data: np.ndarray):
         self.data = np.ascontiguousarray(data)
-        self.grad = np.zeros_like(self.data)
+        self._grad = np.zeros_like(self.data)
+        self._grad_is_zero = False                  # True: _grad holds stale values that count as 0
+
+    @property
+    def grad(self) -> np.ndarray | None:
+        if self._grad_is_zero:
+            self._grad[...] = 0                     # materialise the zeros on the first read
+            self._grad_is_zero = False
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: np.ndarray | None) -> None:
+        self._grad = value
+        self._grad_is_zero = False
+
+    def zero_grad(self) -> None:
+        """Mark the gradient as zero (in place: the array stays the same object)."""
+        if self._grad is not None:
+            self._grad_is_zero = True
+
+    def accumulate(self, g: np.ndarray) -> None:
+        """grad += g, where a gradient marked zero is overwritten by g instead."""
+        if self._grad is None:
+            self._grad = np.zeros_like(self.data)
+            self._grad_is_zero = True
+        if self._grad_is_zero:
+            np.copyto(self._grad, g)
+            self._grad_is_zero = False
+        else:
+            self._grad += g
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -143,7 +179,7 @@ class Module:
 
     def zero_grad(self) -> None:
         for p in self.parameters():
-            p.grad[...] = 0
+            p.zero_grad()
 
     def train(self, mode: bool = True) -> "Module":
         for _, m in self.named_modules():

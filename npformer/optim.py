@@ -158,8 +158,7 @@ class Optimizer:
     def zero_grad(self) -> None:
         """Set every parameter's gradient to zero, in place (npformer backward accumulates)."""
         for p in self.params:
-            if p.grad is not None:
-                p.grad[...] = 0
+            p.zero_grad()
 
     def step(self) -> None:
         """Update every parameter that has a gradient, in place (`.data` keeps its dtype)."""

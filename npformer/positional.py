@@ -126,7 +126,7 @@ class LearnedPositionalEncoding(_PositionalEncoding):
         cache, y = self._require_cache()
         check_grad("dout", dout, y)
         dx, dtable = positional_backward(dout, cache)
-        self.weight.grad += dtable
+        self.weight.accumulate(dtable)
         return dx
 
 

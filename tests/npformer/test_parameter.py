@@ -1,0 +1,56 @@
+"""Parameter.grad bookkeeping: zero_grad() only marks the gradient, accumulate() overwrites or adds."""
+import numpy as np
+
+from npformer.linear import Linear
+from npformer.module import Parameter
+
+
+def test_accumulate_adds_and_zero_grad_restarts_the_sum():
+    rng = np.random.default_rng(0)
+    p = Parameter(rng.standard_normal((3, 2)))
+    buf = p.grad
+    g1, g2, g3 = (rng.standard_normal((3, 2)) for _ in range(3))
+    p.accumulate(g1)
+    p.accumulate(g2)
+    np.testing.assert_allclose(p.grad, g1 + g2, rtol=0, atol=1e-15)
+    p.zero_grad()
+    p.accumulate(g3)                                # overwrites the stale g1 + g2
+    np.testing.assert_array_equal(p.grad, g3)
+    assert p.grad is buf                            # always the same array
+    g3[...] = 0
+    assert p.grad.any()                             # a copy was taken, not the caller's array
+
+
+def test_reading_a_zeroed_gradient_shows_zeros_in_the_same_array():
+    p = Parameter(np.ones(4))
+    p.accumulate(np.arange(4.0))
+    buf = p.grad
+    p.zero_grad()
+    assert p.grad is buf and not p.grad.any()
+    p.accumulate(np.full(4, 2.0))                   # after the read, adding to real zeros
+    np.testing.assert_array_equal(p.grad, np.full(4, 2.0))
+
+
+def test_grad_set_to_none_then_accumulated():
+    p = Parameter(np.ones(2, dtype=np.float32))
+    p.grad = None
+    p.zero_grad()                                   # nothing to mark
+    assert p.grad is None
+    p.accumulate(np.array([1.0, 2.0], dtype=np.float32))
+    assert p.grad.dtype == np.float32 and p.grad.tolist() == [1.0, 2.0]
+
+
+def test_second_backward_after_zero_grad_equals_a_fresh_one():
+    """Stale gradients of an earlier step must not leak into the next one."""
+    rng = np.random.default_rng(1)
+    lin = Linear(5, 4, dtype="float64", rng=rng)
+    x1, x2 = rng.standard_normal((2, 3, 5)), rng.standard_normal((2, 3, 5))
+    g1, g2 = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
+    lin(x1)
+    lin.backward(g1)
+    lin.zero_grad()
+    lin(x2)
+    lin.backward(g2)
+    # expected from the definition dW = sum over rows of g^T x, db = sum of g
+    np.testing.assert_allclose(lin.weight.grad, g2.reshape(-1, 4).T @ x2.reshape(-1, 5), atol=1e-12)
+    np.testing.assert_allclose(lin.bias.grad, g2.sum(axis=(0, 1)), atol=1e-12)
