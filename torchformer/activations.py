@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float
+from torchformer.validation import check_float, trusted
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:
@@ -39,7 +39,8 @@ class Activation(nn.Module):
         self.fn = ACTIVATIONS[name]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        check_float("x", x)
+        if not trusted():
+            check_float("x", x)
         return self.fn(x)
 
     def extra_repr(self) -> str:

@@ -26,27 +26,48 @@ from torch import nn
 
 from torchformer.dropout import Dropout, dropout_apply
 from torchformer.linear import Linear, check_rng
-from torchformer.validation import check_float, check_mask, to_torch_dtype
+from torchformer.validation import (check_float, check_mask, compiling, run_checked,
+                                    to_torch_dtype, trusted)
 
 
 # ------------------------------------------------------------------------------------------------
 # functional cores
 # ------------------------------------------------------------------------------------------------
-def _empty_rows(mask: torch.Tensor | None):
-    """(keep_eff, row_any): the mask with fully masked rows opened up, and which rows had a key;
-    row_any is None when nothing needs zeroing afterwards.
+_MEMO = "_torchformer_rows"     # tensor attribute: (mask._version, keeps everything?) when no row is empty
 
-    On the CPU the question "is any row empty?" costs one tiny reduction over the mask, so when
-    no row is empty (the usual case: padding masks of real batches) the mask is returned as it is
-    and the caller skips the zeroing, a full pass over the output. On an accelerator the answer
-    would need a device sync, dearer than the zeroing it saves, so rows are always handled there.
+
+def _empty_rows(mask: torch.Tensor | None):
+    """(keep_eff, row_any): the mask with fully masked rows opened up (None: attend everywhere),
+    and which rows had a key; row_any is None when nothing needs zeroing afterwards.
+
+    On the CPU (eager) two tiny reductions over the mask answer "is any row empty?" and "does it
+    mask anything at all?". When no row is empty (the usual case: padding masks of real batches)
+    the caller skips the zeroing, a full pass over the output; when nothing is masked (a batch
+    without padding) the mask is dropped, and the attention runs unmasked. The answer is noted on
+    the mask tensor with its version counter, so the other layers of the model, which get the same
+    mask object, skip the reductions too (an in-place change of the mask bumps the version and the
+    questions are asked again; inference tensors have no version and are not noted).
+
+    On an accelerator the answers would need a device sync, dearer than the work they save, and
+    under torch.compile reading them (bool(t)) would break the graph: rows are always handled there.
     """
     if mask is None:
         return None, None
+    if mask.device.type != "cpu" or compiling():
+        row_any = mask.any(dim=-1, keepdim=True)           # (B|1, H|1, Tq|1, 1) row has a key
+        return mask | ~row_any, row_any                     # (B|1, H|1, Tq|1, Tk|1)
+    memo = not mask.is_inference()
+    if memo:
+        noted = getattr(mask, _MEMO, None)
+        if noted is not None and noted[0] == mask._version:
+            return (None if noted[1] else mask), None      # known: no empty row
     row_any = mask.any(dim=-1, keepdim=True)               # (B|1, H|1, Tq|1, 1) row has a key
-    if mask.device.type == "cpu" and bool(row_any.all()):
-        return mask, None                                   # no empty row: nothing to open or zero
-    return mask | ~row_any, row_any                         # (B|1, H|1, Tq|1, Tk|1)
+    if not bool(row_any.all()):
+        return mask | ~row_any, row_any                     # (B|1, H|1, Tq|1, Tk|1)
+    keeps_all = bool(mask.all())
+    if memo:
+        setattr(mask, _MEMO, (mask._version, keeps_all))
+    return (None if keeps_all else mask), None              # no empty row: nothing to zero
 
 
 def _check_qkv(q, k, v):
@@ -193,13 +214,16 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query: torch.Tensor, key: torch.Tensor | None, value: torch.Tensor | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> torch.Tensor:
         # ---- checks first: nothing changes when an argument is wrong --------------------------
+        # (query/key/value/mask only when called directly: a torchformer caller checked them)
+        if cache is not None and not isinstance(cache, dict):
+            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
+        if trusted():
+            return self._body(query, key, value, mask, cache, static_kv)
         check_float("query", query, dtype=self.q_proj.weight.dtype, ndim=3)
         B, Tq, D = query.shape
         if D != self.d_model:
             raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got "
                              f"{tuple(query.shape)}")
-        if cache is not None and not isinstance(cache, dict):
-            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
         reuse_kv = cache is not None and static_kv and "k" in cache
         if not reuse_kv:
             self._check_kv("key", key, B)
@@ -208,12 +232,19 @@ class MultiHeadAttention(nn.Module):
                 raise ValueError(f"value: expected the key's shape {tuple(key.shape)}, got "
                                  f"{tuple(value.shape)}")
         past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
+        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
+        keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk), device=query.device)
+        return run_checked(self._body, query, key, value, keep, cache, static_kv)
+
+    def _body(self, query, key, value, keep, cache, static_kv) -> torch.Tensor:
+        """forward after the checks; keep a bool keep-mask on query's device or None."""
+        B, Tq, _ = query.shape
+        H = self.num_heads
         if cache is not None and "k" in cache and cache["k"].shape[0] != B:
             raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has "
                              f"batch {B}")
-        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
-        H = self.num_heads
-        keep = check_mask("mask", mask, (B, H, Tq, Tk), device=query.device)
+        reuse_kv = cache is not None and static_kv and "k" in cache
+        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
 
         # ---- projections, split into heads ---------------------------------------------------
         q = split_heads(self.q_proj(query), H)                         # (B, H, Tq, dk)
@@ -227,6 +258,7 @@ class MultiHeadAttention(nn.Module):
                 v = torch.cat([cache["v"].to(v.dtype), v], dim=2)      # (B, H, Tpast + Tnew, dk)
             if cache is not None:
                 cache["k"], cache["v"] = k, v
+        Tk = k.shape[2]
 
         # ---- attention core ------------------------------------------------------------------
         drop = self.attn_dropout

@@ -14,7 +14,7 @@ from torchformer.linear import Linear
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_offset, check_seed, check_token_ids,
                                      embedding_scale, init_rng, keep_input, target_self_mask)
-from torchformer.validation import check_config, check_mask, to_torch_dtype
+from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
 class CausalLM(ModelMixin, nn.Module):
@@ -27,6 +27,8 @@ class CausalLM(ModelMixin, nn.Module):
     AND key not padding (B, 1, T, offset + T). With caches ([{} ...], one per layer) ids hold only the
     new tokens at positions offset.. offset + T - 1. `decoder_input` keeps the first layer's input.
     """
+
+    _anchor = "tgt_embed"
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
@@ -55,6 +57,9 @@ class CausalLM(ModelMixin, nn.Module):
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
         else:
             mask = check_mask("mask", mask, (B, c.num_heads, T, offset + T), device=ids.device)
+        return run_checked(self._forward, ids, mask, caches, offset)     # nothing checked again
+
+    def _forward(self, ids, mask, caches, offset) -> torch.Tensor:
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))  # (B, T, D)
         self.decoder_input = keep_input(x)
         h = self.decoder(x, None, mask, None, caches=caches)            # (B, T, D)

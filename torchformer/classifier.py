@@ -16,7 +16,7 @@ from torchformer.masks import padding_mask
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
                                      init_rng, keep_input)
-from torchformer.validation import check_config, check_mask, to_torch_dtype
+from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
 class EncoderClassifier(ModelMixin, nn.Module):
@@ -63,6 +63,9 @@ class EncoderClassifier(ModelMixin, nn.Module):
             src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         else:
             src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, S, S), device=src.device)
+        return run_checked(self._forward, src, src_mask)                # nothing checked again
+
+    def _forward(self, src, src_mask) -> torch.Tensor:
         x = self.src_dropout(self.src_pos(self.src_embed(src)))             # (B, S, D)
         self.encoder_input = keep_input(x)
         h = self.encoder(x, src_mask)                                       # (B, S, D)

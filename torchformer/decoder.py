@@ -18,7 +18,7 @@ from torchformer.dropout import Dropout
 from torchformer.feedforward import PositionwiseFeedForward
 from torchformer.layernorm import LayerNorm
 from torchformer.validation import (check_config, check_float, check_mask, param_dtype,
-                                    to_torch_dtype)
+                                    run_checked, to_torch_dtype, trusted)
 
 
 def check_decoder_inputs(module: nn.Module, x, memory, self_mask, memory_mask, past: int = 0):
@@ -109,7 +109,12 @@ class DecoderLayer(nn.Module):
     def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, self_mask=None,
                 memory_mask=None, cache: dict | None = None) -> torch.Tensor:
         past = cached_length(cache)
+        if trusted():                                           # called by a checked torchformer body
+            return self._body(x, memory, self_mask, memory_mask, cache)
         self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        return run_checked(self._body, x, memory, self_mask, memory_mask, cache)
+
+    def _body(self, x, memory, self_mask, memory_mask, cache) -> torch.Tensor:
         self_cache = cross_cache = None
         if cache is not None:
             self_cache = cache.setdefault("self", {})
@@ -161,8 +166,13 @@ class Decoder(nn.Module):
                 got = len(caches) if isinstance(caches, list) else type(caches).__name__
                 raise ValueError(f"caches: expected a list of {len(self.layers)} dicts (one per "
                                  f"layer), got {got}")
+        if trusted():                                           # called by a checked torchformer body
+            return self._body(x, memory, self_mask, memory_mask, caches)
         past = cached_length(caches[0]) if caches else 0
         self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        return run_checked(self._body, x, memory, self_mask, memory_mask, caches)
+
+    def _body(self, x, memory, self_mask, memory_mask, caches) -> torch.Tensor:
         for i, layer in enumerate(self.layers):
             x = layer(x, memory, self_mask, memory_mask,
                       cache=None if caches is None else caches[i])   # (B, T, D)

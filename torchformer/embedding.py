@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.linear import check_positive_int, check_rng, draw_normal
-from torchformer.validation import check_ids, to_torch_dtype
+from torchformer.validation import check_ids, to_torch_dtype, trusted
 
 
 class Embedding(nn.Module):
@@ -40,7 +40,8 @@ class Embedding(nn.Module):
         self.weight = nn.Parameter(w)
 
     def forward(self, ids) -> torch.Tensor:
-        ids = check_ids("ids", ids, self.num_embeddings, ndim=None, device=self.weight.device)
+        if not trusted():                       # else the model checked the ids (range included)
+            ids = check_ids("ids", ids, self.num_embeddings, ndim=None, device=self.weight.device)
         out = F.embedding(ids, self.weight, padding_idx=self.padding_idx)   # (..., D)
         return out * self.scale if self.scale != 1.0 else out                # (..., D)
 

@@ -14,7 +14,7 @@ from torchformer.dropout import Dropout
 from torchformer.feedforward import PositionwiseFeedForward
 from torchformer.layernorm import LayerNorm
 from torchformer.validation import (check_config, check_float, check_mask, param_dtype,
-                                    to_torch_dtype)
+                                    run_checked, to_torch_dtype, trusted)
 
 
 class EncoderLayer(nn.Module):
@@ -37,10 +37,16 @@ class EncoderLayer(nn.Module):
         self.dropout2 = Dropout(c.dropout)
 
     def forward(self, x: torch.Tensor, mask=None) -> torch.Tensor:
+        if trusted():                                           # called by a checked torchformer body
+            return self._body(x, mask)
         c = self.config
         check_float("x", x, dtype=self.norm1.weight.dtype, ndim=3, shape=(None, None, c.d_model))
         B, T, _ = x.shape
         mask = check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
+        return run_checked(self._body, x, mask)                 # children skip their checks
+
+    def _body(self, x: torch.Tensor, mask) -> torch.Tensor:
+        c = self.config
         if c.norm_first:
             h = self.norm1(x)                                                   # (B, T, D)
             x = x + self.dropout1(self.self_attn(h, h, h, mask))                # (B, T, D) x1
@@ -64,11 +70,17 @@ class Encoder(nn.Module):
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype, device)
 
     def forward(self, x: torch.Tensor, mask=None) -> torch.Tensor:
+        if trusted():                                           # called by a checked torchformer body
+            return self._body(x, mask)
         c = self.config
         check_float("x", x, dtype=param_dtype(self, self.dtype), ndim=3,
                     shape=(None, None, c.d_model))
         B, T, _ = x.shape
         mask = check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
+        return run_checked(self._body, x, mask)                 # children skip their checks
+
+    def _body(self, x: torch.Tensor, mask) -> torch.Tensor:
+        c = self.config
         for layer in self.layers:
             x = layer(x, mask)                                                  # (B, T, D)
         if c.final_norm:

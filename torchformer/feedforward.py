@@ -8,7 +8,7 @@ from torch import nn
 from torchformer.activations import Activation
 from torchformer.dropout import Dropout
 from torchformer.linear import Linear
-from torchformer.validation import check_float, to_torch_dtype
+from torchformer.validation import check_float, run_checked, to_torch_dtype, trusted
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -26,7 +26,12 @@ class PositionwiseFeedForward(nn.Module):
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng, device=device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if trusted():
+            return self._body(x)
         check_float("x", x, dtype=self.linear1.weight.dtype, ndim=3,
                     shape=(None, None, self.d_model))
+        return run_checked(self._body, x)           # children skip their checks
+
+    def _body(self, x: torch.Tensor) -> torch.Tensor:
         h = self.activation(self.linear1(x))        # (B, T, F)
         return self.linear2(self.dropout(h))        # (B, T, D)

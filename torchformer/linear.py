@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float, to_torch_dtype
+from torchformer.validation import check_float, to_torch_dtype, trusted
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -74,6 +74,8 @@ class Linear(nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if trusted():                                                      # checked by the caller
+            return F.linear(x, self.weight, self.bias)                     # (..., O)
         check_float("x", x, dtype=self.weight.dtype)
         if x.dim() < 1 or x.shape[-1] != self.in_features:
             raise ValueError(f"x: expected shape (..., {self.in_features}), got {tuple(x.shape)}")

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from torchformer.linear import check_positive_int, check_rng, draw_normal
-from torchformer.validation import check_float, check_length, to_torch_dtype
+from torchformer.validation import check_float, check_length, to_torch_dtype, trusted
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:
@@ -51,10 +51,11 @@ class SinusoidalPositionalEncoding(nn.Module):
                              persistent=False)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        check_float("x", x, dtype=self.pe.dtype, ndim=3, shape=(None, None, self.d_model))
-        offset = _check_offset(offset)
         T = x.shape[1]
-        check_length("x", offset + T, self.max_len)
+        if not trusted():                       # else the model checked offset and length
+            check_float("x", x, dtype=self.pe.dtype, ndim=3, shape=(None, None, self.d_model))
+            offset = _check_offset(offset)
+            check_length("x", offset + T, self.max_len)
         return x + self.pe[offset:offset + T]                                # (B, T, D)
 
     def extra_repr(self) -> str:
@@ -76,10 +77,11 @@ class LearnedPositionalEncoding(nn.Module):
         self.weight = nn.Parameter(draw_normal((max_len, d_model), 0.02, rng, self.dtype, device))
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        check_float("x", x, dtype=self.weight.dtype, ndim=3, shape=(None, None, self.d_model))
-        offset = _check_offset(offset)
         T = x.shape[1]
-        check_length("x", offset + T, self.max_len)
+        if not trusted():                       # else the model checked offset and length
+            check_float("x", x, dtype=self.weight.dtype, ndim=3, shape=(None, None, self.d_model))
+            offset = _check_offset(offset)
+            check_length("x", offset + T, self.max_len)
         return x + self.weight[offset:offset + T]                            # (B, T, D)
 
     def extra_repr(self) -> str:

@@ -27,7 +27,7 @@ from torchformer.linear import Linear
 from torchformer.masks import causal_mask, padding_mask
 from torchformer.positional import make_positional
 from torchformer.validation import (check_config, check_float, check_ids, check_length,
-                                    check_mask, param_dtype, to_torch_dtype)
+                                    check_mask, compiling, run_checked, to_torch_dtype)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -88,8 +88,12 @@ def target_self_mask(ids: torch.Tensor, pad_id: int | None, offset: int = 0,
 
 
 def keep_input(x: torch.Tensor) -> torch.Tensor:
-    """The first layer's input, kept for parity: its .grad is what npformer's backward returns."""
-    if x.requires_grad:
+    """The first layer's input, kept for parity: its .grad is what npformer's backward returns.
+
+    Not under torch.compile: retain_grad() cannot be traced (a graph break per model call), and a
+    compiled model is for speed, not for comparing intermediate gradients; there the kept tensor
+    has no .grad after backward."""
+    if x.requires_grad and not compiling():
         x.retain_grad()
     return x
 
@@ -108,7 +112,12 @@ class ModelMixin:
     """What the three models add to nn.Module: num_parameters() (distinct trainable scalars, a tied
     weight counted once), `device`, and a load_state_dict that, like npformer's, checks every key and
     shape before writing anything (torch's own copies the matching keys before it reports missing
-    ones) and accepts numpy arrays as values."""
+    ones) and accepts numpy arrays as values. `train(mode)` / `eval()` as nn.Module's, faster.
+
+    `_anchor` names the child whose `weight` tells the model's device and dtype (the first
+    embedding: every model has one), instead of walking `parameters()` on every call."""
+
+    _anchor = "src_embed"
 
     def num_parameters(self) -> int:
         return int(sum(p.numel() for p in self.parameters()))
@@ -134,7 +143,33 @@ class ModelMixin:
 
     @property
     def device(self) -> torch.device:
-        return model_device(self)
+        return self._modules[self._anchor].weight.device
+
+    @property
+    def _weight_dtype(self) -> torch.dtype:
+        """The dtype of the model's parameters now (follows .to() / .double())."""
+        return self._modules[self._anchor].weight.dtype
+
+    def train(self, mode: bool = True):
+        """nn.Module.train, without its recursion: every sub-module's `training` flag is set in one
+        pass (torch's recursive version, through nn.Module.__setattr__ at every level, took 0.3 ms
+        for the tiny benchmark model: a third of its forward). A sub-module whose class overrides
+        train() gets that override called, as torch would."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        base = nn.Module.train
+        todo = [self]
+        while todo:
+            m = todo.pop()
+            m.__dict__["training"] = mode
+            for child in m._modules.values():
+                if child is None:
+                    continue
+                if type(child).train is not base:
+                    child.train(mode)                          # custom train(): let it recurse
+                else:
+                    todo.append(child)
+        return self
 
 
 # ------------------------------------------------------------------------------------------------
@@ -211,7 +246,7 @@ class Transformer(ModelMixin, nn.Module):
         """memory (B, S, D) for src (B, S)."""
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
-        return self._encode(src, self._src_mask(src, src_mask))
+        return run_checked(self._encode, src, self._src_mask(src, src_mask))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0) -> torch.Tensor:
@@ -221,7 +256,7 @@ class Transformer(ModelMixin, nn.Module):
         offset = check_offset(offset, caches)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=self.device)
         B, T = tgt.shape
-        check_float("memory", memory, dtype=param_dtype(self, self.dtype), ndim=3,
+        check_float("memory", memory, dtype=self._weight_dtype, ndim=3,
                     shape=(B, None, c.d_model))
         if src_mask is not None:
             src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
@@ -231,7 +266,7 @@ class Transformer(ModelMixin, nn.Module):
         else:
             tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
                                   device=tgt.device)
-        return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
+        return run_checked(self._decode, tgt, memory, src_mask, tgt_mask, caches, offset)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None) -> torch.Tensor:
         c = self.config
@@ -245,5 +280,8 @@ class Transformer(ModelMixin, nn.Module):
             tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
         else:
             tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T), device=tgt.device)
+        return run_checked(self._forward, src, tgt, src_mask, tgt_mask)  # nothing checked again
+
+    def _forward(self, src, tgt, src_mask, tgt_mask) -> torch.Tensor:
         memory = self._encode(src, src_mask)                             # (B, S, D)
         return self._decode(tgt, memory, src_mask, tgt_mask)             # (B, T, V)

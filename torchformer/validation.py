@@ -8,10 +8,23 @@ Messages name the argument, what was expected and what came. Differences from np
   `torch.autocast` activations legitimately arrive in float16/bfloat16;
 - token ids are range-checked (one small sync), because an out-of-range id on CUDA is an
   unreadable device-side assert.
+
+Checked once, not at every level. A model checks its arguments at its entry and then runs its body
+under `run_checked`: the modules it calls see `trusted()` True and skip their own checks (their
+inputs are the model's own, already checked, tensors). Called directly, every module still checks
+(trusted() is False outside a checked body). The flag is thread-local, so one thread's model body
+never switches checks off in another thread.
+
+Under torch.compile (`torch.compiler.is_compiling()`): checks on shapes and dtypes still run (dynamo
+turns them into guards: they cost nothing per call), but checks on tensor VALUES (ids in range, 0/1
+integer masks) are skipped, because reading a value into Python (int(t), bool(t)) breaks the graph
+and a compiled graph cannot raise on values anyway. Out-of-range ids then fail inside the compiled
+embedding lookup instead of with the message here. The eager path always checks.
 """
 from __future__ import annotations
 
-from typing import Sequence
+import threading
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -20,6 +33,36 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _DTYPE_NAMES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
                 "bfloat16": torch.bfloat16, "float": torch.float64, "double": torch.float64,
                 "single": torch.float32, "half": torch.float16}
+
+
+compiling = torch.compiler.is_compiling
+
+
+class _Trust(threading.local):
+    active = False
+
+
+_TRUST = _Trust()
+
+
+def trusted() -> bool:
+    """True inside a torchformer model/module body that already checked its arguments (eager only;
+    under torch.compile it is False, so shape and dtype checks are traced into guards)."""
+    if compiling():
+        return False
+    return _TRUST.active
+
+
+def run_checked(fn: Callable, *args, **kwargs):
+    """fn(*args, **kwargs) with trusted() True inside: for a body whose arguments were just checked.
+    Not a context manager on purpose: dynamo traces this plain call without a graph break."""
+    if compiling() or _TRUST.active:
+        return fn(*args, **kwargs)
+    _TRUST.active = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _TRUST.active = False
 
 
 def to_torch_dtype(dtype) -> torch.dtype:
@@ -86,7 +129,7 @@ def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2,
     if ndim is not None and ids.dim() != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions (batch, seq), got shape "
                          f"{tuple(ids.shape)}")
-    if ids.numel():
+    if ids.numel() and not compiling():      # a value check: skipped in a compiled graph (above)
         lo, hi = torch.aminmax(ids)
         lo, hi = int(lo), int(hi)
         if lo < 0 or hi >= vocab_size:
@@ -123,7 +166,7 @@ def check_mask(name: str, mask, target: Sequence[int], device: torch.device | No
         if mask.dtype.is_floating_point or mask.dtype.is_complex:
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
                             f"{mask.dtype}")
-        if mask.numel():
+        if mask.numel() and not compiling():  # a value check: skipped in a compiled graph
             lo, hi = torch.aminmax(mask)
             if int(lo) < 0 or int(hi) > 1:
                 raise ValueError(f"{name}: expected 0/1 integer values, got values in "
