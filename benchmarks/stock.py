@@ -32,6 +32,12 @@ def _set_rates(layer: nn.Module, cfg) -> None:
     layer.dropout.p = cfg.activation_dropout                             # after the FFN activation
 
 
+def _causal(T: int, device) -> torch.Tensor:
+    """(T, T) bool, True above the diagonal: in nn's sense True = may NOT attend. Bool like the key
+    padding masks (nn warns about, and converts, a float mask mixed with bool ones)."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(1)
+
+
 class _Embed(nn.Module):
     """dropout(embed(ids) * scale + positions[offset: offset + T])."""
 
@@ -75,8 +81,7 @@ class StockSeq2Seq(nn.Module):
         return self.transformer.encoder(self.src_embed(src), src_key_padding_mask=self._pad(src))
 
     def decode(self, tgt: torch.Tensor, memory: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
-        causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1], device=tgt.device,
-                                                                dtype=memory.dtype)
+        causal = _causal(tgt.shape[1], tgt.device)
         h = self.transformer.decoder(self.tgt_embed(tgt), memory, tgt_mask=causal,
                                      tgt_is_causal=True, tgt_key_padding_mask=self._pad(tgt),
                                      memory_key_padding_mask=self._pad(src))
@@ -104,8 +109,7 @@ class StockCausal(nn.Module):
             self.output_proj.weight = self.tgt_embed.embedding.weight
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        causal = nn.Transformer.generate_square_subsequent_mask(
-            ids.shape[1], device=ids.device, dtype=self.output_proj.weight.dtype)
+        causal = _causal(ids.shape[1], ids.device)
         pad = None if self.cfg.pad_id is None else ids == self.cfg.pad_id
         h = self.decoder(self.tgt_embed(ids), mask=causal, is_causal=True, src_key_padding_mask=pad)
         return self.output_proj(h)
