@@ -28,6 +28,12 @@ class LinearCache(NamedTuple):
     has_bias: bool         # whether a bias was added (db is returned only then)
 
 
+# With few rows (incremental decoding: one new token per sequence, N = batch), OpenBLAS computes
+# x @ W^T about 1.8x slower than the same product written W @ x^T (measured at N = 8: 171 vs 93 us
+# for a 512 x 512 weight, 1 thread); from N = 128 on, x @ W^T is as fast or faster.
+FEW_ROWS = 32
+
+
 def linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
     """y = x @ W.T + b over any number of leading dims. Returns (y (..., O), cache).
 
@@ -35,7 +41,11 @@ def linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
     NumPy's stacked matmul, which calls BLAS once per leading index (B small GEMMs of T rows).
     """
     O, I = W.shape
-    y = x.reshape(-1, I) @ W.T                    # (N, I) @ (I, O) -> (N, O); W.T is a view, no copy
+    x2 = x.reshape(-1, I)                         # (N, I)
+    if x2.shape[0] <= FEW_ROWS:                   # a few rows (one decoding step): see FEW_ROWS
+        y = np.ascontiguousarray((W @ x2.T).T)    # (O, I) @ (I, N) -> (O, N) -> (N, O): the same product
+    else:
+        y = x2 @ W.T                              # (N, I) @ (I, O) -> (N, O); W.T is a view, no copy
     if b is not None:
         y += b                                    # (N, O) + (O,)
     return y.reshape(*x.shape[:-1], O), LinearCache(x, W, b is not None)   # (..., O)

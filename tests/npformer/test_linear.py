@@ -21,8 +21,9 @@ def jittered(layer, seed=1):
     return layer
 
 
-@pytest.mark.parametrize("lead", [(), (3,), (2, 3), (2, 1, 3)])
+@pytest.mark.parametrize("lead", [(), (3,), (2, 3), (2, 1, 3), (5, 7), (40,)])
 def test_forward_matches_reference(lead):
+    """Both branches of linear_forward: few rows (W @ x^T) and many (x @ W^T), FEW_ROWS = 32."""
     x, W, b = rnd(*lead, 4), rnd(5, 4, seed=1), rnd(5, seed=2)
     y, _ = linear_forward(x, W, b)
     ref = np.einsum("...i,oi->...o", x, W) + b
@@ -30,7 +31,7 @@ def test_forward_matches_reference(lead):
     assert np.allclose(y, ref, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("lead", [(3,), (2, 3), (2, 1, 3)])
+@pytest.mark.parametrize("lead", [(3,), (2, 3), (2, 1, 3), (3, 12)])
 def test_pair_gradients(lead):
     rep = check_pair(linear_forward, linear_backward, (rnd(*lead, 4), rnd(5, 4, seed=1),
                                                        rnd(5, seed=2)))
