@@ -381,6 +381,7 @@ class Adam(Optimizer):
     # 128K blocks about 1.6x).
     BLOCK = 32768
     BLOCK_THREADED = 131072
+    MIN_THREADED = 4 * BLOCK_THREADED       # fewer elements in all: one thread (the pool costs more)
 
     def step(self) -> None:
         """One Adam step on every parameter with a gradient, in place.
@@ -388,13 +389,13 @@ class Adam(Optimizer):
         The update is elementwise, about a dozen passes per element. Run on a whole (out, in) weight,
         every pass streams all of it through main memory; run on consecutive blocks of the flattened
         arrays, a block stays in cache across its passes. The blocks of all parameters are listed,
-        then updated, by `threads` worker threads when there are enough of them (NumPy releases the
+        then updated, by `threads` worker threads when there is enough work (NumPy releases the
         GIL inside each pass, so the threads run at once). Every element gets the same arithmetic
         whatever the blocking and the threads: the results are identical.
         """
         super().step()                                          # checks; then _update lists blocks
         jobs, self._jobs = self._jobs, []
-        if self.threads > 1 and len(jobs) > 1:
+        if self.threads > 1 and sum(job[0].size for job in jobs) >= self.MIN_THREADED:
             chunks = [jobs[i::self.threads] for i in range(self.threads)]    # round robin
             list(_pool(self.threads).map(self._run_blocks, chunks))
         else:

@@ -233,6 +233,7 @@ def test_adam_blocks_and_threads_do_not_change_the_result(make):
         ps = [Parameter(a.copy()) for a in init]
         opt = make(list(zip("abcd", ps)), threads=threads)
         opt.BLOCK = opt.BLOCK_THREADED = block            # tiny blocks: many per parameter
+        opt.MIN_THREADED = 0                              # threads even for this little work
         for g in grads:
             for p, gp in zip(ps, g):
                 p.grad = gp.copy()
@@ -243,6 +244,8 @@ def test_adam_blocks_and_threads_do_not_change_the_result(make):
         for a, b in zip(results[0], other):
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(results[0][1], init[1])     # the parameters did move
+    from npformer import optim
+    assert {2, 3} <= set(optim._POOLS)                    # the threaded path really ran
 
 
 def test_default_threads_follows_the_blas_limit(monkeypatch):
