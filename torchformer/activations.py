@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float, trusted
+from torchformer import compile_ops
+from torchformer.validation import check_float, compiling, trusted
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:
@@ -41,6 +42,8 @@ class Activation(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not trusted():
             check_float("x", x)
+        if self.fn is relu and x.device.type == "cpu" and compiling():
+            return compile_ops.relu(x)              # see torchformer/compile_ops.py
         return self.fn(x)
 
     def extra_repr(self) -> str:

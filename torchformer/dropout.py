@@ -32,7 +32,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float, describe, trusted
+from torchformer import compile_ops
+from torchformer.validation import check_float, compiling, describe, trusted
 
 
 def _check_p(name: str, p) -> float:
@@ -67,6 +68,8 @@ def dropout_unrecorded(x: torch.Tensor, p: float) -> torch.Tensor:
     place (faster there than F.dropout's Bernoulli draw; see the module docstring)."""
     if x.device.type != "cpu":
         return F.dropout(x, p, training=True)
+    if compiling():                                  # opaque draw: see torchformer/compile_ops.py
+        return x * compile_ops.keep_noise(x.detach(), p)
     noise = torch.rand_like(x).ge_(p).mul_(1.0 / (1.0 - p))            # (x.shape) 0 or 1/(1-p)
     return x * noise
 
