@@ -269,7 +269,8 @@ class MultiHeadAttention(nn.Module):
         else:
             drop.mark_unrecorded()                                          # SDPA drops, unrecorded
             heads = sdpa_fast(q, k, v, keep, drop.p if drop.active else 0.0)
-            self.attn_weights = None
+            if self.attn_weights is not None:                          # (a module setattr is dear)
+                self.attn_weights = None
         return self.out_proj(merge_heads(heads))                       # (B, Tq, D)
 
 

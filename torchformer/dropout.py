@@ -115,10 +115,17 @@ class Dropout(nn.Module):
         """True when an unreplayed training forward draws (and keeps) an explicit mask."""
         return self.record_masks or self.rng is not None
 
+    def _note(self, mask, unrecorded: bool) -> None:
+        """Set last_mask / last_unrecorded, writing only what changes: nn.Module.__setattr__ costs
+        a few microseconds, and every Dropout of a model runs this on every forward."""
+        if mask is not None or self.last_mask is not None:
+            self.last_mask = mask
+        if self.last_unrecorded != unrecorded:
+            self.last_unrecorded = unrecorded
+
     def mark_unrecorded(self) -> None:
         """Note that the caller dropped without recording (e.g. inside SDPA): last_mask None."""
-        self.last_mask = None
-        self.last_unrecorded = self.active
+        self._note(None, self.active)
 
     def draw_mask(self, shape, device) -> torch.Tensor | None:
         """The keep-mask for an input of `shape`: the replayed one if queued, else a fresh draw;
@@ -129,8 +136,7 @@ class Dropout(nn.Module):
                                    f"{'in eval mode' if not self.training else 'at p == 0'}, "
                                    "where it draws no mask; replay masks only into the same mode "
                                    "they were recorded in")
-            self.last_mask = None
-            self.last_unrecorded = False
+            self._note(None, False)
             return None
         if self._replay is not None:
             mask = _check_keep_mask("mask (queued by Dropout.replay)", self._replay, shape)
@@ -140,8 +146,7 @@ class Dropout(nn.Module):
             gen_device = self.rng.device if self.rng is not None else device
             mask = torch.rand(tuple(shape), generator=self.rng, device=gen_device) >= self.p
             mask = mask.to(device)
-        self.last_mask = mask
-        self.last_unrecorded = False
+        self._note(mask, False)
         return mask
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -14,8 +14,10 @@ import numpy as np
 import torch
 
 from npformer.data import BOS, EOS, PAD
+from torchformer.causal_lm import CausalLM
 from torchformer.masks import causal_mask, padding_mask
-from torchformer.validation import check_ids
+from torchformer.transformer import Transformer
+from torchformer.validation import check_ids, run_checked
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "beam_search", "length_penalty",
            "reorder_caches", "new_caches"]
@@ -68,11 +70,19 @@ def reorder_caches(caches, index: torch.Tensor) -> None:
 # one interface over both models
 # ---------------------------------------------------------------------------------------------------
 class _Stepper:
+    """Runs the model on the decoded prefix. The ids, masks, offsets and caches it passes are its
+    own, valid by construction (the inputs were checked by _setup), so a torchformer model is run
+    through its checked body (`run_checked`) without checking them again at every step."""
+
     def __init__(self, model, use_cache: bool):
         self.model, self.use_cache = model, use_cache
         self.caches = new_caches(model) if use_cache else None
         self.fed = 0
         self.device = model.device
+        # one new token sees every cached key: causal_mask(1, p) is all True, and this one
+        # broadcastable all-True mask (the same tensor every step) says so; attention notes once
+        # that it masks nothing and then runs unmasked
+        self.see_all = torch.ones((1, 1, 1, 1), dtype=torch.bool, device=self.device)
 
     def _run(self, ids, mask, offset):
         raise NotImplementedError
@@ -80,7 +90,9 @@ class _Stepper:
     def __call__(self, seq: torch.Tensor, p: int) -> torch.Tensor:
         if self.use_cache:
             new = seq[:, self.fed:p]                                     # (N, p - fed)
-            logits = self._run(new, causal_mask(p - self.fed, p, device=self.device), self.fed)
+            mask = (self.see_all if p - self.fed == 1
+                    else causal_mask(p - self.fed, p, device=self.device))  # (1, 1, p - fed, p)
+            logits = self._run(new, mask, self.fed)
             self.fed = p
         else:
             logits = self._run(seq[:, :p], causal_mask(p, device=self.device), 0)  # (N, p, V)
@@ -97,12 +109,17 @@ class _Seq2SeqStepper(_Stepper):
         self.memory, self.src_mask = memory, src_mask
 
     def _run(self, ids, mask, offset):
+        if isinstance(self.model, Transformer):
+            return run_checked(self.model._decode, ids, self.memory, self.src_mask, mask,
+                               self.caches, offset)
         return self.model.decode(ids, self.memory, self.src_mask, mask, caches=self.caches,
                                  offset=offset)
 
 
 class _LMStepper(_Stepper):
     def _run(self, ids, mask, offset):
+        if isinstance(self.model, CausalLM):
+            return run_checked(self.model._forward, ids, mask, self.caches, offset)
         if self.caches is None:
             return self.model(ids, mask)
         return self.model(ids, mask, caches=self.caches, offset=offset)
@@ -207,37 +224,49 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
                                            use_cache)
         banned = _suppressed(model, suppress_ids, bos_id)
         dev = seq.device
-        rows = torch.arange(B, device=dev)                                      # (B,)
+        fill = EOS if eos_id is None else eos_id
+        # What depends only on the step p and the prompt lengths, for every step at once (one op
+        # each instead of several per step): g = p - start is row b's generated index at step p.
+        steps = range(int(start.min()), int(start.max()) + N)
+        G = torch.arange(steps.start, steps.stop, device=dev)[:, None] - start  # (S, B)
+        GEN = (G >= 0) & (G < N)                                                # (S, B) generating
+        FORCED = G < 0                                                          # (S, B) prompt
+        LAST = GEN & (G == N - 1)                                               # (S, B) budget used
+        # Outputs are written for all rows at once: a row that writes nothing this step writes
+        # into one spare sink row (index B*N) of the flat buffers instead, dropped at the end.
+        sink = B * N
+        SLOT = torch.where(GEN, torch.arange(B, device=dev) * N + G, sink)      # (S, B)
         finished = torch.zeros(B, dtype=torch.bool, device=dev)                 # (B,)
         scores = torch.zeros(B, dtype=torch.float64, device=dev)                # (B,)
         lengths = torch.zeros(B, dtype=torch.int64, device=dev)                 # (B,)
-        tokens = torch.full((B, N), PAD, dtype=torch.int64, device=dev)         # (B, N)
-        out_logits = None
-        fill = EOS if eos_id is None else eos_id
-        for p in range(int(start.min()), int(start.max()) + N):
+        tokens = torch.full((sink + 1,), PAD, dtype=torch.int64, device=dev)    # (B*N + 1,)
+        out_logits = ban = None
+        for k, p in enumerate(steps):
             logits = stepper(seq, p)                                            # (B, V)
             if out_logits is None:
-                out_logits = torch.zeros((B, N, logits.shape[-1]), dtype=logits.dtype, device=dev)
-            g = p - start                                                       # (B,)
-            gen = (g >= 0) & (g < N)                                            # (B,)
-            allowed = logits.clone()                                            # (B, V)
-            allowed[:, banned] = float("-inf")                                  # never PAD / BOS
-            choice = allowed.argmax(dim=-1)                                     # (B,)
-            logp = torch.log_softmax(logits.to(torch.float64), dim=-1)[rows, choice]  # (B,)
-            live = gen & ~finished                                              # (B,)
-            gi = g.clamp(0, N - 1)                                              # (B,)
-            out_logits[rows[gen], gi[gen]] = logits[gen]                        # (B, N, V)
-            tokens[rows[live], gi[live]] = choice[live]
-            scores += torch.where(live, logp, torch.zeros_like(logp))
-            lengths += live.to(torch.int64)
+                V = logits.shape[-1]
+                out_logits = torch.zeros((sink + 1, V), dtype=logits.dtype, device=dev)
+                ban = torch.zeros(V, dtype=torch.bool, device=dev)              # (V,)
+                ban[banned] = True
+            choice = logits.masked_fill(ban, float("-inf")).argmax(dim=-1)      # (B,) never PAD/BOS
+            logp = torch.log_softmax(logits, dim=-1, dtype=torch.float64)       # (B, V)
+            logp = logp.gather(1, choice[:, None])[:, 0]                        # (B,)
+            live = GEN[k] & ~finished                                           # (B,)
+            out_logits[SLOT[k]] = logits                                        # (B*N + 1, V)
+            tokens[torch.where(live, SLOT[k], sink)] = choice                   # (B*N + 1,)
+            scores += torch.where(live, logp, 0.0)
+            lengths += live
             if eos_id is not None:
                 finished |= live & (choice == eos_id)
-            finished |= gen & (g == N - 1)
-            fed = torch.where(g < 0, seq[:, p], choice)                         # prompt forces
-            fed = torch.where(finished & (g >= 0), torch.full_like(fed, fill), fed)
-            seq[:, p] = fed
-            if bool(finished.all()):
+            finished |= LAST[k]
+            forced = FORCED[k]                                                  # (B,)
+            fed = torch.where(forced, seq[:, p], choice)                        # prompt forces
+            seq[:, p] = torch.where(finished & ~forced, fill, fed)
+            # without eos_id every row ends at its budget, on the last step: nothing to ask
+            if eos_id is not None and bool(finished.all()):
                 break
+        tokens = tokens[:sink].view(B, N)                                       # (B, N)
+        out_logits = out_logits[:sink].view(B, N, -1)                           # (B, N, V)
     finally:
         model.train(was_training)
     return GenerateOutput(tokens, lengths, scores, out_logits)
