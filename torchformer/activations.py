@@ -42,8 +42,8 @@ class Activation(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not trusted():
             check_float("x", x)
-        if self.fn is relu and x.device.type == "cpu" and compiling():
-            return compile_ops.relu(x)              # see torchformer/compile_ops.py
+        if self.fn is relu and x.requires_grad and x.device.type == "cpu" and compiling():
+            return compile_ops.relu(x)              # see torchformer/compile_ops.py (backward only)
         return self.fn(x)
 
     def extra_repr(self) -> str:

@@ -14,7 +14,8 @@ So, on the CPU under compile only:
   no pass merges two draws); the caller computes y = x * n and autograd saves the float noise.
 - `relu(x)` is ATen's relu as an opaque call whose backward is written here,
   dL/dx = dL/dy * [y > 0], from the saved float output; the compiled backward fuses that into one
-  pass and stores no bool tensor.
+  pass and stores no bool tensor. Used only when x requires grad: without a backward there is no
+  mask to store, and inductor's own fused ReLU is the faster choice.
 
 Eager code and other devices never call these (the eager paths are faster as they are, and on
 CUDA Triton fuses ReLU and dropout into their neighbours, which an opaque op would prevent).
