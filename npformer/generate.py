@@ -190,7 +190,8 @@ def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, u
     N = int(max_new_tokens)
     total = int(start.max()) + N
     seq = np.full((B, total), PAD, dtype=np.int64)                             # (B, total)
-    seq[:, : prompt.shape[1]] = prompt
+    w = min(prompt.shape[1], total)                     # trailing PAD columns may reach past total
+    seq[:, :w] = prompt[:, :w]
     seq = np.repeat(seq, repeat, axis=0)                                       # (B*K, total)
     return stepper, seq, start, N, B
 

@@ -188,7 +188,8 @@ def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, u
     N = int(max_new_tokens)
     total = int(start.max()) + N
     seq = torch.full((B, total), PAD, dtype=torch.int64, device=dev)           # (B, total)
-    seq[:, : prompt.shape[1]] = prompt
+    w = min(prompt.shape[1], total)                     # trailing PAD columns may reach past total
+    seq[:, :w] = prompt[:, :w]
     seq = seq.repeat_interleave(repeat, dim=0)                                 # (B*K, total)
     return stepper, seq, start, N, B
 

@@ -312,3 +312,20 @@ def test_torch_twin_beam_size_one_is_greedy(twins):
     b = tg.beam_search(t_s2s, SRC, beam_size=1, length_penalty_alpha=0.0, max_new_tokens=7)
     assert torch.equal(b.tokens, g.tokens)
     torch.testing.assert_close(b.scores, g.scores, rtol=1e-12, atol=0.0)
+
+
+def test_wide_padded_prompts_with_a_short_budget(lm, twins):
+    """Trailing PAD columns reaching past longest prompt + max_new_tokens are ignored (both twins),
+    greedy and beam; the result equals that of the prompts without those columns."""
+    import torchformer.generate as tg
+    _, _, t_lm = twins
+    narrow = PROMPTS[:, :4]                                      # longest prompt: 4 tokens
+    wide = np.concatenate([narrow, np.full((3, 5), PAD)], axis=1)  # 9 columns, 5 of them PAD
+    ref = greedy_decode(lm, narrow, max_new_tokens=1)
+    for decode in (greedy_decode, tg.greedy_decode):
+        got = decode(lm if decode is greedy_decode else t_lm, wide, max_new_tokens=1)
+        np.testing.assert_array_equal(np.asarray(got.tokens), ref.tokens)
+    ref = beam_search(lm, narrow, beam_size=2, max_new_tokens=2)
+    for search, model in ((beam_search, lm), (tg.beam_search, t_lm)):
+        got = search(model, wide, beam_size=2, max_new_tokens=2)
+        np.testing.assert_array_equal(np.asarray(got.beams), ref.beams)
