@@ -209,4 +209,19 @@ def describe_machine() -> dict[str, Any]:
         d["matplotlib"] = matplotlib.__version__
     except ImportError:
         d["matplotlib"] = None
+    d["source"] = source_revision()
     return d
+
+
+def source_revision() -> str | None:
+    """The project's git commit ("+dirty" when the working tree differs), None outside a checkout."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return rev + ("+dirty" if dirty else "") if rev else None

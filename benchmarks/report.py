@@ -19,7 +19,8 @@ def format_machine(doc: dict[str, Any]) -> str:
     lines = [f"machine: {m['cpu']} | {m['available_cores']} cores available "
              f"({m['logical_cpus']} logical) | {m.get('memory_gib')} GiB | SIMD {','.join(m['cpu_simd'])}",
              f"software: python {m['python']} | numpy {m['numpy']} ({m.get('numpy_blas')}) | "
-             f"torch {m.get('torch')} | {m.get('torch_parallel', '')}"]
+             f"torch {m.get('torch')} | {m.get('torch_parallel', '')}"
+             + (f" | source {m['source']}" if m.get("source") else "")]
     if m.get("gpu"):
         lines.append(f"gpu: {m['gpu']} ({m.get('gpu_memory_gib')} GiB, sm {m.get('gpu_capability')},"
                      f" CUDA {m.get('cuda')})")

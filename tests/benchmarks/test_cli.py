@@ -55,6 +55,8 @@ def test_document_top_level(run):
     m = doc["machine"]
     for key in ("cpu", "available_cores", "python", "numpy", "torch"):
         assert m[key], key
+    import re
+    assert m["source"] is None or re.fullmatch(r"[0-9a-f]{7,40}(\+dirty)?", m["source"]), m["source"]
     assert doc["threads"]["requested"] >= 1
     assert doc["threads"]["torch_intra_op"] == doc["threads"]["requested"]
     assert [c["name"] for c in doc["configs"]] == ["tiny"]
