@@ -52,8 +52,8 @@ class Parameter:
 
     def accumulate(self, g: np.ndarray) -> None:
         """grad += g, where a gradient marked zero is overwritten by g instead."""
-        if self._grad is None:
-            self._grad = np.zeros_like(self.data)
+        if self._grad is None:                      # (set to None by the user): a fresh array
+            self._grad = np.empty_like(self.data)
             self._grad_is_zero = True
         if self._grad_is_zero:
             np.copyto(self._grad, g)

@@ -51,11 +51,11 @@ class SinusoidalPositionalEncoding(nn.Module):
                              persistent=False)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        T = x.shape[1]
         if not trusted():                       # else the model checked offset and length
             check_float("x", x, dtype=self.pe.dtype, ndim=3, shape=(None, None, self.d_model))
             offset = _check_offset(offset)
-            check_length("x", offset + T, self.max_len)
+            check_length("x", offset + x.shape[1], self.max_len)
+        T = x.shape[1]
         return x + self.pe[offset:offset + T]                                # (B, T, D)
 
     def extra_repr(self) -> str:
@@ -77,11 +77,11 @@ class LearnedPositionalEncoding(nn.Module):
         self.weight = nn.Parameter(draw_normal((max_len, d_model), 0.02, rng, self.dtype, device))
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        T = x.shape[1]
         if not trusted():                       # else the model checked offset and length
             check_float("x", x, dtype=self.weight.dtype, ndim=3, shape=(None, None, self.d_model))
             offset = _check_offset(offset)
-            check_length("x", offset + T, self.max_len)
+            check_length("x", offset + x.shape[1], self.max_len)
+        T = x.shape[1]
         return x + self.weight[offset:offset + T]                            # (B, T, D)
 
     def extra_repr(self) -> str:
