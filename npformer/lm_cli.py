@@ -22,9 +22,15 @@ LM_DEFAULTS = dict(steps=4000, lr=3e-3, warmup=400)
 
 
 def fill_task_defaults(args, defaults: dict) -> None:
-    """Options left unset (None) take the task's default: LM_DEFAULTS for --task lm, else
-    `defaults` (the seq2seq main job's)."""
+    """Options left unset (None) take the task's default: LM_DEFAULTS for --task lm (or a --resume
+    file holding the lm task), else `defaults` (the seq2seq main job's)."""
     lm = getattr(args, "task", None) == "lm"
+    if getattr(args, "resume", None):
+        try:
+            from npformer.checkpoint import load_checkpoint
+            lm = load_checkpoint(args.resume).metadata.get("task", {}).get("name") == "lm"
+        except Exception:  # noqa: BLE001 - the real load reports what is wrong with the file
+            pass
     for key in LM_DEFAULTS:
         if getattr(args, key, None) is None:
             setattr(args, key, LM_DEFAULTS[key] if lm else defaults[key])

@@ -33,7 +33,8 @@ import numpy as np
 
 from npformer.data import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
 
-__all__ = ["LM_TASKS", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "make_any_task",
+__all__ = ["LM_TASKS", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "collate_lm",
+           "make_any_task",
            "is_lm_task"]
 
 LM_TASKS = ("lm",)
@@ -128,6 +129,24 @@ def _concat(segments: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
 
 def _const(n: int, token: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full((n, 1), token, dtype=np.int64), np.ones(n, dtype=np.int64)
+
+
+def collate_lm(ex: LMExamples) -> LMBatch:
+    """Rows BOS a + b = c EOS of raw problems, split into ids / targets (vectorised); data.collate
+    calls this for LMExamples."""
+    if len(ex) == 0:
+        raise ValueError("examples: expected at least one example, got 0")
+    n = len(ex)
+    w = int(_num_digits(np.maximum(ex.a, ex.b)).max())                  # widest operand
+    s = ex.a + ex.b                                                     # (N,) answers
+    prompt, plen = _concat([_const(n, BOS), _digit_tokens(ex.a, w), _const(n, _PLUS),
+                            _digit_tokens(ex.b, w), _const(n, _EQUALS)])  # (N, P), (N,)
+    row, rlen = _concat([(prompt, plen), _digit_tokens(s, int(_num_digits(s).max())),
+                         _const(n, EOS)])                               # (N, W), (N,)
+    row = row[:, : int(rlen.max())]                                     # trim to the longest row
+    ids = np.where(np.arange(row.shape[1])[None, :] < (rlen - 1)[:, None], row, PAD)[:, :-1]
+    targets = row[:, 1:]                                                # (N, W - 1)
+    return LMBatch(ids.astype(np.int64), targets.astype(np.int64), plen, rlen - 1)
 
 
 def _check_int(name: str, v, lo: int) -> int:
@@ -247,19 +266,8 @@ class ArithmeticTask:
 
     # -- batches -----------------------------------------------------------------------------------
     def collate(self, ex: LMExamples) -> LMBatch:
-        """Rows BOS a + b = c EOS, split into ids / targets (vectorised)."""
-        if len(ex) == 0:
-            raise ValueError("examples: expected at least one example, got 0")
-        n = len(ex)
-        w = len(str(self.max_number - 1))
-        prompt, plen = _concat([_const(n, BOS), _digit_tokens(ex.a, w), _const(n, _PLUS),
-                                _digit_tokens(ex.b, w), _const(n, _EQUALS)])  # (N, P), (N,)
-        row, rlen = _concat([(prompt, plen), _digit_tokens(ex.a + ex.b, self.answer_digits),
-                             _const(n, EOS)])                           # (N, W), (N,)
-        row = row[:, : int(rlen.max())]                                 # trim to the longest row
-        ids = np.where(np.arange(row.shape[1])[None, :] < (rlen - 1)[:, None], row, PAD)[:, :-1]
-        targets = row[:, 1:]                                            # (N, W - 1)
-        return LMBatch(ids.astype(np.int64), targets.astype(np.int64), plen, rlen - 1)
+        """Rows BOS a + b = c EOS, split into ids / targets (see collate_lm)."""
+        return collate_lm(ex)
 
     def prompts(self, ex: LMExamples) -> tuple[np.ndarray, np.ndarray]:
         """Greedy prompts BOS "a+b=" right-padded (N, P) and the expected answers + EOS (N, A)."""

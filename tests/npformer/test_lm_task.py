@@ -226,3 +226,19 @@ def test_default_lm_run_reaches_the_documented_accuracy(backend, capsys):
     line = next(l for l in out.splitlines() if "exact-sequence accuracy" in l)
     acc = float(line.split("exact-sequence accuracy")[1].split("%")[0])
     assert acc >= 90.0, line
+
+
+def test_resume_an_lm_run_equals_the_uninterrupted_run(tmp_path, capsys):
+    from npformer import checkpoint as ck
+    argv = [a for a in TINY if a != "--steps" and a != "4"] + ["--dropout", "0.2", "--warmup", "3"]
+    full, half, resumed = (str(tmp_path / n) for n in ("full.npz", "half.npz", "resumed.npz"))
+    assert main(["train", *argv, "--steps", "5", "--save", full]) == 0
+    assert main(["train", *argv, "--steps", "3", "--save", half]) == 0
+    assert main(["train", "--resume", half, "--steps", "2", "--save", resumed, "--no-progress",
+                 "--examples", "0", "--eval-size", "4"]) == 0
+    capsys.readouterr()
+    a, b, c = (ck.load_checkpoint(p) for p in (full, resumed, half))
+    assert b.step == 5 and b.metadata["task"]["name"] == "lm" and b.model_class == "CausalLM"
+    for k in a.state:
+        assert np.array_equal(a.state[k], b.state[k]), k                # bit for bit
+    assert not all(np.array_equal(a.state[k], c.state[k]) for k in a.state)
