@@ -407,7 +407,8 @@ def _describe(model) -> str:
     n = model.num_parameters()
     layers = f"{c.num_encoder_layers}+{c.num_decoder_layers} layers" \
         if type(model).__name__ == "Transformer" else \
-        (f"{c.num_encoder_layers} layers" if type(model).__name__ == "EncoderClassifier"
+        (f"{c.num_encoder_layers} layers" if type(model).__name__ in ("EncoderClassifier",
+                                                                      "BertForMaskedLM")
          else f"{c.num_decoder_layers} layers")
     return (f"{type(model).__name__}: d_model={c.d_model} heads={c.num_heads} d_ff={c.d_ff} "
             f"{layers} dropout={c.dropout} {c.dtype}, {n:,} parameters")
@@ -431,8 +432,9 @@ def _print_examples(examples, classification: bool) -> None:
 
 def _print_eval(ev, task) -> None:
     what = "memorised table" if task.memorise else "held-out"
-    print(f"{what}: loss {ev.loss:.4f}  token accuracy {100 * ev.token_accuracy:.2f}%  "
-          f"exact-sequence accuracy {100 * ev.sequence_accuracy:.2f}%  "
+    tok, seq = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
+    print(f"{what}: loss {ev.loss:.4f}  {tok} {100 * ev.token_accuracy:.2f}%  "
+          f"{seq} {100 * ev.sequence_accuracy:.2f}%  "
           f"({ev.num_examples} sequences)")
 
 
@@ -663,7 +665,7 @@ def cmd_generate(args) -> int:
     gen = __import__("torchformer.generate" if args.backend == "torch" else "npformer.generate",
                      fromlist=["greedy_decode"])
     from npformer import lm_cli
-    if kind == "CausalLM" or lm_cli.sampling_requested(args):       # language models, sampling
+    if kind in ("CausalLM", "BertForMaskedLM") or lm_cli.sampling_requested(args):  # LMs, sampling
         return lm_cli.generate_lm(args, model, task, vocab, gen)
     if kind == "EncoderClassifier":
         if task is not None:

@@ -189,9 +189,14 @@ def _wrap(seq: np.ndarray, lengths: np.ndarray, *, bos: bool, eos: bool) -> np.n
 
 def collate(examples: Examples) -> Seq2SeqBatch | ClassificationBatch:
     """Pad and wrap raw examples into a batch (vectorised, no loop over examples)."""
-    if hasattr(examples, "a"):                                          # LMExamples: "a+b=c" rows
+    from npformer.lm_data import LMExamples                             # token-level tasks
+    from npformer.mlm_data import MLMSample
+    if isinstance(examples, LMExamples):                                # "a+b=c" rows
         from npformer.lm_data import collate_lm
         return collate_lm(examples)
+    if isinstance(examples, MLMSample):                                 # masked mirror sentences
+        from npformer.mlm_data import collate_mlm
+        return collate_mlm(examples)
     if len(examples) == 0:
         raise ValueError("examples: expected at least one example, got 0")
     if examples.labels is not None:

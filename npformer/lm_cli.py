@@ -18,22 +18,24 @@ __all__ = ["LM_DEFAULTS", "fill_task_defaults", "add_sampling_args", "sampling_r
 # `npformer train --task lm` defaults where they differ from the seq2seq ones (cli.DEFAULTS); the
 # rest (d_model 64, 4 heads, d_ff 128, 2 layers, batch 64, post-norm ReLU, sinusoidal) is shared.
 # Measured: see README, "Language models from the command line".
-LM_DEFAULTS = dict(steps=4000, lr=3e-3, warmup=400)
+LM_DEFAULTS = dict(steps=5000, lr=3e-3, warmup=400)
+MLM_DEFAULTS = dict(steps=3000, lr=1e-3, warmup=400)               # --task mlm (BertForMaskedLM)
+_TASK_DEFAULTS = {"lm": LM_DEFAULTS, "mlm": MLM_DEFAULTS}
 
 
 def fill_task_defaults(args, defaults: dict) -> None:
     """Options left unset (None) take the task's default: LM_DEFAULTS for --task lm (or a --resume
     file holding the lm task), else `defaults` (the seq2seq main job's)."""
-    lm = getattr(args, "task", None) == "lm"
+    name = getattr(args, "task", None)
     if getattr(args, "resume", None):
         try:
             from npformer.checkpoint import load_checkpoint
-            lm = load_checkpoint(args.resume).metadata.get("task", {}).get("name") == "lm"
+            name = load_checkpoint(args.resume).metadata.get("task", {}).get("name")
         except Exception:  # noqa: BLE001 - the real load reports what is wrong with the file
             pass
     for key in LM_DEFAULTS:
         if getattr(args, key, None) is None:
-            setattr(args, key, LM_DEFAULTS[key] if lm else defaults[key])
+            setattr(args, key, _TASK_DEFAULTS.get(name, defaults)[key])
 
 
 def add_sampling_args(p) -> None:
@@ -74,6 +76,8 @@ def generate_lm(args, model, task, vocab, gen) -> int:
     from npformer.cli import CliError, _numpy
     kind = type(model).__name__
     sampling = sampling_requested(args)
+    if kind == "BertForMaskedLM" and not sampling:
+        return fill_masks(args, model, task, vocab)
     if kind != "CausalLM":
         raise CliError(f"--temperature/--top-k/--top-p/--seed: sampling is for language-model "
                        f"checkpoints (CausalLM); {args.checkpoint} holds a {kind}")
@@ -117,9 +121,40 @@ def generate_lm(args, model, task, vocab, gen) -> int:
     return 0
 
 
+def fill_masks(args, model, task, vocab) -> int:
+    """`npformer generate` for a BertForMaskedLM: every "_" ([MASK]) replaced by its argmax."""
+    from npformer.cli import CliError, _numpy
+    from npformer.data import BOS, EOS, PAD
+    if task is None or not getattr(task, "is_mlm", False):
+        raise CliError(f"{args.checkpoint}: a BertForMaskedLM checkpoint without the mlm task; "
+                       f"write sentences with its vocabulary through the Python API instead")
+    if args.beam > 1:
+        raise CliError(f"--beam {args.beam}: a masked language model fills masks in one pass")
+    rows = task.examples_from_text(args.inputs)
+    ids = np.full((len(rows), max(len(r) for r in rows) + 2), PAD, dtype=np.int64)  # (N, T)
+    for i, r in enumerate(rows):
+        ids[i, : len(r) + 2] = [BOS] + r + [EOS]
+    x = ids
+    if args.backend == "torch":
+        import torch
+        x = torch.as_tensor(ids, device=model.device)
+    pred = np.asarray(_numpy(model(x))).argmax(axis=-1)                 # (N, T)
+    filled = np.where(ids == task.mask_id, pred, ids)                   # (N, T)
+    print(f"masked-token filling (argmax), {args.backend}")
+    for text, row in zip(args.inputs, filled):
+        got = vocab.decode(row)
+        half, _, rest = got.partition("#")
+        ok = "#" in got and rest == half[::-1]
+        print(f"{text} -> {got}  {'ok (a mirror sentence)' if ok else '(not a mirror sentence)'}")
+    return 0
+
+
 def lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads) -> list[str]:
-    """Decoder self-attention maps of a CausalLM on the first example's whole line."""
+    """Decoder self-attention maps of a CausalLM on the first example's whole line (BERT's
+    encoder maps are not drawn by this command yet: an empty list)."""
     from npformer import plots
+    if getattr(task, "is_mlm", False):
+        return []
     ids = task.collate(examples).ids[:1]                                # (1, T) BOS + line
     n = int((ids[0] != model.config.pad_id).sum())
     return plots.save_attention_maps(model, None, ids[:, :n], task.vocab, out_dir,

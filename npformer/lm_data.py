@@ -37,7 +37,7 @@ __all__ = ["LM_TASKS", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "
            "make_any_task",
            "is_lm_task"]
 
-LM_TASKS = ("lm",)
+LM_TASKS = ("lm", "mlm")             # "mlm": npformer.mlm_data
 ARITHMETIC_SYMBOLS = "0123456789+="
 _DIGIT0 = NUM_SPECIAL                                   # id of "0"; digit d has id 3 + d
 _PLUS, _EQUALS = NUM_SPECIAL + 10, NUM_SPECIAL + 11
@@ -192,6 +192,7 @@ class ArithmeticTask:
     is_classification = False
     memorise = False
     num_classes = 2
+    metric_names = ("answer-token accuracy", "exact-sequence accuracy (greedy completion)")
 
     @property
     def vocab(self) -> CharVocab:
@@ -313,7 +314,8 @@ class ArithmeticTask:
 # ---------------------------------------------------------------------------------------------------
 # one entry point for every task name
 # ---------------------------------------------------------------------------------------------------
-_LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction")}
+_LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
+              "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
 
 
 def is_lm_task(task) -> bool:
@@ -327,7 +329,12 @@ def make_any_task(**fields):
     from npformer.data import Task
     name = fields.get("name", "reverse")
     if name in _LM_FIELDS:
+        if name == "mlm" and fields.get("max_number") is not None:
+            raise ValueError("--max-number: only for --task lm, got it with --task mlm")
         keep = {k: v for k, v in fields.items() if k in _LM_FIELDS[name] and v is not None}
+        if name == "mlm":
+            from npformer.mlm_data import MirrorTask
+            return MirrorTask(name=name, **keep)
         return ArithmeticTask(name=name, **keep)
     extra = [k for k in ("max_number",) if fields.get(k) is not None]
     if extra:

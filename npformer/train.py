@@ -129,6 +129,13 @@ def model_config_for(task: Task, **sizes) -> TransformerConfig:
 def build_model(config: TransformerConfig, task: Task, seed: int = 0):
     """npformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM for
     language-model tasks (npformer.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.config import bert_config
+        from npformer.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed)
     if getattr(task, "is_lm", False):
         from npformer.causal_lm import CausalLM
         return CausalLM(config, seed=seed)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 
 from npformer.data import PAD
-from npformer.lm_train import answer_accuracy
+from npformer.lm_train import answer_accuracy, masked_examples
 
-__all__ = ["lm_forward", "evaluate_lm", "answer_accuracy"]
+__all__ = ["lm_forward", "evaluate_lm", "evaluate_mlm", "answer_accuracy"]
 
 
 def lm_forward(model, batch, device):
@@ -23,6 +23,8 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
     from npformer.train import EvalResult, sequence_matches
     from torchformer.generate import greedy_decode
     from torchformer.loss import CrossEntropyLoss
+    if getattr(task, "is_mlm", False):
+        return evaluate_mlm(model, task, examples, batch_size=batch_size, num_shown=num_shown)
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab
@@ -57,3 +59,35 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
                       sequence_accuracy=seq_ok / n if greedy else float("nan"), num_examples=n,
                       num_tokens=counted, examples=shown)
 
+
+
+@torch.no_grad()
+def evaluate_mlm(model, task, examples=None, *, batch_size: int = 256, num_shown: int = 0):
+    """EvalResult of a BertForMaskedLM on mirror sentences (see npformer.lm_train.evaluate_mlm)."""
+    from npformer.train import EvalResult
+    from torchformer.loss import CrossEntropyLoss
+    if examples is None:
+        examples = task.heldout(500)
+    device = model.device
+    loss_fn = CrossEntropyLoss(ignore_index=PAD)
+    was_training = model.training
+    model.eval()
+    total_loss = correct = counted = single_ok = n = 0
+    shown: list = []
+    try:
+        for part, batch, one in task.iterate(examples, batch_size):
+            logits_t, targets_t = lm_forward(model, batch, device)      # (B, T, V), (B, T)
+            k = batch.num_tokens
+            total_loss += float(loss_fn(logits_t, targets_t)) * k
+            logits = logits_t.cpu().numpy()
+            c, m = answer_accuracy(logits, batch)
+            correct += c
+            counted += m
+            single_ok += answer_accuracy(lm_forward(model, one, device)[0].cpu().numpy(), one)[0]
+            n += len(part)
+            shown += masked_examples(task.vocab, batch, logits, num_shown - len(shown))
+    finally:
+        model.train(was_training)
+    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
+                      sequence_accuracy=single_ok / max(n, 1), num_examples=n, num_tokens=counted,
+                      examples=shown)

@@ -33,6 +33,13 @@ __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "buil
 def build_model(config: TransformerConfig, task: Task, seed: int = 0, device=None):
     """torchformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM
     for language-model tasks (npformer.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.config import bert_config
+        from torchformer.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed, device=device)
     if getattr(task, "is_lm", False):
         from torchformer.causal_lm import CausalLM
         return CausalLM(config, seed=seed, device=device)
