@@ -197,6 +197,12 @@ def test_gpt2_recipe_from_a_folder_runs_and_fine_tunes(tmp_path):
     assert isinstance(model, nf.CausalLM) and not model.training
     ids = np.array([[1, 5, 7, 2, 9, 4]])
     np.testing.assert_array_equal(model(ids), src.eval()(ids))
+    from npformer.generate import greedy_decode
+    out = greedy_decode(model, ids[:, :3], max_new_tokens=4, eos_id=None, suppress_ids=())
+    seq = ids[:, :3]
+    for _ in range(4):                                          # the same without the KV cache
+        seq = np.concatenate([seq, model(seq)[:, -1].argmax(-1)[:, None]], axis=1)
+    np.testing.assert_array_equal(out.tokens, seq[:, 3:])
     model.train()
     opt = nf.Adam(model.parameters(), lr=1e-2)
     loss_fn = nf.CrossEntropyLoss()
