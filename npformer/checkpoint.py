@@ -49,7 +49,8 @@ FORMAT_NAME = "npformer-checkpoint"
 FORMAT_VERSION = 1
 # model class name -> submodule (same file names in npformer and torchformer)
 MODEL_CLASSES = {"Transformer": "transformer", "CausalLM": "causal_lm",
-                 "EncoderClassifier": "classifier"}
+                 "EncoderClassifier": "classifier", "BertForMaskedLM": "bert",
+                 "BertForSequenceClassification": "bert"}
 OPTIMIZER_STATE_KEYS = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer")
 _HEADER_FIELDS = {"writer": str, "model_class": str, "config": (dict, type(None)), "step": int,
                   "metadata": dict, "model_keys": list, "optimizer": (dict, type(None)),
