@@ -219,6 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = p.add_argument_group("parallelism")
+    g.add_argument("--data-parallel", choices=("auto", "on", "off"), default="auto",
+                   help="numpy backend with --threads N > 1: split each batch over N replicas, one "
+                        "thread each (npformer.parallel); auto: when every replica gets >= 4 rows "
+                        "(default: %(default)s)")
+    g.add_argument("--nproc", type=positive, default=1, metavar="N",
+                   help="torch backend: train with N processes (DistributedDataParallel, gloo on "
+                        "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
     p.set_defaults(func=cmd_train)
 
     # -- evaluate -----------------------------------------------------------------------------------
@@ -420,6 +428,12 @@ def _print_eval(ev, task) -> None:
 def cmd_train(args) -> int:
     from npformer.train import TrainConfig, model_config_for
     _check_backend(args)
+    if args.nproc > 1:                                    # torchrun runs torchformer.distributed
+        if args.backend != "torch":
+            raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
+                           f"threads: --threads N)")
+        from torchformer.distributed import launch_from_cli
+        return launch_from_cli(args)
     if args.plot:
         from npformer import plots
         plots._pyplot()                               # fail now, not after training
@@ -454,8 +468,14 @@ def cmd_train(args) -> int:
           f"{tc.label_smoothing}", flush=True)
     optimizer, schedule = T.make_optimizer(model, tc)
     t0 = time.perf_counter()
+    extra = {}
+    if args.backend == "numpy":                           # threads: data parallelism when it pays
+        from npformer.parallel import choose_replicas
+        extra["replicas"] = choose_replicas(args.threads, args.batch_size, args.data_parallel)
+        if extra["replicas"] > 1:
+            print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
     result = T.train(model, task, tc, optimizer=optimizer, schedule=schedule,
-                     eval_examples=heldout)
+                     eval_examples=heldout, **extra)
     train_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     ev = T.evaluate(model, task, heldout, num_shown=args.examples)

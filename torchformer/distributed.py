@@ -40,7 +40,8 @@ from npformer.data import Task, batch_iterator
 from npformer.parallel import shard_batch, shard_bounds
 from npformer.train import Progress, TrainConfig, TrainResult
 
-__all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main"]
+__all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
+           "launch_from_cli"]
 
 
 def is_initialized() -> bool:
@@ -205,9 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--label-smoothing", type=float, default=0.0)
+    p.add_argument("--clip-norm", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default=None, help="cpu (gloo) or cuda (NCCL); default cuda if any")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads per process")
+    p.add_argument("--eval-size", type=int, default=200, help="held-out sequences rank 0 "
+                                                                "evaluates on at the end")
     p.add_argument("--save", default=None, help="rank 0 writes the trained model's checkpoint here "
                                                 "(a new file; checked before training)")
     p.add_argument("--no-progress", action="store_true")
@@ -231,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                                  dropout=args.dropout, dtype=args.dtype)
         tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                          warmup=args.warmup, label_smoothing=args.label_smoothing, seed=args.seed,
+                         clip_norm=args.clip_norm,
                          progress=not args.no_progress)
         model = T.build_model(cfg, task, seed=args.seed, device=dev)
         if rank() == 0:
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({dist.get_backend()}), {tc.batch_size} rows per step", flush=True)
         res = train(model, task, tc)
         if rank() == 0:
-            ev = T.evaluate(model, task, task.heldout(200))
+            ev = T.evaluate(model, task, task.heldout(args.eval_size))
             print(f"trained {res.steps} steps in {res.seconds:.1f} s, final loss "
                   f"{res.losses[-1] if res.losses else float('nan'):.4f}; held-out {ev.summary()}")
             if args.save:
@@ -248,6 +253,33 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         dist.destroy_process_group()
     return 0
+
+
+# options of `npformer train` this entry point takes over, and those it does not support
+_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "d_model", "heads", "d_ff", "layers",
+              "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
+              "clip_norm", "seed", "threads", "eval_size", "save")
+_UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
+                "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None}
+
+
+def launch_from_cli(args) -> int:
+    """`npformer train --backend torch --nproc N ...`: run this module under torchrun, N processes."""
+    import subprocess
+    bad = [k for k, default in _UNSUPPORTED.items() if getattr(args, k, default) != default]
+    if bad:
+        raise ValueError(f"--nproc {args.nproc}: options {['--' + k.replace('_', '-') for k in bad]} "
+                         f"are not supported with DistributedDataParallel training yet")
+    argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+            str(args.nproc), "-m", "torchformer.distributed", "--device", str(args.device)]
+    for k in _FORWARDED:
+        v = getattr(args, k, None)
+        if v is not None:
+            argv += ["--" + k.replace("_", "-"), str(v)]
+    if getattr(args, "no_progress", False):
+        argv.append("--no-progress")
+    print("running: " + " ".join(argv[2:]), flush=True)
+    return subprocess.call(argv)
 
 
 if __name__ == "__main__":

@@ -123,3 +123,12 @@ def test_init_outside_torchrun_says_how_to_launch(monkeypatch):
         monkeypatch.delenv(v, raising=False)
     with pytest.raises(RuntimeError, match="torchrun"):
         D.init("cpu")
+
+
+def test_cli_refuses_options_it_cannot_forward():
+    from npformer.cli import build_parser
+    from torchformer.distributed import launch_from_cli
+    args = build_parser().parse_args(["train", "--backend", "torch", "--nproc", "2",
+                                      "--norm-first"])
+    with pytest.raises(ValueError, match="--norm-first"):
+        launch_from_cli(args)
