@@ -5,7 +5,8 @@ Every component is a pair of plain functions `x_forward(...) -> (out, cache)` an
 importing npformer never imports torch, hypothesis or matplotlib.
 
 Suggested reading order: linear -> activations -> softmax -> layernorm -> embedding -> positional ->
-dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim.
+dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim;
+then the families: classifier, causal_lm (GPT-style), bert (BERT-style), and hub (Hugging Face weights).
 """
 from npformer.config import TransformerConfig
 from npformer.module import Module, ModuleList, Parameter
@@ -28,6 +29,9 @@ from npformer.decoder import Decoder, DecoderLayer
 from npformer.transformer import Transformer
 from npformer.classifier import EncoderClassifier
 from npformer.causal_lm import CausalLM
+from npformer.bert import (BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward,
+                           tanh_forward)
+from npformer.config import bert_config, gpt2_config
 from npformer.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
 from npformer.masks import causal_mask, combine_masks, padding_mask
 from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
@@ -54,4 +58,6 @@ __all__ = [
     "padding_mask", "causal_mask", "combine_masks",
     "SGD", "Adam", "AdamW", "WarmupSchedule", "warmup_lr", "clip_grad_norm",
     "gradcheck", "check_pair", "numerical_gradient", "rel_error", "GradcheckReport",
+    "BertModel", "BertForMaskedLM", "BertForSequenceClassification", "tanh_forward",
+    "tanh_backward", "bert_config", "gpt2_config",
 ]

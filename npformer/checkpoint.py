@@ -38,6 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from npformer.config import TransformerConfig
+from npformer.io import atomic_write
 from npformer.module import Module, Parameter
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CheckpointError", "CheckpointNotFoundError", "Checkpoint",
@@ -108,8 +109,9 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
                      versions: dict[str, str] | None = None) -> Path:
     """Write a checkpoint from plain arrays (what both twins' save_checkpoint call).
 
-    The file is written to a temporary name in the same folder and renamed into place, so an
-    interrupted save never leaves a half-written checkpoint under `path`.
+    The file is written to `.<name>.tmp.<pid>` in the same folder, fsynced and renamed into place
+    (npformer.io.atomic_write), so an interrupted save never leaves a half-written checkpoint under
+    `path`, and a failed one (disk full: an OSError) leaves the earlier file there unchanged.
     """
     path = Path(path)
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
@@ -144,15 +146,7 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
     arrays["format"] = np.array(FORMAT_NAME)
     arrays["format_version"] = np.array(FORMAT_VERSION, dtype=np.int64)
     arrays["header"] = np.array(text)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    return atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 # -- reading ------------------------------------------------------------------------------------------

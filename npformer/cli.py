@@ -215,7 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
                    help="decoded held-out examples to print (default: %(default)s)")
     g.add_argument("--save", metavar="PATH", help="write a checkpoint (.npz: config, weights, "
-                                                  "optimizer, schedule, task)")
+                                                  "optimizer, schedule, data order, task) that "
+                                                  "--resume continues; checked before training, "
+                                                  "missing folders are created")
+    g.add_argument("--overwrite", action="store_true",
+                   help="let --save replace an existing file (refused otherwise, before training)")
+    g.add_argument("--resume", metavar="CKPT", default=None,
+                   help="continue the run saved in CKPT for --steps more steps (model, task and "
+                        "optimisation settings come from CKPT; the options for them are ignored); "
+                        "N steps then M resumed give the same weights as N+M in one run")
     g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -425,18 +433,21 @@ def _print_eval(ev, task) -> None:
 # ---------------------------------------------------------------------------------------------------
 # train
 # ---------------------------------------------------------------------------------------------------
-def cmd_train(args) -> int:
-    from npformer.train import TrainConfig, model_config_for
-    _check_backend(args)
-    if args.nproc > 1:                                    # torchrun runs torchformer.distributed
-        if args.backend != "torch":
-            raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
-                           f"threads: --threads N)")
-        from torchformer.distributed import launch_from_cli
-        return launch_from_cli(args)
+def _check_outputs(args) -> None:
+    """Every output path of `train` checked before any work (one-line errors naming the option)."""
+    from npformer.io import check_output_dir, check_output_file
+    if args.save:
+        check_output_file(args.save, "--save", overwrite=args.overwrite)
     if args.plot:
         from npformer import plots
         plots._pyplot()                               # fail now, not after training
+        check_output_dir(args.plot, "--plot")
+
+
+def _fresh_state(args):
+    """A new TrainState from the command line's task, model and optimisation options."""
+    from npformer.resume import BatchStream, TrainState
+    from npformer.train import TrainConfig, model_config_for
     task = _task_from(args)
     enc = args.encoder_layers or args.layers
     dec = args.decoder_layers or args.layers
@@ -451,58 +462,99 @@ def cmd_train(args) -> int:
                      label_smoothing=args.label_smoothing, clip_norm=args.clip_norm, seed=args.seed,
                      eval_every=args.eval_every, eval_size=args.eval_size,
                      progress=not args.no_progress)
-    heldout = task.heldout(args.eval_size)
     if args.backend == "torch":
-        torch, dev = _torch(args)
+        _, dev = _torch(args)
         import torchformer.train as T
         model = T.build_model(config, task, seed=args.seed, device=dev)
-        where = f"torchformer on {dev}"
     else:
         import npformer.train as T
         model = T.build_model(config, task, seed=args.seed)
-        where = "npformer (NumPy)"
-    print(f"{task.describe()}  seed={args.seed}")
+    optimizer, schedule = T.make_optimizer(model, tc)
+    stream = BatchStream(task, tc.batch_size, tc.seed)
+    return TrainState(model=model, optimizer=optimizer, schedule=schedule, stream=stream,
+                      config=tc, task=task, step=0)
+
+
+def _resumed_state(args):
+    """The TrainState saved in --resume's file, to run --steps more steps."""
+    from npformer.resume import load_training_state
+    dev = _torch(args)[1] if args.backend == "torch" else None
+    state = load_training_state(args.resume, backend=args.backend, device=dev)
+    state.config = state.config.replace(steps=args.steps, eval_every=args.eval_every,
+                                        eval_size=args.eval_size, progress=not args.no_progress)
+    return state
+
+
+def cmd_train(args) -> int:
+    _check_backend(args)
+    if args.nproc > 1:                                    # torchrun runs torchformer.distributed
+        if args.backend != "torch":
+            raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
+                           f"threads: --threads N)")
+        from torchformer.distributed import launch_from_cli
+        return launch_from_cli(args)
+    _check_outputs(args)
+    state = _resumed_state(args) if args.resume else _fresh_state(args)
+    model, task, tc = state.model, state.task, state.config
+    T = __import__("torchformer.train" if args.backend == "torch" else "npformer.train",
+                   fromlist=["train"])
+    where = f"torchformer on {model.device}" if args.backend == "torch" else "npformer (NumPy)"
+    heldout = task.heldout(tc.eval_size)
+    print(f"{task.describe()}  seed={tc.seed}")
     print(f"{_describe(model)}  [{where}, {args.threads} thread(s)]")
+    if args.resume:
+        print(f"resuming {args.resume} at step {state.step}: {tc.steps} more steps")
     print(f"{tc.steps} steps x {tc.batch_size} sequences, Adam(0.9, 0.98, 1e-9), peak lr {tc.lr} "
           f"after {tc.warmup} warm-up steps, clip {tc.clip_norm}, label smoothing "
           f"{tc.label_smoothing}", flush=True)
-    optimizer, schedule = T.make_optimizer(model, tc)
     t0 = time.perf_counter()
     extra = {}
     if args.backend == "numpy":                           # threads: data parallelism when it pays
         from npformer.parallel import choose_replicas
-        extra["replicas"] = choose_replicas(args.threads, args.batch_size, args.data_parallel)
+        extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel)
         if extra["replicas"] > 1:
             print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
-    result = T.train(model, task, tc, optimizer=optimizer, schedule=schedule,
-                     eval_examples=heldout, **extra)
+    try:
+        result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
+                         schedule=state.schedule, eval_examples=heldout, start_step=state.step,
+                         **extra)
+    except FloatingPointError as e:
+        kept = f"; nothing was saved ({args.save} unchanged)" if args.save else ""
+        raise CliError(f"training stopped: {e}{kept}") from None
+    state.step = result.steps
     train_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     ev = T.evaluate(model, task, heldout, num_shown=args.examples)
     eval_s = time.perf_counter() - t1
+    result.eval_history.append((result.steps, ev))                # the final held-out point
     tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
-    print(f"trained {result.steps} steps in {train_s:.1f} s "
+    print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
           f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
           f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
     _print_eval(ev, task)
     print(f"evaluation took {eval_s:.1f} s; total {train_s + eval_s:.1f} s")
     _print_examples(ev.examples, task.is_classification)
     if args.save:
-        metadata = {"task": _task_metadata(task), "train": tc.to_dict(), "backend": args.backend,
-                    "metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
+        from npformer.io import OutputPathError
+        from npformer.resume import save_training_state
+        metadata = {"metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
                                 "sequence_accuracy": ev.sequence_accuracy,
                                 "train_seconds": train_s}}
-        if args.backend == "torch":
-            from torchformer.checkpoint import save_checkpoint
-        else:
-            from npformer.checkpoint import save_checkpoint
-        os.makedirs(os.path.dirname(os.path.abspath(args.save)), exist_ok=True)
-        path = save_checkpoint(args.save, model, optimizer, schedule, step=result.steps,
-                               metadata=metadata)
-        print(f"saved checkpoint {path}")
+        try:
+            path = save_training_state(args.save, state, metadata=metadata, backend=args.backend)
+        except OSError as e:
+            kept = "the earlier file there is unchanged" if os.path.exists(args.save) else \
+                "nothing was written"
+            raise OutputPathError("--save", args.save, f"write failed: {e.strerror or e} "
+                                                      f"({kept})") from None
+        print(f"saved checkpoint {path} (step {state.step})")
     if args.plot:
         np_model = model if args.backend == "numpy" else _to_numpy_model(model)
-        paths = _train_plots(np_model, task, heldout, result, args.plot)
+        try:
+            paths = _train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
+                                 len(result.losses))
+        except OSError as e:
+            raise CliError(f"--plot {args.plot}: write failed: {e.strerror or e}") from None
         print(f"wrote {len(paths)} plots to {args.plot}")
     return 0
 
@@ -519,10 +571,11 @@ def _to_numpy_model(torch_model):
     return m.eval()
 
 
-def _train_plots(model, task, heldout, result, out_dir) -> list[str]:
+def _train_plots(model, task, heldout, result, out_dir, start: int = 0) -> list[str]:
     from npformer import plots
     from npformer.positional import sinusoidal_table
-    paths = [plots.plot_loss_curve(np.arange(1, len(result.losses) + 1), result.losses,
+    paths = [plots.plot_loss_curve(np.arange(start + 1, start + len(result.losses) + 1),
+                                   result.losses,
                                    os.path.join(out_dir, "loss.png"),
                                    eval_steps=[s for s, _ in result.eval_history],
                                    eval_losses=[e.loss for _, e in result.eval_history])]
@@ -826,6 +879,8 @@ def cmd_plot(args) -> int:
         raise CliError(f"--kinds: expected a comma-separated subset of "
                        f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
     from npformer.checkpoint import load_checkpoint
+    from npformer.io import check_output_dir
+    check_output_dir(args.out, "--out")
     ckpt = load_checkpoint(args.checkpoint)
     model = load_model(ckpt).eval()
     args.task = None
@@ -867,6 +922,11 @@ def main(argv=None) -> int:
     except (ValueError, FileNotFoundError, ImportError) as e:
         # validation errors name the argument; checkpoint errors name the file
         print(f"npformer {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        # a file that cannot be read or written: one line, never a traceback
+        print(f"npformer {args.command}: error: {e.strerror or e}"
+              f"{': ' + str(e.filename) if getattr(e, 'filename', None) else ''}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

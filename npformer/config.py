@@ -48,6 +48,10 @@ class TransformerConfig:
                           (needs equal vocabularies)
       bias                biases in the attention projections and feed-forward linears
       output_bias         bias in the final output projection (vocabulary or classes)
+    BERT (npformer.bert; the defaults leave every other model unchanged)
+      type_vocab_size     segment (token type) embedding rows, added to token + position
+                          embeddings (BERT: 2); 0 = no segment embedding
+      embedding_norm      LayerNorm (eps layer_norm_eps) after summing the embeddings (BERT)
     Regularisation
       dropout             the paper's P_drop: embeddings+positions and every sublayer output
       attention_dropout   on the attention probabilities
@@ -78,6 +82,8 @@ class TransformerConfig:
     share_embeddings: bool = False
     bias: bool = True
     output_bias: bool = True
+    type_vocab_size: int = 0
+    embedding_norm: bool = False
     dropout: float = 0.1
     attention_dropout: float = 0.0
     activation_dropout: float = 0.0
@@ -105,6 +111,8 @@ class TransformerConfig:
             need(is_int(getattr(self, f)) and getattr(self, f) >= 1, f, "a positive int")
         for f in ("num_encoder_layers", "num_decoder_layers"):
             need(is_int(getattr(self, f)) and getattr(self, f) >= 0, f, "a non-negative int")
+        need(is_int(self.type_vocab_size) and self.type_vocab_size >= 0, "type_vocab_size",
+             "a non-negative int (0 = no segment embedding)")
         for f in ("src_vocab_size", "tgt_vocab_size"):
             v = getattr(self, f)
             need(v is None or (is_int(v) and v >= 1), f, "None or a positive int")
@@ -121,7 +129,7 @@ class TransformerConfig:
         need(isinstance(self.layer_norm_eps, (int, float)) and self.layer_norm_eps > 0,
              "layer_norm_eps", "a positive float")
         for f in ("norm_first", "final_norm", "scale_embeddings", "tie_embeddings",
-                  "share_embeddings", "bias", "output_bias"):
+                  "share_embeddings", "bias", "output_bias", "embedding_norm"):
             need(isinstance(getattr(self, f), bool), f, "a bool")
         smallest = min(self.vocab_size, self.src_vocab, self.tgt_vocab)
         need(self.pad_id is None or (is_int(self.pad_id) and 0 <= self.pad_id < smallest),
@@ -160,3 +168,26 @@ class TransformerConfig:
             raise ValueError(f"TransformerConfig.from_dict: unknown fields {unknown}; "
                              f"expected a subset of {sorted(known)}")
         return cls(**d)
+
+
+# -- named layouts (fields only: sizes and vocabularies stay the caller's) --------------------------
+BERT_LAYOUT = dict(activation="gelu", norm_first=False, final_norm=False, layer_norm_eps=1e-12,
+                   positional="learned", scale_embeddings=False, tie_embeddings=True,
+                   type_vocab_size=2, embedding_norm=True, num_decoder_layers=0)
+GPT2_LAYOUT = dict(activation="gelu_tanh", norm_first=True, final_norm=True, layer_norm_eps=1e-5,
+                   positional="learned", scale_embeddings=False, tie_embeddings=True,
+                   output_bias=False, num_encoder_layers=0, pad_id=None)
+
+
+def bert_config(**fields: Any) -> TransformerConfig:
+    """A TransformerConfig with BERT's layout (BERT_LAYOUT); keyword arguments override any field.
+    bert-base: bert_config(vocab_size=30522, max_len=512, d_model=768, num_heads=12, d_ff=3072,
+    num_encoder_layers=12, pad_id=0)."""
+    return TransformerConfig(**{**BERT_LAYOUT, **fields})
+
+
+def gpt2_config(**fields: Any) -> TransformerConfig:
+    """A TransformerConfig with GPT-2's layout (GPT2_LAYOUT) for CausalLM; keyword arguments override.
+    GPT-2 small: gpt2_config(vocab_size=50257, max_len=1024, d_model=768, num_heads=12, d_ff=3072,
+    num_decoder_layers=12)."""
+    return TransformerConfig(**{**GPT2_LAYOUT, **fields})

@@ -581,7 +581,15 @@ class WarmupSchedule:
 
 
 # -- gradient clipping --------------------------------------------------------------------------------
-def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0) -> float:
+def nonfinite_norm_message(norm_type: float) -> str:
+    """The message both twins raise for a non-finite total norm with error_if_nonfinite=True."""
+    return (f"clip_grad_norm: the total norm of order {float(norm_type)} of the gradients is "
+            f"non-finite, so it cannot be clipped (a gradient holds NaN or inf); pass "
+            f"error_if_nonfinite=False to clip anyway (the gradients then become NaN)")
+
+
+def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False) -> float:
     r"""Scale all gradients in place so their joint norm is at most `max_norm`; return the norm before.
 
         N    = || (||g_1||_p, ||g_2||_p, ...) ||_p      (the p-norm of all gradients as one vector)
@@ -589,7 +597,10 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0) -> float:
         g_i <- coef * g_i                                 (always applied, as torch does)
 
     `params`: as for the optimizers (named pairs, Parameters, a Module); parameters whose grad is None
-    are ignored. `norm_type` may be any p >= 1 or `inf`. Gradients keep their dtype.
+    are ignored. `norm_type` may be any p >= 1 or `inf` (p < 1 is not a norm; torch accepts it and
+    shrinks gradients enormously, both twins refuse it). Gradients keep their dtype.
+    `error_if_nonfinite`: as torch's: True raises RuntimeError when N is NaN or inf (gradients left
+    unchanged); False (the default, as torch) scales anyway and returns the non-finite N.
     """
     if isinstance(params, Module):
         params = params.parameters()
@@ -600,6 +611,9 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0) -> float:
         if not isinstance(p, Parameter):
             raise TypeError(f"clip_grad_norm: params[{i}]: expected a Parameter or a (name, "
                             f"Parameter) pair, got {type(p).__name__}")
+    if not isinstance(error_if_nonfinite, (bool, np.bool_)):
+        raise TypeError(f"clip_grad_norm: error_if_nonfinite: expected a bool, got "
+                        f"{type(error_if_nonfinite).__name__}")
     if not _is_real(max_norm) or max_norm < 0:
         raise ValueError(f"clip_grad_norm: max_norm: expected a float >= 0, got {max_norm!r}")
     p_ = float(norm_type)
@@ -612,6 +626,8 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0) -> float:
     norms = np.array([np.linalg.norm(g.ravel(), ord=p_) if g.size else 0.0 for g in grads],
                      dtype=np.float64)                           # (number of gradients,)
     total = float(norms.max() if math.isinf(p_) else np.linalg.norm(norms, ord=p_))
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(nonfinite_norm_message(p_))
     coef = min(float(max_norm) / (total + 1e-6), 1.0)
     for g in grads:
         g *= coef                                               # in place, dtype kept

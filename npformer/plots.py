@@ -40,6 +40,14 @@ def _ensure_dir(path: str) -> None:
     os.makedirs(d, exist_ok=True)
 
 
+def _save(fig, path: str) -> None:
+    """fig as a PNG at `path`, written atomically (npformer.io.atomic_write): a failed write leaves
+    any earlier file there unchanged and no partial PNG behind."""
+    from npformer.io import atomic_write
+    _ensure_dir(path)
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+
+
 # ---------------------------------------------------------------------------------------------------
 # collecting weights
 # ---------------------------------------------------------------------------------------------------
@@ -109,8 +117,7 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
         im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
     fig.subplots_adjust(wspace=0.35)
     fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
-    _ensure_dir(path)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    _save(fig, path)
     plt.close(fig)
     return path
 
@@ -128,8 +135,7 @@ def plot_positional_encoding(table: np.ndarray, path: str,
     ax.set_ylabel("position pos")
     ax.set_title(title)
     fig.colorbar(im, ax=ax)
-    _ensure_dir(path)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    _save(fig, path)
     plt.close(fig)
     return path
 
@@ -158,8 +164,7 @@ def plot_loss_curve(steps: Sequence[int], losses: Sequence[float], path: str, *,
     ax.set_title(title)
     ax.legend()
     ax.grid(alpha=0.3)
-    _ensure_dir(path)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    _save(fig, path)
     plt.close(fig)
     return path
 

@@ -102,6 +102,10 @@ class TrainConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def replace(self, **changes) -> "TrainConfig":
+        """A copy with `changes` applied (checked again)."""
+        return TrainConfig(**{**asdict(self), **changes})
+
 
 def peak_factor(lr: float | None, d_model: int, warmup: int) -> float:
     """The WarmupSchedule factor whose peak rate (at step `warmup`) is `lr` (None: 1.0)."""
@@ -135,20 +139,38 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0):
 # progress display
 # ---------------------------------------------------------------------------------------------------
 class Progress:
-    """A tqdm bar when tqdm is importable, else one plain line every `log_every` steps."""
+    """Training progress on `file` (stderr): steps done, rate, ETA and the latest stats.
+
+    - tqdm installed (pip install npformer[progress]): a tqdm bar.
+    - else, `file` a terminal: one line rewritten in place with '\\r'.
+    - else (a log file, a pipe): one plain line every `log_every` steps.
+    `start` is the step a resumed run starts from (the bar shows start..start+total).
+    """
 
     def __init__(self, total: int, enabled: bool = True, log_every: int = 25, desc: str = "train",
-                 file=None):
+                 file=None, start: int = 0, use_tqdm: bool | None = None):
         self.total, self.enabled, self.log_every, self.desc = total, enabled, log_every, desc
+        self.start, self.end = start, start + total
         self.file = file if file is not None else sys.stderr
         self.bar = None
-        if enabled:
+        self.tty = bool(getattr(self.file, "isatty", lambda: False)())
+        self.t0 = time.perf_counter()
+        self._width = 0
+        if enabled and use_tqdm is not False:
             try:
                 from tqdm.auto import tqdm
-                self.bar = tqdm(total=total, desc=desc, file=self.file, dynamic_ncols=True,
-                                mininterval=0.5)
-            except ImportError:  # pragma: no cover - depends on the environment
+                self.bar = tqdm(total=self.end, initial=start, desc=desc, file=self.file,
+                                dynamic_ncols=True, mininterval=0.5)
+            except ImportError:
                 self.bar = None
+
+    def eta_text(self, step: int) -> str:
+        done = step - self.start
+        el = time.perf_counter() - self.t0
+        if done <= 0:
+            return "ETA ?"
+        left = el / done * (self.end - step)
+        return f"{done / max(el, 1e-9):.1f} it/s, ETA {int(left) // 60}:{int(left) % 60:02d}"
 
     def update(self, step: int, **stats: float) -> None:
         if not self.enabled:
@@ -156,22 +178,34 @@ class Progress:
         text = {k: (f"{v:.4g}" if isinstance(v, float) else str(v)) for k, v in stats.items()}
         if self.bar is not None:
             self.bar.update(1)
-            if step % self.log_every == 0 or step == self.total:
+            if step % self.log_every == 0 or step == self.end:
                 self.bar.set_postfix(text, refresh=False)
-        elif step % self.log_every == 0 or step == self.total:
-            body = " ".join(f"{k}={v}" for k, v in text.items())
-            print(f"{self.desc} step {step}/{self.total} {body}", file=self.file, flush=True)
+            return
+        body = " ".join(f"{k}={v}" for k, v in text.items())
+        line = f"{self.desc} step {step}/{self.end} {body} [{self.eta_text(step)}]"
+        if self.tty:
+            pad = max(self._width - len(line), 0)
+            self._width = len(line)
+            print("\r" + line + " " * pad, end="", file=self.file, flush=True)
+        elif step % self.log_every == 0 or step == self.end:
+            print(line, file=self.file, flush=True)
 
     def write(self, msg: str) -> None:
         """A message above the bar (printed even when the bar is disabled)."""
         if self.bar is not None:
             self.bar.write(msg, file=self.file)
-        else:
-            print(msg, file=self.file, flush=True)
+            return
+        if self.tty and self._width:
+            print("\r" + " " * self._width + "\r", end="", file=self.file)
+            self._width = 0
+        print(msg, file=self.file, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+        elif self.tty and self._width:
+            print(file=self.file, flush=True)
+            self._width = 0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -272,7 +306,7 @@ def make_optimizer(model, config: TrainConfig):
 def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
           optimizer=None, schedule=None, eval_examples: Examples | None = None,
           callback: Callable[[int, float], None] | None = None, file=None,
-          replicas: int = 1) -> TrainResult:
+          start_step: int = 0, replicas: int = 1) -> TrainResult:
     """Train `model` in place for `config.steps` steps; returns the per-step record.
 
     batches   an iterable of batches to use instead of `batch_iterator(task, batch_size, seed)`
@@ -281,8 +315,12 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
               WarmupSchedule from `config`
     eval_examples  the set `eval_every` evaluates on (default task.heldout(config.eval_size))
     callback  called as callback(step, loss) after every step
+    start_step  steps already taken (a resumed run): steps are numbered start_step+1 ..
+              start_step+config.steps, and `result.steps` is the last one
     replicas  > 1: data parallelism over that many threads (npformer.parallel; same results to
               rounding, dropout masks drawn per shard)
+    Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
+    (nothing is updated by that step).
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
@@ -298,16 +336,17 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         eval_examples = task.heldout(config.eval_size)
     params = list(model.named_parameters())
     result = TrainResult(0, [], [], [], [], 0, 0.0)
-    bar = Progress(config.steps, config.progress, config.log_every, file=file)
+    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
     model.train()
     t0 = time.perf_counter()
     try:
-        for step in range(1, config.steps + 1):
+        end = start_step + config.steps
+        for step in range(start_step + 1, end + 1):
             try:
                 batch = next(stream)
             except StopIteration:
-                raise ValueError(f"batches: ran out after {step - 1} batches, config.steps="
-                                 f"{config.steps}") from None
+                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
+                                 f"config.steps={config.steps}") from None
             lr = float(optimizer.lr)
             loss = step_fn(batch)                                      # fills every .grad
             if not math.isfinite(loss):
@@ -315,6 +354,9 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
                                          f"learning rate (lr={config.lr}) or raise warmup")
             norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
                 _grad_norm(params)
+            if not math.isfinite(norm):
+                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
+                                         f"not finite); stopped before updating the weights")
             optimizer.step()
             if schedule is not None:
                 schedule.step()
@@ -327,7 +369,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
             if callback is not None:
                 callback(step, loss)
             bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
-            if config.eval_every and step % config.eval_every == 0 and step < config.steps:
+            if config.eval_every and step % config.eval_every == 0 and step < end:
                 t_eval = time.perf_counter()
                 ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128),
                               greedy=True)

@@ -21,6 +21,7 @@ from torchformer.decoder import Decoder, DecoderLayer
 from torchformer.transformer import Transformer
 from torchformer.classifier import EncoderClassifier
 from torchformer.causal_lm import CausalLM
+from torchformer.bert import BertForMaskedLM, BertForSequenceClassification, BertModel
 from torchformer.loss import CrossEntropyLoss
 from torchformer.masks import causal_mask, combine_masks, padding_mask
 from torchformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
@@ -38,4 +39,5 @@ __all__ = [
     "padding_mask", "causal_mask", "combine_masks",
     "SGD", "Adam", "AdamW", "WarmupSchedule", "warmup_lr", "clip_grad_norm",
     "to_torch", "to_numpy", "grads_by_name", "copy_grads_to_numpy",
+    "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
 ]

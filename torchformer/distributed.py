@@ -260,7 +260,8 @@ _FORWARDED = ("task", "num_symbols", "min_len", "max_len", "d_model", "heads", "
               "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
               "clip_norm", "seed", "threads", "eval_size", "save")
 _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
-                "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None}
+                "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None,
+                "resume": None, "overwrite": False}
 
 
 def launch_from_cli(args) -> int:

@@ -75,7 +75,8 @@ def _grad_norm(model) -> float:
 
 def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
           optimizer=None, schedule=None, eval_examples: Examples | None = None,
-          callback: Callable[[int, float], None] | None = None, file=None) -> TrainResult:
+          callback: Callable[[int, float], None] | None = None, file=None,
+          start_step: int = 0) -> TrainResult:
     """Train `model` in place for `config.steps` steps (see npformer.train.train)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
@@ -90,16 +91,17 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         eval_examples = task.heldout(config.eval_size)
     params = list(model.parameters())
     result = TrainResult(0, [], [], [], [], 0, 0.0)
-    bar = Progress(config.steps, config.progress, config.log_every, file=file)
+    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
     model.train()
     t0 = time.perf_counter()
     try:
-        for step in range(1, config.steps + 1):
+        end = start_step + config.steps
+        for step in range(start_step + 1, end + 1):
             try:
                 batch = next(stream)
             except StopIteration:
-                raise ValueError(f"batches: ran out after {step - 1} batches, config.steps="
-                                 f"{config.steps}") from None
+                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
+                                 f"config.steps={config.steps}") from None
             lr = float(optimizer.param_groups[0]["lr"])
             logits, targets = _forward(model, batch, device)            # (B, T, V), (B, T)
             loss_t = loss_fn(logits, targets)
@@ -111,6 +113,9 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
             loss_t.backward()                                           # autograd fills .grad
             norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
                 _grad_norm(model)
+            if not math.isfinite(norm):
+                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
+                                         f"not finite); stopped before updating the weights")
             optimizer.step()
             if schedule is not None:
                 schedule.step()
@@ -123,7 +128,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
             if callback is not None:
                 callback(step, loss)
             bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
-            if config.eval_every and step % config.eval_every == 0 and step < config.steps:
+            if config.eval_every and step % config.eval_every == 0 and step < end:
                 t_eval = time.perf_counter()
                 ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
                 result.eval_history.append((step, ev))

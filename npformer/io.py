@@ -1,0 +1,194 @@
+"""Safe output files: path checks before work starts, atomic writes, stale temp-file cleanup.
+
+Every file npformer writes for a user (checkpoints, plots, results) goes through here:
+
+    check_output_file(path, option, overwrite=False)   before any long work: refuse a path whose parent
+                                                       is a file, that is a directory, that exists
+                                                       (unless overwrite), or whose folder cannot be
+                                                       written; create missing parent folders
+    check_output_dir(path, option)                     the same for an output folder (created if missing)
+    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>` beside `path`,
+                                                       flush + fsync the file, rename it over `path`,
+                                                       fsync the folder; on any error the temp file is
+                                                       removed and whatever was at `path` is untouched
+    clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>` files whose process is
+                                                       dead (left by a kill -9 during a save)
+
+Missing parent folders are created (like `mkdir -p`) at check time, so a long run never fails at the
+end because a folder was not there. Every error is an OutputPathError (a ValueError) whose message
+starts with the option's name, e.g. "--save out/model.npz: exists (pass --overwrite to replace it)".
+"""
+from __future__ import annotations
+
+import errno
+import os
+import re
+from pathlib import Path
+from typing import Callable, IO
+
+__all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
+           "clean_stale_temps", "temp_name"]
+
+
+class OutputPathError(ValueError):
+    """An output path cannot be used or written; the message names the option and the path."""
+
+    def __init__(self, option: str, path, problem: str):
+        self.option, self.path, self.problem = option, str(path), problem
+        super().__init__(f"{option} {self.path}: {problem}")
+
+
+def temp_name(path: Path, pid: int | None = None) -> Path:
+    """The temporary file a save of `path` by process `pid` writes first: `.<name>.tmp.<pid>`."""
+    return path.with_name(f".{path.name}.tmp.{os.getpid() if pid is None else pid}")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:                  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def clean_stale_temps(folder, name: str) -> list[Path]:
+    """Remove `.<name>.tmp.<pid>` files in `folder` whose process is no longer running.
+
+    Returns the removed paths. A temp file of a live process (another save in progress) is left alone.
+    """
+    folder = Path(folder)
+    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)$")
+    removed = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for p in entries:
+        m = pattern.match(p.name)
+        if m is None or int(m.group(1)) == os.getpid() or _pid_alive(int(m.group(1))):
+            continue
+        try:
+            p.unlink()
+            removed.append(p)
+        except OSError:
+            pass
+    return removed
+
+
+def _writable_dir(option: str, folder: Path, shown) -> None:
+    """Raise unless a file can be created in `folder` (tried for real: root ignores permission bits
+    in os.access, and a read-only mount refuses even root)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputPathError(option, shown, f"folder {folder} is not writable")
+    probe = folder / f".npformer-probe.{os.getpid()}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        raise OutputPathError(option, shown, f"cannot create files in folder {folder} "
+                                             f"({e.strerror or e})") from None
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass
+
+
+def _make_parents(option: str, folder: Path, shown) -> None:
+    """Create `folder` and its missing parents; refuse when one of them is a file."""
+    for anc in [folder, *folder.parents]:
+        if anc.exists() or anc.is_symlink():
+            if not anc.is_dir():
+                raise OutputPathError(option, shown, f"{anc} is a file, not a folder")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputPathError(option, shown, f"cannot create folder {folder} ({e.strerror or e})") \
+            from None
+
+
+def check_output_file(path, option: str, overwrite: bool = False) -> Path:
+    """Check that `path` can be written as a new file (or replaced, when `overwrite`); returns it.
+
+    Refused, each with its own message naming `option`: an empty path; a path that is an existing
+    folder; an existing file when not `overwrite`; a parent that is a file; a folder where no file can
+    be created (read-only, no permission). Missing parent folders are created.
+    """
+    if path is None or str(path) == "":
+        raise OutputPathError(option, repr(path), "expected a file path")
+    p = Path(path)
+    if str(path).endswith(os.sep) or p.is_dir():
+        raise OutputPathError(option, path, "is a folder; expected a file path")
+    if p.exists() or p.is_symlink():
+        if not p.is_file():
+            raise OutputPathError(option, path, "exists and is not a regular file")
+        if not overwrite:
+            raise OutputPathError(option, path, "exists (pass --overwrite to replace it)")
+    folder = p.absolute().parent
+    _make_parents(option, folder, path)
+    _writable_dir(option, folder, path)
+    return p
+
+
+def check_output_dir(path, option: str) -> Path:
+    """Check that `path` is (or can be created as) a folder files can be written into; returns it."""
+    if path is None or str(path) == "":
+        raise OutputPathError(option, repr(path), "expected a folder path")
+    p = Path(path)
+    if (p.exists() or p.is_symlink()) and not p.is_dir():
+        raise OutputPathError(option, path, "is a file; expected a folder")
+    _make_parents(option, p.absolute(), path)
+    _writable_dir(option, p.absolute(), path)
+    return p
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:                            # some platforms cannot open a folder
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None) -> Path:
+    """Write a file atomically: `write(f)` fills a temp file, which is fsynced and renamed to `path`.
+
+    Stale temp files of dead processes for the same `path` are removed first. On any failure (disk
+    full, interrupted) the temp file is removed, the earlier file at `path` (if any) is untouched, and
+    an OSError is raised; with `option` given, an OutputPathError naming it instead.
+    """
+    path = Path(path)
+    folder = path.absolute().parent
+    clean_stale_temps(folder, path.name)
+    tmp = temp_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(folder)
+    except OSError as e:
+        if option is None:
+            raise
+        what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
+        kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
+        raise OutputPathError(option, path, f"write failed: {what} ({kept})") from None
+    finally:
+        try:
+            if tmp.exists():
+                tmp.unlink()
+        except OSError:
+            pass
+    return path
