@@ -47,7 +47,7 @@ from npformer.dropout import Dropout, collect_dropout_masks, replay_dropout_mask
 from npformer.module import Module
 
 __all__ = ["DataParallel", "replicate", "shard_bounds", "shard_batch", "split_masks",
-           "join_masks", "make_step_fn"]
+           "join_masks", "make_step_fn", "choose_replicas"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -302,3 +302,29 @@ def make_step_fn(model: Module, loss_fn, replicas: int = 1, *, forward: Callable
         return dp.step(batch, loss_fn)
     step.parallel = dp
     return step
+
+
+# Rows per replica below which `auto` keeps one model: a shard of a few rows makes GEMMs too thin
+# to gain from a thread of their own, and Python's per-operation cost (under the GIL) is paid once
+# per replica. Provisional: measure with `python -m benchmarks --scaling` (README, performance).
+MIN_ROWS_PER_REPLICA = 4
+
+
+def choose_replicas(threads: int, batch_size: int, mode: str = "auto") -> int:
+    """Data-parallel replicas the training loop uses for `threads` CPU threads (the CLI's --threads).
+
+    mode "off": 1 (one model; BLAS gets the threads).  "on": `threads` replicas (at most one per row).
+    "auto": `threads` replicas when threads > 1 and every replica gets MIN_ROWS_PER_REPLICA rows or
+    more, else 1. With data parallelism every operation (the elementwise ones too, which NumPy runs on
+    one core) runs on all the threads; with one model only the GEMMs do.
+    """
+    if mode not in ("auto", "on", "off"):
+        raise ValueError(f"mode: expected 'auto', 'on' or 'off', got {mode!r}")
+    for name, v in (("threads", threads), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name}: expected an int >= 1, got {v!r}")
+    if mode == "off" or threads == 1:
+        return 1
+    if mode == "on":
+        return int(min(threads, batch_size))
+    return int(threads) if batch_size >= MIN_ROWS_PER_REPLICA * threads else 1

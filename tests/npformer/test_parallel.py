@@ -6,8 +6,8 @@ import pytest
 
 from npformer.data import make_batches, make_task
 from npformer.dropout import collect_dropout_masks, replay_dropout_masks
-from npformer.parallel import (DataParallel, join_masks, make_step_fn, replicate, shard_batch,
-                               shard_bounds, split_masks)
+from npformer.parallel import (MIN_ROWS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
+                               make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
 from npformer.train import TrainConfig, _forward, _loss_fn, build_model, model_config_for, train
 
 RTOL = 1e-12
@@ -205,3 +205,29 @@ def test_bad_arguments_are_named():
             dp.step(batch, _loss_fn(model, 0.0, False))
     with pytest.raises(RuntimeError, match="closed"):
         dp.step(batch, _loss_fn(model, 0.0, False))
+
+
+def test_choose_replicas():
+    assert choose_replicas(1, 64) == 1
+    assert choose_replicas(4, 64) == 4 and choose_replicas(4, 64, "off") == 1
+    assert choose_replicas(4, 4 * MIN_ROWS_PER_REPLICA - 1) == 1       # shards too thin
+    assert choose_replicas(8, 3, "on") == 3                            # at most one per row
+    with pytest.raises(ValueError, match="mode"):
+        choose_replicas(2, 8, "yes")
+    with pytest.raises(ValueError, match="threads"):
+        choose_replicas(0, 8)
+
+
+def test_cli_threads_trains_data_parallel(capsys):
+    from npformer.cli import main
+    argv = ["train", "--threads", "2", "--steps", "2", "--batch-size", "8", "--d-model", "8",
+            "--heads", "2", "--d-ff", "16", "--layers", "1", "--eval-size", "4", "--examples", "0",
+            "--no-progress"]
+    try:
+        assert main(argv) == 0
+        assert "data parallelism: 2 replicas" in capsys.readouterr().out
+        assert main(argv + ["--data-parallel", "off"]) == 0
+        assert "data parallelism" not in capsys.readouterr().out
+    finally:
+        from npformer.cli import set_blas_threads
+        set_blas_threads(1)
