@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--peak-sizes", type=_ints, default=None,
                    help="square matmul sizes of the peak measurement (default 512,1024,2048; "
                         "--quick 1024)")
+    p.add_argument("--scaling", action="store_true",
+                   help="thread-scaling table instead (benchmarks/scaling.py): npformer plain and "
+                        "data-parallel vs torchformer at 1, 2 and all cores; writes OUT/scaling.json")
+    p.add_argument("--scaling-threads", type=_ints, default=None,
+                   help="thread counts of --scaling (default: 1,2,all cores)")
     p.add_argument("--list", action="store_true", help="list configs, backends and workloads")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -118,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print(_list())
         return 0
+    if args.scaling:
+        from benchmarks.scaling import main as scaling_main
+        return scaling_main(args)
     from benchmarks.backends import default_backends, get_backend
     from benchmarks.configs import CONFIGS, DEFAULT_CONFIGS, QUICK_CONFIGS, WORKLOADS, get_config
     from benchmarks.peak import combine_peaks, measure_peaks

@@ -236,6 +236,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = p.add_argument_group("parallelism")
+    g.add_argument("--data-parallel", choices=("auto", "on", "off"), default="auto",
+                   help="numpy backend with --threads N > 1: split each batch over N replicas, one "
+                        "thread each (npformer.parallel); auto: when every replica gets >= 4 rows "
+                        "(default: %(default)s)")
+    g.add_argument("--nproc", type=positive, default=1, metavar="N",
+                   help="torch backend: train with N processes (DistributedDataParallel, gloo on "
+                        "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
     p.set_defaults(func=cmd_train)
 
     # -- evaluate -----------------------------------------------------------------------------------
@@ -497,6 +505,12 @@ def cmd_train(args) -> int:
     from npformer.lm_cli import fill_task_defaults
     fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
     _check_backend(args)
+    if args.nproc > 1:                                    # torchrun runs torchformer.distributed
+        if args.backend != "torch":
+            raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
+                           f"threads: --threads N)")
+        from torchformer.distributed import launch_from_cli
+        return launch_from_cli(args)
     _check_outputs(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
@@ -512,9 +526,16 @@ def cmd_train(args) -> int:
           f"after {tc.warmup} warm-up steps, clip {tc.clip_norm}, label smoothing "
           f"{tc.label_smoothing}", flush=True)
     t0 = time.perf_counter()
+    extra = {}
+    if args.backend == "numpy":                           # threads: data parallelism when it pays
+        from npformer.parallel import choose_replicas
+        extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel)
+        if extra["replicas"] > 1:
+            print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
     try:
         result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
-                         schedule=state.schedule, eval_examples=heldout, start_step=state.step)
+                         schedule=state.schedule, eval_examples=heldout, start_step=state.step,
+                         **extra)
     except FloatingPointError as e:
         kept = f"; nothing was saved ({args.save} unchanged)" if args.save else ""
         raise CliError(f"training stopped: {e}{kept}") from None

@@ -319,7 +319,7 @@ def make_optimizer(model, config: TrainConfig):
 def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
           optimizer=None, schedule=None, eval_examples: Examples | None = None,
           callback: Callable[[int, float], None] | None = None, file=None,
-          start_step: int = 0) -> TrainResult:
+          start_step: int = 0, replicas: int = 1) -> TrainResult:
     """Train `model` in place for `config.steps` steps; returns the per-step record.
 
     batches   an iterable of batches to use instead of `batch_iterator(task, batch_size, seed)`
@@ -330,6 +330,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     callback  called as callback(step, loss) after every step
     start_step  steps already taken (a resumed run): steps are numbered start_step+1 ..
               start_step+config.steps, and `result.steps` is the last one
+    replicas  > 1: data parallelism over that many threads (npformer.parallel; same results to
+              rounding, dropout masks drawn per shard)
     Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
     (nothing is updated by that step).
     """
@@ -339,6 +341,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    from npformer.parallel import make_step_fn
+    step_fn = make_step_fn(model, loss_fn, replicas)       # forward + loss + backward (plain or DP)
     stream: Iterator = iter(batches) if batches is not None else \
         batch_iterator(task, config.batch_size, config.seed)
     if config.eval_every and eval_examples is None:
@@ -357,13 +361,10 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
                 raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
                                  f"config.steps={config.steps}") from None
             lr = float(optimizer.lr)
-            logits, targets = _forward(model, batch)                   # (B, T, V), (B, T)
-            loss = float(loss_fn(logits, targets))
+            loss = step_fn(batch)                                      # fills every .grad
             if not math.isfinite(loss):
                 raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
                                          f"learning rate (lr={config.lr}) or raise warmup")
-            model.zero_grad()
-            model.backward(loss_fn.backward())                         # fills every .grad
             norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
                 _grad_norm(params)
             if not math.isfinite(norm):
@@ -391,6 +392,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
                 t0 += time.perf_counter() - t_eval                  # evaluation not timed
     finally:
         bar.close()
+        if step_fn.parallel is not None:
+            step_fn.parallel.close()
     result.seconds = time.perf_counter() - t0
     model.eval()
     return result

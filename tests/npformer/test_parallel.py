@@ -1,0 +1,233 @@
+"""Data parallelism over threads (npformer.parallel): a step over K replicas equals the one-thread
+full-batch step (float64, 1e-12 relative), shards weighted by their token counts; dropout masks move
+between the two forms; several optimizer steps stay equal; bad arguments are named."""
+import numpy as np
+import pytest
+
+from npformer.data import make_batches, make_task
+from npformer.dropout import collect_dropout_masks, replay_dropout_masks
+from npformer.parallel import (MIN_ROWS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
+                               make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
+from npformer.train import TrainConfig, _forward, _loss_fn, build_model, model_config_for, train
+
+RTOL = 1e-12
+
+
+def _setup(task_name="reverse", dropout=0.0, batch_size=7, seed=0, **kw):
+    task = make_task(task_name, num_symbols=6, min_len=1, max_len=6)
+    sizes = dict(d_model=16, num_heads=2, d_ff=24, num_encoder_layers=1, num_decoder_layers=2,
+                 dropout=dropout, attention_dropout=dropout, dtype="float64")
+    sizes.update(kw)
+    model = build_model(model_config_for(task, **sizes), task, seed=seed)
+    batch = make_batches(task, batch_size, 1, seed=seed + 5)[0]
+    return task, model, batch
+
+
+def _plain_step(model, batch, loss_fn):
+    logits, targets = _forward(model, batch)
+    loss = float(loss_fn(logits, targets))
+    model.zero_grad()
+    model.backward(loss_fn.backward())
+    return loss, {n: p.grad.copy() for n, p in model.named_parameters()}
+
+
+def _assert_close(a, b, what):
+    # relative to the tensor's largest entry, or to 1e-3 of the largest gradient of the model for a
+    # tensor that is zero in theory (the key projection's bias: softmax ignores a constant shift), whose
+    # entries are pure rounding noise (as gradcheck judges such tensors)
+    top = max(np.abs(v).max() for v in a.values())
+    for name in a:
+        scale = max(np.abs(a[name]).max(), 1e-3 * top)
+        err = np.abs(a[name] - b[name]).max() / scale
+        assert err <= RTOL, f"{what} {name}: relative error {err:.3g} > {RTOL}"
+
+
+def test_shard_bounds_cover_the_batch():
+    assert shard_bounds(7, 3) == [(0, 3), (3, 5), (5, 7)]
+    assert shard_bounds(2, 4) == [(0, 1), (1, 2)]                   # no empty shards
+    for b, k in [(1, 1), (5, 5), (64, 3), (10, 4)]:
+        bounds = shard_bounds(b, k)
+        assert bounds[0][0] == 0 and bounds[-1][1] == b
+        assert all(hi == lo2 for (_, hi), (lo2, _) in zip(bounds, bounds[1:]))
+
+
+def test_replicas_share_parameter_arrays_and_own_gradients():
+    _, model, _ = _setup()
+    rep = replicate(model)
+    for (n, p), (m, q) in zip(model.named_parameters(), rep.named_parameters()):
+        assert n == m and p.data is q.data and p is not q and p._grad is not q._grad
+    assert list(model.state_dict()) == list(rep.state_dict())
+
+
+@pytest.mark.parametrize("replicas", [2, 3, 8])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_step_equals_the_full_batch(replicas, label_smoothing):
+    # rows of different lengths: shards count different numbers of tokens, so equal weights would fail
+    task, model, batch = _setup()
+    assert len(set(batch.tgt_lengths.tolist())) > 1
+    loss_fn = _loss_fn(model, label_smoothing, False)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, replicas, blas_threads=None) as dp:
+        loss_k = dp.step(batch, loss_fn)
+        assert len(dp.last_bounds) == min(replicas, 7)
+    grads_k = {n: p.grad.copy() for n, p in model.named_parameters()}
+    assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+    _assert_close(grads1, grads_k, "grad")
+
+
+def test_equal_weights_would_differ():
+    """The check above can fail: weighting shards equally (mean of shard means) changes the loss."""
+    task, model, batch = _setup()
+    loss_fn = _loss_fn(model, 0.0, False)
+    loss1, _ = _plain_step(model, batch, loss_fn)
+    shard_losses = [float(loss_fn(*_forward(model, shard_batch(batch, lo, hi))))
+                    for lo, hi in shard_bounds(7, 3)]
+    assert abs(np.mean(shard_losses) - loss1) > 1e-6 * abs(loss1)
+
+
+def test_classifier_step_equals_the_full_batch():
+    task, model, batch = _setup("majority", batch_size=9)
+    loss_fn = _loss_fn(model, 0.1, True)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, 4, blas_threads=None) as dp:
+        loss_k = dp.step(batch, loss_fn)
+    assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+    _assert_close(grads1, {n: p.grad for n, p in model.named_parameters()}, "grad")
+
+
+def test_dropout_masks_replay_both_ways():
+    task, model, batch = _setup(dropout=0.3)
+    loss_fn = _loss_fn(model, 0.0, False)
+    model.train()
+    # one-thread step records full-batch masks; the data-parallel step replays them per shard
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    full = collect_dropout_masks(model)
+    assert full and all(m.shape[0] == 7 for m in full.values())
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        dp.replay_dropout_masks(split_masks(full, shard_bounds(7, 3)))
+        loss_k = dp.step(batch, loss_fn)
+        assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+        _assert_close(grads1, {n: p.grad.copy() for n, p in model.named_parameters()}, "grad")
+        # the other way: masks the replicas drew (their own generators) replayed in one thread
+        loss_k2 = dp.step(batch, loss_fn)
+        grads_k2 = {n: p.grad.copy() for n, p in model.named_parameters()}
+        joined = join_masks(dp.collect_dropout_masks())
+    assert abs(loss_k2 - loss1) > 1e-9                                  # new masks were drawn
+    replay_dropout_masks(model, joined)
+    loss2, grads2 = _plain_step(model, batch, loss_fn)
+    assert abs(loss2 - loss_k2) <= RTOL * abs(loss2)
+    _assert_close(grads2, grads_k2, "grad")
+
+
+def test_replica_generators_are_independent_and_reproducible():
+    def masks(seed):
+        task, model, batch = _setup(dropout=0.5, batch_size=4, seed=seed)
+        model.train()
+        with DataParallel(model, 2, blas_threads=None) as dp:
+            dp.step(batch, _loss_fn(model, 0.0, False))
+            return dp.collect_dropout_masks()
+    a, b = masks(0), masks(0)
+    name = sorted(a[0])[0]
+    assert all(np.array_equal(a[k][n], b[k][n]) for k in range(2) for n in a[k])
+    assert not np.array_equal(a[0][name], a[1][name])                  # not the same stream
+
+
+def test_training_run_equals_one_thread():
+    task = make_task("copy", num_symbols=5, min_len=1, max_len=5)
+    cfg = model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_encoder_layers=1,
+                           num_decoder_layers=1, dropout=0.0, dtype="float64")
+    batches = make_batches(task, 10, 4, seed=2)
+    tc = TrainConfig(steps=4, batch_size=10, lr=3e-3, warmup=2, label_smoothing=0.1,
+                     progress=False)
+    runs = []
+    for replicas in (1, 3):
+        model = build_model(cfg, task, seed=4)
+        res = train(model, task, tc, batches=batches, replicas=replicas)
+        runs.append((res, model.state_dict()))
+    (r1, w1), (r3, w3) = runs
+    np.testing.assert_allclose(r3.losses, r1.losses, rtol=RTOL)
+    np.testing.assert_allclose(r3.grad_norms, r1.grad_norms, rtol=RTOL)
+    # the key projections' biases have a zero gradient in theory (softmax ignores a constant shift
+    # along the keys): both runs move them by Adam on rounding noise only (lr * noise / eps ~ 1e-12),
+    # so they are held to that noise level, every other tensor to 1e-12 relative
+    noise = [k for k in w1 if k.endswith("k_proj.bias")]
+    for k in noise:
+        assert np.abs(w1[k]).max() < 1e-10 and np.abs(w3[k]).max() < 1e-10, k
+    _assert_close({k: w1[k] for k in w1 if k not in noise}, w3, "weight")
+
+
+def test_make_step_fn_plain_and_parallel():
+    task, model, batch = _setup()
+    loss_fn = _loss_fn(model, 0.0, False)
+    plain = make_step_fn(model, loss_fn, 1)
+    assert plain.parallel is None
+    loss1 = plain(batch)
+    g1 = {n: p.grad.copy() for n, p in model.named_parameters()}
+    par = make_step_fn(model, loss_fn, 2)
+    try:
+        assert abs(par(batch) - loss1) <= RTOL * abs(loss1)
+    finally:
+        par.parallel.close()
+    _assert_close(g1, {n: p.grad for n, p in model.named_parameters()}, "grad")
+
+
+def test_float32_close():
+    task, model, batch = _setup(dtype="float32")
+    loss_fn = _loss_fn(model, 0.0, False)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, 2, blas_threads=None) as dp:
+        loss_k = dp.step(batch, loss_fn)
+    assert abs(loss_k - loss1) <= 1e-5 * abs(loss1)
+    for n, p in model.named_parameters():
+        assert p.grad.dtype == np.float32
+        np.testing.assert_allclose(p.grad, grads1[n], rtol=1e-4, atol=1e-6, err_msg=n)
+
+
+# -- bad input --------------------------------------------------------------------------------------
+def test_bad_arguments_are_named():
+    task, model, batch = _setup()
+    with pytest.raises(ValueError, match="replicas"):
+        DataParallel(model, 0)
+    with pytest.raises(TypeError, match="model"):
+        DataParallel(object(), 2)
+    with DataParallel(model, 2, blas_threads=None) as dp:
+        with pytest.raises(TypeError, match="batch"):
+            dp.step((batch.src, batch.tgt_in), _loss_fn(model, 0.0, False))
+        with pytest.raises(ValueError, match="rows"):
+            dp.step(batch._replace(tgt_out=batch.tgt_out[:3]), _loss_fn(model, 0.0, False))
+        with pytest.raises(TypeError, match="loss_fn"):
+            dp.step(batch, None)
+        with pytest.raises(ValueError, match="per_shard"):
+            dp.replay_dropout_masks([{}] * 3)
+        p = model.parameters()[0]
+        p.data = p.data.copy()                                         # re-bound, not in place
+        with pytest.raises(RuntimeError, match="no longer shares"):
+            dp.step(batch, _loss_fn(model, 0.0, False))
+    with pytest.raises(RuntimeError, match="closed"):
+        dp.step(batch, _loss_fn(model, 0.0, False))
+
+
+def test_choose_replicas():
+    assert choose_replicas(1, 64) == 1
+    assert choose_replicas(4, 64) == 4 and choose_replicas(4, 64, "off") == 1
+    assert choose_replicas(4, 4 * MIN_ROWS_PER_REPLICA - 1) == 1       # shards too thin
+    assert choose_replicas(8, 3, "on") == 3                            # at most one per row
+    with pytest.raises(ValueError, match="mode"):
+        choose_replicas(2, 8, "yes")
+    with pytest.raises(ValueError, match="threads"):
+        choose_replicas(0, 8)
+
+
+def test_cli_threads_trains_data_parallel(capsys):
+    from npformer.cli import main
+    argv = ["train", "--threads", "2", "--steps", "2", "--batch-size", "8", "--d-model", "8",
+            "--heads", "2", "--d-ff", "16", "--layers", "1", "--eval-size", "4", "--examples", "0",
+            "--no-progress"]
+    try:
+        assert main(argv) == 0
+        assert "data parallelism: 2 replicas" in capsys.readouterr().out
+        assert main(argv + ["--data-parallel", "off"]) == 0
+        assert "data parallelism" not in capsys.readouterr().out
+    finally:
+        from npformer.cli import set_blas_threads
+        set_blas_threads(1)
