@@ -150,11 +150,18 @@ def fill_masks(args, model, task, vocab) -> int:
 
 
 def lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads) -> list[str]:
-    """Decoder self-attention maps of a CausalLM on the first example's whole line (BERT's
-    encoder maps are not drawn by this command yet: an empty list)."""
+    """Decoder self-attention maps of a CausalLM on the first example's whole line; for a
+    BertForMaskedLM the encoder self-attention maps of the first sentence with one [MASK]."""
     from npformer import plots
     if getattr(task, "is_mlm", False):
-        return []
+        if isinstance(examples, list):                                  # plot --input "abc#c_a"
+            from npformer.data import BOS, EOS
+            ids = np.asarray([[BOS] + examples[0] + [EOS]], dtype=np.int64)  # (1, T)
+        else:                                                           # a held-out sentence
+            ids = task.single_mask(examples.take(np.arange(1)), np.random.default_rng(0)).ids
+        return plots.save_attention_maps(model.bert, ids, None, task.vocab, out_dir,
+                                         kinds=[k for k in kinds if k == "encoder"],
+                                         layers=layers, heads=heads)
     ids = task.collate(examples).ids[:1]                                # (1, T) BOS + line
     n = int((ids[0] != model.config.pad_id).sum())
     return plots.save_attention_maps(model, None, ids[:, :n], task.vocab, out_dir,
