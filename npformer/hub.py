@@ -81,10 +81,20 @@ def _act(hf_config: dict, key: str) -> str:
     return FROM_HF_ACT[act]
 
 
+class _Fields(dict):
+    """A config.json dict whose missing required keys raise a ValueError naming them."""
+
+    def __missing__(self, key):
+        raise ValueError(f"hf_config: missing {key!r} (expected in the config.json of a "
+                         f"{self.get('model_type', 'GPT-2 or BERT')} model)")
+
+
 def config_from_hf(hf_config: dict, kind: str, dtype="float32") -> TransformerConfig:
     """Our TransformerConfig for a Hugging Face config dict (config.json). Settings this project
     does not model are refused with the field's name (never silently computed differently)."""
-    h = hf_config
+    if not isinstance(hf_config, dict):
+        raise TypeError(f"hf_config: expected a dict (config.json), got {type(hf_config).__name__}")
+    h = _Fields(hf_config)
     if kind == "gpt2":
         unsupported = {"scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False,
                        "add_cross_attention": False}
