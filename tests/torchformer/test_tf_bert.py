@@ -70,3 +70,20 @@ def test_to_transformers_builds_an_equal_model():
     ref = hf(input_ids=torch.from_numpy(IDS), token_type_ids=torch.from_numpy(TYPES),
              attention_mask=torch.from_numpy(keep)).logits
     assert_close("logits", m(IDS, TYPES, keep), ref, "float64")
+
+
+@pytest.mark.parametrize("make", [lambda c: nb.BertModel(c, seed=3, pooler=False),
+                                  lambda c: nb.BertForMaskedLM(c, seed=3),
+                                  lambda c: nb.BertForSequenceClassification(c, seed=3)])
+def test_bridge_both_ways(make):
+    n = make(cfg()).eval()
+    t = tf.to_torch(n)
+    assert type(t).__name__ == type(n).__name__ and list(t.state_dict()) == list(n.state_dict())
+    out_n, out_t = n(IDS, TYPES), t(IDS, TYPES)
+    if isinstance(out_n, tuple):
+        assert out_n[1] is None and out_t[1] is None
+        out_n, out_t = out_n[0], out_t[0]
+    assert_close("output", out_t, out_n, "float64")
+    back = tf.to_numpy(t)
+    for k, v in n.state_dict().items():
+        np.testing.assert_array_equal(back.state_dict()[k], v)
