@@ -38,7 +38,9 @@ to everything); pass attention_mask to get Hugging Face's behaviour on padded in
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -413,8 +415,16 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
-    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)
-    tmp = folder / ".config.json.tmp"
-    tmp.write_text(json.dumps(hf_config, indent=2), encoding="utf-8")
-    tmp.replace(files[1])
+    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)    # atomic
+    fd, tmp = tempfile.mkstemp(prefix=".config.json.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(hf_config, f, indent=2)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, files[1])
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return folder
