@@ -33,7 +33,9 @@ target model lacks (BERT's next-sentence head, a pooler under a masked-LM) are s
 any other unknown or missing key is an error naming it, raised before a model is built. Old TF-style
 LayerNorm names (gamma/beta) are accepted. The attention mask convention differs from Hugging Face
 in one place: BERT's forward without attention_mask masks pad_id tokens here (Hugging Face attends
-to everything); pass attention_mask to get Hugging Face's behaviour on padded input.
+to everything); pass attention_mask to get Hugging Face's behaviour on padded input. A sequence
+whose attention_mask is all zeros attends to nothing here (zero weights, the project's safe softmax)
+where Hugging Face spreads its attention uniformly; real inputs always have a real token.
 """
 from __future__ import annotations
 
