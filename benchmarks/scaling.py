@@ -14,8 +14,8 @@ load that drifts hits them alike; ratios are medians of per-round ratios:
 
 Thread counts are process-wide settings (OpenBLAS's count, torch's intra-op count); every timed
 callable sets the ones it needs before it runs (a ctypes call and a torch call: microseconds), so the
-backends can share rounds. Workloads: train_step (forward, loss, backward, Adam) and forward (eval,
-no data parallelism: a forward alone has nothing to all-reduce; np-plain and tf-cpu only).
+backends can share rounds. Workloads: train_step (forward, loss, backward, Adam) and forward (eval;
+np-dp splits the rows over its replicas and concatenates the logits: `DataParallel.forward`).
 
 Columns: median ms per call; `x tf` = time / torchformer's time at the same t (below 1: npformer
 faster); `speedup` = that backend's 1-thread time / its time at t. Results also go to
@@ -110,7 +110,12 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
             dp_opt.step()
             return value
 
-        out["np-dp"] = {"train_step": dp_train, "_close": dp.close}
+        def dp_forward():
+            _set_threads(1, None)
+            dpm.eval()
+            return dp.forward(inputs.src, inputs.tgt_in)
+
+        out["np-dp"] = {"train_step": dp_train, "forward": dp_forward, "_close": dp.close}
     return out
 
 

@@ -231,3 +231,41 @@ def test_cli_threads_trains_data_parallel(capsys):
     finally:
         from npformer.cli import set_blas_threads
         set_blas_threads(1)
+
+
+def test_inference_forward_equals_the_full_batch():
+    task, model, batch = _setup()
+    model.eval()
+    ref = model(batch.src, batch.tgt_in)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        out = dp.forward(batch.src, batch.tgt_in)
+        np.testing.assert_allclose(out, ref, rtol=1e-13, atol=1e-13)
+        with pytest.raises(ValueError, match="rows"):
+            dp.forward(batch.src, batch.tgt_in[:2])
+        with pytest.raises(TypeError, match=r"inputs\[1\]"):
+            dp.forward(batch.src, [1, 2])
+
+
+def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
+    import threading
+
+    from npformer.validation import SCAN_DEPTH, call_depth
+    task, model, batch = _setup()
+    layer = model.encoder.layers[0]
+    x = np.ones((2, 3, 16))
+    x[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):                     # called directly: scanned
+        layer(x)
+    assert call_depth() == 0                                           # restored after the error
+    with pytest.raises(TypeError, match="dtype"):                      # dtype checked at any depth
+        model.encoder.layers[0].norm1.forward(x.astype(np.float32))
+    seen = []
+
+    def worker():
+        seen.append(call_depth())
+        layer(np.ones((2, 3, 16)))
+        seen.append(call_depth())
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen == [0, 0] and SCAN_DEPTH == 2
