@@ -85,6 +85,20 @@ def test_equal_weights_would_differ():
     assert abs(np.mean(shard_losses) - loss1) > 1e-6 * abs(loss1)
 
 
+def test_tied_and_shared_embeddings_sum_both_uses():
+    task, model, batch = _setup(share_embeddings=True, tie_embeddings=True, norm_first=True,
+                                final_norm=True, activation="gelu")
+    assert model.output_proj.weight is model.tgt_embed.weight
+    loss_fn = _loss_fn(model, 0.1, False)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        rep = dp.replicas[1]
+        assert rep.output_proj.weight is rep.tgt_embed.weight            # tied inside the replica
+        loss_k = dp.step(batch, loss_fn)
+    assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+    _assert_close(grads1, {n: p.grad for n, p in model.named_parameters()}, "grad")
+
+
 def test_classifier_step_equals_the_full_batch():
     task, model, batch = _setup("majority", batch_size=9)
     loss_fn = _loss_fn(model, 0.1, True)
