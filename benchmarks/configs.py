@@ -8,7 +8,11 @@ base   the paper's base model (Vaswani et al. 2017, Table 3): d_model 512, 8 hea
        instead of the paper's 37000 BPE so the output layer does not dominate a short sequence).
 gpt2s  a GPT-2-small-like CausalLM (768 wide, 12 heads, 12 layers, pre-norm, GELU-tanh, learned
        positions, tied embeddings, 50257 tokens, 8 x 1024): CUDA backends only, for bf16 MFU.
-Every configuration runs the encoder-decoder `Transformer` except gpt2s (`CausalLM`).
+gpt2s-cpu  GPT-2 small exactly (124,439,808 parameters: no output bias, npformer.gpt2_config's
+       layout) at a CPU-sized batch, 2 x 64 tokens: NumPy vs torch CPU in the same run. Not in the
+       default set (minutes on 2 cores): python -m benchmarks --configs gpt2s-cpu
+       --backends np-f32,tf-cpu --workloads forward,train_step.
+Every configuration runs the encoder-decoder `Transformer` except gpt2s and gpt2s-cpu (`CausalLM`).
 """
 from __future__ import annotations
 
@@ -83,6 +87,14 @@ CONFIGS: dict[str, BenchConfig] = {
                           positional="learned", scale_embeddings=False, tie_embeddings=True,
                           pad_id=None),
         cuda_only=True, note="GPT-2-small-like; CUDA backends only (bf16 MFU)"),
+    "gpt2s-cpu": BenchConfig(
+        "gpt2s-cpu", "causal", batch=2, src_len=0, tgt_len=64, gen_batch=1, gen_tokens=8,
+        model_fields=dict(d_model=768, num_heads=12, d_ff=3072, num_encoder_layers=0,
+                          num_decoder_layers=12, vocab_size=50257, max_len=1024, dropout=0.1,
+                          attention_dropout=0.1, activation="gelu_tanh", norm_first=True,
+                          final_norm=True, positional="learned", scale_embeddings=False,
+                          tie_embeddings=True, output_bias=False, pad_id=None),
+        note="GPT-2 small, 124M parameters, CPU-sized batch 2 x 64"),
 }
 
 DEFAULT_CONFIGS = ("tiny", "small", "base", "gpt2s")

@@ -49,7 +49,8 @@ FORMAT_NAME = "npformer-checkpoint"
 FORMAT_VERSION = 1
 # model class name -> submodule (same file names in npformer and torchformer)
 MODEL_CLASSES = {"Transformer": "transformer", "CausalLM": "causal_lm",
-                 "EncoderClassifier": "classifier"}
+                 "EncoderClassifier": "classifier", "BertForMaskedLM": "bert",
+                 "BertForSequenceClassification": "bert"}
 OPTIMIZER_STATE_KEYS = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer")
 _HEADER_FIELDS = {"writer": str, "model_class": str, "config": (dict, type(None)), "step": int,
                   "metadata": dict, "model_keys": list, "optimizer": (dict, type(None)),
@@ -150,8 +151,129 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
 
 
 # -- reading ------------------------------------------------------------------------------------------
+MAX_ENTRIES = 50_000                  # zip members a checkpoint may hold (a model has hundreds)
+MAX_HEADER_BYTES = 64 << 20           # the JSON header entry
+_NO_CONFIG_FLOOR = 256 << 20          # total array bytes allowed without a config: max(this, 2 x file)
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def parameter_bytes_bound(config: TransformerConfig) -> int:
+    """An upper bound on the bytes of one model's weights under `config` (every model class, float64,
+    with slack for heads a model may add): what a checkpoint's declared sizes are checked against
+    before anything is read. Exact names and shapes are checked later (check_weights)."""
+    c = config
+    D, F = int(c.d_model), int(c.d_ff)
+    V = max(int(c.src_vocab), int(c.tgt_vocab), int(c.vocab_size))
+    M, C = int(c.max_len), int(c.num_classes)
+    attn = 4 * D * D + 4 * D
+    ffn = 2 * D * F + D + F
+    enc = attn + ffn + 4 * D
+    dec = 2 * attn + ffn + 6 * D
+    n = (int(c.num_encoder_layers) * enc + int(c.num_decoder_layers) * dec + 3 * V * D + V
+         + 2 * M * D + D * C + C + D * D + 8 * D)
+    return 8 * 2 * n + (1 << 20)
+
+
+def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo):
+    """(shape, dtype, header length) of one .npy member, reading only its first bytes."""
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        return shape, dtype, f.tell()
+
+
+def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
+    """Every entry's declared size and shape checked against the archive, the file and the config
+    before a single array is read: a header declaring terabytes, or an entry that inflates far
+    beyond what the config's weights can need (a deflate bomb), is refused here, in milliseconds."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise CheckpointError(path, f"holds {len(infos)} zip entries (at most {MAX_ENTRIES}): not an "
+                                    f"npformer checkpoint")
+    disk = path.stat().st_size
+    if sum(i.compress_size for i in infos) > disk:
+        raise CheckpointError(path, "the zip directory declares more data than the file holds "
+                                    "(truncated or crafted archive)")
+    by_name = {}
+    for i in infos:
+        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise CheckpointError(path, f"entry {i.filename!r}: unsupported zip compression "
+                                        f"{i.compress_type}")
+        if i.compress_type == zipfile.ZIP_STORED and i.compress_size != i.file_size:
+            raise CheckpointError(path, f"entry {i.filename!r}: stored entry declares "
+                                        f"{i.file_size} bytes but holds {i.compress_size}")
+        if not i.filename.endswith(".npy"):
+            raise CheckpointError(path, f"entry {i.filename!r} is not a NumPy array (.npy) "
+                                        f"member: not an .npz checkpoint")
+        by_name[i.filename[:-4]] = i
+    # the header's config bounds every other entry
+    config = None
+    hinfo = by_name.get("header")
+    if hinfo is not None:
+        if hinfo.file_size > MAX_HEADER_BYTES:
+            raise CheckpointError(path, f"header entry declares {_fmt_bytes(hinfo.file_size)} (at "
+                                        f"most {_fmt_bytes(MAX_HEADER_BYTES)})")
+        try:
+            with zf.open(hinfo) as f:
+                text = np.lib.format.read_array(f, allow_pickle=False)
+            cfg = json.loads(str(text[()])).get("config")
+            config = TransformerConfig.from_dict(cfg) if isinstance(cfg, dict) else None
+        except Exception:  # noqa: BLE001 - a bad header is reported by load_checkpoint's checks
+            config = None
+    if config is not None:
+        per_entry = parameter_bytes_bound(config)
+        total_cap = 4 * per_entry + MAX_HEADER_BYTES
+        why = f"the config (d_model={config.d_model}, {config.num_encoder_layers}+" \
+              f"{config.num_decoder_layers} layers) needs at most {_fmt_bytes(per_entry)} per entry"
+    else:
+        per_entry = total_cap = max(_NO_CONFIG_FLOOR, 2 * disk)
+        why = f"a checkpoint without a config may hold at most {_fmt_bytes(total_cap)} of arrays"
+    total = 0
+    for name, i in by_name.items():
+        if i.file_size > max(per_entry, MAX_HEADER_BYTES if name == "header" else 0) + 4096:
+            raise CheckpointError(path, f"entry {name!r} declares {_fmt_bytes(i.file_size)} once "
+                                        f"inflated ({_fmt_bytes(i.compress_size)} stored); {why}: "
+                                        f"refused before reading")
+        try:
+            shape, dtype, hlen = _npy_header(zf, i)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+            raise CheckpointError(path, f"corrupt archive entry {name!r}: {type(e).__name__}: "
+                                        f"{e}") from None
+        except ValueError as e:
+            raise CheckpointError(path, f"entry {name!r}: bad .npy header: {e}") from None
+        if dtype.hasobject:
+            raise CheckpointError(path, f"corrupt archive entry {name!r}: object arrays are refused "
+                                        f"(they would be unpickled, which is never done)")
+        count = 1
+        for d in shape:
+            count *= int(d)
+        nbytes = count * dtype.itemsize
+        if hlen + nbytes != i.file_size:
+            raise CheckpointError(path, f"entry {name!r} declares shape {tuple(shape)} {dtype} "
+                                        f"({_fmt_bytes(nbytes)}) but the archive holds "
+                                        f"{_fmt_bytes(max(i.file_size - hlen, 0))} for it: "
+                                        f"refused before reading")
+        total += nbytes
+        if total > total_cap:
+            raise CheckpointError(path, f"entries declare {_fmt_bytes(total)} in all; {why}: "
+                                        f"refused before reading")
+
+
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    """All arrays of the archive, read eagerly; any container-level problem becomes CheckpointError."""
+    """All arrays of the archive, read eagerly after every declared size was checked (see
+    _check_declared_sizes); any container-level problem becomes CheckpointError."""
     if not path.exists():
         raise CheckpointNotFoundError(path, "no such file")
     if not path.is_file():
@@ -166,6 +288,8 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
                                     f"signature; first bytes {magic!r})")
     out: dict[str, np.ndarray] = {}
     try:
+        with zipfile.ZipFile(path) as zf:
+            _check_declared_sizes(path, zf)
         with np.load(path, allow_pickle=False) as npz:
             for key in npz.files:
                 value = npz[key]
@@ -175,6 +299,8 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
                 out[key] = value
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
             NotImplementedError) as e:
+        if isinstance(e, CheckpointError):
+            raise
         raise CheckpointError(path, f"corrupt archive entry: {type(e).__name__}: {e}") from None
     return out
 

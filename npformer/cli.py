@@ -31,6 +31,8 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 d_model=64, heads=4, d_ff=128, layers=2, dropout=0.0, activation="relu",
                 steps=2000, batch_size=64, lr=1e-3, warmup=200, label_smoothing=0.0, clip_norm=1.0,
                 seed=0, eval_size=500, examples=5, threads=1)
+# --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
+from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
 
 
 class CliError(Exception):
@@ -111,11 +113,13 @@ def set_blas_threads(n: int) -> bool:
 # ---------------------------------------------------------------------------------------------------
 def _add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     from npformer.data import TASKS
+    from npformer.lm_data import LM_TASKS
     d = DEFAULTS if defaults else {}
     g = p.add_argument_group("task")
-    g.add_argument("--task", choices=TASKS, default=d.get("task"),
+    g.add_argument("--task", choices=TASKS + LM_TASKS, default=d.get("task"),
                    help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
-                        "memorised), majority (classification)" + (" (default: %(default)s)"
+                        "memorised), majority (classification), lm (addition lines 12+7=19, "
+                        "GPT-style CausalLM)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",
@@ -127,6 +131,8 @@ def _add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     g.add_argument("--num-pairs", type=positive, default=d.get("num_pairs"), metavar="N",
                    help="size of the 'pairs' table" + (" (default: %(default)s)" if defaults
                                                         else ""))
+    g.add_argument("--max-number", type=_int_at_least(2), default=None, metavar="N",
+                   help="--task lm: operands are 0..N-1 (default: 100)")
 
 
 def _add_backend_args(p: argparse.ArgumentParser, dtype_default: str | None = "float32") -> None:
@@ -192,14 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--positional", choices=("sinusoidal", "learned"), default="sinusoidal",
                    help="positional encoding (default: %(default)s)")
     g = p.add_argument_group("optimisation")
-    g.add_argument("--steps", type=non_negative, default=DEFAULTS["steps"], metavar="N",
-                   help="optimizer steps (default: %(default)s)")
+    g.add_argument("--steps", type=non_negative, default=None, metavar="N",
+                   help=f"optimizer steps (default: {DEFAULTS['steps']}; --task lm: "
+                        f"{LM_DEFAULTS['steps']})")
     g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
                    help="sequences per step (default: %(default)s)")
-    g.add_argument("--lr", type=positive_float, default=DEFAULTS["lr"],
-                   help="peak learning rate, reached after the warm-up (default: %(default)s)")
-    g.add_argument("--warmup", type=positive, default=DEFAULTS["warmup"], metavar="N",
-                   help="warm-up steps; the rate then decays as step^-0.5 (default: %(default)s)")
+    g.add_argument("--lr", type=positive_float, default=None,
+                   help=f"peak learning rate, reached after the warm-up (default: {DEFAULTS['lr']}; "
+                        f"--task lm: {LM_DEFAULTS['lr']})")
+    g.add_argument("--warmup", type=positive, default=None, metavar="N",
+                   help=f"warm-up steps; the rate then decays as step^-0.5 (default: "
+                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']})")
     g.add_argument("--label-smoothing", type=probability, default=DEFAULTS["label_smoothing"],
                    metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
     g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",
@@ -271,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true",
                    help="recompute the whole prefix every step instead of using the KV cache")
     _add_backend_args(p, dtype_default=None)
+    from npformer.lm_cli import add_sampling_args
+    add_sampling_args(p)
     p.set_defaults(func=cmd_generate)
 
     # -- gradcheck ----------------------------------------------------------------------------------
@@ -329,19 +340,22 @@ def _version() -> str:
 # ---------------------------------------------------------------------------------------------------
 def _task_from(args, base: dict | None = None):
     """A Task from --task/... options over `base` (a checkpoint's task metadata)."""
-    from npformer.data import Task
     fields = dict(base or {})
     for opt, key in (("task", "name"), ("num_symbols", "num_symbols"), ("min_len", "min_len"),
-                     ("max_len", "max_len"), ("num_pairs", "num_pairs")):
+                     ("max_len", "max_len"), ("num_pairs", "num_pairs"),
+                     ("max_number", "max_number")):
         v = getattr(args, opt, None)
         if v is not None:
             fields[key] = v
     if "seed" not in fields and getattr(args, "seed", None) is not None:
         fields["seed"] = args.seed
-    return Task(**fields)
+    from npformer.lm_data import make_any_task                     # seq2seq or language-model task
+    return make_any_task(**fields)
 
 
 def _task_metadata(task) -> dict:
+    if hasattr(task, "metadata"):                                  # language-model tasks
+        return task.metadata()
     return dict(name=task.name, num_symbols=task.num_symbols, min_len=task.min_len,
                 max_len=task.max_len, seed=task.seed, heldout_fraction=task.heldout_fraction,
                 num_pairs=task.num_pairs)
@@ -401,7 +415,8 @@ def _describe(model) -> str:
     n = model.num_parameters()
     layers = f"{c.num_encoder_layers}+{c.num_decoder_layers} layers" \
         if type(model).__name__ == "Transformer" else \
-        (f"{c.num_encoder_layers} layers" if type(model).__name__ == "EncoderClassifier"
+        (f"{c.num_encoder_layers} layers" if type(model).__name__ in ("EncoderClassifier",
+                                                                      "BertForMaskedLM")
          else f"{c.num_decoder_layers} layers")
     return (f"{type(model).__name__}: d_model={c.d_model} heads={c.num_heads} d_ff={c.d_ff} "
             f"{layers} dropout={c.dropout} {c.dtype}, {n:,} parameters")
@@ -425,8 +440,9 @@ def _print_examples(examples, classification: bool) -> None:
 
 def _print_eval(ev, task) -> None:
     what = "memorised table" if task.memorise else "held-out"
-    print(f"{what}: loss {ev.loss:.4f}  token accuracy {100 * ev.token_accuracy:.2f}%  "
-          f"exact-sequence accuracy {100 * ev.sequence_accuracy:.2f}%  "
+    tok, seq = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
+    print(f"{what}: loss {ev.loss:.4f}  {tok} {100 * ev.token_accuracy:.2f}%  "
+          f"{seq} {100 * ev.sequence_accuracy:.2f}%  "
           f"({ev.num_examples} sequences)")
 
 
@@ -486,6 +502,8 @@ def _resumed_state(args):
 
 
 def cmd_train(args) -> int:
+    from npformer.lm_cli import fill_task_defaults
+    fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
     _check_backend(args)
     if args.nproc > 1:                                    # torchrun runs torchformer.distributed
         if args.backend != "torch":
@@ -590,8 +608,11 @@ def _attention_plots(model, task, examples, out_dir, kinds=None, layers=None, he
     from npformer import plots
     from npformer.data import BOS, EOS, collate
     from npformer.generate import greedy_decode
-    batch = collate(examples)
     kinds = kinds or plots.ATTENTION_KINDS
+    if getattr(task, "is_lm", False):                               # CausalLM: the whole line
+        from npformer.lm_cli import lm_attention_plots
+        return lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads)
+    batch = collate(examples)
     if task.is_classification:
         return plots.save_attention_maps(model, batch.src, None, task.vocab, out_dir,
                                          kinds=[k for k in kinds if k == "encoder"], layers=layers,
@@ -664,6 +685,9 @@ def cmd_generate(args) -> int:
         vocab = Vocab((c.src_vocab if kind == "Transformer" else c.vocab_size) - 3)
     gen = __import__("torchformer.generate" if args.backend == "torch" else "npformer.generate",
                      fromlist=["greedy_decode"])
+    from npformer import lm_cli
+    if kind in ("CausalLM", "BertForMaskedLM") or lm_cli.sampling_requested(args):  # LMs, sampling
+        return lm_cli.generate_lm(args, model, task, vocab, gen)
     if kind == "EncoderClassifier":
         if task is not None:
             src = collate(examples_from_text(task, args.inputs)).src          # BOS + symbols + EOS

@@ -189,6 +189,14 @@ def _wrap(seq: np.ndarray, lengths: np.ndarray, *, bos: bool, eos: bool) -> np.n
 
 def collate(examples: Examples) -> Seq2SeqBatch | ClassificationBatch:
     """Pad and wrap raw examples into a batch (vectorised, no loop over examples)."""
+    from npformer.lm_data import LMExamples                             # token-level tasks
+    from npformer.mlm_data import MLMSample
+    if isinstance(examples, LMExamples):                                # "a+b=c" rows
+        from npformer.lm_data import collate_lm
+        return collate_lm(examples)
+    if isinstance(examples, MLMSample):                                 # masked mirror sentences
+        from npformer.mlm_data import collate_mlm
+        return collate_mlm(examples)
     if len(examples) == 0:
         raise ValueError("examples: expected at least one example, got 0")
     if examples.labels is not None:
@@ -402,7 +410,11 @@ def make_task(name: str = "reverse", **kwargs) -> Task:
 # ---------------------------------------------------------------------------------------------------
 def batch_iterator(task: Task, batch_size: int, seed: int = 0,
                    split: str = "train") -> Iterator[Seq2SeqBatch | ClassificationBatch]:
-    """An endless stream of training batches; the same seed gives the same stream."""
+    """An endless stream of training batches; the same seed gives the same stream. A language-model
+    task (npformer.lm_data) makes its own batches."""
+    if getattr(task, "is_lm", False):
+        yield from task.batch_iterator(batch_size, seed, split)
+        return
     batch_size = _check_int("batch_size", batch_size, 1)
     rng = np.random.default_rng([seed, 0xBA7C])
     while True:
@@ -427,6 +439,8 @@ def iterate_examples(examples: Examples,
 
 def examples_from_text(task: Task, texts: Sequence[str]) -> Examples:
     """Examples for user-given source strings (targets from the task's rule where it has one)."""
+    if getattr(task, "is_lm", False):                                   # "12+7=" prompts
+        return task.examples_from_text(texts)
     vocab = task.vocab
     ids = [vocab.encode(t) for t in texts]
     for t, row in zip(texts, ids):

@@ -142,6 +142,8 @@ class TrainState:
 
 def task_metadata(task) -> dict:
     """The Task's constructor fields (what `Task(**fields)` rebuilds it from)."""
+    if hasattr(task, "metadata"):                       # language-model tasks (npformer.lm_data)
+        return task.metadata()
     return dict(name=task.name, num_symbols=task.num_symbols, min_len=task.min_len,
                 max_len=task.max_len, seed=task.seed, heldout_fraction=task.heldout_fraction,
                 num_pairs=task.num_pairs)
@@ -180,7 +182,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     resume data) or when any part does not fit; nothing is half-restored.
     """
     from npformer.checkpoint import CheckpointError, load_checkpoint
-    from npformer.data import Task
+    from npformer.lm_data import make_any_task          # a data.Task or a language-model task
     from npformer.train import TrainConfig
     ck, tr = _backend(backend)
     ckpt = load_checkpoint(path)
@@ -191,7 +193,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
                                     f"{missing + (['optimizer'] if ckpt.optimizer_state is None else []) + (['schedule'] if ckpt.schedule_state is None else [])}); "
                                     f"it was written without one, e.g. by save_checkpoint(model)")
     try:
-        task = Task(**meta["task"])
+        task = make_any_task(**meta["task"])
         tc = meta["train"]
         config = TrainConfig(**{**tc, "betas": tuple(tc["betas"])})
     except (TypeError, ValueError, KeyError) as e:

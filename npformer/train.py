@@ -127,7 +127,18 @@ def model_config_for(task: Task, **sizes) -> TransformerConfig:
 
 
 def build_model(config: TransformerConfig, task: Task, seed: int = 0):
-    """npformer Transformer for seq2seq tasks, EncoderClassifier for classification."""
+    """npformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM for
+    language-model tasks (npformer.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.config import bert_config
+        from npformer.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed)
+    if getattr(task, "is_lm", False):
+        from npformer.causal_lm import CausalLM
+        return CausalLM(config, seed=seed)
     if task.is_classification:
         from npformer.classifier import EncoderClassifier
         return EncoderClassifier(config, seed=seed)
@@ -288,6 +299,8 @@ def _grad_norm(params) -> float:
 
 def _forward(model, batch):
     """Logits and targets of one batch (the model picks the right inputs)."""
+    if hasattr(batch, "answer_mask"):                                  # LMBatch: next tokens
+        return model(batch.ids), batch.targets                         # (B, T, V), (B, T)
     if isinstance(batch, ClassificationBatch):
         return model(batch.src), batch.labels                          # (B, C), (B,)
     return model(batch.src, batch.tgt_in), batch.tgt_out               # (B, T, V), (B, T)
@@ -398,6 +411,10 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     num_shown keep this many (source, target, prediction) strings in `.examples`
     """
     from npformer.generate import greedy_decode
+    if getattr(task, "is_lm", False):                                  # language-model tasks
+        from npformer.lm_train import evaluate_lm
+        return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
+                           num_shown=num_shown, max_new_tokens=max_new_tokens)
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab

@@ -14,6 +14,7 @@ from torchformer.linear import Linear
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_offset, check_seed, check_token_ids,
                                      embedding_scale, init_rng, keep_input, target_self_mask)
+from torchformer.transformer import use_shared_dropout_rng
 from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
@@ -47,6 +48,7 @@ class CausalLM(ModelMixin, nn.Module):
         if c.tie_embeddings:
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
         self.decoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0) -> torch.Tensor:
         c = self.config

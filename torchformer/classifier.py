@@ -16,6 +16,7 @@ from torchformer.masks import padding_mask
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
                                      init_rng, keep_input)
+from torchformer.transformer import use_shared_dropout_rng
 from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
@@ -41,6 +42,7 @@ class EncoderClassifier(ModelMixin, nn.Module):
         self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype,
                                  rng=rng, device=device)
         self.encoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     def pool(self, h: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
         """(B, S, D) -> (B, D): the first position, or the mean over non-padding positions."""

@@ -14,6 +14,9 @@ Two ways to drop, the same function:
   the bool keep-mask is drawn explicitly, `torch.rand(x.shape) >= p` from torch's RNG, and kept in
   `last_mask`, like npformer, so `collect_dropout_masks` can hand it to the other twin. A module
   given its own `rng` (a torch.Generator) always draws this way: F.dropout cannot take a generator.
+  The models give every Dropout one generator seeded from the model's seed (seed + 1), so a seed
+  fixes a CPU run bit for bit without torch.manual_seed; only code traced by torch.compile (which
+  cannot trace a generator) drops from torch's global RNG instead.
 
 `replay(mask)` (bool numpy array or tensor) queues a mask for the next forward, whatever the mode;
 `replay_dropout_masks` does it for a whole model, so replaying needs no switch.
@@ -112,8 +115,10 @@ class Dropout(nn.Module):
 
     @property
     def records(self) -> bool:
-        """True when an unreplayed training forward draws (and keeps) an explicit mask."""
-        return self.record_masks or self.rng is not None
+        """True when an unreplayed training forward draws (and keeps) an explicit mask: recording
+        on, or a generator given (except while torch.compile traces: a generator cannot be traced,
+        so compiled code drops from torch's global RNG, seeded by torch.manual_seed)."""
+        return self.record_masks or (self.rng is not None and not compiling())
 
     def _note(self, mask, unrecorded: bool) -> None:
         """Set last_mask / last_unrecorded, writing only what changes: nn.Module.__setattr__ costs

@@ -31,7 +31,18 @@ __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "buil
 
 
 def build_model(config: TransformerConfig, task: Task, seed: int = 0, device=None):
-    """torchformer Transformer for seq2seq tasks, EncoderClassifier for classification."""
+    """torchformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM
+    for language-model tasks (npformer.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.config import bert_config
+        from torchformer.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed, device=device)
+    if getattr(task, "is_lm", False):
+        from torchformer.causal_lm import CausalLM
+        return CausalLM(config, seed=seed, device=device)
     if task.is_classification:
         from torchformer.classifier import EncoderClassifier
         return EncoderClassifier(config, seed=seed, device=device)
@@ -62,6 +73,9 @@ def _tensor(a: np.ndarray, device) -> torch.Tensor:
 
 def _forward(model, batch, device):
     """Logits and targets (tensors on `device`) of one batch."""
+    if hasattr(batch, "answer_mask"):                                  # LMBatch: next tokens
+        from torchformer.lm_train import lm_forward
+        return lm_forward(model, batch, device)
     if isinstance(batch, ClassificationBatch):
         return model(_tensor(batch.src, device)), _tensor(batch.labels, device)
     return model(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
@@ -148,6 +162,10 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     """Loss, token accuracy and exact-sequence accuracy (greedy decoding) on `examples`
     (see npformer.train.evaluate)."""
     from torchformer.generate import greedy_decode
+    if getattr(task, "is_lm", False):                                  # language-model tasks
+        from torchformer.lm_train import evaluate_lm
+        return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
+                           num_shown=num_shown, max_new_tokens=max_new_tokens)
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab

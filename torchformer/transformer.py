@@ -8,8 +8,9 @@ incremental-decoding form, the initialisation generator, the first-layer input k
 
 Initialisation draws from `numpy.random.default_rng(seed)` in npformer's order, so a torchformer and an
 npformer model built from one config and seed start from the same numbers (up to the float64 -> dtype
-cast both make); the bridge copies weights anyway. Dropout draws from torch's RNG (torch.manual_seed),
-not from a per-model generator: masks for parity are replayed, not regenerated.
+cast both make); the bridge copies weights anyway. Dropout draws from one torch.Generator per model,
+seeded with seed + 1 (never torch's global RNG), so a seed fixes a CPU run bit for bit; its masks are
+not npformer's numbers (different generators): masks for parity are replayed, not regenerated.
 """
 from __future__ import annotations
 
@@ -96,6 +97,21 @@ def keep_input(x: torch.Tensor) -> torch.Tensor:
     if x.requires_grad and not compiling():
         x.retain_grad()
     return x
+
+
+def use_shared_dropout_rng(model: nn.Module, seed: int, device=None) -> torch.Generator:
+    """Give every Dropout of `model` one torch.Generator seeded with seed + 1 (npformer's dropout seed),
+    on `device` (default CPU), so a seed fixes every dropout mask without touching torch's global RNG.
+    Masks drawn from a generator are explicit (torch.rand >= p), so attention dropout takes the
+    explicit attention path in training; a model moved to another device after construction draws
+    its masks on the generator's device and moves them."""
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed) + 1)
+    for m in model.modules():
+        if isinstance(m, Dropout):
+            m.rng = gen
+    return gen
 
 
 def init_rng(seed: int) -> np.random.Generator:
@@ -216,6 +232,7 @@ class Transformer(ModelMixin, nn.Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V_tgt, D), shared
         self.encoder_input: torch.Tensor | None = None
         self.decoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     # -- checks and masks ------------------------------------------------------------------------
     def _src_mask(self, src: torch.Tensor, src_mask, T: int | None = None):

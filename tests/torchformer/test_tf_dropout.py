@@ -187,6 +187,9 @@ def test_collecting_after_an_unrecorded_forward_names_the_modules():
     c = small_config(dropout=0.1, attention_dropout=0.1, num_encoder_layers=1,
                      num_decoder_layers=1)
     tm = Transformer(c)
+    for m in tm.modules():                  # models draw from their own generator (always recorded);
+        if isinstance(m, Dropout):          # without one, dropout runs unrecorded
+            m.rng = None
     tm(torch.tensor([[3, 4, 5]]), torch.tensor([[1, 2]]))
     with pytest.raises(RuntimeError, match=r"'src_dropout'.*'encoder\.layers\.0\.self_attn\."
                                            r"attn_dropout'.*set_record_masks\(model, True\)"):
@@ -202,3 +205,30 @@ def test_replay_names_are_checked_before_anything_is_queued():
     assert not tm.src_dropout.replay_pending
     with pytest.raises(TypeError, match=r"masks\['src_dropout'\]"):
         replay_dropout_masks(tm, {"src_dropout": torch.ones(1, 2, 16)})
+
+
+def _train_20_steps(seed: int):
+    from npformer.data import Task
+    from npformer.train import TrainConfig
+    import torchformer.train as T
+    task = Task("reverse", num_symbols=5, max_len=4)
+    c = small_config(dropout=0.3, attention_dropout=0.2, activation_dropout=0.1, vocab_size=8,
+                     max_len=6)
+    model = Transformer(c, seed=seed)
+    T.train(model, task, TrainConfig(steps=20, batch_size=4, warmup=5, seed=seed, progress=False))
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def test_seeded_dropout_runs_are_bit_identical_and_leave_the_global_rng_alone():
+    torch.manual_seed(123)
+    a = _train_20_steps(0)
+    torch.manual_seed(456)                  # the global RNG must not matter
+    b = _train_20_steps(0)
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    c = _train_20_steps(1)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+    torch.manual_seed(7)
+    before = torch.get_rng_state()
+    _train_20_steps(0)
+    assert torch.equal(before, torch.get_rng_state())        # dropout never drew from it

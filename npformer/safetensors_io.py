@@ -1,0 +1,146 @@
+"""Read and write the safetensors format with numpy alone (no pickle, no extra dependency).
+
+A .safetensors file is
+
+    8 bytes        N, the header length, unsigned 64-bit little-endian
+    N bytes        a JSON object: {name: {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]},
+                   optionally "__metadata__": {str: str}}
+    the rest       raw little-endian tensor bytes; each tensor's bytes are data[begin:end]
+
+Nothing in the file is executed. Before any tensor is read the reader checks the header length
+against the file size, that every entry has a known dtype, a shape of non-negative ints and offsets
+with end - begin == prod(shape) * itemsize, and that the offsets tile the data area exactly (no gap,
+no overlap, nothing past the end). bfloat16 (BF16) is widened to float32 exactly (it is float32's
+upper half).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+          "I8": "i1", "U8": "u1", "BOOL": "?", "BF16": "<u2"}
+NAMES = {np.dtype(v): k for k, v in DTYPES.items() if k != "BF16"}
+MAX_HEADER = 100 * 2 ** 20          # 100 MiB of JSON: far above any real model's header
+
+
+class SafetensorsError(ValueError):
+    """A file that is not a valid safetensors file; the message names the file and the problem."""
+
+    def __init__(self, path, problem: str):
+        super().__init__(f"{path}: not a valid safetensors file: {problem}")
+
+
+def read_header(path) -> tuple[dict, dict, int]:
+    """(entries {name: (dtype, shape, begin, end)}, metadata, data_start), all checked (see above)."""
+    path = Path(path)
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) != 8:
+            raise SafetensorsError(path, f"expected at least 8 bytes, got {len(head)}")
+        n = int.from_bytes(head, "little")
+        if n > min(size - 8, MAX_HEADER):
+            raise SafetensorsError(path, f"header length {n} exceeds the file ({size} bytes) or "
+                                         f"{MAX_HEADER} bytes")
+        raw = f.read(n)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SafetensorsError(path, f"header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise SafetensorsError(path, f"header: expected a JSON object, got {type(header).__name__}")
+    meta = header.pop("__metadata__", None) or {}
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise SafetensorsError(path, "__metadata__: expected an object of strings")
+    data_start, data_size = 8 + n, size - 8 - n
+    entries, spans = {}, []
+    for name, e in header.items():
+        if not isinstance(e, dict) or set(e) != {"dtype", "shape", "data_offsets"}:
+            raise SafetensorsError(path, f"{name}: expected keys dtype, shape, data_offsets, got {e!r}")
+        dt, shape, offs = e["dtype"], e["shape"], e["data_offsets"]
+        if dt not in DTYPES:
+            raise SafetensorsError(path, f"{name}: dtype {dt!r} not one of {sorted(DTYPES)}")
+        if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
+            raise SafetensorsError(path, f"{name}: shape must be a list of non-negative ints, got "
+                                         f"{shape!r}")
+        if not (isinstance(offs, list) and len(offs) == 2
+                and all(isinstance(o, int) and o >= 0 for o in offs) and offs[0] <= offs[1]):
+            raise SafetensorsError(path, f"{name}: data_offsets must be [begin, end], got {offs!r}")
+        want = int(np.prod(shape, dtype=np.int64)) * np.dtype(DTYPES[dt]).itemsize
+        if offs[1] - offs[0] != want:
+            raise SafetensorsError(path, f"{name}: {dt} {shape} needs {want} bytes, data_offsets "
+                                         f"span {offs[1] - offs[0]}")
+        entries[name] = (dt, tuple(shape), offs[0], offs[1])
+        spans.append((offs[0], offs[1], name))
+    end = 0
+    for begin, stop, name in sorted(spans):
+        if begin != end:
+            raise SafetensorsError(path, f"{name}: data starts at {begin}, expected {end} (gap or "
+                                         f"overlap)")
+        end = stop
+    if end != data_size:
+        raise SafetensorsError(path, f"tensors cover {end} bytes of data, the file holds {data_size}")
+    return entries, meta, data_start
+
+
+def read_safetensors(path, names=None) -> dict[str, np.ndarray]:
+    """{name: array} of every tensor (or of `names`), in the file's dtypes (BF16 -> float32)."""
+    entries, _, start = read_header(path)
+    wanted = entries if names is None else {k: entries[k] for k in names if k in entries}
+    out = {}
+    with open(path, "rb") as f:
+        for name, (dt, shape, begin, stop) in wanted.items():
+            f.seek(start + begin)
+            count = (stop - begin) // np.dtype(DTYPES[dt]).itemsize
+            a = np.fromfile(f, dtype=DTYPES[dt], count=count)
+            if a.size != count:
+                raise SafetensorsError(path, f"{name}: file ended early")
+            if dt == "BF16":
+                a = (a.astype(np.uint32) << 16).view(np.float32)        # exact widening
+            out[name] = a.reshape(shape).astype(a.dtype.newbyteorder("="), copy=False)
+    return out
+
+
+def write_safetensors(path, tensors: dict, metadata: dict | None = None,
+                      overwrite: bool = False) -> Path:
+    """Write {name: array} atomically (temp file, fsync, rename); an existing file is replaced only
+    with overwrite=True. Arrays are stored in their own dtype, little-endian, C order."""
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"path: {path} exists; pass overwrite=True to replace it")
+    arrays, header, offset = [], {}, 0
+    for name, v in tensors.items():
+        if not isinstance(name, str):
+            raise TypeError(f"tensors: expected str names, got {type(name).__name__}")
+        a = np.ascontiguousarray(v)
+        if a.dtype not in NAMES:
+            raise TypeError(f"tensors[{name!r}]: dtype {a.dtype} cannot be stored")
+        a = a.astype(a.dtype.newbyteorder("<"), copy=False)
+        header[name] = {"dtype": NAMES[a.dtype.newbyteorder("=")], "shape": list(a.shape),
+                        "data_offsets": [offset, offset + a.nbytes]}
+        arrays.append(a)
+        offset += a.nbytes
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    raw += b" " * (-len(raw) % 8)                                       # 8-byte aligned data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(len(raw).to_bytes(8, "little"))
+            f.write(raw)
+            for a in arrays:
+                f.write(a.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
