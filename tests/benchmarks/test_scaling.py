@@ -40,4 +40,5 @@ def test_scaling_run_writes_every_row(tmp_path, capsys):
         ref = rows[(w, 1, "np-plain" if b == "np-dp" else b)]["median_s"]
         assert r["speedup"] == pytest.approx(ref / r["median_s"])
         assert ("x_tf" in r) == (b != "tf-cpu")
+        assert r["cores_busy"] > 0
     assert "np-dp" in table and "speedup" in table
