@@ -15,6 +15,8 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
+from npformer.validation import _calls
+
 
 class Parameter:
     """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype).
@@ -99,7 +101,12 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        depth = _calls.__dict__.get("depth", 0)    # nesting, for validation.check_float's scans
+        _calls.depth = depth + 1
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            _calls.depth = depth
 
     def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
         raise NotImplementedError(f"{type(self).__name__} does not define forward")

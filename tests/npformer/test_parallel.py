@@ -85,6 +85,20 @@ def test_equal_weights_would_differ():
     assert abs(np.mean(shard_losses) - loss1) > 1e-6 * abs(loss1)
 
 
+def test_tied_and_shared_embeddings_sum_both_uses():
+    task, model, batch = _setup(share_embeddings=True, tie_embeddings=True, norm_first=True,
+                                final_norm=True, activation="gelu")
+    assert model.output_proj.weight is model.tgt_embed.weight
+    loss_fn = _loss_fn(model, 0.1, False)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        rep = dp.replicas[1]
+        assert rep.output_proj.weight is rep.tgt_embed.weight            # tied inside the replica
+        loss_k = dp.step(batch, loss_fn)
+    assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+    _assert_close(grads1, {n: p.grad for n, p in model.named_parameters()}, "grad")
+
+
 def test_classifier_step_equals_the_full_batch():
     task, model, batch = _setup("majority", batch_size=9)
     loss_fn = _loss_fn(model, 0.1, True)
@@ -231,3 +245,41 @@ def test_cli_threads_trains_data_parallel(capsys):
     finally:
         from npformer.cli import set_blas_threads
         set_blas_threads(1)
+
+
+def test_inference_forward_equals_the_full_batch():
+    task, model, batch = _setup()
+    model.eval()
+    ref = model(batch.src, batch.tgt_in)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        out = dp.forward(batch.src, batch.tgt_in)
+        np.testing.assert_allclose(out, ref, rtol=1e-13, atol=1e-13)
+        with pytest.raises(ValueError, match="rows"):
+            dp.forward(batch.src, batch.tgt_in[:2])
+        with pytest.raises(TypeError, match=r"inputs\[1\]"):
+            dp.forward(batch.src, [1, 2])
+
+
+def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
+    import threading
+
+    from npformer.validation import SCAN_DEPTH, call_depth
+    task, model, batch = _setup()
+    layer = model.encoder.layers[0]
+    x = np.ones((2, 3, 16))
+    x[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):                     # called directly: scanned
+        layer(x)
+    assert call_depth() == 0                                           # restored after the error
+    with pytest.raises(TypeError, match="dtype"):                      # dtype checked at any depth
+        model.encoder.layers[0].norm1.forward(x.astype(np.float32))
+    seen = []
+
+    def worker():
+        seen.append(call_depth())
+        layer(np.ones((2, 3, 16)))
+        seen.append(call_depth())
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen == [0, 0] and SCAN_DEPTH == 2
