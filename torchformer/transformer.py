@@ -27,7 +27,7 @@ from torchformer.encoder import Encoder
 from torchformer.linear import Linear
 from torchformer.masks import causal_mask, check_model_mask, key_keep_mask, padding_mask
 from torchformer.positional import make_positional
-from torchformer.validation import (check_config, check_float, check_ids, check_length,
+from torchformer.validation import (StrictLoad, check_config, check_float, check_ids, check_length,
                                     check_mask, compiling, run_checked, to_torch_dtype)
 
 
@@ -148,23 +148,7 @@ class ModelMixin:
         return int(sum(p.numel() for p in self.parameters()))
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        own = self.state_dict()
-        state = {k: torch.from_numpy(np.asarray(v)) if not isinstance(v, torch.Tensor) else v
-                 for k, v in state_dict.items()}
-        problems = []
-        if strict:
-            missing = [k for k in own if k not in state]
-            unexpected = [k for k in state if k not in own]
-            if missing:
-                problems.append(f"missing keys {missing}")
-            if unexpected:
-                problems.append(f"unexpected keys {unexpected}")
-        problems += [f"{k}: expected shape {tuple(own[k].shape)}, got {tuple(v.shape)}"
-                     for k, v in state.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
-        if problems:
-            raise ValueError(f"{type(self).__name__}.load_state_dict: " + "; ".join(problems)
-                             + " (nothing was loaded)")
-        return super().load_state_dict(state, strict=strict, assign=assign)
+        return StrictLoad.load_state_dict(self, state_dict, strict=strict, assign=assign)
 
     @property
     def device(self) -> torch.device:
