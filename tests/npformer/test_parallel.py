@@ -283,3 +283,19 @@ def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
     t.start()
     t.join()
     assert seen == [0, 0] and SCAN_DEPTH == 2
+
+
+def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
+    task, model, batch = _setup()
+    calls = []
+
+    def forward(m, shard):
+        calls.append(shard.src.shape[0])
+        if len(calls) == 2:
+            raise ValueError("shard failed")
+        return _forward(m, shard)
+
+    with DataParallel(model, 3, forward=forward, blas_threads=None) as dp:
+        with pytest.raises(ValueError, match="shard failed"):
+            dp.step(batch, _loss_fn(model, 0.0, False))
+        assert len(calls) == 3                                          # all three ran to the end
