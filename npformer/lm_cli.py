@@ -19,7 +19,7 @@ __all__ = ["LM_DEFAULTS", "fill_task_defaults", "add_sampling_args", "sampling_r
 # rest (d_model 64, 4 heads, d_ff 128, 2 layers, batch 64, post-norm ReLU, sinusoidal) is shared.
 # Measured: see README, "Language models from the command line".
 LM_DEFAULTS = dict(steps=5000, lr=3e-3, warmup=400)
-MLM_DEFAULTS = dict(steps=3000, lr=1e-3, warmup=400)               # --task mlm (BertForMaskedLM)
+MLM_DEFAULTS = dict(steps=3000, lr=3e-3, warmup=400)               # --task mlm (BertForMaskedLM)
 _TASK_DEFAULTS = {"lm": LM_DEFAULTS, "mlm": MLM_DEFAULTS}
 
 
@@ -150,11 +150,18 @@ def fill_masks(args, model, task, vocab) -> int:
 
 
 def lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads) -> list[str]:
-    """Decoder self-attention maps of a CausalLM on the first example's whole line (BERT's
-    encoder maps are not drawn by this command yet: an empty list)."""
+    """Decoder self-attention maps of a CausalLM on the first example's whole line; for a
+    BertForMaskedLM the encoder self-attention maps of the first sentence with one [MASK]."""
     from npformer import plots
     if getattr(task, "is_mlm", False):
-        return []
+        if isinstance(examples, list):                                  # plot --input "abc#c_a"
+            from npformer.data import BOS, EOS
+            ids = np.asarray([[BOS] + examples[0] + [EOS]], dtype=np.int64)  # (1, T)
+        else:                                                           # a held-out sentence
+            ids = task.single_mask(examples.take(np.arange(1)), np.random.default_rng(0)).ids
+        return plots.save_attention_maps(model.bert, ids, None, task.vocab, out_dir,
+                                         kinds=[k for k in kinds if k == "encoder"],
+                                         layers=layers, heads=heads)
     ids = task.collate(examples).ids[:1]                                # (1, T) BOS + line
     n = int((ids[0] != model.config.pad_id).sum())
     return plots.save_attention_maps(model, None, ids[:, :n], task.vocab, out_dir,

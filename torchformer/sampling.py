@@ -97,6 +97,9 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
         for p in range(int(start.min()), int(start.max()) + N):
             logits = stepper(seq, p)                                            # (B, V)
             if out_logits is None:
+                if len(banned) >= logits.shape[-1]:
+                    raise ValueError(f"suppress_ids: leaves no token to sample (all "
+                                     f"{logits.shape[-1]} ids suppressed)")
                 out_logits = torch.zeros((B, N, logits.shape[-1]), dtype=logits.dtype, device=dev)
             u = torch.rand(B, generator=gen_rng, dtype=torch.float64, device=dev)  # (B,)
             g = p - start                                                       # (B,)

@@ -109,6 +109,9 @@ def test_cli_round_trip(tmp_path, capsys):
     code, out, err = run(["train", *TINY, "--save", ckpt, "--plot", str(tmp_path / "p")], capsys)
     assert code == 0, err
     assert "BertForMaskedLM" in out and "masked-token accuracy" in out and "single-mask" in out
+    assert {"loss.png", "attn_encoder_layer0.png"} <= set(os.listdir(tmp_path / "p"))
+    code, out, err = run(["plot", ckpt, "--out", str(tmp_path / "q"), "--input", "ab#b_"], capsys)
+    assert code == 0 and "attn_encoder_layer0.png" in out, err
     code, out, err = run(["evaluate", ckpt, "--backend", "torch", "--eval-size", "8"], capsys)
     assert code == 0, err
     assert "task=mlm" in out and "(8 sequences)" in out

@@ -104,6 +104,7 @@ def test_finished_rows_keep_eos_and_pad(model):
     (dict(top_k=2.5), "top_k"), (dict(top_p=0.0), "top_p"), (dict(top_p=1.5), "top_p"),
     (dict(seed=-1), "seed"), (dict(seed=1, generator=np.random.default_rng(0)), "seed"),
     (dict(max_new_tokens=100), "max_new_tokens"),
+    (dict(suppress_ids=list(range(13))), "suppress_ids"), (dict(suppress_ids=[99]), "suppress_ids"),
 ])
 def test_bad_arguments_are_named(model, kw, needle):
     with pytest.raises((ValueError, TypeError), match=needle):

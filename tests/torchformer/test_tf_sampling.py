@@ -70,6 +70,7 @@ def test_hand_computed_filters_and_choice():
 @pytest.mark.parametrize("kw,needle", [
     (dict(temperature=0.0), "temperature"), (dict(top_k=0), "top_k"), (dict(top_p=2.0), "top_p"),
     (dict(seed=-3), "seed"), (dict(generator=np.random.default_rng(0)), "generator"),
+    (dict(suppress_ids=list(range(13))), "suppress_ids"),
 ])
 def test_bad_arguments_are_named(twins, kw, needle):
     _, m = twins
