@@ -38,7 +38,7 @@ data-parallel step can replay a one-thread step's masks exactly, and the other w
 from __future__ import annotations
 
 import copy
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Sequence
 
 import numpy as np
@@ -193,9 +193,13 @@ class DataParallel:
 
     # -- helpers --------------------------------------------------------------------------------------
     def _map(self, fn, items: list) -> list:
-        """fn over items: item 0 in the calling thread, the others on the pool, in order."""
+        """fn over items: item 0 in the calling thread, the others on the pool, in order. Every call
+        has finished when this returns or raises (the first error, by item order, is raised)."""
         futures = [self._pool.submit(fn, *it) for it in items[1:]]
-        first = fn(*items[0])
+        try:
+            first = fn(*items[0])
+        finally:
+            wait(futures)                                              # no replica left running
         return [first] + [f.result() for f in futures]
 
     def _check_shared(self) -> None:

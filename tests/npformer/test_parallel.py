@@ -42,6 +42,16 @@ def _assert_close(a, b, what):
         assert err <= RTOL, f"{what} {name}: relative error {err:.3g} > {RTOL}"
 
 
+def _assert_weights_close(w1, w2):
+    # the key projections' biases have a zero gradient in theory (softmax ignores a constant shift
+    # along the keys): both runs move them by Adam on rounding noise only (lr * noise / eps ~ 1e-12),
+    # so they are held to that noise level, every other tensor to 1e-12 relative
+    noise = [k for k in w1 if k.endswith("k_proj.bias")]
+    for k in noise:
+        assert np.abs(w1[k]).max() < 1e-10 and np.abs(w2[k]).max() < 1e-10, k
+    _assert_close({k: w1[k] for k in w1 if k not in noise}, w2, "weight")
+
+
 def test_shard_bounds_cover_the_batch():
     assert shard_bounds(7, 3) == [(0, 3), (3, 5), (5, 7)]
     assert shard_bounds(2, 4) == [(0, 1), (1, 2)]                   # no empty shards
@@ -161,13 +171,7 @@ def test_training_run_equals_one_thread():
     (r1, w1), (r3, w3) = runs
     np.testing.assert_allclose(r3.losses, r1.losses, rtol=RTOL)
     np.testing.assert_allclose(r3.grad_norms, r1.grad_norms, rtol=RTOL)
-    # the key projections' biases have a zero gradient in theory (softmax ignores a constant shift
-    # along the keys): both runs move them by Adam on rounding noise only (lr * noise / eps ~ 1e-12),
-    # so they are held to that noise level, every other tensor to 1e-12 relative
-    noise = [k for k in w1 if k.endswith("k_proj.bias")]
-    for k in noise:
-        assert np.abs(w1[k]).max() < 1e-10 and np.abs(w3[k]).max() < 1e-10, k
-    _assert_close({k: w1[k] for k in w1 if k not in noise}, w3, "weight")
+    _assert_weights_close(w1, w3)
 
 
 def test_make_step_fn_plain_and_parallel():
@@ -283,3 +287,34 @@ def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
     t.start()
     t.join()
     assert seen == [0, 0] and SCAN_DEPTH == 2
+
+
+def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
+    task, model, batch = _setup()
+    calls = []
+
+    def forward(m, shard):
+        calls.append(shard.src.shape[0])
+        if len(calls) == 2:
+            raise ValueError("shard failed")
+        return _forward(m, shard)
+
+    with DataParallel(model, 3, forward=forward, blas_threads=None) as dp:
+        with pytest.raises(ValueError, match="shard failed"):
+            dp.step(batch, _loss_fn(model, 0.0, False))
+        assert len(calls) == 3                                          # all three ran to the end
+
+
+def test_causal_lm_task_trains_the_same():
+    from npformer.lm_data import ArithmeticTask
+    task = ArithmeticTask(max_number=20)
+    cfg = model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_decoder_layers=2,
+                           num_encoder_layers=1, dropout=0.0, dtype="float64")
+    tc = TrainConfig(steps=3, batch_size=9, lr=3e-3, warmup=2, progress=False)
+    weights = []
+    for replicas in (1, 4):
+        model = build_model(cfg, task, seed=0)
+        assert type(model).__name__ == "CausalLM"
+        train(model, task, tc, replicas=replicas)
+        weights.append(model.state_dict())
+    _assert_weights_close(weights[0], weights[1])
