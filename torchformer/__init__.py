@@ -4,6 +4,12 @@ Same files, class names, constructor arguments and parameter names as npformer, 
 are identical and moving weights is a plain copy (`torchformer.bridge`). Gradients come from autograd.
 Runs on CPU and CUDA, float32/float64, and under bf16/fp16 autocast on GPU.
 """
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as _e:
+    raise ImportError("torchformer needs PyTorch, which is not installed: pip install "
+                      "npformer[torch] (or follow pytorch.org for a CUDA build)") from _e
+
 from npformer.config import TransformerConfig
 
 from torchformer.linear import Linear
