@@ -110,12 +110,42 @@ def _loadavg() -> float | None:
         return None
 
 
+def _torch_installed() -> bool:
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
 def _cuda_available() -> bool:
     try:
         import torch
         return bool(torch.cuda.is_available())
     except ImportError:
         return False
+
+
+def _skip_torch_backends(lists: dict[str, tuple[list[str], bool]]) -> dict[str, list[str]]:
+    """{option: names} without the torch backends when torch is not installed, and one line saying
+    which were skipped; an option given explicitly that asks for one is an error instead.
+    `lists`: {option: (names, given explicitly)}."""
+    from benchmarks.backends import get_backend
+    out = {k: names for k, (names, _) in lists.items()}
+    if _torch_installed():
+        return out
+    skipped: list[str] = []
+    for option, (names, explicit) in lists.items():
+        torch_ones = [b for b in names if get_backend(b).family != "numpy"]
+        if torch_ones and explicit:
+            raise ValueError(f"{option}: {','.join(torch_ones)} need PyTorch, which is not "
+                             f"installed (pip install npformer[torch])")
+        skipped += [b for b in torch_ones if b not in skipped]
+        out[option] = [b for b in names if b not in torch_ones]
+    if skipped:
+        print(f"torch is not installed: skipping the torch backends {','.join(skipped)} "
+              f"(pip install npformer[torch] to include them)", flush=True)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,6 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     backends = args.backends or default_backends(args.quick, cuda)
     workloads = args.workloads or list(WORKLOADS)
     try:
+        from npformer.io import check_output_dir
+        check_output_dir(args.out, "--out")                     # before any measurement
+        for b in backends + args.sweep_backends:
+            get_backend(b)
+        given = argv if argv is not None else sys.argv[1:]
+        kept = _skip_torch_backends({
+            "--backends": (backends, args.backends is not None),
+            "--sweep-backends": ([] if args.no_sweeps else args.sweep_backends,
+                                 any(a.startswith("--sweep-backends") for a in given))})
+        backends = kept["--backends"]
+        if not args.no_sweeps:
+            args.sweep_backends = kept["--sweep-backends"]
         for c in configs:
             get_config(c)
         for b in backends:
@@ -156,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         for b in args.sweep_backends:
             get_backend(b)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"python -m benchmarks: error: {e}", file=sys.stderr)
         return 2
     opts = Options(configs=configs, backends=backends, workloads=workloads, threads=threads,
                    warmup=args.warmup if args.warmup is not None else (1 if args.quick else 2),

@@ -131,7 +131,7 @@ def thread_report(requested: int) -> dict[str, Any]:
     rep: dict[str, Any] = {"requested": requested, "available_cores": available_cores(),
                            "env": {v: os.environ.get(v) for v in THREAD_ENV_VARS},
                            "openblas": blas_info()}
-    if "torch" in sys.modules:
+    if sys.modules.get("torch") is not None:      # None: torch blocked or missing
         import torch
         rep["torch_intra_op"] = torch.get_num_threads()
         rep["torch_inter_op"] = torch.get_num_interop_threads()

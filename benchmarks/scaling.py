@@ -14,11 +14,13 @@ load that drifts hits them alike; ratios are medians of per-round ratios:
 
 Thread counts are process-wide settings (OpenBLAS's count, torch's intra-op count); every timed
 callable sets the ones it needs before it runs (a ctypes call and a torch call: microseconds), so the
-backends can share rounds. Workloads: train_step (forward, loss, backward, Adam) and forward (eval,
-no data parallelism: a forward alone has nothing to all-reduce; np-plain and tf-cpu only).
+backends can share rounds. Workloads: train_step (forward, loss, backward, Adam) and forward (eval;
+np-dp splits the rows over its replicas and concatenates the logits: `DataParallel.forward`).
 
 Columns: median ms per call; `x tf` = time / torchformer's time at the same t (below 1: npformer
-faster); `speedup` = that backend's 1-thread time / its time at t. Results also go to
+faster); `speedup` = that backend's 1-thread time / its time at t; `cores` = process CPU seconds per
+wall second while it runs (np-dp well below t: its threads wait for the GIL between small NumPy
+calls, the limit Python puts on thread-level data parallelism). Results also go to
 OUT/scaling.json. Timings on a machine shared with other work are noisy: report the idle-machine run.
 """
 from __future__ import annotations
@@ -110,7 +112,12 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
             dp_opt.step()
             return value
 
-        out["np-dp"] = {"train_step": dp_train, "_close": dp.close}
+        def dp_forward():
+            _set_threads(1, None)
+            dpm.eval()
+            return dp.forward(inputs.src, inputs.tgt_in)
+
+        out["np-dp"] = {"train_step": dp_train, "forward": dp_forward, "_close": dp.close}
     return out
 
 
@@ -143,6 +150,18 @@ def _tf_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     return {"tf-cpu": {"train_step": train_step, "forward": forward}}
 
 
+def _cores_busy(fn, median_s: float) -> float:
+    """CPU seconds of the whole process per wall second over a few calls: how many cores the
+    callable kept busy. Below the thread count: threads waiting (for the GIL, or on each other);
+    spinning BLAS threads count as busy."""
+    import time
+    calls = max(1, min(5, int(0.5 / max(median_s, 1e-6))))
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - c0) / max(time.perf_counter() - w0, 1e-9)
+
+
 def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, warmup: int = 2,
                 max_time: float = 10.0, with_torch: bool = True, log=print) -> list[dict[str, Any]]:
     """Rows {config, workload, threads, backend, median_s, q1_s, q3_s, samples, x_tf, speedup}."""
@@ -170,7 +189,7 @@ def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, wa
                 for b, tm in timings.items():
                     row = {"config": cname, "workload": w, "threads": t, "backend": b,
                            "median_s": tm.median, "q1_s": tm.q1, "q3_s": tm.q3,
-                           "samples": tm.samples}
+                           "samples": tm.samples, "cores_busy": _cores_busy(fns[b][0], tm.median)}
                     if "tf-cpu" in samples and b != "tf-cpu":
                         row["x_tf"] = statistics.median(a / c for a, c in
                                                         zip(samples[b], samples["tf-cpu"]))
@@ -193,7 +212,7 @@ def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, wa
 
 def format_rows(rows: list[dict[str, Any]]) -> str:
     head = f"{'config':<7} {'workload':<11} {'threads':>7} {'backend':<9} {'ms':>9} {'x tf':>6} " \
-           f"{'speedup':>7}"
+           f"{'speedup':>7} {'cores':>5}"
     lines = [head, "-" * len(head)]
     for r in rows:
         if "error" in r:
@@ -203,7 +222,7 @@ def format_rows(rows: list[dict[str, Any]]) -> str:
         xtf = f"{r['x_tf']:.2f}" if "x_tf" in r else "-"
         sp = f"{r['speedup']:.2f}" if "speedup" in r else "-"
         lines.append(f"{r['config']:<7} {r['workload']:<11} {r['threads']:>7} {r['backend']:<9} "
-                     f"{1e3 * r['median_s']:>9.2f} {xtf:>6} {sp:>7}")
+                     f"{1e3 * r['median_s']:>9.2f} {xtf:>6} {sp:>7} {r['cores_busy']:>5.2f}")
     return "\n".join(lines)
 
 

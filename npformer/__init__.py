@@ -36,6 +36,12 @@ from npformer.loss import CrossEntropyLoss, cross_entropy_backward, cross_entrop
 from npformer.masks import causal_mask, combine_masks, padding_mask
 from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 from npformer.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
+# the workflow API: save / load models and training states, decode, look at attention
+from npformer.checkpoint import (CheckpointError, load_checkpoint, load_model, restore,
+                                 save_checkpoint)
+from npformer.resume import TrainState, load_training_state, save_training_state
+from npformer.generate import beam_search, greedy_decode
+from npformer.attention_maps import attention_weights
 
 __version__ = "0.1.0"
 
@@ -60,4 +66,7 @@ __all__ = [
     "gradcheck", "check_pair", "numerical_gradient", "rel_error", "GradcheckReport",
     "BertModel", "BertForMaskedLM", "BertForSequenceClassification", "tanh_forward",
     "tanh_backward", "bert_config", "gpt2_config",
+    "save_checkpoint", "load_checkpoint", "load_model", "restore", "CheckpointError",
+    "TrainState", "save_training_state", "load_training_state",
+    "greedy_decode", "beam_search", "attention_weights",
 ]

@@ -19,6 +19,7 @@ from npformer.encoder import check_config
 from npformer.linear import Linear
 from npformer.module import Module
 from npformer.positional import make_positional
+from npformer.masks import check_model_mask, combine_masks, key_keep_mask
 from npformer.transformer import (ModelCache, check_offset, check_seed, check_token_ids,
                                   embedding_scale, target_self_mask, use_shared_dropout_rng)
 from npformer.validation import check_grad, check_mask
@@ -72,7 +73,8 @@ class CausalLM(Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
-    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0) -> np.ndarray:
+    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
+                key_keep=None) -> np.ndarray:
         c = self.config
         offset = check_offset(offset, caches)
         ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
@@ -80,7 +82,8 @@ class CausalLM(Module):
         if mask is None:
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
         else:
-            mask = check_mask("mask", mask, (B, c.num_heads, T, offset + T))
+            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep")
+        mask = combine_masks(mask, key_keep_mask("key_keep", key_keep, B, offset + T))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))   # (B, T, D)

@@ -16,7 +16,7 @@ from npformer.dropout import Dropout
 from npformer.embedding import Embedding
 from npformer.encoder import Encoder, check_config
 from npformer.linear import Linear
-from npformer.masks import padding_mask
+from npformer.masks import check_model_mask, combine_masks, key_keep_mask, padding_mask
 from npformer.module import Module
 from npformer.positional import make_positional
 from npformer.transformer import (check_seed, check_token_ids, embedding_scale,
@@ -74,14 +74,16 @@ class EncoderClassifier(Module):
         self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype, rng=rng)
         use_shared_dropout_rng(self, seed)
 
-    def forward(self, src, src_mask=None) -> np.ndarray:
+    def forward(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
         c = self.config
         src = check_token_ids("src", src, c.vocab_size, c.max_len)
         B, S = src.shape
         if src_mask is None:
             src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         else:
-            src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, S, S))
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
+                                        "src_key_keep")
+        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.src_dropout(self.src_pos(self.src_embed(src)))        # (B, S, D)

@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # -- evaluate -----------------------------------------------------------------------------------
     p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
-                       description="Load a checkpoint written by `npformer train --save` (either "
+                       description="Load a checkpoint written by npformer train --save (either "
                                    "backend) and report held-out loss, token accuracy and "
                                    "exact-sequence accuracy (greedy decoding). The task comes from "
                                    "the checkpoint; the options below override parts of it.")
@@ -265,8 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("generate", formatter_class=fmt, help="decode input sequences",
                        description="Decode source sequences with a trained encoder-decoder, "
                                    "continue prompts with a CausalLM, or classify with an "
-                                   "EncoderClassifier. Inputs are written in the task's symbols, "
-                                   "e.g. `npformer generate model.npz abcd hello`.")
+                                   "EncoderClassifier. Inputs are written in the task's symbols "
+                                   "(the main job's: a..j), e.g. `npformer generate model.npz "
+                                   "abcd jihgf`.")
     p.add_argument("checkpoint", help="checkpoint file (.npz)")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")

@@ -38,6 +38,7 @@ from npformer.masks import causal_mask, padding_mask
 from npformer.validation import check_ids
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "beam_search", "length_penalty",
+           "check_source_eos",
            "reorder_caches", "new_caches"]
 
 
@@ -138,11 +139,29 @@ class _LMStepper(_Stepper):
         return self.model(ids, mask, caches=self.caches, offset=offset)
 
 
+def check_source_eos(src: np.ndarray, eos_id: int | None, pad_id: int | None) -> None:
+    """Refuse sources whose last real token is not EOS (decoding them gives wrong answers silently:
+    the models learn from sources that end with EOS, as npformer.data builds them). Skipped when
+    eos_id is None."""
+    if eos_id is None:
+        return
+    real = src != pad_id if pad_id is not None else np.ones(src.shape, dtype=bool)   # (B, S)
+    last = real.shape[1] - 1 - np.argmax(real[:, ::-1], axis=1)                      # (B,)
+    ends = src[np.arange(src.shape[0]), last] == eos_id                              # (B,)
+    bad = np.nonzero(~ends | ~real.any(axis=1))[0]
+    if bad.size:
+        raise ValueError(f"src: rows {bad[:8].tolist()} do not end with EOS (id {eos_id}) before "
+                         f"their padding; sources must end with EOS as in training (npformer.data "
+                         f"appends it: ids + [EOS]); append it, or pass eos_id=None to decode "
+                         f"without this check")
+
+
 def _is_seq2seq(model) -> bool:
     return hasattr(model, "encode") and hasattr(model, "decode")
 
 
-def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool):
+def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
+           eos_id=None):
     """Common start: (stepper, seq (B*repeat, total), start (B,), N, B)."""
     c = model.config
     if not hasattr(model, "decoder"):
@@ -155,6 +174,7 @@ def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, u
             raise ValueError(f"src: expected a non-empty (batch, seq) array, got shape {src.shape}")
         if prompt_lengths is not None:
             raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
+        check_source_eos(src, eos_id, c.pad_id)
         B = src.shape[0]
         src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         memory = model.encode(src, src_mask)                                   # (B, S, D)
@@ -235,7 +255,7 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     model.eval()
     try:
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, 1,
-                                           use_cache)
+                                           use_cache, eos_id)
         banned = _suppressed(model, suppress_ids, bos_id)
         rows = np.arange(B)                                                     # (B,)
         finished = np.zeros(B, dtype=bool)                                      # (B,)
@@ -296,7 +316,7 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
     model.eval()
     try:
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
-                                           use_cache)
+                                           use_cache, eos_id)
         banned = _suppressed(model, suppress_ids, bos_id)
         out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
                          bool(early_stopping))

@@ -33,12 +33,16 @@ target model lacks (BERT's next-sentence head, a pooler under a masked-LM) are s
 any other unknown or missing key is an error naming it, raised before a model is built. Old TF-style
 LayerNorm names (gamma/beta) are accepted. The attention mask convention differs from Hugging Face
 in one place: BERT's forward without attention_mask masks pad_id tokens here (Hugging Face attends
-to everything); pass attention_mask to get Hugging Face's behaviour on padded input.
+to everything); pass attention_mask to get Hugging Face's behaviour on padded input. A sequence
+whose attention_mask is all zeros attends to nothing here (zero weights, the project's safe softmax)
+where Hugging Face spreads its attention uniformly; real inputs always have a real token.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -81,10 +85,20 @@ def _act(hf_config: dict, key: str) -> str:
     return FROM_HF_ACT[act]
 
 
+class _Fields(dict):
+    """A config.json dict whose missing required keys raise a ValueError naming them."""
+
+    def __missing__(self, key):
+        raise ValueError(f"hf_config: missing {key!r} (expected in the config.json of a "
+                         f"{self.get('model_type', 'GPT-2 or BERT')} model)")
+
+
 def config_from_hf(hf_config: dict, kind: str, dtype="float32") -> TransformerConfig:
     """Our TransformerConfig for a Hugging Face config dict (config.json). Settings this project
     does not model are refused with the field's name (never silently computed differently)."""
-    h = hf_config
+    if not isinstance(hf_config, dict):
+        raise TypeError(f"hf_config: expected a dict (config.json), got {type(hf_config).__name__}")
+    h = _Fields(hf_config)
     if kind == "gpt2":
         unsupported = {"scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False,
                        "add_cross_attention": False}
@@ -403,8 +417,16 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
-    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)
-    tmp = folder / ".config.json.tmp"
-    tmp.write_text(json.dumps(hf_config, indent=2), encoding="utf-8")
-    tmp.replace(files[1])
+    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)    # atomic
+    fd, tmp = tempfile.mkstemp(prefix=".config.json.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(hf_config, f, indent=2)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, files[1])
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return folder

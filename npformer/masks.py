@@ -17,7 +17,7 @@ from functools import reduce
 
 import numpy as np
 
-from npformer.validation import check_ids, describe
+from npformer.validation import check_ids, check_mask, describe
 
 
 def padding_mask(ids: np.ndarray, pad_id: int | None) -> np.ndarray | None:
@@ -75,3 +75,48 @@ def combine_masks(*masks) -> np.ndarray | None:
         raise ValueError(f"masks: expected shapes that broadcast together, got "
                          f"{[m.shape for m in given]}") from None
     return reduce(np.logical_and, given, np.True_)            # broadcast shape, bool, a new array
+
+
+# ---------------------------------------------------------------------------------------------------
+# model-level mask arguments: no shape that can be misread
+# ---------------------------------------------------------------------------------------------------
+def _shape_of(mask) -> tuple:
+    return tuple(np.shape(mask)) if not hasattr(mask, "shape") else tuple(mask.shape)
+
+
+def check_model_mask(name: str, mask, target, keep_arg: str):
+    """A model's attention-mask argument: 4-D (batch, heads, q_len, k_len) with size-1 axes
+    broadcasting, or 2-D (q_len, k_len) shared by the batch. Refused, naming `name`:
+
+    - rank 1 or 3 (which axes? (batch, k) or (heads, q, k) cannot be told apart);
+    - a 2-D mask whose first axis is the batch size (> 1): a torch-style (batch, k_len) key-padding
+      mask would otherwise be read as (q_len, k_len) whenever batch == q_len; such masks go in
+      `keep_arg` (a (batch, k_len) keep-mask), or are written 4-D as mask[:, None, None, :].
+    Returns the mask checked by validation.check_mask (bool, not broadcast), or None.
+    """
+    if mask is None:
+        return None
+    shape = _shape_of(mask)
+    B = target[0]
+    if len(shape) not in (2, 4):
+        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
+                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
+                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
+    if len(shape) == 2 and B > 1 and shape[0] == B:
+        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
+                         f"with the batch size {B}, so it could be a (batch, k_len) key-padding "
+                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
+                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+    return check_mask(name, mask, target)
+
+
+def key_keep_mask(name: str, keep, batch: int, k_len: int) -> np.ndarray | None:
+    """A (batch, k_len) key keep-mask (True / 1 = a real token that may be attended to; the NEGATION
+    of torch's key_padding_mask) as a (batch, 1, 1, k_len) attention keep-mask; None stays None."""
+    if keep is None:
+        return None
+    shape = _shape_of(keep)
+    if shape != (batch, k_len):
+        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
+                         f"(True = real token), got shape {shape}")
+    return check_mask(name, keep, (batch, k_len))[:, None, None, :]          # (B, 1, 1, K)

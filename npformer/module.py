@@ -10,10 +10,13 @@ like a tied embedding, sums both uses).
 """
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from typing import Iterator, Mapping
 
 import numpy as np
+
+from npformer.validation import _calls
 
 
 class Parameter:
@@ -82,6 +85,29 @@ class Module:
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_cache", None)
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Every backward a subclass defines frees the forward's cache when it is done, so a second
+        backward after one forward raises (as torch does) instead of adding every gradient again."""
+        super().__init_subclass__(**kwargs)
+        bw = cls.__dict__.get("backward")
+        if bw is None or getattr(bw, "_frees_cache", False):
+            return
+
+        @functools.wraps(bw)
+        def backward(self, *args, **kw):
+            if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
+                raise RuntimeError(
+                    f"{type(self).__name__}.backward called a second time after one forward: the "
+                    f"first backward freed the forward's cache (as torch frees its graph), and a "
+                    f"second one would add every gradient again; run forward again first")
+            out = bw(self, *args, **kw)
+            object.__setattr__(self, "_cache", None)
+            object.__setattr__(self, "_cache_freed", True)
+            return out
+
+        backward._frees_cache = True
+        cls.backward = backward
+
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}: call Module.__init__() before assigning "
@@ -99,7 +125,12 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        depth = _calls.__dict__.get("depth", 0)    # nesting, for validation.check_float's scans
+        _calls.depth = depth + 1
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            _calls.depth = depth
 
     def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
         raise NotImplementedError(f"{type(self).__name__} does not define forward")
@@ -146,36 +177,16 @@ class Module:
     def load_state_dict(self, state: dict, strict: bool = True) -> None:
         """Copy arrays into the parameters, casting to each parameter's dtype.
 
-        Everything is checked before anything is written: with missing, unexpected (when strict) or
-        mis-shaped keys, or non-numeric values, a ValueError lists them and no parameter changes.
+        Everything is checked before anything is written (check_state_dict): with missing,
+        unexpected (when strict) or mis-shaped keys, or values that are not real arrays (complex,
+        strings, ragged lists), a ValueError lists them and no parameter changes. torchformer's
+        modules refuse the same things with the same messages.
         """
-        if not isinstance(state, Mapping):
-            raise TypeError(f"{type(self).__name__}.load_state_dict: state: expected a mapping of "
-                            f"name -> array, got {type(state).__name__}")
         own = OrderedDict(self._named_parameters_all())
-        missing = [k for k in own if k not in state]
-        unexpected = [k for k in state if k not in own]
-        problems = []
-        if missing and strict:
-            problems.append(f"missing keys {missing}")
-        if unexpected and strict:
-            problems.append(f"unexpected keys {unexpected}")
-        staged = []
-        for k, p in own.items():
-            if k not in state:
-                continue
-            v = np.asarray(state[k])
-            if not (np.issubdtype(v.dtype, np.floating) or np.issubdtype(v.dtype, np.integer)):
-                problems.append(f"{k}: expected a numeric array, got dtype {v.dtype}")
-            elif v.shape != p.data.shape:
-                problems.append(f"{k}: expected shape {p.data.shape}, got {v.shape}")
-            else:
-                staged.append((p, v))
-        if problems:
-            raise ValueError(f"{type(self).__name__}.load_state_dict: " + "; ".join(problems)
-                             + " (nothing was loaded)")
-        for p, v in staged:
-            np.copyto(p.data, v, casting="unsafe")
+        staged = check_state_dict(type(self).__name__, {k: p.data.shape for k, p in own.items()},
+                                  state, strict)
+        for k, v in staged.items():
+            np.copyto(own[k].data, v, casting="unsafe")
 
     def zero_grad(self) -> None:
         for p in self.parameters():
@@ -216,3 +227,54 @@ class ModuleList(Module):
 
     def __getitem__(self, i: int) -> Module:
         return list(self._modules.values())[i]
+
+
+def dtype_name(dtype) -> str:
+    """numpy's name for a numpy or torch dtype ("float32", "complex64", "<U3" ...)."""
+    return str(dtype).replace("torch.", "")
+
+
+def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
+    """Validate `state` against `own` ({name: shape}) for `owner`.load_state_dict, both twins.
+
+    Values may be numpy arrays, lists, scalars or (torchformer) tensors: tensors are returned as they
+    are, everything else as a numpy array. Raises TypeError when `state` is not a mapping and one
+    ValueError listing every problem otherwise; returns {name: value} of the keys to copy.
+    """
+    if not isinstance(state, Mapping):
+        raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
+                        f"{type(state).__name__}")
+    missing = [k for k in own if k not in state]
+    unexpected = [k for k in state if k not in own]
+    problems = []
+    if missing and strict:
+        problems.append(f"missing keys {missing}")
+    if unexpected and strict:
+        problems.append(f"unexpected keys {unexpected}")
+    staged = {}
+    for k, shape in own.items():
+        if k not in state:
+            continue
+        v = state[k]
+        if not hasattr(v, "dtype") or not hasattr(v, "shape"):
+            try:
+                v = np.asarray(v)
+            except (ValueError, TypeError) as e:
+                problems.append(f"{k}: expected an array, got a {type(state[k]).__name__} that is "
+                                f"not one ({str(e).splitlines()[0]})")
+                continue
+        if dtype_name(v.dtype) not in _REAL_NAMES:
+            problems.append(f"{k}: expected a real (float or integer) array, got dtype "
+                            f"{dtype_name(v.dtype)}")
+        elif tuple(v.shape) != tuple(shape):
+            problems.append(f"{k}: expected shape {tuple(shape)}, got {tuple(v.shape)}")
+        else:
+            staged[k] = v
+    if problems:
+        raise ValueError(f"{owner}.load_state_dict: " + "; ".join(problems)
+                         + " (nothing was loaded)")
+    return staged
+
+
+_REAL_NAMES = {"float16", "bfloat16", "float32", "float64", "longdouble", "float128", "int8", "int16",
+               "int32", "int64", "uint8", "uint16", "uint32", "uint64"}

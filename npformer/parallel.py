@@ -38,7 +38,7 @@ data-parallel step can replay a one-thread step's masks exactly, and the other w
 from __future__ import annotations
 
 import copy
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Sequence
 
 import numpy as np
@@ -150,6 +150,7 @@ class DataParallel:
 
     step(batch, loss_fn) -> float: the token-weighted loss of the whole batch; afterwards every
     `model` parameter's `.grad` holds the full batch's gradient (it is overwritten, not added to).
+    forward(*inputs) -> output: inference on the rows split over the replicas (no backward after it).
     """
 
     def __init__(self, model: Module, replicas: int, *,
@@ -162,7 +163,7 @@ class DataParallel:
             raise TypeError(f"forward: expected a callable (model, batch) -> (logits, targets), got "
                             f"{type(forward).__name__}")
         self.model = model
-        self.forward = forward or _default_forward
+        self.forward_fn = forward or _default_forward
         self.replicas = [model] + [replicate(model) for _ in range(int(replicas) - 1)]
         self._params = [r.parameters() for r in self.replicas]       # [replica][param]
         self._pool = ThreadPoolExecutor(int(replicas) - 1, thread_name_prefix="npformer-dp") \
@@ -192,9 +193,13 @@ class DataParallel:
 
     # -- helpers --------------------------------------------------------------------------------------
     def _map(self, fn, items: list) -> list:
-        """fn over items: item 0 in the calling thread, the others on the pool, in order."""
+        """fn over items: item 0 in the calling thread, the others on the pool, in order. Every call
+        has finished when this returns or raises (the first error, by item order, is raised)."""
         futures = [self._pool.submit(fn, *it) for it in items[1:]]
-        first = fn(*items[0])
+        try:
+            first = fn(*items[0])
+        finally:
+            wait(futures)                                              # no replica left running
         return [first] + [f.result() for f in futures]
 
     def _check_shared(self) -> None:
@@ -228,7 +233,7 @@ class DataParallel:
                 r.train(self.model.training)
 
         def forward(k, lo, hi):
-            logits, targets = self.forward(self.replicas[k], shard_batch(batch, lo, hi))
+            logits, targets = self.forward_fn(self.replicas[k], shard_batch(batch, lo, hi))
             n = int(np.count_nonzero(np.asarray(targets) != losses[k].ignore_index))
             return float(losses[k](logits, targets)) if n else 0.0, n
 
@@ -264,6 +269,34 @@ class DataParallel:
                     p0.accumulate(self._params[k][j].grad)             # (param shape)
 
         self._map(reduce, [(g,) for g in groups if g])
+
+    def forward(self, *inputs: np.ndarray) -> np.ndarray:
+        """Inference: `model(*inputs)` with the rows split over the replicas, outputs concatenated.
+
+        Every input is an array whose first axis is the batch (ids; a mask must then be given per
+        row). Each replica keeps its shard's cache, so no backward follows this call (use step()).
+        """
+        if self._pool is None and self.num_replicas > 1:
+            raise RuntimeError("DataParallel: closed (close() was called); make a new one")
+        if not inputs:
+            raise ValueError("inputs: expected at least one array (the batch's ids)")
+        for i, a in enumerate(inputs):
+            if not isinstance(a, np.ndarray) or a.ndim == 0:
+                raise TypeError(f"inputs[{i}]: expected an array with the batch axis first, got "
+                                f"{type(a).__name__}")
+        rows = inputs[0].shape[0]
+        bad = {i: a.shape[0] for i, a in enumerate(inputs) if a.shape[0] != rows}
+        if bad:
+            raise ValueError(f"inputs: expected {rows} rows in every array (inputs[0]'s), got {bad}")
+        self._check_shared()
+        for r in self.replicas[1:]:
+            if r.training != self.model.training:
+                r.train(self.model.training)
+        bounds = shard_bounds(rows, self.num_replicas)
+        self.last_bounds = bounds
+        outs = self._map(lambda k, lo, hi: self.replicas[k](*(a[lo:hi] for a in inputs)),
+                         [(k, lo, hi) for k, (lo, hi) in enumerate(bounds)])
+        return np.concatenate(outs, axis=0)                                # (B, ...)
 
     # -- dropout masks --------------------------------------------------------------------------------
     def collect_dropout_masks(self) -> list[dict[str, np.ndarray]]:

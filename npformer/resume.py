@@ -192,6 +192,11 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
         raise CheckpointError(path, f"holds no training state to resume (missing "
                                     f"{missing + (['optimizer'] if ckpt.optimizer_state is None else []) + (['schedule'] if ckpt.schedule_state is None else [])}); "
                                     f"it was written without one, e.g. by save_checkpoint(model)")
+    saved = meta.get("backend")
+    if saved in ("numpy", "torch") and saved != backend:
+        raise CheckpointError(path, f"the run was saved by the {saved} backend; resume it with the "
+                                    f"same backend (--backend {saved}): its dropout generator and "
+                                    f"arithmetic are that twin's")
     try:
         task = make_any_task(**meta["task"])
         tc = meta["train"]

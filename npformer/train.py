@@ -167,6 +167,7 @@ class Progress:
         self.tty = bool(getattr(self.file, "isatty", lambda: False)())
         self.t0 = time.perf_counter()
         self._width = 0
+        self.hint = ""
         if enabled and use_tqdm is not False:
             try:
                 from tqdm.auto import tqdm
@@ -174,6 +175,7 @@ class Progress:
                                 dynamic_ncols=True, mininterval=0.5)
             except ImportError:
                 self.bar = None
+                self.hint = "(pip install npformer[progress] for a tqdm progress bar)"
 
     def eta_text(self, step: int) -> str:
         done = step - self.start
@@ -194,6 +196,9 @@ class Progress:
             return
         body = " ".join(f"{k}={v}" for k, v in text.items())
         line = f"{self.desc} step {step}/{self.end} {body} [{self.eta_text(step)}]"
+        if self.hint:
+            print(self.hint, file=self.file, flush=True)
+            self.hint = ""
         if self.tty:
             pad = max(self._width - len(line), 0)
             self._width = len(line)

@@ -19,7 +19,8 @@ from npformer.dropout import Dropout
 from npformer.embedding import Embedding
 from npformer.encoder import Encoder, check_config
 from npformer.linear import Linear
-from npformer.masks import causal_mask, combine_masks, padding_mask
+from npformer.masks import (causal_mask, check_model_mask, combine_masks, key_keep_mask,
+                            padding_mask)
 from npformer.module import Module
 from npformer.positional import make_positional
 from npformer.validation import check_float, check_grad, check_ids, check_length, check_mask
@@ -162,17 +163,19 @@ class Transformer(Module):
         use_shared_dropout_rng(self, seed)
 
     # -- checks and masks ------------------------------------------------------------------------
-    def _src_mask(self, src: np.ndarray, src_mask, T: int | None = None):
-        """src_mask checked against encoder self-attention and (with T) cross-attention, or built."""
+    def _src_mask(self, src: np.ndarray, src_mask, T: int | None = None, src_key_keep=None):
+        """src_mask checked against encoder self-attention and (with T) cross-attention, or built
+        from pad_id; AND the (B, S) key keep-mask `src_key_keep` when given."""
         B, S = src.shape
         H = self.config.num_heads
+        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)        # (B, 1, 1, S) or None
         if src_mask is None:
             pad = self.config.pad_id
-            return None if pad is None else padding_mask(src, pad)      # (B, 1, 1, S)
-        src_mask = check_mask("src_mask", src_mask, (B, H, S, S))
+            return combine_masks(None if pad is None else padding_mask(src, pad), keep)
+        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
         if T is not None:
             check_mask("src_mask", src_mask, (B, H, T, S))
-        return src_mask
+        return combine_masks(src_mask, keep)
 
     def _check_memory(self, memory, B: int) -> np.ndarray:
         return check_float("memory", memory, dtype=self.dtype, ndim=3,
@@ -189,16 +192,16 @@ class Transformer(Module):
         return self.output_proj(h)                                       # (B, T, V)
 
     # -- public ----------------------------------------------------------------------------------
-    def encode(self, src, src_mask=None) -> np.ndarray:
+    def encode(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        src_mask = self._src_mask(src, src_mask)
+        src_mask = self._src_mask(src, src_mask, src_key_keep=src_key_keep)
         self._cache = None
         return self._encode(src, src_mask)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
-               offset: int = 0) -> np.ndarray:
+               offset: int = 0, *, src_key_keep=None) -> np.ndarray:
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D); inference (no backward follows).
 
         src_mask: the keep-mask over memory positions (build it with padding_mask(src, pad_id); None
@@ -210,26 +213,33 @@ class Transformer(Module):
         B, T = tgt.shape
         memory = self._check_memory(memory, B)
         if src_mask is not None:
-            src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]))
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                        "src_key_keep")
+        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                         memory.shape[1]))
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
         else:
-            tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T))
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                        "a 4-D tgt_mask")
         self._cache = None
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None) -> np.ndarray:
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                tgt_key_keep=None) -> np.ndarray:
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len)
         (B, S), T = src.shape, tgt.shape[1]
         if tgt.shape[0] != B:
             raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tgt.shape}")
-        src_mask = self._src_mask(src, src_mask, T)                      # (B,1,1,S) or given
+        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
         else:
-            tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T))
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
+                                        "tgt_key_keep")
+        tgt_mask = combine_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)

@@ -4,6 +4,12 @@ Same files, class names, constructor arguments and parameter names as npformer, 
 are identical and moving weights is a plain copy (`torchformer.bridge`). Gradients come from autograd.
 Runs on CPU and CUDA, float32/float64, and under bf16/fp16 autocast on GPU.
 """
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as _e:
+    raise ImportError("torchformer needs PyTorch, which is not installed: pip install "
+                      "npformer[torch] (or follow pytorch.org for a CUDA build)") from _e
+
 from npformer.config import TransformerConfig
 
 from torchformer.linear import Linear
@@ -26,6 +32,13 @@ from torchformer.loss import CrossEntropyLoss
 from torchformer.masks import causal_mask, combine_masks, padding_mask
 from torchformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 from torchformer.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
+# the workflow API (the same names as npformer's)
+from torchformer.checkpoint import (load_checkpoint, load_model, load_training_state, restore,
+                                    save_checkpoint)
+from npformer.checkpoint import CheckpointError
+from npformer.resume import TrainState, save_training_state
+from torchformer.generate import beam_search, greedy_decode
+from npformer.attention_maps import attention_weights
 
 __version__ = "0.1.0"
 
@@ -40,4 +53,7 @@ __all__ = [
     "SGD", "Adam", "AdamW", "WarmupSchedule", "warmup_lr", "clip_grad_norm",
     "to_torch", "to_numpy", "grads_by_name", "copy_grads_to_numpy",
     "BertModel", "BertForMaskedLM", "BertForSequenceClassification",
+    "save_checkpoint", "load_checkpoint", "load_model", "restore", "CheckpointError",
+    "TrainState", "save_training_state", "load_training_state",
+    "greedy_decode", "beam_search", "attention_weights",
 ]

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer import compile_ops
-from torchformer.validation import check_float, compiling, trusted
+from torchformer.validation import StrictLoad, check_float, compiling, trusted
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:
@@ -29,7 +29,7 @@ def gelu_tanh(x: torch.Tensor) -> torch.Tensor:
 ACTIVATIONS = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh}
 
 
-class Activation(nn.Module):
+class Activation(StrictLoad, nn.Module):
     """The activation `name` ("relu", "gelu" or "gelu_tanh") as a module without parameters."""
 
     def __init__(self, name: str):

@@ -26,7 +26,7 @@ from torch import nn
 
 from torchformer.dropout import Dropout, dropout_apply
 from torchformer.linear import Linear, check_rng
-from torchformer.validation import (check_float, check_mask, compiling, run_checked,
+from torchformer.validation import (StrictLoad, check_float, check_mask, compiling, run_checked,
                                     to_torch_dtype, trusted)
 
 
@@ -161,7 +161,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------------
 # module
 # ------------------------------------------------------------------------------------------------
-class MultiHeadAttention(nn.Module):
+class MultiHeadAttention(StrictLoad, nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     Args: d_model D (divisible by num_heads H), num_heads, dropout (on the attention probabilities,

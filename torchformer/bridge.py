@@ -35,6 +35,7 @@ _FILES = {
     "LearnedPositionalEncoding": "positional", "Dropout": "dropout", "Activation": "activations",
     "MultiHeadAttention": "attention", "PositionwiseFeedForward": "feedforward",
     "CrossEntropyLoss": "loss",
+    "BertModel": "bert", "BertForMaskedLM": "bert", "BertForSequenceClassification": "bert",
 }
 _MODELS = ("Transformer", "EncoderClassifier", "CausalLM")
 
@@ -77,6 +78,8 @@ def _constructor(model, dtype: str):
         cfg = model.config if model.config.dtype == dtype else model.config.replace(dtype=dtype)
         if name in ("Decoder", "DecoderLayer"):
             return (cfg,), {"cross_attention": bool(model.cross_attention)}
+        if name == "BertModel":
+            return (cfg,), {"pooler": bool(model.has_pooler)}
         return (cfg,), {}
     if name == "Linear":
         return (model.in_features, model.out_features), {"bias": model.bias is not None,

@@ -14,7 +14,8 @@ from torchformer.linear import Linear
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_offset, check_seed, check_token_ids,
                                      embedding_scale, init_rng, keep_input, target_self_mask)
-from torchformer.transformer import use_shared_dropout_rng
+from torchformer.masks import check_model_mask, key_keep_mask
+from torchformer.transformer import and_masks, use_shared_dropout_rng
 from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
@@ -50,7 +51,8 @@ class CausalLM(ModelMixin, nn.Module):
         self.decoder_input: torch.Tensor | None = None
         self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
-    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0) -> torch.Tensor:
+    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
+                key_keep=None) -> torch.Tensor:
         c = self.config
         offset = check_offset(offset, caches)
         ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=self.device)
@@ -58,7 +60,10 @@ class CausalLM(ModelMixin, nn.Module):
         if mask is None:
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
         else:
-            mask = check_mask("mask", mask, (B, c.num_heads, T, offset + T), device=ids.device)
+            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
+                                    device=ids.device)
+        mask = and_masks(mask, key_keep_mask("key_keep", key_keep, B, offset + T,
+                                             device=ids.device))
         return run_checked(self._forward, ids, mask, caches, offset)     # nothing checked again
 
     def _forward(self, ids, mask, caches, offset) -> torch.Tensor:

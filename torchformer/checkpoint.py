@@ -262,3 +262,10 @@ def load_model(path_or_ckpt, model_class: Callable | None = None, device=None,
         model = model.to(device)
     restore(ckpt, model)
     return model
+
+
+def load_training_state(path, device=None):
+    """npformer.resume.load_training_state for torchformer: a TrainState (model, torch.optim.Adam,
+    WarmupSchedule, batch stream, dropout generator, step, TrainConfig, task) to continue a run."""
+    from npformer.resume import load_training_state as _load
+    return _load(path, backend="torch", device=device)

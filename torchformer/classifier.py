@@ -16,7 +16,8 @@ from torchformer.masks import padding_mask
 from torchformer.positional import make_positional
 from torchformer.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
                                      init_rng, keep_input)
-from torchformer.transformer import use_shared_dropout_rng
+from torchformer.masks import check_model_mask, key_keep_mask
+from torchformer.transformer import and_masks, use_shared_dropout_rng
 from torchformer.validation import check_config, check_mask, run_checked, to_torch_dtype
 
 
@@ -57,14 +58,17 @@ class EncoderClassifier(ModelMixin, nn.Module):
         weights = keep / count                                              # (B, S) keep / count
         return torch.einsum("bs,bsd->bd", weights, h)                       # (B, D) sum_s w h
 
-    def forward(self, src, src_mask=None) -> torch.Tensor:
+    def forward(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
         c = self.config
         src = check_token_ids("src", src, c.vocab_size, c.max_len, device=self.device)
         B, S = src.shape
         if src_mask is None:
             src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         else:
-            src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, S, S), device=src.device)
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
+                                        "src_key_keep", device=src.device)
+        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S,
+                                                     device=src.device))
         return run_checked(self._forward, src, src_mask)                # nothing checked again
 
     def _forward(self, src, src_mask) -> torch.Tensor:

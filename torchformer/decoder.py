@@ -17,7 +17,7 @@ from torchformer.attention import MultiHeadAttention
 from torchformer.dropout import Dropout
 from torchformer.feedforward import PositionwiseFeedForward
 from torchformer.layernorm import LayerNorm
-from torchformer.validation import (check_config, check_float, check_mask, param_dtype,
+from torchformer.validation import (StrictLoad, check_config, check_float, check_mask, param_dtype,
                                     run_checked, to_torch_dtype, trusted)
 
 
@@ -57,7 +57,7 @@ def cached_length(cache: dict | None) -> int:
     return self_cache["k"].shape[2] if "k" in self_cache else 0
 
 
-class DecoderLayer(nn.Module):
+class DecoderLayer(StrictLoad, nn.Module):
     """Children (in this order): self_attn, norm1, dropout1, [cross_attn, norm2, dropout2],
     feed_forward, then norm3, dropout3 (with cross-attention) or norm2, dropout2 (without).
 
@@ -141,7 +141,7 @@ class DecoderLayer(nn.Module):
         return self.ff_norm(x + ff_block(x))                         # (B, T, D)
 
 
-class Decoder(nn.Module):
+class Decoder(StrictLoad, nn.Module):
     """config.num_decoder_layers DecoderLayers (`layers.0`, ...) and, with config.final_norm, `norm`.
     forward(x, memory=None, self_mask=None, memory_mask=None, caches=None) -> (B, T, D); caches a
     list with one layer cache dict per layer."""

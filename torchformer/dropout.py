@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer import compile_ops
-from torchformer.validation import check_float, compiling, describe, trusted
+from torchformer.validation import StrictLoad, check_float, compiling, describe, trusted
 
 
 def _check_p(name: str, p) -> float:
@@ -77,7 +77,7 @@ def dropout_unrecorded(x: torch.Tensor, p: float) -> torch.Tensor:
     return x * noise
 
 
-class Dropout(nn.Module):
+class Dropout(StrictLoad, nn.Module):
     """Inverted dropout with drop probability `p`.
 
     `rng`: None (torch's global RNG, seeded by torch.manual_seed) or a torch.Generator, which must

@@ -10,10 +10,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.linear import check_positive_int, check_rng, draw_normal
-from torchformer.validation import check_ids, to_torch_dtype, trusted
+from torchformer.validation import StrictLoad, check_ids, to_torch_dtype, trusted
 
 
-class Embedding(nn.Module):
+class Embedding(StrictLoad, nn.Module):
     """Lookup table weight (V, D); forward(ids (...) int) -> (..., D) = weight[ids] * scale."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,

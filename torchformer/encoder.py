@@ -13,11 +13,11 @@ from torchformer.attention import MultiHeadAttention
 from torchformer.dropout import Dropout
 from torchformer.feedforward import PositionwiseFeedForward
 from torchformer.layernorm import LayerNorm
-from torchformer.validation import (check_config, check_float, check_mask, param_dtype,
+from torchformer.validation import (StrictLoad, check_config, check_float, check_mask, param_dtype,
                                     run_checked, to_torch_dtype, trusted)
 
 
-class EncoderLayer(nn.Module):
+class EncoderLayer(StrictLoad, nn.Module):
     """Children (in this order): self_attn, norm1, dropout1, feed_forward, norm2, dropout2.
     forward(x (B, T, D), mask=None) -> (B, T, D); mask a keep-mask broadcastable to (B, H, T, T)."""
 
@@ -55,7 +55,7 @@ class EncoderLayer(nn.Module):
         return self.norm2(x + self.dropout2(self.feed_forward(x)))              # (B, T, D)
 
 
-class Encoder(nn.Module):
+class Encoder(StrictLoad, nn.Module):
     """config.num_encoder_layers EncoderLayers (`layers.0`, ...) and, with config.final_norm, `norm`.
     forward(x (B, T, D), mask=None) -> (B, T, D)."""
 

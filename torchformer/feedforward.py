@@ -8,10 +8,10 @@ from torch import nn
 from torchformer.activations import Activation
 from torchformer.dropout import Dropout
 from torchformer.linear import Linear
-from torchformer.validation import check_float, run_checked, to_torch_dtype, trusted
+from torchformer.validation import StrictLoad, check_float, run_checked, to_torch_dtype, trusted
 
 
-class PositionwiseFeedForward(nn.Module):
+class PositionwiseFeedForward(StrictLoad, nn.Module):
     """Children: linear1 (D -> F), activation, dropout (after the activation), linear2 (F -> D).
     forward(x (B, T, D)) -> (B, T, D)."""
 

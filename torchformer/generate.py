@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from npformer.generate import check_source_eos
 from npformer.data import BOS, EOS, PAD
 from torchformer.causal_lm import CausalLM
 from torchformer.masks import causal_mask, padding_mask
@@ -136,7 +137,8 @@ def _as_ids(name: str, x, vocab: int, device) -> torch.Tensor:
     return t.to(device=device, dtype=torch.int64)
 
 
-def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool):
+def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
+           eos_id=None):
     c = model.config
     if not hasattr(model, "decoder"):
         raise TypeError(f"model: expected a Transformer or CausalLM, got {type(model).__name__}")
@@ -150,6 +152,7 @@ def _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, u
                              f"{tuple(src.shape)}")
         if prompt_lengths is not None:
             raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
+        check_source_eos(src.detach().cpu().numpy(), eos_id, c.pad_id)
         B = src.shape[0]
         src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
         memory = model.encode(src, src_mask)                                   # (B, S, D)
@@ -222,7 +225,7 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     model.eval()
     try:
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, 1,
-                                           use_cache)
+                                           use_cache, eos_id)
         banned = _suppressed(model, suppress_ids, bos_id)
         dev = seq.device
         fill = EOS if eos_id is None else eos_id
@@ -292,7 +295,7 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
     model.eval()
     try:
         stepper, seq, start, N, B = _setup(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
-                                           use_cache)
+                                           use_cache, eos_id)
         banned = _suppressed(model, suppress_ids, bos_id)
         out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
                          bool(early_stopping))

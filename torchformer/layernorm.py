@@ -9,10 +9,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.linear import check_positive_int
-from torchformer.validation import check_float, to_torch_dtype, trusted
+from torchformer.validation import StrictLoad, check_float, to_torch_dtype, trusted
 
 
-class LayerNorm(nn.Module):
+class LayerNorm(StrictLoad, nn.Module):
     """Parameters weight (D,) = 1, bias (D,) = 0; forward(x (..., D)) -> (..., D)."""
 
     def __init__(self, d_model: int, eps: float = 1e-5, dtype="float32", device=None):

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float, to_torch_dtype, trusted
+from torchformer.validation import StrictLoad, check_float, to_torch_dtype, trusted
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -48,7 +48,7 @@ def check_positive_int(owner: str, name: str, v) -> int:
     return v
 
 
-class Linear(nn.Module):
+class Linear(StrictLoad, nn.Module):
     """y = x W^T + b on the last axis.
 
     Args: in_features I, out_features O, bias, dtype ("float32"/"float64"), rng, device.

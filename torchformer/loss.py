@@ -11,10 +11,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.validation import check_float
+from torchformer.validation import StrictLoad, check_float
 
 
-class CrossEntropyLoss(nn.Module):
+class CrossEntropyLoss(StrictLoad, nn.Module):
     """CrossEntropyLoss(ignore_index=-100, label_smoothing=0.0);
     forward(logits (..., C), targets (...) int) -> scalar tensor (mean over counted targets)."""
 

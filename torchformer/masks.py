@@ -59,3 +59,38 @@ def combine_masks(*masks) -> torch.Tensor | None:
                              f"it, {tuple(out.shape)}, got {shape}") from None
         out = out & m.to(out.device)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# model-level mask arguments: no shape that can be misread (the same rules and messages as npformer)
+# ---------------------------------------------------------------------------------------------------
+def check_model_mask(name: str, mask, target, keep_arg: str, device=None):
+    """A model's attention-mask argument (see npformer.masks.check_model_mask): 4-D (batch, heads,
+    q_len, k_len) or 2-D (q_len, k_len); rank 1 or 3, and a 2-D mask whose first axis is the batch
+    size (> 1), are refused as ambiguous."""
+    if mask is None:
+        return None
+    shape = tuple(mask.shape) if hasattr(mask, "shape") else tuple(torch.as_tensor(mask).shape)
+    B = target[0]
+    if len(shape) not in (2, 4):
+        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
+                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
+                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
+    if len(shape) == 2 and B > 1 and shape[0] == B:
+        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
+                         f"with the batch size {B}, so it could be a (batch, k_len) key-padding "
+                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
+                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+    return check_mask(name, mask, target, device=device)
+
+
+def key_keep_mask(name: str, keep, batch: int, k_len: int, device=None):
+    """A (batch, k_len) key keep-mask (True = real token; the negation of torch's key_padding_mask)
+    as a (batch, 1, 1, k_len) attention keep-mask; None stays None."""
+    if keep is None:
+        return None
+    shape = tuple(keep.shape) if hasattr(keep, "shape") else tuple(torch.as_tensor(keep).shape)
+    if shape != (batch, k_len):
+        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
+                         f"(True = real token), got shape {shape}")
+    return check_mask(name, keep, (batch, k_len), device=device)[:, None, None, :]

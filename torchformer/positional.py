@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from torchformer.linear import check_positive_int, check_rng, draw_normal
-from torchformer.validation import check_float, check_length, to_torch_dtype, trusted
+from torchformer.validation import StrictLoad, check_float, check_length, to_torch_dtype, trusted
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:
@@ -36,7 +36,7 @@ def _check_offset(offset) -> int:
     return int(offset)
 
 
-class SinusoidalPositionalEncoding(nn.Module):
+class SinusoidalPositionalEncoding(StrictLoad, nn.Module):
     """x + pe[offset:offset+T]; the table `pe` (max_len, D) is a non-persistent buffer (not in
     state_dict, as npformer keeps it out of its parameters)."""
 
@@ -62,7 +62,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         return f"d_model={self.d_model}, max_len={self.max_len}"
 
 
-class LearnedPositionalEncoding(nn.Module):
+class LearnedPositionalEncoding(StrictLoad, nn.Module):
     """x + weight[offset:offset+T] with a learned weight (max_len, D)."""
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", rng=None,

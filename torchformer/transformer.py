@@ -25,9 +25,9 @@ from torchformer.dropout import Dropout
 from torchformer.embedding import Embedding
 from torchformer.encoder import Encoder
 from torchformer.linear import Linear
-from torchformer.masks import causal_mask, padding_mask
+from torchformer.masks import causal_mask, check_model_mask, key_keep_mask, padding_mask
 from torchformer.positional import make_positional
-from torchformer.validation import (check_config, check_float, check_ids, check_length,
+from torchformer.validation import (StrictLoad, check_config, check_float, check_ids, check_length,
                                     check_mask, compiling, run_checked, to_torch_dtype)
 
 
@@ -114,6 +114,15 @@ def use_shared_dropout_rng(model: nn.Module, seed: int, device=None) -> torch.Ge
     return gen
 
 
+def and_masks(a, b):
+    """a & b for keep-masks where either may be None (None = keep everything)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b.to(a.device)
+
+
 def init_rng(seed: int) -> np.random.Generator:
     """The initialisation generator (npformer's: same seed, same draw order, same numbers)."""
     return np.random.default_rng(seed)
@@ -139,23 +148,7 @@ class ModelMixin:
         return int(sum(p.numel() for p in self.parameters()))
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        own = self.state_dict()
-        state = {k: torch.from_numpy(np.asarray(v)) if not isinstance(v, torch.Tensor) else v
-                 for k, v in state_dict.items()}
-        problems = []
-        if strict:
-            missing = [k for k in own if k not in state]
-            unexpected = [k for k in state if k not in own]
-            if missing:
-                problems.append(f"missing keys {missing}")
-            if unexpected:
-                problems.append(f"unexpected keys {unexpected}")
-        problems += [f"{k}: expected shape {tuple(own[k].shape)}, got {tuple(v.shape)}"
-                     for k, v in state.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
-        if problems:
-            raise ValueError(f"{type(self).__name__}.load_state_dict: " + "; ".join(problems)
-                             + " (nothing was loaded)")
-        return super().load_state_dict(state, strict=strict, assign=assign)
+        return StrictLoad.load_state_dict(self, state_dict, strict=strict, assign=assign)
 
     @property
     def device(self) -> torch.device:
@@ -235,16 +228,18 @@ class Transformer(ModelMixin, nn.Module):
         self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     # -- checks and masks ------------------------------------------------------------------------
-    def _src_mask(self, src: torch.Tensor, src_mask, T: int | None = None):
+    def _src_mask(self, src: torch.Tensor, src_mask, T: int | None = None, src_key_keep=None):
         B, S = src.shape
         H = self.config.num_heads
+        keep = key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
         if src_mask is None:
             pad = self.config.pad_id
-            return None if pad is None else padding_mask(src, pad)      # (B, 1, 1, S)
-        src_mask = check_mask("src_mask", src_mask, (B, H, S, S), device=src.device)
+            return and_masks(None if pad is None else padding_mask(src, pad), keep)
+        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep",
+                                    device=src.device)
         if T is not None:
             check_mask("src_mask", src_mask, (B, H, T, S))
-        return src_mask
+        return and_masks(src_mask, keep)
 
     # -- pieces ----------------------------------------------------------------------------------
     def _encode(self, src: torch.Tensor, src_mask) -> torch.Tensor:
@@ -259,14 +254,15 @@ class Transformer(ModelMixin, nn.Module):
         return self.output_proj(h)                                       # (B, T, V)
 
     # -- public ----------------------------------------------------------------------------------
-    def encode(self, src, src_mask=None) -> torch.Tensor:
+    def encode(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
         """memory (B, S, D) for src (B, S)."""
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
-        return run_checked(self._encode, src, self._src_mask(src, src_mask))
+        return run_checked(self._encode, src,
+                           self._src_mask(src, src_mask, src_key_keep=src_key_keep))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
-               offset: int = 0) -> torch.Tensor:
+               offset: int = 0, *, src_key_keep=None) -> torch.Tensor:
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D). src_mask: keep-mask over memory
         positions (None attends to all). With caches, tgt holds only the new tokens."""
         c = self.config
@@ -276,27 +272,33 @@ class Transformer(ModelMixin, nn.Module):
         check_float("memory", memory, dtype=self._weight_dtype, ndim=3,
                     shape=(B, None, c.d_model))
         if src_mask is not None:
-            src_mask = check_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
-                                  device=tgt.device)
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                        "src_key_keep", device=tgt.device)
+        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                     memory.shape[1], device=tgt.device))
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
         else:
-            tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
-                                  device=tgt.device)
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                        "a 4-D tgt_mask", device=tgt.device)
         return run_checked(self._decode, tgt, memory, src_mask, tgt_mask, caches, offset)
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None) -> torch.Tensor:
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                tgt_key_keep=None) -> torch.Tensor:
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=self.device)
         (B, S), T = src.shape, tgt.shape[1]
         if tgt.shape[0] != B:
             raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
-        src_mask = self._src_mask(src, src_mask, T)                      # (B,1,1,S) or given
+        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
         else:
-            tgt_mask = check_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T), device=tgt.device)
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
+                                        "tgt_key_keep", device=tgt.device)
+        tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
+                                                     device=tgt.device))
         return run_checked(self._forward, src, tgt, src_mask, tgt_mask)  # nothing checked again
 
     def _forward(self, src, tgt, src_mask, tgt_mask) -> torch.Tensor:

@@ -361,7 +361,7 @@ def test_load_state_dict_rejects_and_loads_nothing(model):
     assert_unchanged()
     bad_kind = dict(other)
     bad_kind[first] = np.full(other[first].shape, "x")
-    expect(ValueError, lambda: m.load_state_dict(bad_kind), first, "numeric", "<U1")
+    expect(ValueError, lambda: m.load_state_dict(bad_kind), first, "real (float or integer)", "<U1")
     assert_unchanged()
     # the good one loads everything
     m.load_state_dict(other)
@@ -545,3 +545,33 @@ def test_documented_behaviour_is_in_numerics_page():
     for topic in ("float32", "float64", "NaN", "fully masked", "-inf", "bit-identical",
                   "clip_grad_norm", "load_state_dict"):
         assert re.search(re.escape(topic), text), topic
+
+
+# -- a second backward after one forward raises (as torch), at every level ------------------------------
+def test_second_backward_after_one_forward_raises():
+    from npformer.config import TransformerConfig
+    from npformer.linear import Linear
+    from npformer.transformer import Transformer
+    rng = np.random.default_rng(0)
+    lin = Linear(4, 3, dtype="float64", rng=rng)
+    x = rng.standard_normal((2, 4))
+    g = rng.standard_normal((2, 3))
+    lin(x)
+    lin.backward(g)
+    once = lin.weight.grad.copy()
+    with pytest.raises(RuntimeError, match="Linear.backward called a second time after one forward"):
+        lin.backward(g)
+    assert np.array_equal(lin.weight.grad, once)                  # nothing was added
+    lin(x)
+    lin.backward(g)                                                # a new forward: fine again
+    assert np.allclose(lin.weight.grad, 2 * once)
+    m = Transformer(TransformerConfig(d_model=8, num_heads=2, d_ff=8, num_encoder_layers=1,
+                                      num_decoder_layers=1, vocab_size=7, max_len=5,
+                                      dtype="float64"))
+    src, tgt = np.array([[3, 4, 5]]), np.array([[1, 4]])
+    out = m(src, tgt)
+    m.backward(rng.standard_normal(out.shape))
+    grads = {n: p.grad.copy() for n, p in m.named_parameters()}
+    with pytest.raises(RuntimeError, match="Transformer.backward called a second time"):
+        m.backward(rng.standard_normal(out.shape))
+    assert all(np.array_equal(p.grad, grads[n]) for n, p in m.named_parameters())

@@ -70,10 +70,10 @@ def test_ffn_names_float32_and_errors():
         m.backward(x)
     out = m(x)
     assert out.dtype == np.float32
-    assert m.backward(np.ones_like(out)).dtype == np.float32
-    assert all(p.grad.dtype == np.float32 for p in m.parameters())
     with pytest.raises(ValueError, match="dout"):
         m.backward(np.ones((2, 3, 7), np.float32))
+    assert m.backward(np.ones_like(out)).dtype == np.float32
+    assert all(p.grad.dtype == np.float32 for p in m.parameters())
     with pytest.raises(TypeError, match="x:.*float32"):
         m(x.astype(np.float64))
     with pytest.raises(ValueError, match="x:"):

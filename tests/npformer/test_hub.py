@@ -142,6 +142,8 @@ def test_config_round_trip_and_refusals():
     with pytest.raises(ValueError, match="position_embedding_type"):
         hub.config_from_hf({**hub.hf_config_for("bert", MODELS["bert"]().config),
                             "position_embedding_type": "relative_key"}, "bert")
+    with pytest.raises(ValueError, match="missing 'n_embd'"):
+        hub.config_from_hf({"model_type": "gpt2", "vocab_size": 5, "n_positions": 8}, "gpt2")
     with pytest.raises(ValueError, match="expected a GPT-2 or BERT model"):
         hub.kind_from_hf({"model_type": "t5", "architectures": ["T5Model"]})
 

@@ -86,6 +86,7 @@ def test_gradients_accumulate():
     m(x)
     m.backward(g)
     once = m.weight.grad.copy()
+    m(x)                                    # a second backward needs a second forward (as torch)
     m.backward(g)
     assert np.allclose(m.weight.grad, 2 * once)
     assert np.allclose(once, g.T @ x)

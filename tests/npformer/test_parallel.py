@@ -42,6 +42,16 @@ def _assert_close(a, b, what):
         assert err <= RTOL, f"{what} {name}: relative error {err:.3g} > {RTOL}"
 
 
+def _assert_weights_close(w1, w2):
+    # the key projections' biases have a zero gradient in theory (softmax ignores a constant shift
+    # along the keys): both runs move them by Adam on rounding noise only (lr * noise / eps ~ 1e-12),
+    # so they are held to that noise level, every other tensor to 1e-12 relative
+    noise = [k for k in w1 if k.endswith("k_proj.bias")]
+    for k in noise:
+        assert np.abs(w1[k]).max() < 1e-10 and np.abs(w2[k]).max() < 1e-10, k
+    _assert_close({k: w1[k] for k in w1 if k not in noise}, w2, "weight")
+
+
 def test_shard_bounds_cover_the_batch():
     assert shard_bounds(7, 3) == [(0, 3), (3, 5), (5, 7)]
     assert shard_bounds(2, 4) == [(0, 1), (1, 2)]                   # no empty shards
@@ -83,6 +93,20 @@ def test_equal_weights_would_differ():
     shard_losses = [float(loss_fn(*_forward(model, shard_batch(batch, lo, hi))))
                     for lo, hi in shard_bounds(7, 3)]
     assert abs(np.mean(shard_losses) - loss1) > 1e-6 * abs(loss1)
+
+
+def test_tied_and_shared_embeddings_sum_both_uses():
+    task, model, batch = _setup(share_embeddings=True, tie_embeddings=True, norm_first=True,
+                                final_norm=True, activation="gelu")
+    assert model.output_proj.weight is model.tgt_embed.weight
+    loss_fn = _loss_fn(model, 0.1, False)
+    loss1, grads1 = _plain_step(model, batch, loss_fn)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        rep = dp.replicas[1]
+        assert rep.output_proj.weight is rep.tgt_embed.weight            # tied inside the replica
+        loss_k = dp.step(batch, loss_fn)
+    assert abs(loss_k - loss1) <= RTOL * abs(loss1)
+    _assert_close(grads1, {n: p.grad for n, p in model.named_parameters()}, "grad")
 
 
 def test_classifier_step_equals_the_full_batch():
@@ -147,13 +171,7 @@ def test_training_run_equals_one_thread():
     (r1, w1), (r3, w3) = runs
     np.testing.assert_allclose(r3.losses, r1.losses, rtol=RTOL)
     np.testing.assert_allclose(r3.grad_norms, r1.grad_norms, rtol=RTOL)
-    # the key projections' biases have a zero gradient in theory (softmax ignores a constant shift
-    # along the keys): both runs move them by Adam on rounding noise only (lr * noise / eps ~ 1e-12),
-    # so they are held to that noise level, every other tensor to 1e-12 relative
-    noise = [k for k in w1 if k.endswith("k_proj.bias")]
-    for k in noise:
-        assert np.abs(w1[k]).max() < 1e-10 and np.abs(w3[k]).max() < 1e-10, k
-    _assert_close({k: w1[k] for k in w1 if k not in noise}, w3, "weight")
+    _assert_weights_close(w1, w3)
 
 
 def test_make_step_fn_plain_and_parallel():
@@ -231,3 +249,72 @@ def test_cli_threads_trains_data_parallel(capsys):
     finally:
         from npformer.cli import set_blas_threads
         set_blas_threads(1)
+
+
+def test_inference_forward_equals_the_full_batch():
+    task, model, batch = _setup()
+    model.eval()
+    ref = model(batch.src, batch.tgt_in)
+    with DataParallel(model, 3, blas_threads=None) as dp:
+        out = dp.forward(batch.src, batch.tgt_in)
+        np.testing.assert_allclose(out, ref, rtol=1e-13, atol=1e-13)
+        with pytest.raises(ValueError, match="rows"):
+            dp.forward(batch.src, batch.tgt_in[:2])
+        with pytest.raises(TypeError, match=r"inputs\[1\]"):
+            dp.forward(batch.src, [1, 2])
+
+
+def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
+    import threading
+
+    from npformer.validation import SCAN_DEPTH, call_depth
+    task, model, batch = _setup()
+    layer = model.encoder.layers[0]
+    x = np.ones((2, 3, 16))
+    x[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):                     # called directly: scanned
+        layer(x)
+    assert call_depth() == 0                                           # restored after the error
+    with pytest.raises(TypeError, match="dtype"):                      # dtype checked at any depth
+        model.encoder.layers[0].norm1.forward(x.astype(np.float32))
+    seen = []
+
+    def worker():
+        seen.append(call_depth())
+        layer(np.ones((2, 3, 16)))
+        seen.append(call_depth())
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen == [0, 0] and SCAN_DEPTH == 2
+
+
+def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
+    task, model, batch = _setup()
+    calls = []
+
+    def forward(m, shard):
+        calls.append(shard.src.shape[0])
+        if len(calls) == 2:
+            raise ValueError("shard failed")
+        return _forward(m, shard)
+
+    with DataParallel(model, 3, forward=forward, blas_threads=None) as dp:
+        with pytest.raises(ValueError, match="shard failed"):
+            dp.step(batch, _loss_fn(model, 0.0, False))
+        assert len(calls) == 3                                          # all three ran to the end
+
+
+def test_causal_lm_task_trains_the_same():
+    from npformer.lm_data import ArithmeticTask
+    task = ArithmeticTask(max_number=20)
+    cfg = model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_decoder_layers=2,
+                           num_encoder_layers=1, dropout=0.0, dtype="float64")
+    tc = TrainConfig(steps=3, batch_size=9, lr=3e-3, warmup=2, progress=False)
+    weights = []
+    for replicas in (1, 4):
+        model = build_model(cfg, task, seed=0)
+        assert type(model).__name__ == "CausalLM"
+        train(model, task, tc, replicas=replicas)
+        weights.append(model.state_dict())
+    _assert_weights_close(weights[0], weights[1])

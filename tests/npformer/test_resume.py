@@ -73,3 +73,13 @@ def test_resume_from_a_model_only_checkpoint_is_refused(tmp_path, capsys):
         load_training_state(p)
     assert main(["train", "--resume", str(p), "--steps", "1", "--no-progress"]) == 2
     assert "no training state" in capsys.readouterr().err
+
+
+def test_resume_with_the_other_backend_is_refused(tmp_path, capsys):
+    pytest.importorskip("torch")
+    half = str(tmp_path / "half.npz")
+    assert main(["train", *TINY, "--steps", "1", "--save", half]) == 0
+    assert main(["train", "--backend", "torch", "--resume", half, "--steps", "1",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "saved by the numpy backend" in err[0] and "--backend numpy" in err[0]

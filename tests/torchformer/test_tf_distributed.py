@@ -102,8 +102,8 @@ def test_two_processes_equal_npformer_data_parallel(ddp_run):
     task, cfg, tc, batches = setup()
     model = build_model(cfg, task, seed=3)
     res = train(model, task, tc, batches=batches, replicas=2)
-    np.testing.assert_allclose(ddp_run["losses"], res.losses, rtol=1e-10)
-    _close(model.state_dict(), ddp_run, 1e-10, "DDP vs npformer DataParallel")
+    np.testing.assert_allclose(ddp_run["losses"], res.losses, rtol=1e-12)
+    _close(model.state_dict(), ddp_run, 1e-12, "DDP vs npformer DataParallel")   # seen: 3e-15
 
 
 def test_shards_have_different_token_counts():

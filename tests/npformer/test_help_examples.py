@@ -1,0 +1,49 @@
+"""Every example quoted in `npformer ... --help` runs (training ones with tiny step counts)."""
+import re
+import shlex
+
+import pytest
+
+from npformer.cli import build_parser, main
+
+SMALL = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
+         "--batch-size", "4", "--eval-size", "4", "--examples", "1", "--no-progress"]
+
+
+def help_examples() -> list[str]:
+    """Backquoted `npformer ...` commands in every description, epilog and option help."""
+    p = build_parser()
+    subs = next(a for a in p._actions if a.dest == "command")
+    texts = [p.description or "", p.epilog or ""]
+    for sp in subs.choices.values():
+        texts += [sp.description or "", sp.epilog or ""] + [a.help or "" for a in sp._actions]
+    found = []
+    for t in texts:
+        for cmd in re.findall(r"`(npformer [^`]*)`", " ".join(t.split())):
+            if "<" not in cmd and cmd not in found:              # <command> is a placeholder
+                found.append(cmd)
+    return found
+
+
+@pytest.fixture(scope="module")
+def model_npz(tmp_path_factory):
+    """A checkpoint of the main job's task (default symbols and lengths), trained for 2 steps."""
+    path = tmp_path_factory.mktemp("ex") / "model.npz"
+    assert main(["train", *SMALL, "--save", str(path)]) == 0
+    return str(path)
+
+
+def test_there_are_examples():
+    ex = help_examples()
+    assert "npformer train" in ex and any(e.startswith("npformer generate") for e in ex)
+
+
+@pytest.mark.parametrize("example", help_examples())
+def test_help_example_runs(example, model_npz, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = [model_npz if a == "model.npz" else a for a in shlex.split(example)[1:]]
+    if argv[0] == "train":
+        argv += SMALL                                    # tiny step counts; the flags are the same
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, (example, err)

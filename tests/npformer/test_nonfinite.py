@@ -1,0 +1,81 @@
+"""A non-finite gradient stops training with a message naming the step, before the weights are
+updated, and nothing corrupt is saved (the earlier checkpoint stays), in both twins."""
+import numpy as np
+import pytest
+
+import npformer.loss as np_loss
+from npformer import checkpoint as ck
+from npformer.cli import main
+from npformer.data import Task
+from npformer.train import TrainConfig
+
+TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "4",
+        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
+        "--examples", "0", "--no-progress"]
+
+
+def nan_on_call(monkeypatch, n: int):
+    """Make the n-th CrossEntropyLoss.backward return a gradient holding NaN."""
+    real = np_loss.CrossEntropyLoss.backward
+    calls = {"k": 0}
+
+    def backward(self, dout=1.0):
+        g = real(self, dout)
+        calls["k"] += 1
+        if calls["k"] == n:
+            g = g.copy()
+            g.flat[0] = np.nan
+        return g
+    backward._frees_cache = True
+    monkeypatch.setattr(np_loss.CrossEntropyLoss, "backward", backward)
+
+
+def test_cli_stops_at_the_step_and_keeps_the_earlier_checkpoint(tmp_path, capsys, monkeypatch):
+    f = tmp_path / "m.npz"
+    assert main(["train", *TINY, "--save", str(f)]) == 0
+    before = f.read_bytes()
+    capsys.readouterr()
+    nan_on_call(monkeypatch, 3)
+    code = main(["train", *TINY, "--save", str(f), "--overwrite"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "step 3: the gradient norm is nan" in err[0] and "nothing was saved" in err[0]
+    assert f.read_bytes() == before                                # the earlier file is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
+
+
+def test_api_stops_before_updating_the_weights(monkeypatch):
+    import npformer.train as T
+    task = Task("reverse", num_symbols=4, max_len=3)
+    model = T.build_model(T.model_config_for(task, d_model=8, num_heads=2, d_ff=8,
+                                             num_encoder_layers=1, num_decoder_layers=1), task)
+    seen = {}
+
+    def remember(step, loss):
+        seen[step] = {k: v.copy() for k, v in model.state_dict().items()}
+    nan_on_call(monkeypatch, 2)
+    with pytest.raises(FloatingPointError, match=r"^step 2: the gradient norm is nan"):
+        T.train(model, task, TrainConfig(steps=5, batch_size=4, warmup=2, progress=False),
+                callback=remember)
+    assert list(seen) == [1]
+    after = model.state_dict()
+    assert all(np.array_equal(after[k], seen[1][k]) for k in after)   # step 2 changed nothing
+    assert all(np.isfinite(v).all() for v in after.values())
+
+
+def test_torch_twin_stops_too():
+    torch = pytest.importorskip("torch")
+    import torchformer.train as T
+    task = Task("reverse", num_symbols=4, max_len=3)
+    model = T.build_model(T.model_config_for(task, d_model=8, num_heads=2, d_ff=8,
+                                             num_encoder_layers=1, num_decoder_layers=1), task)
+    p = next(model.parameters())
+    calls = {"k": 0}
+
+    def hook(g):
+        calls["k"] += 1
+        return g * float("nan") if calls["k"] == 2 else g
+    p.register_hook(hook)
+    with pytest.raises(FloatingPointError, match=r"^step 2: the gradient norm is nan"):
+        T.train(model, task, TrainConfig(steps=5, batch_size=4, warmup=2, progress=False))
+    assert all(torch.isfinite(v).all() for v in model.state_dict().values())
