@@ -19,7 +19,7 @@ __all__ = ["LM_DEFAULTS", "fill_task_defaults", "add_sampling_args", "sampling_r
 # rest (d_model 64, 4 heads, d_ff 128, 2 layers, batch 64, post-norm ReLU, sinusoidal) is shared.
 # Measured: see README, "Language models from the command line".
 LM_DEFAULTS = dict(steps=5000, lr=3e-3, warmup=400)
-MLM_DEFAULTS = dict(steps=3000, lr=3e-3, warmup=400)               # --task mlm (BertForMaskedLM)
+MLM_DEFAULTS = dict(steps=2000, lr=3e-3, warmup=400)               # --task mlm (BertForMaskedLM)
 _TASK_DEFAULTS = {"lm": LM_DEFAULTS, "mlm": MLM_DEFAULTS}
 
 
