@@ -231,12 +231,14 @@ class MirrorTask:
             yield collate(self.sample(rng, batch_size, split=split))
 
     def iterate(self, ex: MLMExamples, batch_size: int, seed: int = 0):
-        """(examples, rule-masked batch, single-mask batch) over a fixed set, in order; the masks
-        come from a generator seeded by (task seed, seed), so evaluation is repeatable."""
+        """(examples, rule-masked batch, single-mask batch) over a fixed set, in order. The whole
+        set is masked at once by a generator seeded by (task seed, seed), so evaluation is
+        repeatable and does not depend on batch_size."""
         rng = np.random.default_rng([self.seed, seed, 0x3A5C])
+        full, one = self.collate(ex, rng), self.single_mask(ex, rng)    # (N, T) each
         for start in range(0, len(ex), batch_size):
-            part = ex.take(np.arange(start, min(start + batch_size, len(ex))))
-            yield part, self.collate(part, rng), self.single_mask(part, rng)
+            idx = np.arange(start, min(start + batch_size, len(ex)))    # (b,)
+            yield ex.take(idx), _rows(full, idx), _rows(one, idx)
 
     def examples_from_text(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of user sentences such as "abc#c_a" ("_" is [MASK]); a clear error otherwise."""
@@ -247,6 +249,13 @@ class MirrorTask:
                 raise ValueError(f"input {t!r}: expected 1..{2 * self.max_len + 1} symbols, got "
                                  f"{len(r)}")
         return rows
+
+
+def _rows(batch: MLMBatch, idx: np.ndarray) -> MLMBatch:
+    """Rows idx of a batch, trimmed to their longest row."""
+    w = int(batch.lengths[idx].max())
+    return MLMBatch(batch.ids[idx, :w], batch.targets[idx, :w], batch.clean[idx, :w],
+                    batch.lengths[idx])
 
 
 class MLMSample(NamedTuple):

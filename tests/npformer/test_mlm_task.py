@@ -91,6 +91,19 @@ def test_twins_train_the_same_bert():
                                [et.loss, et.token_accuracy, et.sequence_accuracy], rtol=1e-10)
 
 
+def test_evaluation_does_not_depend_on_batch_size():
+    import npformer.train as N
+    task = MirrorTask(num_symbols=5, max_len=4)
+    cfg = N.model_config_for(task, d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
+                             dropout=0.0)
+    m = N.build_model(cfg, task, seed=0)
+    ex = task.heldout(50)
+    a, b = N.evaluate(m, task, ex, batch_size=7), N.evaluate(m, task, ex, batch_size=256)
+    assert (a.num_tokens, a.token_accuracy, a.sequence_accuracy) == \
+        (b.num_tokens, b.token_accuracy, b.sequence_accuracy)
+    np.testing.assert_allclose(a.loss, b.loss, rtol=1e-5)
+
+
 def test_training_lowers_the_masked_loss():
     import npformer.train as N
     task = MirrorTask(num_symbols=4, max_len=3)
