@@ -19,7 +19,7 @@ Evaluation (held-out halves w, never in training, as in the seq2seq tasks):
     loss, token_accuracy  on the selected positions of held-out sentences masked by the same rule
                           with a fixed seed. Not every one is recoverable: when the mirror of a
                           selected letter is itself masked its identity is gone (about 12% of them),
-                          so the ceiling is near 88%, not 100%.
+                          so the ceiling is roughly 90%, not 100%.
     sequence_accuracy     single-mask accuracy: one letter of each held-out sentence replaced by
                           [MASK], everything else intact; always recoverable (ceiling 100%).
 """
