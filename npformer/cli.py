@@ -167,7 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "clipping; then evaluate on held-out sequences (never seen in "
                                    "training) and print decoded examples.",
                        epilog="Defaults are the main job: `npformer train` (reverse, 1..10 symbols, "
-                              "d_model 64, 2+2 layers, 2000 steps, ~100 s of one core).")
+                              "d_model 64, 2+2 layers, 2000 steps, ~100 s of one core).\n"
+                              "Save and continue a run: `npformer train --steps 500 --save "
+                              "run.npz`, then\n`npformer train --resume run.npz --steps 500 --save "
+                              "run2.npz` (the same weights as 1000 steps in one run).")
     _add_task_args(p)
     g = p.add_argument_group("model")
     g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
