@@ -188,10 +188,11 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     ckpt = load_checkpoint(path)
     meta = ckpt.metadata
     missing = [k for k in ("task", "train", "resume") if not isinstance(meta.get(k), dict)]
-    if missing or ckpt.optimizer_state is None or ckpt.schedule_state is None:
-        raise CheckpointError(path, f"holds no training state to resume (missing "
-                                    f"{missing + (['optimizer'] if ckpt.optimizer_state is None else []) + (['schedule'] if ckpt.schedule_state is None else [])}); "
-                                    f"it was written without one, e.g. by save_checkpoint(model)")
+    missing += ["optimizer"] if ckpt.optimizer_state is None else []
+    missing += ["schedule"] if ckpt.schedule_state is None else []
+    if missing:
+        raise CheckpointError(path, f"holds no training state to resume (missing {missing}); it "
+                                    f"was written without one, e.g. by save_checkpoint(model)")
     saved = meta.get("backend")
     if saved in ("numpy", "torch") and saved != backend:
         raise CheckpointError(path, f"the run was saved by the {saved} backend; resume it with the "

@@ -41,7 +41,9 @@ def test_there_are_examples():
 @pytest.mark.parametrize("example", help_examples())
 def test_help_example_runs(example, model_npz, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    argv = [model_npz if a == "model.npz" else a for a in shlex.split(example)[1:]]
+    words = shlex.split(example)[1:]
+    argv = [model_npz if a == "model.npz" or (a == "run.npz" and words[i - 1] == "--resume") else a
+            for i, a in enumerate(words)]
     if argv[0] == "train":
         argv += SMALL                                    # tiny step counts; the flags are the same
     code = main(argv)
