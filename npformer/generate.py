@@ -251,6 +251,17 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer); their logits
                     still count in the log-softmax of the scores
     """
+    def argmax(allowed: np.ndarray) -> np.ndarray:                              # (B, V) -> (B,)
+        return allowed.argmax(axis=-1)
+    return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
+                       eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
+                       suppress_ids=suppress_ids)
+
+
+def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: bool,
+                eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids) -> GenerateOutput:
+    """The step loop shared by greedy decoding and sampling (npformer.sampling): one token per row
+    per step, `pick(allowed)` choosing it from the logits (B, V) with suppressed ids at -inf."""
     was_training = model.training
     model.eval()
     try:
@@ -266,12 +277,15 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
         for p in range(int(start.min()), int(start.max()) + N):
             logits = stepper(seq, p)                                            # (B, V)
             if out_logits is None:
+                if len(banned) >= logits.shape[-1]:
+                    raise ValueError(f"suppress_ids: leaves no token to choose (all "
+                                     f"{logits.shape[-1]} ids suppressed)")
                 out_logits = np.zeros((B, N, logits.shape[-1]), dtype=logits.dtype)  # (B, N, V)
             g = p - start                                                       # (B,) generated index
             gen = (g >= 0) & (g < N)                                            # (B,) rows generating
             allowed = logits.copy()                                             # (B, V)
             allowed[:, banned] = -np.inf                                        # never PAD / BOS
-            choice = allowed.argmax(axis=-1)                                    # (B,)
+            choice = pick(allowed)                                              # (B,)
             logp = _log_softmax(logits.astype(np.float64))[rows, choice]       # (B,)
             live = gen & ~finished                                              # (B,)
             gi = np.clip(g, 0, N - 1)                                           # (B,)

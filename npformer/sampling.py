@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from npformer.data import BOS, EOS, PAD
-from npformer.generate import GenerateOutput, _log_softmax, _setup, _suppressed
+from npformer.data import BOS, EOS
+from npformer.generate import GenerateOutput, decode_loop
 
 __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_sampling_args"]
 
@@ -117,46 +117,10 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
     """
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
     rng = _generator(seed, generator)
-    was_training = model.training
-    model.eval()
-    try:
-        stepper, seq, start, N, B = _setup(model, prompts, max_new_tokens, prompt_lengths, BOS, 1,
-                                           use_cache)
-        banned = _suppressed(model, suppress_ids, BOS)
-        rows = np.arange(B)                                                     # (B,)
-        finished = np.zeros(B, dtype=bool)                                      # (B,)
-        scores = np.zeros(B, dtype=np.float64)                                  # (B,)
-        lengths = np.zeros(B, dtype=np.int64)                                   # (B,)
-        tokens = np.full((B, N), PAD, dtype=np.int64)                           # (B, N)
-        out_logits = None
-        for p in range(int(start.min()), int(start.max()) + N):
-            logits = stepper(seq, p)                                            # (B, V)
-            if out_logits is None:
-                if len(banned) >= logits.shape[-1]:
-                    raise ValueError(f"suppress_ids: leaves no token to sample (all "
-                                     f"{logits.shape[-1]} ids suppressed)")
-                out_logits = np.zeros((B, N, logits.shape[-1]), dtype=logits.dtype)  # (B, N, V)
-            u = rng.random(B)                                                   # (B,) every step
-            g = p - start                                                       # (B,) generated index
-            gen = (g >= 0) & (g < N)                                            # (B,) rows generating
-            allowed = logits.astype(np.float64)                                 # (B, V)
-            allowed[:, banned] = -np.inf                                        # never PAD
-            choice = choose(sampling_probs(allowed, temperature, top_k, top_p), u)  # (B,)
-            logp = _log_softmax(logits.astype(np.float64))[rows, choice]       # (B,)
-            live = gen & ~finished                                              # (B,)
-            gi = np.clip(g, 0, N - 1)                                           # (B,)
-            out_logits[rows[gen], gi[gen]] = logits[gen]                        # (B, N, V)
-            tokens[rows[live], gi[live]] = choice[live]
-            scores += np.where(live, logp, 0.0)
-            lengths += live
-            if eos_id is not None:
-                finished |= live & (choice == eos_id)
-            finished |= gen & (g == N - 1)                                      # budget used up
-            fed = np.where(g < 0, seq[:, p], choice)                            # prompt forces
-            fed = np.where(finished & (g >= 0), EOS if eos_id is None else eos_id, fed)
-            seq[:, p] = fed
-            if finished.all():
-                break
-    finally:
-        model.train(was_training)
-    return GenerateOutput(tokens, lengths, scores, out_logits)
+
+    def draw(allowed: np.ndarray) -> np.ndarray:                                # (B, V) -> (B,)
+        u = rng.random(allowed.shape[0])                                        # (B,) every step
+        return choose(sampling_probs(allowed.astype(np.float64), temperature, top_k, top_p), u)
+    return decode_loop(model, prompts, draw, max_new_tokens=max_new_tokens, use_cache=use_cache,
+                       eos_id=eos_id, bos_id=BOS, prompt_lengths=prompt_lengths,
+                       suppress_ids=suppress_ids)
