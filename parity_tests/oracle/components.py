@@ -37,6 +37,19 @@ from npformer.transformer import Transformer
 
 REF = np.float64  # the reference always computes in float64 from the candidate-precision values
 
+# The hidden search's ranges (each bound is a --set KEY=VALUE of the components that take it; sizes
+# are drawn uniformly-ish by Hypothesis, which also tries the ends and shrinks failures towards 1):
+SEARCH = {
+    "max_batch": 4,       # batch 1..4
+    "max_len": 16,        # sequence lengths (queries, keys, positions) 1..16
+    "max_heads": 8,       # heads 1..8
+    "max_d_head": 16,     # head width 1..16 (sdpa: q/k and v widths separately)
+    "max_d_model": 64,    # d_model 1..64 (multi-head: num_heads * head width, capped at 64)
+    "max_d_ff": 64,       # feed-forward width 1..64
+    "max_seq_model": 8,   # whole models: source / target lengths 1..8
+    "max_vocab": 16,      # whole models: vocabularies 3..16
+}
+
 
 # ------------------------------------------------------------------------------------------------
 # data types
@@ -270,12 +283,12 @@ class SDPA(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            B = d(st.integers(1, fixed.get("max_batch", 3)))
-            H = d(st.integers(1, fixed.get("max_heads", 3)))
-            Tq = d(st.integers(1, fixed.get("max_len", 5)))
-            Tk = d(st.integers(1, fixed.get("max_len", 5)))
-            dk = d(st.integers(1, fixed.get("max_d_head", 5)))
-            dv = d(st.integers(1, fixed.get("max_d_head", 5)))
+            B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
+            H = d(st.integers(1, fixed.get("max_heads", SEARCH["max_heads"])))
+            Tq = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
+            Tk = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
+            dk = d(st.integers(1, fixed.get("max_d_head", SEARCH["max_d_head"])))
+            dv = d(st.integers(1, fixed.get("max_d_head", SEARCH["max_d_head"])))
             kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, H, Tq, Tk, strict))
             return {"B": B, "H": H, "Tq": Tq, "Tk": Tk, "dk": dk, "dv": dv, "mask": mask,
@@ -308,12 +321,18 @@ def _heads(d, fixed, even: bool = False):
         return fixed["d_model"], fixed["num_heads"]
     if "num_heads" in fixed:
         h = fixed["num_heads"]
-        return h * d(st.integers(1, 4)), h
+        return h * d(st.integers(1, max(1, SEARCH["max_d_model"] // h))), h
     if "d_model" in fixed:
         D = fixed["d_model"]
-        divisors = [h for h in range(1, min(D, 4) + 1) if D % h == 0]
+        divisors = [h for h in range(1, min(D, SEARCH["max_heads"]) + 1) if D % h == 0]
         return D, d(st.sampled_from(divisors))
-    return d(hs.heads_and_width(max_heads=3, max_d_head=4, even=even))
+    D, h = d(hs.heads_and_width(max_heads=SEARCH["max_heads"], max_d_head=SEARCH["max_d_head"],
+                                even=even))
+    if D > SEARCH["max_d_model"]:                      # keep d_model <= 64: narrower heads
+        dk = SEARCH["max_d_model"] // h
+        dk -= 1 if even and (h * dk) % 2 else 0
+        D = h * dk
+    return D, h
 
 
 class MHA(Component):
@@ -331,9 +350,9 @@ class MHA(Component):
         @st.composite
         def draw(d):
             D, H = _heads(d, fixed)
-            B = d(st.integers(1, fixed.get("max_batch", 3)))
-            Tq = d(st.integers(1, fixed.get("max_len", 5)))
-            Tk = Tq if caps.get("self_attention") else d(st.integers(1, fixed.get("max_len", 5)))
+            B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
+            Tq = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
+            Tk = Tq if caps.get("self_attention") else d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, H, Tq, Tk, strict))
             return {"B": B, "Tq": Tq, "Tk": Tk, "d_model": D, "num_heads": H, "mask": mask,
@@ -390,10 +409,10 @@ class Positional(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            D = fixed["d_model"] if "d_model" in fixed else 2 * d(st.integers(1, 8))
+            D = fixed["d_model"] if "d_model" in fixed else 2 * d(st.integers(1, SEARCH["max_d_model"] // 2))
             max_len = fixed.get("max_len", 64)
-            T = d(st.integers(1, min(max_len, fixed.get("max_seq", 12))))
-            return {"B": d(st.integers(1, fixed.get("max_batch", 3))), "T": T, "d_model": D,
+            T = d(st.integers(1, min(max_len, fixed.get("max_seq", SEARCH["max_len"]))))
+            return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))), "T": T, "d_model": D,
                     "max_len": max_len, "seed": d(hs.seeds())}
         return draw()
 
@@ -425,10 +444,10 @@ class FFN(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            return {"B": d(st.integers(1, fixed.get("max_batch", 3))),
-                    "T": d(st.integers(1, fixed.get("max_len", 4))),
-                    "d_model": d(_choice(fixed, "d_model", st.integers(1, 8))),
-                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, 10))),
+            return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
+                    "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
+                    "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
+                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
                     "activation": fixed.get("activation", "relu"), "seed": d(hs.seeds())}
         return draw()
 
@@ -468,9 +487,9 @@ class LayerNormComponent(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            return {"B": d(st.integers(1, fixed.get("max_batch", 3))),
-                    "T": d(st.integers(1, fixed.get("max_len", 4))),
-                    "d_model": d(_choice(fixed, "d_model", st.integers(1, 8))),
+            return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
+                    "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
+                    "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
                     "eps": fixed.get("eps", 1e-5),
                     # the spread of x: small spreads make eps matter, large ones the rest
                     "scale": d(st.sampled_from((1.0, 0.01, 10.0))),
@@ -507,7 +526,7 @@ LAYER_SETTABLE = {"d_model": _int, "num_heads": _int, "d_ff": _int, "activation"
 def _layer_hyper(d, fixed) -> dict:
     D, H = _heads(d, fixed)
     return {"d_model": D, "num_heads": H,
-            "d_ff": d(_choice(fixed, "d_ff", st.integers(1, 8))),
+            "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
             "activation": fixed.get("activation", "relu"), "eps": fixed.get("eps", 1e-5),
             "norm_first": fixed.get("norm_first", False)}
 
@@ -534,8 +553,8 @@ class EncoderLayerComponent(Component):
         @st.composite
         def draw(d):
             hyper = _layer_hyper(d, fixed)
-            B = d(st.integers(1, fixed.get("max_batch", 3)))
-            T = d(st.integers(1, fixed.get("max_len", 4)))
+            B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
+            T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, hyper["num_heads"], T, T, strict))
             return {"B": B, "T": T, **hyper, "mask": mask, "seed": d(hs.seeds())}
@@ -590,9 +609,9 @@ class DecoderLayerComponent(EncoderLayerComponent):
         @st.composite
         def draw(d):
             hyper = _layer_hyper(d, fixed)
-            B = d(st.integers(1, fixed.get("max_batch", 3)))
-            T = d(st.integers(1, fixed.get("max_len", 4)))
-            S = d(st.integers(1, fixed.get("max_len", 4)))
+            B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
+            T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
+            S = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             kinds = caps.get("mask_kinds", {})
             H = hyper["num_heads"]
             sm = d(_mask(kinds.get("self_mask", self.masks[0].kinds), B, H, T, T, strict))
@@ -664,15 +683,15 @@ class Model(Component):
             if n is None and "num_encoder_layers" not in fixed and "num_decoder_layers" not in fixed \
                     and caps.get("one_layer_count"):
                 nd = ne
-            sv = d(_choice(fixed, "src_vocab", st.integers(3, 9)))
-            tv = sv if caps.get("one_vocab") else d(_choice(fixed, "tgt_vocab", st.integers(3, 9)))
-            B = d(st.integers(1, fixed.get("max_batch", 2)))
-            S = d(st.integers(1, fixed.get("max_seq", 4)))
-            T = d(st.integers(1, fixed.get("max_seq", 4)))
+            sv = d(_choice(fixed, "src_vocab", st.integers(3, SEARCH["max_vocab"])))
+            tv = sv if caps.get("one_vocab") else d(_choice(fixed, "tgt_vocab", st.integers(3, SEARCH["max_vocab"])))
+            B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
+            S = d(st.integers(1, fixed.get("max_seq", SEARCH["max_seq_model"])))
+            T = d(st.integers(1, fixed.get("max_seq", SEARCH["max_seq_model"])))
             src_len = [d(st.integers(1, S)) for _ in range(B)]
             tgt_len = [d(st.integers(1, T)) for _ in range(B)]
             return {"B": B, "S": S, "T": T, "d_model": D, "num_heads": H,
-                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, 8))),
+                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
                     "num_encoder_layers": ne, "num_decoder_layers": nd,
                     "src_vocab": sv, "tgt_vocab": tv, "src_len": src_len, "tgt_len": tgt_len,
                     "seed": d(hs.seeds())}
