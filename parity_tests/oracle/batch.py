@@ -8,10 +8,12 @@ spawned processes); each check runs the submission in a fresh worker process of 
 (sandbox/), so no submission shares a process with another or with the grader. Grades depend only
 on the spec and the submission (fixed seeds), never on the order or on other submissions.
 
-Every submission is fingerprinted (SHA-256 of its files) before grading; a submission whose files
-change during the run (another submission writing into it: same user, no container) is marked
-`tampered` in the gradebook and not given a grade. Files are written at the end, once, after every
-worker is gone, atomically:
+Every submission is read into memory before grading starts (MAX_BYTES each); each check runs on a
+fresh copy written to a private temporary folder just before it, fingerprinted (SHA-256) before
+and after. A copy that changed while it was graded (another submission writing into it: same user,
+no container) is graded again at the end, alone, from the bytes in memory, so no submission can
+change another's grade; the report says `regraded`. Files are written at the end, once, after
+every worker is gone, atomically:
 
     OUT/<student>/results.json   Gradescope-format results (score, one test per check)
     OUT/<student>/report.json    the full JSON report of every check
@@ -31,8 +33,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from .spec import Assignment, check_options, load_spec
 
 
-def find_submissions(folder: str, entry_file: str) -> dict[str, str]:
-    """student -> the path of the file to grade."""
+MAX_BYTES = 16 << 20   # per submission
+
+
+def find_submissions(folder: str) -> dict[str, str]:
+    """student -> the submission's folder, or its single .py file."""
     if not os.path.isdir(folder):
         raise ValueError(f"SUBMISSIONS {folder!r}: expected a folder of submissions")
     out = {}
@@ -41,12 +46,46 @@ def find_submissions(folder: str, entry_file: str) -> dict[str, str]:
         if name.startswith(".") or name == "__pycache__":
             continue
         if os.path.isdir(p):
-            out[name] = os.path.join(p, entry_file)
+            out[name] = p
         elif name.endswith(".py"):
             out[name[:-3]] = p
     if not out:
         raise ValueError(f"SUBMISSIONS {folder!r}: no submission folders or .py files in it")
     return out
+
+
+def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
+    """relative path -> bytes; a single .py file becomes the entry file."""
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            return {entry_file: f.read(MAX_BYTES + 1)[:MAX_BYTES]}
+    files, total = {}, 0
+    for dp, dns, fns in os.walk(path):
+        dns[:] = sorted(d for d in dns if d != "__pycache__" and not d.startswith("."))
+        for fn in sorted(fns):
+            p = os.path.join(dp, fn)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            total += os.path.getsize(p)
+            if total > MAX_BYTES:
+                raise ValueError(f"submission {path!r} is larger than {MAX_BYTES >> 20} MiB")
+            with open(p, "rb") as f:
+                files[os.path.relpath(p, path)] = f.read()
+    return files
+
+
+def materialize(files: dict[str, bytes]) -> str:
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="oracle-sub-")
+    for rel, data in files.items():
+        p = os.path.join(root, rel)
+        if os.path.commonpath([root, os.path.abspath(p)]) != root:
+            continue
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+    return root
 
 
 def fingerprint(root: str) -> str:
@@ -69,11 +108,6 @@ def fingerprint(root: str) -> str:
     return h.hexdigest()
 
 
-def _root(folder: str, path: str) -> str:
-    d = os.path.dirname(os.path.abspath(path))
-    return path if d == os.path.abspath(folder) else d
-
-
 def _entry_spec(path: str, entry: str) -> str:
     if ":" in entry:
         fname, _, name = entry.rpartition(":")
@@ -81,8 +115,24 @@ def _entry_spec(path: str, entry: str) -> str:
     return f"{path}:{entry}"
 
 
+def grade_copy(spec: Assignment, student: str, files: dict[str, bytes]) -> dict:
+    """Grade a fresh private copy of the submission; `intact` says whether the copy was left
+    unchanged while it was graded (runs in a grading process; plain data back)."""
+    import shutil
+
+    root = materialize(files)
+    try:
+        before = fingerprint(root)
+        out = grade_one(spec, student, os.path.join(root, spec.entry_file))
+        out["intact"] = fingerprint(root) == before
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    out["path"] = student
+    return out
+
+
 def grade_one(spec: Assignment, student: str, path: str) -> dict:
-    """All checks of one submission (runs in a grading process); plain data back."""
+    """All checks of one submission; plain data back."""
     from .report import json_report
     from .runner import check
     from .sandbox.limits import Limits
@@ -177,38 +227,49 @@ def summary(spec: Assignment, graded: list[dict]) -> dict:
             "verdicts": dict(verdicts.most_common()),
             "most_common_failure": failing.most_common(1)[0][0] if failing else None,
             "failures": dict(failing.most_common(10)),
-            "tampered": [g["student"] for g in graded if g.get("status") == "tampered"]}
+            "tampered": [g["student"] for g in graded if g.get("status") == "tampered"],
+            "regraded": [g["student"] for g in graded if g.get("regraded")]}
 
 
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
     from .report import check_output_path, write_json, write_text_atomic
 
     spec = load_spec(spec_path)
-    subs = find_submissions(folder, spec.entry_file)
+    subs = find_submissions(folder)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
-    prints = {s: fingerprint(_root(folder, p)) for s, p in subs.items()}
+    files = {s: read_submission(p, spec.entry_file) for s, p in subs.items()}
     t0 = time.perf_counter()
     graded: dict[str, dict] = {}
     bar = Progress(len(subs), quiet)
     import multiprocessing as mp
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futs = {pool.submit(grade_one, spec, s, p): s for s, p in subs.items()}
-        for f in as_completed(futs):
-            s = futs[f]
-            try:
-                graded[s] = f.result()
-            except Exception as exc:  # noqa: BLE001 - the grader must answer for everyone
-                graded[s] = {"student": s, "path": subs[s], "score": 0.0, "checks": [
-                    {"name": "grading", "verdict": "oracle_error", "exit_code": 3, "points": 0.0,
-                     "max_points": spec.max_score, "message": f"grading failed: {exc!r}",
-                     "quantity": None, "report": None}]}
-            bar.step(s)
+
+    def run(pool_jobs: int, students) -> None:
+        with ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn")) as pool:
+            futs = {pool.submit(grade_copy, spec, s, files[s]): s for s in students}
+            for f in as_completed(futs):
+                s = futs[f]
+                try:
+                    graded[s] = f.result()
+                except Exception as exc:  # noqa: BLE001 - the grader must answer for everyone
+                    graded[s] = {"student": s, "path": s, "score": 0.0, "intact": True, "checks": [
+                        {"name": "grading", "verdict": "oracle_error", "exit_code": 3,
+                         "points": 0.0, "max_points": spec.max_score,
+                         "message": f"grading failed: {exc!r}", "quantity": None,
+                         "report": None}]}
+                bar.step(s)
+
+    run(jobs, list(subs))
+    redo = [s for s in subs if not graded[s].get("intact", True)]
+    if redo:                                # alone, one at a time: nobody else is running
+        bar.total += len(redo)
+        run(1, redo)
+        for s in redo:
+            graded[s]["regraded"] = True
     bar.close()
-    for s, p in subs.items():
-        now = fingerprint(_root(folder, p))
-        graded[s]["status"] = "graded" if now == prints[s] else "tampered"
+    for s in subs:
+        graded[s]["status"] = "graded" if graded[s].get("intact", True) else "tampered"
         if graded[s]["status"] == "tampered":
             graded[s]["score"] = 0.0
     rows = [graded[s] for s in sorted(graded)]
@@ -242,6 +303,8 @@ def render_summary(s: dict) -> str:
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()))
     if s["most_common_failure"]:
         lines.append(f"most common failure: {s['most_common_failure']}")
+    if s["regraded"]:
+        lines.append(f"changed by someone while graded, graded again alone: {', '.join(s['regraded'])}")
     if s["tampered"]:
-        lines.append(f"submissions changed during grading (not graded): {', '.join(s['tampered'])}")
+        lines.append(f"changed even when graded alone (score 0): {', '.join(s['tampered'])}")
     return "\n".join(lines)

@@ -6,9 +6,10 @@ results expected in /autograder/results/results.json. The bundle holds:
 
     setup.sh             pip install of the pinned dependencies (numpy, hypothesis, torch CPU wheel)
     run_autograder       runs `python -m parity_tests.oracle gradescope-run` on the submission
-    source/assignment.toml   the spec
-    source/project/      this project's npformer + parity_tests (pinned: the exact files graded
+    assignment.toml      the spec
+    project/             this project's npformer + parity_tests (pinned: the exact files graded
                          with here), found through PYTHONPATH; nothing is downloaded for it
+Gradescope unpacks the zip into /autograder/source/.
 
 `run_autograder` honours AUTOGRADER_ROOT (default /autograder) and PYTHON (default python3), so
 the bundle can be tried on a local /autograder-shaped folder before uploading (the tests do).
@@ -101,7 +102,7 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
         add("setup.sh", SETUP.format(pins=pins, torch=torch).encode(), True)
         add("run_autograder", RUN.format().encode(), True)
         with open(spec_path, "rb") as f:
-            add("source/assignment.toml", f.read())
+            add("assignment.toml", f.read())
         for d in PROJECT_DIRS:
             for dp, dns, fns in os.walk(os.path.join(root, d)):
                 dns[:] = sorted(x for x in dns if x != "__pycache__")
@@ -109,13 +110,13 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
                     if fn.endswith((".py", ".md")):
                         p = os.path.join(dp, fn)
                         with open(p, "rb") as f:
-                            add("source/project/" + os.path.relpath(p, root).replace(os.sep, "/"),
+                            add("project/" + os.path.relpath(p, root).replace(os.sep, "/"),
                                 f.read())
         for fn in PROJECT_FILES:
             p = os.path.join(root, fn)
             if os.path.isfile(p):
                 with open(p, "rb") as f:
-                    add("source/project/" + fn.replace(os.sep, "/"), f.read())
+                    add("project/" + fn.replace(os.sep, "/"), f.read())
     tmp = out + ".tmp"
     with open(tmp, "wb") as f:
         f.write(buf.getvalue())

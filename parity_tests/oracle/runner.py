@@ -248,7 +248,7 @@ class Checker:
 
     def _policy_dict(self) -> dict:
         be = self.backend
-        return {"isolated": bool(getattr(be, "isolated", False)), "forbidden": list(self.forbidden),
+        return {"isolated": isinstance(self.candidate, str), "forbidden": list(self.forbidden),
                 "imports_seen": sorted(getattr(be, "imports", ()) or ()),
                 "imports_declared": self.scan.get("imports", []),
                 "notable_calls": self.scan.get("notable_calls", []),
