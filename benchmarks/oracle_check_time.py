@@ -30,9 +30,10 @@ CASES = [
 SNIPPET = """
 import json, sys, time
 from parity_tests.oracle import check
-comp, spec, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+comp, spec, n, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+kw = {} if runs == "default" else {"runs": int(runs)}
 t0 = time.perf_counter()
-res = check(comp, spec, examples=n)
+res = check(comp, spec, examples=n, **kw)
 print(json.dumps({"verdict": res.verdict, "seconds": time.perf_counter() - t0,
                   "examples": res.examples_run}))
 """
@@ -43,6 +44,8 @@ def main() -> int:
     ap.add_argument("--root", default=os.getcwd())
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--examples", type=int, default=10)
+    ap.add_argument("--runs", default="default",
+                    help="calls per example (isolated oracle only; 'default' for checkouts without it)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     root = os.path.abspath(a.root)
@@ -52,7 +55,7 @@ def main() -> int:
         spec = f"{os.path.join(root, 'parity_tests', 'oracle_candidates', file)}:{name}"
         times, verdicts = [], set()
         for _ in range(a.reps):
-            p = subprocess.run([sys.executable, "-c", SNIPPET, comp, spec, str(a.examples)],
+            p = subprocess.run([sys.executable, "-c", SNIPPET, comp, spec, str(a.examples), a.runs],
                                cwd=root, env=env, capture_output=True, text=True, timeout=900)
             if p.returncode != 0:
                 print(p.stderr[-2000:], file=sys.stderr)
@@ -65,7 +68,8 @@ def main() -> int:
         print(f"{comp:14s} median {rows[comp]['median_s']} s  {sorted(verdicts)}", flush=True)
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"root": root, "examples": a.examples, "reps": a.reps, "checks": rows}, f,
+            json.dump({"root": root, "examples": a.examples, "reps": a.reps, "runs": a.runs,
+                       "checks": rows}, f,
                       indent=1)
     return 0
 

@@ -145,7 +145,9 @@ def grade_one(spec: Assignment, student: str, path: str) -> dict:
                   runs=spec.runs, limits=limits, threads=1)
         if not os.path.isfile(cand.rpartition(":")[0]):
             row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
-                   "max_points": c.points, "message": f"no file {os.path.basename(cand.rpartition(':')[0])!r} in the submission",
+                   "max_points": c.points,
+                   "message": f"no file {os.path.basename(cand.rpartition(':')[0])!r} in the "
+                              f"submission",
                    "quantity": None, "report": None}
             out["checks"].append(row)
             if c.hidden:
@@ -208,6 +210,12 @@ class Progress:
             print(f"\rgraded {self.done}/{self.total} {label[:30]:30s}", end="", file=sys.stderr,
                   flush=True)
 
+    def more(self, n: int) -> None:
+        self.total += n
+        if self.bar is not None:
+            self.bar.total = self.total
+            self.bar.refresh()
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -263,7 +271,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     run(jobs, list(subs))
     redo = [s for s in subs if not graded[s].get("intact", True)]
     if redo:                                # alone, one at a time: nobody else is running
-        bar.total += len(redo)
+        bar.more(len(redo))
         run(1, redo)
         for s in redo:
             graded[s]["regraded"] = True

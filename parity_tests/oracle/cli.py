@@ -73,7 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="npformer-oracle",
                                  description="Check a Transformer component against the npformer "
                                              "reference (exit 0 match, 1 mismatch, 2 cannot "
-                                             "load/call, 3 oracle error).")
+                                             "load/call, crashed, timed out or forbidden import, "
+                                             "3 oracle error). Each submission runs in a worker "
+                                             "process of its own; the oracle alone decides. "
+                                             "Grade a class with `grade`, build a Gradescope "
+                                             "autograder with `gradescope-bundle`.")
     ap.add_argument("--version", action="version", version=f"npformer-oracle {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 

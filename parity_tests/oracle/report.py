@@ -225,10 +225,28 @@ def _mask_lines(name: str, m: dict) -> list[str]:
     return lines
 
 
+def _policy_lines(res: CheckResult) -> list[str]:
+    p = res.policy or {}
+    if not p:
+        return []
+    where = "a worker process of its own" if p.get("isolated") else \
+        "NOT isolated (a Python object, run in this process)"
+    L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
+    if p.get("imports_declared"):
+        L.append("  imports (source): " + ", ".join(p["imports_declared"]))
+    if p.get("notable_calls"):
+        L.append("  library calls that may do the work: " + ", ".join(p["notable_calls"]))
+    if p.get("violations"):
+        L.append("  forbidden imports: " + ", ".join(p["violations"]))
+    return L
+
+
 def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
              f"; {res.examples_run} example(s), {res.elapsed_s:.1f} s")
+    if verbose:
+        L.extend(_policy_lines(res))
     if res.exit_code == 0:
         if res.checked:
             L.append("  compared: " + ", ".join(res.checked))

@@ -80,7 +80,8 @@ def _check_specs(specs) -> list[tuple[str, np.dtype, tuple, int]]:
         if not isinstance(name, str) or not name or len(name) > MAX_NAME or name in names:
             raise ProtocolError(f"array name: expected a new non-empty string, got {str(name)[:80]!r}")
         if dt not in DTYPES:
-            raise ProtocolError(f"array {name!r}: dtype must be one of {sorted(DTYPES)}, got {str(dt)[:40]!r}")
+            raise ProtocolError(f"array {name!r}: dtype must be one of {sorted(DTYPES)}, "
+                                f"got {str(dt)[:40]!r}")
         if (not isinstance(shape, list) or len(shape) > MAX_NDIM
                 or not all(type(n) is int and 0 <= n <= MAX_PAYLOAD for n in shape)):
             raise ProtocolError(f"array {name!r}: shape must be a list of at most {MAX_NDIM} "
