@@ -174,3 +174,85 @@ def test_cli_checks_output_paths_before_the_search(tmp_path):
     p = _cli(["check", "sdpa", spec("right"), "--report", "blocker/report.json"], cwd=tmp_path)
     assert p.returncode == 2 and "--report" in p.stderr and "is a file" in p.stderr
     assert (tmp_path / "blocker").read_text() == "a file, not a folder"
+
+
+def test_a_python_object_is_checked_in_process_and_says_so():
+    import numpy as np
+
+    def attention(Q, K, V, mask=None):
+        s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            s = np.where(mask == 0, -1e9, s)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w = w / w.sum(-1, keepdims=True)
+        return w @ V, w
+
+    res = check("sdpa", attention, examples=4)
+    assert res.verdict == "match", res.message
+    assert res.policy["isolated"] is False
+    assert any("not isolated" in n for n in res.notes)
+
+
+# ------------------------------------------------------------------------------------------------
+# the wire format: anything malformed is refused before a byte of data is used
+# ------------------------------------------------------------------------------------------------
+def _frame(header: dict, payload: bytes = b"") -> bytes:
+    import struct
+    raw = json.dumps(header).encode()
+    return struct.pack("<Q", len(raw)) + raw + payload
+
+
+@pytest.mark.parametrize("header,fragment", [
+    ({"arrays": [{"name": "x", "dtype": "|O", "shape": [1]}]}, "dtype"),
+    ({"arrays": [{"name": "x", "dtype": "<f8", "shape": [-1]}]}, "shape"),
+    ({"arrays": [{"name": "x", "dtype": "<f8", "shape": [1 << 20, 1 << 20]}]}, "exceed"),
+    ({"arrays": [{"name": "x", "dtype": "<f8", "shape": [1]},
+                 {"name": "x", "dtype": "<f8", "shape": [1]}]}, "name"),
+    ({"arrays": [{"name": "x", "dtype": "<f8", "shape": [1], "extra": 1}]}, "name/dtype/shape"),
+    ({"arrays": "no"}, "list"),
+])
+def test_protocol_refuses_malformed_headers(header, fragment):
+    from parity_tests.oracle.sandbox.protocol import ProtocolError, Reader
+
+    r, w = os.pipe()
+    os.write(w, _frame(header, b"\0" * 8))
+    os.close(w)
+    with pytest.raises(ProtocolError, match=fragment):
+        Reader(r).read(time.monotonic() + 5)
+    os.close(r)
+
+
+def test_protocol_round_trip_gives_plain_arrays_and_deadlines_hold():
+    import numpy as np
+
+    from parity_tests.oracle.sandbox.protocol import Deadline, Reader, encode
+
+    class Sub(np.ndarray):
+        pass
+
+    r, w = os.pipe()
+    a = np.arange(6.0).reshape(2, 3).view(Sub)
+    os.write(w, encode({"op": "x"}, {"a": a, "m": np.array([True, False]), "i": np.arange(3)}))
+    h, arrays = Reader(r).read(time.monotonic() + 5)
+    assert h["op"] == "x" and type(arrays["a"]) is np.ndarray
+    assert arrays["a"].dtype == np.float64 and arrays["m"].dtype == np.bool_
+    assert arrays["i"].dtype == np.int64 and arrays["a"].tolist() == a.tolist()
+    t0 = time.monotonic()
+    with pytest.raises(Deadline):
+        Reader(r).read(time.monotonic() + 0.3)        # nothing more comes
+    assert time.monotonic() - t0 < 2
+    os.close(r)
+    os.close(w)
+
+
+def test_worker_side_component_modules_do_not_import_hypothesis():
+    """The mask kinds are copied (the worker must not import hypothesis); they must stay equal."""
+    from parity_tests.harness import strategies as hs
+    from parity_tests.oracle import component_base
+
+    assert component_base.MASK_KINDS == hs.MASK_KINDS
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import parity_tests.oracle.sandbox.session; print('hypothesis' in sys.modules)")
+    p = subprocess.run([sys.executable, "-I", "-c", code, ROOT], capture_output=True, text=True,
+                       timeout=120)
+    assert p.stdout.strip() == "False", p.stdout + p.stderr

@@ -10,9 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from hypothesis import strategies as st
 
-from parity_tests.harness import strategies as hs
 
 # npformer is the reference; importing it never imports torch
 from npformer.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
@@ -23,6 +21,24 @@ from npformer.feedforward import PositionwiseFeedForward
 from npformer.layernorm import LayerNorm
 from npformer.positional import SinusoidalPositionalEncoding
 from npformer.transformer import Transformer
+
+class _Lazy:
+    """A module imported on first attribute access: the worker process (which only reads names
+    and shapes from here) never imports hypothesis, which saves it about a second per start."""
+
+    def __init__(self, name: str):
+        self._name, self._mod = name, None
+
+    def __getattr__(self, attr: str):
+        if self._mod is None:
+            import importlib
+            self._mod = importlib.import_module(self._name)
+        return getattr(self._mod, attr)
+
+
+st = _Lazy("hypothesis.strategies")
+hs = _Lazy("parity_tests.harness.strategies")
+MASK_KINDS = ("none", "padding", "causal", "causal_padding", "random", "random_2d")  # = hs.MASK_KINDS
 
 REF = np.float64  # the reference always computes in float64 from the candidate-precision values
 
@@ -113,9 +129,12 @@ def _choice(fixed: dict, key: str, strategy):
     return st.just(fixed[key]) if key in fixed else strategy
 
 
-@st.composite
-def _mask(draw, kinds, B, H, Tq, Tk, strict):
+def _mask(kinds, B, H, Tq, Tk, strict):
     """A keep-mask drawn by the harness strategy, stored in the example as a 0/1 nested list."""
+    return st.composite(_draw_mask)(kinds, B, H, Tq, Tk, strict)
+
+
+def _draw_mask(draw, kinds, B, H, Tq, Tk, strict):
     mc = draw(hs.attention_masks(B, H, Tq, Tk, kinds=kinds, allow_fully_masked=strict))
     if mc.keep is None:
         return {"kind": "none", "keep": None}

@@ -3,11 +3,8 @@ position-wise feed-forward, layer norm (registered in components.py)."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import strategies as st
 
-from parity_tests.harness import strategies as hs
-
-from .component_base import (MultiHeadAttention, sdpa_backward, sdpa_forward,
+from .component_base import (st, hs, MASK_KINDS, MultiHeadAttention, sdpa_backward, sdpa_forward,
                              PositionwiseFeedForward, LayerNorm, SinusoidalPositionalEncoding,
                              SEARCH, InputSpec, MaskSpec, Case, _choice, _mask, mask_array, _cast,
                              draw_params, _load, _param_grads, Component, _int, _float,
@@ -21,7 +18,7 @@ class SDPA(Component):
     name = "sdpa"
     title = "scaled dot-product attention (function)"
     inputs = (InputSpec("q", Q_ALIASES), InputSpec("k", K_ALIASES), InputSpec("v", V_ALIASES))
-    masks = (MaskSpec("mask", MASK_ALIASES, hs.MASK_KINDS, "Tq", "Tk"),)
+    masks = (MaskSpec("mask", MASK_ALIASES, MASK_KINDS, "Tq", "Tk"),)
     returns_weights = True
     settable = {"max_batch": _int, "max_len": _int, "max_heads": _int, "max_d_head": _int}
 
