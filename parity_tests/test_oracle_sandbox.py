@@ -256,3 +256,37 @@ def test_worker_side_component_modules_do_not_import_hypothesis():
     p = subprocess.run([sys.executable, "-I", "-c", code, ROOT], capture_output=True, text=True,
                        timeout=120)
     assert p.stdout.strip() == "False", p.stdout + p.stderr
+
+
+def test_a_worker_cannot_declare_weights_absent_or_skip_runs():
+    """The worker's claims are checked: only biases / norm parameters may be missing, and every
+    run asked for must be answered."""
+    import numpy as np
+
+    from parity_tests.oracle.backend import validate_run
+    from parity_tests.oracle.components import get
+
+    comp = get("mha")
+    case = comp.build({"B": 1, "Tq": 2, "Tk": 2, "d_model": 4, "num_heads": 2,
+                       "mask": {"kind": "none", "keep": None}, "seed": 0}, "float64", {})
+    ok = {"status": "ok", "absent": ["q_proj.bias"]}
+    out = {"value:output": np.zeros(case.out_shape), "again1:output": np.zeros(case.out_shape)}
+    assert validate_run(ok, out, case, comp, runs=2).absent == ["q_proj.bias"]
+    bad = validate_run({"status": "ok", "absent": ["q_proj.weight"]}, out, case, comp, runs=2)
+    assert bad.verdict == "interface_error" and "q_proj.weight" in bad.message
+    mapped = validate_run({"status": "ok", "absent": ["q_proj.weight"]}, out, case, comp, runs=2,
+                          name_map={"q_proj.weight": "-"})
+    assert mapped.absent == ["q_proj.weight"]
+    short = validate_run(ok, {"value:output": np.zeros(case.out_shape)}, case, comp, runs=2)
+    assert short.verdict == "crashed"
+    claimed = validate_run({"status": "failed", "verdict": "match", "message": "fine"}, {}, case,
+                           comp, runs=2)
+    assert claimed.verdict == "raised" and "only the oracle may give" in claimed.message
+    odd = validate_run(ok, {**out, "value:secret": np.zeros(1)}, case, comp, runs=2)
+    assert odd.verdict == "wrong_type"
+
+
+def test_require_gradients_fails_a_forward_only_submission():
+    res = check("sdpa", spec("right"), examples=3, require_gradients=True)
+    assert res.verdict == "missing_gradient" and res.exit_code == 1, res.message
+    assert check("sdpa", spec("right"), examples=3).verdict == "match"

@@ -90,14 +90,30 @@ def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
     return out
 
 
-def validate_run(h: dict, arrays: dict, case: Case, comp: Component) -> Reply | Outcome:
+def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
+    """Only biases and 1-D norm parameters may be missing from a submission (held at their neutral
+    value), or what the user mapped to '-'; a worker claiming more is not believed."""
+    leaf = ref.rsplit(".", 1)[-1]
+    owner = ref.rsplit(".", 1)[0] if "." in ref else ""
+    return (name_map.get(ref) == "-" or leaf == "bias"
+            or (len(shape) == 1 and ("norm" in owner or owner == "")))
+
+
+def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int = 1,
+                 name_map: dict | None = None) -> Reply | Outcome:
     if h.get("status") != "ok":
         return _failure(h, case)
+    claimed = [a for a in texts(h.get("absent")) if a in case.params]
+    refused = [a for a in claimed if not may_be_absent(a, case.params[a].shape, name_map or {})]
+    if refused:
+        return Outcome("interface_error", message="the submission has no parameter for "
+                       + ", ".join(f"{a} {tuple(case.params[a].shape)}" for a in refused)
+                       + ": only biases and norm parameters may be missing; name where it keeps "
+                       "them with --map, or --map REF=- if it truly has none", case=case)
     keys = {q.key for q in comp.quantities(case)}
     rep = Reply(dtypes=str_map(h.get("dtypes")), missing=str_map(h.get("missing")),
                 notes=str_map(h.get("notes")), weights_averaged=h.get("weights_averaged") is True,
-                mapping=texts(h.get("mapping")),
-                absent=[a for a in texts(h.get("absent")) if a in case.params])
+                mapping=texts(h.get("mapping")), absent=claimed)
     again: dict[int, dict] = {}
     for name, a in arrays.items():
         kind, _, key = name.partition(":")
@@ -113,6 +129,10 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component) -> Reply | 
             return Outcome("wrong_type", message=f"the worker returned an unexpected array {name!r}",
                            case=case)
     rep.again = [again[i] for i in sorted(again)]
+    if "output" in rep.values and (len(rep.again) != runs - 1
+                                   or any("output" not in g for g in rep.again)):
+        return Outcome("crashed", message=f"the submission's process answered {len(rep.again) + 1} "
+                       f"of the {runs} runs asked for; its answer was not used", case=case)
     return rep
 
 
@@ -176,7 +196,8 @@ class SandboxBackend:
         limit = float(self.opts.timeout or 60.0)       # per stage: construct, then each call
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs}, arrays, limit, case,
                               stages=runs + 2)
-        return bad if bad is not None else validate_run(h, a, case, self.comp)
+        return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
+                                                        self.opts.name_map)
 
     def close(self) -> None:
         self.worker.close()
@@ -229,7 +250,7 @@ class InProcessBackend:
         for name, dt, shape, size in specs:
             back[name] = np.frombuffer(msg[pos:pos + size], dtype=dt).reshape(shape).copy()
             pos += size
-        return validate_run(head, back, case, self.comp)
+        return validate_run(head, back, case, self.comp, runs, self.opts.name_map)
 
     def close(self) -> None:
         pass

@@ -67,6 +67,9 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
                         "catches nondeterminism)")
     g.add_argument("--memory-mb", type=int, default=4096,
                    help="the worker's memory limit, RLIMIT_DATA (default 4096)")
+    g.add_argument("--require-gradients", action="store_true",
+                   help="fail (missing_gradient) when an input or parameter gradient could not be "
+                        "compared (a forward-only submission, a detached output)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -205,7 +208,7 @@ def cmd_check(args) -> int:
         spec = f"{spec},{args.backward}"
     kw = dict(forbid_import=list(DEFAULT_FORBIDDEN) + list(args.forbid_import),
               allow_import=args.allow_import, runs=args.runs,
-              limits=Limits(memory_mb=args.memory_mb))
+              limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients)
     public = check(args.component, spec, opts, replay=args.replay, **kw)
     hidden = None
     if args.hidden_seed is not None and args.replay is None and public.exit_code < 2:

@@ -40,7 +40,9 @@ STOP_VERDICTS = ("timeout", "crashed", "interface_error", "oracle_error", "nonde
 class Checker:
     def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
                  backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
-                 runs: int = 2, limits: Limits | None = None, threads: int | None = None):
+                 runs: int = 2, limits: Limits | None = None, threads: int | None = None,
+                 require_gradients: bool = False):
+        self.require_gradients = require_gradients
         self.opts = opts or Options()
         self.opts.validate()
         self.comp = get(component) if isinstance(component, str) else component
@@ -219,7 +221,19 @@ class Checker:
                 res.notes.append("this failure did not reproduce reliably when replayed: the "
                                  "candidate may be nondeterministic")
             return res
-        return self._result(Outcome(), None, t0)
+        return self._result(self._required(), None, t0)
+
+    def _required(self) -> Outcome:
+        """A match, unless gradients were required and some were never compared."""
+        if not self.require_gradients:
+            return Outcome()
+        skipped = {k: why for k, why in self.not_checked.items() if k.startswith("grad_")
+                   and "no such parameter" not in why}
+        if not skipped:
+            return Outcome()
+        return Outcome("missing_gradient", quantity=next(iter(skipped)),
+                       message="gradients are required by this assignment but were not compared: "
+                               + "; ".join(f"{k} ({why})" for k, why in list(skipped.items())[:6]))
 
     # -- result -----------------------------------------------------------------------------------
     def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
@@ -254,7 +268,7 @@ class Checker:
                 "notable_calls": self.scan.get("notable_calls", []),
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
-                "runs_per_example": self.runs}
+                "runs_per_example": self.runs, "require_gradients": self.require_gradients}
 
     def _hints(self, out: Outcome) -> list[str]:
         hints = []
@@ -333,18 +347,19 @@ class Checker:
 def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
           replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
           runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-          **option_fields) -> CheckResult:
+          require_gradients: bool = False, **option_fields) -> CheckResult:
     """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
     here) as `component`; never raises for anything the candidate does. `option_fields` override
     fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
-    runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits."""
+    runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits;
+    require_gradients: a match needs every input and parameter gradient compared."""
     if opts is None:
         opts = Options(**option_fields)
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
         return Checker(component, candidate, opts, backward, forbid_import, allow_import, runs,
-                       limits, threads).run(replay)
+                       limits, threads, require_gradients).run(replay)
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

@@ -11,6 +11,7 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     forbid_import = ["npformer", "torchformer", "parity_tests"]   # the default
     allow_import = []
     memory_mb = 4096                 # the worker's RLIMIT_DATA
+    require_gradients = false        # true: a submission whose gradients cannot be compared fails
 
     [[check]]
     name = "sdpa"                    # shown in the gradebook; unique
@@ -56,6 +57,7 @@ class Assignment:
     forbid_import: list = field(default_factory=lambda: list(DEFAULT_FORBIDDEN))
     allow_import: list = field(default_factory=list)
     memory_mb: int = 4096
+    require_gradients: bool = False   # a match needs every gradient compared
     checks: list = field(default_factory=list)
     source: str = ""                   # the spec file's path
 
