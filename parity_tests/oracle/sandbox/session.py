@@ -13,6 +13,8 @@ validated alike.
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 import random
 import secrets
 import sys
@@ -23,12 +25,40 @@ from typing import Any, Callable
 import numpy as np
 
 from ..adapters import Adapter, CandidateProblem, Options
-from ..calls import _ORACLE_DIRS, _TailBuffer, candidate_traceback
 from ..components import Case, get, neutral_value
 from ..loader import LoadError, from_object, load
 from ..naming import InterfaceError
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
+_ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
+
+
+class _TailBuffer(io.StringIO):
+    """A text sink keeping only the last `limit` characters of what the candidate prints."""
+
+    def __init__(self, limit: int = 4000):
+        super().__init__()
+        self.limit = limit
+
+    def write(self, s: str) -> int:
+        n = super().write(s)
+        if self.tell() > 4 * self.limit:
+            tail = self.getvalue()[-self.limit:]
+            self.seek(0)
+            self.truncate()
+            super().write(tail)
+        return n
+
+    def tail(self) -> str:
+        return self.getvalue()[-self.limit:]
+
+
+def candidate_traceback(exc: BaseException, skip: tuple[str, ...] = _ORACLE_DIRS) -> str:
+    """The traceback without the oracle's own frames (the candidate's frames are what matter)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    kept = [f for f in frames if not any(s in f.filename for s in skip)]
+    return "".join(traceback.format_list(kept or frames[-3:])
+                   + traceback.format_exception_only(type(exc), exc))
 
 
 class Failed(Exception):
