@@ -290,3 +290,16 @@ def test_require_gradients_fails_a_forward_only_submission():
     res = check("sdpa", spec("right"), examples=3, require_gradients=True)
     assert res.verdict == "missing_gradient" and res.exit_code == 1, res.message
     assert check("sdpa", spec("right"), examples=3).verdict == "match"
+
+
+def test_missing_hypothesis_gives_an_install_hint_not_a_traceback(tmp_path):
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "hypothesis.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'hypothesis'\", name='hypothesis')\n")
+    env = dict(os.environ, PYTHONPATH=f"{fake}{os.pathsep}{ROOT}")
+    p = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "check", "sdpa",
+                        spec("right")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2
+    assert "pip install 'npformer[oracle]'" in p.stderr and "Traceback" not in p.stderr
