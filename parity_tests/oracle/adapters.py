@@ -55,6 +55,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.mode = self._mode()
         self.kind = self._kind_label()
         self._prepare_forward()
+        self.probe = self._probe_build()
 
     # -- what is it? ------------------------------------------------------------------------------
     def _mode(self) -> str:
@@ -181,6 +182,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
     def instantiate(self, case: Case) -> Instance:
         """Construct (or reuse) the candidate and map the reference parameters onto it."""
         hyper = dict(case.hyper)
+        if self.comp.name == "sdpa":          # head widths of this example (a temperature, a d_k)
+            hyper["d_k"], hyper["d_v"] = case.inputs["q"].shape[-1], case.inputs["v"].shape[-1]
         if self.mode in ("function", "pair"):
             return self._instantiate_function(case)
         made = self._construct(hyper)

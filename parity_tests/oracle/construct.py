@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import inspect
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from . import naming
+from . import recognise
 from .naming import InterfaceError
+from .recognise.configs import CONFIG_ARG_NAMES
 
-CONFIG_ARG_NAMES = ("config", "cfg", "args", "hparams", "hp", "opt", "opts", "conf", "configs",
-                    "params", "hyperparams", "settings", "model_config", "c")
 
 
 class ConstructMixin:
@@ -39,39 +38,41 @@ class ConstructMixin:
     def _probe_hyper(self) -> dict:
         h = {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 16, "activation": "relu",
              "norm_first": False, "src_vocab": 5, "tgt_vocab": 5, "vocab_size": 5,
-             "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0}
+             "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0,
+             "d_k": 2, "d_v": 2}
         h.update({k: v for k, v in self.opts.settings.items() if k in h})
         return h
+
+    def _probe_build(self):
+        """Build a class candidate once with small sizes, so that what the oracle guessed about its
+        constructor is known (and in self.notes) before the search; an interface problem shows
+        here. Any other failure is left for the examples to report. Returns the object or None."""
+        if self.mode != "class":
+            return None
+        try:
+            return self._construct(self._probe_hyper())
+        except InterfaceError:
+            raise
+        except Exception:  # noqa: BLE001 - reported, with its example, by the search
+            return None
 
     def _is_table(self, made) -> bool:
         return self.comp.name == "positional" and (self.ops.is_array(made)
                                                    or isinstance(made, np.ndarray))
 
     # -- construction -----------------------------------------------------------------------------
-    def _config_objects(self, values: dict) -> list:
-        """Config objects to try for constructors that take one: npformer's TransformerConfig (for
-        code built on this project), then a namespace carrying every usual attribute name."""
-        out = []
+    def _transformer_config(self, values: dict):
+        """npformer's TransformerConfig, for code built on this project (else None; the configs
+        recogniser then offers a config object carrying every usual name)."""
         try:
             from npformer.config import TransformerConfig
-            out.append(TransformerConfig(
+            return TransformerConfig(
                 d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
                 d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,
                 activation=values.get("activation", "relu"), layer_norm_eps=values.get("eps", 1e-5),
-                norm_first=values.get("norm_first", False)))
+                norm_first=values.get("norm_first", False))
         except Exception:  # noqa: BLE001 - values outside what TransformerConfig accepts
-            pass
-        ns = SimpleNamespace()
-        for h, v in values.items():
-            for a in naming.HYPER_ALIASES.get(h, [h]):
-                if not hasattr(ns, a):
-                    setattr(ns, a, v)
-        for a in naming.HYPER_ALIASES["dropout"]:
-            setattr(ns, a, 0.0)
-        ns.bias = True
-        ns.batch_first = True
-        out.append(ns)
-        return out
+            return None
 
     def _construct(self, hyper: dict):
         """Build the candidate module for these hyperparameters (class or factory)."""
@@ -79,31 +80,53 @@ class ConstructMixin:
             return self.obj
         values = self.comp.constructor_values(hyper) if self.comp.name != "model" else \
             {k: hyper[k] for k in self.comp.hypers if k in hyper}
-        target = self.obj
+        values.update({k: hyper[k] for k in ("d_k", "d_v") if k in hyper})   # sdpa head widths
+        return self._build(self.obj, values, tuple(self.comp.hypers), depth=0)
+
+    def _build(self, target, values: dict, order: tuple, depth: int = 0):
+        """Call `target` (a class or factory) with what its signature asks for: hyperparameters by
+        name (naming.HYPER_ALIASES, in `order`), dropout 0, --init-kwargs (top level only; they may
+        supply required arguments), then the recognisers for required arguments left over."""
+        values = dict(values)
         sig_fn = target.__init__ if isinstance(target, type) else target
         sig = naming.signature_of(sig_fn)
         params = [p for p in (sig.parameters.values() if sig else []) if p.name not in ("self", "cls")]
         required = [p for p in params if p.default is inspect.Parameter.empty
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        if len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES:
-            configs = self._config_objects(values)
-            for i, cfg in enumerate(configs):
+        init = dict(self.opts.init_kwargs) if depth == 0 else {}
+        if depth == 0 and len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES \
+                and required[0].name not in init:
+            cfg = self._transformer_config(values)   # code built on this project
+            if cfg is not None:
                 try:
-                    return target(cfg, **self.opts.init_kwargs)
+                    return target(cfg, **init)
                 except (TypeError, ValueError, AttributeError):
-                    if i == len(configs) - 1:
-                        raise
+                    pass
         # activation: only when the candidate takes a string
         act = next((p for p in params if p.name.lower() in
                     [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)
         if act is None or not (isinstance(act.default, str) or act.default is inspect.Parameter.empty):
             values.pop("activation", None)
-        sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in self.comp.hypers if h in values]
+        hyper_names = {a.lower() for h in order if h in values for a in naming.HYPER_ALIASES.get(h, [h])}
         consts: dict[str, Any] = {"dropout": 0.0, "batch_first": True}
         if self.framework == "numpy" and any(p.name == "dtype" for p in params):
             consts["dtype"] = self.opts.dtype
-        b = naming.bind(sig_fn, sources, constants=consts, what=f"{self._name()}(...)")
-        init = dict(self.opts.init_kwargs)
+        const_names = {a.lower() for k in consts for a in naming.HYPER_ALIASES.get(k, [k])}
+        ctx = recognise.BuildContext(module=self._module(), framework=self.framework, order=order,
+                                     build=lambda cls, v, o: self._build(cls, v, o, depth + 1),
+                                     notes=self.notes, depth=depth)
+        for p in required:
+            low = p.name.lower()
+            if p.name in init or low in hyper_names or low in const_names:
+                continue
+            v = recognise.constructor_value(ctx, p, values)
+            if v is not recognise.MISSING:
+                consts[p.name] = v
+        for k, v in init.items():        # --init-kwargs: by name, required or not
+            consts[k] = v
+        sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
+        what = f"{getattr(target, '__name__', self._name())}(...)"
+        b = naming.bind(sig_fn, sources, constants=consts, what=what)
         args, kwargs, by_name = [], {}, False
         for src in b.positional:
             arg = b.arg_of.get(src, "")
@@ -117,10 +140,10 @@ class ConstructMixin:
         kwargs.update({a: values[src] for a, src in b.keywords.items()})
         kwargs.update(b.constants)
         kwargs.update(init)
-        made = target(*args, **kwargs)
-        if self.mode == "factory" and self._is_table(made):
-            return made
-        return made
+        return target(*args, **kwargs)
+
+    def _module(self):
+        return self.loaded.module or inspect.getmodule(self.obj)
 
     def _finish_module(self, m):
         if self.framework == "torch":
