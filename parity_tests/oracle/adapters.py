@@ -27,7 +27,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from . import naming
+import numpy as np
+
+from . import naming, recognise
+from .recognise import absent, lazy, list_input, valid_lens
 from .components import Case, Component, X_ALIASES, Q_ALIASES
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
@@ -54,8 +57,11 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.caps: dict[str, Any] = {"fixed": dict(opts.settings), "mask_kinds": {}}
         self.mode = self._mode()
         self.kind = self._kind_label()
+        self._unclaimed_constant: set | None = None
         self._prepare_forward()
         self.probe = self._probe_build()
+        for probe in recognise.PROBES:
+            probe(self)
 
     # -- what is it? ------------------------------------------------------------------------------
     def _mode(self) -> str:
@@ -113,6 +119,16 @@ class Adapter(ConstructMixin, ExecuteMixin):
         weights = functional and self.comp.tree is not None
         consts = dict(hyper or self._dummy_hyper()) if functional else None
         what = f"{self._name()} forward"
+        arg = list_input.detect(naming.signature_of(fn), self.comp)
+        if arg is not None:
+            b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
+                            flags=naming.CALL_FLAGS, keep_params=weights,
+                            fallback_positional=not weights, what=what)
+            if not self.caps.get("list_input"):
+                self.caps["list_input"] = True
+                self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
+                    s.name for s in self.comp.inputs) + "]")
+            return b
         try:
             return naming.bind(fn, self._sources(self.caps.get("self_attention", False)),
                                constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
@@ -151,7 +167,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return
         b = self._bind_forward(fn)
         self.binding = b
-        if self.comp.name == "mha" and not self.caps.get("self_attention"):
+        if self.comp.name == "mha" and not self.caps.get("self_attention") and \
+                not self.caps.get("list_input"):
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
             if len(bound) < 3:
                 raise InterfaceError(f"{self._name()} forward: expected query, key and value "
@@ -160,6 +177,13 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.caps.get("self_attention"):
             self.notes.append("forward takes one input: checked as self-attention, "
                               "forward(x) = MultiHead(x, x, x), gradient of x = dq + dk + dv")
+        lens = valid_lens.detect(b, self.comp)
+        if lens:
+            self.caps["valid_lens"] = lens
+            for name in lens:
+                self.caps["mask_kinds"][name] = valid_lens.KINDS
+                self.notes.append(f"mask {name!r} is taken as lengths ({b.arg_of[name]}, shape (B,)): "
+                                  f"only key-padding masks drawn, causal draws skipped")
         for m in self.comp.masks:
             if m.name in b.unbound:
                 self.caps["mask_kinds"][m.name] = ("none",)
@@ -193,10 +217,13 @@ class Adapter(ConstructMixin, ExecuteMixin):
         m = self._finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
         binding = self._bind_forward(getattr(m, "forward", m))
-        space, slots = torch_space(m) if self.framework == "torch" else numpy_space(m)
-        entries, unclaimed = self._resolve(space, case)
+        space, slots = self._space(m, binding, case)
+        entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
+        if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
+                not self.opts.allow_unmapped:
+            self._numpy_unclaimed(unclaimed, slots, space, case)
         if unclaimed and self.framework == "torch" and not self.opts.allow_unmapped:
             raise InterfaceError(
                 f"the candidate has parameters the reference has no counterpart for: "
@@ -214,15 +241,52 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return " (A final LayerNorm after each stack? try --set final_norm=true.)"
         return ""
 
-    def _resolve(self, space: naming.Space, case: Case):
+    def _space(self, m, binding, case: Case):
+        """The candidate's parameters (materialising lazy ones with a first call)."""
+        space, slots = torch_space(m) if self.framework == "torch" else numpy_space(m)
+        if self.comp.tree is None or not lazy.pending(m, self.framework, space.names):
+            return space, slots
+        lazy.first_call(self, m, binding, case)
+        if self.framework == "torch":
+            m.to(getattr(self.ops.torch, self.opts.dtype))
+            return torch_space(m)
+        space, slots = numpy_space(m)
+        names, slots = lazy.drop_activations(space, slots, case)
+        return naming.Space(names, {n: space.shapes[n] for n in names},
+                            {n: space.bare[n] for n in names}), slots
+
+    def _numpy_unclaimed(self, unclaimed, slots, space, case: Case) -> None:
+        """Arrays of a NumPy candidate the reference has no counterpart for: fine when they are the
+        same in every freshly built instance (constants); an interface error when randomly
+        initialised (they would change the output between instances and call it nondeterministic)."""
+        if self._unclaimed_constant is None:
+            twin = self._finish_module(self._construct(dict(case.hyper)))
+            binding = self._bind_forward(getattr(twin, "forward", twin))
+            _, twin_slots = self._space(twin, binding, case)
+            same = set()
+            for n in unclaimed:
+                if n in twin_slots:
+                    a, b = np.asarray(slots[n]._array()), np.asarray(twin_slots[n]._array())
+                    if a.shape == b.shape and np.array_equal(a, b, equal_nan=True):
+                        same.add(n)
+            self._unclaimed_constant = same
+            if same:
+                self.notes.append("arrays the reference has no counterpart for, left as "
+                                  "constructed (the same in every instance): " + ", ".join(sorted(same)))
+        random = [n for n in unclaimed if n not in self._unclaimed_constant]
+        if random:
+            raise InterfaceError(
+                "the candidate has randomly initialised arrays the reference has no counterpart "
+                "for: " + ", ".join(f"{n} {tuple(space.shapes[n])}" for n in random)
+                + ". Name them with --map REF=CAND (or --allow-unmapped to leave them as built).")
+
+    def _resolve(self, space: naming.Space, case: Case, module=None):
         if self.comp.tree is None:
             return {}, list(space.names)
         ref_shapes = {n: tuple(v.shape) for n, v in case.params.items()}
 
-        def optional(ref: str) -> bool:
-            leaf = ref.rsplit(".", 1)[-1]
-            owner = ref.rsplit(".", 1)[0] if "." in ref else ""
-            return leaf == "bias" or (len(ref_shapes[ref]) == 1 and ("norm" in owner or owner == ""))
+        def optional(ref: str, entries: dict):
+            return absent.reason(self, module, ref, ref_shapes[ref], entries)
 
         return naming.resolve(self.comp.tree, space, ref_shapes, case.hyper,
                               name_map=self.opts.name_map, layout=self.opts.weight_layout,

@@ -1,7 +1,7 @@
 """Running one example: feed inputs, masks and parameters, read the output, run the backward."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -9,7 +9,8 @@ import numpy as np
 from . import naming
 from .components import REF, Case
 from .options import CandidateProblem
-from .slots import candidate_arrays, convert_mask, read_param_grad
+from .recognise import bh_layout, list_input, pe_table, valid_lens
+from .slots import candidate_arrays, convert_mask, entry_grad
 
 
 @dataclass
@@ -55,19 +56,7 @@ class ExecuteMixin:
         else:
             for cname, arr in cand_vals.items():
                 param_leaves[cname] = ops.leaf(arr, grad=torch_mode)
-        # inputs
-        leaves, feeds, fed_np = {}, {}, {}
-        for name, a in case.inputs.items():
-            is_float = a.dtype == REF
-            arr = a.astype(dtype) if is_float else a
-            leaves[name] = ops.leaf(arr, grad=torch_mode and is_float)
-            feeds[name] = ops.feed(leaves[name])
-            fed_np[name] = arr.copy()
-        masks_np = {n: convert_mask(k, self.opts, dtype) for n, k in case.masks.items()}
-        mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}
-        values = {**feeds, **mask_feeds}
-        if case.self_attention:
-            values["x"] = feeds["x"]
+        leaves, feeds, fed_np, masks_np, mask_feeds, values = self._feed(case, torch_mode)
         # call
         extra = {}
         for cname, leaf in param_leaves.items():
@@ -96,11 +85,18 @@ class ExecuteMixin:
                                        + (f" of length {len(ret)}" if isinstance(ret, tuple) else ""))
             ret, cache = ret
         out, weights = self._parse_output(ret, case, produced)
+        if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
+            out = bh_layout.split(out, case.out_shape)
+            weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
+        if self.caps.get("returns_table"):                      # a positional table: x + table
+            out = pe_table.add_input(out, feeds["x"], case.out_shape)
+            self._mark_missing(case, produced, pe_table.NO_GRAD)
         produced.values["output"] = ops.to_np(out)
         produced.dtypes["output"] = ops.dtype_name(out)
         if weights is not None:
             produced.values["attention_weights"] = ops.to_np(weights)
-        if tuple(produced.values["output"].shape) != tuple(case.out_shape):
+        if tuple(produced.values["output"].shape) != tuple(case.out_shape) or \
+                self.caps.get("returns_table"):
             return produced  # the runner reports the shape; no backward on a wrong shape
         # backward
         if torch_mode:
@@ -114,6 +110,40 @@ class ExecuteMixin:
                      "to have gradients checked)"
             self._mark_missing(case, produced, reason)
         return produced
+
+    def _feed(self, case: Case, grad: bool):
+        """Inputs and masks as the candidate takes them: leaves (which collect gradients), what is
+        fed, the numpy copies to check they come back untouched, and the values by source name."""
+        ops, dtype = self.ops, self.opts.dtype
+        bh = self.caps.get("bh_layout")
+        leaves, feeds, fed_np = {}, {}, {}
+        for name, a in case.inputs.items():
+            is_float = a.dtype == REF
+            arr = a.astype(dtype) if is_float else a
+            leaves[name] = ops.leaf(arr, grad=grad and is_float)
+            feeds[name] = ops.feed(leaves[name])
+            fed_np[name] = arr.copy()
+            if bh:                                              # (B, H, T, d) -> (B*H, T, d)
+                feeds[name] = bh_layout.merge(feeds[name])
+                fed_np[name] = bh_layout.merge(fed_np[name])
+        masks_np = {}
+        for n, keep in case.masks.items():
+            if n in self.caps.get("valid_lens", {}):
+                masks_np[n] = valid_lens.from_keep(keep, n, per_query=self.caps["valid_lens"][n],
+                                                   heads=case.inputs["q"].shape[1] if bh else 0)
+            elif bh and keep is not None:
+                m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)
+                masks_np[n] = bh_layout.merge(np.broadcast_to(
+                    m, (m.shape[0], case.inputs["q"].shape[1]) + m.shape[2:])).copy()
+            else:
+                masks_np[n] = convert_mask(keep, self.opts, dtype)
+        mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}
+        values = {**feeds, **mask_feeds}
+        if case.self_attention:
+            values["x"] = feeds["x"]
+        if self.caps.get("list_input"):
+            values[list_input.SOURCE] = [feeds[s.name] for s in self.comp.inputs]
+        return leaves, feeds, fed_np, masks_np, mask_feeds, values
 
     def _mark_missing(self, case: Case, produced: Produced, reason: str) -> None:
         for q in self.comp.quantities(case):
@@ -185,17 +215,23 @@ class ExecuteMixin:
             key = f"grad_param:{ref}"
             if e.cand is None:
                 continue
-            if inst.obj is not None:
-                g = inst.slots[e.cand].grad()
-                shape = inst.slots[e.cand].shape
-            else:
-                leaf = param_leaves[e.cand]
-                g = None if leaf.grad is None else leaf.grad.detach().cpu().numpy().copy()
-                shape = tuple(leaf.shape)
-            if g is None:
-                g = np.zeros(shape, dtype=self.opts.dtype)
+            zero = []
+
+            def grad_of(cand):
+                if inst.obj is not None:
+                    g, shape = inst.slots[cand].grad(), inst.slots[cand].shape
+                else:
+                    leaf = param_leaves[cand]
+                    g = None if leaf.grad is None else leaf.grad.detach().cpu().numpy().copy()
+                    shape = tuple(leaf.shape)
+                if g is None:
+                    zero.append(cand)
+                    g = np.zeros(shape, dtype=self.opts.dtype)
+                return g
+
+            produced.values[key] = entry_grad(e, grad_of)
+            if zero:
                 produced.notes[key] = "no gradient reached this parameter (treated as zeros)"
-            produced.values[key] = read_param_grad(e, g)
 
     def _first_grad_key(self, case: Case) -> str | None:
         for q in self.comp.quantities(case):
@@ -212,7 +248,7 @@ class ExecuteMixin:
             if case.inputs[name].dtype == REF:
                 by_arg[inst.binding.arg_of.get(name, name)] = f"grad_input:{name}"
         for ref, e in inst.entries.items():
-            if e.cand is not None and e.rows is None:
+            if e.cand is not None and e.rows is None and not e.parts:
                 by_arg[e.cand] = f"grad_param:{ref}"
         listed = [(a, by_arg[a]) for a in order if a in by_arg]
         listed += [(a, k) for a, k in by_arg.items() if a not in order]
@@ -234,7 +270,7 @@ class ExecuteMixin:
             if e.cand is None:
                 continue
             key = f"grad_param:{ref}"
-            g = read_param_grad(e, inst.slots[e.cand].grad())
+            g = entry_grad(e, lambda c: inst.slots[c].grad())
             if g is None:
                 produced.missing[key] = (f"cannot find the gradient of {e.cand!r} after backward "
                                          f"(looked for .grad, d{e.cand.rsplit('.', 1)[-1]}, "

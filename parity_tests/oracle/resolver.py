@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .recognise import inner_norm, per_head, row_bias
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
@@ -47,18 +48,29 @@ class Entry:
     cand: str | None                 # None: the candidate has none (neutral value, not compared)
     transpose: bool = False          # candidate stores it transposed
     rows: tuple[int, int] | None = None   # a slice of a packed matrix (rows of the (out, in) view)
-    how: str = "name"                # name | order | map | absent | packed
+    how: str = "name"                # name | order | map | absent | packed | per_head
+    cand_shape: tuple | None = None  # a vector kept as (1, n) or (n, 1): reshaped both ways
+    parts: tuple = ()                # per-head pieces: ((cand, (row0, row1), transpose, shape), ...)
+    why: str = ""                    # absent: how the oracle knows the candidate has none
 
     def describe(self) -> str:
         if self.cand is None:
-            return f"{self.ref} <- (none: fixed at its neutral value, not compared)"
+            return f"{self.ref} <- (none: fixed at its neutral value, not compared" + (
+                f"; {self.why}" if self.why else "") + ")"
+        if self.parts:
+            return (f"{self.ref} <- rows of {len(self.parts)} per-head pieces "
+                    + ", ".join(p[0] for p in self.parts) + (" (transposed)" if self.parts[0][2] else ""))
         extra = []
+        if self.cand_shape is not None:
+            extra.append(f"kept as {self.cand_shape}")
         if self.rows:
             extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
         if self.transpose:
             extra.append("transposed")
         if self.how == "order":
             extra.append("by registration order")
+        if self.how == "inner_norm":
+            extra.append("a norm inside the sublayer block")
         if self.how == "map":
             extra.append("from --map")
         return f"{self.ref} <- {self.cand}" + (f" ({', '.join(extra)})" if extra else "")
@@ -102,6 +114,11 @@ class Resolver:
     def _take(self, ref: str, cand: str, how: str = "name") -> bool:
         if cand in self.claimed:
             return False
+        shaped = row_bias.vector_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
+        if shaped is not None:             # a (1, n) bias for the reference's (n,)
+            self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped)
+            self.claimed.add(cand)
+            return True
         t = self._orient(ref, cand)
         if t is None:
             return False
@@ -185,6 +202,7 @@ class Resolver:
                 self.child(child, ref_child, cand_prefix)
         if kind == "mha":
             self._packed_qkv(ref_prefix, cand_prefix)
+            per_head.resolve(self, ref_prefix, cand_prefix)
         if kind in ("mha", "ffn"):
             self._by_order(children, ref_prefix, cand_prefix)
 
@@ -241,6 +259,8 @@ class Resolver:
             return
         if child.kind == "linear" and child.raw_weight:
             self.linear_raw(ref_child, cand_prefix, child)
+        if child.kind == "norm":           # Add & Norm inside the attention / feed-forward block
+            inner_norm.resolve(self, ref_child, cand_prefix)
 
     def _complete(self, ref_prefix: str) -> bool:
         """Every required weight (Linear/Embedding weights) under ref_prefix has an entry."""
@@ -326,11 +346,11 @@ class Resolver:
 
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,
             name_map: dict[str, str] | None = None, layout: str = "out_in",
-            optional: Callable[[str], bool] = lambda r: False) -> tuple[dict[str, Entry], list[str]]:
+            optional: Callable[[str, dict], Any] = lambda r, e: False) -> tuple[dict[str, Entry], list[str]]:
     """Map every reference parameter to the candidate; returns (entries, unclaimed candidate names).
 
-    Raises InterfaceError naming the reference parameters that stayed unmapped (biases and norm
-    parameters may be absent: `optional(ref)` says which).
+    Raises InterfaceError naming the reference parameters that stayed unmapped, except those
+    `optional(ref, entries)` knows the candidate has none of (it returns the reason, a str).
     """
     unknown = [k for k in (name_map or {}) if k not in ref_shapes
                and not any(r.startswith(k + ".") for r in ref_shapes)]
@@ -343,8 +363,9 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
     for ref in ref_shapes:
         if ref in entries:
             continue
-        if optional(ref):
-            entries[ref] = Entry(ref, None, how="absent")
+        why = optional(ref, entries)
+        if why:
+            entries[ref] = Entry(ref, None, how="absent", why=why if isinstance(why, str) else "")
         else:
             missing.append(ref)
     unclaimed = [n for n in space.names if n not in r.claimed]
@@ -354,6 +375,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
             "cannot tell where the candidate keeps "
             + ", ".join(f"{m} {tuple(ref_shapes[m])}" for m in missing)
             + f". Candidate parameters: {listing or '(none)'}. Name them with --map REF=CAND "
-              "(e.g. --map q_proj.weight=attn.Wq.weight; append .T for a transposed matrix).")
+              "(e.g. --map q_proj.weight=attn.Wq.weight; append .T for a transposed matrix), or "
+              "--map REF=- where the candidate really has none.")
     # entries in reference order
     return {k: entries[k] for k in ref_shapes}, unclaimed

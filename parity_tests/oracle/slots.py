@@ -212,6 +212,14 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
         if e.cand is None:
             continue
         v = params[ref]
+        if e.parts:                       # per-head pieces: rows of the reference matrix
+            for cand, (a, b), transpose, shape in e.parts:
+                piece = v[a:b]
+                out[cand] = (piece.T if transpose else piece).reshape(shape).astype(dtype)
+            continue
+        if e.cand_shape is not None:      # a (1, n) vector
+            out[e.cand] = v.reshape(e.cand_shape).astype(dtype)
+            continue
         if e.rows is not None:
             packed.setdefault(e.cand, []).append((e.rows, v, e.transpose))
         else:
@@ -226,9 +234,27 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
     return out
 
 
+def entry_grad(entry: naming.Entry, grad_of) -> np.ndarray | None:
+    """The gradient of a reference parameter from the candidate's: `grad_of(cand)` reads one
+    candidate array's gradient (None when it has none); per-head pieces are stacked back."""
+    if entry.parts:
+        rows = []
+        for cand, (a, b), transpose, shape in entry.parts:
+            g = grad_of(cand)
+            if g is None:
+                return None
+            g = np.asarray(g)
+            g = g.T if transpose else g
+            rows.append(g.reshape((b - a,) + g.shape[1:]) if g.ndim > 1 else g.reshape(b - a))
+        return np.concatenate(rows, axis=0)
+    return read_param_grad(entry, grad_of(entry.cand))
+
+
 def read_param_grad(entry: naming.Entry, g: np.ndarray | None) -> np.ndarray | None:
     if g is None:
         return None
+    if entry.cand_shape is not None:
+        return np.asarray(g).reshape(-1)
     if entry.transpose:
         g = g.T
     if entry.rows is not None:

@@ -11,13 +11,17 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
+ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 """
 from __future__ import annotations
 
-from . import configs, derived, submodules
+from . import bh_layout, configs, derived, pe_table, submodules
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
+PROBES = (bh_layout.probe, pe_table.probe)        # run once when the adapter is prepared
+# FORWARD (list_input, valid_lens), LAZY (lazy), RESOLVE (per_head, row_bias, inner_norm) and
+# ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 
 
 def constructor_value(ctx: BuildContext, param, values: dict):
