@@ -108,7 +108,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
             ins = [("x", tuple(X_ALIASES) + tuple(Q_ALIASES), True)]
         else:
             ins = [(s.name, s.aliases, True) for s in self.comp.inputs]
-        return ins + [(m.name, m.aliases, False) for m in self.comp.masks]
+        return ins + [(m.name, tuple(m.aliases) + (valid_lens.NAMES if i == 0 else ()), False)
+                      for i, m in enumerate(self.comp.masks)]
 
     def _bind_forward(self, fn, hyper: dict | None = None) -> naming.Binding:
         """Bind the forward; for mha fall back to self-attention forward(x, mask) when key/value have
@@ -177,7 +178,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.caps.get("self_attention"):
             self.notes.append("forward takes one input: checked as self-attention, "
                               "forward(x) = MultiHead(x, x, x), gradient of x = dq + dk + dv")
-        lens = valid_lens.detect(b, self.comp)
+        lens = valid_lens.detect(b, self.comp, self.caps)
         if lens:
             self.caps["valid_lens"] = lens
             for name in lens:
@@ -237,15 +238,23 @@ class Adapter(ConstructMixin, ExecuteMixin):
         return inst
 
     def _hint_unclaimed(self, unclaimed) -> str:
+        if self.comp.name in ("mha", "ffn") and any("norm" in n.lower() or n.lower().startswith("ln")
+                                                    for n in unclaimed):
+            return (" (A LayerNorm inside the block, Add & Norm done by the block itself? Such a "
+                    "block computes more than the component: check it as part of encoder_layer.)")
         if self.comp.name == "model" and any("norm" in n for n in unclaimed):
             return " (A final LayerNorm after each stack? try --set final_norm=true.)"
         return ""
 
     def _space(self, m, binding, case: Case):
         """The candidate's parameters (materialising lazy ones with a first call)."""
-        space, slots = torch_space(m) if self.framework == "torch" else numpy_space(m)
-        if self.comp.tree is None or not lazy.pending(m, self.framework, space.names):
-            return space, slots
+        if self.framework == "torch":
+            if self.comp.tree is None or not lazy.pending(m, "torch", ()):
+                return torch_space(m)
+        else:
+            space, slots = numpy_space(m)
+            if self.comp.tree is None or not lazy.pending(m, "numpy", space.names):
+                return space, slots
         lazy.first_call(self, m, binding, case)
         if self.framework == "torch":
             m.to(getattr(self.ops.torch, self.opts.dtype))

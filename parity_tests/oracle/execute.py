@@ -88,6 +88,8 @@ class ExecuteMixin:
         if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
             out = bh_layout.split(out, case.out_shape)
             weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
+        if self._key_perm is not None and weights is not None:  # back to the original key order
+            weights = valid_lens.untake_last(weights, self._key_perm)
         if self.caps.get("returns_table"):                      # a positional table: x + table
             out = pe_table.add_input(out, feeds["x"], case.out_shape)
             self._mark_missing(case, produced, pe_table.NO_GRAD)
@@ -116,6 +118,11 @@ class ExecuteMixin:
         fed, the numpy copies to check they come back untouched, and the values by source name."""
         ops, dtype = self.ops, self.opts.dtype
         bh = self.caps.get("bh_layout")
+        lens = self.caps.get("valid_lens", {})
+        self._key_perm = None
+        for n, keep in case.masks.items():
+            if n in lens and keep is not None:
+                self._key_perm = valid_lens.key_order(keep)         # (B, Tk): kept keys first
         leaves, feeds, fed_np = {}, {}, {}
         for name, a in case.inputs.items():
             is_float = a.dtype == REF
@@ -123,13 +130,19 @@ class ExecuteMixin:
             leaves[name] = ops.leaf(arr, grad=grad and is_float)
             feeds[name] = ops.feed(leaves[name])
             fed_np[name] = arr.copy()
+            axis = valid_lens.KEY_AXIS.get(self.comp.name, {}).get(name)
+            if self._key_perm is not None and axis is not None:
+                feeds[name] = valid_lens.take(feeds[name], self._key_perm, axis)
+                fed_np[name] = valid_lens.take(fed_np[name], self._key_perm, axis)
             if bh:                                              # (B, H, T, d) -> (B*H, T, d)
                 feeds[name] = bh_layout.merge(feeds[name])
                 fed_np[name] = bh_layout.merge(fed_np[name])
         masks_np = {}
         for n, keep in case.masks.items():
-            if n in self.caps.get("valid_lens", {}):
-                masks_np[n] = valid_lens.from_keep(keep, n, per_query=self.caps["valid_lens"][n],
+            if n in lens:
+                if keep is not None:
+                    keep = valid_lens.take(np.asarray(keep), self._key_perm, 3)
+                masks_np[n] = valid_lens.from_keep(keep, n, per_query=lens[n],
                                                    heads=case.inputs["q"].shape[1] if bh else 0)
             elif bh and keep is not None:
                 m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)

@@ -15,12 +15,12 @@ ABSENT        parameters the candidate provably has none of (absent); others are
 """
 from __future__ import annotations
 
-from . import bh_layout, configs, derived, pe_table, submodules
+from . import bh_layout, configs, derived, lazy, pe_table, submodules
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
-PROBES = (bh_layout.probe, pe_table.probe)        # run once when the adapter is prepared
-# FORWARD (list_input, valid_lens), LAZY (lazy), RESOLVE (per_head, row_bias, inner_norm) and
+PROBES = (bh_layout.probe, pe_table.probe, lazy.probe)        # run once when the adapter is prepared
+# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias, inner_norm) and
 # ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 
 

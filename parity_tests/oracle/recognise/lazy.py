@@ -3,8 +3,6 @@ forward). Such a candidate is called once on the example's inputs before its par
 the reference's values are then written into the parameters that call created."""
 from __future__ import annotations
 
-import numpy as np
-
 
 def pending(m, framework: str, space_names) -> bool:
     """Whether `m` still has parameters to create."""
@@ -32,9 +30,18 @@ def first_call(adapter, m, binding, case) -> None:
             binding.call(fn, values)
     else:
         binding.call(fn, values)
-    note = "parameters are created lazily: materialised by a first call on each example's inputs"
-    if note not in adapter.notes:
-        adapter.notes.append(note)
+    if NOTE not in adapter.notes:
+        adapter.notes.append(NOTE)
 
 
-__all__ = ["pending", "drop_activations", "first_call", "np"]
+NOTE = "parameters are created lazily: materialised by a first call on each example's inputs"
+
+
+def probe(adapter) -> None:
+    """Say so up front when the probe build has parameters still to create."""
+    if adapter.probe is None or adapter.comp.tree is None:
+        return
+    from ..slots import numpy_space
+    names = [] if adapter.framework == "torch" else numpy_space(adapter.probe)[0].names
+    if pending(adapter.probe, adapter.framework, names) and NOTE not in adapter.notes:
+        adapter.notes.append(NOTE)

@@ -1,7 +1,12 @@
 """Recogniser: length-style masks. A forward argument named `valid_lens` (`lengths`, `seq_lens`,
 `src_len`, ...) takes, for each sequence, the number of keys it may attend to: shape (B,) (or
 (B*H,) for a (batch*heads, T, d) sdpa), as d2l's masked_softmax. Only key-padding masks can be said
-this way: draws are limited to no mask and padding (causal draws skipped, and the report says so)."""
+this way: draws are limited to no mask and padding (causal draws skipped, and the report says so).
+Lengths keep the FIRST keys; a padding draw that keeps others is handed over with the keys (k and v,
+the same permutation per sequence) reordered so that the kept ones come first: attention does not
+depend on the order of its keys, and the returned weights are put back in the original key order
+(gradients of k and v flow back through the reordering). Recognised for sdpa and for multi-head
+attention with separate query/key/value (for self-attention the query order would change too)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,9 +19,14 @@ NAMES = ("valid_lens", "valid_len", "valid_length", "valid_lengths", "lengths", 
 KINDS = ("none", "padding")
 
 
-def detect(binding, comp) -> dict:
+KEY_AXIS = {"sdpa": {"k": 2, "v": 2}, "mha": {"key": 1, "value": 1}}
+
+
+def detect(binding, comp, caps) -> dict:
     """{mask source: per_query (False: shape (B,))} for masks bound to a length-style argument."""
     out = {}
+    if comp.name not in KEY_AXIS or caps.get("self_attention"):
+        return out
     for m in comp.masks:
         arg = binding.arg_of.get(m.name)
         if arg is not None and arg.lower() in NAMES:
@@ -38,3 +48,29 @@ def from_keep(keep, name: str, per_query: bool = False, heads: int = 0):
     if heads:
         lens = np.repeat(lens, heads)                               # (B*H,)
     return lens.astype(np.int64)
+
+
+def key_order(keep) -> np.ndarray:
+    """(B, Tk) permutation of the keys putting the kept ones first (stable)."""
+    rows = np.asarray(keep, dtype=bool)[:, 0, 0, :]                 # (B, Tk)
+    return np.argsort(~rows, axis=-1, kind="stable")
+
+
+def take(a, perm: np.ndarray, axis: int):
+    """a reordered along `axis` by perm (B, Tk); numpy array or torch tensor (differentiable)."""
+    shape = [1] * len(a.shape)
+    shape[0], shape[axis] = perm.shape[0], perm.shape[1]
+    idx = perm.reshape(shape)
+    if isinstance(a, np.ndarray):
+        return np.take_along_axis(a, np.broadcast_to(idx, a.shape[:axis] + perm.shape[1:2]
+                                                     + a.shape[axis + 1:]), axis)
+    import torch
+    t = torch.from_numpy(np.ascontiguousarray(np.broadcast_to(
+        idx, tuple(a.shape[:axis]) + perm.shape[1:2] + tuple(a.shape[axis + 1:]))))
+    return torch.take_along_dim(a, t, dim=axis)
+
+
+def untake_last(w, perm: np.ndarray):
+    """Attention weights (B, ..., Tk) given for reordered keys -> the original key order."""
+    inv = np.argsort(perm, axis=-1)                                 # (B, Tk)
+    return take(w, inv, len(w.shape) - 1) if len(w.shape) >= 2 else w
