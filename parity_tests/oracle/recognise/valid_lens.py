@@ -65,8 +65,8 @@ def take(a, perm: np.ndarray, axis: int):
         return np.take_along_axis(a, np.broadcast_to(idx, a.shape[:axis] + perm.shape[1:2]
                                                      + a.shape[axis + 1:]), axis)
     import torch
-    t = torch.from_numpy(np.ascontiguousarray(np.broadcast_to(
-        idx, tuple(a.shape[:axis]) + perm.shape[1:2] + tuple(a.shape[axis + 1:]))))
+    t = torch.from_numpy(np.broadcast_to(
+        idx, tuple(a.shape[:axis]) + perm.shape[1:2] + tuple(a.shape[axis + 1:])).copy())
     return torch.take_along_dim(a, t, dim=axis)
 
 
