@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import naming, recognise
+from . import adapter_hooks, naming, recognise
 from .recognise import absent, lazy, list_input, valid_lens
 from .components import Case, Component, X_ALIASES, Q_ALIASES
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
@@ -53,7 +53,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.ops = TorchOps() if self.framework == "torch" else NumpyOps()
         self.obj = loaded.obj
         self.backward = loaded.backward
-        self.notes: list[str] = []
+        self.hooks = adapter_hooks.load(opts.adapter_path, loaded.obj) if opts.adapter_path else None
+        self.notes: list[str] = [adapter_hooks.note(self.hooks)] if self.hooks else []
         self.caps: dict[str, Any] = {"fixed": dict(opts.settings), "mask_kinds": {}}
         self.mode = self._mode()
         self.kind = self._kind_label()
@@ -66,6 +67,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
     # -- what is it? ------------------------------------------------------------------------------
     def _mode(self) -> str:
         obj = self.obj
+        if self.hooks is not None and self.hooks.build is not None:
+            return "class"
         if isinstance(obj, type):
             return "class"
         if not inspect.isroutine(obj) and hasattr(obj, "forward"):
@@ -120,6 +123,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
         weights = functional and self.comp.tree is not None
         consts = dict(hyper or self._dummy_hyper()) if functional else None
         what = f"{self._name()} forward"
+        if self.hooks is not None and self.hooks.call is not None:
+            return adapter_hooks.binding(self)
         arg = list_input.detect(naming.signature_of(fn), self.comp)
         if arg is not None:
             b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
@@ -218,8 +223,14 @@ class Adapter(ConstructMixin, ExecuteMixin):
         m = self._finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
         binding = self._bind_forward(getattr(m, "forward", m))
-        space, slots = self._space(m, binding, case)
-        entries, unclaimed = self._resolve(space, case, m)
+        if self.hooks is not None and self.hooks.call is not None:
+            fn = adapter_hooks.forward(self.hooks, m)
+        if self.hooks is not None and self.hooks.weights is not None:
+            entries, slots = adapter_hooks.entries(self, m, case)
+            space, unclaimed = None, []
+        else:
+            space, slots = self._space(m, binding, case)
+            entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \

@@ -76,6 +76,8 @@ class ConstructMixin:
 
     def _construct(self, hyper: dict):
         """Build the candidate module for these hyperparameters (class or factory)."""
+        if self.hooks is not None and self.hooks.build is not None:
+            return self.hooks.build(self.comp.name, dict(hyper))
         if self.mode == "instance":
             return self.obj
         values = self.comp.constructor_values(hyper) if self.comp.name != "model" else \
@@ -148,6 +150,8 @@ class ConstructMixin:
     def _finish_module(self, m):
         if self.framework == "torch":
             torch = self.ops.torch
+            if not isinstance(m, torch.nn.Module) and self.hooks is not None:
+                return m                        # built by the adapter file: as it is
             if not isinstance(m, torch.nn.Module):
                 raise InterfaceError(f"{self._name()}: built a {type(m).__name__}, expected a "
                                      f"torch.nn.Module")

@@ -105,6 +105,9 @@ class ExecuteMixin:
             self._torch_backward(out, case, leaves, param_leaves, inst, produced)
         elif self.mode == "pair":
             self._pair_backward(cache, case, inst, produced)
+        elif self.hooks is not None and self.hooks.backward is not None:
+            self._module_backward(case, inst, produced,
+                                  backward=lambda d: self.hooks.backward(inst.obj, d))
         elif inst.obj is not None and callable(getattr(inst.obj, "backward", None)):
             self._module_backward(case, inst, produced)
         else:
@@ -273,9 +276,10 @@ class ExecuteMixin:
         targets = self._grad_targets(case, inst)
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout, cache)")
 
-    def _module_backward(self, case: Case, inst: Instance, produced: Produced) -> None:
+    def _module_backward(self, case: Case, inst: Instance, produced: Produced,
+                         backward=None) -> None:
         dout = case.dout.astype(self.opts.dtype)
-        grads = inst.obj.backward(dout)
+        grads = (backward or inst.obj.backward)(dout)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)

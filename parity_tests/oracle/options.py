@@ -34,6 +34,7 @@ class Options:
     settings: dict = field(default_factory=dict)   # --set: fixed hyperparameters / bounds
     allow_unmapped: bool = False
     check_dtype: bool = True
+    adapter_path: str | None = None     # --adapter FILE: hooks to build, call and read the candidate
 
     def validate(self) -> None:
         def need(ok, what, expected, got):
@@ -51,5 +52,8 @@ class Options:
              self.weight_layout)
         need(isinstance(self.examples, int) and self.examples >= 1, "--examples", "a positive int",
              self.examples)
+        need(self.adapter_path is None or (isinstance(self.adapter_path, str)
+                                           and self.adapter_path.endswith(".py")),
+             "--adapter", "a .py file of hooks", self.adapter_path)
         need(self.timeout is None or self.timeout > 0, "--timeout", "a positive number of seconds",
              self.timeout)

@@ -22,6 +22,8 @@ def split(a, shape):
 
 def probe(adapter) -> None:
     """Set caps["bh_layout"] when the candidate only works on merged batch*heads tensors."""
+    if adapter.hooks is not None and adapter.hooks.call is not None:
+        return                          # the adapter file says how to call it
     if adapter.comp.name != "sdpa" or adapter.mode not in ("function", "class", "instance"):
         return
     from ..frameworks import _names_used

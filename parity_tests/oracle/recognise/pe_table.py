@@ -23,6 +23,8 @@ def add_input(table, x, out_shape):
 
 def probe(adapter) -> None:
     """Set caps["returns_table"] for a positional module whose forward returns the table."""
+    if adapter.hooks is not None and adapter.hooks.call is not None:
+        return                          # the adapter file says how to call it
     if adapter.comp.name != "positional" or adapter.mode not in ("class", "instance") or \
             adapter.caps.get("table"):
         return
