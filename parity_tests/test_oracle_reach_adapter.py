@@ -61,3 +61,27 @@ def test_bad_adapter_files_are_clear_errors(tmp_path):
     assert res.verdict == "interface_error" and "defines none of the hooks" in res.message
     with pytest.raises(ValueError, match="--adapter"):
         Options(adapter_path="adapter.txt").validate()
+
+
+def test_function_with_only_a_call_hook(tmp_path):
+    f = tmp_path / "adapter.py"
+    f.write_text("def call(fn, inputs):\n"
+                 "    return fn((inputs['q'], inputs['k']), inputs['v'], inputs['mask'])\n")
+    res = check("sdpa", f"{FILE}:pair_attention", examples=5, adapter_path=str(f))
+    assert res.verdict == "match", render_text(res)
+    bad = check("sdpa", f"{FILE}:pair_attention_bad", examples=30, adapter_path=str(f))
+    assert bad.verdict == "mismatch", render_text(bad)
+
+
+def test_build_only_hook_for_a_whole_layer(tmp_path):
+    f = tmp_path / "adapter.py"
+    f.write_text("from reach_constructors import MultiHeadAttention, PositionwiseFeedForward\n"
+                 "def build(component, hyper, candidate):\n"
+                 "    d = hyper['d_model']\n"
+                 "    return candidate(d, MultiHeadAttention(d, hyper['num_heads']),\n"
+                 "                     PositionwiseFeedForward(d, hyper['d_ff'], 0.0), 0.0)\n")
+    layers = os.path.join(HERE, "reach_constructors.py")
+    res = check("encoder_layer", f"{layers}:EncoderLayer", examples=5, adapter_path=str(f))
+    assert res.verdict == "match", render_text(res)
+    bad = check("encoder_layer", f"{layers}:EncoderLayerNoResidual", examples=30, adapter_path=str(f))
+    assert bad.verdict == "mismatch", render_text(bad)

@@ -326,4 +326,6 @@ class Adapter(ConstructMixin, ExecuteMixin):
             if unclaimed:
                 raise InterfaceError(f"{self._name()}: cannot tell what to pass for arguments "
                                      f"{unclaimed}; name them with --map REF=ARG")
+        if self.hooks is not None and self.hooks.call is not None:
+            fn = adapter_hooks.forward(self.hooks, fn)
         return Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)

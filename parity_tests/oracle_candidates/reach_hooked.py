@@ -64,3 +64,18 @@ class TupleStateNormBad(TupleStateNorm):
     """BUG: the gradient of the gain forgets x-hat."""
 
     bad = True
+
+
+def pair_attention(qk, v, mask=None):
+    """sdpa taking (q, k) as one pair; returns (output, weights)."""
+    q, k = qk
+    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    if mask is not None:
+        s = s.masked_fill(mask == 0, float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    return w @ v, w
+
+
+def pair_attention_bad(qk, v, mask=None):
+    """BUG: ignores the mask."""
+    return pair_attention(qk, v, None)
