@@ -30,6 +30,8 @@ PAIRS = [
     ("pe_table", "positional", TORCH, "PositionalTable", "PositionalTableSwapped", {},
      "positional table"),
     ("inner_norm", "encoder_layer", TORCH, "NormedEncoderLayer", "NormedEncoderLayerBad", {}, "d_k"),
+    ("encoder_block_valid_lens", "encoder_layer", TORCH, "TransformerEncoderBlock",
+     "TransformerEncoderBlockBad", {}, "causal draws skipped"),
     ("row_bias", "ffn", NUMPY, "RowBiasFFN", "RowBiasFFNBadGrad", {"weight_layout": "in_out"}, None),
     ("per_head_lists", "mha", NUMPY, "ListHeadsMHA", "ListHeadsMHAReversed",
      {"weight_layout": "in_out", "name_map": NO_BIAS}, None),
@@ -95,3 +97,37 @@ def test_numpy_lazy_weights_materialised():
     res = check("ffn", f"{NUMPY}:LazyFFN", examples=N)
     assert res.verdict == "match", render_text(res)
     assert any("created lazily" in n for n in res.notes), res.notes
+
+
+def test_self_attention_with_lengths_reorders_positions():
+    res = check("mha", f"{TORCH}:SelfAttentionValidLens", examples=12)
+    assert res.verdict == "match", render_text(res)
+    assert any("self-attention" in n for n in res.notes) and \
+        any("causal draws skipped" in n for n in res.notes), res.notes
+
+
+def _left_padded(B, Tq, Tk):
+    """Keep mask (B, 1, Tq, Tk) as 0/1 lists: batch 0 keeps only its LAST key, the others all keys."""
+    rows = [[0] * (Tk - 1) + [1]] + [[1] * Tk for _ in range(B - 1)]
+    return {"kind": "padding", "keep": [[[r] * Tq] for r in rows]}
+
+
+REPLAYS = [
+    ("sdpa", "DotProductAttention", {"B": 2, "H": 2, "Tq": 3, "Tk": 4, "dk": 3, "dv": 2}),
+    ("mha", "LazyMultiHeadAttention", {"B": 2, "Tq": 3, "Tk": 4, "d_model": 4, "num_heads": 2}),
+    ("mha", "SelfAttentionValidLens", {"B": 2, "Tq": 4, "Tk": 4, "d_model": 4, "num_heads": 2}),
+    ("encoder_layer", "TransformerEncoderBlock",
+     {"B": 2, "T": 4, "d_model": 4, "num_heads": 2, "d_ff": 3, "activation": "relu", "eps": 1e-5,
+      "norm_first": False}),
+]
+
+
+@pytest.mark.parametrize("component,name,sizes", REPLAYS, ids=[r[1] for r in REPLAYS])
+def test_lengths_reach_left_padded_masks(component, name, sizes):
+    """A padding that keeps the last key cannot be said with lengths as it is: the oracle reorders
+    the keys (and, for self-attention, the positions) and still compares exactly."""
+    Tq, Tk = sizes.get("Tq", sizes.get("T")), sizes.get("Tk", sizes.get("T"))
+    example = {**sizes, "mask": _left_padded(sizes["B"], Tq, Tk), "seed": 3}
+    res = check(component, f"{TORCH}:{name}", replay=example)
+    assert res.verdict == "match", render_text(res)
+    assert "grad_input" in " ".join(res.checked), res.checked

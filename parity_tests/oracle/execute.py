@@ -88,8 +88,14 @@ class ExecuteMixin:
         if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
             out = bh_layout.split(out, case.out_shape)
             weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
-        if self._key_perm is not None and weights is not None:  # back to the original key order
-            weights = valid_lens.untake_last(weights, self._key_perm)
+        if self._key_perm is not None:                          # back to the original order
+            rows = valid_lens.axes(self.comp.name, case.self_attention)[1]
+            if weights is not None and tuple(weights.shape) == tuple(case.weights_shape or ()):
+                weights = valid_lens.untake_last(weights, self._key_perm)
+                if rows:
+                    weights = valid_lens.untake(weights, self._key_perm, len(weights.shape) - 2)
+            if rows and tuple(out.shape) == tuple(case.out_shape):
+                out = valid_lens.untake(out, self._key_perm, 1)
         if self.caps.get("returns_table"):                      # a positional table: x + table
             out = pe_table.add_input(out, feeds["x"], case.out_shape)
             self._mark_missing(case, produced, pe_table.NO_GRAD)
@@ -133,7 +139,7 @@ class ExecuteMixin:
             leaves[name] = ops.leaf(arr, grad=grad and is_float)
             feeds[name] = ops.feed(leaves[name])
             fed_np[name] = arr.copy()
-            axis = valid_lens.KEY_AXIS.get(self.comp.name, {}).get(name)
+            axis = valid_lens.axes(self.comp.name, case.self_attention)[0].get(name)
             if self._key_perm is not None and axis is not None:
                 feeds[name] = valid_lens.take(feeds[name], self._key_perm, axis)
                 fed_np[name] = valid_lens.take(fed_np[name], self._key_perm, axis)
@@ -279,7 +285,12 @@ class ExecuteMixin:
     def _module_backward(self, case: Case, inst: Instance, produced: Produced,
                          backward=None) -> None:
         dout = case.dout.astype(self.opts.dtype)
+        rows = self._key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
+        if rows:                             # the candidate saw reordered positions
+            dout = valid_lens.take(dout, self._key_perm, 1)
         grads = (backward or inst.obj.backward)(dout)
+        if rows:
+            grads = valid_lens.untake_grads(grads, self._key_perm)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)

@@ -26,7 +26,7 @@ HYPER_ALIASES: dict[str, list[str]] = {
              "ff_hidden", "hidden", "d_ffn", "intermediate_size", "dff", "feedforward_dim",
              "hidden_size", "d_ff_", "ff_size", "ffn_hidden", "inner_dim", "mlp_dim", "d_fc",
              "hidden_features", "d_inner_hid", "expansion_dim", "dim_ff", "ffn_hidden_dim",
-             "forward_expansion_dim", "ff_dim_"],
+             "forward_expansion_dim", "ff_dim_", "ffn_num_hiddens", "ffn_hidden_size"],
     "eps": ["eps", "epsilon", "layer_norm_eps", "norm_eps", "ln_eps", "layernorm_eps", "variance_epsilon"],
     "max_len": ["max_len", "max_seq_len", "max_seq_length", "max_length", "seq_len", "n_position",
                 "max_position", "block_size", "maxlen", "num_positions", "max_positions",

@@ -101,7 +101,9 @@ def _norms(i: int, extra: Iterable[str] = ()) -> tuple[str, ...]:
     return _t(f"norm{i}", f"norm_{i}", f"ln{i}", f"ln_{i}", f"layer_norm{i}", f"layernorm{i}",
               f"layer_norm_{i}", f"layernorm_{i}", f"sublayer.{i - 1}.norm", f"lnorm{i}",
               f"layer_norms.{i - 1}", f"norms.{i - 1}", f"ln.{i - 1}", f"LayerNorm{i}",
-              f"sublayers.{i - 1}.norm", f"sublayer_connection{i}.norm", *extra)
+              f"sublayers.{i - 1}.norm", f"sublayer_connection{i}.norm", f"addnorm{i}.ln",
+              f"add_norm{i}.ln", f"addnorm{i}.norm", f"add_norm{i}.norm", f"addnorm{i}.layer_norm",
+              *extra)
 
 
 TREES: dict[str, tuple[Child, ...]] = {

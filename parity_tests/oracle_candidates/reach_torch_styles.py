@@ -239,3 +239,55 @@ class NormedEncoderLayerBad(NormedEncoderLayer):
     """BUG: the feed-forward block normalises before adding the residual."""
 
     ffn_class = _NormFirstFFN
+
+
+# -- a textbook encoder block: AddNorm modules, lazy layers, valid_lens ---------------------------------
+class AddNorm(nn.Module):
+    def __init__(self, norm_shape, dropout):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.ln = nn.LayerNorm(norm_shape)
+
+    def forward(self, X, Y):
+        return self.ln(self.dropout(Y) + X)
+
+
+class PositionWiseFFN(nn.Module):
+    def __init__(self, ffn_num_hiddens, ffn_num_outputs):
+        super().__init__()
+        self.dense1 = nn.LazyLinear(ffn_num_hiddens)
+        self.relu = nn.ReLU()
+        self.dense2 = nn.LazyLinear(ffn_num_outputs)
+
+    def forward(self, X):
+        return self.dense2(self.relu(self.dense1(X)))
+
+
+class TransformerEncoderBlock(nn.Module):
+    """Post-norm encoder block: forward(X, valid_lens)."""
+
+    def __init__(self, num_hiddens, ffn_num_hiddens, num_heads, dropout, use_bias=False):
+        super().__init__()
+        self.attention = LazyMultiHeadAttention(num_hiddens, num_heads, dropout, use_bias)
+        self.addnorm1 = AddNorm(num_hiddens, dropout)
+        self.ffn = PositionWiseFFN(ffn_num_hiddens, num_hiddens)
+        self.addnorm2 = AddNorm(num_hiddens, dropout)
+
+    def forward(self, X, valid_lens):
+        Y = self.addnorm1(X, self.attention(X, X, X, valid_lens))
+        return self.addnorm2(Y, self.ffn(Y))
+
+
+class TransformerEncoderBlockBad(TransformerEncoderBlock):
+    """BUG: the second residual adds the block's input X instead of Y."""
+
+    def forward(self, X, valid_lens):
+        Y = self.addnorm1(X, self.attention(X, X, X, valid_lens))
+        return self.addnorm2(X, self.ffn(Y))
+
+
+class SelfAttentionValidLens(LazyMultiHeadAttention):
+    """Self-attention with lengths: forward(X, valid_lens)."""
+
+    def forward(self, X, valid_lens=None):
+        return super().forward(X, X, X, valid_lens)

@@ -5,8 +5,11 @@ this way: draws are limited to no mask and padding (causal draws skipped, and th
 Lengths keep the FIRST keys; a padding draw that keeps others is handed over with the keys (k and v,
 the same permutation per sequence) reordered so that the kept ones come first: attention does not
 depend on the order of its keys, and the returned weights are put back in the original key order
-(gradients of k and v flow back through the reordering). Recognised for sdpa and for multi-head
-attention with separate query/key/value (for self-attention the query order would change too)."""
+(gradients of k and v flow back through the reordering). For self-attention and encoder layers,
+where queries and keys are the same positions, the whole sequence x is reordered and the output rows
+(and the gradient of x, the upstream gradient going in) are put back: without positional encodings a
+layer does not depend on the order of its positions. Recognised for sdpa, multi-head attention and
+encoder layers."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,12 +23,20 @@ KINDS = ("none", "padding")
 
 
 KEY_AXIS = {"sdpa": {"k": 2, "v": 2}, "mha": {"key": 1, "value": 1}}
+ROW_AXIS = {"mha": {"x": 1}, "encoder_layer": {"x": 1}}   # self-attention: positions move together
+
+
+def axes(comp_name: str, self_attention: bool) -> tuple[dict, bool]:
+    """({input name: axis reordered}, whether the output rows move with it)."""
+    if comp_name == "encoder_layer" or (comp_name == "mha" and self_attention):
+        return ROW_AXIS[comp_name], True
+    return KEY_AXIS.get(comp_name, {}), False
 
 
 def detect(binding, comp, caps) -> dict:
     """{mask source: per_query (False: shape (B,))} for masks bound to a length-style argument."""
     out = {}
-    if comp.name not in KEY_AXIS or caps.get("self_attention"):
+    if comp.name not in KEY_AXIS and comp.name not in ROW_AXIS:
         return out
     for m in comp.masks:
         arg = binding.arg_of.get(m.name)
@@ -74,3 +85,22 @@ def untake_last(w, perm: np.ndarray):
     """Attention weights (B, ..., Tk) given for reordered keys -> the original key order."""
     inv = np.argsort(perm, axis=-1)                                 # (B, Tk)
     return take(w, inv, len(w.shape) - 1) if len(w.shape) >= 2 else w
+
+
+def untake(a, perm: np.ndarray, axis: int):
+    """Undo take(a, perm, axis)."""
+    return take(a, np.argsort(perm, axis=-1), axis)
+
+
+def untake_grads(grads, perm: np.ndarray):
+    """Input gradients a NumPy backward returned for reordered positions -> the original order
+    (an array, a tuple/list of arrays, or a dict of them; only (B, T, ...) arrays are moved)."""
+    def back(g):
+        if isinstance(g, np.ndarray) and g.ndim >= 2 and g.shape[:2] == perm.shape:
+            return untake(g, perm, 1)
+        return g
+    if isinstance(grads, dict):
+        return {k: back(v) for k, v in grads.items()}
+    if isinstance(grads, (tuple, list)):
+        return type(grads)(back(g) for g in grads)
+    return back(grads)
