@@ -156,3 +156,15 @@ def test_absent_reasons():
     holder = torch.nn.Module()
     holder.gain = torch.ones(3)                              # a plain tensor: could be it
     assert absent.reason(_Ad("class", "torch"), holder, "norm1.weight", (3,), {}) is None
+
+
+def test_valid_lens_axes_and_gradients_back():
+    assert valid_lens.axes("sdpa", False) == ({"k": 2, "v": 2}, False)
+    assert valid_lens.axes("mha", True) == ({"x": 1}, True)
+    assert valid_lens.axes("encoder_layer", False) == ({"x": 1}, True)
+    perm = np.array([[2, 0, 1]])
+    g = np.arange(6.0).reshape(1, 3, 2)
+    moved = valid_lens.take(g, perm, 1)
+    back = valid_lens.untake_grads({"x": moved, "n": 1}, perm)
+    assert np.array_equal(back["x"], g) and back["n"] == 1
+    assert np.array_equal(valid_lens.untake_grads((moved,), perm)[0], g)
