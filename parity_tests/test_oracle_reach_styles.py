@@ -35,6 +35,8 @@ PAIRS = [
     ("row_bias", "ffn", NUMPY, "RowBiasFFN", "RowBiasFFNBadGrad", {"weight_layout": "in_out"}, None),
     ("per_head_lists", "mha", NUMPY, "ListHeadsMHA", "ListHeadsMHAReversed",
      {"weight_layout": "in_out", "name_map": NO_BIAS}, None),
+    ("per_head_lists_with_bias", "mha", NUMPY, "ListHeadsMHAWithBias", "ListHeadsMHAWithBiasBad",
+     {"weight_layout": "in_out"}, None),
     ("hidden_gain_mapped", "layernorm", NUMPY, "HiddenGainLayerNorm", "HiddenGainLayerNormBad",
      {"name_map": {"weight": "p.gain", "bias": "p.shift"}}, None),
 ]
@@ -131,3 +133,9 @@ def test_lengths_reach_left_padded_masks(component, name, sizes):
     res = check(component, f"{TORCH}:{name}", replay=example)
     assert res.verdict == "match", render_text(res)
     assert "grad_input" in " ".join(res.checked), res.checked
+
+
+def test_per_head_bias_lists_are_mapped():
+    res = check("mha", f"{NUMPY}:ListHeadsMHAWithBias", examples=3, weight_layout="in_out")
+    line = next(m for m in res.mapping if m.startswith("v_proj.bias"))
+    assert "per-head pieces bv.0" in line, res.mapping

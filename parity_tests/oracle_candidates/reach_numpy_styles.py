@@ -135,3 +135,38 @@ class LazyFFN:
             self.W1, self.b1 = rng.standard_normal((self.d_ff, D)), np.zeros(self.d_ff)
             self.W2, self.b2 = rng.standard_normal((D, self.d_ff)), np.zeros(D)
         return np.maximum(x @ self.W1.T + self.b1, 0.0) @ self.W2.T + self.b2
+
+
+class ListHeadsMHAWithBias:
+    """Per-head lists of (d_model, d_k) matrices AND of (d_k,) biases, an output matrix and bias."""
+
+    shift = 0
+
+    def __init__(self, d_model, num_heads):
+        rng = np.random.default_rng()
+        dk = d_model // num_heads
+        for n in ("q", "k", "v"):
+            setattr(self, f"W{n}", [rng.standard_normal((d_model, dk)) for _ in range(num_heads)])
+            setattr(self, f"b{n}", [rng.standard_normal(dk) for _ in range(num_heads)])
+        self.Wo, self.bo = rng.standard_normal((d_model, d_model)), rng.standard_normal(d_model)
+
+    def forward(self, query, key, value, mask=None):
+        heads = []
+        H = len(self.Wq)
+        for i in range(H):
+            j = (i + self.shift) % H
+            q = query @ self.Wq[i] + self.bq[i]
+            k = key @ self.Wk[i] + self.bk[i]
+            v = value @ self.Wv[i] + self.bv[j]
+            s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+            if mask is not None:
+                s = np.where(mask[:, 0] == 0, -1e9, s)
+            s = np.exp(s - s.max(-1, keepdims=True))
+            heads.append((s / s.sum(-1, keepdims=True)) @ v)
+        return np.concatenate(heads, axis=-1) @ self.Wo + self.bo
+
+
+class ListHeadsMHAWithBiasBad(ListHeadsMHAWithBias):
+    """BUG: head i adds the value bias of head i+1."""
+
+    shift = 1

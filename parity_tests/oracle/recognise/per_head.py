@@ -2,7 +2,8 @@
 d_model -> d_k, concatenated (`self.heads = ModuleList([Head(...) for _ in range(h)])` with
 `query`/`key`/`value` Linear layers each, `self.W_q = ModuleList([...])`, or a Python list of NumPy
 matrices). Head i's projection is rows i*d_k:(i+1)*d_k of the reference's (d_model, d_model) weight,
-in the (out, in) layout; its bias, when there is one, the same rows of the bias."""
+in the (out, in) layout; its bias, when there is one (beside a per-head Linear weight, or a list of
+biases `bq[i]` beside a list `Wq[i]`), the same rows of the bias."""
 from __future__ import annotations
 
 import re
@@ -37,10 +38,17 @@ def _pieces(r, cand_prefix: str, tokens: set[str], H: int, dk: int, d_in: int) -
     return {i: v[0] for i, v in found.items()}
 
 
-def _bias_of(r, wname: str, dk: int) -> str | None:
+def _bias_of(r, wname: str, dk: int, child=None) -> str | None:
     if "." not in wname:
         return None
     owner, leaf = wname.rsplit(".", 1)
+    if leaf.isdigit() and child is not None:     # a list of bare matrices: a list of biases beside it
+        parent = owner.rsplit(".", 1)[0] if "." in owner else ""
+        for b in child.raw_bias:
+            c = r.space.find(r.join(parent, f"{b}.{leaf}"))
+            if c and c not in r.claimed and tuple(r.space.shapes[c]) in ((dk,), (1, dk)):
+                return c
+        return None
     if leaf.lower() not in WEIGHT_LEAVES:
         return None
     for b in BIAS_LEAVES:
@@ -75,7 +83,7 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> None:
             bare = r.space.bare.get(name, True)
             transpose = shape == (d_in, dk) and (dk != d_in or (bare and r.layout == "in_out"))
             parts.append((name, (i * dk, (i + 1) * dk), transpose, shape))
-            b = _bias_of(r, name, dk)
+            b = _bias_of(r, name, dk, child)
             if b is not None:
                 bparts.append((b, (i * dk, (i + 1) * dk), False, tuple(r.space.shapes[b])))
         r.entries[wref] = Entry(wref, parts[0][0], how="per_head", parts=tuple(parts))
