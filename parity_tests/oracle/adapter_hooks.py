@@ -4,8 +4,8 @@ An adapter file is plain Python beside the submission; it defines any of these f
 optional; what it leaves out the oracle does as usual):
 
     build(component, hyper) -> obj            or build(component, hyper, candidate) -> obj
-        Build the candidate for one example (`candidate`: the object named on the command line). `component` is the oracle's component name ("mha",
-        "ffn", ...); `hyper` its hyperparameters ({"d_model": 8, "num_heads": 2}, for sdpa the head
+        Build the candidate for one example (`candidate`: the object named on the command line).
+        `component` is the oracle's component name ("mha", "ffn", ...); `hyper` its hyperparameters ({"d_model": 8, "num_heads": 2}, for sdpa the head
         widths {"d_k": .., "d_v": ..}). The candidate named on the command line is importable from the
         adapter as usual (`from student import Model`).
     call(obj, inputs) -> output, or (output, attention_weights)
@@ -14,11 +14,12 @@ optional; what it leaves out the oracle does as usual):
         positional x; encoder_layer x, mask; ...), tensors for a torch candidate, arrays for NumPy;
         masks are in the convention and rank the options asked for (default: keep = True may attend).
     weights(obj) -> {reference name: tensor or array, or "-" for none}
-        Where each reference parameter lives (names as `state_dict()` of the npformer twin: q_proj.weight,
-        linear1.bias, norm1.weight, ...). The oracle writes the drawn values into these objects in
+        Where each reference parameter lives (names as `state_dict()` of the npformer twin:
+        q_proj.weight, linear1.bias, norm1.weight, ...). The oracle writes the drawn values into these objects in
         place (a torch Parameter, or a NumPy array); layouts are found from shapes ((in, out) matrices
-        are transposed, (1, n) vectors reshaped; a square matrix follows --weight-layout). Every reference parameter must be named ("-" means
-        the candidate really has none: it is then fixed at its neutral value and not compared).
+        are transposed, (1, n) vectors reshaped; a square matrix follows --weight-layout). Every
+        reference parameter must be named ("-" means the candidate really has none: it is then fixed
+        at its neutral value and not compared).
     backward(obj, dout) -> {input name: gradient}          (NumPy candidates)
         Run the hand-written backward for the last call; return the input gradients.
     grads(obj) -> {reference name: gradient}               (NumPy candidates, after backward)
@@ -77,7 +78,8 @@ def load(path: str, candidate: Any = None) -> Hooks:
         if fn is None:
             continue
         if not callable(fn):
-            raise InterfaceError(f"--adapter {path}: {name} must be a function, got {type(fn).__name__}")
+            raise InterfaceError(f"--adapter {path}: {name} must be a function, got "
+                                 f"{type(fn).__name__}")
         if not (_takes(fn, nargs) or (name == "build" and _takes(fn, 3))):
             raise InterfaceError(f"--adapter {path}: {name} must take {nargs} argument(s) "
                                  f"({HOOK_DOC[name]}), got {name}{inspect.signature(fn)}")

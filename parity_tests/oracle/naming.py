@@ -2,15 +2,17 @@
 
 Three jobs:
 
-1. `bind(...)` (signatures.py): match a candidate's signature (constructor or forward) to what the oracle has to pass,
-   by the names tutorials use (`d_model`/`embed_dim`/`hidden_size`, `num_heads`/`h`/`nhead`, `Q`/`query`,
-   `src_mask`/`tgt_mask`, ...), falling back to position for names it does not know.
-2. `resolve(...)` (resolver.py, with the trees in trees.py): map every reference parameter (npformer's `state_dict` names, such as
-   `self_attn.q_proj.weight`) to where the candidate keeps it (`attention.W_q.weight`,
-   `sublayer.0.norm.a_2`, a slice of `in_proj_weight`, a bare `W1` argument, ...). Names first, then,
-   inside one attention or feed-forward block, registration order for what names did not settle.
-   An explicit map (`--map REF=CAND`, `REF=CAND.T`, `REF=-` for "the candidate has none") wins over
-   both; a map key may also be a block (`--map self_attn=my_attention`).
+1. `bind(...)` (signatures.py): match a candidate's signature (constructor or forward) to what the
+   oracle has to pass, by the names tutorials use (`d_model`/`embed_dim`/`hidden_size`,
+   `num_heads`/`h`/`nhead`, `Q`/`query`, `src_mask`/`tgt_mask`, ...), falling back to position for
+   names it does not know.
+2. `resolve(...)` (resolver.py, with the trees in trees.py): map every reference parameter
+   (npformer's `state_dict` names, such as `self_attn.q_proj.weight`) to where the candidate keeps
+   it (`attention.W_q.weight`, `sublayer.0.norm.a_2`, a slice of `in_proj_weight`, a bare `W1`
+   argument, ...). Names first, then, inside one attention or feed-forward block, registration order
+   for what names did not settle. An explicit map (`--map REF=CAND`, `REF=CAND.T`, `REF=-` for "the
+   candidate has none") wins over both; a map key may also be a block
+   (`--map self_attn=my_attention`).
 3. The layout of each weight: the reference stores Linear weights as (out_features, in_features)
    (`y = x @ W.T + b`, as torch.nn.Linear). A candidate matrix stored the other way round is
    transposed automatically when its shape says so; a square bare matrix is ambiguous and follows

@@ -20,8 +20,8 @@ from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
 PROBES = (bh_layout.probe, pe_table.probe, lazy.probe)        # run once when the adapter is prepared
-# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias, inner_norm) and
-# ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
+# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
+# inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 
 
 def constructor_value(ctx: BuildContext, param, values: dict):

@@ -1,8 +1,9 @@
 """Recogniser: scaled dot-product attention written for (batch*heads, T, d) tensors (torch.bmm, as in
-d2l's DotProductAttention). Found by a probe, only for code that calls bmm when the adapter is prepared: a call on (B, H, T, d)
-inputs raises, the same call on (B*H, T, d) inputs returns (B*H, T, d_v). The oracle then merges the
-batch and head axes of q, k, v and of the mask on the way in and splits them on the way out;
-gradients flow back through the reshape."""
+d2l's DotProductAttention). Found by a probe when the adapter is prepared, only for code that calls
+bmm: a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs returns (B*H, T,
+d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
+splits them on the way out; gradients flow back through the reshape.
+"""
 from __future__ import annotations
 
 import numpy as np
