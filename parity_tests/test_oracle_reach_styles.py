@@ -29,6 +29,8 @@ PAIRS = [
     ("list_input", "mha", TORCH, "ListInputAttention", "ListInputAttentionSwapped", {}, "one list"),
     ("pe_table", "positional", TORCH, "PositionalTable", "PositionalTableSwapped", {},
      "positional table"),
+    ("pe_table_numpy", "positional", NUMPY, "SinusoidTable", "SinusoidTableOffByOne", {},
+     "positional table"),
     ("inner_norm", "encoder_layer", TORCH, "NormedEncoderLayer", "NormedEncoderLayerBad", {}, "d_k"),
     ("encoder_block_valid_lens", "encoder_layer", TORCH, "TransformerEncoderBlock",
      "TransformerEncoderBlockBad", {}, "causal draws skipped"),

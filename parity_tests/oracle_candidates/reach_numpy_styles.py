@@ -170,3 +170,23 @@ class ListHeadsMHAWithBiasBad(ListHeadsMHAWithBias):
     """BUG: head i adds the value bias of head i+1."""
 
     shift = 1
+
+
+class SinusoidTable:
+    """NumPy positional module whose forward returns the (T, d) table; the caller adds it."""
+
+    def __init__(self, d_model, max_len=512):
+        pos = np.arange(max_len)[:, None]
+        i = np.arange(d_model)[None, :]
+        angle = pos / np.power(10000.0, (2 * (i // 2)) / d_model)
+        self.table = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
+
+    def forward(self, x):
+        return self.table[: x.shape[1]].astype(x.dtype)
+
+
+class SinusoidTableOffByOne(SinusoidTable):
+    """BUG: starts the positions at 1."""
+
+    def forward(self, x):
+        return self.table[1: x.shape[1] + 1].astype(x.dtype)

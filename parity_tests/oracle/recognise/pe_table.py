@@ -34,7 +34,8 @@ def probe(adapter) -> None:
     m = adapter._finish_module(obj)
     D = adapter._probe_hyper()["d_model"]
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((2, 3, D)).astype(adapter.opts.dtype))
-    res = run_limited(lambda: adapter.binding.call(m, {"x": x}), 10.0)
+    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    res = run_limited(lambda: adapter.binding.call(fn, {"x": x}), 10.0)
     if not isinstance(res, Finished):
         return
     shape = tuple(getattr(res.value, "shape", ()))
