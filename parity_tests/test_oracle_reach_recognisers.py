@@ -20,11 +20,13 @@ def test_registry_lists_each_hook():
 
 
 def test_row_bias_shapes():
-    assert row_bias.vector_shape((5,), (1, 5)) == (1, 5)
-    assert row_bias.vector_shape((5,), (5, 1)) == (5, 1)
-    assert row_bias.vector_shape((5,), (5,)) is None
-    assert row_bias.vector_shape((5,), (1, 4)) is None
-    assert row_bias.vector_shape((5, 5), (1, 25)) is None
+    assert row_bias.unit_axes_shape((5,), (1, 5)) == (1, 5)
+    assert row_bias.unit_axes_shape((5,), (5, 1)) == (5, 1)
+    assert row_bias.unit_axes_shape((5,), (5,)) is None
+    assert row_bias.unit_axes_shape((5,), (1, 4)) is None
+    assert row_bias.unit_axes_shape((5, 5), (1, 25)) is None
+    assert row_bias.unit_axes_shape((6, 4), (6, 4, 1)) == (6, 4, 1)      # Conv1d, kernel 1
+    assert row_bias.unit_axes_shape((1, 4), (4, 1, 1)) is None            # order must be kept
 
 
 def test_row_bias_resolved_and_described():

@@ -177,8 +177,8 @@ def entries(adapter, obj, case) -> tuple[dict, dict]:
             e = Entry(ref, ref, how="map")
         elif len(r) == 2 and c == r[::-1]:
             e = Entry(ref, ref, transpose=True, how="map")
-        elif row_bias.vector_shape(r, c) is not None:
-            e = Entry(ref, ref, how="map", cand_shape=c)
+        elif row_bias.unit_axes_shape(r, c) is not None:
+            e = Entry(ref, ref, how="map", cand_shape=c, ref_shape=r)
         else:
             raise InterfaceError(f"--adapter weights(): {ref} has shape {c}; the reference's is {r}")
         out[ref] = e

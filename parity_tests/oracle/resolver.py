@@ -49,7 +49,8 @@ class Entry:
     transpose: bool = False          # candidate stores it transposed
     rows: tuple[int, int] | None = None   # a slice of a packed matrix (rows of the (out, in) view)
     how: str = "name"                # name | order | map | absent | packed | per_head
-    cand_shape: tuple | None = None  # a vector kept as (1, n) or (n, 1): reshaped both ways
+    cand_shape: tuple | None = None  # kept with size-1 axes added ((1, n), Conv1d (out, in, 1))
+    ref_shape: tuple | None = None   # the reference's shape, when cand_shape is set
     parts: tuple = ()                # per-head pieces: ((cand, (row0, row1), transpose, shape), ...)
     why: str = ""                    # absent: how the oracle knows the candidate has none
 
@@ -114,9 +115,10 @@ class Resolver:
     def _take(self, ref: str, cand: str, how: str = "name") -> bool:
         if cand in self.claimed:
             return False
-        shaped = row_bias.vector_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
+        shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)
-            self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped)
+            self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
+                                      ref_shape=tuple(self.ref_shapes[ref]))
             self.claimed.add(cand)
             return True
         t = self._orient(ref, cand)

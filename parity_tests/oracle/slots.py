@@ -217,7 +217,7 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
                 piece = v[a:b]
                 out[cand] = (piece.T if transpose else piece).reshape(shape).astype(dtype)
             continue
-        if e.cand_shape is not None:      # a (1, n) vector
+        if e.cand_shape is not None:      # size-1 axes added: (1, n), (out, in, 1)
             out[e.cand] = v.reshape(e.cand_shape).astype(dtype)
             continue
         if e.rows is not None:
@@ -254,7 +254,7 @@ def read_param_grad(entry: naming.Entry, g: np.ndarray | None) -> np.ndarray | N
     if g is None:
         return None
     if entry.cand_shape is not None:
-        return np.asarray(g).reshape(-1)
+        return np.asarray(g).reshape(entry.ref_shape)
     if entry.transpose:
         g = g.T
     if entry.rows is not None:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 
 def _vector_like(ref_shape, shape) -> bool:
-    shape = tuple(shape)
-    return shape == tuple(ref_shape) or (len(ref_shape) == 1 and shape in ((1, ref_shape[0]),
-                                                                         (ref_shape[0], 1)))
+    from .row_bias import unit_axes_shape
+    return tuple(shape) == tuple(ref_shape) or unit_axes_shape(ref_shape, shape) is not None
 
 
 def _torch_tensors(m):
