@@ -34,6 +34,7 @@ PAIRS = [
     ("inner_norm", "encoder_layer", TORCH, "NormedEncoderLayer", "NormedEncoderLayerBad", {}, "d_k"),
     ("encoder_block_valid_lens", "encoder_layer", TORCH, "TransformerEncoderBlock",
      "TransformerEncoderBlockBad", {}, "causal draws skipped"),
+    ("conv1d_ffn", "ffn", TORCH, "ConvFeedForward", "ConvFeedForwardNoAct", {}, None),
     ("row_bias", "ffn", NUMPY, "RowBiasFFN", "RowBiasFFNBadGrad", {"weight_layout": "in_out"}, None),
     ("per_head_lists", "mha", NUMPY, "ListHeadsMHA", "ListHeadsMHAReversed",
      {"weight_layout": "in_out", "name_map": NO_BIAS}, None),

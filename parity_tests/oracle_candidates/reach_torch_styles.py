@@ -291,3 +291,22 @@ class SelfAttentionValidLens(LazyMultiHeadAttention):
 
     def forward(self, X, valid_lens=None):
         return super().forward(X, X, X, valid_lens)
+
+
+# -- a position-wise feed-forward written with kernel-size-1 convolutions ------------------------------
+class ConvFeedForward(nn.Module):
+    act = staticmethod(F.relu)
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.w_1 = nn.Conv1d(d_model, d_ff, 1)
+        self.w_2 = nn.Conv1d(d_ff, d_model, 1)
+
+    def forward(self, x):
+        return self.w_2(self.act(self.w_1(x.transpose(1, 2)))).transpose(1, 2)
+
+
+class ConvFeedForwardNoAct(ConvFeedForward):
+    """BUG: no activation between the two layers."""
+
+    act = staticmethod(lambda t: t)
