@@ -156,7 +156,9 @@ def test_absent_reasons():
     lin = torch.nn.Linear(3, 3, bias=False)
     assert absent.reason(_Ad("class", "torch"), lin, "bias", (3,), {}) is not None
     holder = torch.nn.Module()
-    holder.gain = torch.ones(3)                              # a plain tensor: could be it
+    holder.register_buffer("gain", torch.ones(1, 3))         # a buffer of a fitting shape: could be it
+    assert absent.reason(_Ad("class", "torch"), holder, "norm1.weight", (3,), {}) is None
+    holder.scale = torch.nn.Parameter(torch.ones(3))
     assert absent.reason(_Ad("class", "torch"), holder, "norm1.weight", (3,), {}) is None
 
 

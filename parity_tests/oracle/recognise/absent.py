@@ -3,8 +3,8 @@ without gain). The oracle only says "absent" when it can know it; otherwise the 
 interface error naming it, and `--map REF=-` states that it is absent.
 
     function / pair  the signature lists every array the function takes: none was given for it
-    torch module     named_parameters() lists every parameter; absent when no unclaimed parameter,
-                     buffer or tensor attribute has a shape it could be
+    torch module     named_parameters() lists every parameter; absent when no unclaimed parameter
+                     or buffer has a shape it could be
     numpy module     never known (a weight kept where the oracle does not look would be silently
                      left at 1 or 0 and hide bugs): interface error unless --map REF=-
 """
@@ -17,14 +17,10 @@ def _vector_like(ref_shape, shape) -> bool:
 
 
 def _torch_tensors(m):
-    """Every float tensor the module holds: parameters, buffers, plain tensor attributes."""
-    import torch
+    """Every float tensor the module registers: parameters and buffers (a plain tensor attribute
+    is neither trained nor saved, and may be an activation kept by a forward)."""
     out = dict(m.named_parameters())
     out.update(dict(m.named_buffers()))
-    for name, sub in m.named_modules():
-        for k, v in vars(sub).items():
-            if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter):
-                out[f"{name}.{k}" if name else k] = v
     return {n: t for n, t in out.items() if t.is_floating_point()}
 
 
@@ -42,5 +38,5 @@ def reason(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
         could = [n for n, t in _torch_tensors(module).items()
                  if n not in claimed and _vector_like(ref_shape, t.shape)]
         if not could:
-            return "no parameter, buffer or tensor of the module could be it"
+            return "no parameter or buffer of the module could be it"
     return None
