@@ -59,6 +59,7 @@ class Reply:
     weights_averaged: bool = False
     mapping: list = field(default_factory=list)
     absent: list = field(default_factory=list)
+    adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
 
 
 def _failure(h: dict, case: Case | None = None) -> Outcome:
@@ -113,7 +114,8 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     keys = {q.key for q in comp.quantities(case)}
     rep = Reply(dtypes=str_map(h.get("dtypes")), missing=str_map(h.get("missing")),
                 notes=str_map(h.get("notes")), weights_averaged=h.get("weights_averaged") is True,
-                mapping=texts(h.get("mapping")), absent=claimed)
+                mapping=texts(h.get("mapping")), absent=claimed,
+                adapter_notes=texts(h.get("adapter_notes"), 50))
     again: dict[int, dict] = {}
     for name, a in arrays.items():
         kind, _, key = name.partition(":")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -110,7 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "repeatable")
     g.add_argument("--map-file", default=None, help="a JSON object of REF: CAND entries")
     g.add_argument("--init-kwargs", type=_json_arg, default=None, metavar="JSON",
-                   help="extra constructor keyword arguments, e.g. '{\"bias\": false}'")
+                   help="constructor keyword arguments: extra ones, or required ones the oracle "
+                        "cannot derive, e.g. '{\"bias\": false, \"vocab\": 100}'")
+    g.add_argument("--adapter", default=None, metavar="adapter.py",
+                   help="a file of hooks (build, call, weights, backward, grads) for code the "
+                        "oracle cannot call on its own; it runs only in the submission's worker "
+                        "(docs/ORACLE_STYLES.md)")
     g.add_argument("--allow-unmapped", action="store_true",
                    help="leave candidate parameters the reference has no counterpart for as built")
     g.add_argument("--no-dtype-check", dest="check_dtype", action="store_false",
@@ -186,7 +192,9 @@ def _options(args) -> "Options":
                    seed=args.seed, dtype=args.dtype, timeout=args.timeout,
                    framework=args.framework, weight_layout=args.weight_layout, name_map=name_map,
                    init_kwargs=dict(args.init_kwargs or {}), settings=dict(args.settings),
-                   allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype)
+                   allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype,
+                   adapter_path=(os.path.abspath(args.adapter)
+                                 if getattr(args, "adapter", None) else None))
 
 
 def cmd_check(args) -> int:

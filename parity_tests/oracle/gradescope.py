@@ -103,6 +103,10 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
         add("run_autograder", RUN.format().encode(), True)
         with open(spec_path, "rb") as f:
             add("assignment.toml", f.read())
+        for c in spec.checks:             # adapter files, where the spec says (relative to it)
+            if c.adapter and c.adapter.replace(os.sep, "/") not in names:
+                with open(c.adapter_path, "rb") as f:
+                    add(c.adapter.replace(os.sep, "/"), f.read())
         for d in PROJECT_DIRS:
             for dp, dns, fns in os.walk(os.path.join(root, d)):
                 dns[:] = sorted(x for x in dns if x != "__pycache__")

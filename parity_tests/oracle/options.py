@@ -55,5 +55,9 @@ class Options:
         need(self.adapter_path is None or (isinstance(self.adapter_path, str)
                                            and self.adapter_path.endswith(".py")),
              "--adapter", "a .py file of hooks", self.adapter_path)
+        if self.adapter_path is not None:
+            import os
+            need(os.path.isfile(self.adapter_path), "--adapter", "an existing .py file",
+                 self.adapter_path)
         need(self.timeout is None or self.timeout > 0, "--timeout", "a positive number of seconds",
              self.timeout)

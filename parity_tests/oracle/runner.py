@@ -13,6 +13,7 @@ unpredictable global RNG states (random, numpy.random, torch); outputs that diff
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import time
 from dataclasses import asdict
@@ -45,6 +46,8 @@ class Checker:
         self.require_gradients = require_gradients
         self.opts = opts or Options()
         self.opts.validate()
+        if self.opts.adapter_path:   # the worker's working directory is its scratch folder
+            self.opts.adapter_path = os.path.abspath(self.opts.adapter_path)
         self.comp = get(component) if isinstance(component, str) else component
         self.candidate = candidate
         self.backward = backward
@@ -85,10 +88,15 @@ class Checker:
             loc = self.candidate.rpartition(":")[0]
             if loc.endswith(".py"):
                 self.scan = policy.scan(loc, self.forbidden)
-                if self.scan["violations"]:
-                    return Outcome("forbidden_import", message="the submission imports "
-                                   + ", ".join(self.scan["violations"]) + " (forbidden: "
-                                   + ", ".join(self.forbidden) + "; lift with --allow-import)")
+            if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
+                extra = policy.scan(self.opts.adapter_path, self.forbidden)
+                for key in ("imports", "notable_calls", "violations"):
+                    have = self.scan.setdefault(key, [])
+                    have.extend(x for x in extra.get(key, []) if x not in have)
+            if self.scan.get("violations"):
+                return Outcome("forbidden_import", message="the submission imports "
+                               + ", ".join(self.scan["violations"]) + " (forbidden: "
+                               + ", ".join(self.forbidden) + "; lift with --allow-import)")
             self.backend = SandboxBackend(self.candidate, self.comp, self.opts, self.forbidden,
                                           self.limits, self.threads)
         else:
@@ -130,6 +138,9 @@ class Checker:
         for ref in rep.absent:
             case.params[ref] = neutral_value(ref, case.params[ref].shape)
             case.absent.add(ref)
+        for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
+            if n not in self.notes:
+                self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
         except Exception as exc:  # noqa: BLE001
@@ -340,6 +351,8 @@ class Checker:
             parts += ["--set", f"{k}={v}"]
         if o.init_kwargs:
             parts += ["--init-kwargs", json.dumps(o.init_kwargs)]
+        if o.adapter_path:
+            parts += ["--adapter", o.adapter_path]
         parts += ["--replay", ex]
         return " ".join(shlex.quote(p) for p in parts)
 

@@ -21,6 +21,7 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     options = { mask_convention = "keep" }      # any Options field (adapters.Options)
     settings = { max_len = 16 }                 # --set KEY=VALUE
     hidden = { seed = 12345, examples = 50, strict = true, points = 5 }   # optional hidden search
+    adapter = "adapters/sdpa_adapter.py"        # optional --adapter file, relative to this spec
 """
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ class CheckSpec:
     options: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     hidden: dict | None = None
+    adapter: str | None = None       # the adapter file as written in the spec (relative to it)
+    adapter_path: str | None = None  # the same, absolute (filled by load_spec)
 
 
 @dataclass
@@ -117,9 +120,9 @@ def load_spec(path: str) -> Assignment:
     for i, c in enumerate(checks):
         where = f"[[check]] #{i + 1}"
         _need(isinstance(c, dict), where, "a table", c)
-        extra = set(c) - {f.name for f in fields(CheckSpec)}
-        _need(not extra, where, "keys name, component, entry, points, options, settings, hidden",
-              sorted(extra))
+        extra = set(c) - {f.name for f in fields(CheckSpec)} | ({"adapter_path"} & set(c))
+        _need(not extra, where, "keys name, component, entry, points, options, settings, hidden, "
+              "adapter", sorted(extra))
         for k in ("component", "entry"):
             _need(isinstance(c.get(k), str) and c.get(k), f"{where} {k}", "a string", c.get(k))
         _need(c["component"] in COMPONENTS, f"{where} component", f"one of {sorted(COMPONENTS)}",
@@ -127,7 +130,18 @@ def load_spec(path: str) -> Assignment:
         cs = CheckSpec(name=c.get("name", c["component"]), component=c["component"],
                        entry=c["entry"], points=c.get("points", 1.0),
                        options=c.get("options", {}), settings=c.get("settings", {}),
-                       hidden=c.get("hidden"))
+                       hidden=c.get("hidden"), adapter=c.get("adapter"))
+        if cs.adapter is not None:
+            _need(isinstance(cs.adapter, str) and cs.adapter.endswith(".py")
+                  and not os.path.isabs(cs.adapter)
+                  and ".." not in cs.adapter.replace("\\", "/").split("/"),
+                  f"{where} adapter", "a .py file path relative to the spec, inside its folder",
+                  cs.adapter)
+            cs.adapter_path = os.path.join(os.path.dirname(spec.source), cs.adapter)
+            _need(os.path.isfile(cs.adapter_path), f"{where} adapter", "an existing file "
+                  f"(looked for {cs.adapter_path})", cs.adapter)
+        _need("adapter_path" not in cs.options, f"{where} options",
+              "no adapter_path (use the check's adapter key)", cs.options)
         _need(cs.name not in names, f"{where} name", "a name no other check has", cs.name)
         names.add(cs.name)
         _need(isinstance(cs.points, (int, float)) and cs.points >= 0, f"{where} points",
@@ -149,7 +163,7 @@ def check_options(spec: Assignment, c: CheckSpec, hidden: bool = False):
     from .adapters import Options
 
     o = {"examples": spec.examples, "seed": spec.seed, "timeout": float(spec.timeout),
-         **c.options, "settings": dict(c.settings)}
+         **c.options, "settings": dict(c.settings), "adapter_path": c.adapter_path}
     if hidden and c.hidden:
         o["seed"] = c.hidden.get("seed", o["seed"] + 1)
         o["examples"] = c.hidden.get("examples", o["examples"])

@@ -240,7 +240,10 @@ class Session:
                   "dtypes": {str(k): str(v) for k, v in produced.dtypes.items()},
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},
                   "notes": {str(k): str(v) for k, v in produced.notes.items()},
-                  "weights_averaged": bool(produced.weights_averaged)}
+                  "weights_averaged": bool(produced.weights_averaged),
+                  # the adapter's notes as they are now: some are made while building or calling
+                  # (arrays left as constructed, lazy parameters), after prepare() copied them
+                  "adapter_notes": [str(n) for n in ad.notes]}
         return header, out
 
 
