@@ -166,3 +166,25 @@ def test_batch_spec_adapter_relative_to_the_spec_and_in_the_bundle(tmp_path):
         spec.write_text(SPEC.replace('"hooks/norm_adapter.py"', bad))
         with pytest.raises(SpecError, match=why):
             load_spec(str(spec))
+
+
+def test_activation_kept_by_a_lazy_forward_is_not_a_home_for_a_missing_bias():
+    """Regression (three reach tests failed on the merged branch): d2l's attention keeps its
+    attention weights as a plain tensor attribute; after the lazy first call, at d_model 1 that
+    activation ((B*heads, Tq, Tk) = (1, 1, 1)) looked like a (1,) bias, so the bias-free LazyLinear
+    projections were an interface error. Only parameters and buffers may hold a weight."""
+    torch_styles = os.path.join(HERE, "reach_torch_styles.py")
+    for name in ("LazyMultiHeadAttention", "SelfAttentionValidLens"):
+        res = check("mha", f"{torch_styles}:{name}", replay={
+            "B": 1, "Tq": 1, "Tk": 1, "d_model": 1, "num_heads": 1, "mask": None, "seed": 0})
+        assert res.verdict == "match", render_text(res)
+        bias = [m for m in res.mapping if m.startswith("q_proj.bias")]
+        assert bias and "no parameter or buffer" in bias[0], res.mapping
+
+
+def test_a_weight_matrix_claimed_absent_is_still_refused():
+    """The parent's rule is unchanged: a worker may call only biases and norm parameters absent."""
+    from parity_tests.oracle.backend import may_be_absent
+    assert may_be_absent("q_proj.bias", (1,), {}) and may_be_absent("norm1.weight", (4,), {})
+    assert not may_be_absent("q_proj.weight", (1, 1), {})
+    assert may_be_absent("q_proj.weight", (1, 1), {"q_proj.weight": "-"})
