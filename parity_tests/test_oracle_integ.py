@@ -188,3 +188,13 @@ def test_a_weight_matrix_claimed_absent_is_still_refused():
     assert may_be_absent("q_proj.bias", (1,), {}) and may_be_absent("norm1.weight", (4,), {})
     assert not may_be_absent("q_proj.weight", (1, 1), {})
     assert may_be_absent("q_proj.weight", (1, 1), {"q_proj.weight": "-"})
+
+
+def test_notes_made_at_every_build_are_reported_once():
+    """A constructor guess is noted again, with that example's sizes, at every build in the worker:
+    the report keeps the one from the first build, not one line per example."""
+    f = os.path.join(HERE, "reach_constructors.py")
+    res = check("ffn", f"{f}:DictConfigFFN", examples=6)
+    assert res.verdict == "match", render_text(res)
+    cfg = [n for n in res.notes if n.startswith("constructor argument")]
+    assert len(cfg) == 1 and "config object" in cfg[0], res.notes

@@ -192,6 +192,17 @@ class Session:
         self.opts = Options(**opts)
         self.spec, self.obj, self.backward = spec, obj, backward
         self.adapter: Adapter | None = None
+        self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
+
+    def _new_notes(self) -> list[str]:
+        """The adapter's notes not yet handed over (at most 20 per reply)."""
+        out = []
+        for n in list(self.adapter.notes if self.adapter is not None else []):
+            key = _note_key(str(n))
+            if key not in self._sent and len(out) < 20:
+                self._sent.add(key)
+                out.append(str(n)[:600])
+        return out
 
     def prepare(self) -> dict:
         try:
@@ -204,6 +215,7 @@ class Session:
         except Failed as f:
             return {"status": "failed", **f.reply}
         ad = self.adapter
+        self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
 
@@ -241,10 +253,18 @@ class Session:
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},
                   "notes": {str(k): str(v) for k, v in produced.notes.items()},
                   "weights_averaged": bool(produced.weights_averaged),
-                  # the adapter's notes as they are now: some are made while building or calling
-                  # (arrays left as constructed, lazy parameters), after prepare() copied them
-                  "adapter_notes": [str(n) for n in ad.notes]}
+                  # notes made while building or calling (arrays left as constructed...), after
+                  # prepare() sent the first ones
+                  "adapter_notes": self._new_notes()}
         return header, out
+
+
+def _note_key(note: str) -> str:
+    """What a note is about: a constructor argument's note is made again, with this example's
+    values, at every build; the first one (from the probe build) says what was guessed."""
+    if note.startswith("constructor argument "):
+        return note.split(":", 1)[0]
+    return note
 
 
 def _jsonable(o):
