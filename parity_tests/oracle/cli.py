@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -54,11 +55,33 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         "norm_first, max_len, ...); repeatable")
 
 
+def _add_sandbox(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("isolation and policy (the submission runs in a worker process of "
+                             "its own)")
+    g.add_argument("--forbid-import", action="append", default=[], metavar="MODULE",
+                   help="a module the submission may not import (repeatable); npformer, "
+                        "torchformer and parity_tests are always forbidden unless allowed")
+    g.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
+                   help="lift the default ban on MODULE (e.g. --allow-import torchformer)")
+    g.add_argument("--runs", type=int, default=2,
+                   help="calls per example, each with fresh global RNG states (default 2: "
+                        "catches nondeterminism)")
+    g.add_argument("--memory-mb", type=int, default=4096,
+                   help="the worker's memory limit, RLIMIT_DATA (default 4096)")
+    g.add_argument("--require-gradients", action="store_true",
+                   help="fail (missing_gradient) when an input or parameter gradient could not be "
+                        "compared (a forward-only submission, a detached output)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="npformer-oracle",
                                  description="Check a Transformer component against the npformer "
                                              "reference (exit 0 match, 1 mismatch, 2 cannot "
-                                             "load/call, 3 oracle error).")
+                                             "load/call, crashed, timed out or forbidden import, "
+                                             "3 oracle error). Each submission runs in a worker "
+                                             "process of its own; the oracle alone decides. "
+                                             "Grade a class with `grade`, build a Gradescope "
+                                             "autograder with `gradescope-bundle`.")
     ap.add_argument("--version", action="version", version=f"npformer-oracle {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
@@ -88,7 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "repeatable")
     g.add_argument("--map-file", default=None, help="a JSON object of REF: CAND entries")
     g.add_argument("--init-kwargs", type=_json_arg, default=None, metavar="JSON",
-                   help="extra constructor keyword arguments, e.g. '{\"bias\": false}'")
+                   help="constructor keyword arguments: extra ones, or required ones the oracle "
+                        "cannot derive, e.g. '{\"bias\": false, \"vocab\": 100}'")
+    g.add_argument("--adapter", default=None, metavar="adapter.py",
+                   help="a file of hooks (build, call, weights, backward, grads) for code the "
+                        "oracle cannot call on its own; it runs only in the submission's worker "
+                        "(docs/ORACLE_STYLES.md)")
     g.add_argument("--allow-unmapped", action="store_true",
                    help="leave candidate parameters the reference has no counterpart for as built")
     g.add_argument("--no-dtype-check", dest="check_dtype", action="store_false",
@@ -106,6 +134,28 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=("hidden", "after_due_date", "after_published", "visible"))
     g.add_argument("--points", type=float, default=1.0, help="points per Gradescope test")
     g.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    _add_sandbox(c)
+
+    gr = sub.add_parser("grade", help="grade a folder of submissions against an assignment spec "
+                                      "(TOML): per-student results.json + report.json, a "
+                                      "gradebook.csv and a summary")
+    gr.add_argument("submissions", help="folder: one sub-folder (holding the spec's entry_file) "
+                                        "or one .py file per student")
+    gr.add_argument("--spec", required=True, help="assignment.toml (docs/ORACLE.md, 'Batch grading')")
+    gr.add_argument("--out", required=True, help="folder for the results (created)")
+    gr.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
+    gr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    b = sub.add_parser("gradescope-bundle", help="build a Gradescope autograder zip (setup.sh, "
+                                                 "run_autograder, the spec, this project pinned)")
+    b.add_argument("spec", help="assignment.toml")
+    b.add_argument("-o", "--output", required=True, help="the zip to write")
+    b.add_argument("--force", action="store_true", help="replace an existing zip")
+
+    r = sub.add_parser("gradescope-run", help="(inside the autograder) grade one submission folder")
+    r.add_argument("spec", help="assignment.toml")
+    r.add_argument("--submission", required=True, help="the submission folder")
+    r.add_argument("--results", required=True, help="results.json to write")
 
     e = sub.add_parser("export", help="write a fixture bundle (inputs, weights, expected outputs "
                                       "and gradients) for graders in other languages")
@@ -142,7 +192,9 @@ def _options(args) -> "Options":
                    seed=args.seed, dtype=args.dtype, timeout=args.timeout,
                    framework=args.framework, weight_layout=args.weight_layout, name_map=name_map,
                    init_kwargs=dict(args.init_kwargs or {}), settings=dict(args.settings),
-                   allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype)
+                   allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype,
+                   adapter_path=(os.path.abspath(args.adapter)
+                                 if getattr(args, "adapter", None) else None))
 
 
 def cmd_check(args) -> int:
@@ -151,17 +203,27 @@ def cmd_check(args) -> int:
     from .report import combined_exit, gradescope_results, json_report, render_text, write_json
     from .runner import check
 
+    from .report import check_output_path
+    from .sandbox.limits import Limits
+    from .sandbox.policy import DEFAULT_FORBIDDEN
+
+    for path, flag in ((args.report, "--report"), (args.results, "--results")):
+        if path:
+            check_output_path(path, flag)           # before the search, not after it
     opts = _options(args)
     spec = args.candidate
     if args.backward:
         spec = f"{spec},{args.backward}"
-    public = check(args.component, spec, opts, replay=args.replay)
+    kw = dict(forbid_import=list(DEFAULT_FORBIDDEN) + list(args.forbid_import),
+              allow_import=args.allow_import, runs=args.runs,
+              limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients)
+    public = check(args.component, spec, opts, replay=args.replay, **kw)
     hidden = None
     if args.hidden_seed is not None and args.replay is None and public.exit_code < 2:
         hopts = replace(_options(args), seed=args.hidden_seed,
                         examples=args.hidden_examples or args.examples,
                         strict=args.strict or args.hidden_strict)
-        hidden = check(args.component, spec, hopts)
+        hidden = check(args.component, spec, hopts, **kw)
     if args.quiet:
         print(f"{public.verdict} (exit {public.exit_code})"
               + (f": {public.quantity_label}" if public.quantity_label else ""))
@@ -202,6 +264,31 @@ def cmd_verify(args) -> int:
     return int(result["exit_code"])
 
 
+def cmd_grade(args) -> int:
+    from .batch import grade, render_summary
+
+    res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet)
+    print(render_summary(res["summary"]))
+    print(f"wrote {args.out}/gradebook.csv, summary.json and one folder per student")
+    return 0
+
+
+def cmd_bundle(args) -> int:
+    from .gradescope import build_bundle
+
+    info = build_bundle(args.spec, args.output, force=args.force)
+    print(f"wrote {info['zip']} ({info['files']} files; pins: {info['pins']})")
+    return 0
+
+
+def cmd_gradescope_run(args) -> int:
+    from .gradescope import run_one
+
+    res = run_one(args.spec, args.submission, args.results)
+    print(res["output"])
+    return 0
+
+
 def cmd_list(args) -> int:
     from .components import COMPONENTS
 
@@ -220,8 +307,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         handler = {"check": cmd_check, "export": cmd_export, "verify": cmd_verify,
-                   "list": cmd_list}[args.command]
+                   "list": cmd_list, "grade": cmd_grade, "gradescope-bundle": cmd_bundle,
+                   "gradescope-run": cmd_gradescope_run}[args.command]
         return handler(args)
+    except ModuleNotFoundError as exc:
+        hint = {"hypothesis": "pip install 'npformer[oracle]' (or: pip install hypothesis)",
+                "torch": "pip install torch (needed only for PyTorch submissions)",
+                "tomli": "use Python 3.11+ or pip install tomli"}.get(exc.name or "",
+                                                                     "pip install 'npformer[oracle]'")
+        print(f"npformer-oracle: error: the module {exc.name!r} is not installed: {hint}",
+              file=sys.stderr)
+        return 2
     except (ValueError, KeyError, FileNotFoundError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"npformer-oracle: error: {msg}", file=sys.stderr)

@@ -15,13 +15,14 @@ its quantities matched on every example, failed when it holds the first differin
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Any
 
 import numpy as np
 
-from .runner import VERDICTS, CheckResult
+from .verdicts import VERDICTS, CheckResult
 
 GROUP_ORDER = ("output", "attention weights", "input gradients", "parameter gradients")
 
@@ -36,12 +37,45 @@ def _json_default(o: Any):
     return str(o)
 
 
-def write_json(path: str, data: dict) -> None:
+def check_output_path(path: str, what: str = "output") -> str:
+    """Fail early (before any search) when `path` cannot be written: a folder, or a parent that is
+    a file or not writable. Returns the absolute path."""
+    ap = os.path.abspath(path)
+    if os.path.isdir(ap):
+        raise ValueError(f"{what} {path!r}: expected a file path, got a folder")
+    folder = os.path.dirname(ap)
+    probe = folder
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise ValueError(f"{what} {path!r}: {probe!r} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {path!r}: folder {probe!r} is not writable")
+    return ap
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    """Write via a temporary file in the same folder, fsync, rename: readers see the old file or
+    the whole new one, never a part."""
+    import tempfile
+
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, default=_json_default, allow_nan=True)
-        f.write("\n")
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str, data: dict) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, default=_json_default, allow_nan=True) + "\n")
 
 
 def json_report(public: CheckResult, hidden: CheckResult | None = None) -> dict:
@@ -191,10 +225,28 @@ def _mask_lines(name: str, m: dict) -> list[str]:
     return lines
 
 
+def _policy_lines(res: CheckResult) -> list[str]:
+    p = res.policy or {}
+    if not p:
+        return []
+    where = "a worker process of its own" if p.get("isolated") else \
+        "NOT isolated (a Python object, run in this process)"
+    L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
+    if p.get("imports_declared"):
+        L.append("  imports (source): " + ", ".join(p["imports_declared"]))
+    if p.get("notable_calls"):
+        L.append("  library calls that may do the work: " + ", ".join(p["notable_calls"]))
+    if p.get("violations"):
+        L.append("  forbidden imports: " + ", ".join(p["violations"]))
+    return L
+
+
 def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
              f"; {res.examples_run} example(s), {res.elapsed_s:.1f} s")
+    if verbose:
+        L.extend(_policy_lines(res))
     if res.exit_code == 0:
         if res.checked:
             L.append("  compared: " + ", ".join(res.checked))

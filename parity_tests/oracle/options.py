@@ -1,0 +1,63 @@
+"""What changes how a candidate is called or judged (the CLI's flags), and the exception for
+something a candidate did that has a verdict of its own."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class CandidateProblem(Exception):
+    """Something the candidate did that has a verdict of its own (mutation, wrong type...)."""
+
+    def __init__(self, verdict: str, message: str, quantity: str | None = None):
+        super().__init__(message)
+        self.verdict = verdict
+        self.message = message
+        self.quantity = quantity
+
+
+@dataclass
+class Options:
+    """Everything that changes how a candidate is called or judged (the CLI's flags)."""
+
+    mask_convention: str = "keep"       # keep | drop | additive
+    mask_dtype: str = "bool"            # bool | int | float
+    mask_rank: int = 4                  # 4: (B, 1, Tq, Tk); 3: (B, Tq, Tk)
+    strict: bool = False                # include fully masked query rows, expect zeros
+    examples: int = 25
+    seed: int = 0
+    dtype: str = "float64"
+    timeout: float = 20.0
+    framework: str = "auto"             # auto | torch | numpy
+    weight_layout: str = "out_in"       # out_in | in_out, for square bare matrices
+    name_map: dict = field(default_factory=dict)
+    init_kwargs: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)   # --set: fixed hyperparameters / bounds
+    allow_unmapped: bool = False
+    check_dtype: bool = True
+    adapter_path: str | None = None     # --adapter FILE: hooks to build, call and read the candidate
+
+    def validate(self) -> None:
+        def need(ok, what, expected, got):
+            if not ok:
+                raise ValueError(f"{what}: expected {expected}, got {got!r}")
+        need(self.mask_convention in ("keep", "drop", "additive"), "--mask-convention",
+             "keep, drop or additive", self.mask_convention)
+        need(self.mask_dtype in ("bool", "int", "float"), "--mask-dtype", "bool, int or float",
+             self.mask_dtype)
+        need(self.mask_rank in (3, 4), "--mask-rank", "3 or 4", self.mask_rank)
+        need(self.dtype in ("float32", "float64"), "--dtype", "float32 or float64", self.dtype)
+        need(self.framework in ("auto", "torch", "numpy"), "--framework", "auto, torch or numpy",
+             self.framework)
+        need(self.weight_layout in ("out_in", "in_out"), "--weight-layout", "out_in or in_out",
+             self.weight_layout)
+        need(isinstance(self.examples, int) and self.examples >= 1, "--examples", "a positive int",
+             self.examples)
+        need(self.adapter_path is None or (isinstance(self.adapter_path, str)
+                                           and self.adapter_path.endswith(".py")),
+             "--adapter", "a .py file of hooks", self.adapter_path)
+        if self.adapter_path is not None:
+            import os
+            need(os.path.isfile(self.adapter_path), "--adapter", "an existing .py file",
+                 self.adapter_path)
+        need(self.timeout is None or self.timeout > 0, "--timeout", "a positive number of seconds",
+             self.timeout)

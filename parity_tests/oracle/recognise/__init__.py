@@ -1,0 +1,33 @@
+"""Interface recognisers: each a short file that teaches the adapter one way people write code.
+
+Registered here, in one place, by the hook point that consults them:
+
+CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
+              (derived: head width, temperature, device; configs: config objects;
+              submodules: sub-modules built from the same file's classes)
+LAZY          lazily created parameters, materialised by a first call (lazy)
+FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
+              (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout)
+RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
+              norms inside the attention / feed-forward block (inner_norm)
+OUTPUT        positional modules that return the table instead of x + PE (pe_table)
+ABSENT        parameters the candidate provably has none of (absent); others are interface errors
+"""
+from __future__ import annotations
+
+from . import bh_layout, configs, derived, lazy, pe_table, submodules
+from .base import MISSING, BuildContext  # noqa: F401
+
+CONSTRUCTOR = (configs.value, submodules.value, derived.value)
+PROBES = (bh_layout.probe, pe_table.probe, lazy.probe)        # run once when the adapter is prepared
+# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
+# inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
+
+
+def constructor_value(ctx: BuildContext, param, values: dict):
+    """The first recogniser's value for a required constructor argument, or MISSING."""
+    for fn in CONSTRUCTOR:
+        v = fn(ctx, param, values)
+        if v is not MISSING:
+            return v
+    return MISSING

@@ -1,0 +1,42 @@
+"""Recogniser: parameters the candidate really does not have (a Linear without bias, a LayerNorm
+without gain). The oracle only says "absent" when it can know it; otherwise the weight is an
+interface error naming it, and `--map REF=-` states that it is absent.
+
+    function / pair  the signature lists every array the function takes: none was given for it
+    torch module     named_parameters() lists every parameter; absent when no unclaimed parameter
+                     or buffer has a shape it could be
+    numpy module     never known (a weight kept where the oracle does not look would be silently
+                     left at 1 or 0 and hide bugs): interface error unless --map REF=-
+"""
+from __future__ import annotations
+
+
+def _vector_like(ref_shape, shape) -> bool:
+    from .row_bias import unit_axes_shape
+    return tuple(shape) == tuple(ref_shape) or unit_axes_shape(ref_shape, shape) is not None
+
+
+def _torch_tensors(m):
+    """Every float tensor the module registers: parameters and buffers (a plain tensor attribute
+    is neither trained nor saved, and may be an activation kept by a forward)."""
+    out = dict(m.named_parameters())
+    out.update(dict(m.named_buffers()))
+    return {n: t for n, t in out.items() if t.is_floating_point()}
+
+
+def reason(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
+    """Why the candidate has no `ref` (a bias or a norm parameter), or None when it may have one."""
+    leaf = ref.rsplit(".", 1)[-1]
+    owner = ref.rsplit(".", 1)[0] if "." in ref else ""
+    if not (leaf == "bias" or (len(ref_shape) == 1 and ("norm" in owner or owner == ""))):
+        return None
+    if adapter.mode in ("function", "pair"):
+        return "the function takes no argument for it"
+    if adapter.framework == "torch" and module is not None:
+        claimed = {e.cand for e in entries.values() if e.cand} | \
+            {p[0] for e in entries.values() for p in e.parts}
+        could = [n for n, t in _torch_tensors(module).items()
+                 if n not in claimed and _vector_like(ref_shape, t.shape)]
+        if not could:
+            return "no parameter or buffer of the module could be it"
+    return None

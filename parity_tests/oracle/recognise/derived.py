@@ -1,0 +1,49 @@
+"""Recogniser: constructor arguments the oracle can derive from the component's hyperparameters.
+
+    head width   d_k, d_v, d_head, head_dim, head_size, ... = d_model // num_heads
+                 (for sdpa: the width of the drawn query/value)
+    temperature  temperature, sqrt_d_k, scale_factor = sqrt(d_k)   (scores are q.k / temperature)
+    device       device = "cpu" (torch candidates)
+
+Only REQUIRED arguments are filled: an optional one keeps the default the candidate chose.
+"""
+from __future__ import annotations
+
+import math
+
+from .base import MISSING
+
+HEAD_WIDTH = ("d_k", "d_v", "d_q", "dk", "dv", "d_head", "head_dim", "head_size", "dim_head",
+              "d_key", "d_value", "d_kv", "head_width", "d_attn", "size_per_head", "k_dim", "v_dim",
+              "kdim", "vdim", "dim_per_head", "depth")
+TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "root_d_k")
+DEVICE = ("device", "dev")
+
+
+def head_width(values: dict) -> int | None:
+    if "d_k" in values:
+        return int(values["d_k"])
+    if "d_model" in values and values.get("num_heads"):
+        return int(values["d_model"]) // int(values["num_heads"])
+    return None
+
+
+def value(ctx, param, values: dict):
+    """A value for a required constructor argument, or MISSING."""
+    name = param.name.lower()
+    if name in HEAD_WIDTH:
+        w = values.get("d_v") if name in ("d_v", "dv", "d_value", "v_dim", "vdim") else None
+        w = w if w is not None else head_width(values)
+        if w is not None:
+            ctx.note(f"constructor argument {param.name!r}: passed the head width {w} "
+                     f"(d_model // num_heads)")
+            return w
+    if name in TEMPERATURE:
+        w = head_width(values)
+        if w is not None:
+            ctx.note(f"constructor argument {param.name!r}: passed sqrt(d_k) (scores divided by it)")
+            return math.sqrt(w)
+    if name in DEVICE and ctx.framework == "torch":
+        ctx.note(f"constructor argument {param.name!r}: passed 'cpu'")
+        return "cpu"
+    return MISSING

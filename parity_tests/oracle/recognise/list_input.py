@@ -1,0 +1,33 @@
+"""Recogniser: a forward that takes its inputs as one list, `forward(self, inputs)` with
+`q, k, v = inputs` (or `qkv`, `xs`, an argument annotated as a list/tuple/Sequence)."""
+from __future__ import annotations
+
+import typing
+
+SOURCE = "__inputs_list__"
+NAMES = ("inputs", "qkv", "xs", "input_list", "tensors", "qkv_list", "qkv_inputs", "inputs_list",
+         "args", "triple", "qkv_tuple")
+
+
+def detect(sig, comp) -> str | None:
+    """The argument that takes the list, when the forward's first argument is one (and the
+    component has more than one input), else None."""
+    if sig is None or len(comp.inputs) < 2:
+        return None
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if not params:
+        return None
+    first = params[0]
+    ann = first.annotation
+    origin = typing.get_origin(ann) or ann
+    listy = origin in (list, tuple) or getattr(origin, "__name__", "") in ("Sequence", "Iterable") \
+        or (isinstance(ann, str) and ann.split("[")[0].lower() in ("list", "tuple", "sequence"))
+    if first.name.lower() in NAMES or listy:
+        return first.name
+    return None
+
+
+def sources(arg: str, comp) -> list:
+    """Binding sources: the list, then the masks by name."""
+    return [(SOURCE, (arg,), True)] + [(m.name, m.aliases, False) for m in comp.masks]

@@ -1,0 +1,73 @@
+"""Recogniser: constructors that take sub-modules, e.g.
+`EncoderLayer(d_model, self_attn: MultiHeadAttention, feed_forward: PositionwiseFeedForward, dropout)`.
+
+A required argument annotated with a class, or named like a role the oracle knows (attention,
+feed-forward, norm), is given a fresh instance of the matching class DEFINED IN THE SAME FILE as the
+candidate, built from the same hyperparameters (recursively, with the same recognisers). A norm with
+no class of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .base import MISSING
+from .configs import annotation_class
+
+ROLES = {
+    "mha": (("self_attn", "attn", "attention", "mha", "self_attention", "slf_attn", "multihead_attn",
+             "cross_attn", "src_attn", "enc_attn", "self_attn_layer", "attention_layer",
+             "multi_head_attention", "enc_dec_attn", "masked_attn", "cross_attention"),
+            ("multihead", "multi_head", "mha", "attention", "attn")),
+    "ffn": (("feed_forward", "ffn", "ff", "pos_ffn", "mlp", "feedforward", "positionwise_ffn",
+             "position_wise_ffn", "pwff", "feed_forward_layer", "ffn_layer"),
+            ("feedforward", "feed_forward", "ffn", "mlp", "positionwise", "position_wise")),
+    "norm": (("norm", "layer_norm", "layernorm", "ln", "norm1", "norm2", "norm3", "ln1", "ln2"),
+             ("layernorm", "layer_norm", "norm")),
+}
+ORDER = {"mha": ("d_model", "num_heads"), "ffn": ("d_ff", "d_model", "activation"),
+         "norm": ("d_model", "eps")}
+
+
+def role_of(name: str) -> str | None:
+    n = name.lower()
+    for role, (names, _) in ROLES.items():
+        if n in names:
+            return role
+    return None
+
+
+def sibling_class(module, role: str, exclude=None):
+    """The class of the candidate's own file that plays `role` (by its name), or None."""
+    if module is None:
+        return None
+    keys = ROLES[role][1]
+    found = []
+    for name, obj in vars(module).items():
+        if inspect.isclass(obj) and obj is not exclude and \
+                getattr(obj, "__module__", None) == module.__name__:
+            low = name.lower()
+            rank = next((i for i, k in enumerate(keys) if k in low), None)
+            if rank is not None and not (role == "mha" and "layer" in low and "attention" not in low):
+                found.append((rank, len(name), obj))
+    return min(found, key=lambda t: (t[0], t[1]))[2] if found else None
+
+
+def value(ctx, param, values: dict):
+    if ctx.depth >= 3:
+        return MISSING
+    cls = annotation_class(param, ctx.module)
+    role = role_of(param.name)
+    if cls is not None and (cls.__module__ in ("builtins", "typing") or cls is dict):
+        cls = None
+    if cls is None and role is not None:
+        cls = sibling_class(ctx.module, role)
+        if cls is None and role == "norm" and ctx.framework == "torch":
+            import torch
+            cls = torch.nn.LayerNorm
+    if cls is None:
+        return MISSING
+    order = ORDER.get(role or "", ctx.order)
+    made = ctx.build(cls, values, order)
+    ctx.note(f"constructor argument {param.name!r}: built a {cls.__name__} from the same "
+             f"hyperparameters")
+    return made

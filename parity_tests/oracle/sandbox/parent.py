@@ -1,0 +1,163 @@
+"""The parent side: one worker process per submission, spoken to in plain data, killed at every end.
+
+    w = Worker(limits)                       # nothing started yet
+    head, arrays = w.request({"op": "prepare", ...}, {}, timeout=60)   # starts the child if needed
+    ...
+    w.close()                                # kill the process group, remove the scratch directory
+
+A request either returns the child's (header, arrays) or raises:
+    ChildDied(message)   the child exited or was killed (os._exit, a signal, a limit) - `crashed`
+    ChildTimeout(s)      no complete answer within the deadline - `timeout`; the group is killed
+    ProtocolError        the answer breaks the format - `crashed` too (the child is killed)
+After any of these the worker is dead; the next request starts a fresh one (the caller re-sends its
+"prepare"). The child is a fresh interpreter (`python -I -B`, never a fork of this process), in its
+own session and process group, cwd an empty scratch directory, a scrubbed environment
+(limits.child_env) and resource limits (limits.Limits); its argv holds only the project root.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from .limits import Limits, child_env
+from .protocol import Closed, Deadline, ProtocolError, Reader, encode, write_all
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
+        "from parity_tests.oracle.sandbox.child import main; main()")
+LIVE: set[int] = set()      # pids of workers alive in this process (tests check it empties)
+STARTED: list[int] = []     # every worker pid (= its process group id) ever started here
+
+
+class ChildDied(Exception):
+    pass
+
+
+class ChildTimeout(Exception):
+    def __init__(self, seconds: float):
+        super().__init__(f"no answer within {seconds:g} s")
+        self.seconds = seconds
+
+
+class Worker:
+    def __init__(self, limits: Limits | None = None, threads: int | None = None):
+        self.limits = limits or Limits()
+        self.threads = threads
+        self.proc: subprocess.Popen | None = None
+        self.scratch: str | None = None
+        self.errlog = None
+        self.reader: Reader | None = None
+        self.starts = 0
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> None:
+        self.close()
+        self.scratch = tempfile.mkdtemp(prefix="oracle-scratch-")
+        self.errlog = tempfile.TemporaryFile()          # the parent's own file, not in the scratch dir
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch,
+            env=child_env(self.scratch, self.threads), preexec_fn=self.limits.apply,
+            start_new_session=True, close_fds=True)
+        LIVE.add(self.proc.pid)
+        STARTED.append(self.proc.pid)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        self.reader = Reader(self.proc.stdout.fileno())
+        self.starts += 1
+
+    def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1):
+        """Send one request; `timeout` seconds per stage: the child sends a {"op": "tick"} after
+        each stage it finishes (at most stages - 1 of them count), then its answer."""
+        if not self.alive:
+            self.start()
+        deadline = time.monotonic() + timeout
+        try:
+            write_all(self.proc.stdin.fileno(), encode(header, arrays), deadline)
+            for _ in range(stages + 8):
+                h, a = self.reader.read(deadline)
+                if h.get("op") != "tick":
+                    return h, a
+                stages -= 1
+                if stages > 0:
+                    deadline = time.monotonic() + timeout
+            raise ProtocolError("too many progress messages")
+        except Deadline:
+            self.close()
+            raise ChildTimeout(timeout) from None
+        except Closed:
+            why = self._death()
+            self.close()
+            raise ChildDied(why) from None
+        except ProtocolError:
+            self.close()
+            raise
+
+    def _death(self) -> str:
+        """How the child ended (waits briefly for its exit status), with the tail of its stderr."""
+        code = None
+        try:
+            code = self.proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            pass
+        if code is None:
+            how = "closed its end of the pipe"
+        elif code < 0:
+            try:
+                how = f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with status {code}"
+        tail = self.stderr_tail()
+        return f"the submission's process {how}" + (f"; its last output: {tail}" if tail else "")
+
+    def stderr_tail(self, n: int = 1500) -> str:
+        if self.errlog is None:
+            return ""
+        try:
+            self.errlog.seek(0, os.SEEK_END)
+            size = self.errlog.tell()
+            self.errlog.seek(max(0, size - n))
+            return self.errlog.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def close(self) -> None:
+        """Kill the whole process group (forks, threads and all), reap, remove the scratch dir."""
+        p = self.proc
+        if p is not None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)   # before reaping: the pgid cannot be reused yet
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            for f in (p.stdin, p.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            LIVE.discard(p.pid)
+            self.proc = None
+        if self.errlog is not None:
+            self.errlog.close()
+            self.errlog = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass

@@ -1,0 +1,279 @@
+"""The child side of a check: load the submission, build it per example, run it, hand back arrays.
+
+Everything here runs next to the submission (in its worker process, see child.py), so nothing here
+decides anything: it reports what the candidate did as plain data (protocol.py) and the parent
+(runner.py) validates it, computes the reference and gives the verdict. The same code serves the
+in-process mode (a Python object handed to `check`), through the same encoding, so both paths are
+validated alike.
+
+    s = Session("mha", opts_dict, spec="student.py:MHA")
+    header = s.prepare()                      # {"status": "ok", "caps": ..., "kind": ...} or a failure
+    header, arrays = s.run(case_header, case_arrays)
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import random
+import secrets
+import sys
+import threading
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from ..adapters import Adapter, CandidateProblem, Options
+from ..components import Case, get, neutral_value
+from ..loader import LoadError, from_object, load
+from ..naming import InterfaceError
+
+TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
+_ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
+
+
+class _TailBuffer(io.StringIO):
+    """A text sink keeping only the last `limit` characters of what the candidate prints."""
+
+    def __init__(self, limit: int = 4000):
+        super().__init__()
+        self.limit = limit
+
+    def write(self, s: str) -> int:
+        n = super().write(s)
+        if self.tell() > 4 * self.limit:
+            tail = self.getvalue()[-self.limit:]
+            self.seek(0)
+            self.truncate()
+            super().write(tail)
+        return n
+
+    def tail(self) -> str:
+        return self.getvalue()[-self.limit:]
+
+
+def candidate_traceback(exc: BaseException, skip: tuple[str, ...] = _ORACLE_DIRS) -> str:
+    """The traceback without the oracle's own frames (the candidate's frames are what matter)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    kept = [f for f in frames if not any(s in f.filename for s in skip)]
+    return "".join(traceback.format_list(kept or frames[-3:])
+                   + traceback.format_exception_only(type(exc), exc))
+
+
+class Failed(Exception):
+    """A stage failed; .reply is the failure header sent to the parent."""
+
+    def __init__(self, reply: dict):
+        super().__init__(reply.get("verdict"))
+        self.reply = reply
+
+
+def safe_text(fn: Callable[[], str], limit: int = 4000) -> str:
+    """fn() (str(exc), a traceback...) in a daemon thread with a time limit: a candidate's __str__
+    may block or loop; then the text says so instead of hanging the worker."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["s"] = str(fn())
+        except BaseException as exc:  # noqa: BLE001
+            box["s"] = f"<text unavailable: {type(exc).__name__} while formatting it>"
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(TEXT_TIMEOUT)
+    s = box.get("s")
+    if not isinstance(s, str):
+        return f"<text unavailable: formatting it did not finish within {TEXT_TIMEOUT:g} s>"
+    return s[:limit]
+
+
+def _fresh_rng() -> None:
+    """New, unpredictable global RNG states (random, numpy.random, torch if loaded): a call that
+    depends on them shows up as nondeterministic instead of hiding behind a fixed seed."""
+    s = secrets.randbits(31)
+    random.seed(s)
+    np.random.seed(s)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        with contextlib.suppress(Exception):
+            torch.manual_seed(s)
+
+
+def classify(exc: BaseException, what: str, printed: str = "") -> dict:
+    """An exception raised while doing `what` as a failure reply (text made under a time limit)."""
+    tname = safe_text(lambda: type(exc).__name__, 200)
+    msg = safe_text(lambda: str(exc))
+    desc = f"{tname}: {msg}" if msg else tname
+    if msg.startswith("<text unavailable"):          # its __str__ blocks: never call it again
+        tb = "".join(traceback.format_list(traceback.extract_tb(exc.__traceback__)[-8:]))
+        return {"verdict": "raised", "message": f"{what} raised {desc}", "printed": printed,
+                "traceback": tb[-8000:] + desc}
+    frames = safe_text(lambda: traceback.extract_tb(exc.__traceback__)[-1].filename
+                       if exc.__traceback__ else "", 500)
+    in_oracle = _ORACLE_DIRS[0] in frames
+    if isinstance(exc, InterfaceError):
+        return {"verdict": "interface_error", "message": f"{what}: {msg}" if what else msg}
+    if isinstance(exc, CandidateProblem):
+        return {"verdict": safe_text(lambda: exc.verdict, 40),
+                "message": f"{what}: " + safe_text(lambda: exc.message),
+                "quantity": safe_text(lambda: exc.quantity, 200) if exc.quantity else None}
+    if isinstance(exc, LoadError):
+        return {"verdict": "load_error", "message": msg}
+    if in_oracle:
+        if isinstance(exc, TypeError) and "argument" in msg:
+            return {"verdict": "interface_error", "message": f"{what}: the candidate's signature "
+                    f"does not accept the call: {desc}"}
+        return {"verdict": "oracle_error", "message": f"{what}: the oracle failed: {desc}",
+                "traceback": safe_text(lambda: "".join(traceback.format_exception(exc)), 8000)}
+    return {"verdict": "raised", "message": f"{what} raised {desc}", "printed": printed,
+            "traceback": safe_text(lambda: candidate_traceback(exc, _ORACLE_DIRS), 8000)}
+
+
+def guarded(fn: Callable[[], Any], what: str) -> Any:
+    """fn() with the candidate's printing captured; any exception becomes Failed(reply)."""
+    sink = _TailBuffer()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            return fn()
+    except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt from candidates too
+        raise Failed(classify(exc, what, safe_text(sink.tail))) from None
+
+
+# ------------------------------------------------------------------------------------------------
+# cases as plain data
+# ------------------------------------------------------------------------------------------------
+CASE_FIELDS = ("component", "example", "hyper", "out_shape", "weights_shape", "self_attention",
+               "settings")
+
+
+def case_to_wire(case: Case) -> tuple[dict, dict]:
+    """(header, arrays) describing a Case; the reverse of case_from_wire."""
+    h = {f: getattr(case, f) for f in CASE_FIELDS}
+    h["out_shape"] = list(case.out_shape)
+    h["weights_shape"] = list(case.weights_shape) if case.weights_shape is not None else None
+    h["inputs"] = list(case.inputs)
+    h["masks"] = {n: m is not None for n, m in case.masks.items()}
+    h["params"] = list(case.params)
+    arrays = {f"in:{n}": a for n, a in case.inputs.items()}
+    arrays.update({f"mask:{n}": m for n, m in case.masks.items() if m is not None})
+    arrays.update({f"par:{n}": a for n, a in case.params.items()})
+    arrays["dout"] = case.dout
+    if case.row_keep is not None:
+        arrays["row_keep"] = case.row_keep
+    return h, arrays
+
+
+def case_from_wire(h: dict, arrays: dict) -> Case:
+    return Case(component=h["component"], example=h["example"], hyper=h["hyper"],
+                inputs={n: arrays[f"in:{n}"] for n in h["inputs"]},
+                masks={n: (arrays[f"mask:{n}"] if present else None)
+                       for n, present in h["masks"].items()},
+                params={n: arrays[f"par:{n}"] for n in h["params"]}, dout=arrays["dout"],
+                out_shape=tuple(h["out_shape"]),
+                weights_shape=tuple(h["weights_shape"]) if h["weights_shape"] is not None else None,
+                row_keep=arrays.get("row_keep"), self_attention=bool(h["self_attention"]),
+                settings=h["settings"])
+
+
+def _to_f64(v) -> np.ndarray:
+    a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        raise CandidateProblem("wrong_type", f"returned an array of dtype {a.dtype}, expected numbers")
+    return np.array(a, dtype=np.float64, copy=True, subok=False)
+
+
+# ------------------------------------------------------------------------------------------------
+class Session:
+    def __init__(self, component: str, opts: dict, spec: str | None = None, obj: Any = None,
+                 backward: Any = None):
+        self.comp = get(component)
+        self.opts = Options(**opts)
+        self.spec, self.obj, self.backward = spec, obj, backward
+        self.adapter: Adapter | None = None
+        self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
+
+    def _new_notes(self) -> list[str]:
+        """The adapter's notes not yet handed over (at most 20 per reply)."""
+        out = []
+        for n in list(self.adapter.notes if self.adapter is not None else []):
+            key = _note_key(str(n))
+            if key not in self._sent and len(out) < 20:
+                self._sent.add(key)
+                out.append(str(n)[:600])
+        return out
+
+    def prepare(self) -> dict:
+        try:
+            if self.spec is not None:
+                loaded = guarded(lambda: load(self.spec, timeout=None), "loading the candidate")
+            else:
+                loaded = from_object(self.obj, self.backward)
+            self.adapter = guarded(lambda: Adapter(loaded, self.comp, self.opts),
+                                   "building the candidate")
+        except Failed as f:
+            return {"status": "failed", **f.reply}
+        ad = self.adapter
+        self._sent = {_note_key(str(n)) for n in ad.notes}
+        return {"status": "ok", "caps": _jsonable(ad.caps), "notes": [str(n) for n in ad.notes],
+                "kind": str(ad.kind), "framework": str(ad.framework)}
+
+    def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None) -> tuple[dict, dict]:
+        """Build, run `runs` times (fresh instance and fresh RNG state each time); return what came
+        out as (header, float64 arrays). `tick()` after each stage lets the parent time each call."""
+        ad = self.adapter
+        case = case_from_wire(h["case"], arrays)
+        try:
+            _fresh_rng()
+            inst = guarded(lambda: ad.instantiate(case), "constructing the candidate")
+            tick()
+            absent = [ref for ref, e in inst.entries.items() if e.cand is None]
+            for ref in absent:
+                case.params[ref] = neutral_value(ref, case.params[ref].shape)
+                case.absent.add(ref)
+            mapping = [str(e.describe()) for e in inst.entries.values()]
+            produced = guarded(lambda: ad.execute(inst, case), "calling the candidate")
+            tick()
+            out = {f"value:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
+                   for k, v in produced.values.items()}
+            for i in range(1, runs):
+                _fresh_rng()
+                again = guarded(lambda: ad.execute(ad.instantiate(case), case),
+                                "calling the candidate a second time")
+                tick()
+                for k in ("output", "attention_weights"):
+                    if k in again.values:
+                        out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
+                                                       f"reading {k}")
+        except Failed as f:
+            return {"status": "failed", **f.reply}, {}
+        header = {"status": "ok", "mapping": mapping, "absent": absent,
+                  "dtypes": {str(k): str(v) for k, v in produced.dtypes.items()},
+                  "missing": {str(k): str(v) for k, v in produced.missing.items()},
+                  "notes": {str(k): str(v) for k, v in produced.notes.items()},
+                  "weights_averaged": bool(produced.weights_averaged),
+                  # notes made while building or calling (arrays left as constructed...), after
+                  # prepare() sent the first ones
+                  "adapter_notes": self._new_notes()}
+        return header, out
+
+
+def _note_key(note: str) -> str:
+    """What a note is about: a constructor argument's note is made again, with this example's
+    values, at every build; the first one (from the probe build) says what was guessed."""
+    if note.startswith("constructor argument "):
+        return note.split(":", 1)[0]
+    return note
+
+
+def _jsonable(o):
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, set)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, (bool, int, float, str)) or o is None:
+        return o
+    if isinstance(o, np.generic):
+        return o.item()
+    return str(o)

@@ -1,0 +1,6 @@
+"""Never returns."""
+
+
+def attention(Q, K, V, mask=None):
+    while True:
+        pass

@@ -1,0 +1,159 @@
+"""Batch grading (`npformer-oracle grade`) and the Gradescope bundle.
+
+A class of eleven submissions - right ones, wrong ones, and hostile ones that kill themselves, loop,
+patch modules, exit at import, fork and rewrite files, import the reference, or vandalise the other
+submissions being graded - graded with --jobs 2: every student's grade equals the grade of that
+submission graded alone. The bundle's run_autograder, run against a local /autograder-shaped tree,
+writes a results.json with the same score as `grade`.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from parity_tests.oracle.batch import grade, grade_one
+from parity_tests.oracle.spec import SpecError, load_spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
+CANDIDATES = os.path.join(ROOT, "parity_tests", "oracle_candidates")
+
+SPEC = """
+[assignment]
+name = "attention"
+entry_file = "attention.py"
+examples = 6
+seed = 3
+timeout = 3
+runs = 2
+
+[[check]]
+name = "sdpa"
+component = "sdpa"
+entry = "attention"
+points = 10
+hidden = {{ seed = 99, examples = 4, points = 5 }}
+"""
+
+WRONG = ("import numpy as np\n\ndef attention(Q, K, V, mask=None):\n"
+         "    s = Q @ np.swapaxes(K, -1, -2)\n"          # no 1/sqrt(d): wrong
+         "    if mask is not None:\n        s = np.where(mask == 0, -1e9, s)\n"
+         "    w = np.exp(s - s.max(-1, keepdims=True))\n    w = w / w.sum(-1, keepdims=True)\n"
+         "    return w @ V, w\n")
+
+CLASS = {   # student -> hostile file (copied as the student's attention.py), or source text
+    "ada_right": "right.py", "bob_right": "right.py", "cy_wrong": WRONG, "dee_kill": "kill_self.py",
+    "eve_loop": "loops.py", "fay_patch": "patch_modules.py", "gus_exit": "exit_at_import.py",
+    "hal_fork": "fork_atexit.py", "ivy_import": "imports_reference.py", "jo_vandal": "vandal.py",
+    "kim_bigbug": "big_bug.py",
+}
+
+
+def make_class(folder):
+    for student, what in CLASS.items():
+        d = folder / student
+        d.mkdir(parents=True)
+        if what.endswith(".py"):
+            shutil.copy(os.path.join(HOSTILE, what), d / "attention.py")
+        else:
+            (d / "attention.py").write_text(what)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("class")
+    subs = base / "subs"
+    make_class(subs)
+    spec = base / "assignment.toml"
+    spec.write_text(SPEC.format())
+    res = grade(str(subs), str(spec), str(base / "out"), jobs=2, quiet=True)
+    return base, subs, spec, res
+
+
+def test_every_grade_equals_the_grade_alone(graded):
+    base, subs, spec, res = graded
+    a = load_spec(str(spec))
+    by = {g["student"]: g for g in res["graded"]}
+    assert set(by) == set(CLASS)
+    for student in CLASS:
+        alone = grade_one(a, student, str(subs / student / "attention.py"))
+        got = by[student]
+        assert got["score"] == alone["score"], (student, got["checks"], alone["checks"])
+        assert [c["verdict"] for c in got["checks"]] == [c["verdict"] for c in alone["checks"]], \
+            student
+    assert by["ada_right"]["score"] == by["bob_right"]["score"] == a.max_score == 15
+    for student in CLASS:
+        if "right" not in student:
+            assert by[student]["score"] == 0, (student, by[student]["checks"])
+
+
+def test_files_gradebook_and_summary(graded):
+    base, subs, spec, res = graded
+    out = base / "out"
+    rows = list(csv.DictReader((out / "gradebook.csv").open()))
+    assert {r["student"] for r in rows} == set(CLASS)
+    for r in rows:
+        results = json.loads((out / r["student"] / "results.json").read_text())
+        assert float(r["score"]) == results["score"]
+        report = json.loads((out / r["student"] / "report.json").read_text())
+        assert report["score"] == results["score"]
+    summ = json.loads((out / "summary.json").read_text())
+    assert summ["students"] == len(CLASS)
+    assert sum(summ["score_distribution"].values()) == len(CLASS)
+    assert summ["most_common_failure"]
+    verdicts = {r["student"]: r["sdpa"] for r in rows}
+    assert verdicts["dee_kill"] == "crashed" and verdicts["eve_loop"] == "timeout"
+    assert verdicts["ivy_import"] == "forbidden_import"
+
+
+def test_bad_spec_is_a_clear_error(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('[assignment]\nexamples = 0\n[[check]]\ncomponent = "sdpa"\nentry = "f"\n')
+    with pytest.raises(SpecError, match="examples"):
+        load_spec(str(p))
+    p.write_text('[[check]]\ncomponent = "attention"\nentry = "f"\n')
+    with pytest.raises(SpecError, match="component"):
+        load_spec(str(p))
+
+
+def test_gradescope_bundle_runs_against_a_local_autograder_tree(tmp_path):
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC.format())
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    z = tmp_path / "autograder.zip"
+    p = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "gradescope-bundle",
+                        str(spec), "-o", str(z)], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    again = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "gradescope-bundle",
+                            str(spec), "-o", str(z)], env=env, capture_output=True, text=True)
+    assert again.returncode == 2 and "--force" in again.stderr       # never silently replaced
+    for student, expected in (("ada_right", 15), ("cy_wrong", 0)):
+        ag = tmp_path / f"autograder_{student}"
+        (ag / "source").mkdir(parents=True)
+        (ag / "submission").mkdir()
+        (ag / "results").mkdir()
+        with zipfile.ZipFile(z) as zf:
+            names = zf.namelist()
+            assert "setup.sh" in names and "run_autograder" in names
+            zf.extractall(ag / "source")
+        text = CLASS[student]
+        if text.endswith(".py"):
+            shutil.copy(os.path.join(HOSTILE, text), ag / "submission" / "attention.py")
+        else:
+            (ag / "submission" / "attention.py").write_text(text)
+        run = ag / "source" / "run_autograder"
+        env2 = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env2.update(AUTOGRADER_ROOT=str(ag), PYTHON=sys.executable)
+        p = subprocess.run(["bash", str(run)], env=env2, capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0, p.stderr
+        res = json.loads((ag / "results" / "results.json").read_text())
+        assert res["score"] == expected, (p.stdout, p.stderr, res)
