@@ -73,6 +73,21 @@ CONFIGS: dict[str, BenchConfig] = {
         "small", "seq2seq", batch=8, src_len=32, tgt_len=32, gen_batch=4, gen_tokens=16,
         model_fields=dict(d_model=128, num_heads=4, d_ff=512, num_encoder_layers=4,
                           num_decoder_layers=4, vocab_size=1000, max_len=512, dropout=0.1)),
+    "main-job": BenchConfig(
+        "main-job", "seq2seq", batch=64, src_len=12, tgt_len=12, gen_batch=4, gen_tokens=12,
+        model_fields=dict(d_model=64, num_heads=4, d_ff=128, num_encoder_layers=2,
+                          num_decoder_layers=2, vocab_size=16, max_len=64, dropout=0.0),
+        note="`npformer train`'s default model and batch (reverse task, lengths up to 10 + BOS/EOS)"),
+    "mid": BenchConfig(
+        "mid", "seq2seq", batch=8, src_len=32, tgt_len=32, gen_batch=4, gen_tokens=16,
+        model_fields=dict(d_model=256, num_heads=4, d_ff=1024, num_encoder_layers=4,
+                          num_decoder_layers=4, vocab_size=1000, max_len=512, dropout=0.1),
+        note="between small and base: where data parallelism starts to pay (scaling)"),
+    "small-l64": BenchConfig(
+        "small-l64", "seq2seq", batch=16, src_len=64, tgt_len=64, gen_batch=4, gen_tokens=16,
+        model_fields=dict(d_model=128, num_heads=4, d_ff=512, num_encoder_layers=4,
+                          num_decoder_layers=4, vocab_size=1000, max_len=512, dropout=0.1),
+        note="small's model on 4x the tokens per step (scaling: data parallelism's threshold)"),
     "base": BenchConfig(
         "base", "seq2seq", batch=8, src_len=64, tgt_len=64, gen_batch=4, gen_tokens=32,
         model_fields=dict(d_model=512, num_heads=8, d_ff=2048, num_encoder_layers=6,

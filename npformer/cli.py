@@ -246,8 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("parallelism")
     g.add_argument("--data-parallel", choices=("auto", "on", "off"), default="auto",
                    help="numpy backend with --threads N > 1: split each batch over N replicas, one "
-                        "thread each (npformer.parallel); auto: when every replica gets >= 4 rows "
-                        "(default: %(default)s)")
+                        "thread each (npformer.parallel); auto: when each replica's activations "
+                        "(rows x tokens x d_model) reach 65536 elements, below which one model is "
+                        "measured faster (default: %(default)s)")
     g.add_argument("--nproc", type=positive, default=1, metavar="N",
                    help="torch backend: train with N processes (DistributedDataParallel, gloo on "
                         "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
@@ -537,7 +538,9 @@ def cmd_train(args) -> int:
     extra = {}
     if args.backend == "numpy":                           # threads: data parallelism when it pays
         from npformer.parallel import choose_replicas
-        extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel)
+        extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel,
+                                            tokens_per_row=task.max_tgt_tokens,
+                                            d_model=model.config.d_model)
         if extra["replicas"] > 1:
             print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
     try:

@@ -337,27 +337,35 @@ def make_step_fn(model: Module, loss_fn, replicas: int = 1, *, forward: Callable
     return step
 
 
-# Rows per replica below which `auto` keeps one model: a shard of a few rows makes GEMMs too thin
-# to gain from a thread of their own, and Python's per-operation cost (under the GIL) is paid once
-# per replica. Provisional: measure with `python -m benchmarks --scaling` (README, performance).
-MIN_ROWS_PER_REPLICA = 4
+# Activation elements per replica (rows x tokens x d_model) from which `auto` splits the batch. Below
+# it every NumPy call is short, so Python's fixed cost per call (paid under the GIL, once per replica)
+# outweighs the elementwise work the second thread takes over. Measured on 2 idle cores, training
+# step, `python -m benchmarks --scaling --configs small,main-job,mid,small-l64,base` (README,
+# performance): data-parallel time / one-model time = 1.14 at 16384 elements per replica (small),
+# 1.18 at 24576 (main-job, `npformer train`'s default), 1.10 at 32768 (mid), 0.89 at 65536
+# (small-l64), 0.83-0.90 at 131072 (base).
+MIN_ELEMENTS_PER_REPLICA = 65536
 
 
-def choose_replicas(threads: int, batch_size: int, mode: str = "auto") -> int:
+def choose_replicas(threads: int, batch_size: int, mode: str = "auto", *, tokens_per_row: int,
+                    d_model: int) -> int:
     """Data-parallel replicas the training loop uses for `threads` CPU threads (the CLI's --threads).
 
     mode "off": 1 (one model; BLAS gets the threads).  "on": `threads` replicas (at most one per row).
-    "auto": `threads` replicas when threads > 1 and every replica gets MIN_ROWS_PER_REPLICA rows or
-    more, else 1. With data parallelism every operation (the elementwise ones too, which NumPy runs on
-    one core) runs on all the threads; with one model only the GEMMs do.
+    "auto": `threads` replicas when threads > 1 and each replica's activations, (batch_size //
+    threads) rows x tokens_per_row x d_model, reach MIN_ELEMENTS_PER_REPLICA; else 1. With data
+    parallelism every operation (the elementwise ones too, which NumPy runs on one core) runs on all
+    the threads; with one model only the GEMMs do, but each call pays Python's overhead once.
     """
     if mode not in ("auto", "on", "off"):
         raise ValueError(f"mode: expected 'auto', 'on' or 'off', got {mode!r}")
-    for name, v in (("threads", threads), ("batch_size", batch_size)):
+    for name, v in (("threads", threads), ("batch_size", batch_size),
+                    ("tokens_per_row", tokens_per_row), ("d_model", d_model)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name}: expected an int >= 1, got {v!r}")
     if mode == "off" or threads == 1:
         return 1
     if mode == "on":
         return int(min(threads, batch_size))
-    return int(threads) if batch_size >= MIN_ROWS_PER_REPLICA * threads else 1
+    per_replica = (batch_size // threads) * tokens_per_row * d_model
+    return int(threads) if per_replica >= MIN_ELEMENTS_PER_REPLICA else 1

@@ -6,7 +6,7 @@ import pytest
 
 from npformer.data import make_batches, make_task
 from npformer.dropout import collect_dropout_masks, replay_dropout_masks
-from npformer.parallel import (MIN_ROWS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
+from npformer.parallel import (MIN_ELEMENTS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
                                make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
 from npformer.train import TrainConfig, _forward, _loss_fn, build_model, model_config_for, train
 
@@ -226,14 +226,22 @@ def test_bad_arguments_are_named():
 
 
 def test_choose_replicas():
-    assert choose_replicas(1, 64) == 1
-    assert choose_replicas(4, 64) == 4 and choose_replicas(4, 64, "off") == 1
-    assert choose_replicas(4, 4 * MIN_ROWS_PER_REPLICA - 1) == 1       # shards too thin
-    assert choose_replicas(8, 3, "on") == 3                            # at most one per row
+    size = dict(tokens_per_row=64, d_model=512)                        # the paper's base size
+    assert choose_replicas(1, 64, **size) == 1
+    assert choose_replicas(4, 64, **size) == 4 and choose_replicas(4, 64, "off", **size) == 1
+    # auto splits only when each replica's activations reach MIN_ELEMENTS_PER_REPLICA
+    rows = MIN_ELEMENTS_PER_REPLICA // (64 * 512)                       # rows per replica at the edge
+    assert choose_replicas(2, 2 * rows, **size) == 2
+    assert choose_replicas(2, 2 * rows - 1, **size) == 1
+    assert choose_replicas(2, 64, tokens_per_row=12, d_model=64) == 1   # the main job: too thin
+    assert choose_replicas(2, 64, tokens_per_row=12, d_model=64, mode="on") == 2
+    assert choose_replicas(8, 3, "on", **size) == 3                     # at most one per row
     with pytest.raises(ValueError, match="mode"):
-        choose_replicas(2, 8, "yes")
+        choose_replicas(2, 8, "yes", **size)
     with pytest.raises(ValueError, match="threads"):
-        choose_replicas(0, 8)
+        choose_replicas(0, 8, **size)
+    with pytest.raises(ValueError, match="d_model"):
+        choose_replicas(2, 8, tokens_per_row=4, d_model=0)
 
 
 def test_cli_threads_trains_data_parallel(capsys):
@@ -242,9 +250,11 @@ def test_cli_threads_trains_data_parallel(capsys):
             "--heads", "2", "--d-ff", "16", "--layers", "1", "--eval-size", "4", "--examples", "0",
             "--no-progress"]
     try:
-        assert main(argv) == 0
+        assert main(argv + ["--data-parallel", "on"]) == 0
         assert "data parallelism: 2 replicas" in capsys.readouterr().out
         assert main(argv + ["--data-parallel", "off"]) == 0
+        assert "data parallelism" not in capsys.readouterr().out
+        assert main(argv) == 0                                         # auto: d_model 8 is too thin
         assert "data parallelism" not in capsys.readouterr().out
     finally:
         from npformer.cli import set_blas_threads
