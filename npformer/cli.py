@@ -24,7 +24,7 @@ import numpy as np
 
 # The main job's embedded defaults: a small encoder-decoder (d_model 64, 2+2 layers, 170k parameters)
 # that learns to reverse sequences of 1..10 symbols over a 10-letter alphabet in pure NumPy: 3000 steps
-# x 64 sequences, about 1.5 minutes of one idle core. Measured over seeds 0, 1, 2 (docs/RELIABILITY.md
+# x 64 sequences, about 100 s on one idle core. Measured over seeds 0, 1, 2 (docs/RELIABILITY.md
 # and the README): 2000 steps without label smoothing reached 98.6 / 99.6 / 99.2 % exact-sequence
 # accuracy on an AMD EPYC (100 % only on some CPUs: the runs are bit-identical per machine, not across
 # BLAS builds) and spiked late; with label smoothing 0.1 all three seeds reach 100.00 % at step 3000
@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "clipping; then evaluate on held-out sequences (never seen in "
                                    "training) and print decoded examples.",
                        epilog="Defaults are the main job: `npformer train` (reverse, 1..10 symbols, "
-                              "d_model 64,\n2+2 layers, 3000 steps, label smoothing 0.1; about 1.5 minutes of one idle "
+                              "d_model 64,\n2+2 layers, 3000 steps, label smoothing 0.1; about 100 s on one idle "
                               "core, 12 minutes\nmeasured on a busy one; 100 % held-out "
                               "exact-sequence accuracy for seeds 0, 1 and 2).\n"
                               "Save and continue a run: `npformer train --steps 500 --save "
