@@ -125,7 +125,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         what = f"{self._name()} forward"
         if self.hooks is not None and self.hooks.call is not None:
             return adapter_hooks.binding(self)
-        arg = list_input.detect(naming.signature_of(fn), self.comp)
+        arg = list_input.detect(naming.signature_of(fn), self.comp, fn)
         if arg is not None:
             b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
                             flags=naming.CALL_FLAGS, keep_params=weights,

@@ -4,6 +4,9 @@
                  (for sdpa: the width of the drawn query/value)
     temperature  temperature, sqrt_d_k, scale_factor = sqrt(d_k)   (scores are q.k / temperature)
     device       device = "cpu" (torch candidates)
+    input sizes  key_size, query_size, value_size, ... = d_model (d2l's older MultiHeadAttention(
+                 key_size, query_size, value_size, num_hiddens, num_heads, dropout): the feature
+                 sizes of the inputs, which the oracle draws equal to d_model)
 
 Only REQUIRED arguments are filled: an optional one keeps the default the candidate chose.
 """
@@ -18,6 +21,8 @@ HEAD_WIDTH = ("d_k", "d_v", "d_q", "dk", "dv", "d_head", "head_dim", "head_size"
               "kdim", "vdim", "dim_per_head", "depth")
 TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "root_d_k")
 DEVICE = ("device", "dev")
+INPUT_SIZE = ("key_size", "query_size", "value_size", "q_size", "k_size", "v_size", "query_in",
+              "key_in", "value_in", "q_in_dim", "k_in_dim", "v_in_dim")
 
 
 def head_width(values: dict) -> int | None:
@@ -43,6 +48,10 @@ def value(ctx, param, values: dict):
         if w is not None:
             ctx.note(f"constructor argument {param.name!r}: passed sqrt(d_k) (scores divided by it)")
             return math.sqrt(w)
+    if name in INPUT_SIZE and "d_model" in values:
+        ctx.note(f"constructor argument {param.name!r}: passed d_model {values['d_model']} "
+                 f"(the feature size of the inputs)")
+        return int(values["d_model"])
     if name in DEVICE and ctx.framework == "torch":
         ctx.note(f"constructor argument {param.name!r}: passed 'cpu'")
         return "cpu"

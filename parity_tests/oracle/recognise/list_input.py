@@ -2,6 +2,9 @@
 `q, k, v = inputs` (or `qkv`, `xs`, an argument annotated as a list/tuple/Sequence)."""
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 import typing
 
 SOURCE = "__inputs_list__"
@@ -9,7 +12,7 @@ NAMES = ("inputs", "qkv", "xs", "input_list", "tensors", "qkv_list", "qkv_inputs
          "args", "triple", "qkv_tuple")
 
 
-def detect(sig, comp) -> str | None:
+def detect(sig, comp, fn=None) -> str | None:
     """The argument that takes the list, when the forward's first argument is one (and the
     component has more than one input), else None."""
     if sig is None or len(comp.inputs) < 2:
@@ -23,9 +26,26 @@ def detect(sig, comp) -> str | None:
     origin = typing.get_origin(ann) or ann
     listy = origin in (list, tuple) or getattr(origin, "__name__", "") in ("Sequence", "Iterable") \
         or (isinstance(ann, str) and ann.split("[")[0].lower() in ("list", "tuple", "sequence"))
-    if first.name.lower() in NAMES or listy:
+    if listy or (first.name.lower() in NAMES and _unpacked(fn, first.name)):
         return first.name
     return None
+
+
+def _unpacked(fn, arg: str) -> bool:
+    """A name alone is ambiguous (`forward(self, inputs)` is also Keras-style self-attention on one
+    tensor): believe it when the forward's source unpacks or indexes the argument (`q, k, v =
+    inputs`, `inputs[0]`, `for t in inputs`), or when there is no source to read."""
+    if fn is None:
+        return True
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return True
+    a = re.escape(arg)
+    return bool(re.search(rf"^\s*[\w\s,()\[\]]*,[\w\s,()\[\]]*=\s*{a}\s*(#.*)?$", src, re.M)
+                or re.search(rf"\b{a}\s*\[\s*-?[0-2]\s*\]", src)
+                or re.search(rf"\bfor\s+\w+\s+in\s+{a}\b", src)
+                or re.search(rf"\b(zip|map)\([^)]*\b{a}\b", src))
 
 
 def sources(arg: str, comp) -> list:
