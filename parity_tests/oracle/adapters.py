@@ -34,7 +34,7 @@ from .recognise import absent, lazy, list_input, valid_lens
 from .components import Case, Component, X_ALIASES, Q_ALIASES
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
-from .frameworks import NumpyOps, TorchOps, detect_framework  # noqa: F401
+from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
@@ -51,6 +51,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.opts = opts
         self.framework = detect_framework(loaded, opts)
         self.ops = TorchOps() if self.framework == "torch" else NumpyOps()
+        if self.framework == "torch":
+            default_dtype(self.ops, opts.dtype)
         self.obj = loaded.obj
         self.backward = loaded.backward
         self.hooks = adapter_hooks.load(opts.adapter_path, loaded.obj) if opts.adapter_path else None
@@ -310,7 +312,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
 
         return naming.resolve(self.comp.tree, space, ref_shapes, case.hyper,
                               name_map=self.opts.name_map, layout=self.opts.weight_layout,
-                              optional=optional)
+                              optional=optional, hints=getattr(self, "head_axes", None))
 
     def _instantiate_function(self, case: Case) -> Instance:
         fn = self.obj

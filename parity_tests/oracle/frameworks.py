@@ -61,6 +61,18 @@ class TorchOps(NumpyOps):
         return self.torch.from_numpy(np.ascontiguousarray(a).copy())
 
 
+def default_dtype(ops: TorchOps, dtype: str) -> None:
+    """Make the check's dtype torch's default in the submission's worker (its own process), so that
+    tensors the candidate makes itself (a positional table built with torch.zeros / torch.arange in
+    __init__, a buffer, an accumulator in forward) have the precision of its inputs, as they would
+    had its author run it in that dtype: a float32 table in a float64 check differs from the
+    reference by float32 rounding (1e-8), which is not a bug."""
+    torch = ops.torch
+    want = getattr(torch, dtype, None)
+    if want in (torch.float32, torch.float64) and torch.get_default_dtype() != want:
+        torch.set_default_dtype(want)
+
+
 def torch_loaded() -> Any:
     return sys.modules.get("torch")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .recognise import inner_norm, per_head, row_bias
+from .recognise import head_axes, inner_norm, per_head, row_bias
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
@@ -53,6 +53,8 @@ class Entry:
     ref_shape: tuple | None = None   # the reference's shape, when cand_shape is set
     parts: tuple = ()                # per-head pieces: ((cand, (row0, row1), transpose, shape), ...)
     why: str = ""                    # absent: how the oracle knows the candidate has none
+    pre_shape: tuple | None = None   # heads on axes of their own: (W.T if transpose else W)
+    perm: tuple | None = None        # .reshape(pre_shape).transpose(perm) (recognise/head_axes)
 
     def describe(self) -> str:
         if self.cand is None:
@@ -63,7 +65,8 @@ class Entry:
                     + ", ".join(p[0] for p in self.parts) + (" (transposed)" if self.parts[0][2] else ""))
         extra = []
         if self.cand_shape is not None:
-            extra.append(f"kept as {self.cand_shape}")
+            extra.append(f"kept as {self.cand_shape}" + (", heads on axes of their own"
+                                                         if self.pre_shape else ""))
         if self.rows:
             extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
         if self.transpose:
@@ -81,8 +84,10 @@ class Resolver:
     """Walks a component's tree, matching reference names to candidate names."""
 
     def __init__(self, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any],
-                 name_map: dict[str, str] | None = None, layout: str = "out_in"):
+                 name_map: dict[str, str] | None = None, layout: str = "out_in",
+                 hints: dict | None = None):
         self.space = space
+        self.hints = dict(hints or {})
         self.ref_shapes = ref_shapes
         self.hyper = hyper
         self.map = dict(name_map or {})
@@ -118,6 +123,15 @@ class Resolver:
         shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)
             self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
+                                      ref_shape=tuple(self.ref_shapes[ref]))
+            self.claimed.add(cand)
+            return True
+        heads = head_axes.layout(ref, self.ref_shapes[ref], self.space.shapes.get(cand), self.hyper,
+                                 self.hints.get(cand))
+        if heads is not None:              # (d, H, d_head) einsum weights and the like
+            t, pre, perm = heads
+            self.entries[ref] = Entry(ref, cand, transpose=t, how=how, pre_shape=pre, perm=perm,
+                                      cand_shape=tuple(self.space.shapes[cand]),
                                       ref_shape=tuple(self.ref_shapes[ref]))
             self.claimed.add(cand)
             return True
@@ -348,7 +362,8 @@ class Resolver:
 
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,
             name_map: dict[str, str] | None = None, layout: str = "out_in",
-            optional: Callable[[str, dict], Any] = lambda r, e: False) -> tuple[dict[str, Entry], list[str]]:
+            optional: Callable[[str, dict], Any] = lambda r, e: False,
+            hints: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
     """Map every reference parameter to the candidate; returns (entries, unclaimed candidate names).
 
     Raises InterfaceError naming the reference parameters that stayed unmapped, except those
@@ -359,7 +374,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
     if unknown:
         raise InterfaceError(f"--map: unknown reference name(s) {unknown}; reference parameters are: "
                              f"{', '.join(ref_shapes)}")
-    r = Resolver(space, ref_shapes, hyper, name_map, layout)
+    r = Resolver(space, ref_shapes, hyper, name_map, layout, hints)
     entries = r.run(kind)
     missing = []
     for ref in ref_shapes:

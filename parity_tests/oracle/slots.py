@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 
 from . import naming
+from .recognise import head_axes
 from .naming import InterfaceError
 from .options import Options
 
@@ -217,6 +218,9 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
                 piece = v[a:b]
                 out[cand] = (piece.T if transpose else piece).reshape(shape).astype(dtype)
             continue
+        if e.pre_shape is not None:       # heads on axes of their own (recognise/head_axes)
+            out[e.cand] = head_axes.arrange(v, e.transpose, e.pre_shape, e.perm).astype(dtype)
+            continue
         if e.cand_shape is not None:      # size-1 axes added: (1, n), (out, in, 1)
             out[e.cand] = v.reshape(e.cand_shape).astype(dtype)
             continue
@@ -253,6 +257,8 @@ def entry_grad(entry: naming.Entry, grad_of) -> np.ndarray | None:
 def read_param_grad(entry: naming.Entry, g: np.ndarray | None) -> np.ndarray | None:
     if g is None:
         return None
+    if entry.pre_shape is not None:
+        return head_axes.unarrange(g, entry.ref_shape, entry.transpose, entry.perm)
     if entry.cand_shape is not None:
         return np.asarray(g).reshape(entry.ref_shape)
     if entry.transpose:

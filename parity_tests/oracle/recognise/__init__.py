@@ -9,18 +9,20 @@ LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
-              norms inside the attention / feed-forward block (inner_norm)
+              norms inside the attention / feed-forward block (inner_norm);
+              heads on axes of their own, (d, H, d_head) einsum weights (head_axes)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 """
 from __future__ import annotations
 
-from . import bh_layout, builtin_causal, configs, derived, lazy, pe_table, submodules
+from . import bh_layout, builtin_causal, configs, derived, head_axes, lazy, pe_table, submodules
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
-PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe)        # run once when the adapter is prepared
+PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
+          head_axes.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 

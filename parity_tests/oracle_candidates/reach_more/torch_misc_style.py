@@ -208,3 +208,41 @@ class PreNormBlockNoFinalResidual(PreNormBlock):
     def forward(self, inputs):
         x = inputs + self.att(self.layernorm1(inputs))
         return self.ffn(self.layernorm2(x))
+
+
+class StackedHeadsAttention(nn.Module):
+    """Interpretability-library layout: W_Q/W_K/W_V (n_heads, d_model, d_head), biases (n_heads,
+    d_head), W_O (n_heads, d_head, d_model), b_O (d_model)."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        d_head = d_model // n_heads
+        for n in "QKV":
+            setattr(self, f"W_{n}", nn.Parameter(torch.randn(n_heads, d_model, d_head) * 0.2))
+            setattr(self, f"b_{n}", nn.Parameter(torch.zeros(n_heads, d_head)))
+        self.W_O = nn.Parameter(torch.randn(n_heads, d_head, d_model) * 0.2)
+        self.b_O = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, query, key, value, mask=None):
+        q = torch.einsum("btd,hdk->bhtk", query, self.W_Q) + self.b_Q[None, :, None]
+        k = torch.einsum("bsd,hdk->bhsk", key, self.W_K) + self.b_K[None, :, None]
+        v = torch.einsum("bsd,hdk->bhsk", value, self.W_V) + self.b_V[None, :, None]
+        s = torch.einsum("bhtk,bhsk->bhts", q, k) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            s = s.masked_fill(mask == 0, float("-inf"))
+        z = torch.einsum("bhts,bhsk->bhtk", s.softmax(-1), v)
+        return torch.einsum("bhtk,hkd->btd", z, self.W_O) + self.b_O
+
+
+class StackedHeadsAttentionBiasKOnQ(StackedHeadsAttention):
+    """BUG: the queries get b_Q + b_K."""
+
+    def forward(self, query, key, value, mask=None):
+        q = torch.einsum("btd,hdk->bhtk", query, self.W_Q) + (self.b_Q + self.b_K)[None, :, None]
+        k = torch.einsum("bsd,hdk->bhsk", key, self.W_K) + self.b_K[None, :, None]
+        v = torch.einsum("bsd,hdk->bhsk", value, self.W_V) + self.b_V[None, :, None]
+        s = torch.einsum("bhtk,bhsk->bhts", q, k) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            s = s.masked_fill(mask == 0, float("-inf"))
+        z = torch.einsum("bhts,bhsk->bhtk", s.softmax(-1), v)
+        return torch.einsum("bhtk,hkd->btd", z, self.W_O) + self.b_O
