@@ -82,6 +82,9 @@ def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
     for key in ("self_attention", "table", "one_vocab", "one_layer_count"):
         if isinstance(caps.get(key), bool):
             out[key] = caps[key]
+    ratio = caps.get("d_ff_ratio")         # only changes the sizes drawn, never what is compared
+    if isinstance(ratio, int) and not isinstance(ratio, bool) and 1 <= ratio <= 16:
+        out["d_ff_ratio"] = ratio
     kinds = caps.get("mask_kinds") if isinstance(caps.get("mask_kinds"), dict) else {}
     for m in comp.masks:
         got = kinds.get(m.name)

@@ -16,10 +16,12 @@ LAYER_SETTABLE = {"d_model": _int, "num_heads": _int, "d_ff": _int, "activation"
                   "eps": _float, "norm_first": _bool, "max_batch": _int, "max_len": _int}
 
 
-def _layer_hyper(d, fixed) -> dict:
+def _layer_hyper(d, fixed, caps=None) -> dict:
     D, H = _heads(d, fixed)
+    ratio = (caps or {}).get("d_ff_ratio")       # the candidate's width is ratio * d_model
     return {"d_model": D, "num_heads": H,
-            "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
+            "d_ff": ratio * D if ratio and "d_ff" not in fixed else
+            d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
             "activation": fixed.get("activation", "relu"), "eps": fixed.get("eps", 1e-5),
             "norm_first": fixed.get("norm_first", False)}
 
@@ -45,7 +47,7 @@ class EncoderLayerComponent(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            hyper = _layer_hyper(d, fixed)
+            hyper = _layer_hyper(d, fixed, caps)
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
@@ -101,7 +103,7 @@ class DecoderLayerComponent(EncoderLayerComponent):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            hyper = _layer_hyper(d, fixed)
+            hyper = _layer_hyper(d, fixed, caps)
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             S = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))

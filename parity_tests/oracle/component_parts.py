@@ -187,11 +187,14 @@ class FFN(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
-                    "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
-                    "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
-                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
-                    "activation": fixed.get("activation", "relu"), "seed": d(hs.seeds())}
+            ex = {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
+                  "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
+                  "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
+                  "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
+                  "activation": fixed.get("activation", "relu"), "seed": d(hs.seeds())}
+            if caps.get("d_ff_ratio") and "d_ff" not in fixed:   # width fixed by the candidate
+                ex["d_ff"] = caps["d_ff_ratio"] * ex["d_model"]
+            return ex
         return draw()
 
     def param_shapes(self, hyper):

@@ -120,25 +120,33 @@ class Resolver:
     def _take(self, ref: str, cand: str, how: str = "name") -> bool:
         if cand in self.claimed:
             return False
+        hint = self.hints.get(cand)
+        if isinstance(hint, int) and self._take_heads(ref, cand, how, hint):
+            return True                    # seen with heads on axes of their own when first built
         shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)
             self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
                                       ref_shape=tuple(self.ref_shapes[ref]))
             self.claimed.add(cand)
             return True
-        heads = head_axes.layout(ref, self.ref_shapes[ref], self.space.shapes.get(cand), self.hyper,
-                                 self.hints.get(cand))
-        if heads is not None:              # (d, H, d_head) einsum weights and the like
-            t, pre, perm = heads
-            self.entries[ref] = Entry(ref, cand, transpose=t, how=how, pre_shape=pre, perm=perm,
-                                      cand_shape=tuple(self.space.shapes[cand]),
-                                      ref_shape=tuple(self.ref_shapes[ref]))
-            self.claimed.add(cand)
-            return True
+        if self._take_heads(ref, cand, how, hint):
+            return True                    # (d, H, d_head) einsum weights and the like
         t = self._orient(ref, cand)
         if t is None:
             return False
         self.entries[ref] = Entry(ref, cand, transpose=bool(t), how=how)
+        self.claimed.add(cand)
+        return True
+
+    def _take_heads(self, ref: str, cand: str, how: str, hint) -> bool:
+        heads = head_axes.layout(ref, self.ref_shapes[ref], self.space.shapes.get(cand), self.hyper,
+                                 hint)
+        if heads is None:
+            return False
+        t, pre, perm = heads
+        self.entries[ref] = Entry(ref, cand, transpose=t, how=how, pre_shape=pre, perm=perm,
+                                  cand_shape=tuple(self.space.shapes[cand]),
+                                  ref_shape=tuple(self.ref_shapes[ref]))
         self.claimed.add(cand)
         return True
 

@@ -36,7 +36,7 @@ def layout(ref: str, ref_shape, cand_shape, hyper: dict, d_axis: int | None = No
     """(transpose, pre_shape, perm) such that the candidate's array is
     (W.T if transpose else W).reshape(pre_shape).transpose(perm or identity), or None."""
     side, H = head_side(ref), hyper.get("num_heads")
-    if side is None or not H or cand_shape is None:
+    if d_axis == "unit" or side is None or not H or cand_shape is None:
         return None
     r, c = tuple(ref_shape), tuple(cand_shape)
     if len(r) == 1 and side == 0 and len(c) == 2 and c == (H, r[0] // H) and r[0] % H == 0 and H > 1:
@@ -79,22 +79,37 @@ def _same(fits, r) -> bool:
     return all(np.array_equal(outs[0], o) for o in outs[1:])
 
 
+def _shapes(adapter, obj) -> dict:
+    if adapter.framework == "torch":
+        return {n: tuple(p.shape) for n, p in obj.named_parameters()}
+    from ..slots import numpy_space
+    space, _ = numpy_space(obj)
+    return {n: tuple(s) for n, s in space.shapes.items() if s is not None}
+
+
 def probe(adapter) -> None:
-    """Remember where the d_model axis sits in each 3-axis array of the first build."""
+    """Remember, for each 3-axis array, where the d_model axis sits (an int), or "unit" when it is
+    a matrix with a size-1 axis added (a kernel-size-1 Conv1d): built once with d_model 12 and 3
+    heads, where every layout has its own shape."""
     if adapter.comp.name not in COMPONENTS or adapter.mode != "class" or adapter.probe is None:
         return
     if adapter.hooks is not None and adapter.hooks.weights is not None:
         return
-    D = adapter._probe_hyper()["d_model"]
+    notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
-        if adapter.framework == "torch":
-            shapes = {n: tuple(p.shape) for n, p in adapter.probe.named_parameters()}
-        else:
-            from ..slots import numpy_space
-            space, _ = numpy_space(adapter.probe)
-            shapes = {n: tuple(s) for n, s in space.shapes.items() if s is not None}
+        if not any(len(s) == 3 for s in _shapes(adapter, adapter.probe).values()):
+            return
+        hyper = dict(adapter._probe_hyper(), d_model=12, num_heads=3, d_k=4, d_v=4)
+        shapes = _shapes(adapter, adapter._construct(hyper))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
-    hints = {n: s.index(D) for n, s in shapes.items() if len(s) == 3 and s.count(D) == 1}
+    finally:
+        adapter.notes[:] = notes
+    hints = {}
+    for n, s in shapes.items():
+        if len(s) == 3 and s.count(12) == 1 and 1 not in s:
+            hints[n] = s.index(12)
+        elif len(s) == 3 and 1 in s:
+            hints[n] = "unit"
     if hints:
         adapter.head_axes = hints

@@ -114,3 +114,26 @@ class LayerNormBadEps(LayerNorm):
 
     def forward(self, input):
         return F.layer_norm(input, self.weight.shape, self.weight, self.bias, 1e-6)
+
+
+class Block(nn.Module):
+    """nanoGPT block: pre-norm, causal self-attention, GELU MLP of width 4 * n_embd."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.ln_1 = LayerNorm(config.n_embd, bias=config.bias)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = LayerNorm(config.n_embd, bias=config.bias)
+        self.mlp = MLP(config)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class BlockSharedNorm(Block):
+    """BUG: ln_1 used before the MLP too."""
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_1(x))
