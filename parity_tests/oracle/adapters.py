@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import adapter_hooks, naming, recognise
-from .recognise import absent, lazy, list_input, valid_lens
+from .recognise import absent, layout, lazy, list_input, valid_lens
 from .components import Case, Component, X_ALIASES, Q_ALIASES
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
@@ -235,6 +235,12 @@ class Adapter(ConstructMixin, ExecuteMixin):
             entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
+        if layout.applies(self, inst) and layout.probe(self, inst, case):
+            self.opts.weight_layout = "in_out"
+            self.notes.append("the candidate computes x @ W: a probe (W_q = W_k = 0, W_v and W_o "
+                              "random) matched (in, out) square matrices, not (out, in); read as "
+                              "--weight-layout in_out (gradients too)")
+            return self.instantiate(case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)
