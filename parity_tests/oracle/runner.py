@@ -290,6 +290,17 @@ class Checker:
                 self.framework == "numpy" and self.comp.tree:
             hints.append("weights are handed over as (out_features, in_features), y = x @ W.T + b; "
                          "if the candidate computes x @ W with square W, try --weight-layout in_out")
+        d = out.detail or {}
+        tol = d.get("tolerance") or {}
+        allowed, err = tol.get("allowed_at_worst"), d.get("max_abs_err")
+        if self.opts.dtype == "float64" and out.verdict == "mismatch" and allowed and err and \
+                tol.get("atol", 0) + tol.get("rtol", 0) > 0:
+            rel = float(err) / (float(allowed) / (tol["atol"] + tol["rtol"]))
+            if 1e-10 < rel < 2e-6:
+                hints.append(f"the largest difference is of float32 rounding size ({rel:.1e} of the "
+                             f"output's scale): does the candidate compute something in float32 "
+                             f"(a table or buffer made with dtype=torch.float32 / np.float32)? "
+                             f"Its logic may be right: compare with --dtype float32")
         return hints
 
     def _describe_case(self, case: Case) -> dict:

@@ -139,3 +139,27 @@ class FeedForwardLeakyGrad(FeedForward):
             return super().backward(dout)
         finally:
             self.h = h
+
+
+class MultiHeadAttentionOutIn(MultiHeadAttention):
+    """The same computation with every matrix stored (out, in), y = x @ W.T + b."""
+
+    def _swap(self, store):
+        for n in "qkvo":
+            store[f"W_{n}"] = store[f"W_{n}"].T.copy()
+
+    def forward(self, q, k, v, mask=None):
+        self._swap(self.params)                  # (in, out) while computing
+        try:
+            return super().forward(q, k, v, mask)
+        finally:
+            self._swap(self.params)
+
+    def backward(self, dout):
+        self._swap(self.params)
+        try:
+            grads = super().backward(dout)
+        finally:
+            self._swap(self.params)
+        self._swap(self.grads)
+        return grads

@@ -246,3 +246,52 @@ class StackedHeadsAttentionBiasKOnQ(StackedHeadsAttention):
             s = s.masked_fill(mask == 0, float("-inf"))
         z = torch.einsum("bhts,bhsk->bhtk", s.softmax(-1), v)
         return torch.einsum("bhtk,hkd->btd", z, self.W_O) + self.b_O
+
+
+class BareParamAttention(nn.Module):
+    """Square nn.Parameter matrices used as x @ W + b (no nn.Linear), self-attention."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        for n in "qkvo":
+            setattr(self, f"W_{n}", nn.Parameter(torch.randn(d_model, d_model) / math.sqrt(d_model)))
+            setattr(self, f"b_{n}", nn.Parameter(torch.zeros(d_model)))
+
+    def out_proj(self, z):
+        return z @ self.W_o + self.b_o
+
+    def forward(self, x, mask=None):
+        B, T, D = x.shape
+        q, k, v = ((x @ getattr(self, f"W_{n}") + getattr(self, f"b_{n}"))
+                   .view(B, T, self.h, D // self.h).transpose(1, 2) for n in "qkv")
+        s = q @ k.transpose(-1, -2) / math.sqrt(D // self.h)
+        if mask is not None:
+            s = s.masked_fill(mask == 0, float("-inf"))
+        a = s.softmax(-1)
+        return self.out_proj((a @ v).transpose(1, 2).reshape(B, T, D)), a
+
+
+class BareParamAttentionMixedLayout(BareParamAttention):
+    """BUG: the output projection alone uses W_o transposed (x @ W_o.T): layouts mixed."""
+
+    def out_proj(self, z):
+        return z @ self.W_o.T + self.b_o
+
+
+class PositionalEncoding(nn.Module):
+    """d2l's positional encoding: the table is computed in float32 explicitly (dtype=torch.float32),
+    so it is float32-accurate only: right under --dtype float32."""
+
+    def __init__(self, num_hiddens, dropout, max_len=1000):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.P = torch.zeros((1, max_len, num_hiddens))
+        X = torch.arange(max_len, dtype=torch.float32).reshape(-1, 1) / torch.pow(
+            10000, torch.arange(0, num_hiddens, 2, dtype=torch.float32) / num_hiddens)
+        self.P[:, :, 0::2] = torch.sin(X)
+        self.P[:, :, 1::2] = torch.cos(X[:, : num_hiddens // 2])
+
+    def forward(self, X):
+        X = X + self.P[:, : X.shape[1], :].to(X.device)
+        return self.dropout(X)

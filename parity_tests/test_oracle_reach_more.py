@@ -1,0 +1,148 @@
+"""Reach, second round (audit-reach): third-party styles written for this audit (minGPT/nanoGPT,
+Annotated Transformer, d2l's older edition, einsum and stacked-head weights, Keras-like naming,
+NumPy classes with params/grads dicts and x @ W). Each right candidate reaches "match" from the
+command an instructor would type (the file plus what its code makes obvious), its wrong twin
+"mismatch"; the recognisers added for them are tested on their own, without a worker, below."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check  # noqa: E402
+from parity_tests.oracle.recognise import derived, ffn_width, head_axes, list_input  # noqa: E402
+from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E402
+from parity_tests.oracle.report import render_text  # noqa: E402
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "reach_more")
+GPT, ANN, MISC, NP = (os.path.join(HERE, f) for f in (
+    "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py"))
+N = 5
+GELU_PRE = {"settings": {"activation": "gelu", "norm_first": True}}
+
+PAIRS = [
+    # id, component, file, right, wrong, options, a note (or mapping text) the right report carries
+    ("mingpt_causal_buffer", "mha", GPT, "CausalSelfAttention", "CausalSelfAttentionBadScale", {},
+     "masks the future itself"),
+    ("nanogpt_block", "encoder_layer", GPT, "Block", "BlockSharedNorm", GELU_PRE,
+     "fixed by the candidate's code at 4 x d_model"),
+    ("d2l_explicit_sizes", "mha", MISC, "MultiHeadAttention", "MultiHeadAttentionNoRepeat", {},
+     "'key_size'"),
+    ("einsum_d_h_dhead", "mha", MISC, "EinsumAttention", "EinsumAttentionKeyForValue", {},
+     "heads on axes of their own"),
+    ("stacked_heads", "mha", MISC, "StackedHeadsAttention", "StackedHeadsAttentionBiasKOnQ", {},
+     "heads on axes of their own"),
+    ("keras_inputs_tensor", "mha", MISC, "MultiHeadSelfAttention",
+     "MultiHeadSelfAttentionNoPermute", {}, "self-attention"),
+    ("numpy_params_x_at_W", "mha", NP, "MultiHeadAttention", "MultiHeadAttentionBadSoftmaxGrad", {},
+     "computes x @ W"),
+    ("torch_bare_x_at_W", "mha", MISC, "BareParamAttention", "BareParamAttentionMixedLayout", {},
+     "computes x @ W"),
+]
+
+
+def _said(res, text):
+    return any(text in n for n in res.notes) or any(text in m for m in res.mapping)
+
+
+@pytest.mark.parametrize("component,file,right,wrong,opts,note", [p[1:] for p in PAIRS],
+                         ids=[p[0] for p in PAIRS])
+def test_right_matches_wrong_mismatches(component, file, right, wrong, opts, note):
+    res = check(component, f"{file}:{right}", examples=N, **opts)
+    assert res.verdict == "match", render_text(res)
+    assert _said(res, note), (res.notes, res.mapping)
+    bad = check(component, f"{file}:{wrong}", examples=20, **opts)
+    assert bad.verdict == "mismatch", render_text(bad)
+
+
+def test_float32_table_built_in_init_matches_in_float64():
+    """Annotated Transformer's table made with torch.zeros/arange (default dtype) in __init__."""
+    res = check("positional", f"{ANN}:PositionalEncoding", examples=N)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_explicit_float32_table_mismatches_with_a_hint_and_matches_in_float32():
+    res = check("positional", f"{MISC}:PositionalEncoding", examples=N)
+    assert res.verdict == "mismatch", render_text(res)
+    assert any("float32 rounding size" in n for n in res.notes), res.notes
+    res32 = check("positional", f"{MISC}:PositionalEncoding", examples=N, dtype="float32")
+    assert res32.verdict == "match", render_text(res32)
+
+
+def test_numpy_out_in_matrices_are_not_switched():
+    res = check("mha", f"{NP}:MultiHeadAttentionOutIn", examples=N)
+    assert res.verdict == "match", render_text(res)
+    assert not any("x @ W" in n for n in res.notes), res.notes
+
+
+# ---- the recognisers alone ----------------------------------------------------------------------
+def _einsum_q(x, W, layout):
+    """q (B, T, H*dk) from x (B, T, D) for a candidate array W in the named layout."""
+    eq = {"heads_last": "btd,dhk->bthk", "heads_first": "btd,hkd->bthk", "stacked": "btd,hdk->bthk"}
+    q = np.einsum(eq[layout], x, W)
+    return q.reshape(x.shape[0], x.shape[1], -1)
+
+
+@pytest.mark.parametrize("layout,shape", [("heads_last", (6, 2, 3)), ("heads_first", (2, 3, 6)),
+                                          ("stacked", (2, 6, 3))])
+def test_head_axes_layout_computes_what_the_einsum_does(layout, shape):
+    rng = np.random.default_rng(0)
+    W_ref = rng.standard_normal((6, 6))                       # (out, in), y = x @ W.T
+    found = head_axes.layout("q_proj.weight", (6, 6), shape, {"num_heads": 2})
+    assert found is not None
+    cand = head_axes.arrange(W_ref, *found)
+    x = rng.standard_normal((1, 4, 6))
+    np.testing.assert_allclose(_einsum_q(x, cand, layout), x @ W_ref.T, rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(shape)
+    back = head_axes.unarrange(g, (6, 6), found[0], found[2])
+    np.testing.assert_array_equal(head_axes.arrange(back, *found), g)
+
+
+def test_head_axes_output_projection_and_ambiguity():
+    rng = np.random.default_rng(1)
+    W_o = rng.standard_normal((6, 6))
+    t, pre, perm = head_axes.layout("out_proj.weight", (6, 6), (2, 3, 6), {"num_heads": 2})
+    z = rng.standard_normal((1, 4, 2, 3))
+    out = np.einsum("bthk,hkd->btd", z, head_axes.arrange(W_o, t, pre, perm))
+    np.testing.assert_allclose(out, z.reshape(1, 4, 6) @ W_o.T, rtol=1e-12, atol=1e-12)
+    # d_head 1, d_model = heads: (2, 2, 1) is heads-last and stacked; the first build's hint decides
+    assert head_axes.layout("q_proj.weight", (2, 2), (2, 2, 1), {"num_heads": 2}) is None
+    assert head_axes.layout("q_proj.weight", (2, 2), (2, 2, 1), {"num_heads": 2}, d_axis=0)[0]
+    assert head_axes.layout("q_proj.weight", (2, 2), (2, 2, 1), {"num_heads": 2}, "unit") is None
+    assert head_axes.layout("linear1.weight", (6, 6), (6, 2, 3), {"num_heads": 2}) is None
+
+
+class _KerasAttn:
+    def forward(self, inputs):
+        return inputs.shape
+
+
+class _ListAttn:
+    def forward(self, inputs, mask=None):
+        q, k, v = inputs
+        return q
+
+
+def test_list_input_name_alone_needs_the_list_to_be_unpacked():
+    from parity_tests.oracle import components
+    mha = components.get("mha")
+    keras, lst = _KerasAttn().forward, _ListAttn().forward
+    assert list_input.detect(inspect.signature(keras), mha, keras) is None
+    assert list_input.detect(inspect.signature(lst), mha, lst) == "inputs"
+
+
+def test_d2l_input_sizes_are_d_model():
+    ctx = BuildContext(module=None, framework="torch", order=(), build=None)
+    p = inspect.Parameter("key_size", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    assert derived.value(ctx, p, {"d_model": 6, "num_heads": 2}) == 6
+    assert derived.value(ctx, p, {}) is MISSING
+    assert any("key_size" in n for n in ctx.notes)
+
+
+def test_ffn_width_ratio_needs_both_projections():
+    assert ffn_width._ratios([(16, 4), (4, 16), (12, 4), (4,)], 4) == {4}
+    assert ffn_width._ratios([(12, 4), (4, 4)], 4) == set()          # packed q/k/v only
