@@ -120,9 +120,9 @@ class Resolver:
     def _take(self, ref: str, cand: str, how: str = "name") -> bool:
         if cand in self.claimed:
             return False
-        hint = self.hints.get(cand)
+        hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
         if isinstance(hint, int) and self._take_heads(ref, cand, how, hint):
-            return True                    # seen with heads on axes of their own when first built
+            return True
         shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)
             self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
@@ -139,16 +139,13 @@ class Resolver:
         return True
 
     def _take_heads(self, ref: str, cand: str, how: str, hint) -> bool:
-        heads = head_axes.layout(ref, self.ref_shapes[ref], self.space.shapes.get(cand), self.hyper,
-                                 hint)
-        if heads is None:
-            return False
-        t, pre, perm = heads
-        self.entries[ref] = Entry(ref, cand, transpose=t, how=how, pre_shape=pre, perm=perm,
-                                  cand_shape=tuple(self.space.shapes[cand]),
-                                  ref_shape=tuple(self.ref_shapes[ref]))
-        self.claimed.add(cand)
-        return True
+        c, r = self.space.shapes.get(cand), tuple(self.ref_shapes[ref])
+        heads = head_axes.layout(ref, r, c, self.hyper, hint)
+        if heads is not None:
+            self.entries[ref] = Entry(ref, cand, heads[0], how=how, pre_shape=heads[1],
+                                      perm=heads[2], cand_shape=tuple(c), ref_shape=r)
+            self.claimed.add(cand)
+        return heads is not None
 
     def _free(self, prefix: str) -> list[str]:
         p = (prefix + ".") if prefix else ""
