@@ -19,8 +19,9 @@ from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E4
 from parity_tests.oracle.report import render_text  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "reach_more")
-GPT, ANN, MISC, NP = (os.path.join(HERE, f) for f in (
-    "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py"))
+GPT, ANN, MISC, NP, PAIR = (os.path.join(HERE, f) for f in (
+    "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py",
+    "numpy_pair_style.py"))
 N = 5
 GELU_PRE = {"settings": {"activation": "gelu", "norm_first": True}}
 
@@ -42,6 +43,7 @@ PAIRS = [
      "computes x @ W"),
     ("torch_bare_x_at_W", "mha", MISC, "BareParamAttention", "BareParamAttentionMixedLayout", {},
      "computes x @ W"),
+    ("cs231n_pair_x_at_W", "mha", PAIR, "mha_forward", "mha_bad_forward", {}, "computes x @ W"),
 ]
 
 
@@ -71,6 +73,12 @@ def test_explicit_float32_table_mismatches_with_a_hint_and_matches_in_float32():
     assert any("float32 rounding size" in n for n in res.notes), res.notes
     res32 = check("positional", f"{MISC}:PositionalEncoding", examples=N, dtype="float32")
     assert res32.verdict == "match", render_text(res32)
+
+
+def test_pair_weight_gradients_come_back_in_the_reference_layout():
+    """A forward/backward pair's dW for an (in, out) matrix is read transposed, as a module's is."""
+    res = check("mha", f"{PAIR}:mha_forward", examples=N, weight_layout="in_out")
+    assert res.verdict == "match", render_text(res)
 
 
 def test_numpy_out_in_matrices_are_not_switched():

@@ -236,11 +236,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
-            self.opts.weight_layout = "in_out"
-            self.notes.append("the candidate computes x @ W: a probe (W_q = W_k = 0, W_v and W_o "
-                              "random) matched (in, out) square matrices, not (out, in); read as "
-                              "--weight-layout in_out (gradients too)")
-            return self.instantiate(case)
+            return self._switch_layout(case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)
@@ -336,4 +332,14 @@ class Adapter(ConstructMixin, ExecuteMixin):
                                      f"{unclaimed}; name them with --map REF=ARG")
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, fn)
-        return Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)
+        inst = Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)
+        if layout.applies(self, inst) and layout.probe(self, inst, case):
+            return self._switch_layout(case)
+        return inst
+
+    def _switch_layout(self, case: Case) -> Instance:
+        self.opts.weight_layout = "in_out"
+        self.notes.append("the candidate computes x @ W: a probe (W_q = W_k = 0, W_v and W_o "
+                          "random) matched (in, out) square matrices, not (out, in); read as "
+                          "--weight-layout in_out (gradients too)")
+        return self.instantiate(case)

@@ -10,7 +10,7 @@ from . import naming
 from .components import REF, Case
 from .options import CandidateProblem
 from .recognise import bh_layout, list_input, pe_table, valid_lens
-from .slots import candidate_arrays, convert_mask, entry_grad
+from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 
 
 @dataclass
@@ -316,7 +316,7 @@ class ExecuteMixin:
                 for k in (arg, "d" + arg, "d_" + arg, "grad_" + arg, name, "d" + name, "d_" + name):
                     v = lower.get(k.lower())
                     if v is not None:
-                        produced.values[key] = self.ops.to_np(v)
+                        produced.values[key] = _ref_layout(inst, key, self.ops.to_np(v))
                         break
                 else:
                     produced.missing[key] = f"{what} returned a dict without a gradient for {arg!r}"
@@ -327,7 +327,7 @@ class ExecuteMixin:
                                    f"arguments) or a dict")
         for i, (arg, key) in enumerate(targets):
             if i < len(grads) and grads[i] is not None:
-                produced.values[key] = self.ops.to_np(grads[i])
+                produced.values[key] = _ref_layout(inst, key, self.ops.to_np(grads[i]))
             else:
                 produced.missing[key] = f"{what} returned {len(grads)} gradient(s); none for {arg!r}"
 
@@ -355,3 +355,11 @@ class ExecuteMixin:
         self._mark_missing(case, produced, "a table function has no input gradient (x + table)")
         produced.notes["output"] = "table function: compared x + table[:T]"
         return produced
+
+
+
+def _ref_layout(inst: Instance, key: str, g: np.ndarray) -> np.ndarray:
+    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
+    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
+    e = inst.entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
+    return read_param_grad(e, g) if e is not None and e.cand is not None else g

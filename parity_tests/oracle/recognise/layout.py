@@ -32,7 +32,9 @@ def _out(value) -> np.ndarray | None:
 
 
 def applies(adapter, inst) -> bool:
-    if adapter.comp.name != "mha" or adapter.opts.weight_layout != "out_in" or inst.obj is None:
+    if adapter.comp.name != "mha" or adapter.opts.weight_layout != "out_in":
+        return False
+    if inst.obj is None and adapter.mode not in ("function", "pair"):
         return False
     if adapter.hooks is not None or getattr(adapter, "_layout_probed", False):
         return False
@@ -48,7 +50,8 @@ def applies(adapter, inst) -> bool:
 
 
 def probe(adapter, inst, case) -> bool:
-    """True when the candidate computes x @ W with its square matrices (switch to in_out)."""
+    """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
+    get the probe's weights written into them, functions as arguments."""
     from ..slots import candidate_arrays
     D = case.hyper["d_model"]
     if D < 2:
@@ -61,12 +64,16 @@ def probe(adapter, inst, case) -> bool:
     x = rng.standard_normal((1, 3, D))
     dtype = adapter.opts.dtype
     try:
+        extra = {}
         for cname, arr in candidate_arrays(inst.entries, params, dtype).items():
-            inst.slots[cname].set(arr)
+            if inst.obj is None:                 # a function takes its weights as arguments
+                extra[cname] = adapter.ops.from_np(arr)
+            else:
+                inst.slots[cname].set(arr)
         t = adapter.ops.from_np(x.astype(dtype))
         vals = {"x": t, "query": t, "key": t, "value": t}
         vals.update({m.name: None for m in adapter.comp.masks})
-        res = run_limited(lambda: inst.binding.call(inst.call, vals), 10.0)
+        res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
         return False
     got = _out(res.value) if isinstance(res, Finished) else None
