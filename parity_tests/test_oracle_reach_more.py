@@ -19,9 +19,9 @@ from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E4
 from parity_tests.oracle.report import render_text  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "reach_more")
-GPT, ANN, MISC, NP, PAIR = (os.path.join(HERE, f) for f in (
+GPT, ANN, MISC, NP, PAIR, LIB = (os.path.join(HERE, f) for f in (
     "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py",
-    "numpy_pair_style.py"))
+    "numpy_pair_style.py", "torch_library_style.py"))
 N = 5
 GELU_PRE = {"settings": {"activation": "gelu", "norm_first": True}}
 
@@ -44,6 +44,8 @@ PAIRS = [
     ("torch_bare_x_at_W", "mha", MISC, "BareParamAttention", "BareParamAttentionMixedLayout", {},
      "computes x @ W"),
     ("cs231n_pair_x_at_W", "mha", PAIR, "mha_forward", "mha_bad_forward", {}, "computes x @ W"),
+    ("nn_multihead_attention_mask", "encoder_layer", LIB, "EncoderLayer", "EncoderLayerOneNorm", {},
+     "torch.nn.MultiheadAttention"),
 ]
 
 
@@ -79,6 +81,12 @@ def test_pair_weight_gradients_come_back_in_the_reference_layout():
     """A forward/backward pair's dW for an (in, out) matrix is read transposed, as a module's is."""
     res = check("mha", f"{PAIR}:mha_forward", examples=N, weight_layout="in_out")
     assert res.verdict == "match", render_text(res)
+
+
+def test_mha_wrapping_the_library_module_takes_torch_masks():
+    res = check("mha", f"{LIB}:Attention", examples=N)
+    assert res.verdict == "match", render_text(res)
+    assert any("(batch*heads, Tq, Tk)" in n for n in res.notes), res.notes
 
 
 def test_numpy_out_in_matrices_are_not_switched():
@@ -149,6 +157,15 @@ def test_d2l_input_sizes_are_d_model():
     assert derived.value(ctx, p, {"d_model": 6, "num_heads": 2}) == 6
     assert derived.value(ctx, p, {}) is MISSING
     assert any("key_size" in n for n in ctx.notes)
+
+
+def test_torch_form_of_a_keep_mask():
+    from parity_tests.oracle.options import Options
+    from parity_tests.oracle.recognise import torch_mha_mask
+    keep = np.array([[[[True, False]]], [[[True, True]]]])            # (B=2, 1, Tq=1, Tk=2)
+    got = torch_mha_mask.torch_form(keep, Options(), "float64", heads=3)
+    assert got.shape == (6, 1, 2) and got.dtype == bool
+    assert got[:3, 0, 1].all() and not got[:3, 0, 0].any() and not got[3:].any()
 
 
 def test_ffn_width_ratio_needs_both_projections():

@@ -9,7 +9,7 @@ import numpy as np
 from . import naming
 from .components import REF, Case
 from .options import CandidateProblem
-from .recognise import bh_layout, list_input, pe_table, valid_lens
+from .recognise import bh_layout, list_input, pe_table, torch_mha_mask, valid_lens
 from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 
 
@@ -157,6 +157,9 @@ class ExecuteMixin:
                 m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)
                 masks_np[n] = bh_layout.merge(np.broadcast_to(
                     m, (m.shape[0], case.inputs["q"].shape[1]) + m.shape[2:])).copy()
+            elif getattr(self, "torch_mha_mask", False) and keep is not None:
+                masks_np[n] = torch_mha_mask.torch_form(np.asarray(keep), self.opts, dtype,
+                                                        case.hyper["num_heads"])
             else:
                 masks_np[n] = convert_mask(keep, self.opts, dtype)
         mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .recognise import head_axes, inner_norm, per_head, row_bias
+from .recognise import head_axes, inner_norm, per_head, row_bias, wrapper
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
@@ -285,7 +285,7 @@ class Resolver:
 
     def _complete(self, ref_prefix: str) -> bool:
         """Every required weight (Linear/Embedding weights) under ref_prefix has an entry."""
-        need = [r for r in self.ref_shapes if r.startswith(ref_prefix + ".")
+        need = [r for r in self.ref_shapes if (not ref_prefix or r.startswith(ref_prefix + "."))
                 and r.endswith(".weight") and len(self.ref_shapes[r]) == 2]
         return all(r in self.entries for r in need)
 
@@ -354,6 +354,7 @@ class Resolver:
     def run(self, kind: str) -> dict[str, Entry]:
         if kind in TREES:
             self.block(kind, "", "")
+            wrapper.resolve(self, kind)
         else:  # a single leaf block at the top: linear / norm / embedding
             for leaf, _, _ in LEAVES[kind]:
                 self._apply_map(leaf)

@@ -11,20 +11,22 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
-              heads on axes of their own, (d, H, d_head) einsum weights (head_axes)
-MASKS         attention that masks the future itself, no mask argument (builtin_causal)
+              heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
+              a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper)
+MASKS         attention that masks the future itself, no mask argument (builtin_causal);
+              masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 """
 from __future__ import annotations
 
 from . import (bh_layout, builtin_causal, configs, derived, ffn_width, head_axes, lazy, pe_table,
-               submodules)
+               submodules, torch_mha_mask)
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
 PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
-          head_axes.probe, ffn_width.probe)        # run once when the adapter is prepared
+          head_axes.probe, ffn_width.probe, torch_mha_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 
