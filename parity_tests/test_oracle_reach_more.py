@@ -89,6 +89,20 @@ def test_mha_wrapping_the_library_module_takes_torch_masks():
     assert any("(batch*heads, Tq, Tk)" in n for n in res.notes), res.notes
 
 
+def test_in_process_check_leaves_the_callers_torch_default_dtype():
+    """Only the isolated worker makes the check's dtype torch's default; a Python object checked in
+    this process must not change the caller's."""
+    import importlib.util
+    import torch
+    spec = importlib.util.spec_from_file_location("annotated_style_inproc", ANN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    before = torch.get_default_dtype()
+    res = check("layernorm", mod.LayerNorm, examples=2)
+    assert res.verdict == "match", render_text(res)
+    assert torch.get_default_dtype() == before
+
+
 def test_numpy_out_in_matrices_are_not_switched():
     res = check("mha", f"{NP}:MultiHeadAttentionOutIn", examples=N)
     assert res.verdict == "match", render_text(res)

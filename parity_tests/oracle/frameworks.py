@@ -66,7 +66,11 @@ def default_dtype(ops: TorchOps, dtype: str) -> None:
     tensors the candidate makes itself (a positional table built with torch.zeros / torch.arange in
     __init__, a buffer, an accumulator in forward) have the precision of its inputs, as they would
     had its author run it in that dtype: a float32 table in a float64 check differs from the
-    reference by float32 rounding (1e-8), which is not a bug."""
+    reference by float32 rounding (1e-8), which is not a bug. Only in the worker (its own process,
+    started with python -I)."""
+    if not sys.flags.isolated:
+        return          # not the worker (python -I): a Python object checked in-process, whose
+                        # caller's torch default is not the oracle's to change
     torch = ops.torch
     want = getattr(torch, dtype, None)
     if want in (torch.float32, torch.float64) and torch.get_default_dtype() != want:
