@@ -35,6 +35,7 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 seed=0, eval_size=500, examples=5, threads=1)
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
+from npformer.cli_guards import check_nproc, given_options, refuse_fixed_on_resume  # noqa: E402
 
 
 class CliError(Exception):
@@ -238,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let --save replace an existing file (refused otherwise, before training)")
     g.add_argument("--resume", metavar="CKPT", default=None,
                    help="continue the run saved in CKPT for --steps more steps (model, task and "
-                        "optimisation settings come from CKPT; the options for them are ignored); "
+                        "optimisation settings come from CKPT; giving those options is an error); "
                         "N steps then M resumed give the same weights as N+M in one run")
     g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
@@ -514,13 +515,16 @@ def cmd_train(args) -> int:
     from npformer.lm_cli import fill_task_defaults
     fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
     _check_backend(args)
+    if args.resume:
+        refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
+    _check_outputs(args)                                  # before any work, --nproc runs included
     if args.nproc > 1:                                    # torchrun runs torchformer.distributed
         if args.backend != "torch":
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
+        check_nproc(args)
         from torchformer.distributed import launch_from_cli
         return launch_from_cli(args)
-    _check_outputs(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
     T = __import__("torchformer.train" if args.backend == "torch" else "npformer.train",
@@ -949,6 +953,7 @@ def cmd_plot(args) -> int:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
         return int(args.func(args) or 0)
     except CliError as e:

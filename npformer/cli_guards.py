@@ -1,0 +1,81 @@
+"""Checks of option combinations for npformer/cli.py that need more than one argument's type.
+
+    given_options(parser, argv, command)   the option names the user typed (not defaults)
+    refuse_fixed_on_resume(args)           `train --resume CKPT --task lm ...` is an error, not a
+                                           silently ignored option: a resumed run keeps the task,
+                                           model and optimisation settings saved in CKPT
+    check_nproc(args)                      `--nproc N` at most the CPU cores (device cpu) or GPUs
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME"]
+
+# `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
+FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
+                   "d_model", "heads", "d_ff", "layers", "encoder_layers", "decoder_layers",
+                   "dropout", "activation", "norm_first", "positional", "dtype", "batch_size", "lr",
+                   "warmup", "label_smoothing", "clip_norm", "seed")
+
+class _Unset(list):
+    """The marker: a list, so that `action="append"` copies it (a new object: given)."""
+
+
+_UNSET = _Unset()
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:                       # the one _SubParsersAction
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None
+
+
+def given_options(parser: argparse.ArgumentParser, argv: list[str], command: str) -> dict:
+    """{dest: option string} of the options of `command` present on the command line.
+
+    Parsed again by the command's own parser into a namespace pre-filled with a marker: argparse
+    sets only the options it sees, so abbreviations (`--ta`) and `--opt=value` count too."""
+    sub = _subparser(parser, command)
+    if sub is None or command not in argv:
+        return {}
+    rest = argv[argv.index(command) + 1:]                # the top-level parser has no other args
+    counted = [a for a in sub._actions if isinstance(a, argparse._CountAction)]
+    ns = argparse.Namespace(**{a.dest: (None if a in counted else _UNSET) for a in sub._actions})
+    try:
+        sub.parse_known_args(rest, ns)                   # parsed once already: cannot fail here
+    except (SystemExit, Exception):  # noqa: BLE001 - never turn a valid command into a crash
+        return {}
+    names = {a.dest: (a.option_strings or [a.dest])[-1] for a in sub._actions}
+    unset = {a.dest for a in counted if getattr(ns, a.dest) is None}
+    return {d: names[d] for d, v in vars(ns).items()
+            if v is not _UNSET and d not in unset and d in names}
+
+
+def refuse_fixed_on_resume(args) -> None:
+    """ValueError naming the first task/model/optimisation option given together with --resume."""
+    given = getattr(args, "given", {}) or {}
+    clash = [given[d] for d in FIXED_ON_RESUME if d in given]
+    if clash:
+        raise ValueError(f"{clash[0]}: not allowed with --resume {args.resume}: a resumed run keeps "
+                         f"the task, model and optimisation settings saved in the checkpoint "
+                         f"(got {', '.join(clash)}); drop them, or start a new run without "
+                         f"--resume")
+
+
+def check_nproc(args) -> None:
+    """`--nproc N` within what the machine has: CPU cores for --device cpu, GPUs for cuda."""
+    n = args.nproc
+    if n <= 1:
+        return
+    device = str(getattr(args, "device", "cpu") or "cpu")
+    if device.startswith("cuda"):
+        import torch
+        have, what = torch.cuda.device_count(), "CUDA devices"
+    else:
+        have = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        have, what = int(have or 1), "CPU cores available to this process"
+    if n > have:
+        raise ValueError(f"--nproc: expected at most {have} ({what}), got {n}")
