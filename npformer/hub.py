@@ -288,6 +288,11 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
     out = {}
     for ours, name, how in P:
         v = np.asarray(hf[name])
+        if v.dtype.kind != "f":                                 # ints/bools are never weights
+            raise ValueError(f"hf_state: {name}: expected a floating-point tensor, got {v.dtype}")
+        if not np.isfinite(v).all():
+            raise ValueError(f"hf_state: {name}: {int(v.size - np.isfinite(v).sum())} non-finite "
+                             f"values (NaN or inf); refusing weights that would give NaN outputs")
         if how == "T":
             v = v.T
         elif how != "copy":
@@ -297,11 +302,34 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
                 raise ValueError(f"hf_state: {name}: expected shape {want} (q|k|v packed), got "
                                  f"{v.shape}")
             v = v[:, j * D:(j + 1) * D].T if part == "weight" else v[j * D:(j + 1) * D]
+        want = _expected_shape(ours, c)
+        if want is not None and v.shape != want:              # before a model is allocated
+            raise ValueError(f"hf_state: {name}: expected shape {want[::-1] if how == 'T' else want} "
+                             f"for this config.json, got {np.asarray(hf[name]).shape}")
         out[ours] = np.array(v, dtype=c.dtype)                  # a fresh C-contiguous copy
     for d, src in dup.items():
         if src in out:
             out[d] = out[src]
     return out, skipped
+
+
+def _expected_shape(ours: str, c: TransformerConfig) -> tuple | None:
+    """The shape our parameter `ours` has under config `c` (None: not one checked here), so that
+    a config.json that disagrees with its weights is refused before a model is allocated (an
+    n_positions of 2**40 used to ask for 64 TiB)."""
+    D, F, V = c.d_model, c.d_ff, c.tgt_vocab
+    last = ours.rsplit(".", 2)[-2:]                             # [module, weight|bias]
+    rows = {"tgt_embed": V, "tok_embed": V, "tgt_pos": c.max_len, "pos": c.max_len,
+            "type_embed": c.type_vocab_size, "linear1": F, "linear2": D, "out_proj": D,
+            "dense": D, "mlm_dense": D, "classifier": c.num_classes, "output_proj": V}
+    if last[0] in rows:
+        n = rows[last[0]]
+        if last[1] == "bias":
+            return (n,)
+        return (n, F) if last[0] == "linear2" else (n, D)
+    if last[0].startswith("norm") or last[0].endswith("norm"):
+        return (D,)
+    return None
 
 
 def state_to_hf(kind: str, c: TransformerConfig, state: dict) -> dict:
@@ -327,6 +355,17 @@ def state_to_hf(kind: str, c: TransformerConfig, state: dict) -> dict:
 # --------------------------------------------------------------------------------------------------
 # folders and in-memory transformers models
 # --------------------------------------------------------------------------------------------------
+def _read_json(path: Path, what: str) -> dict:
+    """A JSON object from `path`, or a ValueError naming the file, what was expected and what came."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: expected {what}, got text that is not JSON ({e})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: expected {what}, got a JSON {type(value).__name__}")
+    return value
+
+
 def read_pretrained(folder) -> tuple[dict, dict]:
     """(config.json as a dict, {name: array}) from a Hugging Face model folder, safetensors only
     (model.safetensors, or shards listed in model.safetensors.index.json)."""
@@ -334,17 +373,25 @@ def read_pretrained(folder) -> tuple[dict, dict]:
     cfg_path = folder / "config.json"
     if not cfg_path.is_file():
         raise FileNotFoundError(f"folder: expected {cfg_path} (a Hugging Face model folder)")
-    hf_config = json.loads(cfg_path.read_text(encoding="utf-8"))
+    hf_config = _read_json(cfg_path, "a JSON object (a Hugging Face config)")
     single, index = folder / "model.safetensors", folder / "model.safetensors.index.json"
     if single.is_file():
         return hf_config, read_safetensors(single)
     if index.is_file():
-        shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        wmap = _read_json(index, 'a JSON object with "weight_map": {tensor: shard file}')
+        wmap = wmap.get("weight_map")
+        if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
+            raise ValueError(f"{index}: expected \"weight_map\": {{tensor name: shard file name}}, "
+                             f"got {type(wmap).__name__}")
+        shards = sorted(set(wmap.values()))
         state = {}
         for s in shards:
             if Path(s).name != s or not s.endswith(".safetensors"):
                 raise ValueError(f"{index}: shard names must be plain .safetensors file names, got "
                                  f"{s!r}")
+            if not (folder / s).is_file():
+                raise FileNotFoundError(f"{index}: lists shard {s!r}, which is not a file in "
+                                        f"{folder}")
             state.update(read_safetensors(folder / s))
         return hf_config, state
     other = sorted(p.name for p in folder.glob("*.bin")) + sorted(p.name for p in folder.glob("*.pt"))
