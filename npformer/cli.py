@@ -35,7 +35,8 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 seed=0, eval_size=500, examples=5, threads=1)
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
-from npformer.cli_guards import check_nproc, given_options, refuse_fixed_on_resume  # noqa: E402
+from npformer.cli_guards import (check_nproc, given_options, interrupted_message,  # noqa: E402
+                                 refuse_fixed_on_resume, sigterm_as_interrupt)
 
 
 class CliError(Exception):
@@ -580,6 +581,7 @@ def cmd_train(args) -> int:
                 "nothing was written"
             raise OutputPathError("--save", args.save, f"write failed: {e.strerror or e} "
                                                       f"({kept})") from None
+        args.saved = str(path)                            # an interruption now: say it is saved
         print(f"saved checkpoint {path} (step {state.step})")
     if args.plot:
         np_model = model if args.backend == "numpy" else _to_numpy_model(model)
@@ -955,7 +957,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
-        return int(args.func(args) or 0)
+        with sigterm_as_interrupt():                      # SIGTERM stops a run like Ctrl-C
+            return int(args.func(args) or 0)
     except CliError as e:
         print(f"npformer {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -968,9 +971,10 @@ def main(argv=None) -> int:
         print(f"npformer {args.command}: error: {e.strerror or e}"
               f"{': ' + str(e.filename) if getattr(e, 'filename', None) else ''}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        line, code = interrupted_message(args, e)
+        print(f"npformer {args.command}: {line}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,13 +5,18 @@
                                            silently ignored option: a resumed run keeps the task,
                                            model and optimisation settings saved in CKPT
     check_nproc(args)                      `--nproc N` at most the CPU cores (device cpu) or GPUs
+    sigterm_as_interrupt(), interrupted_message(args, exc)
+                                           Ctrl-C and SIGTERM: one line saying what was (not) saved
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 
-__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME"]
+__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME",
+           "Terminated", "sigterm_as_interrupt", "interrupted_message"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
 FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
@@ -79,3 +84,38 @@ def check_nproc(args) -> None:
         have, what = int(have or 1), "CPU cores available to this process"
     if n > have:
         raise ValueError(f"--nproc: expected at most {have} ({what}), got {n}")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM turned into an exception, so that a run stops the way Ctrl-C stops it: temp files
+    removed (npformer.io.atomic_write cleans up on any exception), a one-line message, no traceback."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """While the block runs, SIGTERM raises Terminated (restored afterwards; main thread only)."""
+    def handler(signum, frame):
+        raise Terminated()
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):        # not the main thread, or no SIGTERM
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
+    """(the line to print, the exit status) for Ctrl-C (130) or SIGTERM (143)."""
+    what, code = ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else \
+        ("interrupted (Ctrl-C)", 130)
+    save = getattr(args, "save", None)
+    if getattr(args, "saved", None):
+        what += f": the checkpoint {args.saved} was saved complete before the interruption"
+    elif getattr(args, "command", None) == "train" and save:
+        kept = "an earlier file there is unchanged" if os.path.exists(save) else "nothing was saved"
+        what += (f": the run stopped before its end, so --save {save} was not written ({kept}); "
+                 f"run again, or save shorter runs and continue them with --resume")
+    return what, code
