@@ -460,20 +460,26 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
         raise FileExistsError(f"folder: {existing} exist; pass overwrite=True to replace them")
-    folder.mkdir(parents=True, exist_ok=True)
+    from npformer.io import check_output_dir
+    check_output_dir(folder, "folder")                  # a file there, no permission: named
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
-    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)    # atomic
-    fd, tmp = tempfile.mkstemp(prefix=".config.json.", dir=folder)
+    # both files complete on disk before either replaces its predecessor: a failure (disk full)
+    # leaves the earlier pair as it was, never new weights beside an old config.json
+    tmp_st, tmp_cfg = folder / f".model.safetensors.tmp.{os.getpid()}", None
     try:
+        write_safetensors(tmp_st, state, {"format": "pt"}, overwrite=True)      # fsynced
+        fd, tmp_cfg = tempfile.mkstemp(prefix=".config.json.", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(hf_config, f, indent=2)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, files[1])
+        os.replace(tmp_st, files[0])
+        os.replace(tmp_cfg, files[1])
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for t in (tmp_st, Path(tmp_cfg or tmp_st)):
+            if t.exists():
+                t.unlink()
         raise
     return folder

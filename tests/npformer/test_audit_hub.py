@@ -112,3 +112,30 @@ def test_shard_index_malformed(folder):
     refused(folder, r"index\.json: expected a JSON object .*got a JSON list")
     index.write_text('{"weight_map": {"a": "gone.safetensors"}}')
     refused(folder, r"!index\.json: lists shard 'gone\.safetensors', which is not a file")
+
+
+def test_save_pretrained_disk_full_on_the_second_file_keeps_the_earlier_pair(folder, monkeypatch):
+    """The weights used to be replaced before config.json was written: a full disk then left new
+    weights beside the old config (a folder that no longer loads, the old weights lost)."""
+    import errno
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    c = gpt2_config(vocab_size=30, max_len=16, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1)
+
+    def full(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(hub.json, "dump", full)
+    with pytest.raises(OSError, match="No space left"):
+        hub.save_pretrained(nf.CausalLM(c, seed=1), folder, overwrite=True)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before    # no temp file either
+    hub.from_pretrained(folder)
+
+
+def test_save_pretrained_into_a_file_is_a_named_error(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("keep me")
+    c = gpt2_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1)
+    for target, msg in ((f, "is a file; expected a folder"), (f / "sub", "is a file, not a folder")):
+        with pytest.raises(ValueError, match=f"folder .*{msg}"):
+            hub.save_pretrained(nf.CausalLM(c, seed=0), target)
+    assert f.read_text() == "keep me"
