@@ -706,6 +706,11 @@ def cmd_generate(args) -> int:
     if kind in ("CausalLM", "BertForMaskedLM") or lm_cli.sampling_requested(args):  # LMs, sampling
         return lm_cli.generate_lm(args, model, task, vocab, gen)
     if kind == "EncoderClassifier":
+        decoding = [o for d, o in getattr(args, "given", {}).items()
+                    if d in ("beam", "alpha", "max_new_tokens", "no_cache")]
+        if decoding:                                             # never silently ignored
+            raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one class per "
+                           f"input; it decodes no tokens (drop {', '.join(decoding)})")
         if task is not None:
             src = collate(examples_from_text(task, args.inputs)).src          # BOS + symbols + EOS
         else:

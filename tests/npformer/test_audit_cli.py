@@ -76,3 +76,17 @@ def test_pairs_table_rows_are_distinct_and_full():
     t = data.Task(name="pairs", num_symbols=2, min_len=1, max_len=4, num_pairs=30)
     src = t._table.src
     assert src.shape == (30, 4) and len({r.tobytes() for r in src}) == 30
+
+
+@pytest.mark.parametrize("opts", [["--beam", "3"], ["--alpha", "1.0"], ["--no-cache"],
+                                  ["--max-new-tokens", "2"]])
+def test_generate_with_a_classifier_refuses_decoding_options(tmp_path, capsys, opts):
+    """`generate classifier.npz abc --beam 3` used to print the class and ignore --beam."""
+    ckpt = str(tmp_path / "maj.npz")
+    assert main(["train", *TINY, "--task", "majority", "--save", ckpt]) == 0
+    capsys.readouterr()
+    assert main(["generate", ckpt, "abc", *opts]) == 2
+    err = capsys.readouterr().err
+    assert f"{opts[0]}: a classifier checkpoint predicts one class per input" in err
+    assert main(["generate", ckpt, "abc"]) == 0                # without them it answers
+    assert "-> class" in capsys.readouterr().out
