@@ -35,7 +35,8 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 seed=0, eval_size=500, examples=5, threads=1)
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
-from npformer.cli_guards import (check_nproc, given_options, interrupted_message,  # noqa: E402
+from npformer.cli_guards import (check_distinct_outputs, check_nproc,  # noqa: E402
+                                 given_options, interrupted_message,
                                  refuse_fixed_on_resume, sigterm_as_interrupt)
 
 
@@ -463,6 +464,7 @@ def _print_eval(ev, task) -> None:
 def _check_outputs(args) -> None:
     """Every output path of `train` checked before any work (one-line errors naming the option)."""
     from npformer.io import check_output_dir, check_output_file
+    check_distinct_outputs(args)
     if args.save:
         check_output_file(args.save, "--save", overwrite=args.overwrite)
     if args.plot:

@@ -16,7 +16,7 @@ import os
 import signal
 
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME",
-           "Terminated", "sigterm_as_interrupt", "interrupted_message"]
+           "Terminated", "sigterm_as_interrupt", "interrupted_message", "check_distinct_outputs"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
 FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
@@ -119,3 +119,12 @@ def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
         what += (f": the run stopped before its end, so --save {save} was not written ({kept}); "
                  f"run again, or save shorter runs and continue them with --resume")
     return what, code
+
+
+def check_distinct_outputs(args) -> None:
+    """`train --save X --plot X`: the plot folder would be created at X and the checkpoint, written
+    after the whole run, would then fail on it. Refused before any folder is made."""
+    save, plot = getattr(args, "save", None), getattr(args, "plot", None)
+    if save and plot and os.path.abspath(save) == os.path.abspath(plot):
+        raise ValueError(f"--plot {plot}: expected a folder other than --save's file path, got the "
+                         f"same path")

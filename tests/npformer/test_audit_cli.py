@@ -90,3 +90,12 @@ def test_generate_with_a_classifier_refuses_decoding_options(tmp_path, capsys, o
     assert f"{opts[0]}: a classifier checkpoint predicts one class per input" in err
     assert main(["generate", ckpt, "abc"]) == 0                # without them it answers
     assert "-> class" in capsys.readouterr().out
+
+
+def test_save_and_plot_on_the_same_path_refused_before_training(tmp_path, capsys):
+    """It used to train, create a folder at the path for the plots, then fail to save onto it."""
+    p = str(tmp_path / "o.npz")
+    assert main(["train", *TINY, "--save", p, "--plot", p]) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and "same path" in err and "Traceback" not in err
+    assert not os.path.exists(p)                         # no folder made, nothing trained
