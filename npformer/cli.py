@@ -978,6 +978,10 @@ def main(argv=None) -> int:
         print(f"npformer {args.command}: error: {e.strerror or e}"
               f"{': ' + str(e.filename) if getattr(e, 'filename', None) else ''}", file=sys.stderr)
         return 2
+    except MemoryError as e:                              # sizes beyond the machine: no traceback
+        print(f"npformer {args.command}: error: out of memory ({e}); use smaller sizes "
+              f"(--batch-size, --eval-size, --max-len, --d-model, --d-ff)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as e:
         line, code = interrupted_message(args, e)
         print(f"npformer {args.command}: {line}", file=sys.stderr)

@@ -99,3 +99,14 @@ def test_save_and_plot_on_the_same_path_refused_before_training(tmp_path, capsys
     err = capsys.readouterr().err
     assert "--plot" in err and "same path" in err and "Traceback" not in err
     assert not os.path.exists(p)                         # no folder made, nothing trained
+
+
+def test_sizes_beyond_memory_are_one_line(capsys):
+    """`--batch-size 10000000000` (or --eval-size, --d-model) used to end in a raw
+    _ArrayMemoryError traceback, exit status 1."""
+    argv = [a for a in TINY]
+    argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "error: out of memory (" in err and "--eval-size" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
