@@ -35,8 +35,8 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 seed=0, eval_size=500, examples=5, threads=1)
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
-from npformer.cli_guards import (check_distinct_outputs, check_nproc,  # noqa: E402
-                                 given_options, interrupted_message,
+from npformer.cli_guards import (check_distinct_outputs, check_fits_memory,  # noqa: E402
+                                 check_nproc, given_options, interrupted_message,
                                  refuse_fixed_on_resume, sigterm_as_interrupt)
 
 
@@ -528,6 +528,8 @@ def cmd_train(args) -> int:
         check_nproc(args)
         from torchformer.distributed import launch_from_cli
         return launch_from_cli(args)
+    if not args.resume:
+        check_fits_memory(args)                           # before minutes of allocation
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
     T = __import__("torchformer.train" if args.backend == "torch" else "npformer.train",

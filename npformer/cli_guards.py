@@ -16,7 +16,8 @@ import os
 import signal
 
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME",
-           "Terminated", "sigterm_as_interrupt", "interrupted_message", "check_distinct_outputs"]
+           "Terminated", "sigterm_as_interrupt", "interrupted_message", "check_distinct_outputs",
+           "check_fits_memory"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
 FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
@@ -128,3 +129,31 @@ def check_distinct_outputs(args) -> None:
     if save and plot and os.path.abspath(save) == os.path.abspath(plot):
         raise ValueError(f"--plot {plot}: expected a folder other than --save's file path, got the "
                          f"same path")
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_memory(args) -> None:
+    """`train` sizes whose single largest array cannot exist on this machine, refused before the
+    model is built (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then
+    fail): one layer's attention weights of a training batch, (batch, heads, T, T) with T >=
+    --max-len, and the positional table (--max-len, --d-model). A lower bound: what passes may still
+    not fit (the MemoryError handler in cli.main then reports it in one line)."""
+    mem = _physical_memory()
+    if not mem or getattr(args, "task", None) == "lm":  # --task lm sizes its rows by --max-number
+        return
+    item = 8 if getattr(args, "dtype", "float32") == "float64" else 4
+    T = int(args.max_len)
+    need = {"one attention-weight array (batch, heads, T, T)": args.batch_size * args.heads * T * T,
+            "the positional table (max_len, d_model)": T * args.d_model}
+    for what, n in need.items():
+        if n * item > mem:
+            raise ValueError(f"--max-len {args.max_len} with --batch-size {args.batch_size}, "
+                             f"--heads {args.heads}, --d-model {args.d_model}: {what} alone needs "
+                             f"{n * item / 2 ** 30:,.0f} GiB, more than this machine's "
+                             f"{mem / 2 ** 30:,.0f} GiB")

@@ -110,3 +110,18 @@ def test_sizes_beyond_memory_are_one_line(capsys):
     err = capsys.readouterr().err
     assert "error: out of memory (" in err and "--eval-size" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_max_len_whose_attention_cannot_exist_is_refused_before_building(monkeypatch, capsys):
+    """`--max-len 100000000` used to spend minutes building a 13 GB positional table, then fail."""
+    import npformer.train as T
+
+    def never(*a, **kw):
+        raise AssertionError("the model was built")
+    monkeypatch.setattr(T, "build_model", never)
+    argv = [a for a in TINY]
+    argv[argv.index("--max-len") + 1] = str(10 ** 8)
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "--max-len 100000000" in err and "one attention-weight array" in err
+    assert "more than this machine's" in err
