@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from npformer.config import TransformerConfig, bert_config, gpt2_config
+from npformer.hub_checks import _expected_shape, _read_json
 from npformer.safetensors_io import read_safetensors, write_safetensors
 
 KINDS = {"gpt2": "CausalLM", "bert": "BertModel", "bert_mlm": "BertForMaskedLM",
@@ -313,25 +314,6 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
     return out, skipped
 
 
-def _expected_shape(ours: str, c: TransformerConfig) -> tuple | None:
-    """The shape our parameter `ours` has under config `c` (None: not one checked here), so that
-    a config.json that disagrees with its weights is refused before a model is allocated (an
-    n_positions of 2**40 used to ask for 64 TiB)."""
-    D, F, V = c.d_model, c.d_ff, c.tgt_vocab
-    last = ours.rsplit(".", 2)[-2:]                             # [module, weight|bias]
-    rows = {"tgt_embed": V, "tok_embed": V, "tgt_pos": c.max_len, "pos": c.max_len,
-            "type_embed": c.type_vocab_size, "linear1": F, "linear2": D, "out_proj": D,
-            "dense": D, "mlm_dense": D, "classifier": c.num_classes, "output_proj": V}
-    if last[0] in rows:
-        n = rows[last[0]]
-        if last[1] == "bias":
-            return (n,)
-        return (n, F) if last[0] == "linear2" else (n, D)
-    if last[0].startswith("norm") or last[0].endswith("norm"):
-        return (D,)
-    return None
-
-
 def state_to_hf(kind: str, c: TransformerConfig, state: dict) -> dict:
     """The Hugging Face state dict (numpy) of our state dict, tied duplicates included as
     transformers' own state_dict() lists them."""
@@ -355,17 +337,6 @@ def state_to_hf(kind: str, c: TransformerConfig, state: dict) -> dict:
 # --------------------------------------------------------------------------------------------------
 # folders and in-memory transformers models
 # --------------------------------------------------------------------------------------------------
-def _read_json(path: Path, what: str) -> dict:
-    """A JSON object from `path`, or a ValueError naming the file, what was expected and what came."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: expected {what}, got text that is not JSON ({e})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path}: expected {what}, got a JSON {type(value).__name__}")
-    return value
-
-
 def read_pretrained(folder) -> tuple[dict, dict]:
     """(config.json as a dict, {name: array}) from a Hugging Face model folder, safetensors only
     (model.safetensors, or shards listed in model.safetensors.index.json)."""
