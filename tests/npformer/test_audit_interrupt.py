@@ -15,13 +15,12 @@ TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--st
 
 
 def interrupting_train(how):
-    real = T.train
-
+    """A T.train that is interrupted at its start: Ctrl-C, or a real SIGTERM to this process."""
     def train(*a, **kw):
         if how == "sigterm":
             os.kill(os.getpid(), signal.SIGTERM)         # delivered to the main thread, here
         raise KeyboardInterrupt
-    return real, train
+    return train
 
 
 @pytest.mark.parametrize("how,code,word", [("ctrl-c", 130, "interrupted (Ctrl-C)"),
@@ -32,8 +31,7 @@ def test_interrupted_train_says_nothing_was_saved(tmp_path, capsys, monkeypatch,
     ckpt = tmp_path / "run.npz"
     if earlier:
         ckpt.write_bytes(b"an earlier checkpoint")
-    _, fake = interrupting_train(how)
-    monkeypatch.setattr(T, "train", fake)
+    monkeypatch.setattr(T, "train", interrupting_train(how))
     before = signal.getsignal(signal.SIGTERM)
     rc = main(["train", *TINY, "--save", str(ckpt), "--overwrite"])
     err = capsys.readouterr().err
