@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import sys
 import time
@@ -23,7 +24,32 @@ from benchmarks.machine import apply_threads, available_cores, chosen_threads, d
 
 
 def _csv(s: str) -> list[str]:
-    return [x.strip() for x in s.split(",") if x.strip()]
+    vals = [x.strip() for x in s.split(",") if x.strip()]
+    if not vals:                    # an empty list used to mean "all": the longest run there is
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {s!r}")
+    return vals
+
+
+def _int_at_least(lo: int):
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            v = None
+        if v is None or v < lo:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {s!r}")
+        return v
+    return parse
+
+
+def _seconds(s: str) -> float:
+    try:
+        v = float(s)
+    except ValueError:
+        v = float("nan")
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {s!r}")
+    return v
 
 
 def _ints(s: str) -> list[int]:
@@ -55,13 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated, from {','.join(WORKLOADS)} (default: all)")
     p.add_argument("--out", default="benchmark_results",
                    help="directory for results.json and the PNG plots (default: %(default)s)")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=_int_at_least(1), default=None,
                    help=f"threads for BLAS/OpenMP/torch (default: every available core, here "
                         f"{available_cores()}); set before NumPy/torch load")
-    p.add_argument("--repeats", type=int, default=None, help="timed samples per measurement "
+    p.add_argument("--repeats", type=_int_at_least(1), default=None, help="timed samples per measurement "
                    "(default 10; --quick 3)")
-    p.add_argument("--warmup", type=int, default=None, help="untimed calls first (default 2; --quick 1)")
-    p.add_argument("--max-time", type=float, default=None,
+    p.add_argument("--warmup", type=_int_at_least(0), default=None, help="untimed calls first (default 2; --quick 1)")
+    p.add_argument("--max-time", type=_seconds, default=None,
                    help="seconds of samples per measurement at most (default 15; --quick 2)")
     p.add_argument("--interleave", action="store_true",
                    help="time all backends of a config in rounds (one sample each per round, "
@@ -197,6 +223,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--workloads: expected names from {list(WORKLOADS)}, got {w!r}")
         for b in args.sweep_backends:
             get_backend(b)
+        for d in args.sweep_d_models or []:               # heads = max(2, d // 32) (sweeps.py)
+            if d % max(2, d // 32):
+                raise ValueError(f"--sweep-d-models: expected multiples of their head count "
+                                 f"max(2, d // 32), got {d} ({max(2, d // 32)} heads)")
     except ValueError as e:
         print(f"python -m benchmarks: error: {e}", file=sys.stderr)
         return 2

@@ -243,9 +243,11 @@ def main(args: argparse.Namespace) -> int:
     cores = available_cores()
     threads = thread_counts(args.scaling_threads, cores)
     out_path = os.path.join(args.out, "scaling.json")
-    os.makedirs(args.out, exist_ok=True)                 # checked before the long work starts
-    if not os.access(args.out, os.W_OK):
-        print(f"error: --out {args.out}: not writable", file=sys.stderr)
+    try:                                                 # checked before the long work starts
+        from npformer.io import check_output_dir
+        check_output_dir(args.out, "--out")              # a file there, no permission: one line
+    except ValueError as e:
+        print(f"python -m benchmarks: error: {e}", file=sys.stderr)
         return 2
     try:
         import torch  # noqa: F401

@@ -122,6 +122,10 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
         a = np.asarray(v)
         if not np.issubdtype(a.dtype, np.floating):
             raise CheckpointError(path, f"weight {name!r}: expected a float array, got {a.dtype}")
+        if not np.isfinite(a).all():                   # the loader refuses them: never write one
+            raise CheckpointError(path, f"weight {name!r}: expected finite values, got "
+                                        f"{int(a.size - np.isfinite(a).sum())} NaN or inf; "
+                                        f"nothing was written")
         arrays[f"model/{name}"] = np.asarray(a, order="C")
     opt_header = None
     if optimizer_state is not None:
@@ -372,6 +376,9 @@ def load_checkpoint(path) -> Checkpoint:
         a = arrays[f"model/{k}"]
         if not np.issubdtype(a.dtype, np.floating):
             raise CheckpointError(path, f"weight {k!r}: expected a float array, got dtype {a.dtype}")
+        if not np.isfinite(a).all():                   # training never saves these: corruption
+            raise CheckpointError(path, f"weight {k!r}: expected finite values, got "
+                                        f"{int(a.size - np.isfinite(a).sum())} NaN or inf")
         state[k] = a
 
     # optimizer

@@ -35,6 +35,9 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 seed=0, eval_size=500, examples=5, threads=1)
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
+from npformer.cli_guards import (check_distinct_outputs, check_fits_memory,  # noqa: E402
+                                 check_nproc, given_options, interrupted_message,
+                                 refuse_fixed_on_resume, sigterm_as_interrupt)
 
 
 class CliError(Exception):
@@ -238,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let --save replace an existing file (refused otherwise, before training)")
     g.add_argument("--resume", metavar="CKPT", default=None,
                    help="continue the run saved in CKPT for --steps more steps (model, task and "
-                        "optimisation settings come from CKPT; the options for them are ignored); "
+                        "optimisation settings come from CKPT; giving those options is an error); "
                         "N steps then M resumed give the same weights as N+M in one run")
     g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
@@ -461,6 +464,7 @@ def _print_eval(ev, task) -> None:
 def _check_outputs(args) -> None:
     """Every output path of `train` checked before any work (one-line errors naming the option)."""
     from npformer.io import check_output_dir, check_output_file
+    check_distinct_outputs(args)
     if args.save:
         check_output_file(args.save, "--save", overwrite=args.overwrite)
     if args.plot:
@@ -514,13 +518,18 @@ def cmd_train(args) -> int:
     from npformer.lm_cli import fill_task_defaults
     fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
     _check_backend(args)
+    if args.resume:
+        refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
+    _check_outputs(args)                                  # before any work, --nproc runs included
     if args.nproc > 1:                                    # torchrun runs torchformer.distributed
         if args.backend != "torch":
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
+        check_nproc(args)
         from torchformer.distributed import launch_from_cli
         return launch_from_cli(args)
-    _check_outputs(args)
+    if not args.resume:
+        check_fits_memory(args)                           # before minutes of allocation
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
     T = __import__("torchformer.train" if args.backend == "torch" else "npformer.train",
@@ -576,6 +585,7 @@ def cmd_train(args) -> int:
                 "nothing was written"
             raise OutputPathError("--save", args.save, f"write failed: {e.strerror or e} "
                                                       f"({kept})") from None
+        args.saved = str(path)                            # an interruption now: say it is saved
         print(f"saved checkpoint {path} (step {state.step})")
     if args.plot:
         np_model = model if args.backend == "numpy" else _to_numpy_model(model)
@@ -700,6 +710,11 @@ def cmd_generate(args) -> int:
     if kind in ("CausalLM", "BertForMaskedLM") or lm_cli.sampling_requested(args):  # LMs, sampling
         return lm_cli.generate_lm(args, model, task, vocab, gen)
     if kind == "EncoderClassifier":
+        decoding = [o for d, o in getattr(args, "given", {}).items()
+                    if d in ("beam", "alpha", "max_new_tokens", "no_cache")]
+        if decoding:                                             # never silently ignored
+            raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one class per "
+                           f"input; it decodes no tokens (drop {', '.join(decoding)})")
         if task is not None:
             src = collate(examples_from_text(task, args.inputs)).src          # BOS + symbols + EOS
         else:
@@ -949,8 +964,10 @@ def cmd_plot(args) -> int:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
-        return int(args.func(args) or 0)
+        with sigterm_as_interrupt():                      # SIGTERM stops a run like Ctrl-C
+            return int(args.func(args) or 0)
     except CliError as e:
         print(f"npformer {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -963,9 +980,14 @@ def main(argv=None) -> int:
         print(f"npformer {args.command}: error: {e.strerror or e}"
               f"{': ' + str(e.filename) if getattr(e, 'filename', None) else ''}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except MemoryError as e:                              # sizes beyond the machine: no traceback
+        print(f"npformer {args.command}: error: out of memory ({e}); use smaller sizes "
+              f"(--batch-size, --eval-size, --max-len, --d-model, --d-ff)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        line, code = interrupted_message(args, e)
+        print(f"npformer {args.command}: {line}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -336,25 +336,36 @@ class Task:
         return np.where(keep, sym, PAD).astype(np.int64), lengths.astype(np.int64)
 
     def _make_table(self) -> Examples:
-        """The fixed "pairs" table: distinct random sources, each with an unrelated random target."""
+        """The fixed "pairs" table: distinct random sources, each with an unrelated random target.
+
+        Rounds of `num_pairs` random sources; each round keeps, in order, the rows not seen before
+        (vectorised: first occurrences among the rows kept so far and the round's)."""
+        space = 0                                        # distinct sources, counted up to need
+        for n in range(self.min_len, self.max_len + 1):
+            space += self.num_symbols ** n
+            if space >= self.num_pairs:
+                break
+        too_few = ValueError(f"num_pairs: the space of sources with {self.num_symbols} symbols and "
+                             f"lengths {self.min_len}..{self.max_len} has fewer than "
+                             f"{self.num_pairs} distinct sequences")
+        if space < self.num_pairs:                       # refused at once, not after 100 rounds
+            raise too_few
         rng = np.random.default_rng([self.seed, 0xDA7A])
-        seen: dict[bytes, None] = {}
-        rows, lens = [], []
+        rows = np.zeros((0, self.max_len), np.int64)                                  # (k, L)
+        lens = np.zeros(0, np.int64)                                                  # (k,)
         for _ in range(100):
-            src, ln = self._random_sources(rng, self.num_pairs)
-            for r, l in zip(src, ln):
-                k = r.tobytes()
-                if k not in seen and len(rows) < self.num_pairs:
-                    seen[k] = None
-                    rows.append(r)
-                    lens.append(l)
+            src, ln = self._random_sources(rng, self.num_pairs)                       # (n, L), (n,)
+            both = np.ascontiguousarray(np.concatenate([rows, src]))                  # (k+n, L)
+            keys = both.view(np.dtype((np.void, both.dtype.itemsize * self.max_len)))[:, 0]
+            _, first = np.unique(keys, return_index=True)                             # first rows
+            new = np.sort(first[first >= len(rows)]) - len(rows)                      # round's new
+            new = new[:self.num_pairs - len(rows)]
+            rows, lens = np.concatenate([rows, src[new]]), np.concatenate([lens, ln[new]])
             if len(rows) == self.num_pairs:
                 break
         else:
-            raise ValueError(f"num_pairs: the space of sources with {self.num_symbols} symbols and "
-                             f"lengths {self.min_len}..{self.max_len} has fewer than "
-                             f"{self.num_pairs} distinct sequences")
-        src, src_len = np.stack(rows), np.asarray(lens, dtype=np.int64)
+            raise too_few
+        src, src_len = rows, lens
         tgt, tgt_len = self._random_sources(rng, self.num_pairs)
         return Examples(src, src_len, tgt, tgt_len, None)
 

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from npformer.config import TransformerConfig, bert_config, gpt2_config
+from npformer.hub_checks import _expected_shape, _read_json
 from npformer.safetensors_io import read_safetensors, write_safetensors
 
 KINDS = {"gpt2": "CausalLM", "bert": "BertModel", "bert_mlm": "BertForMaskedLM",
@@ -288,6 +289,11 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
     out = {}
     for ours, name, how in P:
         v = np.asarray(hf[name])
+        if v.dtype.kind != "f":                                 # ints/bools are never weights
+            raise ValueError(f"hf_state: {name}: expected a floating-point tensor, got {v.dtype}")
+        if not np.isfinite(v).all():
+            raise ValueError(f"hf_state: {name}: {int(v.size - np.isfinite(v).sum())} non-finite "
+                             f"values (NaN or inf); refusing weights that would give NaN outputs")
         if how == "T":
             v = v.T
         elif how != "copy":
@@ -297,6 +303,10 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
                 raise ValueError(f"hf_state: {name}: expected shape {want} (q|k|v packed), got "
                                  f"{v.shape}")
             v = v[:, j * D:(j + 1) * D].T if part == "weight" else v[j * D:(j + 1) * D]
+        want = _expected_shape(ours, c)
+        if want is not None and v.shape != want:              # before a model is allocated
+            raise ValueError(f"hf_state: {name}: expected shape {want[::-1] if how == 'T' else want} "
+                             f"for this config.json, got {np.asarray(hf[name]).shape}")
         out[ours] = np.array(v, dtype=c.dtype)                  # a fresh C-contiguous copy
     for d, src in dup.items():
         if src in out:
@@ -334,17 +344,25 @@ def read_pretrained(folder) -> tuple[dict, dict]:
     cfg_path = folder / "config.json"
     if not cfg_path.is_file():
         raise FileNotFoundError(f"folder: expected {cfg_path} (a Hugging Face model folder)")
-    hf_config = json.loads(cfg_path.read_text(encoding="utf-8"))
+    hf_config = _read_json(cfg_path, "a JSON object (a Hugging Face config)")
     single, index = folder / "model.safetensors", folder / "model.safetensors.index.json"
     if single.is_file():
         return hf_config, read_safetensors(single)
     if index.is_file():
-        shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        wmap = _read_json(index, 'a JSON object with "weight_map": {tensor: shard file}')
+        wmap = wmap.get("weight_map")
+        if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
+            raise ValueError(f"{index}: expected \"weight_map\": {{tensor name: shard file name}}, "
+                             f"got {type(wmap).__name__}")
+        shards = sorted(set(wmap.values()))
         state = {}
         for s in shards:
             if Path(s).name != s or not s.endswith(".safetensors"):
                 raise ValueError(f"{index}: shard names must be plain .safetensors file names, got "
                                  f"{s!r}")
+            if not (folder / s).is_file():
+                raise FileNotFoundError(f"{index}: lists shard {s!r}, which is not a file in "
+                                        f"{folder}")
             state.update(read_safetensors(folder / s))
         return hf_config, state
     other = sorted(p.name for p in folder.glob("*.bin")) + sorted(p.name for p in folder.glob("*.pt"))
@@ -413,20 +431,26 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
         raise FileExistsError(f"folder: {existing} exist; pass overwrite=True to replace them")
-    folder.mkdir(parents=True, exist_ok=True)
+    from npformer.io import check_output_dir
+    check_output_dir(folder, "folder")                  # a file there, no permission: named
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
-    write_safetensors(files[0], state, {"format": "pt"}, overwrite=True)    # atomic
-    fd, tmp = tempfile.mkstemp(prefix=".config.json.", dir=folder)
+    # both files complete on disk before either replaces its predecessor: a failure (disk full)
+    # leaves the earlier pair as it was, never new weights beside an old config.json
+    tmp_st, tmp_cfg = folder / f".model.safetensors.tmp.{os.getpid()}", None
     try:
+        write_safetensors(tmp_st, state, {"format": "pt"}, overwrite=True)      # fsynced
+        fd, tmp_cfg = tempfile.mkstemp(prefix=".config.json.", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(hf_config, f, indent=2)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, files[1])
+        os.replace(tmp_st, files[0])
+        os.replace(tmp_cfg, files[1])
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for t in (tmp_st, Path(tmp_cfg or tmp_st)):
+            if t.exists():
+                t.unlink()
         raise
     return folder

@@ -16,6 +16,7 @@ upper half).
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -65,13 +66,14 @@ def read_header(path) -> tuple[dict, dict, int]:
         dt, shape, offs = e["dtype"], e["shape"], e["data_offsets"]
         if dt not in DTYPES:
             raise SafetensorsError(path, f"{name}: dtype {dt!r} not one of {sorted(DTYPES)}")
-        if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
+        if not (isinstance(shape, list)
+                and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
             raise SafetensorsError(path, f"{name}: shape must be a list of non-negative ints, got "
                                          f"{shape!r}")
         if not (isinstance(offs, list) and len(offs) == 2
                 and all(isinstance(o, int) and o >= 0 for o in offs) and offs[0] <= offs[1]):
             raise SafetensorsError(path, f"{name}: data_offsets must be [begin, end], got {offs!r}")
-        want = int(np.prod(shape, dtype=np.int64)) * np.dtype(DTYPES[dt]).itemsize
+        want = math.prod(shape) * np.dtype(DTYPES[dt]).itemsize     # Python ints: no overflow
         if offs[1] - offs[0] != want:
             raise SafetensorsError(path, f"{name}: {dt} {shape} needs {want} bytes, data_offsets "
                                          f"span {offs[1] - offs[0]}")

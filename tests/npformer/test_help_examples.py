@@ -8,6 +8,7 @@ from npformer.cli import build_parser, main
 
 SMALL = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
          "--batch-size", "4", "--eval-size", "4", "--examples", "1", "--no-progress"]
+RUN = ["--eval-size", "4", "--examples", "1", "--no-progress"]     # not fixed by a --resume file
 
 
 def help_examples() -> list[str]:
@@ -45,7 +46,9 @@ def test_help_example_runs(example, model_npz, tmp_path, monkeypatch, capsys):
     argv = [model_npz if a == "model.npz" or (a == "run.npz" and words[i - 1] == "--resume") else a
             for i, a in enumerate(words)]
     if argv[0] == "train":
-        argv += SMALL                                    # tiny step counts; the flags are the same
+        # tiny step counts; the flags are the same (a resumed run takes its model from the file)
+        argv += SMALL[SMALL.index("--steps"):SMALL.index("--steps") + 2] + RUN if "--resume" in argv \
+            else SMALL
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 0, (example, err)

@@ -1,0 +1,127 @@
+"""Bad input to the command line found by the input audit: each was a silent ignore, a late failure
+or a hang before its fix (see docs/RELIABILITY.md)."""
+import os
+
+import pytest
+
+from npformer import data
+from npformer.cli import main
+from npformer.cli_guards import check_nproc
+
+TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "1",
+        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
+        "--examples", "0", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def run_ckpt(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("audit") / "run.npz")
+    assert main(["train", *TINY, "--save", path]) == 0
+    return path
+
+
+@pytest.mark.parametrize("opt,name", [(["--task", "copy"], "--task"), (["--ta", "copy"], "--task"),
+                                      (["--d-model=16"], "--d-model"), (["--lr", "0.5"], "--lr"),
+                                      (["--dtype", "float64"], "--dtype"), (["--seed", "0"], "--seed"),
+                                      (["--norm-first"], "--norm-first")])
+def test_resume_refuses_task_model_and_optimisation_options(run_ckpt, tmp_path, capsys, opt, name):
+    """They used to be silently ignored (the run continued with the checkpoint's settings)."""
+    out = str(tmp_path / "next.npz")
+    code = main(["train", "--resume", run_ckpt, "--steps", "1", "--no-progress", "--eval-size", "4",
+                 *opt, "--save", out])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"{name}: not allowed with --resume" in err
+    assert not os.path.exists(out)                       # refused before any work
+
+
+def test_resume_still_takes_steps_and_output_options(run_ckpt, tmp_path, capsys):
+    out = str(tmp_path / "next.npz")
+    assert main(["train", "--resume", run_ckpt, "--steps", "1", "--no-progress", "--eval-size", "4",
+                 "--examples", "0", "--eval-every", "1", "--threads", "1", "--save", out]) == 0
+    assert os.path.exists(out)
+
+
+def test_nproc_output_path_checked_before_launching(tmp_path, capsys):
+    """`--nproc N --save DIR` used to start torchrun and fail in every child with a traceback."""
+    pytest.importorskip("torch")
+    code = main(["train", *TINY, "--backend", "torch", "--nproc", "2", "--save", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--save" in err and "is a folder" in err and "Traceback" not in err
+
+
+def test_nproc_beyond_the_machine_is_refused():
+    """`--nproc 100` on a 2-core machine used to start 100 workers (hours or a hang)."""
+    class A:
+        nproc, device = 10_000, "cpu"
+    with pytest.raises(ValueError, match=r"--nproc: expected at most \d+ \(CPU cores.*got 10000"):
+        check_nproc(A)
+    A.nproc = 1
+    check_nproc(A)                                        # one process is always fine
+
+
+def test_pairs_table_larger_than_its_space_refused_before_drawing(monkeypatch):
+    """A table bigger than the space of sources used to loop 100 rounds of num_pairs Python
+    iterations before saying so (`--num-pairs 10000000` on a small alphabet never returned)."""
+    calls = []
+    real = data.Task._random_sources
+    monkeypatch.setattr(data.Task, "_random_sources",
+                        lambda self, rng, n: calls.append(n) or real(self, rng, n))
+    with pytest.raises(ValueError, match="num_pairs: the space of sources with 2 symbols"):
+        data.Task(name="pairs", num_symbols=2, max_len=3, num_pairs=10 ** 7)
+    assert calls == []
+
+
+def test_pairs_table_rows_are_distinct_and_full():
+    t = data.Task(name="pairs", num_symbols=2, min_len=1, max_len=4, num_pairs=30)
+    src = t._table.src
+    assert src.shape == (30, 4) and len({r.tobytes() for r in src}) == 30
+
+
+@pytest.mark.parametrize("opts", [["--beam", "3"], ["--alpha", "1.0"], ["--no-cache"],
+                                  ["--max-new-tokens", "2"]])
+def test_generate_with_a_classifier_refuses_decoding_options(tmp_path, capsys, opts):
+    """`generate classifier.npz abc --beam 3` used to print the class and ignore --beam."""
+    ckpt = str(tmp_path / "maj.npz")
+    assert main(["train", *TINY, "--task", "majority", "--save", ckpt]) == 0
+    capsys.readouterr()
+    assert main(["generate", ckpt, "abc", *opts]) == 2
+    err = capsys.readouterr().err
+    assert f"{opts[0]}: a classifier checkpoint predicts one class per input" in err
+    assert main(["generate", ckpt, "abc"]) == 0                # without them it answers
+    assert "-> class" in capsys.readouterr().out
+
+
+def test_save_and_plot_on_the_same_path_refused_before_training(tmp_path, capsys):
+    """It used to train, create a folder at the path for the plots, then fail to save onto it."""
+    p = str(tmp_path / "o.npz")
+    assert main(["train", *TINY, "--save", p, "--plot", p]) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and "same path" in err and "Traceback" not in err
+    assert not os.path.exists(p)                         # no folder made, nothing trained
+
+
+def test_sizes_beyond_memory_are_one_line(capsys):
+    """`--batch-size 10000000000` (or --eval-size, --d-model) used to end in a raw
+    _ArrayMemoryError traceback, exit status 1."""
+    argv = [a for a in TINY]
+    argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "error: out of memory (" in err and "--eval-size" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_max_len_whose_attention_cannot_exist_is_refused_before_building(monkeypatch, capsys):
+    """`--max-len 100000000` used to spend minutes building a 13 GB positional table, then fail."""
+    import npformer.train as T
+
+    def never(*a, **kw):
+        raise AssertionError("the model was built")
+    monkeypatch.setattr(T, "build_model", never)
+    argv = [a for a in TINY]
+    argv[argv.index("--max-len") + 1] = str(10 ** 8)
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "--max-len 100000000" in err and "one attention-weight array" in err
+    assert "more than this machine's" in err

@@ -1,0 +1,141 @@
+"""Malformed Hugging Face folders found by the input audit: each gave a raw JSONDecodeError,
+AttributeError, KeyError, OverflowError, MemoryError or silently loaded NaN/integer weights before
+its fix. Both twins share the reader, so both are checked where torch is installed."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import npformer as nf
+from npformer import hub
+from npformer.config import gpt2_config
+from npformer.safetensors_io import read_safetensors, write_safetensors
+
+
+def loaders():
+    out = [hub.from_pretrained]
+    try:
+        import torchformer.hub as th
+        out.append(th.from_pretrained)
+    except ImportError:
+        pass
+    return out
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    c = gpt2_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1)
+    path = tmp_path / "gpt2"
+    hub.save_pretrained(nf.CausalLM(c, seed=0), path)
+    return path
+
+
+def refused(folder, match):
+    for load in loaders():
+        with pytest.raises(ValueError if match[0] != "!" else FileNotFoundError,
+                           match=match.lstrip("!")):
+            load(folder)
+
+
+def edit_config(folder, **kw):
+    cfg = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**cfg, **kw}))
+
+
+def edit_tensor(folder, fn):
+    st = folder / "model.safetensors"
+    t = read_safetensors(st)
+    fn(t)
+    write_safetensors(st, t, overwrite=True)
+
+
+def test_config_json_not_json(folder):
+    (folder / "config.json").write_text("{nope")
+    refused(folder, r"config\.json: expected a JSON object .* not JSON")
+
+
+def test_config_json_a_list(folder):
+    (folder / "config.json").write_text("[1, 2]")
+    refused(folder, r"config\.json: expected a JSON object .*got a JSON list")
+
+
+def test_config_larger_than_its_weights_refused_before_allocating(folder):
+    edit_config(folder, n_positions=2 ** 40)            # used to ask numpy for 64 TiB
+    refused(folder, r"transformer\.wpe\.weight: expected shape \(1099511627776, 8\) .*got \(16, 8\)")
+
+
+def test_config_vocab_disagreeing_with_weights(folder):
+    edit_config(folder, vocab_size=10)
+    refused(folder, r"transformer\.wte\.weight: expected shape \(10, 8\) for this config")
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.bool_])
+def test_non_float_weights_refused(folder, dtype):
+    edit_tensor(folder, lambda t: t.update({k: (v > 0).astype(dtype) for k, v in t.items()}))
+    refused(folder, rf"expected a floating-point tensor, got {np.dtype(dtype)}")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_weights_refused(folder, bad):
+    def poison(t):
+        t["transformer.h.0.mlp.c_fc.bias"] = t["transformer.h.0.mlp.c_fc.bias"].copy()
+        t["transformer.h.0.mlp.c_fc.bias"][3] = bad
+    edit_tensor(folder, poison)
+    refused(folder, r"h\.0\.mlp\.c_fc\.bias: 1 non-finite values")
+
+
+def _raw_header_edit(folder, fn):
+    st = folder / "model.safetensors"
+    raw = st.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    fn(header)
+    b = json.dumps(header).encode()
+    st.write_bytes(len(b).to_bytes(8, "little") + b + raw[8 + n:])
+
+
+@pytest.mark.parametrize("shape,match", [([True, 16], "shape must be a list of non-negative ints"),
+                                         ([2 ** 70], r"needs \d+ bytes"),
+                                         ([2 ** 62, 4], r"needs 73786976294838206464 bytes")])
+def test_header_shapes_that_overflow_or_are_bools(folder, shape, match):
+    _raw_header_edit(folder, lambda h: h["transformer.h.0.mlp.c_fc.bias"].update(shape=shape))
+    refused(folder, match)
+
+
+def test_shard_index_malformed(folder):
+    os.remove(folder / "model.safetensors")
+    index = folder / "model.safetensors.index.json"
+    index.write_text('{"metadata": {}}')
+    refused(folder, r'index\.json: expected "weight_map"')
+    index.write_text("[1]")
+    refused(folder, r"index\.json: expected a JSON object .*got a JSON list")
+    index.write_text('{"weight_map": {"a": "gone.safetensors"}}')
+    refused(folder, r"!index\.json: lists shard 'gone\.safetensors', which is not a file")
+
+
+def test_save_pretrained_disk_full_on_the_second_file_keeps_the_earlier_pair(folder, monkeypatch):
+    """The weights used to be replaced before config.json was written: a full disk then left new
+    weights beside the old config (a folder that no longer loads, the old weights lost)."""
+    import errno
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    c = gpt2_config(vocab_size=30, max_len=16, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1)
+
+    def full(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(hub.json, "dump", full)
+    with pytest.raises(OSError, match="No space left"):
+        hub.save_pretrained(nf.CausalLM(c, seed=1), folder, overwrite=True)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before    # no temp file either
+    hub.from_pretrained(folder)
+
+
+def test_save_pretrained_into_a_file_is_a_named_error(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("keep me")
+    c = gpt2_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1)
+    for target, msg in ((f, "is a file; expected a folder"), (f / "sub", "is a file, not a folder")):
+        with pytest.raises(ValueError, match=f"folder .*{msg}"):
+            hub.save_pretrained(nf.CausalLM(c, seed=0), target)
+    assert f.read_text() == "keep me"
