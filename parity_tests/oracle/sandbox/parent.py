@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from .confine import namespace_prefix
 from .limits import Limits, child_env
 from .protocol import Closed, Deadline, ProtocolError, Reader, encode, write_all
 
@@ -53,6 +54,8 @@ class Worker:
         self.errlog = None
         self.reader: Reader | None = None
         self.starts = 0
+        self.hello = False                      # the fresh worker's first message not read yet
+        self.confinement: dict = {}             # what the worker's kernel confinement is
 
     @property
     def alive(self) -> bool:
@@ -62,8 +65,11 @@ class Worker:
         self.close()
         self.scratch = tempfile.mkdtemp(prefix="oracle-scratch-")
         self.errlog = tempfile.TemporaryFile()          # the parent's own file, not in the scratch dir
+        prefix, why = namespace_prefix()
+        self.confinement = {"namespaces": bool(prefix)} if prefix else \
+            {"namespaces": False, "namespaces_reason": why}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
+            prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch,
             env=child_env(self.scratch, self.threads), preexec_fn=self.limits.apply,
             start_new_session=True, close_fds=True)
@@ -72,6 +78,7 @@ class Worker:
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.reader = Reader(self.proc.stdout.fileno())
         self.starts += 1
+        self.hello = False
 
     def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1):
         """Send one request; `timeout` seconds per stage: the child sends a {"op": "tick"} after
@@ -80,11 +87,28 @@ class Worker:
             self.start()
         deadline = time.monotonic() + timeout
         try:
+            if not self.hello:      # sent before the submission exists in the worker: trusted
+                h, _ = self.reader.read(max(deadline, time.monotonic() + 60.0))
+                if h.get("op") != "hello" or not isinstance(h.get("confinement"), dict):
+                    raise ProtocolError("the worker did not start properly")
+                self.confinement.update({str(k)[:40]: v for k, v in h["confinement"].items()
+                                         if isinstance(v, (bool, int, str, list, type(None)))})
+                self.hello = True
+                deadline = time.monotonic() + timeout
             write_all(self.proc.stdin.fileno(), encode(header, arrays), deadline)
+            first = True
             for _ in range(stages + 8):
                 h, a = self.reader.read(deadline)
                 if h.get("op") != "tick":
                     return h, a
+                if header.get("op") == "prepare" and first and isinstance(h.get("confinement"), dict):
+                    c = h["confinement"]       # sent before the submission was loaded
+                    self.confinement["unreadable"] = [str(x)[:300] for x in c.get("unreadable", [])
+                                                      if isinstance(x, str)][:20]
+                    if isinstance(c.get("reference_in_memory"), int):
+                        self.confinement["reference_in_memory"] = c["reference_in_memory"]
+                    first = False
+                    continue
                 stages -= 1
                 if stages > 0:
                     deadline = time.monotonic() + timeout
@@ -114,6 +138,11 @@ class Worker:
                 how = f"was killed by signal {signal.Signals(-code).name}"
             except ValueError:
                 how = f"was killed by signal {-code}"
+        elif code > 128 and self.confinement.get("namespaces"):
+            try:                                   # its init reports a signal as 128 + number
+                how = f"was killed by signal {signal.Signals(code - 128).name}"
+            except ValueError:
+                how = f"exited with status {code}"
         else:
             how = f"exited with status {code}"
         tail = self.stderr_tail()
