@@ -69,7 +69,7 @@ def main() -> None:
 
     info = confine.landlock(write_dirs=[os.getcwd()])
     info["own_namespaces"] = confine.own_user_namespace()
-    info["max_processes"] = MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None
+    info["rlimit_nproc"] = MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None
     write_all(proto_out, encode({"op": "hello", "confinement": _jsonable(info)}))
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # .../parity_tests/oracle

@@ -195,3 +195,111 @@ def own_user_namespace() -> bool:
             return f.read().split() != ["0", "0", "4294967295"]
     except OSError:
         return False
+
+
+class PidsCgroup:
+    """A `pids` cgroup of its own for one worker, where this process may make one (root, or a
+    delegated cgroup): pids.max caps its processes and threads (RLIMIT_NPROC does not bind root),
+    and kill() finds every member, however it left the process group.
+
+        g = PidsCgroup.make(256)      # None where no writable pids hierarchy exists
+        Popen(..., preexec_fn=lambda: (g.enter(), ...))
+        g.kill(); g.remove()
+    """
+
+    _seq = 0
+
+    def __init__(self, path: str):
+        self.path = path
+
+    @classmethod
+    def make(cls, max_pids: int) -> "PidsCgroup | None":
+        base = _pids_hierarchy()
+        if base is None:
+            return None
+        cls._seq += 1
+        path = os.path.join(base, f"npformer-oracle-{os.getpid()}-{cls._seq}")
+        try:
+            os.mkdir(path)
+            with open(os.path.join(path, "pids.max"), "w") as f:
+                f.write(str(max_pids))
+        except OSError:
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+            return None
+        return cls(path)
+
+    def enter(self) -> None:
+        """In the forked child, before exec: join the group (errors are ignored: no cap then)."""
+        try:
+            fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+
+    def members(self) -> list[int]:
+        try:
+            with open(os.path.join(self.path, "cgroup.procs")) as f:
+                return [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill(self, rounds: int = 50) -> None:
+        import signal
+        import time
+        for _ in range(rounds):
+            pids = self.members()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        import time
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.02)
+
+
+def _pids_hierarchy() -> str | None:
+    """The folder of this process's own cgroup in a writable hierarchy with the pids controller."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [ln.rstrip("\n").split(":", 2) for ln in f if ln.count(":") >= 2]
+        with open("/proc/self/mounts") as f:
+            mounts = [ln.split()[:4] for ln in f]
+    except OSError:
+        return None
+    for _dev, mnt, fstype, opts in mounts:
+        if fstype == "cgroup" and "pids" in opts.split(","):
+            rel = next((p for _, c, p in own if "pids" in c.split(",")), None)
+        elif fstype == "cgroup2":
+            rel = next((p for h, c, p in own if h == "0" and c == ""), None)
+            try:
+                with open(os.path.join(mnt, (rel or "/").lstrip("/"), "cgroup.subtree_control")) as f:
+                    if "pids" not in f.read().split():
+                        continue
+            except OSError:
+                continue
+        else:
+            continue
+        if rel is None:
+            continue
+        path = os.path.join(mnt, rel.lstrip("/"))
+        if os.access(path, os.W_OK):
+            return path
+    return None

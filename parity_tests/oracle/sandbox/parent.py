@@ -24,13 +24,14 @@ import sys
 import tempfile
 import time
 
-from .confine import namespace_prefix
+from .confine import PidsCgroup, namespace_prefix
 from .limits import Limits, child_env
 from .protocol import Closed, Deadline, ProtocolError, Reader, encode, write_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
         "from parity_tests.oracle.sandbox.child import main; main()")
+MAX_PIDS = 256              # processes + threads of one worker, where a pids cgroup can be made
 LIVE: set[int] = set()      # pids of workers alive in this process (tests check it empties)
 STARTED: list[int] = []     # every worker pid (= its process group id) ever started here
 
@@ -53,6 +54,7 @@ class Worker:
         self.scratch: str | None = None
         self.errlog = None
         self.reader: Reader | None = None
+        self.cgroup: PidsCgroup | None = None
         self.starts = 0
         self.hello = False                      # the fresh worker's first message not read yet
         self.confinement: dict = {}             # what the worker's kernel confinement is
@@ -68,10 +70,19 @@ class Worker:
         prefix, why = namespace_prefix()
         self.confinement = {"namespaces": bool(prefix)} if prefix else \
             {"namespaces": False, "namespaces_reason": why}
+        self.cgroup = PidsCgroup.make(MAX_PIDS)
+        self.confinement["pids_max"] = MAX_PIDS if self.cgroup is not None else None
+        cg, limits = self.cgroup, self.limits
+
+        def preexec() -> None:
+            limits.apply()
+            if cg is not None:
+                cg.enter()
+
         self.proc = subprocess.Popen(
             prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch,
-            env=child_env(self.scratch, self.threads), preexec_fn=self.limits.apply,
+            env=child_env(self.scratch, self.threads), preexec_fn=preexec,
             start_new_session=True, close_fds=True)
         LIVE.add(self.proc.pid)
         STARTED.append(self.proc.pid)
@@ -178,6 +189,10 @@ class Worker:
                     pass
             LIVE.discard(p.pid)
             self.proc = None
+        if self.cgroup is not None:        # whatever left the group (setsid, double fork) too
+            self.cgroup.kill()
+            self.cgroup.remove()
+            self.cgroup = None
         if self.errlog is not None:
             self.errlog.close()
             self.errlog = None
