@@ -138,6 +138,16 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     return rep
 
 
+def reply_budget(case: Case, arrays: dict, runs: int) -> int:
+    """The most array bytes a worker's answer to this case can need: every quantity (output,
+    weights, a gradient per input and parameter) once, output and weights again per extra run,
+    as float64; a reply declaring more is refused before the parent reads (or allocates) it."""
+    n = sum(int(np.size(a)) for a in arrays.values())
+    n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
+    return 8 * (n * 2 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+                * max(runs, 1)) + (1 << 20)
+
+
 class SandboxBackend:
     """A persistent worker process per submission (restarted, and re-prepared, after it dies)."""
 
@@ -155,9 +165,10 @@ class SandboxBackend:
         self.violations: list[str] = []
         self.prepared: Prepared | None = None
 
-    def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1):
+    def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1,
+             max_reply: int = 1 << 20):
         try:
-            h, a = self.worker.request(header, arrays, timeout, stages)
+            h, a = self.worker.request(header, arrays, timeout, stages, max_reply)
         except ChildTimeout as exc:
             what = "loading and building the candidate" if header["op"] == "prepare" else \
                 "calling the candidate"
@@ -197,7 +208,7 @@ class SandboxBackend:
         ch, arrays = case_to_wire(case)
         limit = float(self.opts.timeout or 60.0)       # per stage: construct, then each call
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs}, arrays, limit, case,
-                              stages=runs + 2)
+                              stages=runs + 2, max_reply=reply_budget(case, arrays, runs))
         return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
                                                         self.opts.name_map)
 

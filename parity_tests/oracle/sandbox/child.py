@@ -32,6 +32,7 @@ import os
 import sys
 
 
+SCRATCH_MB = 256        # the scratch folder's tmpfs, where the worker has a mount namespace
 MAX_PROCESSES = 256     # RLIMIT_NPROC inside the worker's own user namespace (threads count too)
 
 
@@ -67,7 +68,9 @@ def main() -> None:
     from .protocol import Reader, encode, write_all
     from .session import Session, _jsonable
 
+    scratch_tmpfs = confine.private_scratch(os.getcwd(), SCRATCH_MB)
     info = confine.landlock(write_dirs=[os.getcwd()])
+    info["scratch_mb"] = SCRATCH_MB if scratch_tmpfs else None
     info["own_namespaces"] = confine.own_user_namespace()
     info["rlimit_nproc"] = MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None
     write_all(proto_out, encode({"op": "hello", "confinement": _jsonable(info)}))

@@ -9,7 +9,9 @@ Parent side, before the worker starts:
   with the process group the parent kills, and the kernel then kills every process left in the
   namespace - a grandchild that called setsid() and double-forked included. The network namespace
   has no interface but a down loopback: no connection of any kind leaves it. The per-namespace
-  process count also makes RLIMIT_NPROC count this worker's processes only (cap_processes).
+  process count also makes RLIMIT_NPROC count this worker's processes only (cap_processes; root is
+  exempt from it, hence PidsCgroup below), and the mount namespace lets the worker put a size-capped
+  tmpfs over its scratch folder (private_scratch).
 
 Worker side, before a line of the submission runs (child.py):
 
@@ -49,7 +51,8 @@ def namespace_prefix() -> tuple[list[str], str]:
     if _NS_CACHE:
         return _NS_CACHE[0]
     exe = shutil.which("unshare")
-    prefix = [exe, "--user", "--pid", "--net", "--fork", "--kill-child"] if exe else []
+    prefix = [exe, "--user", "--map-root-user", "--mount", "--pid", "--net", "--fork",
+              "--kill-child"] if exe else []
     why = "" if exe else "the 'unshare' command (util-linux) is not installed"
     if prefix:
         try:
@@ -179,13 +182,37 @@ def cap_processes(n: int) -> bool:
     own, where the kernel counts this worker's processes alone (outside one it counts every process
     of the user, so another submission's fork bomb could starve this one: not set there)."""
     import resource
-    if not own_user_namespace():
+    if not own_user_namespace() or _outer_uid() == 0:      # root is never bound by it
         return False
     try:
         resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
         return True
     except (OSError, ValueError):
         return False
+
+
+def _outer_uid() -> int | None:
+    try:
+        with open("/proc/self/uid_map") as f:
+            cols = f.read().split()
+        return int(cols[1]) if len(cols) >= 3 else None
+    except (OSError, ValueError):
+        return None
+
+
+def private_scratch(path: str, mb: int) -> bool:
+    """Inside the worker's own mount namespace: a tmpfs of `mb` MiB over its scratch folder, so
+    filling it fills neither the disk nor anyone else's space (RLIMIT_FSIZE bounds one file only)."""
+    if not own_user_namespace():
+        return False
+    libc = _libc()
+    ms_nosuid, ms_nodev = 2, 4
+    rc = libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", ctypes.c_ulong(ms_nosuid | ms_nodev),
+                    f"size={int(mb)}m,mode=0700".encode())
+    if rc != 0:
+        return False
+    os.chdir(path)                                   # the tmpfs, not the folder under it
+    return True
 
 
 def own_user_namespace() -> bool:

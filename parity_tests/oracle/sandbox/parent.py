@@ -26,7 +26,7 @@ import time
 
 from .confine import PidsCgroup, namespace_prefix
 from .limits import Limits, child_env
-from .protocol import Closed, Deadline, ProtocolError, Reader, encode, write_all
+from .protocol import MAX_PAYLOAD, Closed, Deadline, ProtocolError, Reader, encode, write_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -91,9 +91,11 @@ class Worker:
         self.starts += 1
         self.hello = False
 
-    def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1):
+    def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1,
+                max_reply: int = MAX_PAYLOAD):
         """Send one request; `timeout` seconds per stage: the child sends a {"op": "tick"} after
-        each stage it finishes (at most stages - 1 of them count), then its answer."""
+        each stage it finishes (at most stages - 1 of them count), then its answer, whose arrays
+        may not declare more than `max_reply` bytes (refused before any is read)."""
         if not self.alive:
             self.start()
         deadline = time.monotonic() + timeout
@@ -109,7 +111,7 @@ class Worker:
             write_all(self.proc.stdin.fileno(), encode(header, arrays), deadline)
             first = True
             for _ in range(stages + 8):
-                h, a = self.reader.read(deadline)
+                h, a = self.reader.read(deadline, max_reply)
                 if h.get("op") != "tick":
                     return h, a
                 if header.get("op") == "prepare" and first and isinstance(h.get("confinement"), dict):
