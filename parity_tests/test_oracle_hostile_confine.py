@@ -156,3 +156,21 @@ def test_in_a_batch_a_daemon_changes_no_grade_and_no_gradebook(confinement, tmp_
     assert float(rows["mo_memory"]["score"]) == 0.0
     for student, score in (("ann_right", 10.0), ("zed_daemon", 0.0)):
         assert json.loads((out / student / "results.json").read_text())["score"] == score
+
+
+def test_in_a_batch_a_worker_cannot_read_a_classmates_submission(confinement, tmp_path):
+    needs(confinement, "landlock")
+    victim = open(os.path.join(HOSTILE, "right.py")).read().replace(
+        "def attention(Q, K, V, mask=None):\n",
+        "def attention(Q, K, V, mask=None):  # STEAL-ME\n    time.sleep(0.3)\n")
+    assert "STEAL-ME" in victim
+    (tmp_path / "subs" / "ann_right").mkdir(parents=True)
+    (tmp_path / "subs" / "ann_right" / "attention.py").write_text(victim)
+    (tmp_path / "subs" / "tom_thief").mkdir(parents=True)
+    shutil.copy(os.path.join(HOSTILE, "steal.py"), tmp_path / "subs" / "tom_thief" / "attention.py")
+    (tmp_path / "assignment.toml").write_text(SPEC)
+    out = tmp_path / "out"
+    grade(str(tmp_path / "subs"), str(tmp_path / "assignment.toml"), str(out), jobs=2, quiet=True)
+    rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
+    assert float(rows["ann_right"]["score"]) == 10.0, rows
+    assert float(rows["tom_thief"]["score"]) == 0.0, rows

@@ -189,7 +189,8 @@ class SandboxBackend:
 
     def prepare(self) -> Prepared | Outcome:
         header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
-                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden}
+                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden,
+                  "deny_read": [str(d) for d in self.worker.limits.deny_read]}
         h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
         if bad is not None:
             return bad

@@ -55,6 +55,22 @@ def _init() -> None:
             os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
+def _others(header: dict, root: str) -> list[str]:
+    """Folders the parent asked to make unreadable (other students' submissions), never one that
+    holds what this worker needs (its submission, its scratch, the harness, Python)."""
+    spec = str(header.get("spec", ""))
+    mine = os.path.dirname(spec.rpartition(":")[0]) if ":" in spec else ""
+    keep = [os.path.realpath(k) for k in (mine, os.getcwd(), os.path.join(root, "parity_tests"),
+                                          sys.prefix, sys.base_prefix) if k]
+    out = []
+    for d in header.get("deny_read", []) or []:
+        if isinstance(d, str) and os.path.isdir(d):
+            d = os.path.realpath(d)
+            if not any(k == d or k.startswith(d + os.sep) for k in keep):
+                out.append(d)
+    return out
+
+
 def main() -> None:
     if os.getpid() == 1:
         _init()
@@ -102,7 +118,7 @@ def main() -> None:
                            package_dirs=tuple(os.path.join(root, d) + os.sep for d in
                                               ("npformer", "torchformer",
                                                os.path.join("parity_tests", "harness"))))
-            hidden = policy.scrub(header.get("forbidden", ()), root)
+            hidden = policy.scrub(header.get("forbidden", ()), root) + _others(header, root)
             read = confine.landlock(deny_read=hidden, network=False, scope=False) if hidden else {}
             # said before the submission is loaded, so the parent may believe it
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(
