@@ -73,6 +73,7 @@ CASES = [
     ("disk_fill", {"mismatch"}, "tmpfs"),
     ("forge_frames", {"crashed"}, None),
     ("close_channel", {"crashed"}, None),
+    ("forge_nested", {"crashed"}, None),
 ]
 
 
@@ -86,6 +87,8 @@ def test_new_hostile_submission_gets_a_failing_verdict(confinement, name, verdic
     assert not parent.LIVE
     if name == "forge_frames":      # refused from its header, before 200 MiB were read
         assert "exceed" in res.message, res.message
+    if name == "forge_nested":
+        assert "RecursionError" in res.message, res.message
     if name == "ref_from_source":
         assert any("npformer" in v for v in res.policy["violations"]), res.policy
     assert groups_gone(parent.STARTED[before:]) == []

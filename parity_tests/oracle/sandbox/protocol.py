@@ -103,8 +103,10 @@ def _check_specs(specs, limit: int = MAX_PAYLOAD) -> list[tuple[str, np.dtype, t
 def decode(header_bytes: bytes, limit: int = MAX_PAYLOAD) -> tuple[dict, list]:
     try:
         header = json.loads(header_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"message header is not JSON: {str(exc)[:200]}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
+        # RecursionError: a forged header nesting lists 100 000 deep must not take the parent down
+        raise ProtocolError(f"message header is not plain JSON: {type(exc).__name__}: "
+                            f"{str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise ProtocolError("message header: expected a JSON object")
     return header, _check_specs(header.get("arrays", []), limit)
