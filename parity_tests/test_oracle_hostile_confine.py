@@ -177,3 +177,16 @@ def test_in_a_batch_a_worker_cannot_read_a_classmates_submission(confinement, tm
     rows = {r["student"]: r for r in csv.DictReader((out / "gradebook.csv").open())}
     assert float(rows["ann_right"]["score"]) == 10.0, rows
     assert float(rows["tom_thief"]["score"]) == 0.0, rows
+
+
+def test_without_namespaces_the_pids_cgroup_still_kills_a_setsid_daemon(confinement, tmp_path,
+                                                                         monkeypatch):
+    if not confinement.get("pids_max"):
+        pytest.skip(f"no pids cgroup can be made here: {confinement}")
+    from parity_tests.oracle.sandbox import confine
+    monkeypatch.setattr(confine, "_NS_CACHE", [([], "disabled by this test")])
+    res = check("sdpa", spec("daemon_escape"), examples=2)
+    assert res.verdict == "mismatch", res.message
+    assert res.policy["confinement"]["namespaces"] is False
+    time.sleep(1.0)
+    assert survivors() == []
