@@ -36,6 +36,9 @@ from .spec import Assignment, check_options, load_spec
 MAX_BYTES = 16 << 20   # per submission
 
 
+RESERVED = ("gradebook.csv", "summary.json")
+
+
 def find_submissions(folder: str) -> dict[str, str]:
     """student -> the submission's folder, or its single .py file."""
     if not os.path.isdir(folder):
@@ -45,10 +48,16 @@ def find_submissions(folder: str) -> dict[str, str]:
         p = os.path.join(folder, name)
         if name.startswith(".") or name == "__pycache__":
             continue
-        if os.path.isdir(p):
-            out[name] = p
-        elif name.endswith(".py"):
-            out[name[:-3]] = p
+        student = name if os.path.isdir(p) else name[:-3] if name.endswith(".py") else None
+        if student is None:
+            continue
+        if student in RESERVED:     # OUT/<student>/ would take the place of the class's files
+            raise ValueError(f"SUBMISSIONS {folder!r}: a submission may not be named "
+                             f"{name!r} (the output folder's {student!r} is the oracle's own)")
+        if student in out:
+            raise ValueError(f"SUBMISSIONS {folder!r}: two submissions for {student!r} "
+                             f"({os.path.basename(out[student])!r} and {name!r}); keep one")
+        out[student] = p
     if not out:
         raise ValueError(f"SUBMISSIONS {folder!r}: no submission folders or .py files in it")
     return out
