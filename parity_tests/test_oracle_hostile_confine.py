@@ -190,3 +190,13 @@ def test_without_namespaces_the_pids_cgroup_still_kills_a_setsid_daemon(confinem
     assert res.policy["confinement"]["namespaces"] is False
     time.sleep(1.0)
     assert survivors() == []
+
+
+def test_no_control_character_from_the_worker_reaches_the_terminal_or_the_files(tmp_path):
+    p = _cli(["check", "sdpa", spec("terminal_escape"), "--examples", "2",
+              "--report", "report.json", "--results", "results.json"], tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr                 # raised
+    for where in (p.stdout, p.stderr, (tmp_path / "report.json").read_text(),
+                  (tmp_path / "results.json").read_text()):
+        assert "\x1b" not in where and "\\u001b" not in where, where[:500]
+    assert json.loads((tmp_path / "report.json").read_text())["verdict"] == "raised"

@@ -27,18 +27,28 @@ from .verdicts import Outcome, failing_verdict
 MAX_TEXT = 8000
 
 
+_CONTROL = {c: None for c in list(range(0, 9)) + list(range(11, 32)) + list(range(127, 160))}
+
+
+def clean(s: str) -> str:
+    """A worker's string without control characters (newlines and tabs kept): no terminal escape
+    sequence a submission writes into an exception or its output reaches the grader's terminal."""
+    return s.translate(_CONTROL)
+
+
 def text(v: Any, limit: int = MAX_TEXT) -> str:
-    return v[:limit] if isinstance(v, str) else ""
+    return clean(v[:limit]) if isinstance(v, str) else ""
 
 
 def texts(v: Any, n: int = 200, limit: int = 600) -> list[str]:
-    return [s[:limit] for s in v[:n] if isinstance(s, str)] if isinstance(v, list) else []
+    return [clean(s[:limit]) for s in v[:n] if isinstance(s, str)] if isinstance(v, list) else []
 
 
 def str_map(v: Any, n: int = 200, limit: int = 2000) -> dict[str, str]:
     if not isinstance(v, dict):
         return {}
-    return {k[:200]: s[:limit] for k, s in list(v.items())[:n] if isinstance(k, str) and isinstance(s, str)}
+    return {clean(k[:200]): clean(s[:limit]) for k, s in list(v.items())[:n]
+            if isinstance(k, str) and isinstance(s, str)}
 
 
 @dataclass
@@ -69,7 +79,7 @@ def _failure(h: dict, case: Case | None = None) -> Outcome:
     if verdict != h.get("verdict"):
         msg = (f"the submission's process reported the verdict {text(h.get('verdict'), 40)!r}, "
                f"which only the oracle may give: {msg}")
-    return Outcome(verdict, quantity=q[:200] if isinstance(q, str) else None,
+    return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
                    message=msg, case=case,
                    traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
 
