@@ -38,7 +38,8 @@ def needs(conf: dict, what: str) -> None:
           "signals": conf.get("signals_scoped") or conf.get("namespaces"),
           "pids": bool(conf.get("pids_max") or conf.get("rlimit_nproc")),
           "tmpfs": bool(conf.get("scratch_mb")),
-          "escape": conf.get("namespaces") or conf.get("pids_max")}[what]
+          "escape": conf.get("namespaces") or conf.get("pids_max"),
+          "memory": bool(conf.get("memory_mb_total"))}[what]
     if not ok:
         pytest.skip(f"this machine offers no {what} confinement: {conf}")
 
@@ -74,6 +75,7 @@ CASES = [
     ("forge_frames", {"crashed"}, None),
     ("close_channel", {"crashed"}, None),
     ("forge_nested", {"crashed"}, None),
+    ("memory_fan", {"mismatch"}, "memory"),
 ]
 
 
@@ -82,7 +84,8 @@ def test_new_hostile_submission_gets_a_failing_verdict(confinement, name, verdic
     if facility:
         needs(confinement, facility)
     before = len(parent.STARTED)
-    res = check("sdpa", spec(name), examples=2)
+    kw = {"limits": parent.Limits(memory_mb=1024)} if name == "memory_fan" else {}
+    res = check("sdpa", spec(name), examples=2, **kw)
     assert res.verdict in verdicts, (res.verdict, res.message)
     assert not parent.LIVE
     if name == "forge_frames":      # refused from its header, before 200 MiB were read

@@ -241,15 +241,27 @@ class PidsCgroup:
 
     @classmethod
     def make(cls, max_pids: int) -> "PidsCgroup | None":
-        base = _pids_hierarchy()
+        return cls._make("pids", {"pids.max": str(max_pids)})
+
+    @classmethod
+    def _make(cls, controller: str, settings: dict):
+        base = _hierarchy(controller)
         if base is None:
             return None
-        cls._seq += 1
-        path = os.path.join(base, f"npformer-oracle-{os.getpid()}-{cls._seq}")
+        PidsCgroup._seq += 1
+        path = os.path.join(base, f"npformer-oracle-{os.getpid()}-{PidsCgroup._seq}")
         try:
             os.mkdir(path)
-            with open(os.path.join(path, "pids.max"), "w") as f:
-                f.write(str(max_pids))
+            for name, value in settings.items():
+                written = False
+                for n in name.split("|"):          # v2 name | v1 name
+                    if os.path.exists(os.path.join(path, n)):
+                        with open(os.path.join(path, n), "w") as f:
+                            f.write(value)
+                        written = True
+                        break
+                if not written:
+                    raise OSError(f"no {name} in {path}")
         except OSError:
             try:
                 os.rmdir(path)
@@ -302,8 +314,18 @@ class PidsCgroup:
                 time.sleep(0.02)
 
 
-def _pids_hierarchy() -> str | None:
-    """The folder of this process's own cgroup in a writable hierarchy with the pids controller."""
+class MemoryCgroup(PidsCgroup):
+    """A `memory` cgroup of its own for one worker: `--memory-mb` for all its processes together
+    (RLIMIT_DATA bounds each process alone; 256 of them could take the machine). Its members are
+    killed through the pids group (or the namespace); remove() after."""
+
+    @classmethod
+    def make(cls, memory_mb: int) -> "MemoryCgroup | None":
+        return cls._make("memory", {"memory.max|memory.limit_in_bytes": str(int(memory_mb) << 20)})
+
+
+def _hierarchy(controller: str) -> str | None:
+    """The folder of this process's own cgroup in a writable hierarchy with `controller`."""
     try:
         with open("/proc/self/cgroup") as f:
             own = [ln.rstrip("\n").split(":", 2) for ln in f if ln.count(":") >= 2]
@@ -312,13 +334,13 @@ def _pids_hierarchy() -> str | None:
     except OSError:
         return None
     for _dev, mnt, fstype, opts in mounts:
-        if fstype == "cgroup" and "pids" in opts.split(","):
-            rel = next((p for _, c, p in own if "pids" in c.split(",")), None)
+        if fstype == "cgroup" and controller in opts.split(","):
+            rel = next((p for _, c, p in own if controller in c.split(",")), None)
         elif fstype == "cgroup2":
             rel = next((p for h, c, p in own if h == "0" and c == ""), None)
             try:
                 with open(os.path.join(mnt, (rel or "/").lstrip("/"), "cgroup.subtree_control")) as f:
-                    if "pids" not in f.read().split():
+                    if controller not in f.read().split():
                         continue
             except OSError:
                 continue

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from .confine import PidsCgroup, namespace_prefix
+from .confine import MemoryCgroup, PidsCgroup, namespace_prefix
 from .limits import Limits, child_env
 from .protocol import MAX_PAYLOAD, Closed, Deadline, ProtocolError, Reader, encode, write_all
 
@@ -55,6 +55,7 @@ class Worker:
         self.errlog = None
         self.reader: Reader | None = None
         self.cgroup: PidsCgroup | None = None
+        self.memcg: MemoryCgroup | None = None
         self.starts = 0
         self.hello = False                      # the fresh worker's first message not read yet
         self.confinement: dict = {}             # what the worker's kernel confinement is
@@ -72,12 +73,14 @@ class Worker:
             {"namespaces": False, "namespaces_reason": why}
         self.cgroup = PidsCgroup.make(MAX_PIDS)
         self.confinement["pids_max"] = MAX_PIDS if self.cgroup is not None else None
-        cg, limits = self.cgroup, self.limits
+        self.memcg = MemoryCgroup.make(self.limits.memory_mb)
+        self.confinement["memory_mb_total"] = self.limits.memory_mb if self.memcg else None
+        groups, limits = [g for g in (self.cgroup, self.memcg) if g is not None], self.limits
 
         def preexec() -> None:
             limits.apply()
-            if cg is not None:
-                cg.enter()
+            for g in groups:
+                g.enter()
 
         self.proc = subprocess.Popen(
             prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
@@ -191,10 +194,11 @@ class Worker:
                     pass
             LIVE.discard(p.pid)
             self.proc = None
-        if self.cgroup is not None:        # whatever left the group (setsid, double fork) too
-            self.cgroup.kill()
-            self.cgroup.remove()
-            self.cgroup = None
+        for g in (self.cgroup, self.memcg):  # whatever left the group (setsid, double fork) too
+            if g is not None:
+                g.kill()
+                g.remove()
+        self.cgroup = self.memcg = None
         if self.errlog is not None:
             self.errlog.close()
             self.errlog = None
