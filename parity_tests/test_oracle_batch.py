@@ -157,3 +157,23 @@ def test_gradescope_bundle_runs_against_a_local_autograder_tree(tmp_path):
         assert p.returncode == 0, p.stderr
         res = json.loads((ag / "results" / "results.json").read_text())
         assert res["score"] == expected, (p.stdout, p.stderr, res)
+
+
+@pytest.mark.parametrize("names", [("gradebook.csv.py", "ann.py"), ("summary.json", "ann.py"),
+                                   ("ann", "ann.py")])
+def test_a_submission_named_like_the_gradebook_or_twice_is_refused_before_grading(tmp_path, names):
+    """A file `gradebook.csv.py` used to become OUT/gradebook.csv/ (a folder): every student was
+    graded, then writing the gradebook failed with a traceback and no gradebook at all."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for n in names:
+        if n.endswith(".py"):
+            (subs / n).write_text(WRONG)
+        else:
+            (subs / n).mkdir()
+            (subs / n / "attention.py").write_text(WRONG)
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC.format())
+    with pytest.raises(ValueError, match="SUBMISSIONS"):
+        grade(str(subs), str(spec), str(tmp_path / "out"), jobs=1, quiet=True)
+    assert not (tmp_path / "out").exists()

@@ -27,18 +27,28 @@ from .verdicts import Outcome, failing_verdict
 MAX_TEXT = 8000
 
 
+_CONTROL = {c: None for c in list(range(0, 9)) + list(range(11, 32)) + list(range(127, 160))}
+
+
+def clean(s: str) -> str:
+    """A worker's string without control characters (newlines and tabs kept): no terminal escape
+    sequence a submission writes into an exception or its output reaches the grader's terminal."""
+    return s.translate(_CONTROL)
+
+
 def text(v: Any, limit: int = MAX_TEXT) -> str:
-    return v[:limit] if isinstance(v, str) else ""
+    return clean(v[:limit]) if isinstance(v, str) else ""
 
 
 def texts(v: Any, n: int = 200, limit: int = 600) -> list[str]:
-    return [s[:limit] for s in v[:n] if isinstance(s, str)] if isinstance(v, list) else []
+    return [clean(s[:limit]) for s in v[:n] if isinstance(s, str)] if isinstance(v, list) else []
 
 
 def str_map(v: Any, n: int = 200, limit: int = 2000) -> dict[str, str]:
     if not isinstance(v, dict):
         return {}
-    return {k[:200]: s[:limit] for k, s in list(v.items())[:n] if isinstance(k, str) and isinstance(s, str)}
+    return {clean(k[:200]): clean(s[:limit]) for k, s in list(v.items())[:n]
+            if isinstance(k, str) and isinstance(s, str)}
 
 
 @dataclass
@@ -69,7 +79,7 @@ def _failure(h: dict, case: Case | None = None) -> Outcome:
     if verdict != h.get("verdict"):
         msg = (f"the submission's process reported the verdict {text(h.get('verdict'), 40)!r}, "
                f"which only the oracle may give: {msg}")
-    return Outcome(verdict, quantity=q[:200] if isinstance(q, str) else None,
+    return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
                    message=msg, case=case,
                    traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
 
@@ -141,6 +151,16 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     return rep
 
 
+def reply_budget(case: Case, arrays: dict, runs: int) -> int:
+    """The most array bytes a worker's answer to this case can need: every quantity (output,
+    weights, a gradient per input and parameter) once, output and weights again per extra run,
+    as float64; a reply declaring more is refused before the parent reads (or allocates) it."""
+    n = sum(int(np.size(a)) for a in arrays.values())
+    n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
+    return 8 * (n * 2 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+                * max(runs, 1)) + (1 << 20)
+
+
 class SandboxBackend:
     """A persistent worker process per submission (restarted, and re-prepared, after it dies)."""
 
@@ -158,9 +178,10 @@ class SandboxBackend:
         self.violations: list[str] = []
         self.prepared: Prepared | None = None
 
-    def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1):
+    def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1,
+             max_reply: int = 1 << 20):
         try:
-            h, a = self.worker.request(header, arrays, timeout, stages)
+            h, a = self.worker.request(header, arrays, timeout, stages, max_reply)
         except ChildTimeout as exc:
             what = "loading and building the candidate" if header["op"] == "prepare" else \
                 "calling the candidate"
@@ -181,7 +202,8 @@ class SandboxBackend:
 
     def prepare(self) -> Prepared | Outcome:
         header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
-                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden}
+                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden,
+                  "deny_read": [str(d) for d in self.worker.limits.deny_read]}
         h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
         if bad is not None:
             return bad
@@ -200,7 +222,7 @@ class SandboxBackend:
         ch, arrays = case_to_wire(case)
         limit = float(self.opts.timeout or 60.0)       # per stage: construct, then each call
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs}, arrays, limit, case,
-                              stages=runs + 2)
+                              stages=runs + 2, max_reply=reply_budget(case, arrays, runs))
         return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
                                                         self.opts.name_map)
 

@@ -36,6 +36,9 @@ from .spec import Assignment, check_options, load_spec
 MAX_BYTES = 16 << 20   # per submission
 
 
+RESERVED = ("gradebook.csv", "summary.json")
+
+
 def find_submissions(folder: str) -> dict[str, str]:
     """student -> the submission's folder, or its single .py file."""
     if not os.path.isdir(folder):
@@ -45,10 +48,16 @@ def find_submissions(folder: str) -> dict[str, str]:
         p = os.path.join(folder, name)
         if name.startswith(".") or name == "__pycache__":
             continue
-        if os.path.isdir(p):
-            out[name] = p
-        elif name.endswith(".py"):
-            out[name[:-3]] = p
+        student = name if os.path.isdir(p) else name[:-3] if name.endswith(".py") else None
+        if student is None:
+            continue
+        if student in RESERVED:     # OUT/<student>/ would take the place of the class's files
+            raise ValueError(f"SUBMISSIONS {folder!r}: a submission may not be named "
+                             f"{name!r} (the output folder's {student!r} is the oracle's own)")
+        if student in out:
+            raise ValueError(f"SUBMISSIONS {folder!r}: two submissions for {student!r} "
+                             f"({os.path.basename(out[student])!r} and {name!r}); keep one")
+        out[student] = p
     if not out:
         raise ValueError(f"SUBMISSIONS {folder!r}: no submission folders or .py files in it")
     return out
@@ -115,15 +124,22 @@ def _entry_spec(path: str, entry: str) -> str:
     return f"{path}:{entry}"
 
 
-def grade_copy(spec: Assignment, student: str, files: dict[str, bytes]) -> dict:
+def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
+               folder: str | None = None) -> dict:
     """Grade a fresh private copy of the submission; `intact` says whether the copy was left
-    unchanged while it was graded (runs in a grading process; plain data back)."""
+    unchanged while it was graded (runs in a grading process; plain data back). Its worker may not
+    read the class's folder nor the other copies (where Landlock is available; copies made later
+    are unreadable to it anyway: Landlock allows only what existed when it was applied)."""
+    import glob
     import shutil
 
     root = materialize(files)
     try:
         before = fingerprint(root)
-        out = grade_one(spec, student, os.path.join(root, spec.entry_file))
+        others = [p for p in glob.glob(os.path.join(os.path.dirname(root), "oracle-sub-*"))
+                  if os.path.realpath(p) != os.path.realpath(root)]
+        out = grade_one(spec, student, os.path.join(root, spec.entry_file),
+                        deny_read=tuple(([folder] if folder else []) + others))
         out["intact"] = fingerprint(root) == before
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -131,13 +147,13 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes]) -> dict:
     return out
 
 
-def grade_one(spec: Assignment, student: str, path: str) -> dict:
-    """All checks of one submission; plain data back."""
+def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) -> dict:
+    """All checks of one submission; plain data back. deny_read: folders its worker may not read."""
     from .report import json_report
     from .runner import check
     from .sandbox.limits import Limits
 
-    limits = Limits(memory_mb=spec.memory_mb)
+    limits = Limits(memory_mb=spec.memory_mb, deny_read=tuple(deny_read))
     out = {"student": student, "path": path, "checks": []}
     for c in spec.checks:
         cand = _entry_spec(path, c.entry)
@@ -256,7 +272,8 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
 
     def run(pool_jobs: int, students) -> None:
         with ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn")) as pool:
-            futs = {pool.submit(grade_copy, spec, s, files[s]): s for s in students}
+            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder)): s
+                    for s in students}
             for f in as_completed(futs):
                 s = futs[f]
                 try:

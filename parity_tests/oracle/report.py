@@ -225,6 +225,26 @@ def _mask_lines(name: str, m: dict) -> list[str]:
     return lines
 
 
+def confinement_text(c: dict) -> str:
+    """One line: what the kernel confined the worker with (docs/ORACLE.md, threat model)."""
+    parts = ["own user/mount/PID/network namespaces" if c.get("namespaces") else
+             "no namespaces" + (f" ({c['namespaces_reason'][:80]})" if c.get("namespaces_reason")
+                                else "")]
+    if c.get("landlock"):
+        what = ["writes only in its scratch folder"] if c.get("writes_only_in") else []
+        what += ["no TCP"] if c.get("network_tcp_denied") else []
+        what += ["signals scoped"] if c.get("signals_scoped") else []
+        what += ["the reference unreadable"] if c.get("unreadable") else []
+        parts.append(f"Landlock ABI {c['landlock']} (" + ", ".join(what) + ")")
+    else:
+        parts.append("no Landlock" + (f" ({str(c.get('reason'))[:80]})" if c.get("reason") else ""))
+    if c.get("pids_max") or c.get("rlimit_nproc"):
+        parts.append(f"at most {c.get('pids_max') or c.get('rlimit_nproc')} processes")
+    if c.get("scratch_mb"):
+        parts.append(f"scratch tmpfs {c['scratch_mb']} MiB")
+    return "; ".join(parts)
+
+
 def _policy_lines(res: CheckResult) -> list[str]:
     p = res.policy or {}
     if not p:
@@ -232,6 +252,8 @@ def _policy_lines(res: CheckResult) -> list[str]:
     where = "a worker process of its own" if p.get("isolated") else \
         "NOT isolated (a Python object, run in this process)"
     L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
+    if p.get("isolated") and isinstance(p.get("confinement"), dict):
+        L.append("  confinement: " + confinement_text(p["confinement"]))
     if p.get("imports_declared"):
         L.append("  imports (source): " + ", ".join(p["imports_declared"]))
     if p.get("notable_calls"):

@@ -279,7 +279,10 @@ class Checker:
                 "notable_calls": self.scan.get("notable_calls", []),
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
-                "runs_per_example": self.runs, "require_gradients": self.require_gradients}
+                "runs_per_example": self.runs, "require_gradients": self.require_gradients,
+                "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
+                                    or {"namespaces": False, "landlock": 0,
+                                        "reason": "not isolated: no worker process"})}
 
     def _hints(self, out: Outcome) -> list[str]:
         hints = []

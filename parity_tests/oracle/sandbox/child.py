@@ -13,6 +13,16 @@ Then it answers requests until the pipe closes:
     every reply also carries "imports" (top-level modules new since the harness loaded) and
     "violations" (forbidden imports the audit hook refused).
 
+Before any request (so before a line of the submission runs) it confines itself (confine.py):
+Landlock lets it write only in its scratch directory, refuses TCP and signals outside the worker, and
+RLIMIT_NPROC bounds its processes when it has a user namespace of its own; its first message,
+{"op": "hello", "confinement": {...}}, says what was applied. At "prepare" the reference is taken out
+of its memory (policy.scrub) and, with a second Landlock layer, made unreadable on disk.
+
+Run as PID 1 of its own PID namespace (parent.py starts it under `unshare --pid --fork`), it forks
+first: PID 1 only waits (and reaps), the worker is its child, so signals the submission sends itself
+behave as anywhere else, and when PID 1 is killed the kernel kills everything left in the namespace.
+
 Global RNG states are reseeded unpredictably before every call (session._fresh_rng). This process
 decides nothing: the parent validates every field and array of every reply.
 """
@@ -22,16 +32,74 @@ import os
 import sys
 
 
+SCRATCH_MB = 256        # the scratch folder's tmpfs, where the worker has a mount namespace
+MAX_PROCESSES = 256     # RLIMIT_NPROC inside the worker's own user namespace (threads count too)
+
+
+def _init() -> None:
+    """PID 1 of the worker's namespace: fork the worker, reap everything, exit as the worker did."""
+    pid = os.fork()
+    if pid == 0:
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)                                     # the pipes belong to the worker alone
+    while True:
+        try:
+            done, status = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if done == pid:
+            os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+
+
+def _named_package(spec: str) -> str:
+    """The top-level package of a `package.module:Name` candidate. When that is a forbidden one
+    (this project's torchformer twin, checked on purpose), the harness imports it and it imports
+    npformer: nothing is scrubbed or made unreadable then (it is not a submission)."""
+    loc = spec.rpartition(":")[0]
+    if not loc or loc.endswith(".py") or os.sep in loc or "/" in loc:
+        return ""
+    return loc.split(".")[0]
+
+
+def _others(header: dict, root: str) -> list[str]:
+    """Folders the parent asked to make unreadable (other students' submissions), never one that
+    holds what this worker needs (its submission, its scratch, the harness, Python)."""
+    spec = str(header.get("spec", ""))
+    mine = os.path.dirname(spec.rpartition(":")[0]) if ":" in spec else ""
+    keep = [os.path.realpath(k) for k in (mine, os.getcwd(), os.path.join(root, "parity_tests"),
+                                          sys.prefix, sys.base_prefix) if k]
+    out = []
+    for d in header.get("deny_read", []) or []:
+        if isinstance(d, str) and os.path.isdir(d):
+            d = os.path.realpath(d)
+            if not any(k == d or k.startswith(d + os.sep) for k in keep):
+                out.append(d)
+    return out
+
+
 def main() -> None:
+    if os.getpid() == 1:
+        _init()
     proto_in, proto_out = os.dup(0), os.dup(1)          # non-inheritable copies
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(2, 1)                                        # prints go to the parent's log
     os.close(null)
 
-    from . import policy
+    from . import confine, policy
     from .protocol import Reader, encode, write_all
     from .session import Session, _jsonable
+
+    scratch_tmpfs = confine.private_scratch(os.getcwd(), SCRATCH_MB)
+    info = confine.landlock(write_dirs=[os.getcwd()])
+    info["scratch_mb"] = SCRATCH_MB if scratch_tmpfs else None
+    info["own_namespaces"] = confine.own_user_namespace()
+    info["rlimit_nproc"] = MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None
+    write_all(proto_out, encode({"op": "hello", "confinement": _jsonable(info)}))
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # .../parity_tests/oracle
     root = os.path.dirname(os.path.dirname(here))
@@ -60,6 +128,16 @@ def main() -> None:
                            package_dirs=tuple(os.path.join(root, d) + os.sep for d in
                                               ("npformer", "torchformer",
                                                os.path.join("parity_tests", "harness"))))
+            named = _named_package(str(header.get("spec", "")))
+            forbid = list(header.get("forbidden", ()))
+            if named and any(str(f).split(".")[0] == named for f in forbid):
+                forbid = []     # a package of this project checked by name: its imports are ours
+            hidden = policy.scrub(forbid, root) + _others(header, root)
+            read = confine.landlock(deny_read=hidden, network=False, scope=False) if hidden else {}
+            # said before the submission is loaded, so the parent may believe it
+            write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(
+                {"unreadable": read.get("unreadable", []) if read.get("landlock") else [],
+                 "reference_in_memory": policy.reference_left(forbid)})}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
             reply(session.prepare())

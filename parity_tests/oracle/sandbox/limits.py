@@ -30,6 +30,7 @@ class Limits:
     memory_mb: int = 4096
     cpu_s: int = 900
     file_mb: int = 16
+    deny_read: tuple = ()       # folders the worker may not read (other students' submissions)
 
     def apply(self) -> None:
         """preexec_fn: runs in the forked child before exec; must not allocate much or raise."""

@@ -24,12 +24,14 @@ import sys
 import tempfile
 import time
 
+from .confine import MemoryCgroup, PidsCgroup, namespace_prefix
 from .limits import Limits, child_env
-from .protocol import Closed, Deadline, ProtocolError, Reader, encode, write_all
+from .protocol import MAX_PAYLOAD, Closed, Deadline, ProtocolError, Reader, encode, write_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
         "from parity_tests.oracle.sandbox.child import main; main()")
+MAX_PIDS = 256              # processes + threads of one worker, where a pids cgroup can be made
 LIVE: set[int] = set()      # pids of workers alive in this process (tests check it empties)
 STARTED: list[int] = []     # every worker pid (= its process group id) ever started here
 
@@ -52,7 +54,11 @@ class Worker:
         self.scratch: str | None = None
         self.errlog = None
         self.reader: Reader | None = None
+        self.cgroup: PidsCgroup | None = None
+        self.memcg: MemoryCgroup | None = None
         self.starts = 0
+        self.hello = False                      # the fresh worker's first message not read yet
+        self.confinement: dict = {}             # what the worker's kernel confinement is
 
     @property
     def alive(self) -> bool:
@@ -62,29 +68,63 @@ class Worker:
         self.close()
         self.scratch = tempfile.mkdtemp(prefix="oracle-scratch-")
         self.errlog = tempfile.TemporaryFile()          # the parent's own file, not in the scratch dir
+        prefix, why = namespace_prefix()
+        self.confinement = {"namespaces": bool(prefix)} if prefix else \
+            {"namespaces": False, "namespaces_reason": why}
+        self.cgroup = PidsCgroup.make(MAX_PIDS)
+        self.confinement["pids_max"] = MAX_PIDS if self.cgroup is not None else None
+        self.memcg = MemoryCgroup.make(self.limits.memory_mb)
+        self.confinement["memory_mb_total"] = self.limits.memory_mb if self.memcg else None
+        groups, limits = [g for g in (self.cgroup, self.memcg) if g is not None], self.limits
+
+        def preexec() -> None:
+            limits.apply()
+            for g in groups:
+                g.enter()
+
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
+            prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch,
-            env=child_env(self.scratch, self.threads), preexec_fn=self.limits.apply,
+            env=child_env(self.scratch, self.threads), preexec_fn=preexec,
             start_new_session=True, close_fds=True)
         LIVE.add(self.proc.pid)
         STARTED.append(self.proc.pid)
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.reader = Reader(self.proc.stdout.fileno())
         self.starts += 1
+        self.hello = False
 
-    def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1):
+    def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1,
+                max_reply: int = MAX_PAYLOAD):
         """Send one request; `timeout` seconds per stage: the child sends a {"op": "tick"} after
-        each stage it finishes (at most stages - 1 of them count), then its answer."""
+        each stage it finishes (at most stages - 1 of them count), then its answer, whose arrays
+        may not declare more than `max_reply` bytes (refused before any is read)."""
         if not self.alive:
             self.start()
         deadline = time.monotonic() + timeout
         try:
+            if not self.hello:      # sent before the submission exists in the worker: trusted
+                h, _ = self.reader.read(max(deadline, time.monotonic() + 60.0))
+                if h.get("op") != "hello" or not isinstance(h.get("confinement"), dict):
+                    raise ProtocolError("the worker did not start properly")
+                self.confinement.update({str(k)[:40]: v for k, v in h["confinement"].items()
+                                         if isinstance(v, (bool, int, str, list, type(None)))})
+                self.hello = True
+                deadline = time.monotonic() + timeout
             write_all(self.proc.stdin.fileno(), encode(header, arrays), deadline)
+            first = True
             for _ in range(stages + 8):
-                h, a = self.reader.read(deadline)
+                h, a = self.reader.read(deadline, max_reply)
                 if h.get("op") != "tick":
                     return h, a
+                if header.get("op") == "prepare" and first and isinstance(h.get("confinement"), dict):
+                    c = h["confinement"]       # sent before the submission was loaded
+                    self.confinement["unreadable"] = [str(x)[:300] for x in c.get("unreadable", [])
+                                                      if isinstance(x, str)][:20]
+                    if isinstance(c.get("reference_in_memory"), int):
+                        self.confinement["reference_in_memory"] = c["reference_in_memory"]
+                    first = False
+                    continue
                 stages -= 1
                 if stages > 0:
                     deadline = time.monotonic() + timeout
@@ -114,6 +154,11 @@ class Worker:
                 how = f"was killed by signal {signal.Signals(-code).name}"
             except ValueError:
                 how = f"was killed by signal {-code}"
+        elif code > 128 and self.confinement.get("namespaces"):
+            try:                                   # its init reports a signal as 128 + number
+                how = f"was killed by signal {signal.Signals(code - 128).name}"
+            except ValueError:
+                how = f"exited with status {code}"
         else:
             how = f"exited with status {code}"
         tail = self.stderr_tail()
@@ -149,6 +194,11 @@ class Worker:
                     pass
             LIVE.discard(p.pid)
             self.proc = None
+        for g in (self.cgroup, self.memcg):  # whatever left the group (setsid, double fork) too
+            if g is not None:
+                g.kill()
+                g.remove()
+        self.cgroup = self.memcg = None
         if self.errlog is not None:
             self.errlog.close()
             self.errlog = None

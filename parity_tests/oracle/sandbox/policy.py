@@ -96,7 +96,7 @@ def scan(path: str, forbidden) -> dict:
 # ------------------------------------------------------------------------------------------------
 # child side
 # ------------------------------------------------------------------------------------------------
-STATE = {"violations": [], "forbidden": ()}
+STATE = {"violations": [], "forbidden": (), "hidden": ()}
 
 
 def _skip_frame(filename: str, skip_dirs) -> bool:
@@ -113,12 +113,20 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
     for name in list(sys.modules):
         # the harness's own package stays (its modules import each other lazily); a cached
         # parity_tests import is what the static scan is for
-        if _matches(name, forbidden) and _top(name) != "parity_tests":
-            del sys.modules[name]
+        if _matches(name, forbidden) and _top(name) != "parity_tests" and name != "npformer.config":
+            del sys.modules[name]           # (npformer.config: see scrub)
     harness = tuple(harness_dirs)
     skip = tuple(package_dirs)
 
     def hook(event, args):
+        if event == "open" and args and isinstance(args[0], str) and STATE["hidden"]:
+            path = os.path.realpath(args[0])
+            for d in STATE["hidden"]:
+                if path.startswith(d + os.sep):
+                    STATE["violations"].append(f"{os.path.basename(d)} (reading "
+                                               f"{os.path.relpath(path, os.path.dirname(d))})")
+                    raise PermissionError(f"reading {args[0]!r} is not allowed in this assignment")
+            return
         if event != "import" or not args or not isinstance(args[0], str):
             return
         name = args[0]
@@ -134,3 +142,72 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
         raise ImportError(f"importing {name!r} is not allowed in this assignment")
 
     sys.addaudithook(hook)
+
+
+def _forbidden_object(v, forbidden) -> bool:
+    """A module, class or function of a forbidden package, or an instance of such a class
+    (npformer.config, plain settings, excepted)."""
+    import types
+    try:
+        if isinstance(v, types.ModuleType):
+            name = v.__name__
+        elif isinstance(v, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+            name = getattr(v, "__module__", "")
+        else:
+            name = type(v).__module__
+        return isinstance(name, str) and _matches(name, forbidden) and name != "npformer.config"
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def scrub(forbidden, root: str) -> list[str]:
+    """Child, before the submission loads: take the reference out of this process's memory (the
+    harness imported it; a submission could reach it through sys.modules or the garbage collector
+    without an import) and return the folders its source lives in (to be made unreadable).
+    `npformer.config` (plain settings, no computation) stays importable for the harness."""
+    import gc
+
+    forbidden = tuple(f for f in forbidden if _top(f) != "parity_tests")
+    if not forbidden:
+        return []
+    dirs = set()
+    for name in {_top(f) for f in forbidden}:
+        dirs.update(os.path.join(p, name) for p in [root] + sys.path if isinstance(p, str) and p)
+        for finder in sys.meta_path:
+            try:
+                spec = finder.find_spec(name, None)
+            except Exception:  # noqa: BLE001
+                spec = None
+            if spec is not None and spec.submodule_search_locations:
+                dirs.update(spec.submodule_search_locations)
+            elif spec is not None and spec.origin:
+                dirs.add(os.path.dirname(spec.origin))
+    keep = sys.modules.get("npformer.config") if "npformer" in forbidden else None
+    for name in [m for m in list(sys.modules) if _matches(m, forbidden)]:
+        del sys.modules[name]
+    for mname, mod in list(sys.modules.items()):
+        if not mname.startswith("parity_tests") or not isinstance(getattr(mod, "__dict__", None), dict):
+            continue
+        d = mod.__dict__
+        for k, v in list(d.items()):
+            if _forbidden_object(v, forbidden):
+                d[k] = None                     # the parent's copy of the harness keeps its own
+    if keep is not None:        # `from npformer.config import X` finds it without its package
+        sys.modules["npformer.config"] = keep
+    gc.collect()
+    hidden = sorted({os.path.realpath(p) for p in dirs if os.path.isdir(p)})
+    STATE["hidden"] = tuple(hidden)       # the audit hook refuses (and records) reading them
+    return hidden
+
+
+def reference_left(forbidden) -> int:
+    """How many functions and classes of the forbidden packages this process still holds."""
+    import gc
+    import types
+    forbidden = tuple(f for f in forbidden if _top(f) != "parity_tests")
+    if not forbidden:
+        return 0
+    return sum(1 for o in gc.get_objects()
+               if isinstance(o, (types.FunctionType, type)) and
+               _matches(str(getattr(o, "__module__", "")), forbidden)
+               and getattr(o, "__module__", "") != "npformer.config")

@@ -68,7 +68,7 @@ def encode(header: dict, arrays: dict | None = None) -> bytes:
     return struct.pack("<Q", len(raw)) + raw + b"".join(chunks)
 
 
-def _check_specs(specs) -> list[tuple[str, np.dtype, tuple, int]]:
+def _check_specs(specs, limit: int = MAX_PAYLOAD) -> list[tuple[str, np.dtype, tuple, int]]:
     if not isinstance(specs, list) or len(specs) > MAX_ARRAYS:
         raise ProtocolError("header 'arrays': expected a list of at most "
                             f"{MAX_ARRAYS} array descriptions")
@@ -92,21 +92,24 @@ def _check_specs(specs) -> list[tuple[str, np.dtype, tuple, int]]:
             if size > MAX_PAYLOAD:
                 break
         total += size
-        if total > MAX_PAYLOAD:
-            raise ProtocolError(f"message arrays exceed {MAX_PAYLOAD} bytes")
+        if total > min(limit, MAX_PAYLOAD):
+            raise ProtocolError(f"message arrays exceed {min(limit, MAX_PAYLOAD)} bytes "
+                                "(more than this request can need)")
         names.add(name)
         out.append((name, DTYPES[dt], tuple(shape), size))
     return out
 
 
-def decode(header_bytes: bytes) -> tuple[dict, list]:
+def decode(header_bytes: bytes, limit: int = MAX_PAYLOAD) -> tuple[dict, list]:
     try:
         header = json.loads(header_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"message header is not JSON: {str(exc)[:200]}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
+        # RecursionError: a forged header nesting lists 100 000 deep must not take the parent down
+        raise ProtocolError(f"message header is not plain JSON: {type(exc).__name__}: "
+                            f"{str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise ProtocolError("message header: expected a JSON object")
-    return header, _check_specs(header.get("arrays", []))
+    return header, _check_specs(header.get("arrays", []), limit)
 
 
 class Reader:
@@ -136,11 +139,13 @@ class Reader:
         del self.buf[:n]
         return out
 
-    def read(self, deadline: float | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    def read(self, deadline: float | None = None,
+             limit: int = MAX_PAYLOAD) -> tuple[dict, dict[str, np.ndarray]]:
+        """One message; `limit`: the most array bytes it may declare (refused before reading)."""
         (n,) = struct.unpack("<Q", self._take(8, deadline))
         if n > MAX_HEADER:
             raise ProtocolError(f"message header of {n} bytes is over {MAX_HEADER}")
-        header, specs = decode(self._take(n, deadline))
+        header, specs = decode(self._take(n, deadline), limit)
         arrays = {}
         for name, dt, shape, size in specs:
             data = self._take(size, deadline)
