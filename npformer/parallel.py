@@ -340,10 +340,10 @@ def make_step_fn(model: Module, loss_fn, replicas: int = 1, *, forward: Callable
 # Activation elements per replica (rows x tokens x d_model) from which `auto` splits the batch. Below
 # it every NumPy call is short, so Python's fixed cost per call (paid under the GIL, once per replica)
 # outweighs the elementwise work the second thread takes over. Measured on 2 idle cores, training
-# step, `python -m benchmarks --scaling --configs small,main-job,mid,small-l64,base` (README,
-# performance): data-parallel time / one-model time = 1.14 at 16384 elements per replica (small),
-# 1.18 at 24576 (main-job, `npformer train`'s default), 1.10 at 32768 (mid), 0.89 at 65536
-# (small-l64), 0.83-0.90 at 131072 (base).
+# step, `python -m benchmarks --scaling --configs tiny,small,main-job,mid,small-l64,base`
+# (docs/benchmarks/run-scaling.txt): data-parallel time / one-model time = 1.13 at 16384 elements per
+# replica (small), 1.16 at 24576 (main-job, `npformer train`'s default), 1.08 at 32768 (mid), 0.93
+# at 65536 (small-l64), 0.89 at 131072 (base); other idle runs moved these by a few hundredths.
 MIN_ELEMENTS_PER_REPLICA = 65536
 
 
