@@ -36,7 +36,7 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
 # --task lm (npformer.lm_data) replaces these when they are not given: see npformer/lm_cli.py
 from npformer.lm_cli import LM_DEFAULTS  # noqa: E402
 from npformer.cli_guards import (check_distinct_outputs, check_fits_memory,  # noqa: E402
-                                 check_nproc, given_options, interrupted_message,
+                                 check_nproc, check_threads, given_options, interrupted_message,
                                  refuse_fixed_on_resume, sigterm_as_interrupt)
 
 
@@ -966,6 +966,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
+        check_threads(args)                               # before any work
         with sigterm_as_interrupt():                      # SIGTERM stops a run like Ctrl-C
             return int(args.func(args) or 0)
     except CliError as e:

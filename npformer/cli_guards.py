@@ -5,6 +5,7 @@
                                            silently ignored option: a resumed run keeps the task,
                                            model and optimisation settings saved in CKPT
     check_nproc(args)                      `--nproc N` at most the CPU cores (device cpu) or GPUs
+    check_threads(args)                    `--threads N` at most the CPUs this process may use
     sigterm_as_interrupt(), interrupted_message(args, exc)
                                            Ctrl-C and SIGTERM: one line saying what was (not) saved
 """
@@ -15,9 +16,9 @@ import contextlib
 import os
 import signal
 
-__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "FIXED_ON_RESUME",
-           "Terminated", "sigterm_as_interrupt", "interrupted_message", "check_distinct_outputs",
-           "check_fits_memory"]
+__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
+           "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
+           "interrupted_message", "check_distinct_outputs", "check_fits_memory"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
 FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
@@ -71,6 +72,21 @@ def refuse_fixed_on_resume(args) -> None:
                          f"--resume")
 
 
+def available_cpus() -> int:
+    """Logical CPUs this process may run on (its affinity mask where the OS has one)."""
+    have = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return int(have or 1)
+
+
+def check_threads(args) -> None:
+    """`--threads N` at most the CPUs this process may use: more only oversubscribes the cores
+    (a typo like --threads 100000 made a 0.1 s run take minutes)."""
+    n = getattr(args, "threads", None)
+    if n is not None and n > available_cpus():
+        raise ValueError(f"--threads: expected at most {available_cpus()} (the logical CPUs "
+                         f"available to this process), got {n}")
+
+
 def check_nproc(args) -> None:
     """`--nproc N` within what the machine has: CPU cores for --device cpu, GPUs for cuda."""
     n = args.nproc
@@ -81,8 +97,7 @@ def check_nproc(args) -> None:
         import torch
         have, what = torch.cuda.device_count(), "CUDA devices"
     else:
-        have = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        have, what = int(have or 1), "CPU cores available to this process"
+        have, what = available_cpus(), "CPU cores available to this process"
     if n > have:
         raise ValueError(f"--nproc: expected at most {have} ({what}), got {n}")
 
