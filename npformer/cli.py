@@ -152,8 +152,8 @@ def _add_backend_args(p: argparse.ArgumentParser, dtype_default: str | None = "f
                                                             if dtype_default else
                                                             " (default: the checkpoint's)"))
     g.add_argument("--threads", type=positive, default=DEFAULTS["threads"], metavar="N",
-                   help="BLAS / torch CPU threads (default: %(default)s; small matrices run "
-                        "fastest on one)")
+                   help="BLAS / torch CPU threads, at most the CPUs available (default: "
+                        "%(default)s; small matrices run fastest on one)")
 
 
 def build_parser() -> argparse.ArgumentParser:
