@@ -6,6 +6,12 @@ layout, so a probe on the first example decides, for multi-head attention, befor
     one sequence: the output is mean(value) @ A.T @ C.T for (out, in) matrices,
     mean(value) @ A @ C for (in, out) ones.
 
+For a whole encoder layer the same probe runs with the self-attention so set, the feed-forward's
+weights 0 (it adds nothing) and the norms' gains 1, biases 0: the output is LN(LN(x + mean(x) @ M))
+post-norm, x + mean(LN(x)) @ M pre-norm, M = A.T @ C.T or A @ C. Only when the feed-forward's
+matrices are not square on that example and are already read as (in, out) by their shapes (the
+layer is x @ W throughout); with d_ff = d_model a later example decides.
+
 When the candidate's output is the second and not the first, its square matrices are read as
 (in, out) (gradients too), and the report says so. Anything else keeps --weight-layout: a candidate
 mixing layouts, or wrong, is then compared as usual and fails there. The probe cannot buy a match: it
@@ -31,16 +37,33 @@ def _out(value) -> np.ndarray | None:
         return None
 
 
+PREFIX = {"mha": "", "encoder_layer": "self_attn."}
+FFN = ("feed_forward.linear1.weight", "feed_forward.linear2.weight")
+
+
+def _ffn_in_out(inst) -> bool:
+    """The layer's feed-forward matrices are non-square here and read as (in, out) by shape."""
+    for ref in FFN:
+        e = inst.entries.get(ref)
+        if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None \
+                or e.how == "map" or not e.transpose:
+            return False
+    return True
+
+
 def applies(adapter, inst) -> bool:
-    if adapter.comp.name != "mha" or adapter.opts.weight_layout != "out_in":
+    if adapter.comp.name not in PREFIX or adapter.opts.weight_layout != "out_in":
         return False
     if inst.obj is None and adapter.mode not in ("function", "pair"):
         return False
     if adapter.hooks is not None or getattr(adapter, "_layout_probed", False):
         return False
+    pre = PREFIX[adapter.comp.name]
+    if pre and not _ffn_in_out(inst):
+        return False
     square = 0
     for p in PROJ:
-        e = inst.entries.get(f"{p}.weight")
+        e = inst.entries.get(f"{pre}{p}.weight")
         if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None:
             return False
         if e.how == "map":
@@ -59,8 +82,12 @@ def probe(adapter, inst, case) -> bool:
     adapter._layout_probed = True
     rng = np.random.default_rng(11)
     A, C = rng.standard_normal((D, D)), rng.standard_normal((D, D))
+    pre = PREFIX[adapter.comp.name]
     params = {k: np.zeros_like(v) for k, v in case.params.items()}
-    params["v_proj.weight"], params["out_proj.weight"] = A, C
+    params[f"{pre}v_proj.weight"], params[f"{pre}out_proj.weight"] = A, C
+    for k in params:
+        if k.startswith("norm") and k.endswith(".weight"):
+            params[k] = np.ones_like(params[k])                  # norms: gain 1, bias 0
     x = rng.standard_normal((1, 3, D))
     dtype = adapter.opts.dtype
     try:
@@ -79,8 +106,21 @@ def probe(adapter, inst, case) -> bool:
     got = _out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
-    m = x.mean(axis=1, keepdims=True)                        # (1, 1, D): uniform attention
-    out_in = np.broadcast_to(m @ A.T @ C.T, x.shape)
-    in_out = np.broadcast_to(m @ A @ C, x.shape)
+    out_in, in_out = (_expected(adapter.comp.name, case.hyper, x, M) for M in (A.T @ C.T, A @ C))
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
+
+
+def _ln(x, eps):
+    mu = x.mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
+
+
+def _expected(component: str, hyper: dict, x: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """The probe's output when the value-then-output projection is y -> y @ M (uniform attention)."""
+    if component == "mha":
+        return np.broadcast_to(x.mean(axis=1, keepdims=True) @ M, x.shape)
+    eps = float(hyper.get("eps", 1e-5))
+    if hyper.get("norm_first"):                              # x + attn(LN1(x)); the FFN adds 0
+        return x + _ln(x, eps).mean(axis=1, keepdims=True) @ M
+    return _ln(_ln(x + x.mean(axis=1, keepdims=True) @ M, eps), eps)
