@@ -122,3 +122,13 @@ def test_rng_argument_gets_a_generator_only_when_required_by_name():
     assert isinstance(derived.value(ctx, p, {}), np.random.Generator)
     q = inspect.Parameter("seed_list", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     assert derived.value(ctx, q, {}) is MISSING
+
+
+def test_seq2seq_model_with_learned_positions_is_never_a_verdict_on_the_computation():
+    """Seq2Seq(encoder, decoder, src_pad_idx, trg_pad_idx, device) with learned position embeddings
+    computes a different model from the reference (sinusoidal positions): an interface error naming
+    the weights it cannot place, never match or mismatch."""
+    S2M = os.path.join(HERE, "seq2seq_model_style.py")
+    res = check("model", f"{S2M}:Seq2Seq", examples=2)
+    assert res.verdict == "interface_error", render_text(res)
+    assert "src_embed.weight" in render_text(res)
