@@ -36,6 +36,8 @@ PAIRS = [
      "norm2.weight <- enc_attn_layer_norm.weight"),
     ("numpy_encoder_backward_x_at_W", "encoder_layer", NPL, "EncoderLayer", "EncoderLayerNoSkipGrad",
      "computes x @ W"),
+    ("numpy_decoder_backward_x_at_W", "decoder_layer", NPL, "DecoderLayer",
+     "DecoderLayerCrossScaleTwice", "computes x @ W"),
 ]
 
 

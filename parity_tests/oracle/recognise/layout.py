@@ -8,7 +8,8 @@ layout, so a probe on the first example decides, for multi-head attention, befor
 
 For a whole encoder layer the same probe runs with the self-attention so set, the feed-forward's
 weights 0 (it adds nothing) and the norms' gains 1, biases 0: the output is LN(LN(x + mean(x) @ M))
-post-norm, x + mean(LN(x)) @ M pre-norm, M = A.T @ C.T or A @ C. Only when the feed-forward's
+post-norm, x + mean(LN(x)) @ M pre-norm, M = A.T @ C.T or A @ C; for a decoder layer the
+cross-attention likewise (its own A, C) adds mean(memory) @ M' after the self-attention. Only when the feed-forward's
 matrices are not square on that example and are already read as (in, out) by their shapes (the
 layer is x @ W throughout); with d_ff = d_model a later example decides.
 
@@ -37,7 +38,8 @@ def _out(value) -> np.ndarray | None:
         return None
 
 
-PREFIX = {"mha": "", "encoder_layer": "self_attn."}
+PREFIX = {"mha": ("",), "encoder_layer": ("self_attn.",),
+          "decoder_layer": ("self_attn.", "cross_attn.")}
 FFN = ("feed_forward.linear1.weight", "feed_forward.linear2.weight")
 
 
@@ -58,18 +60,17 @@ def applies(adapter, inst) -> bool:
         return False
     if adapter.hooks is not None or getattr(adapter, "_layout_probed", False):
         return False
-    pre = PREFIX[adapter.comp.name]
-    if pre and not _ffn_in_out(inst):
+    pres = PREFIX[adapter.comp.name]
+    if pres != ("",) and not _ffn_in_out(inst):
         return False
-    square = 0
-    for p in PROJ:
-        e = inst.entries.get(f"{pre}{p}.weight")
-        if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None:
-            return False
-        if e.how == "map":
-            return False                 # the user said how it is kept
-        square += 1
-    return square == 4
+    for pre in pres:
+        for p in PROJ:
+            e = inst.entries.get(f"{pre}{p}.weight")
+            if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None:
+                return False
+            if e.how == "map":
+                return False             # the user said how it is kept
+    return True
 
 
 def probe(adapter, inst, case) -> bool:
@@ -81,14 +82,15 @@ def probe(adapter, inst, case) -> bool:
         return False                     # a 1 x 1 matrix has no layout: decide on a later example
     adapter._layout_probed = True
     rng = np.random.default_rng(11)
-    A, C = rng.standard_normal((D, D)), rng.standard_normal((D, D))
-    pre = PREFIX[adapter.comp.name]
+    pres = PREFIX[adapter.comp.name]
+    AC = [(rng.standard_normal((D, D)), rng.standard_normal((D, D))) for _ in pres]
     params = {k: np.zeros_like(v) for k, v in case.params.items()}
-    params[f"{pre}v_proj.weight"], params[f"{pre}out_proj.weight"] = A, C
+    for pre, (A, C) in zip(pres, AC):
+        params[f"{pre}v_proj.weight"], params[f"{pre}out_proj.weight"] = A, C
     for k in params:
         if k.startswith("norm") and k.endswith(".weight"):
             params[k] = np.ones_like(params[k])                  # norms: gain 1, bias 0
-    x = rng.standard_normal((1, 3, D))
+    x, mem = rng.standard_normal((1, 3, D)), rng.standard_normal((1, 4, D))
     dtype = adapter.opts.dtype
     try:
         extra = {}
@@ -98,7 +100,8 @@ def probe(adapter, inst, case) -> bool:
             else:
                 inst.slots[cname].set(arr)
         t = adapter.ops.from_np(x.astype(dtype))
-        vals = {"x": t, "query": t, "key": t, "value": t}
+        vals = {"x": t, "query": t, "key": t, "value": t,
+                "memory": adapter.ops.from_np(mem.astype(dtype))}
         vals.update({m.name: None for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
@@ -106,7 +109,8 @@ def probe(adapter, inst, case) -> bool:
     got = _out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
-    out_in, in_out = (_expected(adapter.comp.name, case.hyper, x, M) for M in (A.T @ C.T, A @ C))
+    out_in, in_out = (_expected(adapter.comp.name, case.hyper, x, mem, Ms)
+                      for Ms in ([A.T @ C.T for A, C in AC], [A @ C for A, C in AC]))
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
 
@@ -116,11 +120,18 @@ def _ln(x, eps):
     return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
 
 
-def _expected(component: str, hyper: dict, x: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """The probe's output when the value-then-output projection is y -> y @ M (uniform attention)."""
+def _expected(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list) -> np.ndarray:
+    """The probe's output when each attention's value-then-output projection is y -> y @ M
+    (uniform attention: the mean of its values); the feed-forward adds 0."""
+    def avg(t):
+        return t.mean(axis=1, keepdims=True)                 # (1, 1, D)
     if component == "mha":
-        return np.broadcast_to(x.mean(axis=1, keepdims=True) @ M, x.shape)
+        return np.broadcast_to(avg(x) @ Ms[0], x.shape)
     eps = float(hyper.get("eps", 1e-5))
-    if hyper.get("norm_first"):                              # x + attn(LN1(x)); the FFN adds 0
-        return x + _ln(x, eps).mean(axis=1, keepdims=True) @ M
-    return _ln(_ln(x + x.mean(axis=1, keepdims=True) @ M, eps), eps)
+    cross = avg(mem) @ Ms[1] if len(Ms) > 1 else 0.0         # decoder: attends to memory (unnormed)
+    if hyper.get("norm_first"):                              # x + attn(LN1(x)) [+ cross]
+        return x + avg(_ln(x, eps)) @ Ms[0] + cross
+    y = _ln(x + avg(x) @ Ms[0], eps)
+    if len(Ms) > 1:
+        y = _ln(y + cross, eps)
+    return _ln(y, eps)

@@ -55,9 +55,11 @@ class SelfAttention:
         B, h, T, dk = t.shape
         return t.transpose(0, 2, 1, 3).reshape(B, T, h * dk)
 
-    def forward(self, x, mask=None):
-        Q, K, V = self._split(self.wq.forward(x)), self._split(self.wk.forward(x)), self._split(self.wv.forward(x))
-        self.scale = 1.0 / np.sqrt(Q.shape[-1])
+    def forward(self, x, mask=None, kv=None):
+        self.cross = kv is not None
+        kv = x if kv is None else kv
+        Q, K, V = self._split(self.wq.forward(x)), self._split(self.wk.forward(kv)), self._split(self.wv.forward(kv))
+        self.scale = self._scale(Q.shape[-1])
         s = Q @ K.transpose(0, 1, 3, 2) * self.scale                          # (B, h, T, T)
         if mask is not None:
             s = np.where(mask, s, -1e9)
@@ -67,6 +69,9 @@ class SelfAttention:
         self.cache = (Q, K, V, A)
         return self.wo.forward(self._merge(A @ V))
 
+    def _scale(self, dk):
+        return 1.0 / np.sqrt(dk)
+
     def backward(self, dy):
         Q, K, V, A = self.cache
         dZ = self._split(self.wo.backward(dy))                                # (B, h, T, dk)
@@ -74,8 +79,9 @@ class SelfAttention:
         dV = A.transpose(0, 1, 3, 2) @ dZ
         ds = A * (dA - (dA * A).sum(-1, keepdims=True)) * self.scale
         dQ, dK = ds @ K, ds.transpose(0, 1, 3, 2) @ Q
-        return (self.wq.backward(self._merge(dQ)) + self.wk.backward(self._merge(dK))
-                + self.wv.backward(self._merge(dV)))
+        dq = self.wq.backward(self._merge(dQ))
+        dkv = self.wk.backward(self._merge(dK)) + self.wv.backward(self._merge(dV))
+        return (dq, dkv) if self.cross else dq + dkv
 
 
 class FeedForward:
@@ -118,3 +124,44 @@ class EncoderLayerNoSkipGrad(EncoderLayer):
         dy = self.ffn.backward(self.norm2.backward(dout))
         dx = self.norm1.backward(dy)
         return dx + self.attn.backward(dx)
+
+
+class DecoderLayer:
+    """Post-norm with cross-attention. forward(x, memory, tgt_mask, src_mask);
+    backward(dout) -> (dx, dmemory)."""
+
+    def __init__(self, d_model, num_heads, d_ff, seed=0):
+        rng = np.random.default_rng(seed)
+        self.self_attn = SelfAttention(d_model, num_heads, rng)
+        self.norm1 = LayerNorm(d_model)
+        self.cross_attn = SelfAttention(d_model, num_heads, rng)
+        self.norm2 = LayerNorm(d_model)
+        self.ffn = FeedForward(d_model, d_ff, rng)
+        self.norm3 = LayerNorm(d_model)
+
+    def forward(self, x, memory, tgt_mask=None, src_mask=None):
+        y = self.norm1.forward(x + self.self_attn.forward(x, tgt_mask))
+        z = self.norm2.forward(y + self.cross_attn.forward(y, src_mask, kv=memory))
+        return self.norm3.forward(z + self.ffn.forward(z))
+
+    def backward(self, dout):
+        dz = self.norm3.backward(dout)
+        dz = dz + self.ffn.backward(dz)
+        dy = self.norm2.backward(dz)
+        dq, dmem = self.cross_attn.backward(dy)
+        dy = dy + dq
+        dx = self.norm1.backward(dy)
+        return dx + self.self_attn.backward(dx), dmem
+
+
+class DecoderLayerCrossScaleTwice(DecoderLayer):
+    """BUG: the cross-attention's scores are scaled by 1/d_k instead of 1/sqrt(d_k)."""
+
+    def __init__(self, d_model, num_heads, d_ff, seed=0):
+        super().__init__(d_model, num_heads, d_ff, seed)
+        self.cross_attn.__class__ = _ScaleByDk
+
+
+class _ScaleByDk(SelfAttention):
+    def _scale(self, dk):
+        return 1.0 / dk
