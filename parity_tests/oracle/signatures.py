@@ -19,7 +19,7 @@ HYPER_ALIASES: dict[str, list[str]] = {
                 "embedding_dim", "embed_size", "dim", "d", "hidden_size", "hidden_dim", "size",
                 "features", "normalized_shape", "num_features", "n_features", "d_hid", "model_size",
                 "dmodel", "d_in", "input_dim", "in_dim", "width", "d_word_vec", "emb_size",
-                "embedding_size", "dim_embed", "n_hidden", "num_hiddens", "hid_dim"],
+                "embedding_size", "dim_embed", "n_hidden", "num_hiddens"],
     "num_heads": ["num_heads", "n_heads", "nhead", "n_head", "heads", "h", "num_attention_heads",
                   "head_num", "nheads", "n_heads_", "num_head", "attention_heads", "nb_heads"],
     "d_ff": ["d_ff", "dim_feedforward", "ff_dim", "d_hidden", "hidden_dim", "ffn_dim", "d_inner",
