@@ -61,6 +61,12 @@ def test_seq2seq_feed_forward_hid_dim_is_d_model():
     assert res.verdict == "match", render_text(res)
 
 
+def test_hid_dim_before_d_model_is_the_hidden_width():
+    """hid_dim is no d_model alias: FeedForward(hid_dim, d_model) keeps working by order."""
+    res = check("ffn", f"{LAY}:HiddenFirstFeedForward", examples=N)
+    assert res.verdict == "match", render_text(res)
+
+
 def test_numpy_part_built_with_a_generator():
     res = check("ffn", f"{NPL}:FeedForward", examples=N)
     assert res.verdict == "match", render_text(res)

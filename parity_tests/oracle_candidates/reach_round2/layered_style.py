@@ -127,3 +127,15 @@ class DecoderLayerStaleResidual(DecoderLayer):
         x = self.norm1(self.self_attention(q=dec, k=dec, v=dec, mask=trg_mask) + dec)
         x = self.norm2(self.cross(x, enc, src_mask) + dec)
         return self.norm3(self.ffn(x) + x)
+
+
+class HiddenFirstFeedForward(nn.Module):
+    """FeedForward(hid_dim, d_model): here hid_dim is the hidden width (a name with two meanings)."""
+
+    def __init__(self, hid_dim, d_model):
+        super().__init__()
+        self.fc_1 = nn.Linear(d_model, hid_dim)
+        self.fc_2 = nn.Linear(hid_dim, d_model)
+
+    def forward(self, x):
+        return self.fc_2(torch.relu(self.fc_1(x)))
