@@ -140,3 +140,5 @@ def test_seq2seq_model_with_learned_positions_is_never_a_verdict_on_the_computat
     res = check("model", f"{S2M}:Seq2Seq", examples=2)
     assert res.verdict == "interface_error", render_text(res)
     assert "src_embed.weight" in render_text(res)
+    # what it was built with is said: its sub-module arguments got numbers by position
+    assert _said(res, "'encoder': passed src_vocab by position"), res.notes
