@@ -99,10 +99,29 @@ class _Layer:
         self.blocks = [_Norm(e1), {"n": _Norm(e2)}]
 
 
+class _Guarded:
+    """A layer normalising itself with self.eps, beside an attention holding a softmax guard."""
+
+    def __init__(self):
+        self.eps, self.attn = 1e-6, _Attention()
+
+
+class _Attention:
+    def __init__(self):
+        self.eps = 1e-9
+
+
 def test_eps_values_walk_lists_dicts_and_skip_arrays():
     assert norm_eps._eps_values(_Layer(1e-12, 1e-12)) == {1e-12}
     assert norm_eps._eps_values(_Layer(1e-6, 1e-12)) == {1e-6, 1e-12}
     assert norm_eps._eps_values(np.ones(3)) == set()
+
+
+def test_eps_values_are_the_norms_not_another_parts():
+    assert norm_eps._eps_values(_Guarded()) == {1e-6}          # the layer's own, not the softmax's
+    layer = _Layer(1e-12, 1e-12)
+    layer.attn = _Attention()
+    assert norm_eps._eps_values(layer) == {1e-12}
 
 
 def test_numpy_parts_params_dicts_are_named_like_attributes():

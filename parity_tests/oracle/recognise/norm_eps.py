@@ -2,7 +2,8 @@
 checked class sets (an EncoderLayer building `LayerNorm(d_model)` whose class defaults to
 `eps=1e-12`, a NumPy layer with `self.eps = 1e-6`). Found by a probe: built with two different eps,
 every norm inside keeps one and the same value (attributes `eps`, `epsilon`, `variance_epsilon`,
-`layer_norm_eps` of the object and what it holds). Then the reference uses that eps (unless
+`layer_norm_eps` of the objects it holds whose class is named like a norm; of the layer itself when
+it holds none). Then the reference uses that eps (unless
 --set eps fixes it) and the report says so; without the probe a correct layer was compared with
 eps 1e-5 and mismatched by about eps_difference / variance. A candidate whose norms follow the eps
 it is built with, or that holds several different values, is left as it is."""
@@ -13,6 +14,23 @@ NAMES = ("eps", "epsilon", "variance_epsilon", "layer_norm_eps")
 
 
 def _eps_values(obj, depth: int = 0, seen=None) -> set:
+    """The norms' epsilon: the values held by objects of a class named like a norm (LayerNorm,
+    RMSNorm, ...) inside obj; when there are none, the layer's own (self.eps of a NumPy layer that
+    normalises itself). Another part's epsilon (an attention's softmax guard) is not a norm's."""
+    normed = _held(obj, norms_only=True)
+    return normed if normed else _own(obj)
+
+
+def _own(obj) -> set:
+    out = set()
+    for n in NAMES:
+        v = getattr(obj, n, None)
+        if isinstance(v, float) and not isinstance(v, bool) and 0.0 < v < 0.1:
+            out.add(v)
+    return out
+
+
+def _held(obj, norms_only: bool, depth: int = 0, seen=None) -> set:
     """Every float epsilon held by obj or the objects it holds (modules, lists, dicts), depth <= 4."""
     seen = set() if seen is None else seen
     if depth > 4 or id(obj) in seen or obj is None or isinstance(obj, (int, float, str, bytes)):
@@ -28,16 +46,14 @@ def _eps_values(obj, depth: int = 0, seen=None) -> set:
             attrs = vars(obj)
         except TypeError:
             return set()
-        for n in NAMES:
-            v = getattr(obj, n, None)
-            if isinstance(v, float) and not isinstance(v, bool) and 0.0 < v < 0.1:
-                out.add(v)
+        if not norms_only or "norm" in type(obj).__name__.lower():
+            out |= _own(obj)
         items = list(attrs.get("_modules", {}).values()) + [
             v for k, v in attrs.items() if not k.startswith("_")]
     for v in items:
         if type(v).__module__.startswith(("numpy", "torch._tensor")) or hasattr(v, "shape"):
             continue                        # arrays and tensors hold no epsilon
-        out |= _eps_values(v, depth + 1, seen)
+        out |= _held(v, norms_only, depth + 1, seen)
     return out
 
 
