@@ -95,6 +95,9 @@ def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
     ratio = caps.get("d_ff_ratio")         # only changes the sizes drawn, never what is compared
     if isinstance(ratio, int) and not isinstance(ratio, bool) and 1 <= ratio <= 16:
         out["d_ff_ratio"] = ratio
+    eps = caps.get("norm_eps")             # the candidate's own norm epsilon (recognise/norm_eps)
+    if isinstance(eps, float) and 0.0 < eps < 0.1:
+        out["norm_eps"] = eps
     kinds = caps.get("mask_kinds") if isinstance(caps.get("mask_kinds"), dict) else {}
     for m in comp.masks:
         got = kinds.get(m.name)

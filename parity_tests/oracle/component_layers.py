@@ -22,7 +22,8 @@ def _layer_hyper(d, fixed, caps=None) -> dict:
     return {"d_model": D, "num_heads": H,
             "d_ff": ratio * D if ratio and "d_ff" not in fixed else
             d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
-            "activation": fixed.get("activation", "relu"), "eps": fixed.get("eps", 1e-5),
+            "activation": fixed.get("activation", "relu"),
+            "eps": fixed.get("eps", (caps or {}).get("norm_eps", 1e-5)),
             "norm_first": fixed.get("norm_first", False)}
 
 
@@ -216,6 +217,8 @@ class Model(Component):
 
     def build(self, ex, dtype, caps):
         fixed = caps.get("fixed", {})
+        if caps.get("norm_eps") and "eps" not in fixed:     # the candidate's own (recognise/norm_eps)
+            fixed = dict(fixed, eps=caps["norm_eps"])
         cfg = self.config(ex, fixed)
         hyper = self.hyper_from(cfg)
         rng = np.random.default_rng(ex["seed"])

@@ -132,6 +132,10 @@ class ConstructMixin:
         args, kwargs, by_name = [], {}, False
         for src in b.positional:
             arg = b.arg_of.get(src, "")
+            if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
+                    {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])}:
+                ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
+                         f"hyperparameter has that name)")
             if arg in init:
                 by_name = True   # --init-kwargs replaces it: what follows goes by name
                 continue

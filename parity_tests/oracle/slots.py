@@ -101,6 +101,7 @@ class NumpySlot:
         return None
 
 
+PARAM_DICTS = ("params", "parameters", "weights", "param")
 _SKIP_ATTRS = {"training", "cache", "caches", "grads", "gradients", "dparams", "param_grads"}
 
 
@@ -163,7 +164,12 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
             elif isinstance(v, dict):
                 for kk, item in v.items():
                     if isinstance(item, np.ndarray) and item.dtype.kind == "f" and item.ndim >= 1:
-                        slots[f"{name}.{kk}"] = NumpySlot(v, kk, owner=o, grads_key=str(kk))
+                        # a part's own params dict (course style: self.params = {'W': ..}) names its
+                        # arrays as the part's attributes would: norm1.gamma, not norm1.params.gamma
+                        short = f"{prefix}{kk}"
+                        flat = k in PARAM_DICTS and str(kk) not in names and short not in slots
+                        slots[short if flat else f"{name}.{kk}"] = NumpySlot(
+                            v, kk, owner=o, grads_key=str(kk))
                     elif _is_object(item):
                         walk(item, f"{name}.{kk}.", depth + 1)
             elif _is_object(v):

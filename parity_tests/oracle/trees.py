@@ -94,7 +94,8 @@ FFN_NAMES = _t("feed_forward", "ffn", "ff", "feedforward", "pos_ffn", "position_
                "positionwise_ffn", "mlp", "pwff", "feed_fwd", "ffwd", "ffnn", "pffn",
                "position_wise_feed_forward", "positionwise_feed_forward", "feed_forward_layer",
                "ff_layer", "ffn_layer", "pos_ff", "fc", "ff_block", "ffn_block", "linear_block",
-               "feedforward_layer", "dense", "")
+               "feedforward_layer", "positionwise_feedforward", "position_wise_feedforward",
+               "dense", "")
 
 
 def _norms(i: int, extra: Iterable[str] = ()) -> tuple[str, ...]:
@@ -115,7 +116,8 @@ TREES: dict[str, tuple[Child, ...]] = {
                                            "norm_attn", "ln_attn", "norm_1st", "norm_sa"))),
         Child("feed_forward", "ffn", FFN_NAMES),
         Child("norm2", "norm", _norms(2, ("ffn_norm", "ff_norm", "final_layer_norm", "norm_ff",
-                                           "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm"))),
+                                           "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm",
+                                           "ff_layer_norm", "ffn_layer_norm"))),
     ),
     "decoder_layer": (
         Child("self_attn", "mha", ATTN_SELF),
@@ -123,10 +125,12 @@ TREES: dict[str, tuple[Child, ...]] = {
                                            "norm_self", "ln_self"))),
         Child("cross_attn", "mha", ATTN_CROSS),
         Child("norm2", "norm", _norms(2, ("cross_attn_norm", "encoder_attn_layer_norm", "cross_norm",
-                                           "norm_cross", "ln_cross", "enc_attn_norm"))),
+                                           "norm_cross", "ln_cross", "enc_attn_norm",
+                                           "enc_attn_layer_norm", "cross_attn_layer_norm"))),
         Child("feed_forward", "ffn", FFN_NAMES),
         Child("norm3", "norm", _norms(3, ("ffn_norm", "ff_norm", "final_layer_norm", "norm_ff",
-                                           "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm"))),
+                                           "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm",
+                                           "ff_layer_norm", "ffn_layer_norm"))),
     ),
     "model": (
         Child("src_embed", "embedding",

@@ -5,7 +5,8 @@ Registered here, in one place, by the hook point that consults them:
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes)
-SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width)
+SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a norm epsilon
+              fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout)
@@ -20,13 +21,13 @@ ABSENT        parameters the candidate provably has none of (absent); others are
 """
 from __future__ import annotations
 
-from . import (bh_layout, builtin_causal, configs, derived, ffn_width, head_axes, lazy, pe_table,
-               submodules, torch_mha_mask)
+from . import (bh_layout, builtin_causal, configs, derived, ffn_width, head_axes, lazy, norm_eps,
+               pe_table, submodules, torch_mha_mask)
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value)
 PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
-          head_axes.probe, ffn_width.probe, torch_mha_mask.probe)        # run once when the adapter is prepared
+          head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 

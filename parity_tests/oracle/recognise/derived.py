@@ -4,6 +4,9 @@
                  (for sdpa: the width of the drawn query/value)
     temperature  temperature, sqrt_d_k, scale_factor = sqrt(d_k)   (scores are q.k / temperature)
     device       device = "cpu" (torch candidates)
+    generator    rng, random_state, generator = np.random.default_rng(0) (NumPy parts built with
+                 their parent's generator, Dense(n_in, n_out, rng)); every weight is overwritten
+                 by the oracle, so the seed only has to make instances alike
     input sizes  key_size, query_size, value_size, ... = d_model (d2l's older MultiHeadAttention(
                  key_size, query_size, value_size, num_hiddens, num_heads, dropout): the feature
                  sizes of the inputs, which the oracle draws equal to d_model)
@@ -21,6 +24,7 @@ HEAD_WIDTH = ("d_k", "d_v", "d_q", "dk", "dv", "d_head", "head_dim", "head_size"
               "kdim", "vdim", "dim_per_head", "depth")
 TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "root_d_k")
 DEVICE = ("device", "dev")
+GENERATOR = ("rng", "random_state", "generator", "rand", "np_rng", "random_generator")
 INPUT_SIZE = ("key_size", "query_size", "value_size", "q_size", "k_size", "v_size", "query_in",
               "key_in", "value_in", "q_in_dim", "k_in_dim", "v_in_dim")
 
@@ -55,4 +59,8 @@ def value(ctx, param, values: dict):
     if name in DEVICE and ctx.framework == "torch":
         ctx.note(f"constructor argument {param.name!r}: passed 'cpu'")
         return "cpu"
+    if name in GENERATOR:
+        import numpy as np
+        ctx.note(f"constructor argument {param.name!r}: passed np.random.default_rng(0)")
+        return np.random.default_rng(0)
     return MISSING
