@@ -185,3 +185,31 @@ def test_torch_form_of_a_keep_mask():
 def test_ffn_width_ratio_needs_both_projections():
     assert ffn_width._ratios([(16, 4), (4, 16), (12, 4), (4,)], 4) == {4}
     assert ffn_width._ratios([(12, 4), (4, 4)], 4) == set()          # packed q/k/v only
+
+
+def test_no_weight_layout_hint_after_the_probe_switched_to_x_at_w(tmp_path):
+    """Once the probe has read the candidate as x @ W, a mismatch on the output must not also
+    advise --weight-layout in_out (it contradicted the note above it)."""
+    src = open(NP).read() + '''
+
+class MultiHeadAttentionNoScale(MultiHeadAttention):
+    """BUG: scores not divided by sqrt(dk): shows in the output, but not in the layout probe
+    (W_q = W_k = 0 there, so every score is 0 either way)."""
+
+    def forward(self, q, k, v, mask=None):
+        p = self.params
+        Q, K, V = (self._split(x @ p[f"W_{n}"] + p[f"b_{n}"]) for x, n in ((q, "q"), (k, "k"), (v, "v")))
+        s = Q @ K.transpose(0, 1, 3, 2)
+        if mask is not None:
+            s = np.where(mask, s, -1e30)
+        A = softmax(s)
+        Z = self._merge(A @ V)
+        self.cache = (q, k, v, Q, K, V, A, Z)
+        return Z @ p["W_o"] + p["b_o"]
+'''
+    f = tmp_path / "np_x_at_w_bug.py"
+    f.write_text(src)
+    res = check("mha", f"{f}:MultiHeadAttentionNoScale", examples=N)
+    assert res.verdict == "mismatch" and res.quantity == "output", render_text(res)
+    assert _said(res, "computes x @ W"), render_text(res)
+    assert not any("try --weight-layout in_out" in n for n in res.notes), render_text(res)

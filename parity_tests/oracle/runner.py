@@ -289,7 +289,8 @@ class Checker:
         if any(e.endswith("(by registration order)") for e in self.mapping):
             hints.append("some parameters were mapped by registration order: check the mapping "
                          "above, or name them with --map")
-        if self.opts.weight_layout == "out_in" and out.quantity == "output" and \
+        switched = any(n.startswith("the candidate computes x @ W") for n in self.notes + out.notes)
+        if self.opts.weight_layout == "out_in" and out.quantity == "output" and not switched and \
                 self.framework == "numpy" and self.comp.tree:
             hints.append("weights are handed over as (out_features, in_features), y = x @ W.T + b; "
                          "if the candidate computes x @ W with square W, try --weight-layout in_out")
