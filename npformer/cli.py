@@ -756,14 +756,8 @@ def cmd_generate(args) -> int:
     else:
         out = gen.greedy_decode(model, inputs, **common)
         how = "greedy"
-    tokens = np.asarray(_numpy(out.tokens))
-    scores = np.asarray(_numpy(out.scores))
-    print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}")
-    for text, row, score, exp in zip(args.inputs, tokens, scores, expected):
-        got = vocab.decode(row)
-        note = "" if exp is None else ("  ok" if got == exp else f"  (expected {exp})")
-        print(f"{text} -> {got}   [log-prob score {float(score):.3f}]{note}")
-    return 0
+    from npformer.lm_cli import print_decoded
+    return print_decoded(args, how, out, vocab, expected)
 
 
 def _numpy(x):

@@ -73,7 +73,7 @@ def _prompts(task, vocab, texts):
 
 def generate_lm(args, model, task, vocab, gen) -> int:
     """`npformer generate` for a CausalLM checkpoint (greedy, beam search or sampling)."""
-    from npformer.cli import CliError, _numpy
+    from npformer.cli import CliError
     kind = type(model).__name__
     sampling = sampling_requested(args)
     if kind == "BertForMaskedLM" and not sampling:
@@ -109,6 +109,13 @@ def generate_lm(args, model, task, vocab, gen) -> int:
     else:
         out = gen.greedy_decode(model, prompts, **common)
         how = "greedy"
+    return print_decoded(args, how, out, vocab, expected)
+
+
+def print_decoded(args, how: str, out, vocab, expected: list) -> int:
+    """`npformer generate`'s output for any model that decodes: one line per input (shared by the
+    encoder-decoder and the language models)."""
+    from npformer.cli import _numpy
     tokens = np.asarray(_numpy(out.tokens))
     scores = np.asarray(_numpy(out.scores))
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}")

@@ -18,36 +18,17 @@ from parity_tests.oracle.sandbox import parent
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
 ADAPTER = os.path.join(HERE, "reach_hooked_adapter_numpy.py")
 
-# a NumPy LayerNorm no guessing reaches (tuple state, run/back): the adapter above reaches it
-NORM = '''import numpy as np
-
-
-class TupleStateNorm:
-    bad = {bad}
-
-    def __init__(self, width):
-        self.state = (np.ones(width), np.zeros(width))
-        self.dstate = (None, None)
-
-    def run(self, x):
-        mu = x.mean(-1, keepdims=True)
-        self.inv = 1.0 / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
-        self.xhat = (x - mu) * self.inv
-        return self.state[0] * self.xhat + self.state[1]
-
-    def back(self, dout):
-        lead = tuple(range(dout.ndim - 1))
-        dg = dout.sum(lead) if self.bad else (dout * self.xhat).sum(lead)
-        self.dstate = (dg, dout.sum(lead))
-        dxhat = dout * self.state[0]
-        D = dout.shape[-1]
-        return self.inv / D * (D * dxhat - dxhat.sum(-1, keepdims=True)
-                               - self.xhat * (dxhat * self.xhat).sum(-1, keepdims=True))
-'''
+# a NumPy LayerNorm no guessing reaches (tuple state, run/back): the adapter above reaches it. Taken
+# from oracle_candidates/reach_hooked.py (that file imports torch for its other candidates) and
+# written alone under one class name, so the right and the wrong file differ only in `bad`.
+HOOKED = os.path.join(HERE, "reach_hooked.py")
 
 
 def _norm(path, bad: bool) -> str:
-    path.write_text(NORM.format(bad=bad))
+    src = open(HOOKED).read()
+    body = src[src.index("class TupleStateNorm:"):src.index("class TupleStateNormBad")]
+    assert "    bad = False\n" in body
+    path.write_text("import numpy as np\n\n\n" + body.replace("    bad = False\n", f"    bad = {bad}\n"))
     return str(path)
 
 

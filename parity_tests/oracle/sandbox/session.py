@@ -13,7 +13,6 @@ validated alike.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import random
 import secrets
@@ -25,32 +24,13 @@ from typing import Any, Callable
 import numpy as np
 
 from ..adapters import Adapter, CandidateProblem, Options
+from ..calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..components import Case, get, neutral_value
 from ..loader import LoadError, from_object, load
 from ..naming import InterfaceError
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
-
-
-class _TailBuffer(io.StringIO):
-    """A text sink keeping only the last `limit` characters of what the candidate prints."""
-
-    def __init__(self, limit: int = 4000):
-        super().__init__()
-        self.limit = limit
-
-    def write(self, s: str) -> int:
-        n = super().write(s)
-        if self.tell() > 4 * self.limit:
-            tail = self.getvalue()[-self.limit:]
-            self.seek(0)
-            self.truncate()
-            super().write(tail)
-        return n
-
-    def tail(self) -> str:
-        return self.getvalue()[-self.limit:]
 
 
 def candidate_traceback(exc: BaseException, skip: tuple[str, ...] = _ORACLE_DIRS) -> str:
