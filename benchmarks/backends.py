@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-BOS = 1  # first decoder token of stock generation (npformer.data.BOS; weights are random anyway)
+BOS = 1  # first decoder token of stock generation (npformer.data.tasks.BOS; weights are random anyway)
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class Inputs:
 
 
 def make_inputs(bc, tcfg, seed: int = 0) -> Inputs:
-    """Random ids in [3, V): never PAD (0), BOS (1) or EOS (2) of npformer.data, so nothing is padded."""
+    """Random ids in [3, V): never PAD (0), BOS (1) or EOS (2) of npformer.data.tasks, so nothing is padded."""
     rng = np.random.default_rng(seed)
     lo = 3
 
@@ -164,8 +164,8 @@ class Session:
 
 class NumpySession(Session):
     def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
-        from npformer.loss import CrossEntropyLoss
-        from npformer.optim import Adam
+        from npformer.layers.loss import CrossEntropyLoss
+        from npformer.optim.optimizers import Adam
 
         self.bc, self.backend, self.inputs = bc, backend, inputs
         tcfg = bc.transformer_config(backend.dtype)
@@ -206,7 +206,7 @@ class NumpySession(Session):
         if workload == "train_step":
             return train_step
         if workload == "generate":
-            from npformer.generate import greedy_decode
+            from npformer.decoding.generate import greedy_decode
             return lambda: greedy_decode(m, x.gen_src, max_new_tokens=self.bc.gen_tokens,
                                          eos_id=None)
         raise ValueError(f"workload: unknown {workload!r}")
@@ -218,9 +218,9 @@ class NumpySession(Session):
 
 def _np_model(model: str, tcfg):
     if model == "seq2seq":
-        from npformer.transformer import Transformer
+        from npformer.models.transformer import Transformer
         return Transformer(tcfg, seed=0)
-    from npformer.causal_lm import CausalLM
+    from npformer.models.causal_lm import CausalLM
     return CausalLM(tcfg, seed=0)
 
 
@@ -240,7 +240,7 @@ class TorchSession(Session):
             self.model.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v))
                                         for k, v in master_state.items()})
             if backend.attention == "explicit":
-                from torchformer.attention import set_need_weights
+                from torchformer.layers.attention import set_need_weights
                 set_need_weights(self.model, True)
         else:
             from benchmarks.stock import build_stock, load_from_twin_state
@@ -321,7 +321,7 @@ class TorchSession(Session):
         with torch.no_grad(), self._numerics():
             if self.backend.impl == "torch.nn":
                 return self._generate_stock()
-            from torchformer.generate import greedy_decode
+            from torchformer.decoding.generate import greedy_decode
             return greedy_decode(self.model, self.gen_src, max_new_tokens=self.bc.gen_tokens,
                                  eos_id=None)
 
@@ -367,9 +367,9 @@ class TorchSession(Session):
 
 def _tf_model(model: str, tcfg, dev):
     if model == "seq2seq":
-        from torchformer.transformer import Transformer
+        from torchformer.models.transformer import Transformer
         return Transformer(tcfg, seed=0, device=dev)
-    from torchformer.causal_lm import CausalLM
+    from torchformer.models.causal_lm import CausalLM
     return CausalLM(tcfg, seed=0, device=dev)
 
 

@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     backends = args.backends or default_backends(args.quick, cuda)
     workloads = args.workloads or list(WORKLOADS)
     try:
-        from npformer.io import check_output_dir
+        from npformer.io.files import check_output_dir
         check_output_dir(args.out, "--out")                     # before any measurement
         for b in backends + args.sweep_backends:
             get_backend(b)

@@ -44,7 +44,7 @@ class BenchConfig:
     note: str = ""
 
     def transformer_config(self, dtype: str = "float32", **overrides):
-        from npformer.config import TransformerConfig
+        from npformer.models.config import TransformerConfig
 
         return TransformerConfig(**{**self.model_fields, "dtype": dtype, **overrides})
 

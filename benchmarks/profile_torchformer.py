@@ -47,9 +47,9 @@ IMPLS = ("tf", "nn")     # torchformer, stock torch.nn
 def build(batch: int, length: int, seed: int = 0):
     """Both models with the same weights (npformer's seed-0 initial state) and the same ids."""
     from benchmarks.stock import build_stock, load_from_twin_state
-    from npformer.config import TransformerConfig
-    from npformer.transformer import Transformer as NpTransformer
-    from torchformer.transformer import Transformer
+    from npformer.models.config import TransformerConfig
+    from npformer.models.transformer import Transformer as NpTransformer
+    from torchformer.models.transformer import Transformer
 
     cfg = TransformerConfig(**BASE)
     state = dict(NpTransformer(cfg, seed=seed).state_dict())

@@ -8,7 +8,7 @@ sample of each per round, order reversed every other round, `benchmarks.timing.t
 load that drifts hits them alike; ratios are medians of per-round ratios:
 
     np-plain   one model, OpenBLAS at t threads, Adam(threads=t)
-    np-dp      npformer.parallel.DataParallel with t replicas (t threads), OpenBLAS at 1 thread each,
+    np-dp      npformer.training.parallel.DataParallel with t replicas (t threads), OpenBLAS at 1 thread each,
                Adam(threads=t); only t >= 2 (t = 1 is np-plain)
     tf-cpu     torchformer, torch.set_num_threads(t), torch.optim.Adam
 
@@ -66,10 +66,10 @@ def _set_threads(blas: int, torch_threads: int | None) -> None:
 
 def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     """{backend: {workload: fn}} for np-plain (and np-dp when t >= 2)."""
-    from npformer.data import Seq2SeqBatch
-    from npformer.loss import CrossEntropyLoss
-    from npformer.optim import Adam
-    from npformer.parallel import DataParallel
+    from npformer.data.tasks import Seq2SeqBatch
+    from npformer.layers.loss import CrossEntropyLoss
+    from npformer.optim.optimizers import Adam
+    from npformer.training.parallel import DataParallel
     from benchmarks.backends import _np_model
 
     tcfg = bc.transformer_config("float32")
@@ -244,7 +244,7 @@ def main(args: argparse.Namespace) -> int:
     threads = thread_counts(args.scaling_threads, cores)
     out_path = os.path.join(args.out, "scaling.json")
     try:                                                 # checked before the long work starts
-        from npformer.io import check_output_dir
+        from npformer.io.files import check_output_dir
         check_output_dir(args.out, "--out")              # a file there, no permission: one line
     except ValueError as e:
         print(f"python -m benchmarks: error: {e}", file=sys.stderr)

@@ -1,11 +1,11 @@
 """Stock `torch.nn` models of the same configuration: the reference torchformer is measured against.
 
 `StockSeq2Seq` = token embeddings (x sqrt(d_model)) + positions + dropout + `torch.nn.Transformer`
-(built by `torchformer.torch_nn.make_torch_nn_transformer`: batch_first, custom stacks without final
+(built by `torchformer.models.torch_nn.make_torch_nn_transformer`: batch_first, custom stacks without final
 norms unless config.final_norm, so it is the same function) + the output projection.
 `StockCausal` = the decoder-only `CausalLM` as a causally masked `nn.TransformerEncoder` of
 `make_torch_nn_encoder_layer`s. `load_from_twin_state` maps the twins' weights onto them with
-torchformer.torch_nn's converters (q/k/v concatenated into `in_proj_weight`), so the benchmark checks
+torchformer.models.torch_nn's converters (q/k/v concatenated into `in_proj_weight`), so the benchmark checks
 that every backend computes the same logits.
 
 Dropout: nn's layers use their one `dropout` rate for sublayer outputs, attention probabilities and
@@ -19,8 +19,8 @@ import math
 import numpy as np
 import torch
 from torch import nn
-from torchformer.positional import sinusoidal_table
-from torchformer.torch_nn import (decoder_to_torch_nn, make_torch_nn_encoder_layer,
+from torchformer.layers.positional import sinusoidal_table
+from torchformer.models.torch_nn import (decoder_to_torch_nn, make_torch_nn_encoder_layer,
                                   make_torch_nn_transformer, transformer_to_torch_nn)
 
 

@@ -1,6 +1,6 @@
-"""`python -m npformer ...` runs the `npformer` command (npformer.cli.main)."""
+"""`python -m npformer ...` runs the `npformer` command (npformer.cli.main.main)."""
 import sys
 
-from npformer.cli import main
+from npformer.cli.main import main
 
 sys.exit(main())

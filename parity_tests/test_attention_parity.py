@@ -28,8 +28,8 @@ def sdpa_cases(draw, dropout=False):
 
 @given(c=sdpa_cases(dropout=False) | sdpa_cases(dropout=True), dtype=S.dtypes(), seed=S.seeds())
 def test_sdpa_pair_vs_torchformer(c, dtype, seed):
-    from npformer.attention import sdpa_backward, sdpa_forward
-    from torchformer.attention import scaled_dot_product_attention
+    from npformer.layers.attention import sdpa_backward, sdpa_forward
+    from torchformer.layers.attention import scaled_dot_product_attention
 
     (b, h, tq, tk, dk, dv), mask, p = c
     rng = np.random.default_rng(seed)
@@ -50,7 +50,7 @@ def test_sdpa_pair_vs_torch_functional_sdpa(c, dtype, seed):
     rows (safe softmax, torch >= 2.5)."""
     import torch.nn.functional as F
 
-    from npformer.attention import sdpa_backward, sdpa_forward
+    from npformer.layers.attention import sdpa_backward, sdpa_forward
 
     (b, h, tq, tk, dk, dv), mask, _ = c
     rng = np.random.default_rng(seed)

@@ -56,8 +56,8 @@ def run_head(data, head, *, dropout, with_loss):
     perturb_parameters(a, rng)
     loss = None
     if with_loss:
-        from npformer.loss import CrossEntropyLoss as NpCE
-        from torchformer.loss import CrossEntropyLoss as TCE
+        from npformer.layers.loss import CrossEntropyLoss as NpCE
+        from torchformer.layers.loss import CrossEntropyLoss as TCE
 
         if head == "mlm":           # masked-LM loss: only some positions count (-100 elsewhere)
             targets = S.targets_for(rng, ids.shape, cfg.vocab_size, -100, ignore_fraction=0.5)

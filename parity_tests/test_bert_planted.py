@@ -1,4 +1,4 @@
-"""Planted bugs in BERT's hand-written backward (npformer.bert): each mutant replaces one piece with a
+"""Planted bugs in BERT's hand-written backward (npformer.models.bert): each mutant replaces one piece with a
 plausible mistake; the BERT parity tests (test_bert_parity.py), re-run exactly as written with the
 machinery of test_planted_bugs.py, must fail with a ParityError whose first line names the tensor
 that went wrong. `python -m pytest -s` prints bug -> test -> first line.
@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-import npformer.bert as B
+import npformer.models.bert as B
 from parity_tests import test_bert_parity as T_bert
 from parity_tests.test_planted_bugs import PM, plant, run_suite_test
 

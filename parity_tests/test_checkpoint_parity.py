@@ -12,14 +12,14 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
-from npformer import checkpoint as nck
-from npformer import optim as npo
-from npformer.config import TransformerConfig
-from npformer.loss import CrossEntropyLoss
+from npformer.io import checkpoint as nck
+from npformer.optim import optimizers as npo
+from npformer.models.config import TransformerConfig
+from npformer.layers.loss import CrossEntropyLoss
 from parity_tests.harness import compare, compare_all, note_case
 from parity_tests.harness.profiles import scaled
-from torchformer import checkpoint as tck
-from torchformer import optim as tfo
+from torchformer.io import checkpoint as tck
+from torchformer.optim import optimizers as tfo
 
 KINDS = ("Transformer", "CausalLM", "EncoderClassifier")
 

@@ -36,7 +36,7 @@ def test_embedding_module(c, dtype, seed):
 def test_embedding_pair(c, dtype, seed):
     import torch.nn.functional as F
 
-    from npformer.embedding import embedding_backward, embedding_forward
+    from npformer.layers.embedding import embedding_backward, embedding_forward
 
     vocab, dim, pad, lead, scale = c
     rng = np.random.default_rng(seed)

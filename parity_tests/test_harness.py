@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from npformer.config import TransformerConfig
+from npformer.models.config import TransformerConfig
 from parity_tests.harness import ParityError, compare, compare_all, measure, note_case, tolerance
 from parity_tests.harness import strategies as S
 from parity_tests.harness.case import case

@@ -2,7 +2,7 @@
 
 transformers models (GPT2LMHeadModel, BertModel, BertForMaskedLM, BertForSequenceClassification)
 are built OFFLINE from small random configs, their weights drawn from the example's seed, converted
-with npformer.hub / torchformer.hub, and run on the same ids (BERT: segments and a padding
+with npformer.io.hub / torchformer.io.hub, and run on the same ids (BERT: segments and a padding
 attention_mask). Compared, in float64 with the project's twin tolerances (outputs 2e-13 relative)
 and in float32: every layer's attention weights (attn_implementation="eager",
 output_attentions=True), the logits (BertModel: hidden states and pooled vector), the gradient at
@@ -26,8 +26,8 @@ torch = pytest.importorskip("torch")
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-import npformer.hub as np_hub  # noqa: E402
-import torchformer.hub as t_hub  # noqa: E402
+import npformer.io.hub as np_hub  # noqa: E402
+import torchformer.io.hub as t_hub  # noqa: E402
 from parity_tests.harness import ParityError, compare_all, note_case  # noqa: E402
 from parity_tests.harness.parity import enable_attention_weights  # noqa: E402
 from parity_tests.harness.profiles import scaled  # noqa: E402

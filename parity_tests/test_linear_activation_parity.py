@@ -31,7 +31,7 @@ def test_linear_module(lead, fin, fout, bias, dtype, seed):
 def test_linear_pair(lead, fin, fout, bias, dtype, seed):
     import torch.nn.functional as F
 
-    from npformer.linear import linear_backward, linear_forward
+    from npformer.layers.linear import linear_backward, linear_forward
 
     rng = np.random.default_rng(seed)
     x = S.normal(rng, lead + (fin,), dtype)
@@ -56,7 +56,7 @@ def test_activation_at_special_points():
     """0 (ReLU's kink: gradient 0, as torch), large |x| (erf tails), exactly representable points."""
     import torch
 
-    from npformer.activations import ACTIVATION_PAIRS
+    from npformer.layers.activations import ACTIVATION_PAIRS
 
     ref = {"relu": torch.nn.ReLU(), "gelu": torch.nn.GELU(), "gelu_tanh": torch.nn.GELU("tanh")}
     for dtype in ("float64", "float32"):

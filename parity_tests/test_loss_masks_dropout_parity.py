@@ -31,7 +31,7 @@ def _targets(rng, lead, classes, ignore):
 def test_cross_entropy_pair_vs_torch(c, dtype, seed):
     import torch.nn.functional as F
 
-    from npformer.loss import cross_entropy_backward, cross_entropy_forward
+    from npformer.layers.loss import cross_entropy_backward, cross_entropy_forward
 
     lead, classes, ignore, smoothing, scale = c
     rng = np.random.default_rng(seed)
@@ -64,8 +64,8 @@ def test_cross_entropy_module(c, dtype, seed):
 @given(b=S.batch_sizes(), tq=st.integers(0, 6), tk=st.integers(0, 6) | st.none(),
        pad=st.none() | st.integers(0, 4), seed=S.seeds())
 def test_masks_match_torchformer_and_the_definition(b, tq, tk, pad, seed):
-    import npformer.masks as nm
-    import torchformer.masks as tm
+    import npformer.layers.masks as nm
+    import torchformer.layers.masks as tm
 
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, 5, size=(b, max(tq, 1)))
@@ -79,8 +79,8 @@ def test_masks_match_torchformer_and_the_definition(b, tq, tk, pad, seed):
             assert got is None and tref is None, name
             continue
         assert got.dtype == np.bool_
-        compare(f"npformer.masks.{name}", got, ref, "float64", "output", case=dict(b=b, tq=tq))
-        compare(f"torchformer.masks.{name}", tref, ref, "float64", "output")
+        compare(f"npformer.layers.masks.{name}", got, ref, "float64", "output", case=dict(b=b, tq=tq))
+        compare(f"torchformer.layers.masks.{name}", tref, ref, "float64", "output")
     c = S.causal_keep(max(tq, 1), max(k, 1))
     p = S.key_padding_keep(rng.random((b, max(k, 1))) < 0.7)
     compare("combine_masks", nm.combine_masks(None, c, p), c & p, "float64")
@@ -108,8 +108,8 @@ def test_dropout_module_with_replayed_mask(shape, p, train, dtype, seed):
 @given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple),
        p=st.sampled_from((0.1, 0.5)), dtype=S.dtypes(), seed=S.seeds())
 def test_dropout_pair(shape, p, dtype, seed):
-    from npformer.dropout import dropout_backward, dropout_forward
-    from torchformer.dropout import dropout_apply
+    from npformer.layers.dropout import dropout_backward, dropout_forward
+    from torchformer.layers.dropout import dropout_apply
 
     rng = np.random.default_rng(seed)
     x = S.normal(rng, shape, dtype)

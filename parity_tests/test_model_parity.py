@@ -72,8 +72,8 @@ def run_model(data, model, *, dropout, explicit_masks, with_loss, empty_rows=Fal
     kwargs = _explicit_masks(data, model, cfg, inp) if explicit_masks else {}
     loss = None
     if with_loss:
-        from npformer.loss import CrossEntropyLoss as NpCE
-        from torchformer.loss import CrossEntropyLoss as TCE
+        from npformer.layers.loss import CrossEntropyLoss as NpCE
+        from torchformer.layers.loss import CrossEntropyLoss as TCE
 
         ignore = cfg.pad_id if (cfg.pad_id is not None and model != "classifier") else -100
         smoothing = data.draw(st.sampled_from((0.0, 0.1)), label="label_smoothing")
@@ -120,10 +120,10 @@ def test_transformer_fully_padded_source_rows(data):
 @settings(max_examples=scaled(10))
 @given(data=st.data(), model=MODELS)
 def test_model_via_bridge_on_the_fused_attention_path(data, model):
-    """The twin built by torchformer.bridge.to_torch (its own weight copy, not the harness's) and
+    """The twin built by torchformer.models.bridge.to_torch (its own weight copy, not the harness's) and
     left on its fast path (F.scaled_dot_product_attention) matches npformer: logits, loss and every
     gradient. Attention weights do not exist on that path."""
-    from torchformer.bridge import to_torch
+    from torchformer.models.bridge import to_torch
 
     from parity_tests.harness.torch_utils import parity_device
 
@@ -131,7 +131,7 @@ def test_model_via_bridge_on_the_fused_attention_path(data, model):
     inp = data.draw(S.model_inputs(cfg, model), label="inputs")
     rng = np.random.default_rng(inp.seed)
     file, cls = CLASSES[model].split(".")
-    a = getattr(importlib.import_module(f"npformer.{file}"), cls)(cfg, seed=3)
+    a = getattr(importlib.import_module(f"npformer.models.{file}"), cls)(cfg, seed=3)
     perturb_parameters(a, rng)
     t = to_torch(a, device=str(parity_device()))
     args = {"transformer": (inp.src, inp.tgt), "classifier": (inp.src,),

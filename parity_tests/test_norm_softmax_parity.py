@@ -44,7 +44,7 @@ def test_layernorm_module(shape, eps, scale, offset, dtype, seed):
 def test_layernorm_pair_vs_torch_functional(shape, eps, dtype, seed):
     import torch.nn.functional as F
 
-    from npformer.layernorm import layernorm_backward, layernorm_forward
+    from npformer.layers.layernorm import layernorm_backward, layernorm_forward
 
     rng = np.random.default_rng(seed)
     D = shape[-1]
@@ -73,7 +73,7 @@ def logits_with_masked_entries(draw):
 def test_softmax_and_log_softmax_pairs(c, log, dtype, seed):
     import torch
 
-    from npformer.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
+    from npformer.layers.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
                                   softmax_forward)
 
     shape, axis, scale, masked = c

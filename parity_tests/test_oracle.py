@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import Options, check  # noqa: E402
+from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.fixtures import export, verify  # noqa: E402
 from parity_tests.oracle.naming import Space, bind, resolve  # noqa: E402
 from parity_tests.oracle.report import gradescope_results, json_report, render_text  # noqa: E402
@@ -52,14 +52,14 @@ CORRECT = [
     ("mha", cand("torch_mha.py", "MultiHeadedAttention"), {"mask_rank": 3}),   # (h, d_model), list
     ("mha", cand("torch_mha.py", "PackedMHA"), {}),                            # packed in_proj_weight
     ("mha", cand("torch_mha.py", "SelfAttention"), {}),                        # forward(x, mask)
-    ("mha", "npformer.attention:MultiHeadAttention", {}),                      # numpy module (pkg:Name)
+    ("mha", "npformer.layers.attention:MultiHeadAttention", {}),                      # numpy module (pkg:Name)
     ("layernorm", cand("torch_layers.py", "LayerNorm"), {}),
     ("layernorm", cand("numpy_candidates.py", "layernorm_forward"), {}),       # numpy pair (auto)
     ("ffn", cand("torch_layers.py", "PositionwiseFeedForward"), {}),
     ("ffn", cand("numpy_candidates.py", "FeedForward"), {"weight_layout": "in_out"}),
     ("positional", cand("torch_layers.py", "PositionalEncoding"), {}),
     ("encoder_layer", cand("torch_layers.py", "EncoderLayer"), {}),
-    ("encoder_layer", "torchformer.encoder:EncoderLayer", {}),                 # config constructor
+    ("encoder_layer", "torchformer.models.encoder:EncoderLayer", {}),                 # config constructor
     ("decoder_layer", cand("torch_layers.py", "DecoderLayer"), {}),
 ]
 

@@ -68,7 +68,7 @@ def test_cli_adapter_path_checked_before_any_work(tmp_path, capsys):
 def test_adapter_is_under_the_import_policy(tmp_path):
     right = _norm(tmp_path / "right.py", False)
     sneaky = tmp_path / "sneaky_adapter.py"
-    sneaky.write_text(open(ADAPTER).read() + "\nimport npformer.layernorm  # the reference\n")
+    sneaky.write_text(open(ADAPTER).read() + "\nimport npformer.layers.layernorm  # the reference\n")
     res = check("layernorm", f"{right}:TupleStateNorm", examples=3, adapter_path=str(sneaky))
     assert res.verdict == "forbidden_import" and "npformer" in res.message, render_text(res)
 

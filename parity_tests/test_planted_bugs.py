@@ -17,17 +17,17 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-import npformer.activations
-import npformer.attention
-import npformer.decoder
-import npformer.dropout
-import npformer.embedding
-import npformer.encoder
-import npformer.layernorm
-import npformer.linear
-import npformer.loss
-import npformer.positional
-import npformer.softmax
+import npformer.layers.activations
+import npformer.layers.attention
+import npformer.models.decoder
+import npformer.layers.dropout
+import npformer.layers.embedding
+import npformer.models.encoder
+import npformer.layers.layernorm
+import npformer.layers.linear
+import npformer.layers.loss
+import npformer.layers.positional
+import npformer.layers.softmax
 from parity_tests import (test_attention_parity as T_att, test_embedding_positional_parity as T_emb,
                           test_layers_parity as T_lay, test_linear_activation_parity as T_lin,
                           test_loss_masks_dropout_parity as T_loss, test_model_parity as T_mod,
@@ -62,9 +62,9 @@ def plant(monkeypatch, module, name: str, mutant) -> None:
         for attr, value in list(vars(mod).items()):
             if value is original:
                 monkeypatch.setattr(mod, attr, mutant)
-    for key, pair in list(npformer.activations.ACTIVATION_PAIRS.items()):
+    for key, pair in list(npformer.layers.activations.ACTIVATION_PAIRS.items()):
         if original in pair:
-            monkeypatch.setitem(npformer.activations.ACTIVATION_PAIRS, key,
+            monkeypatch.setitem(npformer.layers.activations.ACTIVATION_PAIRS, key,
                                 tuple(mutant if f is original else f for f in pair))
 
 
@@ -186,7 +186,7 @@ class Bug(NamedTuple):
 
 PM = r"^parity mismatch: "
 BUGS = [
-    Bug("linear backward: dW sign flipped", _orig(npformer.linear, "linear_backward"),
+    Bug("linear backward: dW sign flipped", _orig(npformer.layers.linear, "linear_backward"),
         linear_dW_sign,
         ((T_lin.test_linear_module, PM + r"weight\.grad "),
          (T_mod.test_model_eval_built_masks, PM + r"\S+\.weight\.grad "))),
@@ -196,11 +196,11 @@ BUGS = [
         ((T_att.test_mha_self_attention, PM + r"[qkv]_proj\.(weight|bias)\.grad "),
          (T_lay.test_encoder_layer, PM + r"\S+\.grad "))),
     Bug("layernorm backward: variance term missing from dx",
-        _orig(npformer.layernorm, "layernorm_backward"), layernorm_missing_variance_term,
+        _orig(npformer.layers.layernorm, "layernorm_backward"), layernorm_missing_variance_term,
         ((T_norm.test_layernorm_module, PM + r"x\.grad "),
          (T_mod.test_model_eval_built_masks, PM + r"\S+\.grad "))),
     Bug("attention backward: mask not applied (softmax recomputed unmasked)",
-        _orig(npformer.attention, "attention_weights_backward"), attention_backward_ignores_mask,
+        _orig(npformer.layers.attention, "attention_weights_backward"), attention_backward_ignores_mask,
         ((T_att.test_sdpa_pair_vs_torchformer, PM + r"[qk]\.grad "),
          (T_att.test_mha_self_attention, PM + r"(q_proj|k_proj)\.(weight|bias)\.grad "),
          (T_mod.test_model_eval_built_masks, PM + r"\S+\.grad "))),
@@ -211,44 +211,44 @@ BUGS = [
         ("attention", "attention_weights_backward"), attention_softmax_transposed,
         ((T_att.test_sdpa_pair_vs_torch_functional_sdpa, PM + r"[qk]\.grad "),)),
     Bug("multi-head attention backward: value gradient dropped",
-        (npformer.attention.MultiHeadAttention, "backward"), mha_value_grad_dropped,
+        (npformer.layers.attention.MultiHeadAttention, "backward"), mha_value_grad_dropped,
         ((T_att.test_mha_cross_attention, PM + r"value\.grad "),
          (T_lay.test_decoder_layer, PM + r"(memory|x)\.grad "))),
     Bug("softmax backward: sum along the wrong axis",
-        _orig(npformer.softmax, "softmax_backward"), softmax_wrong_axis,
+        _orig(npformer.layers.softmax, "softmax_backward"), softmax_wrong_axis,
         ((T_norm.test_softmax_and_log_softmax_pairs, PM + r"x\.grad "),)),
     Bug("log_softmax backward: sum(G) replaced by G",
-        _orig(npformer.softmax, "log_softmax_backward"), log_softmax_missing_sum,
+        _orig(npformer.layers.softmax, "log_softmax_backward"), log_softmax_missing_sum,
         ((T_norm.test_softmax_and_log_softmax_pairs, PM + r"x\.grad "),)),
     Bug("embedding backward: padding row receives gradient",
-        _orig(npformer.embedding, "embedding_backward"), embedding_padding_row_learns,
+        _orig(npformer.layers.embedding, "embedding_backward"), embedding_padding_row_learns,
         ((T_emb.test_embedding_module, PM + r"weight\.grad "),
          (T_mod.test_model_eval_built_masks, PM + r"(src|tgt)_embed\.weight\.grad "))),
     Bug("gelu backward: x * phi(x) term missing",
-        _orig(npformer.activations, "gelu_backward"), gelu_missing_pdf_term,
+        _orig(npformer.layers.activations, "gelu_backward"), gelu_missing_pdf_term,
         ((T_lin.test_activation_module, PM + r"x\.grad "),
          (T_lay.test_feedforward, PM + r"\S+\.grad "))),
     Bug("relu backward: gate forgotten (negatives pass gradient)",
-        _orig(npformer.activations, "relu_backward"), relu_passes_negatives,
+        _orig(npformer.layers.activations, "relu_backward"), relu_passes_negatives,
         ((T_lin.test_activation_module, PM + r"x\.grad "),)),
     Bug("dropout backward: 1/(1-p) rescale missing",
-        _orig(npformer.dropout, "dropout_backward"), dropout_missing_rescale,
+        _orig(npformer.layers.dropout, "dropout_backward"), dropout_missing_rescale,
         ((T_loss.test_dropout_module_with_replayed_mask, PM + r"x\.grad "),
          (T_mod.test_model_training_replayed_dropout_with_loss, PM + r"\S+\.grad "))),
     Bug("cross-entropy backward: not divided by the number of counted targets",
-        _orig(npformer.loss, "cross_entropy_backward"), cross_entropy_not_averaged,
+        _orig(npformer.layers.loss, "cross_entropy_backward"), cross_entropy_not_averaged,
         ((T_loss.test_cross_entropy_pair_vs_torch, PM + r"logits\.grad "),
          (T_mod.test_model_training_replayed_dropout_with_loss, PM + r"output\.grad "))),
     Bug("learned positions backward: batch sum missing",
-        _orig(npformer.positional, "positional_backward"), learned_positions_first_sequence_only,
+        _orig(npformer.layers.positional, "positional_backward"), learned_positions_first_sequence_only,
         ((T_emb.test_positional_module, PM + r"weight\.grad "),)),
     Bug("encoder layer backward: residual gradient dropped (post-norm)",
-        (npformer.encoder.EncoderLayer, "backward"), encoder_layer_residual_dropped,
+        (npformer.models.encoder.EncoderLayer, "backward"), encoder_layer_residual_dropped,
         ((T_lay.test_encoder_layer, PM + r"x\.grad "),)),
 ]
-O["MultiHeadAttention.backward"] = npformer.attention.MultiHeadAttention.backward
-O["EncoderLayer.backward"] = npformer.encoder.EncoderLayer.backward
-MODULES = {"linear": npformer.linear, "attention": npformer.attention}
+O["MultiHeadAttention.backward"] = npformer.layers.attention.MultiHeadAttention.backward
+O["EncoderLayer.backward"] = npformer.models.encoder.EncoderLayer.backward
+MODULES = {"linear": npformer.layers.linear, "attention": npformer.layers.attention}
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])

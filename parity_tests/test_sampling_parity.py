@@ -5,8 +5,8 @@ import numpy as np
 import torch
 from hypothesis import given, strategies as st
 
-from npformer import sampling as NS
-from torchformer import sampling as TS
+from npformer.decoding import sampling as NS
+from torchformer.decoding import sampling as TS
 
 
 @given(n=st.integers(1, 4), v=st.integers(1, 12), temperature=st.sampled_from((0.3, 1.0, 2.5)),
@@ -32,11 +32,11 @@ def test_filtered_distribution_and_choice_agree(n, v, temperature, top_k, top_p,
 @given(seed=st.integers(0, 2**31 - 1), layers=st.integers(1, 2), cache=st.booleans(),
        eos=st.sampled_from((None, 2)))
 def test_greedy_decoding_of_twin_causal_lms_agrees(seed, layers, cache, eos):
-    from npformer.causal_lm import CausalLM as N
-    from npformer.config import TransformerConfig
-    from npformer.generate import greedy_decode as ng
-    from torchformer.causal_lm import CausalLM as T
-    from torchformer.generate import greedy_decode as tg
+    from npformer.models.causal_lm import CausalLM as N
+    from npformer.models.config import TransformerConfig
+    from npformer.decoding.generate import greedy_decode as ng
+    from torchformer.models.causal_lm import CausalLM as T
+    from torchformer.decoding.generate import greedy_decode as tg
     cfg = TransformerConfig(vocab_size=11, pad_id=0, d_model=8, num_heads=2, d_ff=16,
                             num_decoder_layers=layers, num_encoder_layers=1, max_len=16,
                             dtype="float64", dropout=0.0, norm_first=bool(seed % 2),

@@ -1,4 +1,4 @@
-"""npformer against stock torch.nn modules nobody here wrote, through torchformer.torch_nn's
+"""npformer against stock torch.nn modules nobody here wrote, through torchformer.models.torch_nn's
 converters: nn.MultiheadAttention (slow path, per-head weights), nn.TransformerEncoderLayer /
 nn.TransformerDecoderLayer (post- and pre-norm, relu / gelu / gelu_tanh) and nn.Transformer's
 stacks (with and without final norms). Outputs, per-head attention weights, input gradients and
@@ -19,7 +19,7 @@ from parity_tests.harness import strategies as S
 from parity_tests.harness.strategies import random_upstream
 from parity_tests.harness.twins import twins
 from parity_tests.harness.weights import perturb_parameters
-from torchformer import torch_nn as tnn
+from torchformer.models import torch_nn as tnn
 
 TNN_MASKS = ("none", "padding", "causal", "causal_padding", "random", "random_2d")
 

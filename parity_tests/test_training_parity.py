@@ -1,5 +1,5 @@
-"""Whole training runs agree: npformer.train and torchformer.train, same initial weights (copied with
-torchformer.bridge.to_torch), same batches, same TrainConfig, float64 on the CPU.
+"""Whole training runs agree: npformer.training.train and torchformer.training.train, same initial weights (copied with
+torchformer.models.bridge.to_torch), same batches, same TrainConfig, float64 on the CPU.
 
 The loops are the real ones (teacher forcing, cross-entropy with ignore_index and label smoothing,
 Adam (0.9, 0.98, 1e-9), the warm-up schedule, gradient clipping): the loss of every step, the learning
@@ -9,14 +9,13 @@ their own masks; mask replay is covered by test_model_parity.py).
 """
 import numpy as np
 import pytest
-import torch
 
-from npformer.data import make_batches, make_task
-from npformer.train import TrainConfig, build_model, model_config_for
-from npformer.train import train as np_train
+from npformer.data.tasks import make_batches, make_task
+from npformer.training.train import TrainConfig, build_model, model_config_for
+from npformer.training.train import train as np_train
 from parity_tests.harness import compare, compare_all, note_case
-from torchformer.bridge import to_torch
-from torchformer.train import train as tf_train
+from torchformer.models.bridge import to_torch
+from torchformer.training.train import train as tf_train
 
 STEPS = 8
 

@@ -100,7 +100,7 @@ def run_numpy(module, args: Sequence = (), kwargs: Mapping | None = None, *,
     run.output = out.copy() if isinstance(out, np.ndarray) else out
     run.attention = _attention_weights(module, run.call_order)
     if collect_masks:
-        from npformer.dropout import collect_dropout_masks
+        from npformer.layers.dropout import collect_dropout_masks
         run.dropout_masks = collect_dropout_masks(module)
     if not backward:
         return run
@@ -161,7 +161,7 @@ def run_torch(module, args: Sequence = (), kwargs: Mapping | None = None, *,
         targs.append(t)
     tkwargs = {k: to_tensor(v, device=device) for k, v in kwargs.items()}
     if replay_masks is not None:
-        from torchformer.dropout import replay_dropout_masks
+        from torchformer.layers.dropout import replay_dropout_masks
         replay_dropout_masks(module, replay_masks)
     run = Run()
     zero_torch_grads(module)

@@ -6,7 +6,7 @@ floats element by element through Hypothesis would be slow and would shrink to a
 hide bugs). A falsifying example is therefore fully described by what Hypothesis prints.
 
 Masks use the project convention: bool keep-masks, True = this query may attend to this key,
-broadcastable to (batch, heads, q_len, k_len). They are built here independently of npformer.masks
+broadcastable to (batch, heads, q_len, k_len). They are built here independently of npformer.layers.masks
 (that module is itself under test).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from hypothesis import strategies as st
 
-from npformer.config import ACTIVATIONS, POOLINGS, POSITIONALS, TransformerConfig
+from npformer.models.config import ACTIVATIONS, POOLINGS, POSITIONALS, TransformerConfig
 
 DTYPES = ("float64", "float32")
 MASK_KINDS = ("none", "padding", "causal", "causal_padding", "random", "random_2d")

@@ -2,13 +2,15 @@
 
     np_mod, t_mod = twins("attention.MultiHeadAttention", 8, 2, dtype="float64", seed=3)
 
-imports `npformer.attention.MultiHeadAttention` and `torchformer.attention.MultiHeadAttention`,
+imports `npformer.layers.attention.MultiHeadAttention` and `torchformer.layers.attention.MultiHeadAttention`
+(a file of the layers floor, else of the models floor),
 passes `rng=numpy.random.default_rng(seed)` to npformer's constructor when it takes one (torch's
 weights are then overwritten by the copy the parity runner does), and everything else unchanged.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 
 import numpy as np
@@ -16,7 +18,8 @@ import numpy as np
 
 def _cls(package: str, path: str):
     mod, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(f"{package}.{mod}"), name)
+    floor = "layers" if importlib.util.find_spec(f"{package}.layers.{mod}") else "models"
+    return getattr(importlib.import_module(f"{package}.{floor}.{mod}"), name)
 
 
 def twins(path: str, *args, seed: int = 0, device=None, **kwargs):

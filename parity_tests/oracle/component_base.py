@@ -13,14 +13,7 @@ import numpy as np
 
 
 # npformer is the reference; importing it never imports torch
-from npformer.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
-from npformer.config import ACTIVATIONS, TransformerConfig
-from npformer.decoder import DecoderLayer
-from npformer.encoder import EncoderLayer
-from npformer.feedforward import PositionwiseFeedForward
-from npformer.layernorm import LayerNorm
-from npformer.positional import SinusoidalPositionalEncoding
-from npformer.transformer import Transformer
+from npformer.models.config import ACTIVATIONS
 
 class _Lazy:
     """A module imported on first attribute access: the worker process (which only reads names

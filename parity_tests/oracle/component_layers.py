@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .component_base import (st, hs, MASK_KINDS, TransformerConfig, DecoderLayer, EncoderLayer, Transformer, SEARCH,
+from .component_base import (st, hs, TransformerConfig, DecoderLayer, EncoderLayer, Transformer, SEARCH,
                              InputSpec, MaskSpec, Case, _choice, _mask, mask_array, _cast,
                              draw_params, _state_shapes, _load, _param_grads, Component, _int,
                              _float, _bool, _activation, X_ALIASES, MASK_ALIASES)  # noqa: F401

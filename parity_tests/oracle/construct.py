@@ -65,7 +65,7 @@ class ConstructMixin:
         """npformer's TransformerConfig, for code built on this project (else None; the configs
         recogniser then offers a config object carrying every usual name)."""
         try:
-            from npformer.config import TransformerConfig
+            from npformer.models.config import TransformerConfig
             return TransformerConfig(
                 d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
                 d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,

@@ -1,5 +1,5 @@
 """Delegates to the reference itself (forbidden by default)."""
-from npformer.attention import sdpa_forward
+from npformer.layers.attention import sdpa_forward
 
 
 def attention(Q, K, V, mask=None):

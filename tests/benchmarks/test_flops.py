@@ -18,7 +18,7 @@ F = torch.nn.functional
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from benchmarks import flops as FL  # noqa: E402
-from npformer.config import TransformerConfig  # noqa: E402
+from npformer.models.config import TransformerConfig  # noqa: E402
 
 CONFIGS = [
     # (fields, model, batch, src_len, tgt_len)
@@ -38,13 +38,13 @@ IDS = ["seq2seq-post", "seq2seq-pre-tied", "seq2seq-nobias-len1", "causal-gpt2is
 
 
 def _model(fields, kind):
-    from torchformer.attention import set_need_weights
+    from torchformer.layers.attention import set_need_weights
     cfg = TransformerConfig(max_len=32, dropout=0.1, **fields)
     if kind == "seq2seq":
-        from torchformer.transformer import Transformer
+        from torchformer.models.transformer import Transformer
         m = Transformer(cfg, seed=0)
     else:
-        from torchformer.causal_lm import CausalLM
+        from torchformer.models.causal_lm import CausalLM
         m = CausalLM(cfg, seed=0)
     return cfg, m, set_need_weights
 
@@ -92,7 +92,7 @@ def test_sdpa_path_misses_exactly_the_attention_term(fields, kind, B, S, T):
 @pytest.mark.parametrize("kind", ["seq2seq", "causal"])
 @pytest.mark.parametrize("use_cache", [True, False])
 def test_generation_flops_match_flop_counter(kind, use_cache):
-    from torchformer.generate import greedy_decode
+    from torchformer.decoding.generate import greedy_decode
     fields = dict(d_model=24, num_heads=3, d_ff=40, num_encoder_layers=2, num_decoder_layers=2,
                   vocab_size=50, pad_id=None)
     cfg, m, set_need_weights = _model(fields, kind)

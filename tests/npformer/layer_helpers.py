@@ -1,7 +1,7 @@
 """Small shared pieces of the npformer layer/model tests (tiny configs, parameter jitter)."""
 import numpy as np
 
-from npformer.config import TransformerConfig
+from npformer.models.config import TransformerConfig
 
 TOL = 1e-6  # issue 2's bound for float64 finite differences
 

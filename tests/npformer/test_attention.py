@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from npformer.attention import (MultiHeadAttention, attention_weights_backward,
+from npformer.layers.attention import (MultiHeadAttention, attention_weights_backward,
                                 attention_weights_forward, sdpa_backward, sdpa_forward)
-from npformer.gradcheck import check_pair, gradcheck
+from npformer.checks.gradcheck import check_pair, gradcheck
 
 TOL = 1e-6  # issue 2's bound for float64 finite differences
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import npformer as nf
-from npformer.checkpoint import CheckpointError
-from npformer.config import TransformerConfig
+from npformer.io.checkpoint import CheckpointError
+from npformer.models.config import TransformerConfig
 
 CFG = TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1, num_decoder_layers=1,
                         vocab_size=9, max_len=8)

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from npformer import data
-from npformer.cli import main
-from npformer.cli_guards import check_nproc
+from npformer.data import tasks as data
+from npformer.cli.main import main
+from npformer.cli.guards import check_nproc
 
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "1",
         "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
@@ -64,7 +64,7 @@ def test_nproc_beyond_the_machine_is_refused():
 def test_threads_beyond_the_machine_are_refused_before_any_work(command, capsys):
     """`--threads 100000` used to be accepted: numpy 2 steps took 13.5 s instead of 0.1 s and
     torchformer did not finish 2 steps in 2 minutes (oversubscribed cores)."""
-    from npformer.cli_guards import available_cpus
+    from npformer.cli.guards import available_cpus
     n = available_cpus() + 1
     code = main([*command, "--threads", str(n)])
     err = capsys.readouterr().err
@@ -125,7 +125,7 @@ def test_sizes_beyond_memory_are_one_line(capsys):
 
 def test_max_len_whose_attention_cannot_exist_is_refused_before_building(monkeypatch, capsys):
     """`--max-len 100000000` used to spend minutes building a 13 GB positional table, then fail."""
-    import npformer.train as T
+    import npformer.training.train as T
 
     def never(*a, **kw):
         raise AssertionError("the model was built")

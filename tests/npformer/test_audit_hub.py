@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 import npformer as nf
-from npformer import hub
-from npformer.config import gpt2_config
-from npformer.safetensors_io import read_safetensors, write_safetensors
+from npformer.io import hub
+from npformer.models.config import gpt2_config
+from npformer.io.safetensors import read_safetensors, write_safetensors
 
 
 def loaders():
     out = [hub.from_pretrained]
     try:
-        import torchformer.hub as th
+        import torchformer.io.hub as th
         out.append(th.from_pretrained)
     except ImportError:
         pass

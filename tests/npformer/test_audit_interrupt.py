@@ -6,8 +6,8 @@ import signal
 
 import pytest
 
-import npformer.train as T
-from npformer.cli import main
+import npformer.training.train as T
+from npformer.cli.main import main
 
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "3",
         "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
@@ -46,7 +46,7 @@ def test_interrupted_train_says_nothing_was_saved(tmp_path, capsys, monkeypatch,
 
 def test_interrupt_after_the_save_says_it_was_saved(tmp_path, capsys, monkeypatch):
     ckpt = tmp_path / "run.npz"
-    import npformer.cli as cli
+    import npformer.cli.main as cli
 
     def boom(*a, **kw):
         raise KeyboardInterrupt

@@ -549,9 +549,9 @@ def test_documented_behaviour_is_in_numerics_page():
 
 # -- a second backward after one forward raises (as torch), at every level ------------------------------
 def test_second_backward_after_one_forward_raises():
-    from npformer.config import TransformerConfig
-    from npformer.linear import Linear
-    from npformer.transformer import Transformer
+    from npformer.models.config import TransformerConfig
+    from npformer.layers.linear import Linear
+    from npformer.models.transformer import Transformer
     rng = np.random.default_rng(0)
     lin = Linear(4, 3, dtype="float64", rng=rng)
     x = rng.standard_normal((2, 4))

@@ -1,15 +1,15 @@
-"""BERT (npformer.bert): finite differences of every parameter of both heads and of BertModel's two
+"""BERT (npformer.models.bert): finite differences of every parameter of both heads and of BertModel's two
 outputs (float64, random upstream gradients, dropout active with replayed masks, segments, padding);
 the tanh pair; masks and segments change what they should; config defaults; bad input."""
 import numpy as np
 import pytest
 
-from npformer.bert import (BertForMaskedLM, BertForSequenceClassification, BertModel, bert_config,
+from npformer.models.bert import (BertForMaskedLM, BertForSequenceClassification, BertModel, bert_config,
                            tanh_backward, tanh_forward)
-from npformer.config import TransformerConfig
-from npformer.dropout import Dropout
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.module import Module
+from npformer.models.config import TransformerConfig
+from npformer.layers.dropout import Dropout
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.module import Module
 
 from tests.npformer.layer_helpers import TOL, jitter
 

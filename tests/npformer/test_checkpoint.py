@@ -1,4 +1,4 @@
-"""npformer.checkpoint: round trips (weights, tied weights, optimizer, schedule) and every bad file.
+"""npformer.io.checkpoint: round trips (weights, tied weights, optimizer, schedule) and every bad file.
 
 Cross-twin loading (npformer <-> torchformer) is in parity_tests/test_checkpoint_parity.py.
 """
@@ -9,12 +9,12 @@ import zipfile
 import numpy as np
 import pytest
 
-from npformer import checkpoint as ck
-from npformer.causal_lm import CausalLM
-from npformer.config import TransformerConfig
-from npformer.loss import CrossEntropyLoss
-from npformer.module import Module, Parameter
-from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm
+from npformer.io import checkpoint as ck
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
+from npformer.layers.loss import CrossEntropyLoss
+from npformer.layers.module import Module, Parameter
+from npformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm
 
 
 def tiny_config(**kw) -> TransformerConfig:

@@ -7,12 +7,11 @@ import tracemalloc
 import zipfile
 import zlib
 
-import numpy as np
 import pytest
 
-from npformer import checkpoint as ck
-from npformer.config import TransformerConfig
-from npformer.transformer import Transformer
+from npformer.io import checkpoint as ck
+from npformer.models.config import TransformerConfig
+from npformer.models.transformer import Transformer
 
 
 def tiny_checkpoint(tmp_path):

@@ -4,10 +4,9 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from npformer.cli import build_parser, main
+from npformer.cli.main import build_parser, main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "3",
@@ -78,7 +77,7 @@ def test_train_saves_and_prints(trained, capsys):
     names = sorted(os.listdir(d / "plots"))
     assert "loss.png" in names and "positions.png" in names
     assert {"attn_encoder_layer0.png", "attn_decoder_layer0.png", "attn_cross_layer0.png"} <= set(names)
-    from npformer.checkpoint import load_checkpoint
+    from npformer.io.checkpoint import load_checkpoint
     c = load_checkpoint(ckpt)
     assert c.model_class == "Transformer" and c.step == 3
     assert c.metadata["task"]["name"] == "reverse" and c.metadata["task"]["max_len"] == 4
@@ -169,7 +168,7 @@ def test_gradcheck_table(capsys):
 
 
 def test_gradcheck_reports_a_wrong_backward(capsys, monkeypatch):
-    import npformer.layernorm as ln
+    import npformer.layers.layernorm as ln
     real = ln.layernorm_backward
 
     def wrong(dout, cache):

@@ -1,10 +1,10 @@
-"""Synthetic tasks, vocabulary, batching and the held-out split (npformer.data)."""
+"""Synthetic tasks, vocabulary, batching and the held-out split (npformer.data.tasks)."""
 import itertools
 
 import numpy as np
 import pytest
 
-from npformer.data import (BOS, EOS, PAD, NUM_SPECIAL, ClassificationBatch, Seq2SeqBatch, Vocab,
+from npformer.data.tasks import (BOS, EOS, PAD, NUM_SPECIAL, ClassificationBatch, Seq2SeqBatch, Vocab,
                            batch_iterator, collate, examples_from_text, iterate_examples,
                            make_batches, make_task)
 

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from npformer.dropout import (Dropout, collect_dropout_masks, dropout_backward, dropout_forward,
+from npformer.layers.dropout import (Dropout, collect_dropout_masks, dropout_backward, dropout_forward,
                               replay_dropout_masks)
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.module import Module
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.module import Module
 
 TOL = 1e-6
 

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from npformer.dropout import Dropout
-from npformer.embedding import Embedding
-from npformer.gradcheck import (GradcheckReport, check_pair, gradcheck, numerical_gradient,
+from npformer.layers.dropout import Dropout
+from npformer.layers.embedding import Embedding
+from npformer.checks.gradcheck import (GradcheckReport, check_pair, gradcheck, numerical_gradient,
                                 rel_error)
-from npformer.linear import Linear, linear_backward, linear_forward
-from npformer.module import Module, Parameter
+from npformer.layers.linear import Linear, linear_backward, linear_forward
+from npformer.layers.module import Module, Parameter
 
 TOL = 1e-6
 
@@ -222,7 +222,7 @@ def test_rejects_bad_arguments():
 
 
 def test_nothing_to_check_is_an_error():
-    from npformer.activations import Activation
+    from npformer.layers.activations import Activation
     with pytest.raises(ValueError, match="nothing to check"):
         gradcheck(Activation("relu"), rnd(3), check_inputs=False)
 

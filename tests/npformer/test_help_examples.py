@@ -4,7 +4,7 @@ import shlex
 
 import pytest
 
-from npformer.cli import build_parser, main
+from npformer.cli.main import build_parser, main
 
 SMALL = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
          "--batch-size", "4", "--eval-size", "4", "--examples", "1", "--no-progress"]

@@ -1,4 +1,4 @@
-"""npformer.safetensors_io and npformer.hub without torch: the safetensors reader/writer (round trip,
+"""npformer.io.safetensors and npformer.io.hub without torch: the safetensors reader/writer (round trip,
 every dtype, bfloat16, the `safetensors` library reading our files and we reading its files, damaged
 files refused before any data is read, no silent overwrite), the name plan (every parameter mapped
 exactly once, both directions inverse), config mapping and its refusals, folder loading (a GPT-2
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import npformer as nf
-from npformer import hub
-from npformer.safetensors_io import SafetensorsError, read_safetensors, write_safetensors
+from npformer.io import hub
+from npformer.io.safetensors import SafetensorsError, read_safetensors, write_safetensors
 
 TINY_GPT2 = dict(vocab_size=13, max_len=8, d_model=8, num_heads=2, d_ff=12, num_decoder_layers=2)
 TINY_BERT = dict(vocab_size=13, max_len=8, d_model=8, num_heads=2, d_ff=12, num_encoder_layers=2,
@@ -199,7 +199,7 @@ def test_gpt2_recipe_from_a_folder_runs_and_fine_tunes(tmp_path):
     assert isinstance(model, nf.CausalLM) and not model.training
     ids = np.array([[1, 5, 7, 2, 9, 4]])
     np.testing.assert_array_equal(model(ids), src.eval()(ids))
-    from npformer.generate import greedy_decode
+    from npformer.decoding.generate import greedy_decode
     out = greedy_decode(model, ids[:, :3], max_new_tokens=4, eos_id=None, suppress_ids=())
     seq = ids[:, :3]
     for _ in range(4):                                          # the same without the KV cache

@@ -3,10 +3,10 @@ MultiHeadAttention, Transformer.decode and CausalLM; inference only; clear error
 import numpy as np
 import pytest
 
-from npformer.attention import MultiHeadAttention
-from npformer.causal_lm import CausalLM
-from npformer.masks import causal_mask, padding_mask
-from npformer.transformer import Transformer
+from npformer.layers.attention import MultiHeadAttention
+from npformer.models.causal_lm import CausalLM
+from npformer.layers.masks import causal_mask, padding_mask
+from npformer.models.transformer import Transformer
 
 from tests.npformer.layer_helpers import jitter, tiny_config
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.layernorm import LayerNorm, layernorm_backward, layernorm_forward
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward
 
 TOL = 1e-6
 

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.linear import Linear, linear_backward, linear_forward
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.linear import Linear, linear_backward, linear_forward
 
 TOL = 1e-6
 

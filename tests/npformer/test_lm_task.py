@@ -8,9 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from npformer.cli import main
-from npformer.data import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
-from npformer.lm_data import ArithmeticTask, CharVocab, make_any_task
+from npformer.cli.main import main
+from npformer.data.tasks import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
+from npformer.data.lm_data import ArithmeticTask, CharVocab
+from npformer.data.registry import make_any_task
 
 TINY = ["--task", "lm", "--max-number", "20", "--d-model", "8", "--heads", "2", "--d-ff", "16",
         "--layers", "1", "--steps", "4", "--batch-size", "8", "--eval-size", "12", "--examples",
@@ -97,7 +98,7 @@ def test_bad_task_arguments_are_named(call, needle):
 
 # -- training hooks ---------------------------------------------------------------------------------
 def test_training_lowers_the_loss_numpy():
-    from npformer.train import TrainConfig, build_model, evaluate, model_config_for, train
+    from npformer.training.train import TrainConfig, build_model, evaluate, model_config_for, train
     task = ArithmeticTask(max_number=20)
     cfg = model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_decoder_layers=1,
                            num_encoder_layers=1)
@@ -115,8 +116,8 @@ def test_training_lowers_the_loss_numpy():
 
 def test_the_twins_train_the_same_lm():
     torch = pytest.importorskip("torch")
-    import npformer.train as N
-    import torchformer.train as T
+    import npformer.training.train as N
+    import torchformer.training.train as T
     task = ArithmeticTask(max_number=20)
     cfg = N.model_config_for(task, d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1,
                              num_encoder_layers=1, dtype="float64", dropout=0.0)
@@ -141,7 +142,7 @@ def lm_ckpt(tmp_path_factory):
 
 def test_train_lm_saves_plots_and_metadata(lm_ckpt):
     d, ckpt = lm_ckpt
-    from npformer.checkpoint import load_checkpoint
+    from npformer.io.checkpoint import load_checkpoint
     c = load_checkpoint(ckpt)
     assert c.model_class == "CausalLM" and c.step == 4
     assert c.metadata["task"] == {"name": "lm", "max_number": 20, "seed": 0,
@@ -230,7 +231,7 @@ def test_default_lm_run_reaches_the_documented_accuracy(backend, capsys):
 
 
 def test_resume_an_lm_run_equals_the_uninterrupted_run(tmp_path, capsys):
-    from npformer import checkpoint as ck
+    from npformer.io import checkpoint as ck
     i = TINY.index("--steps")
     argv = TINY[:i] + TINY[i + 2:] + ["--dropout", "0.2", "--warmup", "3"]
     full, half, resumed = (str(tmp_path / n) for n in ("full.npz", "half.npz", "resumed.npz"))

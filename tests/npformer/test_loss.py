@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
 
 TOL = 1e-6
 

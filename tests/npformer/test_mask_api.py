@@ -5,10 +5,10 @@ equivalent 4-D mask."""
 import numpy as np
 import pytest
 
-from npformer.causal_lm import CausalLM
-from npformer.classifier import EncoderClassifier
-from npformer.config import TransformerConfig
-from npformer.transformer import Transformer
+from npformer.models.causal_lm import CausalLM
+from npformer.models.classifier import EncoderClassifier
+from npformer.models.config import TransformerConfig
+from npformer.models.transformer import Transformer
 
 CFG = TransformerConfig(d_model=8, num_heads=2, d_ff=8, num_encoder_layers=1, num_decoder_layers=1,
                         vocab_size=9, max_len=6, pad_id=None, dtype="float64", dropout=0.0)

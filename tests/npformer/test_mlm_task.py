@@ -6,9 +6,9 @@ import re
 import numpy as np
 import pytest
 
-from npformer.cli import main
-from npformer.data import BOS, EOS, PAD, batch_iterator
-from npformer.mlm_data import MirrorTask, mask_tokens
+from npformer.cli.main import main
+from npformer.data.tasks import BOS, EOS, PAD, batch_iterator
+from npformer.data.mlm_data import MirrorTask, mask_tokens
 
 TINY = ["--task", "mlm", "--num-symbols", "5", "--max-len", "4", "--d-model", "8", "--heads",
         "2", "--d-ff", "16", "--layers", "1", "--steps", "4", "--batch-size", "8", "--eval-size",
@@ -74,8 +74,8 @@ def test_training_batches_are_seeded_and_never_heldout():
 
 def test_twins_train_the_same_bert():
     torch = pytest.importorskip("torch")
-    import npformer.train as N
-    import torchformer.train as T
+    import npformer.training.train as N
+    import torchformer.training.train as T
     task = MirrorTask(num_symbols=5, max_len=4)
     cfg = N.model_config_for(task, d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
                              num_decoder_layers=1, dtype="float64", dropout=0.0)
@@ -92,7 +92,7 @@ def test_twins_train_the_same_bert():
 
 
 def test_evaluation_does_not_depend_on_batch_size():
-    import npformer.train as N
+    import npformer.training.train as N
     task = MirrorTask(num_symbols=5, max_len=4)
     cfg = N.model_config_for(task, d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
                              dropout=0.0)
@@ -105,7 +105,7 @@ def test_evaluation_does_not_depend_on_batch_size():
 
 
 def test_training_lowers_the_masked_loss():
-    import npformer.train as N
+    import npformer.training.train as N
     task = MirrorTask(num_symbols=4, max_len=3)
     cfg = N.model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_encoder_layers=1,
                              dropout=0.0)
@@ -135,7 +135,7 @@ def test_cli_round_trip(tmp_path, capsys):
     code, _, err = run(["generate", ckpt, "ab#bz"], capsys)
     assert code == 2 and "unknown symbols" in err
     # resume: 4 steps saved + 2 more == 6 uninterrupted, bit for bit (the masks' draws included)
-    from npformer import checkpoint as ck
+    from npformer.io import checkpoint as ck
     full, resumed = str(tmp_path / "full.npz"), str(tmp_path / "resumed.npz")
     six = list(TINY)
     six[six.index("--steps") + 1] = "6"

@@ -4,11 +4,11 @@ first-layer input gradients, semantics of masks and pooling, determinism, dtypes
 import numpy as np
 import pytest
 
-from npformer.causal_lm import CausalLM
-from npformer.classifier import EncoderClassifier
-from npformer.dropout import Dropout
-from npformer.gradcheck import gradcheck
-from npformer.transformer import Transformer
+from npformer.models.causal_lm import CausalLM
+from npformer.models.classifier import EncoderClassifier
+from npformer.layers.dropout import Dropout
+from npformer.checks.gradcheck import gradcheck
+from npformer.models.transformer import Transformer
 
 from tests.npformer.layer_helpers import TOL, jitter, tiny_config
 

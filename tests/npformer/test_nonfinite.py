@@ -3,11 +3,10 @@ updated, and nothing corrupt is saved (the earlier checkpoint stays), in both tw
 import numpy as np
 import pytest
 
-import npformer.loss as np_loss
-from npformer import checkpoint as ck
-from npformer.cli import main
-from npformer.data import Task
-from npformer.train import TrainConfig
+import npformer.layers.loss as np_loss
+from npformer.cli.main import main
+from npformer.data.tasks import Task
+from npformer.training.train import TrainConfig
 
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "4",
         "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
@@ -45,7 +44,7 @@ def test_cli_stops_at_the_step_and_keeps_the_earlier_checkpoint(tmp_path, capsys
 
 
 def test_api_stops_before_updating_the_weights(monkeypatch):
-    import npformer.train as T
+    import npformer.training.train as T
     task = Task("reverse", num_symbols=4, max_len=3)
     model = T.build_model(T.model_config_for(task, d_model=8, num_heads=2, d_ff=8,
                                              num_encoder_layers=1, num_decoder_layers=1), task)
@@ -65,7 +64,7 @@ def test_api_stops_before_updating_the_weights(monkeypatch):
 
 def test_torch_twin_stops_too():
     torch = pytest.importorskip("torch")
-    import torchformer.train as T
+    import torchformer.training.train as T
     task = Task("reverse", num_symbols=4, max_len=3)
     model = T.build_model(T.model_config_for(task, d_model=8, num_heads=2, d_ff=8,
                                              num_encoder_layers=1, num_decoder_layers=1), task)

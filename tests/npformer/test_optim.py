@@ -1,4 +1,4 @@
-"""npformer.optim on its own: hand-computed updates, invariants, state round trips and bad input.
+"""npformer.optim.optimizers on its own: hand-computed updates, invariants, state round trips and bad input.
 
 The comparison with torch.optim itself (random hyper-parameters, several steps) is in
 parity_tests/test_optim_parity.py; here every expected number is worked out by hand in a comment.
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.module import Module, Parameter
-from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from npformer.layers.module import Module, Parameter
+from npformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 
 
 def param(values, dtype=np.float64) -> Parameter:
@@ -244,12 +244,12 @@ def test_adam_blocks_and_threads_do_not_change_the_result(make):
         for a, b in zip(results[0], other):
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(results[0][1], init[1])     # the parameters did move
-    from npformer import optim
+    from npformer.optim import optimizers as optim
     assert {2, 3} <= set(optim._POOLS)                    # the threaded path really ran
 
 
 def test_default_threads_follows_the_blas_limit(monkeypatch):
-    from npformer.optim import default_threads
+    from npformer.optim.optimizers import default_threads
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert default_threads() == 3
     assert Adam([param([1.0])]).threads == 3

@@ -1,5 +1,5 @@
 """Output paths checked before any work, no silent overwrite, write failures that keep the old file,
-fsync before rename, and stale temp files of dead processes removed (npformer.io and the CLI)."""
+fsync before rename, and stale temp files of dead processes removed (npformer.io.files and the CLI)."""
 import errno
 import os
 import subprocess
@@ -8,10 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-import npformer.io as nio
-import npformer.train as train_mod
-from npformer import checkpoint as ck
-from npformer.cli import main
+import npformer.io.files as nio
+import npformer.training.train as train_mod
+from npformer.io import checkpoint as ck
+from npformer.cli.main import main
 
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
         "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
@@ -169,7 +169,7 @@ def test_stale_temp_of_dead_process_removed_on_next_save(tmp_path):
 def test_kill_9_during_save_then_next_save_cleans_up(tmp_path):
     target = tmp_path / "m.npz"
     code = ("import os, signal, numpy as np\n"
-            "from npformer.io import atomic_write\n"
+            "from npformer.io.files import atomic_write\n"
             "def w(f):\n"
             "    f.write(b'x' * 100000); f.flush(); os.kill(os.getpid(), signal.SIGKILL)\n"
             f"atomic_write({str(target)!r}, w)\n")

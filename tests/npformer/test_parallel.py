@@ -1,14 +1,15 @@
-"""Data parallelism over threads (npformer.parallel): a step over K replicas equals the one-thread
+"""Data parallelism over threads (npformer.training.parallel): a step over K replicas equals the one-thread
 full-batch step (float64, 1e-12 relative), shards weighted by their token counts; dropout masks move
 between the two forms; several optimizer steps stay equal; bad arguments are named."""
 import numpy as np
 import pytest
 
-from npformer.data import make_batches, make_task
-from npformer.dropout import collect_dropout_masks, replay_dropout_masks
-from npformer.parallel import (MIN_ELEMENTS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
+from npformer.data.tasks import make_batches, make_task
+from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
+from npformer.training.parallel import (MIN_ELEMENTS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
                                make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
-from npformer.train import TrainConfig, _forward, _loss_fn, build_model, model_config_for, train
+from npformer.training.forward import model_forward
+from npformer.training.train import TrainConfig, _loss_fn, build_model, model_config_for, train
 
 RTOL = 1e-12
 
@@ -24,7 +25,7 @@ def _setup(task_name="reverse", dropout=0.0, batch_size=7, seed=0, **kw):
 
 
 def _plain_step(model, batch, loss_fn):
-    logits, targets = _forward(model, batch)
+    logits, targets = model_forward(model, batch)
     loss = float(loss_fn(logits, targets))
     model.zero_grad()
     model.backward(loss_fn.backward())
@@ -90,7 +91,7 @@ def test_equal_weights_would_differ():
     task, model, batch = _setup()
     loss_fn = _loss_fn(model, 0.0, False)
     loss1, _ = _plain_step(model, batch, loss_fn)
-    shard_losses = [float(loss_fn(*_forward(model, shard_batch(batch, lo, hi))))
+    shard_losses = [float(loss_fn(*model_forward(model, shard_batch(batch, lo, hi))))
                     for lo, hi in shard_bounds(7, 3)]
     assert abs(np.mean(shard_losses) - loss1) > 1e-6 * abs(loss1)
 
@@ -245,8 +246,8 @@ def test_choose_replicas():
 
 
 def test_cli_threads_trains_data_parallel(capsys):
-    from npformer.cli import main
-    from npformer.cli_guards import available_cpus
+    from npformer.cli.main import main
+    from npformer.cli.guards import available_cpus
     if available_cpus() < 2:
         pytest.skip("--threads 2 needs 2 CPUs (the CLI refuses more threads than CPUs)")
     argv = ["train", "--threads", "2", "--steps", "2", "--batch-size", "8", "--d-model", "8",
@@ -260,7 +261,7 @@ def test_cli_threads_trains_data_parallel(capsys):
         assert main(argv) == 0                                         # auto: d_model 8 is too thin
         assert "data parallelism" not in capsys.readouterr().out
     finally:
-        from npformer.cli import set_blas_threads
+        from npformer.cli.main import set_blas_threads
         set_blas_threads(1)
 
 
@@ -280,7 +281,7 @@ def test_inference_forward_equals_the_full_batch():
 def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
     import threading
 
-    from npformer.validation import SCAN_DEPTH, call_depth
+    from npformer.layers.validation import SCAN_DEPTH, call_depth
     task, model, batch = _setup()
     layer = model.encoder.layers[0]
     x = np.ones((2, 3, 16))
@@ -310,7 +311,7 @@ def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
         calls.append(shard.src.shape[0])
         if len(calls) == 2:
             raise ValueError("shard failed")
-        return _forward(m, shard)
+        return model_forward(m, shard)
 
     with DataParallel(model, 3, forward=forward, blas_threads=None) as dp:
         with pytest.raises(ValueError, match="shard failed"):
@@ -319,7 +320,7 @@ def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
 
 
 def test_causal_lm_task_trains_the_same():
-    from npformer.lm_data import ArithmeticTask
+    from npformer.data.lm_data import ArithmeticTask
     task = ArithmeticTask(max_number=20)
     cfg = model_config_for(task, d_model=16, num_heads=2, d_ff=32, num_decoder_layers=2,
                            num_encoder_layers=1, dropout=0.0, dtype="float64")

@@ -1,8 +1,8 @@
 """Parameter.grad bookkeeping: zero_grad() only marks the gradient, accumulate() overwrites or adds."""
 import numpy as np
 
-from npformer.linear import Linear
-from npformer.module import Parameter
+from npformer.layers.linear import Linear
+from npformer.layers.module import Parameter
 
 
 def test_accumulate_adds_and_zero_grad_restarts_the_sum():

@@ -1,14 +1,14 @@
-"""npformer.plots: files are written, labels are checked, a missing matplotlib says what to install."""
+"""npformer.training.plots: files are written, labels are checked, a missing matplotlib says what to install."""
 import builtins
 import sys
 
 import numpy as np
 import pytest
 
-from npformer import plots
-from npformer.config import TransformerConfig
-from npformer.data import Vocab
-from npformer.transformer import Transformer
+from npformer.training import plots
+from npformer.models.config import TransformerConfig
+from npformer.data.tasks import Vocab
+from npformer.models.transformer import Transformer
 
 
 def test_attention_maps_for_every_kind_layer_and_head(tmp_path):

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from npformer.config import TransformerConfig
-from npformer.gradcheck import check_pair, gradcheck
-from npformer.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
+from npformer.models.config import TransformerConfig
+from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
                                  make_positional, positional_backward, positional_forward,
                                  sinusoidal_table)
 

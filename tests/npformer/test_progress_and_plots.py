@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from npformer.cli import main
-from npformer.train import Progress
+from npformer.cli.main import main
+from npformer.training.train import Progress
 
 
 class FakeTTY(io.StringIO):
@@ -50,7 +50,7 @@ def test_tqdm_is_used_when_installed():
 
 def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
     pytest.importorskip("matplotlib")
-    from npformer import plots
+    from npformer.training import plots
     seen = {}
     real = plots.plot_loss_curve
 
@@ -67,7 +67,7 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("blocked, code, hint", [
     ("torch", "import torchformer", "pip install npformer[torch]"),
-    ("matplotlib", "from npformer import plots; plots._pyplot()", "pip install npformer[plots]"),
+    ("matplotlib", "from npformer.training import plots; plots._pyplot()", "pip install npformer[plots]"),
 ])
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os

@@ -6,7 +6,7 @@ accumulated `.grad` with finite differences of
 
     f = sum(forward(...) * g)
 
-computed HERE (not with npformer.gradcheck, so the check does not share code with what it checks).
+computed HERE (not with npformer.checks.gradcheck, so the check does not share code with what it checks).
 
 Finite differences: the fourth-order central stencil
 
@@ -14,7 +14,7 @@ Finite differences: the fourth-order central stencil
 
 Its truncation error is O(h^4) (~1e-16 here) and its rounding error ~ 1e-16 |f| / h (~1e-11), so the
 estimate sits orders of magnitude below the bound it is judged against (observed errors: 1e-13 to
-4e-9, the largest on key-projection biases, whose true gradient is zero, judged against the floor). A different stencil and step from npformer.gradcheck's (second order, h = 1e-5) on purpose.
+4e-9, the largest on key-projection biases, whose true gradient is zero, judged against the floor). A different stencil and step from npformer.checks.gradcheck's (second order, h = 1e-5) on purpose.
 h is small enough that no step of 2h crosses a ReLU kink at the seeds used here (with h = 1e-3 some
 ReLU models do cross one and disagree by 1e-2: a kink, not a bug). Entries are restored bit for bit.
 
@@ -745,7 +745,7 @@ def test_cross_entropy_module():
 
 
 # ==================================================================================================
-# npformer.gradcheck agrees with this check: passes the correct modules, fails the planted bugs
+# npformer.checks.gradcheck agrees with this check: passes the correct modules, fails the planted bugs
 # ==================================================================================================
 class ForgetfulLayerNorm(nf.LayerNorm):
     """Planted bug: backward drops the variance term of dL/dx."""
@@ -809,7 +809,7 @@ def agreement_cases():
 
 
 def run_both(factory):
-    """(this file's verdict, npformer.gradcheck's verdict) on a fresh module, same upstream g."""
+    """(this file's verdict, npformer.checks.gradcheck's verdict) on a fresh module, same upstream g."""
     m, args, kw, combine = factory()
     names = ["x"] if len(args) == 1 else ["query", "key", "value"]
     inputs = {n: a.copy() for n, a in zip(names, args)}
@@ -831,7 +831,7 @@ def test_npformer_gradcheck_agrees(name):
     assert report.max_error <= TOL and isinstance(report, nf.GradcheckReport)
     mine, theirs, errs, report = run_both(bad)
     assert not mine, f"this check missed the planted bug: {errs}"
-    assert not theirs, f"npformer.gradcheck missed the planted bug:\n{report}"
+    assert not theirs, f"npformer.checks.gradcheck missed the planted bug:\n{report}"
     with pytest.raises(AssertionError):
         report.raise_if_failed()
 

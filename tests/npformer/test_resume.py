@@ -3,10 +3,10 @@ dropout on so the dropout generator's position matters as much as the data order
 import numpy as np
 import pytest
 
-from npformer import checkpoint as ck
-from npformer.cli import main
-from npformer.data import Task, batch_iterator
-from npformer.resume import BatchStream, load_training_state
+from npformer.io import checkpoint as ck
+from npformer.cli.main import main
+from npformer.data.tasks import Task, batch_iterator
+from npformer.training.resume import BatchStream, load_training_state
 
 TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--batch-size", "4",
         "--eval-size", "4", "--max-len", "4", "--num-symbols", "5", "--examples", "0",
@@ -64,8 +64,8 @@ def test_batch_stream_is_batch_iterator_and_resumes():
 
 
 def test_resume_from_a_model_only_checkpoint_is_refused(tmp_path, capsys):
-    from npformer.transformer import Transformer
-    from npformer.config import TransformerConfig
+    from npformer.models.transformer import Transformer
+    from npformer.models.config import TransformerConfig
     p = tmp_path / "m.npz"
     ck.save_checkpoint(p, Transformer(TransformerConfig(d_model=8, num_heads=2, d_ff=8,
                                                         vocab_size=8, max_len=6)))

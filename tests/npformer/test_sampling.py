@@ -1,13 +1,13 @@
-"""npformer.sampling: the filters against hand-computed distributions, inverse-CDF choice, seeded
+"""npformer.decoding.sampling: the filters against hand-computed distributions, inverse-CDF choice, seeded
 reproducibility, top_k=1 == greedy, the KV cache not changing what a seed gives, the empirical
 distribution matching the filtered one, and argument errors named."""
 import numpy as np
 import pytest
 
-from npformer.causal_lm import CausalLM
-from npformer.config import TransformerConfig
-from npformer.generate import greedy_decode
-from npformer.sampling import choose, filter_logits, sample, sampling_probs
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
+from npformer.decoding.generate import greedy_decode
+from npformer.decoding.sampling import choose, filter_logits, sample, sampling_probs
 
 CFG = TransformerConfig(vocab_size=13, pad_id=0, d_model=16, num_heads=2, d_ff=32,
                         num_decoder_layers=2, num_encoder_layers=2, max_len=24, dtype="float64",

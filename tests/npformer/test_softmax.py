@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.gradcheck import check_pair
-from npformer.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
+from npformer.checks.gradcheck import check_pair
+from npformer.layers.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
                               softmax_forward)
 
 TOL = 1e-6

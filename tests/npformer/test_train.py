@@ -1,13 +1,13 @@
-"""Training and evaluation loops (npformer.train, torchformer.train): metrics on hand-made logits,
+"""Training and evaluation loops (npformer.training.train, torchformer.training.train): metrics on hand-made logits,
 short runs that must reduce the loss, the schedule's peak, bad configurations."""
 import math
 
 import numpy as np
 import pytest
 
-from npformer.config import TransformerConfig
-from npformer.data import BOS, EOS, PAD, make_batches, make_task
-from npformer.train import (TrainConfig, build_model, evaluate, model_config_for, peak_factor,
+from npformer.models.config import TransformerConfig
+from npformer.data.tasks import EOS, PAD, make_batches, make_task
+from npformer.training.train import (TrainConfig, build_model, evaluate, model_config_for, peak_factor,
                             sequence_matches, token_accuracy, train)
 
 
@@ -208,7 +208,7 @@ def test_peak_factor_and_model_config():
 # -- the torch twin ----------------------------------------------------------------------------------
 def test_torch_twin_short_run_reduces_the_loss():
     torch = pytest.importorskip("torch")
-    import torchformer.train as tt
+    import torchformer.training.train as tt
     task = make_task("copy", num_symbols=5, min_len=1, max_len=4)
     model = tt.build_model(_tiny(task), task, seed=0)
     res = tt.train(model, task, TrainConfig(steps=40, batch_size=16, lr=3e-3, warmup=10,

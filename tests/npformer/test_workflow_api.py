@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import npformer as nf
-from npformer.data import EOS, PAD
+from npformer.data.vocab import EOS, PAD
 
 API = ["save_checkpoint", "load_checkpoint", "load_model", "restore", "CheckpointError",
        "TrainState", "save_training_state", "load_training_state", "greedy_decode", "beam_search",

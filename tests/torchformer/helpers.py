@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.config import TransformerConfig
+from npformer.models.config import TransformerConfig
 
 FACTOR = 20
 FLOORS = {"float64": {"output": 1e-15, "grad": 5e-15}, "float32": {"output": 1e-6, "grad": 3e-6}}

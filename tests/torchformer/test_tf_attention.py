@@ -7,9 +7,9 @@ import torch
 import torch.nn.functional as F
 
 from tests.torchformer.helpers import assert_close, assert_grads_close, perturb, randn
-from torchformer.attention import (MultiHeadAttention, scaled_dot_product_attention, sdpa_explicit,
+from torchformer.layers.attention import (MultiHeadAttention, scaled_dot_product_attention, sdpa_explicit,
                                    sdpa_fast, set_need_weights)
-from torchformer.torch_nn import make_torch_nn_mha, mha_from_torch_nn, mha_to_torch_nn, \
+from torchformer.models.torch_nn import make_torch_nn_mha, mha_from_torch_nn, mha_to_torch_nn, \
     to_torch_nn_attn_mask
 
 

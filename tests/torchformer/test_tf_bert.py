@@ -1,14 +1,14 @@
-"""torchformer.bert beyond parity: the same argument errors as npformer (named, before any work),
+"""torchformer.models.bert beyond parity: the same argument errors as npformer (named, before any work),
 the first layer's input kept with its gradient, dropout only in training mode, the fused attention
 path (no weights requested) giving the eval logits of the explicit path, state_dict keys equal to
-npformer's, and torchformer.hub.to_transformers on a model built here."""
+npformer's, and torchformer.io.hub.to_transformers on a model built here."""
 import numpy as np
 import pytest
 import torch
 
-import npformer.bert as nb
+import npformer.models.bert as nb
 import torchformer as tf
-from npformer.config import bert_config
+from npformer.models.config import bert_config
 
 from tests.torchformer.helpers import assert_close
 
@@ -62,7 +62,7 @@ def test_keys_input_gradient_dropout_and_fused_path():
 
 def test_to_transformers_builds_an_equal_model():
     pytest.importorskip("transformers", reason="needs the [hf] extra")
-    from torchformer.hub import to_transformers
+    from torchformer.io.hub import to_transformers
 
     m = nb.BertForMaskedLM(cfg(dropout=0.0, attention_dropout=0.0), seed=2).eval()
     hf = to_transformers(m)

@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
-from torchformer import compile_ops
-from torchformer.causal_lm import CausalLM
-from torchformer.classifier import EncoderClassifier
-from torchformer.dropout import Dropout
-from torchformer.transformer import Transformer
+from torchformer.layers import compile_ops
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.layers.dropout import Dropout
+from torchformer.models.transformer import Transformer
 
 IDS = torch.tensor([[3, 5, 7, 2, 0], [4, 4, 9, 11, 12]])          # row 0 ends in padding
 
@@ -76,7 +76,7 @@ def test_compiled_outputs_and_gradients_equal_eager(cls, activation):
 def test_compiled_fully_masked_rows_stay_zero():
     """Under compile the empty-row check cannot run, so rows are always opened and zeroed: a fully
     masked query row still gives output 0 and passes no gradient."""
-    from torchformer.attention import MultiHeadAttention
+    from torchformer.layers.attention import MultiHeadAttention
     gen = torch.Generator().manual_seed(5)
     mha = MultiHeadAttention(16, 4, dtype="float64")
     perturb(mha, gen)

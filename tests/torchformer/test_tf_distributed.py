@@ -1,4 +1,4 @@
-"""torchformer.distributed: two CPU processes (gloo, DistributedDataParallel) train a float64 model
+"""torchformer.training.distributed: two CPU processes (gloo, DistributedDataParallel) train a float64 model
 for a few steps; their weights equal one process on the full batch, and npformer's thread-level
 DataParallel run, to rounding. Shards of rows with different lengths make equal weighting fail."""
 import os
@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
 
-from npformer.data import make_batches, make_task  # noqa: E402
-from npformer.train import TrainConfig, model_config_for  # noqa: E402
+from npformer.data.tasks import make_batches, make_task  # noqa: E402
+from npformer.training.train import TrainConfig, model_config_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STEPS, BATCH = 3, 7
@@ -24,8 +24,8 @@ WORKER = textwrap.dedent("""
     import sys, numpy as np, torch
     sys.path.insert(0, {root!r})
     from tests.torchformer.test_tf_distributed import setup
-    import torchformer.distributed as D
-    import torchformer.train as T
+    import torchformer.training.distributed as D
+    import torchformer.training.train as T
     torch.set_num_threads(1)
     dev = D.init("cpu", seed=0)
     task, cfg, tc, batches = setup()
@@ -87,7 +87,7 @@ def ddp_run(tmp_path_factory):
 
 
 def test_two_processes_equal_one_process_on_the_full_batch(ddp_run):
-    import torchformer.train as T
+    import torchformer.training.train as T
     assert int(ddp_run["world"]) == 2
     task, cfg, tc, batches = setup()
     model = T.build_model(cfg, task, seed=3)
@@ -98,7 +98,7 @@ def test_two_processes_equal_one_process_on_the_full_batch(ddp_run):
 
 
 def test_two_processes_equal_npformer_data_parallel(ddp_run):
-    from npformer.train import build_model, train
+    from npformer.training.train import build_model, train
     task, cfg, tc, batches = setup()
     model = build_model(cfg, task, seed=3)
     res = train(model, task, tc, batches=batches, replicas=2)
@@ -110,7 +110,7 @@ def test_shards_have_different_token_counts():
     """The equality above needs token weighting: in some batch the shards' shares of the counted
     target tokens are not 1/2 each, so a plain mean over the processes would give another gradient
     (checked: with the weighting removed, both tests above fail)."""
-    from npformer.parallel import shard_bounds
+    from npformer.training.parallel import shard_bounds
     _, _, _, batches = setup()
     shares = [int(b.tgt_lengths[:shard_bounds(BATCH, 2)[0][1]].sum()) / b.num_tokens
               for b in batches]
@@ -118,7 +118,7 @@ def test_shards_have_different_token_counts():
 
 
 def test_init_outside_torchrun_says_how_to_launch(monkeypatch):
-    import torchformer.distributed as D
+    import torchformer.training.distributed as D
     for v in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
         monkeypatch.delenv(v, raising=False)
     with pytest.raises(RuntimeError, match="torchrun"):
@@ -126,8 +126,8 @@ def test_init_outside_torchrun_says_how_to_launch(monkeypatch):
 
 
 def test_cli_refuses_options_it_cannot_forward():
-    from npformer.cli import build_parser
-    from torchformer.distributed import launch_from_cli
+    from npformer.cli.main import build_parser
+    from torchformer.training.distributed import launch_from_cli
     args = build_parser().parse_args(["train", "--backend", "torch", "--nproc", "2",
                                       "--norm-first"])
     with pytest.raises(ValueError, match="--norm-first"):

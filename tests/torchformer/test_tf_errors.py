@@ -6,19 +6,19 @@ import pytest
 import torch
 
 from tests.torchformer.helpers import small_config
-from torchformer.activations import Activation
-from torchformer.attention import MultiHeadAttention
-from torchformer.causal_lm import CausalLM
-from torchformer.classifier import EncoderClassifier
-from torchformer.decoder import DecoderLayer
-from torchformer.embedding import Embedding
-from torchformer.encoder import EncoderLayer
-from torchformer.layernorm import LayerNorm
-from torchformer.linear import Linear
-from torchformer.masks import causal_mask, combine_masks, padding_mask
-from torchformer.positional import SinusoidalPositionalEncoding
-from torchformer.transformer import Transformer
-from torchformer.validation import broadcasts_to
+from torchformer.layers.activations import Activation
+from torchformer.layers.attention import MultiHeadAttention
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.models.decoder import DecoderLayer
+from torchformer.layers.embedding import Embedding
+from torchformer.models.encoder import EncoderLayer
+from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.linear import Linear
+from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
+from torchformer.layers.positional import SinusoidalPositionalEncoding
+from torchformer.models.transformer import Transformer
+from torchformer.layers.validation import broadcasts_to
 
 C = small_config()
 X = torch.zeros(2, 3, 16, dtype=torch.float64)
@@ -93,7 +93,7 @@ def test_load_state_dict_rejects_bad_keys_without_partial_load():
     state["output_proj.bias"] = np.zeros(5)
     with pytest.raises(ValueError, match=r"output_proj.bias: expected shape \(13,\), got \(5,\)"):
         m.load_state_dict(state)
-    from torchformer.bridge import copy_weights
+    from torchformer.models.bridge import copy_weights
     with pytest.raises(ValueError, match="nothing was copied"):
         copy_weights(EncoderClassifier(C), m)
     assert all(torch.equal(v, before[k]) for k, v in m.state_dict().items())

@@ -8,21 +8,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import npformer.causal_lm as np_lm
-import npformer.classifier as np_cls
-import npformer.loss as np_loss
-import npformer.transformer as np_tr
-from npformer.dropout import collect_dropout_masks as np_collect
-from npformer.positional import sinusoidal_table as np_table
+import npformer.models.causal_lm as np_lm
+import npformer.models.classifier as np_cls
+import npformer.layers.loss as np_loss
+import npformer.models.transformer as np_tr
+from npformer.layers.dropout import collect_dropout_masks as np_collect
+from npformer.layers.positional import sinusoidal_table as np_table
 from tests.torchformer.helpers import assert_close, assert_grads_close, small_config
-from torchformer.attention import set_need_weights
-from torchformer.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
-from torchformer.causal_lm import CausalLM
-from torchformer.classifier import EncoderClassifier
-from torchformer.dropout import replay_dropout_masks
-from torchformer.loss import CrossEntropyLoss
-from torchformer.positional import sinusoidal_table
-from torchformer.transformer import Transformer
+from torchformer.layers.attention import set_need_weights
+from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.layers.dropout import replay_dropout_masks
+from torchformer.layers.loss import CrossEntropyLoss
+from torchformer.layers.positional import sinusoidal_table
+from torchformer.models.transformer import Transformer
 
 TWINS = {"Transformer": (np_tr.Transformer, Transformer),
          "EncoderClassifier": (np_cls.EncoderClassifier, EncoderClassifier),
@@ -139,9 +139,9 @@ def test_bridge_round_trip_dtype_ties_and_mode(name):
 
 
 def test_bridge_components():
-    from npformer.attention import MultiHeadAttention as NpMHA
-    from npformer.feedforward import PositionwiseFeedForward as NpFFN
-    from npformer.layernorm import LayerNorm as NpLN
+    from npformer.layers.attention import MultiHeadAttention as NpMHA
+    from npformer.layers.feedforward import PositionwiseFeedForward as NpFFN
+    from npformer.layers.layernorm import LayerNorm as NpLN
     rng = np.random.default_rng(0)
     for npm in (NpMHA(8, 2, dropout=0.1, bias=False, dtype="float64", rng=rng),
                 NpFFN(8, 12, "gelu", 0.2, True, "float32", rng), NpLN(8, 1e-6, "float64")):

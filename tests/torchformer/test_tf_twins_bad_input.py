@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
-import npformer.layernorm as np_ln
-import npformer.linear as np_lin
-import npformer.optim as np_optim
-import torchformer.layernorm as tf_ln
-import torchformer.linear as tf_lin
-import torchformer.optim as tf_optim
-from npformer.module import Parameter
+import npformer.layers.layernorm as np_ln
+import npformer.layers.linear as np_lin
+import npformer.optim.optimizers as np_optim
+import torchformer.layers.layernorm as tf_ln
+import torchformer.layers.linear as tf_lin
+import torchformer.optim.optimizers as tf_optim
+from npformer.layers.module import Parameter
 
 
 def pair():

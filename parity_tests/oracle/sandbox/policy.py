@@ -113,8 +113,8 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
     for name in list(sys.modules):
         # the harness's own package stays (its modules import each other lazily); a cached
         # parity_tests import is what the static scan is for
-        if _matches(name, forbidden) and _top(name) != "parity_tests" and name != "npformer.config":
-            del sys.modules[name]           # (npformer.config: see scrub)
+        if _matches(name, forbidden) and _top(name) != "parity_tests" and name != "npformer.models.config":
+            del sys.modules[name]           # (npformer.models.config: see scrub)
     harness = tuple(harness_dirs)
     skip = tuple(package_dirs)
 
@@ -146,7 +146,7 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
 
 def _forbidden_object(v, forbidden) -> bool:
     """A module, class or function of a forbidden package, or an instance of such a class
-    (npformer.config, plain settings, excepted)."""
+    (npformer.models.config, plain settings, excepted)."""
     import types
     try:
         if isinstance(v, types.ModuleType):
@@ -155,7 +155,7 @@ def _forbidden_object(v, forbidden) -> bool:
             name = getattr(v, "__module__", "")
         else:
             name = type(v).__module__
-        return isinstance(name, str) and _matches(name, forbidden) and name != "npformer.config"
+        return isinstance(name, str) and _matches(name, forbidden) and name != "npformer.models.config"
     except Exception:  # noqa: BLE001
         return False
 
@@ -164,7 +164,7 @@ def scrub(forbidden, root: str) -> list[str]:
     """Child, before the submission loads: take the reference out of this process's memory (the
     harness imported it; a submission could reach it through sys.modules or the garbage collector
     without an import) and return the folders its source lives in (to be made unreadable).
-    `npformer.config` (plain settings, no computation) stays importable for the harness."""
+    `npformer.models.config` (plain settings, no computation) stays importable for the harness."""
     import gc
 
     forbidden = tuple(f for f in forbidden if _top(f) != "parity_tests")
@@ -182,7 +182,7 @@ def scrub(forbidden, root: str) -> list[str]:
                 dirs.update(spec.submodule_search_locations)
             elif spec is not None and spec.origin:
                 dirs.add(os.path.dirname(spec.origin))
-    keep = sys.modules.get("npformer.config") if "npformer" in forbidden else None
+    keep = sys.modules.get("npformer.models.config") if "npformer" in forbidden else None
     for name in [m for m in list(sys.modules) if _matches(m, forbidden)]:
         del sys.modules[name]
     for mname, mod in list(sys.modules.items()):
@@ -192,8 +192,8 @@ def scrub(forbidden, root: str) -> list[str]:
         for k, v in list(d.items()):
             if _forbidden_object(v, forbidden):
                 d[k] = None                     # the parent's copy of the harness keeps its own
-    if keep is not None:        # `from npformer.config import X` finds it without its package
-        sys.modules["npformer.config"] = keep
+    if keep is not None:        # `from npformer.models.config import X` finds it without its package
+        sys.modules["npformer.models.config"] = keep
     gc.collect()
     hidden = sorted({os.path.realpath(p) for p in dirs if os.path.isdir(p)})
     STATE["hidden"] = tuple(hidden)       # the audit hook refuses (and records) reading them
@@ -210,4 +210,4 @@ def reference_left(forbidden) -> int:
     return sum(1 for o in gc.get_objects()
                if isinstance(o, (types.FunctionType, type)) and
                _matches(str(getattr(o, "__module__", "")), forbidden)
-               and getattr(o, "__module__", "") != "npformer.config")
+               and getattr(o, "__module__", "") != "npformer.models.config")

@@ -1,0 +1,174 @@
+"""Checks of option combinations for npformer/cli.py that need more than one argument's type.
+
+    given_options(parser, argv, command)   the option names the user typed (not defaults)
+    refuse_fixed_on_resume(args)           `train --resume CKPT --task lm ...` is an error, not a
+                                           silently ignored option: a resumed run keeps the task,
+                                           model and optimisation settings saved in CKPT
+    check_nproc(args)                      `--nproc N` at most the CPU cores (device cpu) or GPUs
+    check_threads(args)                    `--threads N` at most the CPUs this process may use
+    sigterm_as_interrupt(), interrupted_message(args, exc)
+                                           Ctrl-C and SIGTERM: one line saying what was (not) saved
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+
+__all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
+           "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
+           "interrupted_message", "check_distinct_outputs", "check_fits_memory"]
+
+# `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
+FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
+                   "d_model", "heads", "d_ff", "layers", "encoder_layers", "decoder_layers",
+                   "dropout", "activation", "norm_first", "positional", "dtype", "batch_size", "lr",
+                   "warmup", "label_smoothing", "clip_norm", "seed")
+
+class _Unset(list):
+    """The marker: a list, so that `action="append"` copies it (a new object: given)."""
+
+
+_UNSET = _Unset()
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:                       # the one _SubParsersAction
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None
+
+
+def given_options(parser: argparse.ArgumentParser, argv: list[str], command: str) -> dict:
+    """{dest: option string} of the options of `command` present on the command line.
+
+    Parsed again by the command's own parser into a namespace pre-filled with a marker: argparse
+    sets only the options it sees, so abbreviations (`--ta`) and `--opt=value` count too."""
+    sub = _subparser(parser, command)
+    if sub is None or command not in argv:
+        return {}
+    rest = argv[argv.index(command) + 1:]                # the top-level parser has no other args
+    counted = [a for a in sub._actions if isinstance(a, argparse._CountAction)]
+    ns = argparse.Namespace(**{a.dest: (None if a in counted else _UNSET) for a in sub._actions})
+    try:
+        sub.parse_known_args(rest, ns)                   # parsed once already: cannot fail here
+    except (SystemExit, Exception):  # noqa: BLE001 - never turn a valid command into a crash
+        return {}
+    names = {a.dest: (a.option_strings or [a.dest])[-1] for a in sub._actions}
+    unset = {a.dest for a in counted if getattr(ns, a.dest) is None}
+    return {d: names[d] for d, v in vars(ns).items()
+            if v is not _UNSET and d not in unset and d in names}
+
+
+def refuse_fixed_on_resume(args) -> None:
+    """ValueError naming the first task/model/optimisation option given together with --resume."""
+    given = getattr(args, "given", {}) or {}
+    clash = [given[d] for d in FIXED_ON_RESUME if d in given]
+    if clash:
+        raise ValueError(f"{clash[0]}: not allowed with --resume {args.resume}: a resumed run keeps "
+                         f"the task, model and optimisation settings saved in the checkpoint "
+                         f"(got {', '.join(clash)}); drop them, or start a new run without "
+                         f"--resume")
+
+
+def available_cpus() -> int:
+    """Logical CPUs this process may run on (its affinity mask where the OS has one)."""
+    have = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return int(have or 1)
+
+
+def check_threads(args) -> None:
+    """`--threads N` at most the CPUs this process may use: more only oversubscribes the cores
+    (a typo like --threads 100000 made a 0.1 s run take minutes)."""
+    n = getattr(args, "threads", None)
+    if n is not None and n > available_cpus():
+        raise ValueError(f"--threads: expected at most {available_cpus()} (the logical CPUs "
+                         f"available to this process), got {n}")
+
+
+def check_nproc(args) -> None:
+    """`--nproc N` within what the machine has: CPU cores for --device cpu, GPUs for cuda."""
+    n = args.nproc
+    if n <= 1:
+        return
+    device = str(getattr(args, "device", "cpu") or "cpu")
+    if device.startswith("cuda"):
+        import torch
+        have, what = torch.cuda.device_count(), "CUDA devices"
+    else:
+        have, what = available_cpus(), "CPU cores available to this process"
+    if n > have:
+        raise ValueError(f"--nproc: expected at most {have} ({what}), got {n}")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM turned into an exception, so that a run stops the way Ctrl-C stops it: temp files
+    removed (npformer.io.files.atomic_write cleans up on any exception), a one-line message, no traceback."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """While the block runs, SIGTERM raises Terminated (restored afterwards; main thread only)."""
+    def handler(signum, frame):
+        raise Terminated()
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):        # not the main thread, or no SIGTERM
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
+    """(the line to print, the exit status) for Ctrl-C (130) or SIGTERM (143)."""
+    what, code = ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else \
+        ("interrupted (Ctrl-C)", 130)
+    save = getattr(args, "save", None)
+    if getattr(args, "saved", None):
+        what += f": the checkpoint {args.saved} was saved complete before the interruption"
+    elif getattr(args, "command", None) == "train" and save:
+        kept = "an earlier file there is unchanged" if os.path.exists(save) else "nothing was saved"
+        what += (f": the run stopped before its end, so --save {save} was not written ({kept}); "
+                 f"run again, or save shorter runs and continue them with --resume")
+    return what, code
+
+
+def check_distinct_outputs(args) -> None:
+    """`train --save X --plot X`: the plot folder would be created at X and the checkpoint, written
+    after the whole run, would then fail on it. Refused before any folder is made."""
+    save, plot = getattr(args, "save", None), getattr(args, "plot", None)
+    if save and plot and os.path.abspath(save) == os.path.abspath(plot):
+        raise ValueError(f"--plot {plot}: expected a folder other than --save's file path, got the "
+                         f"same path")
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_memory(args) -> None:
+    """`train` sizes whose single largest array cannot exist on this machine, refused before the
+    model is built (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then
+    fail): one layer's attention weights of a training batch, (batch, heads, T, T) with T >=
+    --max-len, and the positional table (--max-len, --d-model). A lower bound: what passes may still
+    not fit (the MemoryError handler in cli.main then reports it in one line)."""
+    mem = _physical_memory()
+    if not mem or getattr(args, "task", None) == "lm":  # --task lm sizes its rows by --max-number
+        return
+    item = 8 if getattr(args, "dtype", "float32") == "float64" else 4
+    T = int(args.max_len)
+    need = {"one attention-weight array (batch, heads, T, T)": args.batch_size * args.heads * T * T,
+            "the positional table (max_len, d_model)": T * args.d_model}
+    for what, n in need.items():
+        if n * item > mem:
+            raise ValueError(f"--max-len {args.max_len} with --batch-size {args.batch_size}, "
+                             f"--heads {args.heads}, --d-model {args.d_model}: {what} alone needs "
+                             f"{n * item / 2 ** 30:,.0f} GiB, more than this machine's "
+                             f"{mem / 2 ** 30:,.0f} GiB")

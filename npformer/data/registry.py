@@ -1,0 +1,35 @@
+"""Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks) and the
+language-model tasks (npformer.data.lm_data, npformer.data.mlm_data), built from a checkpoint's
+metadata or the command line's fields."""
+from __future__ import annotations
+
+from npformer.data.lm_data import ArithmeticTask
+from npformer.data.mlm_data import MirrorTask
+from npformer.data.tasks import Task
+
+_LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
+              "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
+
+
+def is_lm_task(task) -> bool:
+    return bool(getattr(task, "is_lm", False))
+
+
+def make_any_task(**fields):
+    """A data.Task or a language-model task from a name and fields (a checkpoint's metadata or the
+    command line's). Fields the chosen task does not have are dropped when they are only the
+    seq2seq defaults; a language-model field given to a seq2seq task is an error naming it."""
+    name = fields.get("name", "reverse")
+    if name in _LM_FIELDS:
+        if name == "mlm" and fields.get("max_number") is not None:
+            raise ValueError("--max-number: only for --task lm, got it with --task mlm")
+        keep = {k: v for k, v in fields.items() if k in _LM_FIELDS[name] and v is not None}
+        if name == "mlm":
+            return MirrorTask(name=name, **keep)
+        return ArithmeticTask(name=name, **keep)
+    extra = [k for k in ("max_number",) if fields.get(k) is not None]
+    if extra:
+        raise ValueError(f"--{extra[0].replace('_', '-')}: only for --task lm, got it with "
+                         f"--task {name}")
+    fields.pop("max_number", None)
+    return Task(**fields)

@@ -1,0 +1,415 @@
+"""Inference: greedy decoding and beam search, batched, with or without the key/value cache.
+
+Two kinds of model, one loop:
+
+  Transformer   encode the source once; the decoder starts from BOS and adds one token per step.
+  CausalLM      continue prompts (B, P) right-padded with pad_id (or with explicit `prompt_lengths`).
+                Rows of different lengths share the batch: the loop starts at the shortest prompt and,
+                while a row is still inside its own prompt, the next token is forced to the prompt's
+                (its log-probability not counted), so every row gets exactly what it would get alone.
+
+Each step feeds the model either only the new tokens, with the per-layer caches and `offset`
+(`use_cache=True`: keys/values of earlier positions are reused, cross-attention keys/values are
+projected once), or the whole prefix again (`use_cache=False`). Both give the same tokens and, to
+rounding, the same logits. The decoder self-attention mask is passed explicitly (causal, bottom-right
+aligned when cached); generated sequences never contain PAD (a finished row keeps being fed EOS), so no
+padding mask is needed on the target side.
+
+Beam search (beam_size K, beams folded into the batch as B*K rows):
+  * every step, each of the B items looks at its K*V candidates (beam score + log p(token)) in order;
+    an EOS candidate among the top K becomes a finished hypothesis, the best K non-EOS candidates
+    stay alive (the GNMT / Hugging Face rule, so beam_size=1 with length_penalty=0 is greedy);
+  * finished hypotheses are kept in a per-item store of the K best, ranked by
+        score / lp(L),   lp(L) = ((5 + L) / 6) ** alpha          (GNMT, Wu et al. 2016)
+    with L the generated length including EOS and alpha = `length_penalty` (0: raw log-probability);
+  * an item stops when its store is full and no alive beam can still beat the worst stored one
+    (alive scores only fall, so the best they can reach is score / lp(max_new_tokens)); when the
+    length budget runs out, alive beams enter the store without EOS.
+No Python loop runs over the batch or the beams: loops are over time steps only.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.data.vocab import BOS, EOS, PAD
+from npformer.layers.masks import causal_mask, padding_mask
+from npformer.layers.validation import check_ids
+
+__all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "beam_search", "length_penalty",
+           "check_source_eos",
+           "reorder_caches", "new_caches"]
+
+
+class GenerateOutput(NamedTuple):
+    """Greedy result. tokens (B, N): generated ids (EOS included, PAD after it); lengths (B,):
+    generated tokens counting EOS; scores (B,): summed log-probabilities; logits (B, N, V): the
+    logits each generated token was chosen from (rows past their end hold the logits computed for the
+    EOS fed there)."""
+    tokens: np.ndarray
+    lengths: np.ndarray
+    scores: np.ndarray
+    logits: np.ndarray
+
+
+class BeamOutput(NamedTuple):
+    """Beam result. tokens (B, N), lengths (B,), scores (B,): the best hypothesis per item (score =
+    normalised by the length penalty); beams (B, K, N), beam_lengths (B, K), beam_scores (B, K): all K
+    kept hypotheses, best first."""
+    tokens: np.ndarray
+    lengths: np.ndarray
+    scores: np.ndarray
+    beams: np.ndarray
+    beam_lengths: np.ndarray
+    beam_scores: np.ndarray
+
+
+def length_penalty(length, alpha: float) -> np.ndarray:
+    """GNMT's lp(L) = ((5 + L) / 6) ** alpha (1 for alpha = 0)."""
+    return ((5.0 + np.asarray(length, dtype=np.float64)) / 6.0) ** alpha
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    """Stable log-softmax over the last axis, (N, V) -> (N, V), same dtype."""
+    m = x.max(axis=-1, keepdims=True)                                  # (N, 1)
+    z = x - m                                                          # (N, V)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))           # (N, V)
+
+
+def new_caches(model) -> list:
+    """Empty per-layer caches for incremental decoding: [{} for every decoder layer]."""
+    return [{} for _ in range(len(model.decoder.layers))]
+
+
+def reorder_caches(caches, index: np.ndarray) -> None:
+    """Re-index every cached array along its batch axis (beam search follows its surviving beams)."""
+    def visit(d: dict) -> None:
+        for key, v in d.items():
+            if isinstance(v, dict):
+                visit(v)
+            elif isinstance(v, np.ndarray):
+                d[key] = v[index]                                      # (N, ...) rows reordered
+    for layer in caches:
+        visit(layer)
+
+
+# ---------------------------------------------------------------------------------------------------
+# one interface over both models: "logits of the next token after seq[:, :p]"
+# ---------------------------------------------------------------------------------------------------
+class _Stepper:
+    """Feeds a growing (N, p) prefix to the model and returns the next-token logits (N, V)."""
+
+    def __init__(self, model, use_cache: bool):
+        self.model, self.use_cache = model, use_cache
+        self.caches = new_caches(model) if use_cache else None
+        self.fed = 0                                                    # positions in the caches
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray, offset: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, seq: np.ndarray, p: int) -> np.ndarray:
+        if self.use_cache:
+            new = seq[:, self.fed:p]                                    # (N, p - fed) unseen tokens
+            logits = self._run(new, causal_mask(p - self.fed, p), self.fed)  # (N, p - fed, V)
+            self.fed = p
+        else:
+            logits = self._run(seq[:, :p], causal_mask(p), 0)          # (N, p, V)
+        return logits[:, -1]                                           # (N, V)
+
+    def reorder(self, index: np.ndarray) -> None:
+        if self.caches is not None:
+            reorder_caches(self.caches, index)
+
+
+class _Seq2SeqStepper(_Stepper):
+    def __init__(self, model, memory: np.ndarray, src_mask, use_cache: bool):
+        super().__init__(model, use_cache)
+        self.memory, self.src_mask = memory, src_mask                   # (N, S, D), (N, 1, 1, S)
+
+    def _run(self, ids, mask, offset):
+        return self.model.decode(ids, self.memory, self.src_mask, mask, caches=self.caches,
+                                 offset=offset)
+
+
+class _LMStepper(_Stepper):
+    def _run(self, ids, mask, offset):
+        if self.caches is None:
+            return self.model(ids, mask)
+        return self.model(ids, mask, caches=self.caches, offset=offset)
+
+
+def check_source_eos(src: np.ndarray, eos_id: int | None, pad_id: int | None) -> None:
+    """Refuse sources whose last real token is not EOS (decoding them gives wrong answers silently:
+    the models learn from sources that end with EOS, as npformer.data.tasks builds them). Skipped when
+    eos_id is None."""
+    if eos_id is None:
+        return
+    real = src != pad_id if pad_id is not None else np.ones(src.shape, dtype=bool)   # (B, S)
+    last = real.shape[1] - 1 - np.argmax(real[:, ::-1], axis=1)                      # (B,)
+    ends = src[np.arange(src.shape[0]), last] == eos_id                              # (B,)
+    bad = np.nonzero(~ends | ~real.any(axis=1))[0]
+    if bad.size:
+        raise ValueError(f"src: rows {bad[:8].tolist()} do not end with EOS (id {eos_id}) before "
+                         f"their padding; sources must end with EOS as in training (npformer.data.tasks "
+                         f"appends it: ids + [EOS]); append it, or pass eos_id=None to decode "
+                         f"without this check")
+
+
+def _is_seq2seq(model) -> bool:
+    return hasattr(model, "encode") and hasattr(model, "decode")
+
+
+def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
+           eos_id=None):
+    """Common start: (stepper, seq (B*repeat, total), start (B,), N, B)."""
+    c = model.config
+    if not hasattr(model, "decoder"):
+        raise TypeError(f"model: expected a Transformer or CausalLM, got {type(model).__name__}")
+    if not isinstance(use_cache, bool):
+        raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
+    if _is_seq2seq(model):
+        src = check_ids("src", inputs, c.src_vocab, ndim=2)
+        if src.shape[0] < 1 or src.shape[1] < 1:
+            raise ValueError(f"src: expected a non-empty (batch, seq) array, got shape {src.shape}")
+        if prompt_lengths is not None:
+            raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
+        check_source_eos(src, eos_id, c.pad_id)
+        B = src.shape[0]
+        src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
+        memory = model.encode(src, src_mask)                                   # (B, S, D)
+        memory = np.repeat(memory, repeat, axis=0)                             # (B*K, S, D)
+        if src_mask is not None:
+            src_mask = np.repeat(src_mask, repeat, axis=0)                     # (B*K, 1, 1, S)
+        start = np.ones(B, dtype=np.int64)                                     # BOS only
+        prompt = np.full((B, 1), bos_id, dtype=np.int64)                       # (B, 1)
+        stepper = _Seq2SeqStepper(model, memory, src_mask, use_cache)
+    else:
+        prompt = check_ids("prompts", inputs, c.vocab_size, ndim=2).astype(np.int64)
+        B, P = prompt.shape
+        if B < 1 or P < 1:
+            raise ValueError(f"prompts: expected a non-empty (batch, seq) array, got shape {prompt.shape}")
+        if prompt_lengths is None:
+            start = (prompt != c.pad_id).sum(axis=1) if c.pad_id is not None else np.full(B, P)
+        else:
+            start = np.asarray(prompt_lengths)
+            if start.shape != (B,) or not np.issubdtype(start.dtype, np.integer):
+                raise ValueError(f"prompt_lengths: expected {B} integers, got {start!r}")
+        start = start.astype(np.int64)
+        if start.min() < 1 or start.max() > P:
+            raise ValueError(f"prompt_lengths: expected every prompt to hold 1..{P} tokens, got "
+                             f"lengths in [{start.min()}, {start.max()}]")
+        stepper = _LMStepper(model, use_cache)
+    limit = c.max_len + 1 - int(start.max())            # the last fed prefix is start + N - 1 long
+    if max_new_tokens is None:
+        max_new_tokens = limit
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) \
+            or not 1 <= max_new_tokens <= limit:
+        raise ValueError(f"max_new_tokens: expected an int in [1, {limit}] (max_len={c.max_len} "
+                         f"minus the longest prompt + 1), got {max_new_tokens!r}")
+    N = int(max_new_tokens)
+    total = int(start.max()) + N
+    seq = np.full((B, total), PAD, dtype=np.int64)                             # (B, total)
+    w = min(prompt.shape[1], total)                     # trailing PAD columns may reach past total
+    seq[:, :w] = prompt[:, :w]
+    seq = np.repeat(seq, repeat, axis=0)                                       # (B*K, total)
+    return stepper, seq, start, N, B
+
+
+def suppressed_ids(model, suppress_ids, bos_id) -> list[int]:
+    """Token ids never generated: default PAD and (Transformer) BOS; () allows everything."""
+    c = model.config
+    vocab = c.tgt_vocab if _is_seq2seq(model) else c.vocab_size
+    if suppress_ids is None:
+        ids = [] if c.pad_id is None else [c.pad_id]
+        if _is_seq2seq(model):
+            ids.append(bos_id)
+        return sorted(set(ids))
+    ids = [int(i) for i in suppress_ids]
+    bad = [i for i in ids if not 0 <= i < vocab]
+    if bad:
+        raise ValueError(f"suppress_ids: expected token ids in [0, {vocab}), got {bad}")
+    return sorted(set(ids))
+
+
+# ---------------------------------------------------------------------------------------------------
+# greedy
+# ---------------------------------------------------------------------------------------------------
+def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache: bool = True,
+                  eos_id: int | None = EOS, bos_id: int = BOS, prompt_lengths=None,
+                  suppress_ids=None) -> GenerateOutput:
+    """Pick the most probable token at every step, for the whole batch at once.
+
+    model           npformer Transformer (inputs = src (B, S) ids, PAD-padded) or CausalLM
+                    (inputs = prompts (B, P), right-padded with pad_id)
+    max_new_tokens  generated tokens at most (default: as many as max_len allows)
+    use_cache       True: feed only the new token with the per-layer KV caches; False: the whole
+                    prefix every step (same tokens, same logits to rounding)
+    eos_id          ends a row (None: every row runs to max_new_tokens)
+    bos_id          the decoder's first token (Transformer)
+    prompt_lengths  (B,) CausalLM prompt lengths (default: the non-pad_id tokens of each row)
+    suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer); their logits
+                    still count in the log-softmax of the scores
+    """
+    def argmax(allowed: np.ndarray) -> np.ndarray:                              # (B, V) -> (B,)
+        return allowed.argmax(axis=-1)
+    return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
+                       eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
+                       suppress_ids=suppress_ids)
+
+
+def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: bool,
+                eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids) -> GenerateOutput:
+    """The step loop shared by greedy decoding and sampling (npformer.decoding.sampling): one token per row
+    per step, `pick(allowed)` choosing it from the logits (B, V) with suppressed ids at -inf."""
+    was_training = model.training
+    model.eval()
+    try:
+        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, 1,
+                                           use_cache, eos_id)
+        banned = suppressed_ids(model, suppress_ids, bos_id)
+        rows = np.arange(B)                                                     # (B,)
+        finished = np.zeros(B, dtype=bool)                                      # (B,)
+        scores = np.zeros(B, dtype=np.float64)                                  # (B,)
+        lengths = np.zeros(B, dtype=np.int64)                                   # (B,)
+        tokens = np.full((B, N), PAD, dtype=np.int64)                           # (B, N)
+        out_logits = None
+        for p in range(int(start.min()), int(start.max()) + N):
+            logits = stepper(seq, p)                                            # (B, V)
+            if out_logits is None:
+                if len(banned) >= logits.shape[-1]:
+                    raise ValueError(f"suppress_ids: leaves no token to choose (all "
+                                     f"{logits.shape[-1]} ids suppressed)")
+                out_logits = np.zeros((B, N, logits.shape[-1]), dtype=logits.dtype)  # (B, N, V)
+            g = p - start                                                       # (B,) generated index
+            gen = (g >= 0) & (g < N)                                            # (B,) rows generating
+            allowed = logits.copy()                                             # (B, V)
+            allowed[:, banned] = -np.inf                                        # never PAD / BOS
+            choice = pick(allowed)                                              # (B,)
+            logp = _log_softmax(logits.astype(np.float64))[rows, choice]       # (B,)
+            live = gen & ~finished                                              # (B,)
+            gi = np.clip(g, 0, N - 1)                                           # (B,)
+            out_logits[rows[gen], gi[gen]] = logits[gen]                        # (B, N, V)
+            tokens[rows[live], gi[live]] = choice[live]
+            scores += np.where(live, logp, 0.0)
+            lengths += live
+            if eos_id is not None:
+                finished |= live & (choice == eos_id)
+            finished |= gen & (g == N - 1)                                      # budget used up
+            fed = np.where(g < 0, seq[:, p], choice)                            # prompt forces
+            fed = np.where(finished & (g >= 0), EOS if eos_id is None else eos_id, fed)
+            seq[:, p] = fed
+            if finished.all():
+                break
+    finally:
+        model.train(was_training)
+    return GenerateOutput(tokens, lengths, scores, out_logits)
+
+
+# ---------------------------------------------------------------------------------------------------
+# beam search
+# ---------------------------------------------------------------------------------------------------
+def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: float = 0.6,
+                max_new_tokens: int | None = None, use_cache: bool = True, eos_id: int | None = EOS,
+                bos_id: int = BOS, prompt_lengths=None, suppress_ids=None,
+                early_stopping: bool = True) -> BeamOutput:
+    """Beam search with GNMT length penalty; see the module docstring for the exact rules.
+
+    beam_size K >= 1; length_penalty_alpha >= 0 (0: rank by summed log-probability); the other
+    arguments as in greedy_decode.
+    early_stopping  stop an item as soon as no alive beam can beat its K stored hypotheses (the bound
+                    is exact, so this never changes the result); False runs every item to the budget.
+    """
+    if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
+        raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
+    alpha = length_penalty_alpha
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < np.inf:
+        raise ValueError(f"length_penalty_alpha: expected a float >= 0, got {alpha!r}")
+    K = int(beam_size)
+    was_training = model.training
+    model.eval()
+    try:
+        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
+                                           use_cache, eos_id)
+        banned = suppressed_ids(model, suppress_ids, bos_id)
+        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
+                         bool(early_stopping))
+    finally:
+        model.train(was_training)
+    return out
+
+
+def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:
+    total = seq.shape[1]
+    bi = np.arange(B)[:, None]                                              # (B, 1) item index
+    seq = seq.reshape(B, K, total)                                          # (B, K, total)
+    alive = np.full((B, K), -np.inf)                                        # (B, K) raw scores
+    alive[:, 0] = 0.0                                                       # one live beam at first
+    gen = np.full((B, K, N), PAD, dtype=np.int64)                           # (B, K, N) generated
+    fin_tok = np.full((B, K, N), PAD, dtype=np.int64)                       # (B, K, N) finished store
+    fin_len = np.zeros((B, K), dtype=np.int64)                              # (B, K)
+    fin_score = np.full((B, K), -np.inf)                                    # (B, K) normalised
+    done = np.zeros(B, dtype=bool)                                          # (B,)
+    bound_lp = float(length_penalty(N, alpha))
+
+    def store(cand_tok, cand_len, cand_score):
+        """Merge candidates (B, M, N), (B, M), (B, M) into the K-best store (done items frozen)."""
+        nonlocal fin_tok, fin_len, fin_score
+        cand_score = np.where(done[:, None], -np.inf, cand_score)           # (B, M)
+        all_s = np.concatenate([fin_score, cand_score], axis=1)             # (B, K + M)
+        order = np.argsort(-all_s, axis=1, kind="stable")[:, :K]            # (B, K) best first
+        fin_score = np.take_along_axis(all_s, order, axis=1)                # (B, K)
+        fin_len = np.take_along_axis(np.concatenate([fin_len, cand_len], 1), order, axis=1)
+        fin_tok = np.concatenate([fin_tok, cand_tok], axis=1)[bi, order]    # (B, K, N)
+
+    for p in range(int(start.min()), total):
+        logits = stepper(seq.reshape(B * K, total), p)                      # (B*K, V)
+        V = logits.shape[-1]
+        logp = _log_softmax(logits.astype(np.float64)).reshape(B, K, V)    # (B, K, V)
+        logp[:, :, banned] = -np.inf                                        # never PAD / BOS
+        g = p - start                                                       # (B,) generated index
+        forced = g < 0                                                      # (B,) inside the prompt
+        if forced.any():                                                    # only the prompt token
+            onehot = np.arange(V)[None, None, :] == seq[:, :, p][:, :, None]  # (B, K, V)
+            logp = np.where(forced[:, None, None], np.where(onehot, 0.0, -np.inf), logp)
+        cand = (alive[:, :, None] + logp).reshape(B, K * V)                 # (B, K*V)
+        M = min(2 * K, K * V)
+        order = np.argsort(-cand, axis=1, kind="stable")[:, :M]             # (B, M) best first
+        top = np.take_along_axis(cand, order, axis=1)                       # (B, M)
+        src_beam, tok = order // V, order % V                               # (B, M) each
+        is_eos = (tok == eos_id) & ~forced[:, None] if eos_id is not None else \
+            np.zeros_like(tok, dtype=bool)                                  # (B, M)
+        gi = np.clip(g, 0, N - 1)                                           # (B,)
+        # hypotheses ending here: EOS ranked among the top K
+        new_fin = is_eos & (np.arange(M)[None, :] < K) & np.isfinite(top)   # (B, M)
+        if new_fin.any():
+            hyp = gen[bi, src_beam]                                         # (B, M, N)
+            hyp[np.arange(B)[:, None], np.arange(M)[None, :], gi[:, None]] = eos_id
+            hyp_len = np.broadcast_to(gi[:, None] + 1, (B, M))              # (B, M)
+            norm = top / length_penalty(hyp_len, alpha)                     # (B, M)
+            store(hyp, hyp_len, np.where(new_fin, norm, -np.inf))
+        # the K best non-EOS candidates stay alive
+        keep = np.argsort(is_eos, axis=1, kind="stable")[:, :K]             # (B, K) positions in M
+        beam = np.take_along_axis(src_beam, keep, axis=1)                   # (B, K) parent beams
+        new_tok = np.take_along_axis(tok, keep, axis=1)                     # (B, K)
+        alive = np.take_along_axis(top, keep, axis=1)                       # (B, K)
+        seq = seq[bi, beam]                                                 # (B, K, total)
+        gen = gen[bi, beam]                                                 # (B, K, N)
+        stepper.reorder((bi * K + beam).reshape(-1))                        # caches follow
+        seq[:, :, p] = new_tok
+        writing = ~forced                                                   # (B,)
+        gen[np.arange(B)[writing], :, gi[writing]] = new_tok[writing]
+        # budget used up: alive beams become hypotheses (no EOS)
+        last = ~forced & (g == N - 1) & ~done                               # (B,)
+        if last.any():
+            norm = alive / bound_lp                                         # (B, K)
+            store(gen.copy(), np.full((B, K), N), np.where(last[:, None], norm, -np.inf))
+            done |= last
+        # an item is done when its store is full and no alive beam can beat the worst kept one
+        best_possible = alive.max(axis=1) / bound_lp                        # (B,)
+        if early:
+            done |= np.isfinite(fin_score[:, -1]) & (best_possible <= fin_score[:, -1])
+        done |= ~np.isfinite(alive.max(axis=1)) & ~forced                   # nothing left alive
+        if done.all():
+            break
+    return BeamOutput(fin_tok[:, 0], fin_len[:, 0], fin_score[:, 0], fin_tok, fin_len, fin_score)

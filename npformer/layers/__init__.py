@@ -1,0 +1,1 @@
+"""npformer.layers."""

@@ -1,0 +1,304 @@
+"""Scaled dot-product attention and multi-head attention, forward and backward.
+
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V                 (Vaswani et al. 2017, eq. 1)
+
+Functional pairs, on tensors already split into heads:
+  attention_weights_forward/backward   P = softmax(Q K^T / sqrt(dk)) with keep-mask and safe softmax
+  sdpa_forward/backward                O = dropout(P) V, the whole attention (uses the pair above)
+`MultiHeadAttention` adds the four projections (q_proj, k_proj, v_proj, out_proj) and runs the same
+steps as sdpa, with its `attn_dropout` module between P and P V (so the module draws, records and
+replays the attention-dropout mask like every other Dropout of a model).
+
+Shapes: B batch, H heads, Tq query length, Tk key length, dk = dv = d_model / H head width, D d_model.
+
+Masks are keep-masks (True = this query may attend to this key), broadcastable to (B, H, Tq, Tk).
+A query row whose keys are all masked gets weights 0, output 0 and gradient 0 ("safe softmax", what
+torch's F.scaled_dot_product_attention does), never NaN.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.layers.dropout import Dropout, dropout_backward, dropout_forward
+from npformer.layers.linear import Linear
+from npformer.layers.module import Module
+from npformer.layers.validation import (check_dtype, check_float, check_grad, check_mask,
+                                  check_probability)
+
+
+# ------------------------------------------------------------------------------------------------
+# functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V
+# ------------------------------------------------------------------------------------------------
+class WeightsCache(NamedTuple):
+    """What attention_weights_backward needs."""
+
+    q: np.ndarray                 # (B, H, Tq, dk) queries
+    k: np.ndarray                 # (B, H, Tk, dk) keys
+    weights: np.ndarray           # (B, H, Tq, Tk) P = softmax(S), 0 at masked keys and on empty rows
+    scale: float                  # 1 / sqrt(dk)
+
+
+def check_qkv(q, k, v=None) -> None:
+    """q (B, H, Tq, dk), k (B, H, Tk, dk) and v (B, H, Tk, dv), one float dtype."""
+    check_float("q", q, ndim=4)
+    check_float("k", k, dtype=q.dtype, ndim=4)
+    B, H, Tq, dk = q.shape
+    if k.shape[:2] != (B, H) or k.shape[3] != dk:
+        raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {q.shape}, got {k.shape}")
+    if v is not None:
+        check_float("v", v, dtype=q.dtype, ndim=4)
+        if v.shape[:3] != k.shape[:3]:
+            raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
+                             f"got {v.shape}")
+
+
+def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
+    """P = softmax(Q K^T / sqrt(dk)) over keys, with a keep-mask and a safe softmax.
+
+    q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None (checked
+    by the caller). Returns (weights (B, H, Tq, Tk), cache). Masked keys get weight 0; a row with no
+    key left gets all zeros instead of 0/0 = NaN.
+    """
+    scale = 1.0 / math.sqrt(q.shape[-1])           # a Python float: float32 stays float32
+    # One (B, H, Tq, Tk) array is allocated (by the matmul) and every later step updates it in
+    # place: scores, then exp(scores - max), then the probabilities.
+    scores = q @ k.swapaxes(-1, -2)                # (B, H, Tq, Tk)  Q K^T
+    scores *= scale                                # (B, H, Tq, Tk)  S = Q K^T / sqrt(dk)
+    if keep is not None:
+        np.copyto(scores, -np.inf, where=~keep)    # (B, H, Tq, Tk)  masked keys -> -inf
+    # softmax along keys, shifted by the row max of the kept scores (0 on an all -inf row)
+    row_max = scores.max(axis=-1, keepdims=True)                      # (B, H, Tq, 1)
+    row_max = np.where(np.isfinite(row_max), row_max, 0)              # (B, H, Tq, 1) empty row -> 0
+    e = np.exp(np.subtract(scores, row_max, out=scores), out=scores)  # (B, H, Tq, Tk) exp(-inf) = 0
+    denom = e.sum(axis=-1, keepdims=True)                             # (B, H, Tq, 1) 0 on empty rows
+    weights = np.divide(e, np.where(denom > 0, denom, 1), out=e)      # (B, H, Tq, Tk) P; empty row 0
+    return weights, WeightsCache(q, k, weights, scale)
+
+
+def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
+    """(dq, dk) from dP (B, H, Tq, Tk).
+
+        P = softmax(S)          dS = P * (dP - rowsum(dP * P))
+                                     (softmax Jacobian dP_i/dS_j = P_i (delta_ij - P_j), applied to dP)
+        S = Q K^T / sqrt(dk)    dQ = dS K / sqrt(dk),   dK = dS^T Q / sqrt(dk)
+
+    Masked keys have P = 0, so dS = 0 there: no gradient flows through a masked score. A fully masked
+    row has P = 0 everywhere, so its dS, and with it its share of dQ and dK, is exactly 0.
+    """
+    q, k, weights, scale = cache
+    dscores = dweights * weights                                      # (B, H, Tq, Tk)  dP * P, scratch
+    row_dot = dscores.sum(axis=-1, keepdims=True)                     # (B, H, Tq, 1)   rowsum(dP*P)
+    np.subtract(dweights, row_dot, out=dscores)                       # (B, H, Tq, Tk)  dP - rowsum
+    dscores *= weights                                                # (B, H, Tq, Tk)  dS
+    dq = dscores @ k                                                  # (B, H, Tq, dk)  dS K
+    dq *= scale                                                       #                 / sqrt(dk)
+    dk = dscores.swapaxes(-1, -2) @ q                                 # (B, H, Tk, dk)  dS^T Q
+    dk *= scale                                                       #                 / sqrt(dk)
+    return dq, dk
+
+
+class SDPACache(NamedTuple):
+    """What sdpa_backward needs."""
+
+    weights: WeightsCache         # q, k, P and the scale
+    dropout: object               # dropout_forward's cache (identity when no dropout mask was given)
+    dropped: np.ndarray           # (B, H, Tq, Tk) P~ = dropout(P), what multiplied V (P without one)
+    v: np.ndarray                 # (B, H, Tk, dv) values
+
+
+def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
+                 dropout_mask: np.ndarray | None = None, dropout_p: float = 0.0):
+    """Scaled dot-product attention with a keep-mask, safe softmax and optional dropout on the weights.
+
+    Args:
+        q: (B, H, Tq, dk) queries.  k: (B, H, Tk, dk) keys.  v: (B, H, Tk, dv) values (one dtype).
+        mask: keep-mask broadcastable to (B, H, Tq, Tk) (bool, or 0/1 ints), or None (attend to all).
+        dropout_mask: bool (B, H, Tq, Tk) keep-mask for dropout on the weights, drawn by the caller,
+            or None (no attention dropout).  dropout_p: the drop probability that mask was drawn with;
+            kept weights are scaled by 1 / (1 - dropout_p) (inverted dropout).
+
+    Returns:
+        ((out (B, H, Tq, dv), weights (B, H, Tq, Tk)), cache). `weights` are the probabilities before
+        dropout (what torch.nn.MultiheadAttention returns).
+
+    Forward:
+        S  = Q K^T / sqrt(dk)                 scores, -inf where the mask says "may not attend"
+        P  = softmax(S) along keys            a fully masked row is all zeros instead of 0/0 = NaN
+        P~ = P * M / (1 - p)                  attention dropout (P~ = P without it)
+        O  = P~ V
+    """
+    check_qkv(q, k, v)
+    B, H, Tq, _ = q.shape
+    keep = check_mask("mask", mask, (B, H, Tq, k.shape[2]))               # bool, not broadcast
+    weights, wcache = attention_weights_forward(q, k, keep)             # (B, H, Tq, Tk) P
+    dropped, dcache = dropout_forward(weights, dropout_p, dropout_mask)  # (B, H, Tq, Tk) P~
+    out = dropped @ v                                                   # (B, H, Tq, dv) O = P~ V
+    return (out, weights), SDPACache(wcache, dcache, dropped, v)
+
+
+def sdpa_backward(dout: np.ndarray, cache: SDPACache):
+    """Gradients of scaled dot-product attention: returns (dq, dk, dv).
+
+    dout: (B, H, Tq, dv), the gradient of the loss with respect to O. Bottom-up through the forward:
+
+        O  = P~ V               dV  = P~^T dO,   dP~ = dO V^T
+        P~ = P * M / (1 - p)    dP  = dP~ * M / (1 - p)          (dP = dP~ without dropout)
+        P  = softmax(S)         dS  = P * (dP - rowsum(dP * P))
+        S  = Q K^T / sqrt(dk)   dQ  = dS K / sqrt(dk),   dK = dS^T Q / sqrt(dk)
+    """
+    wcache, dcache, dropped, v = cache
+    check_grad("dout", dout, np.empty(dropped.shape[:3] + v.shape[3:], dtype=v.dtype))
+    dv = dropped.swapaxes(-1, -2) @ dout                      # (B, H, Tk, dv)  P~^T dO
+    ddropped = dout @ v.swapaxes(-1, -2)                      # (B, H, Tq, Tk)  dP~ = dO V^T
+    dweights = dropout_backward(ddropped, dcache)             # (B, H, Tq, Tk)  dP = dP~ M / (1 - p)
+    dq, dk = attention_weights_backward(dweights, wcache)     # (B, H, Tq, dk), (B, H, Tk, dk)
+    return dq, dk, dv
+
+
+# ------------------------------------------------------------------------------------------------
+# head split / merge (pure reshapes: their backward is the other one)
+# ------------------------------------------------------------------------------------------------
+def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
+    """(B, T, D) -> (B, H, T, D/H): head h holds features [h*dk, (h+1)*dk) of each position."""
+    B, T, D = x.shape
+    return x.reshape(B, T, num_heads, D // num_heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(B, H, T, dk) -> (B, T, H*dk), the inverse of split_heads (and its backward)."""
+    B, H, T, dk = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * dk)
+
+
+# ------------------------------------------------------------------------------------------------
+# module
+# ------------------------------------------------------------------------------------------------
+class MHACache(NamedTuple):
+    """What MultiHeadAttention.backward needs besides its children's own caches."""
+
+    weights: WeightsCache         # q, k (B, H, T, dk), P (B, H, Tq, Tk), the scale
+    dropped: np.ndarray           # (B, H, Tq, Tk) P~ = attn_dropout(P)
+    v: np.ndarray                 # (B, H, Tk, dk) values, split into heads
+    out: np.ndarray               # (B, Tq, D) the forward output (backward checks dout against it)
+
+
+class MultiHeadAttention(Module):
+    """Multi-head attention: MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,
+    head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
+
+    The H per-head projections are one (D, D) Linear each, split into heads by a reshape (no loop).
+
+    Args:
+        d_model: D, width of query/key/value and output; must be divisible by num_heads.
+        num_heads: H.  dropout: drop probability on the attention weights (module `attn_dropout`).
+        bias: biases in the four projections.  dtype: parameter dtype.  rng: initialisation Generator.
+
+    Children: q_proj, k_proj, v_proj, out_proj (Linear D -> D), attn_dropout (Dropout).
+    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D); it sets
+    `attn_weights` (B, H, Tq, Tk), the per-head probabilities before dropout.
+    backward(dout (B, Tq, D)) -> (dquery, dkey, dvalue). For self-attention (query is key is value)
+    the caller sums the three.
+
+    Incremental decoding (inference only): forward(..., cache=dict) appends this call's keys/values to
+    cache["k"], cache["v"] (B, H, Tpast, dk) and attends over all of them; with static_kv=True
+    (cross-attention) keys/values are projected from key/value on the first call and reused after
+    (key/value may then be None). A forward with a cache cannot be followed by backward.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 dtype="float32", rng: np.random.Generator | None = None):
+        super().__init__()
+        for name, v in (("d_model", d_model), ("num_heads", num_heads)):
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+                raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
+        if d_model % num_heads:
+            raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
+                             f"{num_heads}, got {d_model}")
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.head_dim = d_model // num_heads
+        self.dtype = check_dtype("dtype", dtype)
+        self.q_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
+        self.k_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
+        self.v_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
+        self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
+        self.attn_dropout = Dropout(check_probability("dropout", dropout))
+        self.attn_weights: np.ndarray | None = None
+        self._cached_forward = False
+
+    def extra_repr(self) -> str:
+        return f"d_model={self.d_model}, num_heads={self.num_heads}, dtype={self.dtype}"
+
+    def _check_kv(self, name: str, x, B: int) -> np.ndarray:
+        check_float(name, x, dtype=self.dtype, ndim=3)
+        if x.shape[0] != B or x.shape[2] != self.d_model:
+            raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got {x.shape}")
+        return x
+
+    def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
+                mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
+        # ---- checks first: nothing changes when an argument is wrong --------------------------
+        check_float("query", query, dtype=self.dtype, ndim=3)
+        B, Tq, D = query.shape
+        if D != self.d_model:
+            raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got {query.shape}")
+        if cache is not None and not isinstance(cache, dict):
+            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
+        reuse_kv = cache is not None and static_kv and "k" in cache
+        if not reuse_kv:
+            self._check_kv("key", key, B)
+            self._check_kv("value", value, B)
+            if value.shape != key.shape:
+                raise ValueError(f"value: expected the key's shape {key.shape}, got {value.shape}")
+        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
+        if cache is not None and "k" in cache and cache["k"].shape[0] != B:
+            raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
+        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
+        keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk))
+
+        # ---- projections, split into heads ---------------------------------------------------
+        H = self.num_heads
+        q = split_heads(self.q_proj(query), H)                         # (B, H, Tq, dk)
+        if reuse_kv:
+            k, v = cache["k"], cache["v"]                              # (B, H, Tk, dk) projected before
+        else:
+            k = split_heads(self.k_proj(key), H)                       # (B, H, Tnew, dk)
+            v = split_heads(self.v_proj(value), H)                     # (B, H, Tnew, dk)
+            if cache is not None and past:
+                k = np.concatenate([cache["k"], k], axis=2)            # (B, H, Tpast + Tnew, dk)
+                v = np.concatenate([cache["v"], v], axis=2)            # (B, H, Tpast + Tnew, dk)
+            if cache is not None:
+                cache["k"], cache["v"] = k, v
+
+        # ---- attention core, as sdpa_forward, with the attn_dropout module drawing the mask ---
+        weights, wcache = attention_weights_forward(q, k, keep)        # (B, H, Tq, Tk) P
+        dropped = self.attn_dropout(weights)                           # (B, H, Tq, Tk) P~
+        heads = dropped @ v                                            # (B, H, Tq, dk) P~ V
+        out = self.out_proj(merge_heads(heads))                        # (B, Tq, D)
+        self.attn_weights = weights                                    # (B, H, Tq, Tk)
+
+        # an incremental (cached) forward is inference only: no cache for backward
+        self._cache = MHACache(wcache, dropped, v, out) if cache is None else None
+        self._cached_forward = cache is not None
+        return out
+
+    def backward(self, dout: np.ndarray):
+        """(dquery (B, Tq, D), dkey (B, Tk, D), dvalue (B, Tk, D)); accumulates parameter grads."""
+        if self._cached_forward:
+            raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
+                               "cache (inference only); run forward without cache= before backward")
+        wcache, dropped, v, out = self._require_cache()
+        check_grad("dout", dout, out)
+        dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
+        # attention core, as sdpa_backward
+        dv = dropped.swapaxes(-1, -2) @ dheads                         # (B, H, Tk, dk) P~^T dO
+        ddropped = dheads @ v.swapaxes(-1, -2)                         # (B, H, Tq, Tk) dO V^T
+        dweights = self.attn_dropout.backward(ddropped)                # (B, H, Tq, Tk) dP
+        dq, dk = attention_weights_backward(dweights, wcache)          # (B,H,Tq,dk), (B,H,Tk,dk)
+        dquery = self.q_proj.backward(merge_heads(dq))                 # (B, Tq, D)
+        dkey = self.k_proj.backward(merge_heads(dk))                   # (B, Tk, D)
+        dvalue = self.v_proj.backward(merge_heads(dv))                 # (B, Tk, D)
+        return dquery, dkey, dvalue

@@ -1,0 +1,148 @@
+"""Inverted dropout, with masks that can be recorded and replayed.
+
+Training:  y = x * m / (1 - p),   m ~ Bernoulli(1 - p) elementwise (m = True keeps the entry)
+Eval/p=0:  y = x                  (no mask is drawn, the generator does not advance)
+
+Scaling the kept entries by 1/(1-p) at training time keeps E[y] = x, so evaluation needs no rescale
+("inverted" dropout, as torch.nn.Dropout).
+
+    dL/dx = dL/dy * m / (1 - p)
+
+Masks are boolean keep-masks of x's shape, drawn as `rng.random(x.shape) >= p` from the module's
+`numpy.random.Generator`. The draw does not depend on x's dtype, so a float32 and a float64 run with the
+same seed drop the same entries. `Dropout.last_mask` holds the mask of the last forward;
+`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one. For a whole
+model, `collect_dropout_masks` / `replay_dropout_masks` do the same by dotted module name: gradient
+checks use them to hold the masks fixed, and training-mode parity copies masks into the torch twin.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.layers.module import Module
+from npformer.layers.validation import check_float, check_grad, check_probability, describe
+
+
+def _check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """A bool keep-mask, of exactly `shape` when given."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError(f"{name}: expected a bool numpy array (True = keep), got {describe(mask)}")
+    if shape is not None and mask.shape != tuple(shape):
+        raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got {mask.shape}")
+    return mask
+
+
+# --------------------------------------------------------------------------------------------------
+# functional pair
+# --------------------------------------------------------------------------------------------------
+class DropoutCache(NamedTuple):
+    mask: np.ndarray | None  # bool keep-mask, x.shape; None = identity (nothing dropped)
+    scale: np.floating       # 1 / (1 - p) in x's dtype
+
+
+def dropout_forward(x: np.ndarray, p: float, mask: np.ndarray | None):
+    """y = x * mask / (1 - p); with mask None the identity. The caller supplies the mask."""
+    p = check_probability("p", p)
+    scale = x.dtype.type(1.0 / (1.0 - p))                   # scalar in x's dtype: no upcast
+    if mask is None:
+        return x, DropoutCache(None, scale)                 # identity (eval, p == 0)
+    _check_keep_mask("mask", mask, x.shape)
+    y = x * mask * scale                                    # (...) x's dtype; dropped entries 0
+    return y, DropoutCache(mask, scale)
+
+
+def dropout_backward(dout: np.ndarray, cache: DropoutCache) -> np.ndarray:
+    """dx = dout * mask / (1 - p): a kept entry passes its gradient scaled, a dropped one gets 0."""
+    if cache.mask is None:
+        return dout                                         # identity
+    return dout * cache.mask * cache.scale                  # (...)
+
+
+# --------------------------------------------------------------------------------------------------
+# module
+# --------------------------------------------------------------------------------------------------
+class Dropout(Module):
+    """Inverted dropout with drop probability `p`, drawing masks from `self.rng`.
+
+    `rng` is a plain attribute: a model assigns one shared generator to all of its Dropout modules
+    (in forward order they then consume one reproducible stream). Without one, the module gets its
+    own `np.random.default_rng(0)`, so results are reproducible by default.
+    """
+
+    def __init__(self, p: float, rng: np.random.Generator | None = None):
+        super().__init__()
+        self.p = check_probability("p", p)
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng: expected a numpy.random.Generator or None, got "
+                            f"{type(rng).__name__}")
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.last_mask: np.ndarray | None = None   # keep-mask of the last forward (None: identity)
+        self._replay: np.ndarray | None = None     # mask queued by replay() for the next forward
+
+    @property
+    def active(self) -> bool:
+        """True when forward drops entries (training mode and p > 0)."""
+        return self.training and self.p > 0.0
+
+    def replay(self, mask: np.ndarray) -> None:
+        """Make the next forward use `mask` (bool, the input's shape) instead of drawing one.
+
+        The dtype is checked now, the shape at that forward (the input is not known yet). The mask is
+        used once; the generator does not advance for a replayed forward.
+        """
+        self._replay = _check_keep_mask("mask", mask)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        check_float("x", x)
+        if not self.active:
+            if self._replay is not None:
+                raise RuntimeError("Dropout.forward: a replayed mask is queued but the module is "
+                                   f"{'in eval mode' if not self.training else 'at p == 0'}, "
+                                   "where it draws no mask; replay masks only into the same mode "
+                                   "they were recorded in")
+            self.last_mask = None
+            y, cache = dropout_forward(x, self.p, None)     # identity
+        else:
+            if self._replay is not None:
+                queued, self._replay = self._replay, None       # used once, also when refused
+                mask = _check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
+            else:
+                mask = self.rng.random(x.shape) >= self.p   # (...) bool, P(keep) = 1 - p
+            y, cache = dropout_forward(x, self.p, mask)
+            self.last_mask = mask
+        self._cache = (cache, y)
+        return y
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        cache, y = self._require_cache()
+        check_grad("dout", dout, y)
+        return dropout_backward(dout, cache)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+# --------------------------------------------------------------------------------------------------
+# whole-model record / replay
+# --------------------------------------------------------------------------------------------------
+def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
+    """{dotted module name: keep-mask} of every Dropout that drew (or replayed) a mask in the last
+    forward. Modules that were inactive (eval, p == 0) are left out. The root module is named ""."""
+    return {name: m.last_mask for name, m in model.named_modules()
+            if isinstance(m, Dropout) and m.last_mask is not None}
+
+
+def replay_dropout_masks(model: Module, masks: dict[str, np.ndarray]) -> None:
+    """Queue `masks` ({dotted module name: bool mask}, as collect_dropout_masks returns) for the next
+    forward of `model`. Every name and mask is checked before anything is queued."""
+    dropouts = {name: m for name, m in model.named_modules() if isinstance(m, Dropout)}
+    unknown = sorted(k for k in masks if k not in dropouts)
+    if unknown:
+        raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
+                         f"{sorted(dropouts)}")
+    for name, mask in masks.items():
+        _check_keep_mask(f"masks[{name!r}]", mask)
+    for name, mask in masks.items():
+        dropouts[name].replay(mask)

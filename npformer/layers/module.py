@@ -1,0 +1,276 @@
+"""Parameter and Module: the small torch-like surface every npformer layer shares.
+
+A Module registers the Parameters and sub-Modules assigned to its attributes (in assignment order,
+like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_proj.weight` come out
+identical to torchformer's `state_dict()` keys.
+
+Forward stores what backward needs on the module (`self._cache`); backward(grad_output) returns the
+gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a parameter used twice,
+like a tied embedding, sums both uses).
+"""
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from typing import Iterator, Mapping
+
+import numpy as np
+
+from npformer.layers.validation import module_call
+
+
+class Parameter:
+    """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype).
+
+    Layers add their gradients with `accumulate(g)`. `zero_grad()` costs nothing: it only marks the
+    gradient as zero, and the first `accumulate` after it writes `g` over the old values instead of
+    adding to them. That saves two passes over every weight per training step (zeroing, then reading
+    the zeros back to add to them). Reading `.grad` while it is marked writes the zeros in then, so
+    `.grad` always shows the true gradient, in the same array.
+    """
+
+    __slots__ = ("data", "_grad", "_grad_is_zero")
+
+    def __init__(self, data: np.ndarray):
+        self.data = np.ascontiguousarray(data)
+        self._grad = np.zeros_like(self.data)
+        self._grad_is_zero = False                  # True: _grad holds stale values that count as 0
+
+    @property
+    def grad(self) -> np.ndarray | None:
+        if self._grad_is_zero:
+            self._grad[...] = 0                     # materialise the zeros on the first read
+            self._grad_is_zero = False
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: np.ndarray | None) -> None:
+        self._grad = value
+        self._grad_is_zero = False
+
+    def zero_grad(self) -> None:
+        """Mark the gradient as zero (in place: the array stays the same object)."""
+        if self._grad is not None:
+            self._grad_is_zero = True
+
+    def accumulate(self, g: np.ndarray) -> None:
+        """grad += g, where a gradient marked zero is overwritten by g instead."""
+        if self._grad is None:                      # (set to None by the user): a fresh array
+            self._grad = np.empty_like(self.data)
+            self._grad_is_zero = True
+        if self._grad_is_zero:
+            np.copyto(self._grad, g)
+            self._grad_is_zero = False
+        else:
+            self._grad += g
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    def __repr__(self) -> str:
+        return f"Parameter(shape={self.data.shape}, dtype={self.data.dtype})"
+
+
+class Module:
+    """Base class: parameter registry, state dicts, train/eval, zero_grad, parameter count."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_cache", None)
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """Every backward a subclass defines frees the forward's cache when it is done, so a second
+        backward after one forward raises (as torch does) instead of adding every gradient again."""
+        super().__init_subclass__(**kwargs)
+        bw = cls.__dict__.get("backward")
+        if bw is None or getattr(bw, "_frees_cache", False):
+            return
+
+        @functools.wraps(bw)
+        def backward(self, *args, **kw):
+            if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
+                raise RuntimeError(
+                    f"{type(self).__name__}.backward called a second time after one forward: the "
+                    f"first backward freed the forward's cache (as torch frees its graph), and a "
+                    f"second one would add every gradient again; run forward again first")
+            out = bw(self, *args, **kw)
+            object.__setattr__(self, "_cache", None)
+            object.__setattr__(self, "_cache_freed", True)
+            return out
+
+        backward._frees_cache = True
+        cls.backward = backward
+
+    def __setattr__(self, name: str, value) -> None:
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}: call Module.__init__() before assigning "
+                               f"attributes")
+        # a re-assigned name keeps its place (as in torch), so tying a weight does not reorder keys
+        if isinstance(value, Parameter):
+            self._modules.pop(name, None)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._parameters.pop(name, None)
+            self._modules[name] = value
+        else:
+            self._parameters.pop(name, None)
+            self._modules.pop(name, None)
+        object.__setattr__(self, name, value)
+
+    def __call__(self, *args, **kwargs):
+        with module_call():                        # nesting, for validation.check_float's scans
+            return self.forward(*args, **kwargs)
+
+    def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
+        raise NotImplementedError(f"{type(self).__name__} does not define forward")
+
+    def _require_cache(self):
+        """The cache saved by forward; a clear error when backward comes first."""
+        if self._cache is None:
+            raise RuntimeError(f"{type(self).__name__}.backward called before forward")
+        return self._cache
+
+    # -- traversal --------------------------------------------------------------------------------
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
+        """Yield (dotted_name, module) for this module ("" for itself) and every descendant."""
+        yield prefix, self
+        for name, child in self._modules.items():
+            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def _named_parameters_all(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        for name, p in self._parameters.items():
+            yield (f"{prefix}.{name}" if prefix else name), p
+        for name, child in self._modules.items():
+            yield from child._named_parameters_all(f"{prefix}.{name}" if prefix else name)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """Yield (dotted_name, Parameter) once per distinct parameter (a tied one under its first name)."""
+        seen: set[int] = set()
+        for name, p in self._named_parameters_all(prefix):
+            if id(p) not in seen:
+                seen.add(id(p))
+                yield name, p
+
+    def parameters(self) -> list[Parameter]:
+        return [p for _, p in self.named_parameters()]
+
+    def num_parameters(self) -> int:
+        """Number of distinct trainable scalars (tied weights counted once)."""
+        return int(sum(p.data.size for p in self.parameters()))
+
+    # -- state ------------------------------------------------------------------------------------
+    def state_dict(self) -> "OrderedDict[str, np.ndarray]":
+        """Copies of every parameter by dotted name; a tied parameter appears under each name (as torch)."""
+        return OrderedDict((n, p.data.copy()) for n, p in self._named_parameters_all())
+
+    def load_state_dict(self, state: dict, strict: bool = True) -> None:
+        """Copy arrays into the parameters, casting to each parameter's dtype.
+
+        Everything is checked before anything is written (check_state_dict): with missing,
+        unexpected (when strict) or mis-shaped keys, or values that are not real arrays (complex,
+        strings, ragged lists), a ValueError lists them and no parameter changes. torchformer's
+        modules refuse the same things with the same messages.
+        """
+        own = OrderedDict(self._named_parameters_all())
+        staged = check_state_dict(type(self).__name__, {k: p.data.shape for k, p in own.items()},
+                                  state, strict)
+        for k, v in staged.items():
+            np.copyto(own[k].data, v, casting="unsafe")
+
+    def zero_grad(self) -> None:
+        for p in self.parameters():
+            p.zero_grad()
+
+    def train(self, mode: bool = True) -> "Module":
+        for _, m in self.named_modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__}({self.extra_repr()}"]
+        for name, child in self._modules.items():
+            sub = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {sub}")
+        return "\n".join(lines) + (")" if len(lines) == 1 else "\n)")
+
+
+class ModuleList(Module):
+    """An indexable list of modules, registered under "0", "1", ... (as torch.nn.ModuleList)."""
+
+    def __init__(self, modules=()):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self._modules.values())[i]
+
+
+def dtype_name(dtype) -> str:
+    """numpy's name for a numpy or torch dtype ("float32", "complex64", "<U3" ...)."""
+    return str(dtype).replace("torch.", "")
+
+
+def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
+    """Validate `state` against `own` ({name: shape}) for `owner`.load_state_dict, both twins.
+
+    Values may be numpy arrays, lists, scalars or (torchformer) tensors: tensors are returned as they
+    are, everything else as a numpy array. Raises TypeError when `state` is not a mapping and one
+    ValueError listing every problem otherwise; returns {name: value} of the keys to copy.
+    """
+    if not isinstance(state, Mapping):
+        raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
+                        f"{type(state).__name__}")
+    missing = [k for k in own if k not in state]
+    unexpected = [k for k in state if k not in own]
+    problems = []
+    if missing and strict:
+        problems.append(f"missing keys {missing}")
+    if unexpected and strict:
+        problems.append(f"unexpected keys {unexpected}")
+    staged = {}
+    for k, shape in own.items():
+        if k not in state:
+            continue
+        v = state[k]
+        if not hasattr(v, "dtype") or not hasattr(v, "shape"):
+            try:
+                v = np.asarray(v)
+            except (ValueError, TypeError) as e:
+                problems.append(f"{k}: expected an array, got a {type(state[k]).__name__} that is "
+                                f"not one ({str(e).splitlines()[0]})")
+                continue
+        if dtype_name(v.dtype) not in _REAL_NAMES:
+            problems.append(f"{k}: expected a real (float or integer) array, got dtype "
+                            f"{dtype_name(v.dtype)}")
+        elif tuple(v.shape) != tuple(shape):
+            problems.append(f"{k}: expected shape {tuple(shape)}, got {tuple(v.shape)}")
+        else:
+            staged[k] = v
+    if problems:
+        raise ValueError(f"{owner}.load_state_dict: " + "; ".join(problems)
+                         + " (nothing was loaded)")
+    return staged
+
+
+_REAL_NAMES = {"float16", "bfloat16", "float32", "float64", "longdouble", "float128", "int8", "int16",
+               "int32", "int64", "uint8", "uint16", "uint32", "uint64"}

@@ -1,0 +1,1 @@
+"""npformer.models."""

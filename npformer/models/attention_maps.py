@@ -1,0 +1,61 @@
+"""Attention weights from either twin: one call, plain NumPy arrays out.
+
+    attention_weights(model, *inputs, **kwargs) -> {module name: (B, H, Tq, Tk) float array}
+
+Runs `model(*inputs, **kwargs)` once in eval mode (no dropout; torch: no autograd graph, and every
+MultiHeadAttention switched to its explicit path so it keeps its weights) and returns the per-head
+attention probabilities of every MultiHeadAttention, keyed by dotted module name, e.g.
+"encoder.layers.0.self_attn", "decoder.layers.1.cross_attn". The model's training mode (and, in
+torchformer, each attention's need_weights flag) is restored afterwards.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["attention_weights"]
+
+
+def _collect(model) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for name, m in model.named_modules():
+        w = getattr(m, "attn_weights", None)
+        if w is None or not hasattr(m, "q_proj"):
+            continue
+        if hasattr(w, "detach"):                                   # a torch tensor
+            w = w.detach().cpu().numpy()
+        out[name] = np.array(w)                                    # (B, H, Tq, Tk), a copy
+    return out
+
+
+def attention_weights(model, *inputs, **kwargs) -> dict[str, np.ndarray]:
+    """Every MultiHeadAttention's per-head weights for one eval-mode forward of `model` (see above)."""
+    from npformer.layers.module import Module
+    was_training = bool(getattr(model, "training", False))
+    if isinstance(model, Module):
+        model.eval()
+        try:
+            model(*inputs, **kwargs)
+        finally:
+            model.train(was_training)
+        return _collect(model)
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - a non-npformer model without torch
+        raise TypeError(f"model: expected an npformer or torchformer model, got "
+                        f"{type(model).__name__}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model: expected an npformer or torchformer model, got "
+                        f"{type(model).__name__}")
+    attns = [m for m in model.modules() if hasattr(m, "need_weights") and hasattr(m, "q_proj")]
+    flags = [m.need_weights for m in attns]
+    model.eval()
+    try:
+        for m in attns:
+            m.need_weights = True
+        with torch.no_grad():
+            model(*inputs, **kwargs)
+        return _collect(model)
+    finally:
+        for m, f in zip(attns, flags):
+            m.need_weights = f
+        model.train(was_training)

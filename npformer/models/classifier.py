@@ -1,0 +1,114 @@
+"""EncoderClassifier: a Transformer encoder with a classification head (sentence classification).
+
+    h      = Encoder(dropout(pos(embed(src))), src_mask)                   (B, S, D)
+    pooled = h[:, 0]                            pooling "first" (a [CLS]-style first token)
+           = sum_s w[b, s] h[b, s],  w = keep / count   pooling "mean" (over non-pad positions)   (B, D)
+    logits = classifier(pooled)                                           (B, C)
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.models.config import TransformerConfig
+from npformer.layers.dropout import Dropout
+from npformer.layers.embedding import Embedding
+from npformer.models.encoder import Encoder, check_config
+from npformer.layers.linear import Linear
+from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask, padding_mask
+from npformer.layers.module import Module
+from npformer.layers.positional import make_positional
+from npformer.models.transformer import (check_seed, check_token_ids, embedding_scale,
+                                  use_shared_dropout_rng)
+from npformer.layers.validation import check_grad
+
+
+class ClassifierCache(NamedTuple):
+    """What EncoderClassifier.backward needs (the children hold their own caches)."""
+
+    logits: np.ndarray            # (B, C) the forward output
+    hidden_shape: tuple           # (B, S, D) the encoder output's shape
+    pool_weights: np.ndarray | None  # (B, S) mean pooling weights keep / count; None for "first"
+
+
+class EncoderClassifier(Module):
+    """Encoder + pooling + linear head: one label per sequence.
+
+    EncoderClassifier(config, seed=0). `seed` seeds initialisation; every Dropout shares the generator
+    np.random.default_rng(seed + 1).
+
+    Children: src_embed (Embedding), src_pos, src_dropout, encoder (Encoder), classifier (Linear
+    D -> num_classes).
+
+    forward(src (B, S) int, src_mask=None) -> logits (B, C)
+        src_mask: keep-mask broadcastable to (B, H, S, S); default padding_mask(src, pad_id)
+        (B, 1, 1, S), or None without pad_id.
+    backward(dlogits (B, C)) -> {"encoder_input": (B, S, D)}; accumulates every parameter's .grad.
+
+    Config fields:
+        vocab_size: embedding rows.  num_classes: outputs of the head.  pad_id: default mask, and the
+            positions the "mean" pooling skips; its embedding row gets no gradient.
+        pooling: "first" takes the first position's encoding; "mean" averages over positions whose
+            token is not pad_id (all positions when pad_id is None; a row of only pads pools to 0).
+            The pooled positions come from the ids, not from a passed src_mask.
+        d_model, num_heads, d_ff, num_encoder_layers, activation, norm_first, final_norm,
+        layer_norm_eps, bias: the encoder (see EncoderLayer).  max_len, positional, scale_embeddings:
+        the embedding.  output_bias: the head's bias.  dropout, attention_dropout, activation_dropout:
+        dropout rates.  dtype: parameters and activations.
+        Unused here: num_decoder_layers, src/tgt_vocab_size, tie/share_embeddings.
+    """
+
+    def __init__(self, config: TransformerConfig, seed: int = 0):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        rng = np.random.default_rng(seed)                               # initialisation
+        self.src_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
+                                   scale=embedding_scale(c), dtype=c.dtype, rng=rng)
+        self.src_pos = make_positional(c, rng=rng)
+        self.src_dropout = Dropout(c.dropout)
+        self.encoder = Encoder(c, rng=rng)
+        self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype, rng=rng)
+        use_shared_dropout_rng(self, seed)
+
+    def forward(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
+        c = self.config
+        src = check_token_ids("src", src, c.vocab_size, c.max_len)
+        B, S = src.shape
+        if src_mask is None:
+            src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
+        else:
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
+                                        "src_key_keep")
+        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S))
+        self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
+
+        x = self.src_dropout(self.src_pos(self.src_embed(src)))        # (B, S, D)
+        h = self.encoder(x, src_mask)                                   # (B, S, D)
+        if c.pooling == "first":
+            pool_weights = None
+            pooled = h[:, 0, :]                                         # (B, D)
+        else:
+            keep = np.ones((B, S), bool) if c.pad_id is None else src != c.pad_id   # (B, S)
+            count = keep.sum(axis=1, keepdims=True)                     # (B, 1)
+            pool_weights = (keep / np.maximum(count, 1)).astype(self.dtype)         # (B, S) w
+            pooled = np.einsum("bs,bsd->bd", pool_weights, h)           # (B, D) sum_s w h
+        logits = self.classifier(pooled)                                # (B, C)
+        self._cache = ClassifierCache(logits, h.shape, pool_weights)
+        return logits
+
+    def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
+        logits, hidden_shape, pool_weights = self._require_cache()
+        check_grad("dlogits", dlogits, logits)
+        dpooled = self.classifier.backward(dlogits)                     # (B, D)
+        if pool_weights is None:
+            dh = np.zeros(hidden_shape, dtype=self.dtype)               # (B, S, D)
+            dh[:, 0, :] = dpooled                                       # only position 0 was read
+        else:
+            dh = pool_weights[:, :, None] * dpooled[:, None, :]         # (B, S, D) w[b,s] dpooled[b]
+        dx = self.encoder.backward(dh)                                  # (B, S, D)
+        self.src_embed.backward(self.src_pos.backward(self.src_dropout.backward(dx)))
+        return {"encoder_input": dx}

@@ -1,0 +1,193 @@
+"""TransformerConfig: the one validated dataclass every model in both twins is built from.
+
+Field names follow the paper and `torch.nn.Transformer` where those have a name for the knob.
+The config is frozen: build a changed copy with `config.replace(field=value)`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+POSITIONALS = ("sinusoidal", "learned")
+POOLINGS = ("first", "mean")
+DTYPES = ("float32", "float64")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Hyper-parameters of a Transformer, shared by `Transformer`, `EncoderClassifier` and `CausalLM`.
+
+    Sizes
+      d_model             width of every residual stream (the paper's d_model, 512 in "base")
+      num_heads           attention heads h; d_model must be divisible by it (d_k = d_v = d_model / h)
+      d_ff                inner width of the position-wise feed-forward network (2048 in "base")
+      num_encoder_layers  encoder layers N (Transformer, EncoderClassifier)
+      num_decoder_layers  decoder layers N (Transformer, CausalLM)
+      max_len             longest sequence the positional encoding accepts
+    Vocabularies
+      vocab_size          shared vocabulary (CausalLM, EncoderClassifier, and Transformer when the
+                          two sizes below are None)
+      src_vocab_size      source vocabulary of the encoder-decoder Transformer (None: vocab_size)
+      tgt_vocab_size      target vocabulary of the encoder-decoder Transformer (None: vocab_size)
+      pad_id              padding token id (None: no padding); padding masks are built from it,
+                          its embedding row gets no gradient, and the loss ignores it
+      num_classes         output classes of EncoderClassifier
+      pooling             EncoderClassifier pooling: "first" token or padding-aware "mean"
+    Layout
+      activation          "relu" (paper), "gelu" (exact, erf) or "gelu_tanh" (GPT-2's approximation)
+      norm_first          False: post-norm LayerNorm(x + Sublayer(x)) (paper); True: pre-norm
+                          x + Sublayer(LayerNorm(x)) (GPT-2)
+      final_norm          LayerNorm after the last layer of each stack (usual with norm_first)
+      layer_norm_eps      LayerNorm epsilon (biased variance, as torch.nn.LayerNorm)
+      positional          "sinusoidal" (paper, fixed) or "learned" (GPT-2)
+      scale_embeddings    multiply token embeddings by sqrt(d_model) (paper: yes; GPT-2: no)
+      tie_embeddings      output projection shares the (target) token embedding matrix
+      share_embeddings    Transformer only: source and target share one embedding matrix
+                          (needs equal vocabularies)
+      bias                biases in the attention projections and feed-forward linears
+      output_bias         bias in the final output projection (vocabulary or classes)
+    BERT (npformer.models.bert; the defaults leave every other model unchanged)
+      type_vocab_size     segment (token type) embedding rows, added to token + position
+                          embeddings (BERT: 2); 0 = no segment embedding
+      embedding_norm      LayerNorm (eps layer_norm_eps) after summing the embeddings (BERT)
+    Regularisation
+      dropout             the paper's P_drop: embeddings+positions and every sublayer output
+      attention_dropout   on the attention probabilities
+      activation_dropout  after the feed-forward activation
+    Numerics
+      dtype               "float32" (default) or "float64" (gradient checks, tight parity)
+    """
+
+    d_model: int = 512
+    num_heads: int = 8
+    d_ff: int = 2048
+    num_encoder_layers: int = 6
+    num_decoder_layers: int = 6
+    max_len: int = 512
+    vocab_size: int = 1000
+    src_vocab_size: int | None = None
+    tgt_vocab_size: int | None = None
+    pad_id: int | None = 0
+    num_classes: int = 2
+    pooling: str = "first"
+    activation: str = "relu"
+    norm_first: bool = False
+    final_norm: bool = False
+    layer_norm_eps: float = 1e-5
+    positional: str = "sinusoidal"
+    scale_embeddings: bool = True
+    tie_embeddings: bool = False
+    share_embeddings: bool = False
+    bias: bool = True
+    output_bias: bool = True
+    type_vocab_size: int = 0
+    embedding_norm: bool = False
+    dropout: float = 0.1
+    attention_dropout: float = 0.0
+    activation_dropout: float = 0.0
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        # normalise dtype given as numpy dtype / type / string to its name
+        dt = self.dtype
+        name = getattr(dt, "name", None) or getattr(dt, "__name__", None) or str(dt)
+        name = {"float": "float64", "double": "float64", "single": "float32"}.get(name, name)
+        object.__setattr__(self, "dtype", name)
+        self.validate()
+
+    # -- validation -------------------------------------------------------------------------------
+    def validate(self) -> None:
+        def need(cond: bool, field: str, expected: str) -> None:
+            if not cond:
+                got = getattr(self, field)
+                raise ValueError(f"TransformerConfig.{field}: expected {expected}, got {got!r}")
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        for f in ("d_model", "num_heads", "d_ff", "max_len", "vocab_size", "num_classes"):
+            need(is_int(getattr(self, f)) and getattr(self, f) >= 1, f, "a positive int")
+        for f in ("num_encoder_layers", "num_decoder_layers"):
+            need(is_int(getattr(self, f)) and getattr(self, f) >= 0, f, "a non-negative int")
+        need(is_int(self.type_vocab_size) and self.type_vocab_size >= 0, "type_vocab_size",
+             "a non-negative int (0 = no segment embedding)")
+        for f in ("src_vocab_size", "tgt_vocab_size"):
+            v = getattr(self, f)
+            need(v is None or (is_int(v) and v >= 1), f, "None or a positive int")
+        need(self.d_model % self.num_heads == 0, "d_model",
+             f"a multiple of num_heads={self.num_heads}")
+        need(self.activation in ACTIVATIONS, "activation", f"one of {ACTIVATIONS}")
+        need(self.positional in POSITIONALS, "positional", f"one of {POSITIONALS}")
+        need(self.pooling in POOLINGS, "pooling", f"one of {POOLINGS}")
+        need(self.dtype in DTYPES, "dtype", f"one of {DTYPES}")
+        for f in ("dropout", "attention_dropout", "activation_dropout"):
+            v = getattr(self, f)
+            need(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v < 1.0, f,
+                 "a float in [0, 1)")
+        need(isinstance(self.layer_norm_eps, (int, float)) and self.layer_norm_eps > 0,
+             "layer_norm_eps", "a positive float")
+        for f in ("norm_first", "final_norm", "scale_embeddings", "tie_embeddings",
+                  "share_embeddings", "bias", "output_bias", "embedding_norm"):
+            need(isinstance(getattr(self, f), bool), f, "a bool")
+        smallest = min(self.vocab_size, self.src_vocab, self.tgt_vocab)
+        need(self.pad_id is None or (is_int(self.pad_id) and 0 <= self.pad_id < smallest),
+             "pad_id", f"None or an int in [0, {smallest})")
+        need(not self.share_embeddings or self.src_vocab == self.tgt_vocab, "share_embeddings",
+             f"False when src_vocab_size ({self.src_vocab}) != tgt_vocab_size ({self.tgt_vocab})")
+
+    # -- derived ----------------------------------------------------------------------------------
+    @property
+    def d_head(self) -> int:
+        """Width of one head, d_k = d_v = d_model / num_heads."""
+        return self.d_model // self.num_heads
+
+    @property
+    def src_vocab(self) -> int:
+        return self.vocab_size if self.src_vocab_size is None else self.src_vocab_size
+
+    @property
+    def tgt_vocab(self) -> int:
+        return self.vocab_size if self.tgt_vocab_size is None else self.tgt_vocab_size
+
+    # -- copies and serialisation -----------------------------------------------------------------
+    def replace(self, **changes: Any) -> "TransformerConfig":
+        """A validated copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "TransformerConfig":
+        """Build from a dict; unknown keys are an error (they usually mean a typo or a newer file)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"TransformerConfig.from_dict: unknown fields {unknown}; "
+                             f"expected a subset of {sorted(known)}")
+        return cls(**d)
+
+
+# -- named layouts (fields only: sizes and vocabularies stay the caller's) --------------------------
+BERT_LAYOUT = dict(activation="gelu", norm_first=False, final_norm=False, layer_norm_eps=1e-12,
+                   positional="learned", scale_embeddings=False, tie_embeddings=True,
+                   type_vocab_size=2, embedding_norm=True, num_decoder_layers=0)
+GPT2_LAYOUT = dict(activation="gelu_tanh", norm_first=True, final_norm=True, layer_norm_eps=1e-5,
+                   positional="learned", scale_embeddings=False, tie_embeddings=True,
+                   output_bias=False, num_encoder_layers=0, pad_id=None)
+
+
+def bert_config(**fields: Any) -> TransformerConfig:
+    """A TransformerConfig with BERT's layout (BERT_LAYOUT); keyword arguments override any field.
+    bert-base: bert_config(vocab_size=30522, max_len=512, d_model=768, num_heads=12, d_ff=3072,
+    num_encoder_layers=12, pad_id=0)."""
+    return TransformerConfig(**{**BERT_LAYOUT, **fields})
+
+
+def gpt2_config(**fields: Any) -> TransformerConfig:
+    """A TransformerConfig with GPT-2's layout (GPT2_LAYOUT) for CausalLM; keyword arguments override.
+    GPT-2 small: gpt2_config(vocab_size=50257, max_len=1024, d_model=768, num_heads=12, d_ff=3072,
+    num_decoder_layers=12)."""
+    return TransformerConfig(**{**GPT2_LAYOUT, **fields})

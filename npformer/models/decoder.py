@@ -1,0 +1,265 @@
+"""Decoder layer and decoder stack (Vaswani et al. 2017, section 3.1).
+
+One layer = masked self-attention, cross-attention over the encoder output `memory` (optional: a
+decoder-only language model has none), and a feed-forward sublayer; each sublayer is wrapped in a
+residual connection, dropout on its output and a LayerNorm (post-norm or pre-norm, as the encoder):
+
+    post-norm (norm_first=False)                       pre-norm (norm_first=True)
+      x1  = norm1(x  + dropout1(self_attn(x, x, x)))     x1  = x  + dropout1(self_attn(h1, h1, h1))
+      x2  = norm2(x1 + dropout2(cross_attn(x1, m, m)))   x2  = x1 + dropout2(cross_attn(h2, m, m))
+      out = norm3(x2 + dropout3(ffn(x2)))                out = x2 + dropout3(ffn(h3))
+                                                         (h1 = norm1(x), h2 = norm2(x1), h3 = norm3(x2))
+
+Without cross-attention the feed-forward sublayer takes the second slot: its norm and dropout are then
+named norm2 / dropout2 (names count sublayer slots, see docs/ARCHITECTURE.md).
+
+Backward: a residual y = x + f(x) gives dx = dy + f'(x)^T dy. The memory m is the key and the value of
+the cross-attention, so dmemory = dkey + dvalue; over a stack every layer's dmemory adds up.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.layers.attention import MultiHeadAttention
+from npformer.models.config import TransformerConfig
+from npformer.layers.dropout import Dropout
+from npformer.models.encoder import check_config
+from npformer.layers.feedforward import PositionwiseFeedForward
+from npformer.layers.layernorm import LayerNorm
+from npformer.layers.module import Module, ModuleList
+from npformer.layers.validation import check_float, check_grad, check_mask
+
+
+class DecoderCache(NamedTuple):
+    """The children hold their own caches; this keeps what the layer itself needs."""
+
+    out: np.ndarray               # (B, T, D) the forward output (backward checks dout against it)
+    memory: np.ndarray | None     # (B, S, D) the memory (for the shape of a zero dmemory), or None
+
+
+def check_decoder_inputs(module: Module, x, memory, self_mask, memory_mask, past: int = 0):
+    """Shared argument checks of DecoderLayer and Decoder; returns the bool masks.
+
+    `past` is the number of cached earlier positions (incremental decoding): the self-attention mask
+    then covers (T new queries, past + T keys).
+    """
+    c = module.config
+    check_float("x", x, dtype=module.dtype, ndim=3, shape=(None, None, c.d_model))
+    B, T, _ = x.shape
+    if module.cross_attention:
+        if memory is None:
+            raise ValueError(f"memory: {type(module).__name__} with cross_attention=True needs the "
+                             f"encoder output (B, S, {c.d_model}), got None")
+        check_float("memory", memory, dtype=module.dtype, ndim=3, shape=(B, None, c.d_model))
+        memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]))
+    else:
+        if memory is not None:
+            raise ValueError(f"memory: {type(module).__name__} with cross_attention=False takes no "
+                             f"memory, got {type(memory).__name__}")
+        if memory_mask is not None:
+            raise ValueError(f"memory_mask: {type(module).__name__} with cross_attention=False takes "
+                             f"no memory_mask, got {type(memory_mask).__name__}")
+    self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T))
+    return self_mask, memory_mask
+
+
+def cached_length(cache: dict | None) -> int:
+    """Number of positions already in a layer cache {"self": {"k": (B, H, Tpast, dk), ...}, ...}."""
+    if cache is None:
+        return 0
+    if not isinstance(cache, dict):
+        raise TypeError(f"cache: expected a dict {{'self': {{...}}, 'cross': {{...}}}} (or None), got "
+                        f"{type(cache).__name__}")
+    self_cache = cache.get("self") or {}
+    return self_cache["k"].shape[2] if "k" in self_cache else 0
+
+
+class DecoderLayer(Module):
+    """Masked self-attention, [cross-attention over memory], feed-forward; residual+dropout+norm each.
+
+    Args:
+        config: TransformerConfig. Fields used: d_model, num_heads, d_ff, activation, bias, dtype,
+            layer_norm_eps, norm_first, dropout (dropout1..3 on the sublayer outputs),
+            attention_dropout (inside self_attn / cross_attn), activation_dropout (inside feed_forward).
+        cross_attention: True for the encoder-decoder Transformer, False for a decoder-only model.
+        rng: initialisation Generator.
+
+    Children (in this order): self_attn, norm1, dropout1, [cross_attn, norm2, dropout2], feed_forward,
+    then norm3, dropout3 (with cross-attention) or norm2, dropout2 (without).
+
+    forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, cache=None)
+        -> (B, T, D). self_mask broadcasts to (B, H, T, T) (T + past with a cache), memory_mask to
+        (B, H, T, S). cache: a dict {"self": {...}, "cross": {...}} for incremental decoding
+        (inference only, see MultiHeadAttention).
+    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None).
+    """
+
+    def __init__(self, config: TransformerConfig, cross_attention: bool = True,
+                 rng: np.random.Generator | None = None):
+        super().__init__()
+        c = check_config("config", config)
+        if not isinstance(cross_attention, bool):
+            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        self.cross_attention = cross_attention
+        self._cached_forward = False
+
+        def attention():
+            return MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias, c.dtype, rng)
+
+        def norm():
+            return LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
+
+        self.self_attn = attention()
+        self.norm1 = norm()
+        self.dropout1 = Dropout(c.dropout)
+        if cross_attention:
+            self.cross_attn = attention()
+            self.norm2 = norm()
+            self.dropout2 = Dropout(c.dropout)
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.activation,
+                                                    c.activation_dropout, c.bias, c.dtype, rng)
+        # the feed-forward sublayer's norm and dropout: third slot with cross-attention, else second
+        if cross_attention:
+            self.norm3 = norm()
+            self.dropout3 = Dropout(c.dropout)
+        else:
+            self.norm2 = norm()
+            self.dropout2 = Dropout(c.dropout)
+
+    # the feed-forward sublayer's norm / dropout, whichever slot they sit in
+    @property
+    def ff_norm(self) -> LayerNorm:
+        return self.norm3 if self.cross_attention else self.norm2
+
+    @property
+    def ff_dropout(self) -> Dropout:
+        return self.dropout3 if self.cross_attention else self.dropout2
+
+    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
+                memory_mask=None, cache: dict | None = None) -> np.ndarray:
+        past = cached_length(cache)
+        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        self_cache = cross_cache = None
+        if cache is not None:
+            self_cache = cache.setdefault("self", {})
+            cross_cache = cache.setdefault("cross", {})
+
+        def self_block(h):                                                   # (B, T, D) -> (B, T, D)
+            return self.dropout1(self.self_attn(h, h, h, self_mask, cache=self_cache))
+
+        def cross_block(h):                                                  # (B, T, D) -> (B, T, D)
+            return self.dropout2(self.cross_attn(h, memory, memory, memory_mask, cache=cross_cache,
+                                                 static_kv=True))
+
+        def ff_block(h):                                                     # (B, T, D) -> (B, T, D)
+            return self.ff_dropout(self.feed_forward(h))
+
+        if self.config.norm_first:
+            x = x + self_block(self.norm1(x))                                # (B, T, D) x1
+            if self.cross_attention:
+                x = x + cross_block(self.norm2(x))                           # (B, T, D) x2
+            out = x + ff_block(self.ff_norm(x))                              # (B, T, D)
+        else:
+            x = self.norm1(x + self_block(x))                                # (B, T, D) x1
+            if self.cross_attention:
+                x = self.norm2(x + cross_block(x))                           # (B, T, D) x2
+            out = self.ff_norm(x + ff_block(x))                              # (B, T, D)
+        # an incremental (cached) forward is inference only: nothing for backward
+        self._cache = DecoderCache(out, memory) if cache is None else None
+        self._cached_forward = cache is not None
+        return out
+
+    def backward(self, dout: np.ndarray):
+        """(dx (B, T, D), dmemory (B, S, D) or None); accumulates every parameter's gradient."""
+        if self._cached_forward:
+            raise RuntimeError("DecoderLayer.backward: the last forward used an incremental cache "
+                               "(inference only); run forward without cache= before backward")
+        check_grad("dout", dout, self._require_cache().out)
+        dmemory = None
+        if self.config.norm_first:
+            # out = x2 + dropout3(ffn(norm3(x2)))
+            dx = dout + self.ff_norm.backward(
+                self.feed_forward.backward(self.ff_dropout.backward(dout)))          # (B, T, D) dx2
+            if self.cross_attention:
+                # x2 = x1 + dropout2(cross_attn(norm2(x1), m, m)): m is key and value
+                dq, dk, dv = self.cross_attn.backward(self.dropout2.backward(dx))   # (B,T,D),(B,S,D)x2
+                dmemory = dk + dv                                                   # (B, S, D)
+                dx = dx + self.norm2.backward(dq)                                   # (B, T, D) dx1
+            # x1 = x + dropout1(self_attn(h, h, h)), h = norm1(x)
+            dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dx))        # (B, T, D) each
+            return dx + self.norm1.backward(dq + dk + dv), dmemory                  # (B, T, D) dx
+        # out = ff_norm(r3), r3 = x2 + dropout3(ffn(x2))
+        dr = self.ff_norm.backward(dout)                                            # (B, T, D) dr3
+        dx = dr + self.feed_forward.backward(self.ff_dropout.backward(dr))          # (B, T, D) dx2
+        if self.cross_attention:
+            # x2 = norm2(r2), r2 = x1 + dropout2(cross_attn(x1, m, m))
+            dr = self.norm2.backward(dx)                                            # (B, T, D) dr2
+            dq, dk, dv = self.cross_attn.backward(self.dropout2.backward(dr))       # (B,T,D),(B,S,D)x2
+            dmemory = dk + dv                                                       # (B, S, D)
+            dx = dr + dq                                                            # (B, T, D) dx1
+        # x1 = norm1(r1), r1 = x + dropout1(self_attn(x, x, x))
+        dr = self.norm1.backward(dx)                                                # (B, T, D) dr1
+        dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dr))            # (B, T, D) each
+        return dr + dq + dk + dv, dmemory                                           # (B, T, D) dx
+
+
+class Decoder(Module):
+    """A stack of config.num_decoder_layers DecoderLayers, plus a final LayerNorm if config.final_norm.
+
+    Children: layers (ModuleList: layers.0, layers.1, ...), norm (only with final_norm).
+    forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, caches=None)
+        -> (B, T, D); caches: a list with one layer cache dict per layer (incremental decoding).
+    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None): every layer reads the
+    same memory, so dmemory is the sum of the layers' contributions.
+    """
+
+    def __init__(self, config: TransformerConfig, cross_attention: bool = True,
+                 rng: np.random.Generator | None = None):
+        super().__init__()
+        c = check_config("config", config)
+        if not isinstance(cross_attention, bool):
+            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        self.cross_attention = cross_attention
+        self._cached_forward = False
+        self.layers = ModuleList(DecoderLayer(c, cross_attention, rng)
+                                 for _ in range(c.num_decoder_layers))
+        if c.final_norm:
+            self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
+
+    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
+                memory_mask=None, caches: list | None = None) -> np.ndarray:
+        if caches is not None:
+            if not isinstance(caches, list) or len(caches) != len(self.layers):
+                got = len(caches) if isinstance(caches, list) else type(caches).__name__
+                raise ValueError(f"caches: expected a list of {len(self.layers)} dicts (one per "
+                                 f"layer), got {got}")
+        past = cached_length(caches[0]) if caches else 0
+        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        for i, layer in enumerate(self.layers):
+            x = layer(x, memory, self_mask, memory_mask,
+                      cache=None if caches is None else caches[i])          # (B, T, D)
+        if self.config.final_norm:
+            x = self.norm(x)                                                 # (B, T, D)
+        self._cache = DecoderCache(x, memory) if caches is None else None
+        self._cached_forward = caches is not None
+        return x
+
+    def backward(self, dout: np.ndarray):
+        if self._cached_forward:
+            raise RuntimeError("Decoder.backward: the last forward used incremental caches "
+                               "(inference only); run forward without caches= before backward")
+        out, memory = self._require_cache()
+        check_grad("dout", dout, out)
+        dx = self.norm.backward(dout) if self.config.final_norm else dout     # (B, T, D)
+        dmemory = None if memory is None else np.zeros_like(memory)          # (B, S, D)
+        for layer in reversed(list(self.layers)):
+            dx, dm = layer.backward(dx)                                      # (B, T, D), (B, S, D)
+            if dm is not None:
+                dmemory += dm                                                # (B, S, D) sum of layers
+        return dx, dmemory

@@ -1,0 +1,131 @@
+"""Encoder layer and encoder stack (Vaswani et al. 2017, section 3.1).
+
+One layer = self-attention sublayer + feed-forward sublayer, each wrapped in a residual connection,
+dropout on the sublayer output and a LayerNorm, placed after the residual add (post-norm, the paper)
+or before the sublayer (pre-norm, GPT-2 style):
+
+    post-norm (norm_first=False)                  pre-norm (norm_first=True)
+      x1  = norm1(x  + dropout1(attn(x, x, x)))     x1  = x  + dropout1(attn(h, h, h)),  h  = norm1(x)
+      out = norm2(x1 + dropout2(ffn(x1)))           out = x1 + dropout2(ffn(h2)),        h2 = norm2(x1)
+
+Backward of a residual y = x + f(x) is dx = dy + f'(x)^T dy: the two paths add.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.layers.attention import MultiHeadAttention
+from npformer.models.config import TransformerConfig
+from npformer.layers.dropout import Dropout
+from npformer.layers.feedforward import PositionwiseFeedForward
+from npformer.layers.layernorm import LayerNorm
+from npformer.layers.module import Module, ModuleList
+from npformer.layers.validation import check_float, check_grad, check_mask
+
+
+class EncoderCache(NamedTuple):
+    """The children hold their own caches; this keeps the output to check dout against."""
+
+    out: np.ndarray               # (B, T, D) the forward output
+
+
+def check_config(name: str, config) -> TransformerConfig:
+    if not isinstance(config, TransformerConfig):
+        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
+    return config
+
+
+class EncoderLayer(Module):
+    """Self-attention + feed-forward, each with residual, dropout and LayerNorm.
+
+    Config fields used: d_model, num_heads, d_ff, activation, bias, dtype, layer_norm_eps,
+    norm_first (placement of the norms), dropout (dropout1/dropout2 on each sublayer's output),
+    attention_dropout (inside self_attn), activation_dropout (inside feed_forward).
+
+    Children (in this order): self_attn, norm1, dropout1, feed_forward, norm2, dropout2.
+    forward(x (B, T, D), mask=None) -> (B, T, D); mask a keep-mask broadcastable to (B, H, T, T).
+    backward(dout (B, T, D)) -> dx (B, T, D).
+    """
+
+    def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
+        super().__init__()
+        c = check_config("config", config)
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        self.self_attn = MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias,
+                                            c.dtype, rng)
+        self.norm1 = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
+        self.dropout1 = Dropout(c.dropout)
+        self.feed_forward = PositionwiseFeedForward(c.d_model, c.d_ff, c.activation,
+                                                    c.activation_dropout, c.bias, c.dtype, rng)
+        self.norm2 = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
+        self.dropout2 = Dropout(c.dropout)
+
+    def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
+        c = self.config
+        check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, c.d_model))
+        B, T, _ = x.shape
+        mask = check_mask("mask", mask, (B, c.num_heads, T, T))
+        if c.norm_first:
+            h = self.norm1(x)                                            # (B, T, D)
+            x1 = x + self.dropout1(self.self_attn(h, h, h, mask))        # (B, T, D)
+            out = x1 + self.dropout2(self.feed_forward(self.norm2(x1)))  # (B, T, D)
+        else:
+            x1 = self.norm1(x + self.dropout1(self.self_attn(x, x, x, mask)))    # (B, T, D)
+            out = self.norm2(x1 + self.dropout2(self.feed_forward(x1)))          # (B, T, D)
+        self._cache = EncoderCache(out)
+        return out
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        check_grad("dout", dout, self._require_cache().out)
+        if self.config.norm_first:
+            # out = x1 + dropout2(ffn(norm2(x1)))
+            dx1 = dout + self.norm2.backward(self.feed_forward.backward(self.dropout2.backward(dout)))
+            # x1 = x + dropout1(attn(h, h, h)), h = norm1(x): h feeds query, key and value
+            dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dx1))    # (B, T, D) each
+            return dx1 + self.norm1.backward(dq + dk + dv)                        # (B, T, D)
+        # out = norm2(r2), r2 = x1 + dropout2(ffn(x1))
+        dr2 = self.norm2.backward(dout)                                           # (B, T, D)
+        dx1 = dr2 + self.feed_forward.backward(self.dropout2.backward(dr2))       # (B, T, D)
+        # x1 = norm1(r1), r1 = x + dropout1(attn(x, x, x)): x feeds query, key and value
+        dr1 = self.norm1.backward(dx1)                                            # (B, T, D)
+        dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dr1))         # (B, T, D) each
+        return dr1 + dq + dk + dv                                                 # (B, T, D)
+
+
+class Encoder(Module):
+    """A stack of config.num_encoder_layers EncoderLayers, plus a final LayerNorm if config.final_norm.
+
+    Children: layers (ModuleList, named layers.0, layers.1, ...), norm (only with final_norm).
+    forward(x (B, T, D), mask=None) -> (B, T, D);  backward(dout (B, T, D)) -> dx (B, T, D).
+    """
+
+    def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
+        super().__init__()
+        c = check_config("config", config)
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        self.layers = ModuleList(EncoderLayer(c, rng) for _ in range(c.num_encoder_layers))
+        if c.final_norm:
+            self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
+
+    def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
+        c = self.config
+        check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, c.d_model))
+        B, T, _ = x.shape
+        mask = check_mask("mask", mask, (B, c.num_heads, T, T))
+        for layer in self.layers:
+            x = layer(x, mask)                    # (B, T, D)
+        if c.final_norm:
+            x = self.norm(x)                      # (B, T, D)
+        self._cache = EncoderCache(x)
+        return x
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        check_grad("dout", dout, self._require_cache().out)
+        dx = self.norm.backward(dout) if self.config.final_norm else dout    # (B, T, D)
+        for layer in reversed(list(self.layers)):
+            dx = layer.backward(dx)               # (B, T, D)
+        return dx

@@ -1,0 +1,260 @@
+"""The encoder-decoder Transformer of "Attention Is All You Need" (Vaswani et al. 2017, figure 1).
+
+    memory = Encoder(dropout(pos(embed_src(src))), src_mask)                       (B, S, D)
+    logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
+
+Also here: the small helpers every model shares (token-id checks, the shared dropout generator, the
+target self-attention mask with its incremental-decoding form).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.models.config import TransformerConfig
+from npformer.models.decoder import Decoder, cached_length
+from npformer.layers.dropout import Dropout
+from npformer.layers.embedding import Embedding
+from npformer.models.encoder import Encoder, check_config
+from npformer.layers.linear import Linear
+from npformer.layers.masks import (causal_mask, check_model_mask, combine_masks, key_keep_mask,
+                            padding_mask)
+from npformer.layers.module import Module
+from npformer.layers.positional import make_positional
+from npformer.layers.validation import check_float, check_grad, check_ids, check_length, check_mask
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers shared by Transformer, EncoderClassifier and CausalLM
+# ------------------------------------------------------------------------------------------------
+def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0) -> np.ndarray:
+    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len."""
+    ids = check_ids(name, ids, vocab_size, ndim=2)
+    if ids.shape[0] < 1 or ids.shape[1] < 1:
+        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape {ids.shape}")
+    check_length(name, offset + ids.shape[1], max_len)
+    return ids
+
+
+def check_offset(offset, caches) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold."""
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
+    held = cached_length(caches[0]) if caches else offset
+    if held != offset:
+        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
+    return int(offset)
+
+
+def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
+    """Give every Dropout of `model` one generator, default_rng(seed + 1), drawn in forward order."""
+    rng = np.random.default_rng(seed + 1)
+    for _, m in model.named_modules():
+        if isinstance(m, Dropout):
+            m.rng = rng
+    return rng
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def embedding_scale(config: TransformerConfig) -> float:
+    """sqrt(d_model) when config.scale_embeddings (the paper, section 3.4), else 1."""
+    return math.sqrt(config.d_model) if config.scale_embeddings else 1.0
+
+
+def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
+                     caches: list | None = None) -> np.ndarray:
+    """Keep-mask of decoder self-attention: causal AND key is not padding, (B, 1, T, offset + T).
+
+    Query i (absolute position offset + i) may see key j when j <= offset + i and token j is not
+    pad_id. With incremental caches, the keys of earlier calls are not in `ids`: their padding is kept
+    in caches[0]["tgt_keep"] (B, offset), extended here with this call's tokens.
+    """
+    B, T = ids.shape
+    causal = causal_mask(T, offset + T)                                 # (1, 1, T, offset + T)
+    if pad_id is None:
+        return causal
+    keep = ids != pad_id                                                # (B, T) new keys
+    if caches:
+        past = caches[0].get("tgt_keep")                                # (B, offset) or None
+        if past is None or past.shape != (B, offset):
+            past = np.ones((B, offset), dtype=bool)                     # unknown: all kept
+        keep = np.concatenate([past, keep], axis=1)                     # (B, offset + T)
+        caches[0]["tgt_keep"] = keep
+    return combine_masks(causal, keep[:, None, None, :])                # (B, 1, T, offset + T)
+
+
+class ModelCache(NamedTuple):
+    """A model's own cache: the output to check the upstream gradient against (children hold theirs)."""
+
+    logits: np.ndarray            # the forward output
+
+
+# ------------------------------------------------------------------------------------------------
+# the model
+# ------------------------------------------------------------------------------------------------
+class Transformer(Module):
+    """Encoder-decoder Transformer for sequence-to-sequence tasks (translation, copying, sorting...).
+
+    Transformer(config, seed=0). `seed` seeds the initialisation generator; every Dropout shares a
+    second generator, np.random.default_rng(seed + 1), drawing in forward order.
+
+    Children: src_embed, tgt_embed (Embedding), src_pos, tgt_pos (positional encodings), src_dropout,
+    tgt_dropout, encoder (Encoder), decoder (Decoder with cross-attention), output_proj (Linear D -> V).
+
+    forward(src (B, S) int, tgt (B, T) int, src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt)
+        src_mask: keep-mask broadcastable to (B, H, S, S) and (B, H, T, S); used by the encoder's
+            self-attention and as the decoder's memory mask. Default: padding_mask(src, pad_id)
+            (B, 1, 1, S), or None without pad_id.
+        tgt_mask: keep-mask broadcastable to (B, H, T, T). Default: causal (1, 1, T, T) AND target
+            padding (B, 1, 1, T).
+    backward(dlogits (B, T, V_tgt)) -> {"encoder_input": (B, S, D), "decoder_input": (B, T, D)}, the
+        gradients with respect to the first encoder / decoder layer's input; accumulates every
+        parameter's .grad. Only a full forward can be followed by backward.
+    encode(src, src_mask=None) -> memory (B, S, D);
+    decode(tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0) -> logits: inference.
+        With caches (a list of one dict per decoder layer, initially [{} ...]) tgt holds only the new
+        tokens, at positions offset.. offset + T - 1, and the masks cover (T, offset + T) keys.
+
+    Config fields:
+        d_model, num_heads, d_ff, num_encoder_layers, num_decoder_layers, activation, norm_first,
+        final_norm, layer_norm_eps, bias: the layers (see EncoderLayer, DecoderLayer).
+        src_vocab_size / tgt_vocab_size (default vocab_size): embedding rows and output classes.
+        pad_id: builds the default masks; its embedding rows get no gradient.
+        max_len: longest src / tgt; positional: "sinusoidal" (fixed table) or "learned" positions.
+        scale_embeddings: token embeddings times sqrt(d_model).
+        share_embeddings: src_embed and tgt_embed hold one weight Parameter (equal vocabularies);
+            its .grad sums both uses.
+        tie_embeddings: output_proj.weight is tgt_embed.weight (one Parameter, .grad sums both uses).
+        output_bias: bias of output_proj.  dropout, attention_dropout, activation_dropout: dropout
+            rates (embedding + every sublayer output; attention weights; after the FFN activation).
+        dtype: every parameter and activation ("float32" or "float64"); inputs must match.
+    """
+
+    def __init__(self, config: TransformerConfig, seed: int = 0):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = np.dtype(c.dtype)
+        rng = np.random.default_rng(seed)                               # initialisation
+        scale = embedding_scale(c)
+        self.src_embed = Embedding(c.src_vocab, c.d_model, padding_idx=c.pad_id, scale=scale,
+                                   dtype=c.dtype, rng=rng)
+        self.tgt_embed = Embedding(c.tgt_vocab, c.d_model, padding_idx=c.pad_id, scale=scale,
+                                   dtype=c.dtype, rng=rng)
+        if c.share_embeddings:
+            self.tgt_embed.weight = self.src_embed.weight               # one Parameter, two uses
+        self.src_pos = make_positional(c, rng=rng)
+        self.tgt_pos = make_positional(c, rng=rng)
+        self.src_dropout = Dropout(c.dropout)
+        self.tgt_dropout = Dropout(c.dropout)
+        self.encoder = Encoder(c, rng=rng)
+        self.decoder = Decoder(c, cross_attention=True, rng=rng)
+        self.output_proj = Linear(c.d_model, c.tgt_vocab, bias=c.output_bias, dtype=c.dtype, rng=rng)
+        if c.tie_embeddings:
+            self.output_proj.weight = self.tgt_embed.weight             # (V_tgt, D), shared
+        use_shared_dropout_rng(self, seed)
+
+    # -- checks and masks ------------------------------------------------------------------------
+    def _src_mask(self, src: np.ndarray, src_mask, T: int | None = None, src_key_keep=None):
+        """src_mask checked against encoder self-attention and (with T) cross-attention, or built
+        from pad_id; AND the (B, S) key keep-mask `src_key_keep` when given."""
+        B, S = src.shape
+        H = self.config.num_heads
+        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)        # (B, 1, 1, S) or None
+        if src_mask is None:
+            pad = self.config.pad_id
+            return combine_masks(None if pad is None else padding_mask(src, pad), keep)
+        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
+        if T is not None:
+            check_mask("src_mask", src_mask, (B, H, T, S))
+        return combine_masks(src_mask, keep)
+
+    def _check_memory(self, memory, B: int) -> np.ndarray:
+        return check_float("memory", memory, dtype=self.dtype, ndim=3,
+                           shape=(B, None, self.config.d_model))
+
+    # -- pieces ----------------------------------------------------------------------------------
+    def _encode(self, src: np.ndarray, src_mask) -> np.ndarray:
+        x = self.src_dropout(self.src_pos(self.src_embed(src)))          # (B, S, D)
+        return self.encoder(x, src_mask)                                 # (B, S, D) memory
+
+    def _decode(self, tgt, memory, src_mask, tgt_mask, caches=None, offset: int = 0) -> np.ndarray:
+        y = self.tgt_dropout(self.tgt_pos(self.tgt_embed(tgt), offset=offset))  # (B, T, D)
+        h = self.decoder(y, memory, tgt_mask, src_mask, caches=caches)   # (B, T, D)
+        return self.output_proj(h)                                       # (B, T, V)
+
+    # -- public ----------------------------------------------------------------------------------
+    def encode(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
+        """memory (B, S, D) for src (B, S); inference (no backward follows)."""
+        c = self.config
+        src = check_token_ids("src", src, c.src_vocab, c.max_len)
+        src_mask = self._src_mask(src, src_mask, src_key_keep=src_key_keep)
+        self._cache = None
+        return self._encode(src, src_mask)
+
+    def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
+               offset: int = 0, *, src_key_keep=None) -> np.ndarray:
+        """logits (B, T, V) of tgt (B, T) given memory (B, S, D); inference (no backward follows).
+
+        src_mask: the keep-mask over memory positions (build it with padding_mask(src, pad_id); None
+        attends to all S). With caches, tgt holds only the new tokens and offset counts earlier ones.
+        """
+        c = self.config
+        offset = check_offset(offset, caches)
+        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
+        B, T = tgt.shape
+        memory = self._check_memory(memory, B)
+        if src_mask is not None:
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                        "src_key_keep")
+        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                         memory.shape[1]))
+        if tgt_mask is None:
+            tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
+        else:
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                        "a 4-D tgt_mask")
+        self._cache = None
+        return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                tgt_key_keep=None) -> np.ndarray:
+        c = self.config
+        src = check_token_ids("src", src, c.src_vocab, c.max_len)
+        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len)
+        (B, S), T = src.shape, tgt.shape[1]
+        if tgt.shape[0] != B:
+            raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tgt.shape}")
+        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
+        if tgt_mask is None:
+            tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
+        else:
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
+                                        "tgt_key_keep")
+        tgt_mask = combine_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T))
+        self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
+        memory = self._encode(src, src_mask)                             # (B, S, D)
+        logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)
+        self._cache = ModelCache(logits)
+        return logits
+
+    def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
+        if self._cache is None:
+            raise RuntimeError("Transformer.backward called before forward (encode/decode are "
+                               "inference only: run forward(src, tgt) before backward)")
+        check_grad("dlogits", dlogits, self._cache.logits)
+        dh = self.output_proj.backward(dlogits)                          # (B, T, D)
+        d_dec_in, dmemory = self.decoder.backward(dh)                    # (B, T, D), (B, S, D)
+        d_enc_in = self.encoder.backward(dmemory)                        # (B, S, D)
+        # the embeddings: x = dropout(pos(embed(ids))); embed accumulates its weight's gradient
+        self.tgt_embed.backward(self.tgt_pos.backward(self.tgt_dropout.backward(d_dec_in)))
+        self.src_embed.backward(self.src_pos.backward(self.src_dropout.backward(d_enc_in)))
+        return {"encoder_input": d_enc_in, "decoder_input": d_dec_in}

@@ -1,0 +1,42 @@
+"""What an evaluation reports: held-out loss and accuracies, and the exact-sequence match they use."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from npformer.data.vocab import EOS, PAD
+
+
+def sequence_matches(pred: np.ndarray, tgt_out: np.ndarray, eos_id: int = EOS,
+                     pad_id: int = PAD) -> np.ndarray:
+    """(B,) bool: each predicted row equals its target up to and including the target's EOS.
+
+    pred (B, Tp) generated tokens (anything after EOS is ignored); tgt_out (B, T) target + EOS, PAD-
+    padded. A prediction that is shorter than the target (stopped early, no EOS) is wrong.
+    """
+    pred, tgt_out = np.asarray(pred), np.asarray(tgt_out)
+    B, T = tgt_out.shape
+    width = max(T, pred.shape[1])
+    p = np.full((B, width), pad_id, dtype=np.int64)                   # (B, W)
+    p[:, : pred.shape[1]] = pred
+    t = np.full((B, width), pad_id, dtype=np.int64)                   # (B, W)
+    t[:, :T] = tgt_out
+    counted = np.cumsum(t == eos_id, axis=1) - (t == eos_id) == 0     # (B, W) up to the first EOS
+    counted &= t != pad_id
+    return ((p == t) | ~counted).all(axis=1)                          # (B,)
+
+
+@dataclass
+class EvalResult:
+    loss: float
+    token_accuracy: float
+    sequence_accuracy: float
+    num_examples: int
+    num_tokens: int
+    examples: list = field(default_factory=list)     # (source, target, prediction) strings
+
+    def summary(self) -> str:
+        return (f"loss {self.loss:.4f}  token acc {100 * self.token_accuracy:.2f}%  "
+                f"exact-sequence acc {100 * self.sequence_accuracy:.2f}%  "
+                f"({self.num_examples} held-out examples)")

@@ -1,0 +1,256 @@
+"""Seeing the model: attention heat maps, the positional-encoding matrix, loss curves (PNG files).
+
+matplotlib is imported only when a plot is asked for (and then with the non-interactive "Agg" backend);
+without it every function raises ImportError saying `pip install npformer[plots]`.
+
+    collect_attention(model)                     {"encoder.layers.0.self_attn": (B,H,Tq,Tk), ...}
+    plot_attention(weights, q_tokens, k_tokens, path)         one heat map (Tq, Tk)
+    save_attention_maps(model, src, tgt, vocab, out_dir, ...)  run the model once, one PNG per
+                                                 (kind, layer) with every head side by side, or one head
+    plot_positional_encoding(table, path)        the (max_len, d_model) sinusoidal matrix
+    plot_loss_curve(steps, losses, path, ...)    training loss (and evaluation points)
+
+Attention rows are queries, columns keys; each row of a heat map sums to 1 (0 for a fully masked row).
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import numpy as np
+
+ATTENTION_KINDS = ("encoder", "decoder", "cross")
+_KIND_SUFFIX = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "self_attn"),
+                "cross": ("decoder", "cross_attn")}
+
+
+def _pyplot():
+    """matplotlib.pyplot with the Agg backend, or a clear ImportError."""
+    try:
+        import matplotlib
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install npformer[plots]") from e
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _ensure_dir(path: str) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+
+
+def _save(fig, path: str) -> None:
+    """fig as a PNG at `path`, written atomically (npformer.io.files.atomic_write): a failed write leaves
+    any earlier file there unchanged and no partial PNG behind."""
+    from npformer.io.files import atomic_write
+    _ensure_dir(path)
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# collecting weights
+# ---------------------------------------------------------------------------------------------------
+def collect_attention(model) -> dict[str, np.ndarray]:
+    """Every MultiHeadAttention's `attn_weights` from the model's last forward, by dotted name.
+
+    Works for npformer models (and torchformer ones run with need_weights=True): a module counts when
+    it has an `attn_weights` attribute that is not None.
+    """
+    out: dict[str, np.ndarray] = {}
+    for name, m in model.named_modules():
+        w = getattr(m, "attn_weights", None)
+        if w is None or not hasattr(m, "q_proj"):
+            continue
+        if hasattr(w, "detach"):                       # a torch tensor
+            w = w.detach().cpu().numpy()
+        out[name] = np.asarray(w)                      # (B, H, Tq, Tk)
+    return out
+
+
+def attention_name(kind: str, layer: int) -> str:
+    """The module name of one attention: ("cross", 1) -> "decoder.layers.1.cross_attn"."""
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"kind: expected one of {ATTENTION_KINDS}, got {kind!r}")
+    stack, attn = _KIND_SUFFIX[kind]
+    return f"{stack}.layers.{layer}.{attn}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# single plots
+# ---------------------------------------------------------------------------------------------------
+def _heatmap(ax, w: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str], title: str,
+             ylabel: bool = True):
+    im = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(len(k_tokens)))
+    ax.set_xticklabels(k_tokens, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(q_tokens)))
+    ax.set_yticklabels(q_tokens, fontsize=8)
+    ax.set_xlabel("key")
+    if ylabel:
+        ax.set_ylabel("query")
+    ax.set_title(title, fontsize=9)
+    return im
+
+
+def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str], path: str,
+                   title: str = "attention") -> str:
+    """Heat map of one head's weights (Tq, Tk), axes labelled with the tokens; returns `path`.
+
+    A (H, Tq, Tk) array draws every head side by side.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 2:
+        w = w[None]                                                       # (1, Tq, Tk)
+    if w.ndim != 3:
+        raise ValueError(f"weights: expected shape (Tq, Tk) or (heads, Tq, Tk), got {w.shape}")
+    h, tq, tk = w.shape
+    if len(q_tokens) != tq or len(k_tokens) != tk:
+        raise ValueError(f"tokens: expected {tq} query and {tk} key labels (the weights' shape "
+                         f"{w.shape}), got {len(q_tokens)} and {len(k_tokens)}")
+    plt = _pyplot()
+    size = 0.35 * max(tq, tk) + 1.5
+    fig, axes = plt.subplots(1, h, figsize=(size * h + 1.0, size), squeeze=False)
+    im = None
+    for i in range(h):
+        sub = title if h == 1 else f"{title} head {i}"
+        im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
+    fig.subplots_adjust(wspace=0.35)
+    fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def plot_positional_encoding(table: np.ndarray, path: str,
+                             title: str = "sinusoidal positional encoding") -> str:
+    """The (positions, d_model) encoding matrix as an image (position down, dimension across)."""
+    t = np.asarray(table, dtype=np.float64)
+    if t.ndim != 2:
+        raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    im = ax.imshow(t, cmap="RdBu", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("dimension i")
+    ax.set_ylabel("position pos")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def plot_loss_curve(steps: Sequence[int], losses: Sequence[float], path: str, *,
+                    eval_steps: Sequence[int] | None = None,
+                    eval_losses: Sequence[float] | None = None, title: str = "training loss") -> str:
+    """Training loss against step (log scale), with optional evaluation points."""
+    steps, losses = np.asarray(steps), np.asarray(losses, dtype=np.float64)
+    if steps.shape != losses.shape or steps.ndim != 1 or steps.size == 0:
+        raise ValueError(f"steps, losses: expected two equal non-empty 1-D sequences, got shapes "
+                         f"{steps.shape} and {losses.shape}")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(steps, losses, lw=1.0, label="train (per step)")
+    if steps.size >= 20:                                # a moving average shows the trend
+        k = max(steps.size // 50, 5)
+        smooth = np.convolve(losses, np.ones(k) / k, mode="valid")
+        ax.plot(steps[k - 1:], smooth, lw=2.0, label=f"train ({k}-step mean)")
+    if eval_steps is not None and eval_losses is not None and len(eval_steps):
+        ax.plot(eval_steps, eval_losses, "o-", label="held-out")
+    if np.all(losses > 0):
+        ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy")
+    ax.set_title(title)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------
+# whole-model attention maps
+# ---------------------------------------------------------------------------------------------------
+def _labels(vocab, ids: np.ndarray) -> list[str]:
+    return [vocab.tokens[int(i)] if vocab is not None else str(int(i)) for i in ids]
+
+
+def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, out_dir: str, *,
+                        kinds: Sequence[str] = ATTENTION_KINDS, layers: Sequence[int] | None = None,
+                        heads: Sequence[int] | None = None, example: int = 0,
+                        prefix: str = "attn") -> list[str]:
+    """Run `model` once in eval mode and save heat maps of the chosen attentions; returns the paths.
+
+    model   npformer Transformer (src (B,S), tgt_in (B,T)), EncoderClassifier (src) or CausalLM
+            (tgt = the ids; src ignored)
+    kinds   subset of ("encoder", "decoder", "cross"); kinds the model lacks are skipped
+    layers  layer indices (None: all); heads: head indices (None: all heads in one figure per layer,
+            else one figure per head)
+    example which row of the batch to draw; padding positions are cut off the axes
+    Files: {out_dir}/{prefix}_{kind}_layer{l}.png or ..._layer{l}_head{h}.png
+    """
+    for k in kinds:
+        if k not in ATTENTION_KINDS:
+            raise ValueError(f"kinds: expected a subset of {ATTENTION_KINDS}, got {k!r}")
+    was_training = getattr(model, "training", False)
+    model.eval()
+    name = type(model).__name__
+    try:
+        if name == "Transformer":
+            if tgt is None:
+                raise ValueError("tgt: a Transformer needs target ids (the decoder input) to draw")
+            model(src, tgt)
+        elif name == "CausalLM":
+            model(tgt if tgt is not None else src)
+        else:
+            model(src)
+    finally:
+        model.train(was_training)
+    weights = collect_attention(model)
+    pad = getattr(model.config, "pad_id", None) if hasattr(model, "config") else None
+
+    def cut(ids):
+        ids = np.asarray(ids)[example]                                       # (T,)
+        n = int((ids != pad).sum()) if pad is not None else ids.shape[0]
+        return n, _labels(vocab, ids[:n])
+
+    src_n, src_lab = cut(src) if src is not None else (0, [])
+    tgt_n, tgt_lab = cut(tgt) if tgt is not None else (0, [])
+    if name == "CausalLM":
+        axes = {"decoder": (tgt_n, tgt_lab, tgt_n, tgt_lab)} if tgt is not None else \
+            {"decoder": (src_n, src_lab, src_n, src_lab)}
+    else:
+        axes = {"encoder": (src_n, src_lab, src_n, src_lab),
+                "decoder": (tgt_n, tgt_lab, tgt_n, tgt_lab),
+                "cross": (tgt_n, tgt_lab, src_n, src_lab)}
+    if layers is not None:
+        have = {int(n.split(".")[2]) for n in weights if ".layers." in n}
+        bad = sorted(set(layers) - have)
+        if bad:
+            raise ValueError(f"layers: expected indices among {sorted(have)}, got {bad}")
+    if heads is not None and weights:
+        num_heads = next(iter(weights.values())).shape[1]
+        bad = sorted(h for h in heads if not 0 <= h < num_heads)
+        if bad:
+            raise ValueError(f"heads: expected indices in [0, {num_heads}), got {bad}")
+    paths = []
+    for kind in kinds:
+        stack, attn = _KIND_SUFFIX[kind]
+        found = sorted((int(n.split(".")[2]), n) for n in weights
+                       if n.startswith(f"{stack}.layers.") and n.endswith(attn))
+        if not found or kind not in axes:
+            continue
+        nq, ql, nk, kl = axes[kind]
+        for li, n in found:
+            if layers is not None and li not in layers:
+                continue
+            w = weights[n][example][:, :nq, :nk]                              # (H, nq, nk)
+            if heads is None:
+                p = os.path.join(out_dir, f"{prefix}_{kind}_layer{li}.png")
+                paths.append(plot_attention(w, ql, kl, p, title=f"{kind} layer {li}"))
+                continue
+            for h in heads:
+                p = os.path.join(out_dir, f"{prefix}_{kind}_layer{li}_head{h}.png")
+                paths.append(plot_attention(w[h], ql, kl, p, title=f"{kind} layer {li} head {h}"))
+    return paths

@@ -1,0 +1,239 @@
+"""A training run's whole state as one object, saved and resumed generically by either twin.
+
+    TrainState(model, optimizer, schedule, stream, config, task, step)
+
+    model      npformer or torchformer model (its dropout generator's state is saved too)
+    optimizer  npformer Adam / torch.optim.Adam;  schedule: either twin's WarmupSchedule
+    stream     BatchStream: the training batches, whose position is its generator's state
+    config     TrainConfig;  task: the data Task;  step: optimizer steps taken so far
+
+    save_training_state(path, state, metadata=None, backend=None)       one checkpoint file
+    load_training_state(path, backend="numpy", device=None)             -> TrainState
+
+`backend` is a ResumeBackend: the twin's checkpoint functions and optimizer factory. npformer's is
+NUMPY; torchformer supplies its own (torchformer.save_training_state / load_training_state call
+these functions with it), so this file never imports torch.
+
+A checkpoint holding a training state is an ordinary checkpoint (model, optimizer, schedule, step)
+whose metadata has "task" (the Task's fields), "train" (TrainConfig) and "resume" (the stream's and the
+dropout generator's states). So N steps, a save, a load and M more steps give the same weights as N + M
+steps in one run: bit for bit in npformer, and in torchformer on a CPU.
+
+A new task gets resume for free when its Task has `sample(rng, n, split=)` and a `to_metadata()`-like
+field dict accepted by `Task(**fields)`; a stream with other state only needs state_dict() and
+load_state_dict().
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["BatchStream", "TrainState", "ResumeBackend", "numpy_backend", "save_training_state", "load_training_state",
+           "dropout_rng_state", "set_dropout_rng_state", "task_metadata"]
+
+_STREAM_SEED_TAG = 0xBA7C          # npformer.data.tasks.batch_iterator's generator: default_rng([seed, tag])
+
+
+class BatchStream:
+    """The endless training batches of `batch_iterator(task, batch_size, seed)`, with a position that
+    can be saved (`state_dict()`: the generator's state) and restored."""
+
+    def __init__(self, task, batch_size: int, seed: int = 0, split: str = "train"):
+        self.task, self.batch_size, self.split, self.seed = task, int(batch_size), split, int(seed)
+        self.rng = np.random.default_rng([self.seed, _STREAM_SEED_TAG])
+
+    def __iter__(self) -> "BatchStream":
+        return self
+
+    def __next__(self):
+        from npformer.data.tasks import collate
+        return collate(self.task.sample(self.rng, self.batch_size, split=self.split))
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"batch_size": self.batch_size, "seed": self.seed, "split": self.split,
+                "bit_generator": self.rng.bit_generator.state}
+
+    def load_state_dict(self, sd: dict[str, Any]) -> None:
+        if not isinstance(sd, dict) or not isinstance(sd.get("bit_generator"), dict):
+            raise ValueError(f"stream state: expected a dict with 'bit_generator', got {sd!r:.80}")
+        for key in ("batch_size", "seed", "split"):
+            if sd.get(key) != getattr(self, key):
+                raise ValueError(f"stream state: {key} {sd.get(key)!r} does not match this stream's "
+                                 f"{getattr(self, key)!r}")
+        rng = np.random.default_rng()
+        try:
+            rng.bit_generator.state = sd["bit_generator"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"stream state: bad generator state: {e}") from None
+        self.rng = rng
+
+
+# -- dropout generators --------------------------------------------------------------------------------
+def _generators(model) -> list:
+    """The distinct dropout generators of `model`, in module order."""
+    seen, out = set(), []
+    for _, m in model.named_modules():
+        if type(m).__name__ == "Dropout" and getattr(m, "rng", None) is not None \
+                and id(m.rng) not in seen:
+            seen.add(id(m.rng))
+            out.append(m.rng)
+    return out
+
+
+def _is_numpy(model) -> bool:
+    from npformer.layers.module import Module
+    return isinstance(model, Module)
+
+
+def dropout_rng_state(model) -> list:
+    """JSON-able states of the model's dropout generators (numpy bit-generator dicts or the
+    base64 bytes of a torch.Generator's state)."""
+    out = []
+    for g in _generators(model):
+        if isinstance(g, np.random.Generator):
+            out.append({"numpy": g.bit_generator.state})
+        else:
+            out.append({"torch": base64.b64encode(g.get_state().numpy().tobytes()).decode()})
+    return out
+
+
+def set_dropout_rng_state(model, states: list) -> None:
+    """Restore what dropout_rng_state returned (checked against the model before anything is set)."""
+    gens = _generators(model)
+    if not isinstance(states, list) or len(states) != len(gens):
+        raise ValueError(f"dropout generator states: expected {len(gens)}, got "
+                         f"{len(states) if isinstance(states, list) else type(states).__name__}")
+    staged = []
+    for g, st in zip(gens, states):
+        if isinstance(g, np.random.Generator):
+            if not isinstance(st, dict) or "numpy" not in st:
+                raise ValueError("dropout generator state: expected a numpy generator's state")
+            fresh = np.random.default_rng()
+            try:
+                fresh.bit_generator.state = st["numpy"]
+            except (TypeError, ValueError, KeyError) as e:
+                raise ValueError(f"dropout generator state: {e}") from None
+            staged.append((g, fresh.bit_generator.state))
+        else:
+            import torch
+            if not isinstance(st, dict) or not isinstance(st.get("torch"), str):
+                raise ValueError("dropout generator state: expected a torch generator's state")
+            raw = np.frombuffer(base64.b64decode(st["torch"]), dtype=np.uint8).copy()
+            staged.append((g, torch.from_numpy(raw)))
+    for g, st in staged:
+        if isinstance(g, np.random.Generator):
+            g.bit_generator.state = st
+        else:
+            g.set_state(st)
+
+
+# -- the state ---------------------------------------------------------------------------------------
+@dataclass
+class TrainState:
+    """Everything a training run needs to continue exactly where it stopped."""
+
+    model: Any
+    optimizer: Any
+    schedule: Any
+    stream: Any
+    config: Any                          # npformer.training.train.TrainConfig
+    task: Any                            # npformer.data.tasks.Task
+    step: int = 0
+
+
+def task_metadata(task) -> dict:
+    """The Task's constructor fields (what `Task(**fields)` rebuilds it from)."""
+    if hasattr(task, "metadata"):                       # language-model tasks (npformer.data.lm_data)
+        return task.metadata()
+    return dict(name=task.name, num_symbols=task.num_symbols, min_len=task.min_len,
+                max_len=task.max_len, seed=task.seed, heldout_fraction=task.heldout_fraction,
+                num_pairs=task.num_pairs)
+
+
+@dataclass(frozen=True)
+class ResumeBackend:
+    """What saving and resuming a run needs from one twin."""
+    name: str                     # "numpy" or "torch": written into the file, checked on resume
+    save_checkpoint: Callable     # (path, model, optimizer, schedule, step=, metadata=) -> path
+    load_model: Callable          # (ckpt) or (ckpt, device=) -> model
+    restore: Callable             # (ckpt, model, optimizer, schedule)
+    make_optimizer: Callable      # (model, TrainConfig) -> (optimizer, schedule)
+
+
+def numpy_backend() -> ResumeBackend:
+    from npformer.io import checkpoint as ck
+    from npformer.training.train import make_optimizer
+    return ResumeBackend("numpy", ck.save_checkpoint, ck.load_model, ck.restore, make_optimizer)
+
+
+def _backend(backend) -> ResumeBackend:
+    if isinstance(backend, ResumeBackend):
+        return backend
+    if backend == "numpy":
+        return numpy_backend()
+    if backend == "torch":
+        raise ValueError("backend: 'torch' states are saved and loaded by torchformer "
+                         "(torchformer.save_training_state / torchformer.load_training_state); "
+                         "npformer never imports torch")
+    raise ValueError(f"backend: expected 'numpy' or a ResumeBackend, got {backend!r}")
+
+
+def save_training_state(path, state: TrainState, metadata: dict | None = None,
+                        backend: str | None = None):
+    """Write `state` (model, optimizer, schedule, stream and dropout positions, step, TrainConfig,
+    task) as one checkpoint, atomically. `metadata` adds JSON fields (e.g. metrics)."""
+    if backend is None and not _is_numpy(state.model):
+        raise ValueError(f"state.model: a {type(state.model).__name__} that is not an npformer "
+                         f"Module; save a torchformer run with torchformer.save_training_state")
+    be = _backend(backend or "numpy")
+    meta = dict(metadata or {})
+    meta.update(task=task_metadata(state.task), train=state.config.to_dict(), backend=be.name,
+                resume={"stream": state.stream.state_dict(),
+                        "dropout_rng": dropout_rng_state(state.model)})
+    return be.save_checkpoint(path, state.model, state.optimizer, state.schedule, step=state.step,
+                              metadata=meta)
+
+
+def load_training_state(path, backend: str = "numpy", device=None) -> TrainState:
+    """A TrainState rebuilt from a file `save_training_state` (or `npformer train --save`) wrote.
+
+    Raises CheckpointError when the file holds no training state (no optimizer, schedule, task or
+    resume data) or when any part does not fit; nothing is half-restored.
+    """
+    from npformer.io.checkpoint import CheckpointError, load_checkpoint
+    from npformer.data.registry import make_any_task          # a data.Task or a language-model task
+    from npformer.training.train import TrainConfig
+    be = _backend(backend)
+    ckpt = load_checkpoint(path)
+    meta = ckpt.metadata
+    missing = [k for k in ("task", "train", "resume") if not isinstance(meta.get(k), dict)]
+    missing += ["optimizer"] if ckpt.optimizer_state is None else []
+    missing += ["schedule"] if ckpt.schedule_state is None else []
+    if missing:
+        raise CheckpointError(path, f"holds no training state to resume (missing {missing}); it "
+                                    f"was written without one, e.g. by save_checkpoint(model)")
+    saved = meta.get("backend")
+    if saved in ("numpy", "torch") and saved != be.name:
+        raise CheckpointError(path, f"the run was saved by the {saved} backend; resume it with the "
+                                    f"same backend (--backend {saved}): its dropout generator and "
+                                    f"arithmetic are that twin's")
+    try:
+        task = make_any_task(**meta["task"])
+        tc = meta["train"]
+        config = TrainConfig(**{**tc, "betas": tuple(tc["betas"])})
+    except (TypeError, ValueError, KeyError) as e:
+        raise CheckpointError(path, f"training state: {e}") from None
+    model = be.load_model(ckpt) if device is None else be.load_model(ckpt, device=device)
+    optimizer, schedule = be.make_optimizer(model, config)
+    be.restore(ckpt, model, optimizer, schedule)
+    stream = BatchStream(task, config.batch_size, config.seed)
+    try:
+        stream.load_state_dict(meta["resume"].get("stream"))
+        set_dropout_rng_state(model, meta["resume"].get("dropout_rng", []))
+    except ValueError as e:
+        raise CheckpointError(path, f"training state: {e}") from None
+    return TrainState(model=model, optimizer=optimizer, schedule=schedule, stream=stream,
+                      config=config, task=task, step=ckpt.step)

@@ -1,0 +1,423 @@
+"""Training and evaluation loops for npformer models (the torch twin is torchformer/train.py).
+
+One training step of an encoder-decoder (teacher forcing: the decoder reads the target shifted right
+by one, BOS first, and predicts every next token at once):
+
+    logits = model(src, tgt_in)                              (B, T, V)
+    loss   = CrossEntropy(logits, tgt_out)                   mean over non-PAD targets (ignore_index)
+    model.zero_grad(); model.backward(loss_fn.backward())    hand-written backward, fills .grad
+    clip_grad_norm(params, clip_norm)                        global L2 norm
+    Adam(betas=(0.9, 0.98), eps=1e-9).step(); schedule.step()
+
+The learning rate follows the paper's warm-up schedule (npformer.optim.optimizers.WarmupSchedule),
+    lr(s) = factor * d_model^-0.5 * min(s^-0.5, s * warmup^-1.5),
+with `factor` chosen so that the peak, reached at s = warmup, equals `TrainConfig.lr` (lr=None keeps
+the paper's factor 1). An EncoderClassifier trains the same way on (src, labels).
+
+evaluate() reports, on a fixed set of examples:
+    loss              teacher-forced cross-entropy (no label smoothing), mean over target tokens
+    token_accuracy    teacher-forced argmax == target, over non-PAD targets
+    sequence_accuracy greedy decoding (npformer.decoding.generate) reproduces the whole target, EOS included
+For a classifier the two accuracies are the class accuracy.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from npformer.models.config import TransformerConfig
+from npformer.training.forward import model_forward
+from npformer.training.metrics import EvalResult, sequence_matches  # noqa: F401 (re-exported)
+from npformer.data.tasks import (PAD, ClassificationBatch, Examples, Task,
+                           batch_iterator, iterate_examples)
+
+__all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
+           "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches", "Progress"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# configuration
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class TrainConfig:
+    """Optimisation settings shared by both twins' training loops.
+
+    steps            optimizer steps
+    batch_size       examples per step
+    lr               peak learning rate, reached at step `warmup` (None: the paper's factor 1)
+    warmup           warm-up steps of the schedule
+    betas, eps       Adam's (the paper: (0.9, 0.98), 1e-9)
+    weight_decay     Adam's L2 term (0: none)
+    label_smoothing  epsilon_ls of the training loss (the paper: 0.1; evaluation never smooths)
+    clip_norm        clip the global gradient L2 norm to this (None: no clipping)
+    seed             seeds the training batches (the model's own seed is separate)
+    eval_every       evaluate held-out loss/accuracy every N steps (0: only at the end, by the caller)
+    eval_size        examples in the evaluation set
+    log_every        progress refresh / print interval in steps
+    progress         show a progress bar (tqdm if installed, else plain lines)
+    """
+
+    steps: int = 1000
+    batch_size: int = 64
+    lr: float | None = 1e-3
+    warmup: int = 100
+    betas: tuple[float, float] = (0.9, 0.98)
+    eps: float = 1e-9
+    weight_decay: float = 0.0
+    label_smoothing: float = 0.0
+    clip_norm: float | None = 1.0
+    seed: int = 0
+    eval_every: int = 0
+    eval_size: int = 500
+    log_every: int = 25
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        def need(cond, name, expected):
+            if not cond:
+                raise ValueError(f"TrainConfig.{name}: expected {expected}, got "
+                                 f"{getattr(self, name)!r}")
+
+        def is_int(v):
+            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+        need(is_int(self.steps) and self.steps >= 0, "steps", "an int >= 0")
+        need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
+        need(self.lr is None or (isinstance(self.lr, (int, float)) and 0 < self.lr < math.inf),
+             "lr", "None or a positive float")
+        need(is_int(self.warmup) and self.warmup >= 1, "warmup", "an int >= 1")
+        need(isinstance(self.label_smoothing, (int, float)) and 0 <= self.label_smoothing < 1,
+             "label_smoothing", "a float in [0, 1)")
+        need(self.clip_norm is None or (isinstance(self.clip_norm, (int, float))
+                                         and self.clip_norm > 0), "clip_norm", "None or > 0")
+        need(is_int(self.seed) and self.seed >= 0, "seed", "an int >= 0")
+        need(is_int(self.eval_every) and self.eval_every >= 0, "eval_every", "an int >= 0")
+        need(is_int(self.eval_size) and self.eval_size >= 1, "eval_size", "an int >= 1")
+        need(is_int(self.log_every) and self.log_every >= 1, "log_every", "an int >= 1")
+        self.betas = tuple(float(b) for b in self.betas)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def replace(self, **changes) -> "TrainConfig":
+        """A copy with `changes` applied (checked again)."""
+        return TrainConfig(**{**asdict(self), **changes})
+
+
+def peak_factor(lr: float | None, d_model: int, warmup: int) -> float:
+    """The WarmupSchedule factor whose peak rate (at step `warmup`) is `lr` (None: 1.0)."""
+    if lr is None:
+        return 1.0
+    # warmup_lr(warmup) = factor * d_model^-0.5 * warmup^-0.5
+    return float(lr) * math.sqrt(d_model) * math.sqrt(warmup)
+
+
+def model_config_for(task: Task, **sizes) -> TransformerConfig:
+    """A TransformerConfig sized for `task` (vocabulary, pad_id, max_len, classes) plus `sizes`."""
+    need = max(task.max_src_tokens, task.max_tgt_tokens)
+    sizes.setdefault("max_len", need)
+    if sizes["max_len"] < need:
+        raise ValueError(f"max_len: expected >= {need} (the task's longest row), got "
+                         f"{sizes['max_len']}")
+    return TransformerConfig(vocab_size=task.vocab_size, pad_id=PAD, num_classes=task.num_classes,
+                             **sizes)
+
+
+def build_model(config: TransformerConfig, task: Task, seed: int = 0):
+    """npformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM for
+    language-model tasks (npformer.data.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.models.config import bert_config
+        from npformer.models.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed)
+    if getattr(task, "is_lm", False):
+        from npformer.models.causal_lm import CausalLM
+        return CausalLM(config, seed=seed)
+    if task.is_classification:
+        from npformer.models.classifier import EncoderClassifier
+        return EncoderClassifier(config, seed=seed)
+    from npformer.models.transformer import Transformer
+    return Transformer(config, seed=seed)
+
+
+# ---------------------------------------------------------------------------------------------------
+# progress display
+# ---------------------------------------------------------------------------------------------------
+class Progress:
+    """Training progress on `file` (stderr): steps done, rate, ETA and the latest stats.
+
+    - tqdm installed (pip install npformer[progress]): a tqdm bar.
+    - else, `file` a terminal: one line rewritten in place with '\\r'.
+    - else (a log file, a pipe): one plain line every `log_every` steps.
+    `start` is the step a resumed run starts from (the bar shows start..start+total).
+    """
+
+    def __init__(self, total: int, enabled: bool = True, log_every: int = 25, desc: str = "train",
+                 file=None, start: int = 0, use_tqdm: bool | None = None):
+        self.total, self.enabled, self.log_every, self.desc = total, enabled, log_every, desc
+        self.start, self.end = start, start + total
+        self.file = file if file is not None else sys.stderr
+        self.bar = None
+        self.tty = bool(getattr(self.file, "isatty", lambda: False)())
+        self.t0 = time.perf_counter()
+        self._width = 0
+        self.hint = ""
+        if enabled and use_tqdm is not False:
+            try:
+                from tqdm.auto import tqdm
+                self.bar = tqdm(total=self.end, initial=start, desc=desc, file=self.file,
+                                dynamic_ncols=True, mininterval=0.5)
+            except ImportError:
+                self.bar = None
+                self.hint = "(pip install npformer[progress] for a tqdm progress bar)"
+
+    def eta_text(self, step: int) -> str:
+        done = step - self.start
+        el = time.perf_counter() - self.t0
+        if done <= 0:
+            return "ETA ?"
+        left = el / done * (self.end - step)
+        return f"{done / max(el, 1e-9):.1f} it/s, ETA {int(left) // 60}:{int(left) % 60:02d}"
+
+    def update(self, step: int, **stats: float) -> None:
+        if not self.enabled:
+            return
+        text = {k: (f"{v:.4g}" if isinstance(v, float) else str(v)) for k, v in stats.items()}
+        if self.bar is not None:
+            self.bar.update(1)
+            if step % self.log_every == 0 or step == self.end:
+                self.bar.set_postfix(text, refresh=False)
+            return
+        body = " ".join(f"{k}={v}" for k, v in text.items())
+        line = f"{self.desc} step {step}/{self.end} {body} [{self.eta_text(step)}]"
+        if self.hint:
+            print(self.hint, file=self.file, flush=True)
+            self.hint = ""
+        if self.tty:
+            pad = max(self._width - len(line), 0)
+            self._width = len(line)
+            print("\r" + line + " " * pad, end="", file=self.file, flush=True)
+        elif step % self.log_every == 0 or step == self.end:
+            print(line, file=self.file, flush=True)
+
+    def write(self, msg: str) -> None:
+        """A message above the bar (printed even when the bar is disabled)."""
+        if self.bar is not None:
+            self.bar.write(msg, file=self.file)
+            return
+        if self.tty and self._width:
+            print("\r" + " " * self._width + "\r", end="", file=self.file)
+            self._width = 0
+        print(msg, file=self.file, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.tty and self._width:
+            print(file=self.file, flush=True)
+            self._width = 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# metrics on arrays (shared with the torch twin, which converts to numpy first)
+# ---------------------------------------------------------------------------------------------------
+def token_accuracy(logits: np.ndarray, targets: np.ndarray, ignore_index: int = PAD) -> tuple[int, int]:
+    """(correct, counted): argmax over the last axis equals the target, ignoring `ignore_index`."""
+    pred = np.asarray(logits).argmax(axis=-1)                          # (...,)
+    keep = targets != ignore_index                                    # (...,)
+    return int(((pred == targets) & keep).sum()), int(keep.sum())
+
+
+# ---------------------------------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class TrainResult:
+    steps: int
+    losses: list                        # training loss of every step
+    lrs: list                           # learning rate used at every step
+    grad_norms: list                    # global gradient norm before clipping, every step
+    eval_history: list                  # [(step, EvalResult)]
+    tokens: int                         # target tokens seen
+    seconds: float                      # wall time of the loop (evaluations excluded)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else float("nan")
+
+
+# ---------------------------------------------------------------------------------------------------
+# the loop
+# ---------------------------------------------------------------------------------------------------
+def _loss_fn(model, label_smoothing: float, classification: bool):
+    """Cross-entropy ignoring PAD targets (seq2seq) or ignoring nothing (class labels)."""
+    from npformer.layers.loss import CrossEntropyLoss
+    pad = model.config.pad_id
+    ignore = -100 if classification or pad is None else pad
+    return CrossEntropyLoss(ignore_index=ignore, label_smoothing=label_smoothing)
+
+
+def _grad_norm(params) -> float:
+    """Global L2 norm of every gradient (what clipping would see), without clipping."""
+    return float(math.sqrt(sum(float(np.vdot(p.grad, p.grad)) for _, p in params)))
+
+
+def make_optimizer(model, config: TrainConfig):
+    """Adam(betas, eps, weight_decay) with the warm-up schedule; returns (optimizer, schedule)."""
+    from npformer.optim.optimizers import Adam, WarmupSchedule
+    opt = Adam(model.named_parameters(), lr=1.0, betas=config.betas, eps=config.eps,
+               weight_decay=config.weight_decay)
+    d = model.config.d_model
+    sched = WarmupSchedule(opt, d, config.warmup, peak_factor(config.lr, d, config.warmup))
+    return opt, sched
+
+
+def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
+          optimizer=None, schedule=None, eval_examples: Examples | None = None,
+          callback: Callable[[int, float], None] | None = None, file=None,
+          start_step: int = 0, replicas: int = 1) -> TrainResult:
+    """Train `model` in place for `config.steps` steps; returns the per-step record.
+
+    batches   an iterable of batches to use instead of `batch_iterator(task, batch_size, seed)`
+              (the training-parity test feeds both twins the same list)
+    optimizer, schedule  continue from existing ones (a loaded checkpoint); default fresh Adam +
+              WarmupSchedule from `config`
+    eval_examples  the set `eval_every` evaluates on (default task.heldout(config.eval_size))
+    callback  called as callback(step, loss) after every step
+    start_step  steps already taken (a resumed run): steps are numbered start_step+1 ..
+              start_step+config.steps, and `result.steps` is the last one
+    replicas  > 1: data parallelism over that many threads (npformer.training.parallel; same results to
+              rounding, dropout masks drawn per shard)
+    Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
+    (nothing is updated by that step).
+    """
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    from npformer.optim.optimizers import clip_grad_norm
+    if optimizer is None:
+        optimizer, schedule = make_optimizer(model, config)
+    loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    from npformer.training.parallel import make_step_fn
+    step_fn = make_step_fn(model, loss_fn, replicas)       # forward + loss + backward (plain or DP)
+    stream: Iterator = iter(batches) if batches is not None else \
+        batch_iterator(task, config.batch_size, config.seed)
+    if config.eval_every and eval_examples is None:
+        eval_examples = task.heldout(config.eval_size)
+    params = list(model.named_parameters())
+    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
+    model.train()
+    t0 = time.perf_counter()
+    try:
+        end = start_step + config.steps
+        for step in range(start_step + 1, end + 1):
+            try:
+                batch = next(stream)
+            except StopIteration:
+                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
+                                 f"config.steps={config.steps}") from None
+            lr = float(optimizer.lr)
+            loss = step_fn(batch)                                      # fills every .grad
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
+                                         f"learning rate (lr={config.lr}) or raise warmup")
+            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
+                _grad_norm(params)
+            if not math.isfinite(norm):
+                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
+                                         f"not finite); stopped before updating the weights")
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+            result.steps = step
+            result.losses.append(loss)
+            result.lrs.append(lr)
+            result.grad_norms.append(float(norm))
+            result.tokens += batch.num_tokens
+            elapsed = time.perf_counter() - t0
+            if callback is not None:
+                callback(step, loss)
+            bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
+            if config.eval_every and step % config.eval_every == 0 and step < end:
+                t_eval = time.perf_counter()
+                ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128),
+                              greedy=True)
+                result.eval_history.append((step, ev))
+                bar.write(f"step {step}: held-out {ev.summary()}")
+                model.train()
+                t0 += time.perf_counter() - t_eval                  # evaluation not timed
+    finally:
+        bar.close()
+        if step_fn.parallel is not None:
+            step_fn.parallel.close()
+    result.seconds = time.perf_counter() - t0
+    model.eval()
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluation
+# ---------------------------------------------------------------------------------------------------
+def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size: int = 256,
+             greedy: bool = True, num_shown: int = 0, max_new_tokens: int | None = None) -> EvalResult:
+    """Loss, token accuracy and exact-sequence accuracy (greedy decoding) on `examples`.
+
+    examples  default: task.heldout(500) (for "pairs": the memorised table)
+    greedy    False skips decoding (sequence_accuracy is then NaN)
+    num_shown keep this many (source, target, prediction) strings in `.examples`
+    """
+    from npformer.decoding.generate import greedy_decode
+    if getattr(task, "is_lm", False):                                  # language-model tasks
+        from npformer.training.lm_train import evaluate_lm
+        return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
+                           num_shown=num_shown, max_new_tokens=max_new_tokens)
+    if examples is None:
+        examples = task.heldout(500)
+    vocab = task.vocab
+    was_training = model.training
+    model.eval()
+    loss_fn = _loss_fn(model, 0.0, task.is_classification)
+    total_loss = correct = counted = seq_ok = n = 0
+    shown: list = []
+    try:
+        for batch in iterate_examples(examples, batch_size):
+            logits, targets = model_forward(model, batch)
+            k = int((targets != PAD).sum()) if not isinstance(batch, ClassificationBatch) \
+                else targets.shape[0]
+            total_loss += float(loss_fn(logits, targets)) * k
+            if isinstance(batch, ClassificationBatch):
+                pred = logits.argmax(axis=-1)                                    # (B,)
+                c = int((pred == targets).sum())
+                correct += c
+                seq_ok += c
+                counted += k
+                n += targets.shape[0]
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))))
+                continue
+            c, k2 = token_accuracy(logits, targets)
+            correct += c
+            counted += k2
+            n += targets.shape[0]
+            if greedy:
+                limit = max_new_tokens or targets.shape[1]
+                out = greedy_decode(model, batch.src, max_new_tokens=limit)
+                ok = sequence_matches(out.tokens, batch.tgt_out)                  # (B,)
+                seq_ok += int(ok.sum())
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), vocab.decode(batch.tgt_out[i]),
+                                  vocab.decode(out.tokens[i])))
+    finally:
+        model.train(was_training)
+    seq_acc = seq_ok / n if (greedy or task.is_classification) else float("nan")
+    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
+                      sequence_accuracy=seq_acc, num_examples=n, num_tokens=counted,
+                      examples=shown)

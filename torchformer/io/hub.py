@@ -1,0 +1,66 @@
+"""Hugging Face GPT-2 and BERT weights, to and from torchformer models (twin of npformer.io.hub).
+
+The name plan, the Conv1D transposes, the q|k|v split, the config mapping and the safetensors
+reader are npformer.io.hub's (plain numpy on state dicts, one implementation for both twins); this file
+builds torchformer models from them and adds `to_transformers`, which needs transformers itself.
+
+    model = from_pretrained("path/to/gpt2", device="cuda")   # config.json + model.safetensors
+    model = from_transformers(hf_model)
+    hf_model = to_transformers(model)                          # a transformers model, same weights
+"""
+from __future__ import annotations
+
+import importlib
+
+from npformer.io.hub import (HF_CLASS, KINDS, config_from_hf, hf_config_for, hf_model_parts,
+                          hf_to_state, kind_from_hf, kind_of, read_pretrained, save_pretrained,
+                          to_hf_state_dict)
+
+__all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_state_dict",
+           "save_pretrained"]
+
+
+def _build(kind: str, c, state: dict, device=None):
+    module = {"gpt2": "models.causal_lm"}.get(kind, "models.bert")
+    model = getattr(importlib.import_module(f"torchformer.{module}"), KINDS[kind])(c, device=device)
+    model.load_state_dict(state)                     # numpy values accepted; checked before writing
+    return model.eval()
+
+
+def from_pretrained(folder, dtype="float32", kind: str | None = None, device=None):
+    """A torchformer model (eval mode) from a Hugging Face folder (config.json + model.safetensors,
+    never pickle). kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides config.json."""
+    hf_config, hf_state = read_pretrained(folder)
+    kind = kind or kind_from_hf(hf_config)
+    c = config_from_hf(hf_config, kind, dtype)
+    return _build(kind, c, hf_to_state(kind, c, hf_state)[0], device)
+
+
+def from_transformers(hf_model, dtype="float32", device=None):
+    """A torchformer model (eval mode) holding the weights of an in-memory transformers model."""
+    hf_config, hf_state, cls = hf_model_parts(hf_model)
+    kind = kind_from_hf(hf_config, cls)
+    c = config_from_hf(hf_config, kind, dtype)
+    return _build(kind, c, hf_to_state(kind, c, hf_state)[0], device)
+
+
+def to_transformers(model, attn_implementation: str = "eager"):
+    """A transformers model (eval mode, float64 when `model` is) with the weights of an npformer or
+    torchformer GPT-2/BERT model. Needs the [hf] extra (transformers)."""
+    import torch
+
+    try:
+        import transformers
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("to_transformers needs transformers: pip install 'npformer[hf]'") from None
+    kind = kind_of(model)
+    cfg_dict = dict(hf_config_for(kind, model.config))
+    cfg_cls = transformers.GPT2Config if kind == "gpt2" else transformers.BertConfig
+    cfg_dict.pop("model_type")
+    hf_cfg = cfg_cls(**cfg_dict, attn_implementation=attn_implementation)
+    hf = getattr(transformers, HF_CLASS[kind])(hf_cfg)
+    if model.config.dtype == "float64":
+        hf = hf.double()
+    state = {k: torch.from_numpy(v) for k, v in to_hf_state_dict(model).items()}
+    hf.load_state_dict(state, strict=True)
+    return hf.eval()

@@ -1,0 +1,59 @@
+"""Cross-entropy over logits, torch's semantics (twin of npformer.layers.loss):
+
+    loss = mean over counted targets of  -(1 - eps) log p[target] - eps / C * sum_c log p[c]
+
+with p = softmax(logits), eps = label_smoothing; targets equal to ignore_index are not counted. As
+npformer, a batch where every target is ignored is an error (F.cross_entropy would return NaN).
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from torchformer.layers.validation import StrictLoad, check_float
+
+
+class CrossEntropyLoss(StrictLoad, nn.Module):
+    """CrossEntropyLoss(ignore_index=-100, label_smoothing=0.0);
+    forward(logits (..., C), targets (...) int) -> scalar tensor (mean over counted targets)."""
+
+    def __init__(self, ignore_index: int = -100, label_smoothing: float = 0.0):
+        super().__init__()
+        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+            raise TypeError(f"ignore_index: expected an int, got {ignore_index!r}")
+        if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float))
+                or not 0.0 <= label_smoothing <= 1.0):
+            raise ValueError(f"label_smoothing: expected a float in [0, 1], got "
+                             f"{label_smoothing!r}")
+        self.ignore_index = ignore_index
+        self.label_smoothing = float(label_smoothing)
+
+    def forward(self, logits: torch.Tensor, targets) -> torch.Tensor:
+        check_float("logits", logits)
+        if logits.dim() < 1:
+            raise ValueError("logits: expected at least 1 dimension (..., C), got a 0-d tensor")
+        if not isinstance(targets, torch.Tensor):
+            targets = torch.as_tensor(targets)
+        if targets.dtype == torch.bool or targets.dtype.is_floating_point:
+            raise TypeError(f"targets: expected integer class indices, got dtype {targets.dtype}")
+        C = logits.shape[-1]
+        if tuple(targets.shape) != tuple(logits.shape[:-1]):
+            raise ValueError(f"targets: expected shape {tuple(logits.shape[:-1])} (logits without "
+                             f"its class axis), got {tuple(targets.shape)}")
+        targets = targets.to(device=logits.device, dtype=torch.long)
+        counted = targets != self.ignore_index
+        if targets.numel():
+            bad = counted & ((targets < 0) | (targets >= C))
+            if bool(bad.any()):
+                raise ValueError(f"targets: expected class indices in [0, {C}) or ignore_index="
+                                 f"{self.ignore_index}, got {targets[bad][0].item()}")
+        if not bool(counted.any()):
+            raise ValueError(f"targets: every target equals ignore_index={self.ignore_index}; the "
+                             f"mean over zero counted targets is undefined (torch would return NaN)")
+        return F.cross_entropy(logits.reshape(-1, C), targets.reshape(-1),
+                               ignore_index=self.ignore_index,
+                               label_smoothing=self.label_smoothing)
+
+    def extra_repr(self) -> str:
+        return f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing:g}"

@@ -1,0 +1,74 @@
+"""Decoder-only language model (GPT-style), twin of npformer.models.causal_lm.
+
+    logits = output_proj(Decoder(dropout(pos(embed(ids))), self_mask=causal AND not-padding))
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from torchformer.models.decoder import Decoder
+from torchformer.layers.dropout import Dropout
+from torchformer.layers.embedding import Embedding
+from torchformer.layers.linear import Linear
+from torchformer.layers.positional import make_positional
+from torchformer.models.transformer import (ModelMixin, check_offset, check_seed, check_token_ids,
+                                     embedding_scale, init_rng, keep_input, target_self_mask)
+from torchformer.layers.masks import check_model_mask, key_keep_mask
+from torchformer.models.transformer import and_masks, use_shared_dropout_rng
+from torchformer.models.encoder import check_config
+from torchformer.layers.validation import run_checked, to_torch_dtype
+
+
+class CausalLM(ModelMixin, nn.Module):
+    """CausalLM(config, seed=0, device=None).
+
+    Children: tgt_embed, tgt_pos, tgt_dropout, decoder (Decoder without cross-attention),
+    output_proj (Linear D -> V; its weight is tgt_embed.weight when config.tie_embeddings).
+
+    forward(ids (B, T), mask=None, caches=None, offset=0) -> logits (B, T, V). Default mask: causal
+    AND key not padding (B, 1, T, offset + T). With caches ([{} ...], one per layer) ids hold only the
+    new tokens at positions offset.. offset + T - 1. `decoder_input` keeps the first layer's input.
+    """
+
+    _anchor = "tgt_embed"
+
+    def __init__(self, config, seed: int = 0, device=None):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = to_torch_dtype(c.dtype)
+        rng = init_rng(seed)
+        self.tgt_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
+                                   scale=embedding_scale(c), dtype=c.dtype, rng=rng, device=device)
+        self.tgt_pos = make_positional(c, rng=rng, device=device)
+        self.tgt_dropout = Dropout(c.dropout)
+        self.decoder = Decoder(c, cross_attention=False, rng=rng, device=device)
+        self.output_proj = Linear(c.d_model, c.vocab_size, bias=c.output_bias, dtype=c.dtype,
+                                  rng=rng, device=device)
+        if c.tie_embeddings:
+            self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
+        self.decoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
+
+    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
+                key_keep=None) -> torch.Tensor:
+        c = self.config
+        offset = check_offset(offset, caches)
+        ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=self.device)
+        B, T = ids.shape
+        if mask is None:
+            mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
+        else:
+            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
+                                    device=ids.device)
+        mask = and_masks(mask, key_keep_mask("key_keep", key_keep, B, offset + T,
+                                             device=ids.device))
+        return run_checked(self._forward, ids, mask, caches, offset)     # nothing checked again
+
+    def _forward(self, ids, mask, caches, offset) -> torch.Tensor:
+        x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))  # (B, T, D)
+        self.decoder_input = keep_input(x)
+        h = self.decoder(x, None, mask, None, caches=caches)            # (B, T, D)
+        return self.output_proj(h)                                      # (B, T, V)

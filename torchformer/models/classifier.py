@@ -1,0 +1,79 @@
+"""Encoder plus a classification head, twin of npformer.models.classifier.
+
+    h = Encoder(dropout(pos(embed(src))), src_mask);  logits = classifier(pool(h))
+    pool: "first" token h[:, 0], or "mean" over the non-padding positions.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from torchformer.layers.dropout import Dropout
+from torchformer.layers.embedding import Embedding
+from torchformer.models.encoder import Encoder
+from torchformer.layers.linear import Linear
+from torchformer.layers.masks import padding_mask
+from torchformer.layers.positional import make_positional
+from torchformer.models.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
+                                     init_rng, keep_input)
+from torchformer.layers.masks import check_model_mask, key_keep_mask
+from torchformer.models.transformer import and_masks, use_shared_dropout_rng
+from torchformer.models.encoder import check_config
+from torchformer.layers.validation import run_checked, to_torch_dtype
+
+
+class EncoderClassifier(ModelMixin, nn.Module):
+    """EncoderClassifier(config, seed=0, device=None).
+
+    Children: src_embed, src_pos, src_dropout, encoder, classifier (Linear D -> num_classes).
+    forward(src (B, S), src_mask=None) -> logits (B, C). `encoder_input` keeps the first layer's input.
+    """
+
+    def __init__(self, config, seed: int = 0, device=None):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = to_torch_dtype(c.dtype)
+        rng = init_rng(seed)
+        self.src_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
+                                   scale=embedding_scale(c), dtype=c.dtype, rng=rng, device=device)
+        self.src_pos = make_positional(c, rng=rng, device=device)
+        self.src_dropout = Dropout(c.dropout)
+        self.encoder = Encoder(c, rng=rng, device=device)
+        self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype,
+                                 rng=rng, device=device)
+        self.encoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
+
+    def pool(self, h: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+        """(B, S, D) -> (B, D): the first position, or the mean over non-padding positions."""
+        if self.config.pooling == "first":
+            return h[:, 0]                                                  # (B, D)
+        B, S = src.shape
+        pad = self.config.pad_id
+        keep = (torch.ones((B, S), dtype=torch.bool, device=h.device) if pad is None
+                else src != pad)                                            # (B, S)
+        keep = keep.to(h.dtype)                                             # (B, S) 0/1
+        count = keep.sum(dim=1, keepdim=True).clamp_min(1.0)                # (B, 1)
+        weights = keep / count                                              # (B, S) keep / count
+        return torch.einsum("bs,bsd->bd", weights, h)                       # (B, D) sum_s w h
+
+    def forward(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
+        c = self.config
+        src = check_token_ids("src", src, c.vocab_size, c.max_len, device=self.device)
+        B, S = src.shape
+        if src_mask is None:
+            src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
+        else:
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
+                                        "src_key_keep", device=src.device)
+        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S,
+                                                     device=src.device))
+        return run_checked(self._forward, src, src_mask)                # nothing checked again
+
+    def _forward(self, src, src_mask) -> torch.Tensor:
+        x = self.src_dropout(self.src_pos(self.src_embed(src)))             # (B, S, D)
+        self.encoder_input = keep_input(x)
+        h = self.encoder(x, src_mask)                                       # (B, S, D)
+        return self.classifier(self.pool(h, src))                           # (B, C)

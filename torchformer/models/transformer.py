@@ -1,0 +1,307 @@
+"""The encoder-decoder Transformer (Vaswani et al. 2017, figure 1), twin of npformer.models.transformer.
+
+    memory = Encoder(dropout(pos(embed_src(src))), src_mask)                       (B, S, D)
+    logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
+
+Also here: helpers every torchformer model shares (token-id checks, the target self-mask with its
+incremental-decoding form, the initialisation generator, the first-layer input kept for parity).
+
+Initialisation draws from `numpy.random.default_rng(seed)` in npformer's order, so a torchformer and an
+npformer model built from one config and seed start from the same numbers (up to the float64 -> dtype
+cast both make); the bridge copies weights anyway. Dropout draws from one torch.Generator per model,
+seeded with seed + 1 (never torch's global RNG), so a seed fixes a CPU run bit for bit; its masks are
+not npformer's numbers (different generators): masks for parity are replayed, not regenerated.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from torchformer.models.decoder import Decoder, cached_length
+from torchformer.layers.dropout import Dropout
+from torchformer.layers.embedding import Embedding
+from torchformer.models.encoder import Encoder
+from torchformer.layers.linear import Linear
+from torchformer.layers.masks import causal_mask, check_model_mask, key_keep_mask, padding_mask
+from torchformer.layers.positional import make_positional
+from torchformer.models.encoder import check_config
+from torchformer.layers.validation import (StrictLoad, check_float, check_ids, check_length,
+                                    check_mask, compiling, run_checked, to_torch_dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers shared by Transformer, EncoderClassifier and CausalLM
+# ------------------------------------------------------------------------------------------------
+def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0,
+                    device=None) -> torch.Tensor:
+    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len; int64 on
+    `device` (numpy arrays are accepted)."""
+    ids = check_ids(name, ids, vocab_size, ndim=2, device=device)
+    if ids.shape[0] < 1 or ids.shape[1] < 1:
+        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape "
+                         f"{tuple(ids.shape)}")
+    check_length(name, offset + ids.shape[1], max_len)
+    return ids
+
+
+def check_offset(offset, caches) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold."""
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
+    held = cached_length(caches[0]) if caches else offset
+    if held != offset:
+        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
+    return int(offset)
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def embedding_scale(config) -> float:
+    """sqrt(d_model) when config.scale_embeddings (the paper, section 3.4), else 1."""
+    return math.sqrt(config.d_model) if config.scale_embeddings else 1.0
+
+
+def target_self_mask(ids: torch.Tensor, pad_id: int | None, offset: int = 0,
+                     caches: list | None = None) -> torch.Tensor:
+    """Decoder self-attention keep-mask: causal AND key is not padding, (B, 1, T, offset + T).
+
+    With incremental caches the padding of earlier keys is kept in caches[0]["tgt_keep"] (B, offset)
+    (unknown: all kept) and extended with this call's tokens, as npformer does.
+    """
+    B, T = ids.shape
+    causal = causal_mask(T, offset + T, device=ids.device)             # (1, 1, T, offset + T)
+    if pad_id is None:
+        return causal
+    keep = ids != pad_id                                                # (B, T) new keys
+    if caches:
+        past = caches[0].get("tgt_keep")                                # (B, offset) or None
+        if past is None or tuple(past.shape) != (B, offset):
+            past = torch.ones((B, offset), dtype=torch.bool, device=ids.device)
+        keep = torch.cat([torch.as_tensor(past, device=ids.device), keep], dim=1)
+        caches[0]["tgt_keep"] = keep                                    # (B, offset + T)
+    return causal & keep[:, None, None, :]                              # (B, 1, T, offset + T)
+
+
+def keep_input(x: torch.Tensor) -> torch.Tensor:
+    """The first layer's input, kept for parity: its .grad is what npformer's backward returns.
+
+    Not under torch.compile: retain_grad() cannot be traced (a graph break per model call), and a
+    compiled model is for speed, not for comparing intermediate gradients; there the kept tensor
+    has no .grad after backward."""
+    if x.requires_grad and not compiling():
+        x.retain_grad()
+    return x
+
+
+def use_shared_dropout_rng(model: nn.Module, seed: int, device=None) -> torch.Generator:
+    """Give every Dropout of `model` one torch.Generator seeded with seed + 1 (npformer's dropout seed),
+    on `device` (default CPU), so a seed fixes every dropout mask without touching torch's global RNG.
+    Masks drawn from a generator are explicit (torch.rand >= p), so attention dropout takes the
+    explicit attention path in training; a model moved to another device after construction draws
+    its masks on the generator's device and moves them."""
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed) + 1)
+    for m in model.modules():
+        if isinstance(m, Dropout):
+            m.rng = gen
+    return gen
+
+
+def and_masks(a, b):
+    """a & b for keep-masks where either may be None (None = keep everything)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a & b.to(a.device)
+
+
+def init_rng(seed: int) -> np.random.Generator:
+    """The initialisation generator (npformer's: same seed, same draw order, same numbers)."""
+    return np.random.default_rng(seed)
+
+
+def model_device(module: nn.Module) -> torch.device:
+    p = next(module.parameters(), None)
+    return torch.device("cpu") if p is None else p.device
+
+
+class ModelMixin:
+    """What the three models add to nn.Module: num_parameters() (distinct trainable scalars, a tied
+    weight counted once), `device`, and a load_state_dict that, like npformer's, checks every key and
+    shape before writing anything (torch's own copies the matching keys before it reports missing
+    ones) and accepts numpy arrays as values. `train(mode)` / `eval()` as nn.Module's, faster.
+
+    `_anchor` names the child whose `weight` tells the model's device and dtype (the first
+    embedding: every model has one), instead of walking `parameters()` on every call."""
+
+    _anchor = "src_embed"
+
+    def num_parameters(self) -> int:
+        return int(sum(p.numel() for p in self.parameters()))
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        return StrictLoad.load_state_dict(self, state_dict, strict=strict, assign=assign)
+
+    @property
+    def device(self) -> torch.device:
+        return self._modules[self._anchor].weight.device
+
+    @property
+    def _weight_dtype(self) -> torch.dtype:
+        """The dtype of the model's parameters now (follows .to() / .double())."""
+        return self._modules[self._anchor].weight.dtype
+
+    def train(self, mode: bool = True):
+        """nn.Module.train, without its recursion: every sub-module's `training` flag is set in one
+        pass (torch's recursive version, through nn.Module.__setattr__ at every level, took 0.3 ms
+        for the tiny benchmark model: a third of its forward). A sub-module whose class overrides
+        train() gets that override called, as torch would."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        base = nn.Module.train
+        todo = [self]
+        while todo:
+            m = todo.pop()
+            m.__dict__["training"] = mode
+            for child in m._modules.values():
+                if child is None:
+                    continue
+                if type(child).train is not base:
+                    child.train(mode)                          # custom train(): let it recurse
+                else:
+                    todo.append(child)
+        return self
+
+
+# ------------------------------------------------------------------------------------------------
+# the model
+# ------------------------------------------------------------------------------------------------
+class Transformer(ModelMixin, nn.Module):
+    """Encoder-decoder Transformer; Transformer(config, seed=0, device=None).
+
+    Children: src_embed, tgt_embed, src_pos, tgt_pos, src_dropout, tgt_dropout, encoder, decoder,
+    output_proj (weight shared with tgt_embed.weight when config.tie_embeddings; src_embed and
+    tgt_embed share their weight when config.share_embeddings).
+
+    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt); masks as in
+    npformer (src_mask also masks the memory; defaults built from config.pad_id). After forward,
+    `encoder_input` (B, S, D) and `decoder_input` (B, T, D) are the inputs of the first layers
+    (grad retained when they require grad).
+    encode(src, src_mask=None) -> memory; decode(tgt, memory, src_mask=None, tgt_mask=None,
+    caches=None, offset=0) -> logits (incremental decoding with caches).
+    """
+
+    def __init__(self, config, seed: int = 0, device=None):
+        super().__init__()
+        c = check_config("config", config)
+        seed = check_seed(seed)
+        self.config = c
+        self.dtype = to_torch_dtype(c.dtype)
+        rng = init_rng(seed)
+        scale = embedding_scale(c)
+        self.src_embed = Embedding(c.src_vocab, c.d_model, padding_idx=c.pad_id, scale=scale,
+                                   dtype=c.dtype, rng=rng, device=device)
+        self.tgt_embed = Embedding(c.tgt_vocab, c.d_model, padding_idx=c.pad_id, scale=scale,
+                                   dtype=c.dtype, rng=rng, device=device)
+        if c.share_embeddings:
+            self.tgt_embed.weight = self.src_embed.weight               # one Parameter, two uses
+        self.src_pos = make_positional(c, rng=rng, device=device)
+        self.tgt_pos = make_positional(c, rng=rng, device=device)
+        self.src_dropout = Dropout(c.dropout)
+        self.tgt_dropout = Dropout(c.dropout)
+        self.encoder = Encoder(c, rng=rng, device=device)
+        self.decoder = Decoder(c, cross_attention=True, rng=rng, device=device)
+        self.output_proj = Linear(c.d_model, c.tgt_vocab, bias=c.output_bias, dtype=c.dtype,
+                                  rng=rng, device=device)
+        if c.tie_embeddings:
+            self.output_proj.weight = self.tgt_embed.weight             # (V_tgt, D), shared
+        self.encoder_input: torch.Tensor | None = None
+        self.decoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
+
+    # -- checks and masks ------------------------------------------------------------------------
+    def _src_mask(self, src: torch.Tensor, src_mask, T: int | None = None, src_key_keep=None):
+        B, S = src.shape
+        H = self.config.num_heads
+        keep = key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
+        if src_mask is None:
+            pad = self.config.pad_id
+            return and_masks(None if pad is None else padding_mask(src, pad), keep)
+        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep",
+                                    device=src.device)
+        if T is not None:
+            check_mask("src_mask", src_mask, (B, H, T, S))
+        return and_masks(src_mask, keep)
+
+    # -- pieces ----------------------------------------------------------------------------------
+    def _encode(self, src: torch.Tensor, src_mask) -> torch.Tensor:
+        x = self.src_dropout(self.src_pos(self.src_embed(src)))          # (B, S, D)
+        self.encoder_input = keep_input(x)
+        return self.encoder(x, src_mask)                                 # (B, S, D) memory
+
+    def _decode(self, tgt, memory, src_mask, tgt_mask, caches=None, offset: int = 0):
+        y = self.tgt_dropout(self.tgt_pos(self.tgt_embed(tgt), offset=offset))  # (B, T, D)
+        self.decoder_input = keep_input(y)
+        h = self.decoder(y, memory, tgt_mask, src_mask, caches=caches)   # (B, T, D)
+        return self.output_proj(h)                                       # (B, T, V)
+
+    # -- public ----------------------------------------------------------------------------------
+    def encode(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
+        """memory (B, S, D) for src (B, S)."""
+        c = self.config
+        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
+        return run_checked(self._encode, src,
+                           self._src_mask(src, src_mask, src_key_keep=src_key_keep))
+
+    def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
+               offset: int = 0, *, src_key_keep=None) -> torch.Tensor:
+        """logits (B, T, V) of tgt (B, T) given memory (B, S, D). src_mask: keep-mask over memory
+        positions (None attends to all). With caches, tgt holds only the new tokens."""
+        c = self.config
+        offset = check_offset(offset, caches)
+        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=self.device)
+        B, T = tgt.shape
+        check_float("memory", memory, dtype=self._weight_dtype, ndim=3,
+                    shape=(B, None, c.d_model))
+        if src_mask is not None:
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                        "src_key_keep", device=tgt.device)
+        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                     memory.shape[1], device=tgt.device))
+        if tgt_mask is None:
+            tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
+        else:
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                        "a 4-D tgt_mask", device=tgt.device)
+        return run_checked(self._decode, tgt, memory, src_mask, tgt_mask, caches, offset)
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                tgt_key_keep=None) -> torch.Tensor:
+        c = self.config
+        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
+        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=self.device)
+        (B, S), T = src.shape, tgt.shape[1]
+        if tgt.shape[0] != B:
+            raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
+        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
+        if tgt_mask is None:
+            tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
+        else:
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
+                                        "tgt_key_keep", device=tgt.device)
+        tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
+                                                     device=tgt.device))
+        return run_checked(self._forward, src, tgt, src_mask, tgt_mask)  # nothing checked again
+
+    def _forward(self, src, tgt, src_mask, tgt_mask) -> torch.Tensor:
+        memory = self._encode(src, src_mask)                             # (B, S, D)
+        return self._decode(tgt, memory, src_mask, tgt_mask)             # (B, T, V)

@@ -1,0 +1,287 @@
+"""Training on many processes or GPUs: torch.nn.parallel.DistributedDataParallel (DDP).
+
+Launch one process per CPU worker or GPU with torchrun, which sets RANK, WORLD_SIZE, LOCAL_RANK,
+MASTER_ADDR and MASTER_PORT for every process:
+
+    torchrun --standalone --nproc-per-node 2 -m torchformer.training.distributed --task reverse --steps 300
+    torchrun --standalone --nproc-per-node 4 -m torchformer.training.distributed --device cuda ...  (4 GPUs)
+    python -m npformer train --backend torch --nproc 2 ...        (the CLI runs torchrun for you)
+
+Every process builds the same model (same seed) and reads the same stream of full batches (same
+seed); process r takes its rows (`npformer.training.parallel.shard_bounds`, the split npformer's thread-level
+DataParallel uses). One step, with n_r the counted target tokens of shard r, N = sum_r n_r and W
+processes:
+
+    L_r  = CE(model(shard_r), targets_r)            mean over the shard's n_r tokens
+    backward of L_r * (n_r W / N)                   DDP all-reduces the gradients and divides by W,
+                                                    so every process holds sum_r (n_r / N) dL_r:
+                                                    the full batch's gradient (token-weighted)
+    clip, Adam, schedule: identical on every process, so the weights stay identical
+    loss = all_reduce(sum) of L_r n_r / N           the full batch's loss, for the record
+
+The backend is gloo on CPU and NCCL on CUDA (process r uses GPU LOCAL_RANK). Dropout draws from
+torch's global RNG, seeded with seed + rank, so the shards' masks differ from each other (and from a
+one-process run's). Only rank 0 prints, evaluates and saves.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from typing import Iterable, Iterator
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from npformer.data.tasks import Task, batch_iterator
+from npformer.training.parallel import shard_batch, shard_bounds
+from npformer.training.train import Progress, TrainConfig, TrainResult
+
+__all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
+           "launch_from_cli"]
+
+
+def is_initialized() -> bool:
+    return dist.is_available() and dist.is_initialized()
+
+
+def rank() -> int:
+    return dist.get_rank() if is_initialized() else 0
+
+
+def world_size() -> int:
+    return dist.get_world_size() if is_initialized() else 1
+
+
+def init(device: str | torch.device | None = None, *, backend: str | None = None,
+         seed: int = 0) -> torch.device:
+    """Join the process group torchrun set up (env:// rendezvous); returns this process's device.
+
+    device  "cpu" (gloo) or "cuda" (NCCL, GPU number LOCAL_RANK); default: cuda when available
+    seed    torch's global RNG (dropout) is seeded with seed + rank
+    """
+    if not dist.is_available():
+        raise RuntimeError("torch.distributed is not available in this torch build")
+    missing = [v for v in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT") if v not in os.environ]
+    if missing and not is_initialized():
+        raise RuntimeError(f"torchformer.training.distributed.init: environment variables {missing} are not "
+                           f"set; launch with torchrun --nproc-per-node N (see this module's doc)")
+    dev = torch.device(device) if device is not None else \
+        torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device: expected cpu or cuda, got {device!r}")
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError("device cuda: CUDA is not available on this machine")
+        dev = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
+        torch.cuda.set_device(dev)
+    if not is_initialized():
+        dist.init_process_group(backend or ("nccl" if dev.type == "cuda" else "gloo"))
+    torch.manual_seed(int(seed) + rank())
+    return dev
+
+
+def wrap(model: torch.nn.Module, device: torch.device):
+    """DistributedDataParallel around `model` (moved to `device`); its .module is `model`."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    if not is_initialized():
+        raise RuntimeError("wrap: call torchformer.training.distributed.init() first (inside torchrun)")
+    model.to(device)
+    return DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
+
+
+def _tensor(a: np.ndarray, device) -> torch.Tensor:
+    return torch.as_tensor(a, dtype=torch.int64, device=device)
+
+
+def _targets(batch) -> np.ndarray:
+    from npformer.data.tasks import ClassificationBatch
+    return batch.labels if isinstance(batch, ClassificationBatch) else batch.tgt_out
+
+
+def model_forward(ddp, batch, device):
+    from npformer.data.tasks import ClassificationBatch
+    if isinstance(batch, ClassificationBatch):
+        return ddp(_tensor(batch.src, device)), _tensor(batch.labels, device)
+    return ddp(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
+        _tensor(batch.tgt_out, device)
+
+
+def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
+          optimizer=None, schedule=None, file=None) -> TrainResult:
+    """Train `model` (a torchformer model, already on this process's device) with DDP for
+    `config.steps` full batches; every process returns the same TrainResult (losses of the full
+    batch) and holds the same weights. Needs init() first."""
+    import torchformer.training.train as T
+    from torchformer.optim.optimizers import clip_grad_norm
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    W, r = world_size(), rank()
+    if config.batch_size < W:
+        raise ValueError(f"batch_size: expected at least one row per process (>= {W}), got "
+                         f"{config.batch_size}")
+    device = next(model.parameters()).device
+    ddp = wrap(model, device)
+    if optimizer is None:
+        optimizer, schedule = T.make_optimizer(model, config)
+    loss_fn = T._loss_fn(model, config.label_smoothing, task.is_classification)
+    stream: Iterator = iter(batches) if batches is not None else \
+        batch_iterator(task, config.batch_size, config.seed)
+    params = list(model.parameters())
+    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    bar = Progress(config.steps, config.progress and r == 0, config.log_every, file=file)
+    model.train()
+    t0 = time.perf_counter()
+    try:
+        for step in range(1, config.steps + 1):
+            try:
+                batch = next(stream)
+            except StopIteration:
+                raise ValueError(f"batches: ran out after {step - 1} batches, config.steps="
+                                 f"{config.steps}") from None
+            bounds = shard_bounds(batch[0].shape[0], W)
+            if len(bounds) < W:
+                raise ValueError(f"batches: step {step} has {batch[0].shape[0]} rows, fewer than "
+                                 f"the {W} processes")
+            lr = float(optimizer.param_groups[0]["lr"])
+            logits, targets = model_forward(ddp, shard_batch(batch, *bounds[r]), device)
+            counts = [int(np.count_nonzero(_targets(batch)[lo:hi] != loss_fn.ignore_index))
+                      for lo, hi in bounds]                            # n_r of every shard
+            n, total = counts[r], sum(counts)
+            if total == 0:
+                raise ValueError(f"batches: step {step}: every target equals ignore_index")
+            # a shard without counted targets still runs backward (DDP needs every process), with 0
+            shard_loss = loss_fn(logits, targets) if n else logits.sum() * 0
+            optimizer.zero_grad(set_to_none=False)
+            (shard_loss * (n * W / total)).backward()                  # DDP: mean over processes
+            record = (shard_loss.detach() * (n / total)).to(torch.float64)
+            dist.all_reduce(record)                                    # full-batch loss
+            loss = float(record)
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
+                                         f"learning rate (lr={config.lr}) or raise warmup")
+            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
+                T._grad_norm(model)
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+            result.steps = step
+            result.losses.append(loss)
+            result.lrs.append(lr)
+            result.grad_norms.append(float(norm))
+            result.tokens += batch.num_tokens
+            bar.update(step, loss=loss, lr=lr,
+                       tok_s=round(result.tokens / max(time.perf_counter() - t0, 1e-9)))
+    finally:
+        bar.close()
+    result.seconds = time.perf_counter() - t0
+    model.eval()
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------
+# command line: torchrun --standalone --nproc-per-node N -m torchformer.training.distributed [options]
+# ---------------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from npformer.data.tasks import TASKS
+    p = argparse.ArgumentParser(prog="torchrun --nproc-per-node N -m torchformer.training.distributed",
+                                description="Train a torchformer model with DistributedDataParallel "
+                                            "(one process per CPU worker or GPU).")
+    p.add_argument("--task", choices=TASKS, default="reverse")
+    p.add_argument("--num-symbols", type=int, default=10)
+    p.add_argument("--min-len", type=int, default=1)
+    p.add_argument("--max-len", type=int, default=10)
+    p.add_argument("--d-model", type=int, default=64)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--d-ff", type=int, default=256)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--batch-size", type=int, default=64, help="rows of the full batch, split over "
+                                                               "the processes")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--warmup", type=int, default=100)
+    p.add_argument("--label-smoothing", type=float, default=0.0)
+    p.add_argument("--clip-norm", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default=None, help="cpu (gloo) or cuda (NCCL); default cuda if any")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads per process")
+    p.add_argument("--eval-size", type=int, default=200, help="held-out sequences rank 0 "
+                                                                "evaluates on at the end")
+    p.add_argument("--save", default=None, help="rank 0 writes the trained model's checkpoint here "
+                                                "(a new file; checked before training)")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torchformer.training.train as T
+    from npformer.data.tasks import make_task
+    args = build_parser().parse_args(argv)
+    if args.save and os.path.exists(args.save):
+        print(f"error: --save {args.save}: exists; choose a new path", file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, args.threads))
+    dev = init(args.device, seed=args.seed)
+    try:
+        task = make_task(args.task, num_symbols=args.num_symbols, min_len=args.min_len,
+                         max_len=args.max_len, seed=args.seed)
+        cfg = T.model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
+                                 num_encoder_layers=args.layers, num_decoder_layers=args.layers,
+                                 dropout=args.dropout, dtype=args.dtype)
+        tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
+                         warmup=args.warmup, label_smoothing=args.label_smoothing, seed=args.seed,
+                         clip_norm=args.clip_norm,
+                         progress=not args.no_progress)
+        model = T.build_model(cfg, task, seed=args.seed, device=dev)
+        if rank() == 0:
+            print(f"{task.describe()}: {world_size()} processes on {dev.type} "
+                  f"({dist.get_backend()}), {tc.batch_size} rows per step", flush=True)
+        res = train(model, task, tc)
+        if rank() == 0:
+            ev = T.evaluate(model, task, task.heldout(args.eval_size))
+            print(f"trained {res.steps} steps in {res.seconds:.1f} s, final loss "
+                  f"{res.losses[-1] if res.losses else float('nan'):.4f}; held-out {ev.summary()}")
+            if args.save:
+                from torchformer.io.checkpoint import save_checkpoint
+                save_checkpoint(args.save, model)
+                print(f"saved {args.save}")
+    finally:
+        dist.destroy_process_group()
+    return 0
+
+
+# options of `npformer train` this entry point takes over, and those it does not support
+_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "d_model", "heads", "d_ff", "layers",
+              "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
+              "clip_norm", "seed", "threads", "eval_size", "save")
+_UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
+                "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None,
+                "resume": None, "overwrite": False}
+
+
+def launch_from_cli(args) -> int:
+    """`npformer train --backend torch --nproc N ...`: run this module under torchrun, N processes."""
+    import subprocess
+    bad = [k for k, default in _UNSUPPORTED.items() if getattr(args, k, default) != default]
+    if bad:
+        raise ValueError(f"--nproc {args.nproc}: options {['--' + k.replace('_', '-') for k in bad]} "
+                         f"are not supported with DistributedDataParallel training yet")
+    argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+            str(args.nproc), "-m", "torchformer.training.distributed", "--device", str(args.device)]
+    for k in _FORWARDED:
+        v = getattr(args, k, None)
+        if v is not None:
+            argv += ["--" + k.replace("_", "-"), str(v)]
+    if getattr(args, "no_progress", False):
+        argv.append("--no-progress")
+    print("running: " + " ".join(argv[2:]), flush=True)
+    return subprocess.call(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Training and evaluation loops for torchformer models: the twin of npformer/train.py.
+
+Same steps, same names, autograd instead of the hand-written backward:
+
+    logits = model(src, tgt_in)                              (B, T, V)
+    loss   = CrossEntropy(logits, tgt_out)                   ignore_index=pad_id, label smoothing
+    optimizer.zero_grad(); loss.backward()
+    clip_grad_norm(params, clip_norm)                        torch.nn.utils.clip_grad_norm_
+    torch.optim.Adam(betas=(0.9, 0.98), eps=1e-9).step(); WarmupSchedule.step()
+
+Batches come from npformer.data.tasks (NumPy arrays, moved to the model's device); TrainConfig, the result
+types, the progress bar and the array metrics are framework-free and shared with npformer.training.train, so
+the two loops are configured and read identically.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+import torch
+
+from npformer.models.config import TransformerConfig
+from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
+from npformer.training.train import (EvalResult, Progress, TrainConfig, TrainResult, model_config_for,
+                            peak_factor, sequence_matches, token_accuracy)
+
+__all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
+           "make_optimizer", "train", "evaluate"]
+
+
+def build_model(config: TransformerConfig, task: Task, seed: int = 0, device=None):
+    """torchformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM
+    for language-model tasks (npformer.data.lm_data)."""
+    if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
+        from npformer.models.config import bert_config
+        from torchformer.models.bert import BertForMaskedLM
+        sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
+                                                "num_heads", "d_ff", "num_encoder_layers",
+                                                "dropout", "dtype")}
+        return BertForMaskedLM(bert_config(**sizes), seed=seed, device=device)
+    if getattr(task, "is_lm", False):
+        from torchformer.models.causal_lm import CausalLM
+        return CausalLM(config, seed=seed, device=device)
+    if task.is_classification:
+        from torchformer.models.classifier import EncoderClassifier
+        return EncoderClassifier(config, seed=seed, device=device)
+    from torchformer.models.transformer import Transformer
+    return Transformer(config, seed=seed, device=device)
+
+
+def make_optimizer(model, config: TrainConfig):
+    """torch.optim.Adam(betas, eps, weight_decay) with the warm-up schedule: (optimizer, schedule)."""
+    from torchformer.optim.optimizers import WarmupSchedule
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=config.betas, eps=config.eps,
+                           weight_decay=config.weight_decay)
+    d = model.config.d_model
+    sched = WarmupSchedule(opt, d, config.warmup, peak_factor(config.lr, d, config.warmup))
+    return opt, sched
+
+
+def _loss_fn(model, label_smoothing: float, classification: bool):
+    from torchformer.layers.loss import CrossEntropyLoss
+    pad = model.config.pad_id
+    ignore = -100 if classification or pad is None else pad
+    return CrossEntropyLoss(ignore_index=ignore, label_smoothing=label_smoothing)
+
+
+def _tensor(a: np.ndarray, device) -> torch.Tensor:
+    return torch.as_tensor(a, dtype=torch.int64, device=device)
+
+
+def model_forward(model, batch, device):
+    """Logits and targets (tensors on `device`) of one batch."""
+    if hasattr(batch, "answer_mask"):                                  # LMBatch: next tokens
+        from torchformer.training.lm_train import lm_forward
+        return lm_forward(model, batch, device)
+    if isinstance(batch, ClassificationBatch):
+        return model(_tensor(batch.src, device)), _tensor(batch.labels, device)
+    return model(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
+        _tensor(batch.tgt_out, device)
+
+
+def _grad_norm(model) -> float:
+    return float(math.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in model.parameters()
+                               if p.grad is not None)))
+
+
+def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
+          optimizer=None, schedule=None, eval_examples: Examples | None = None,
+          callback: Callable[[int, float], None] | None = None, file=None,
+          start_step: int = 0) -> TrainResult:
+    """Train `model` in place for `config.steps` steps (see npformer.training.train.train)."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    from torchformer.optim.optimizers import clip_grad_norm
+    if optimizer is None:
+        optimizer, schedule = make_optimizer(model, config)
+    device = model.device
+    loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    stream: Iterator = iter(batches) if batches is not None else \
+        batch_iterator(task, config.batch_size, config.seed)
+    if config.eval_every and eval_examples is None:
+        eval_examples = task.heldout(config.eval_size)
+    params = list(model.parameters())
+    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
+    model.train()
+    t0 = time.perf_counter()
+    try:
+        end = start_step + config.steps
+        for step in range(start_step + 1, end + 1):
+            try:
+                batch = next(stream)
+            except StopIteration:
+                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
+                                 f"config.steps={config.steps}") from None
+            lr = float(optimizer.param_groups[0]["lr"])
+            logits, targets = model_forward(model, batch, device)            # (B, T, V), (B, T)
+            loss_t = loss_fn(logits, targets)
+            loss = float(loss_t.detach())
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
+                                         f"learning rate (lr={config.lr}) or raise warmup")
+            optimizer.zero_grad(set_to_none=False)
+            loss_t.backward()                                           # autograd fills .grad
+            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
+                _grad_norm(model)
+            if not math.isfinite(norm):
+                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
+                                         f"not finite); stopped before updating the weights")
+            optimizer.step()
+            if schedule is not None:
+                schedule.step()
+            result.steps = step
+            result.losses.append(loss)
+            result.lrs.append(lr)
+            result.grad_norms.append(float(norm))
+            result.tokens += batch.num_tokens
+            elapsed = time.perf_counter() - t0
+            if callback is not None:
+                callback(step, loss)
+            bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
+            if config.eval_every and step % config.eval_every == 0 and step < end:
+                t_eval = time.perf_counter()
+                ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
+                result.eval_history.append((step, ev))
+                bar.write(f"step {step}: held-out {ev.summary()}")
+                model.train()
+                t0 += time.perf_counter() - t_eval
+    finally:
+        bar.close()
+    result.seconds = time.perf_counter() - t0
+    model.eval()
+    return result
+
+
+@torch.no_grad()
+def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size: int = 256,
+             greedy: bool = True, num_shown: int = 0, max_new_tokens: int | None = None) -> EvalResult:
+    """Loss, token accuracy and exact-sequence accuracy (greedy decoding) on `examples`
+    (see npformer.training.train.evaluate)."""
+    from torchformer.decoding.generate import greedy_decode
+    if getattr(task, "is_lm", False):                                  # language-model tasks
+        from torchformer.training.lm_train import evaluate_lm
+        return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
+                           num_shown=num_shown, max_new_tokens=max_new_tokens)
+    if examples is None:
+        examples = task.heldout(500)
+    vocab = task.vocab
+    device = model.device
+    was_training = model.training
+    model.eval()
+    loss_fn = _loss_fn(model, 0.0, task.is_classification)
+    total_loss = correct = counted = seq_ok = n = 0
+    shown: list = []
+    try:
+        for batch in iterate_examples(examples, batch_size):
+            logits_t, targets_t = model_forward(model, batch, device)
+            logits = logits_t.detach().cpu().numpy()
+            targets = targets_t.cpu().numpy()
+            k = targets.shape[0] if isinstance(batch, ClassificationBatch) else \
+                int((targets != PAD).sum())
+            total_loss += float(loss_fn(logits_t, targets_t)) * k
+            if isinstance(batch, ClassificationBatch):
+                pred = logits.argmax(axis=-1)                                    # (B,)
+                c = int((pred == targets).sum())
+                correct += c
+                seq_ok += c
+                counted += k
+                n += targets.shape[0]
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))))
+                continue
+            c, k2 = token_accuracy(logits, targets)
+            correct += c
+            counted += k2
+            n += targets.shape[0]
+            if greedy:
+                limit = max_new_tokens or targets.shape[1]
+                out = greedy_decode(model, batch.src, max_new_tokens=limit)
+                tokens = out.tokens.cpu().numpy()
+                seq_ok += int(sequence_matches(tokens, batch.tgt_out).sum())
+                for i in range(min(num_shown - len(shown), targets.shape[0])):
+                    shown.append((vocab.decode(batch.src[i]), vocab.decode(batch.tgt_out[i]),
+                                  vocab.decode(tokens[i])))
+    finally:
+        model.train(was_training)
+    seq_acc = seq_ok / n if (greedy or task.is_classification) else float("nan")
+    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
+                      sequence_accuracy=seq_acc, num_examples=n, num_tokens=counted,
+                      examples=shown)
