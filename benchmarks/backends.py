@@ -165,11 +165,12 @@ class Session:
 class NumpySession(Session):
     def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
         from npformer.layers.loss import CrossEntropyLoss
-        from npformer.optim.optimizers import Adam
+        from npformer.fast.adam import BlockedAdam as Adam
+        from npformer.fast.linear import use_few_rows_linear
 
         self.bc, self.backend, self.inputs = bc, backend, inputs
         tcfg = bc.transformer_config(backend.dtype)
-        self.model = _np_model(bc.model, tcfg)
+        self.model = use_few_rows_linear(_np_model(bc.model, tcfg))      # speed variants, as training
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
         self.opt = Adam(self.model.named_parameters(), lr=1e-4)

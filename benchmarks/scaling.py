@@ -7,9 +7,9 @@ For every configuration and thread count t the backends below are timed in inter
 sample of each per round, order reversed every other round, `benchmarks.timing.time_interleaved`), so
 load that drifts hits them alike; ratios are medians of per-round ratios:
 
-    np-plain   one model, OpenBLAS at t threads, Adam(threads=t)
+    np-plain   one model, OpenBLAS at t threads, BlockedAdam(threads=t)
     np-dp      npformer.training.parallel.DataParallel with t replicas (t threads), OpenBLAS at 1 thread each,
-               Adam(threads=t); only t >= 2 (t = 1 is np-plain)
+               BlockedAdam(threads=t); only t >= 2 (t = 1 is np-plain)
     tf-cpu     torchformer, torch.set_num_threads(t), torch.optim.Adam
 
 Thread counts are process-wide settings (OpenBLAS's count, torch's intra-op count); every timed
@@ -68,7 +68,7 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     """{backend: {workload: fn}} for np-plain (and np-dp when t >= 2)."""
     from npformer.data.tasks import Seq2SeqBatch
     from npformer.layers.loss import CrossEntropyLoss
-    from npformer.optim.optimizers import Adam
+    from npformer.fast.adam import BlockedAdam as Adam
     from npformer.training.parallel import DataParallel
     from benchmarks.backends import _np_model
 

@@ -34,7 +34,7 @@ from npformer.models.bert import (BertForMaskedLM, BertForSequenceClassification
 from npformer.models.config import bert_config, gpt2_config
 from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
 from npformer.layers.masks import causal_mask, combine_masks, padding_mask
-from npformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
 # the workflow API: save / load models and training states, decode, look at attention
 from npformer.io.checkpoint import (CheckpointError, load_checkpoint, load_model, restore,

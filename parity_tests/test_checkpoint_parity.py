@@ -13,13 +13,13 @@ import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
 from npformer.io import checkpoint as nck
-from npformer.optim import optimizers as npo
+import npformer.optim as npo
 from npformer.models.config import TransformerConfig
 from npformer.layers.loss import CrossEntropyLoss
 from parity_tests.harness import compare, compare_all, note_case
 from parity_tests.harness.profiles import scaled
 from torchformer.io import checkpoint as tck
-from torchformer.optim import optimizers as tfo
+import torchformer.optim as tfo
 
 KINDS = ("Transformer", "CausalLM", "EncoderClassifier")
 

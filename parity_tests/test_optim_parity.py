@@ -1,4 +1,4 @@
-"""npformer.optim.optimizers against torch.optim (and torch's LambdaLR and clip_grad_norm_), which nobody here wrote.
+"""npformer.optim against torch.optim (and torch's LambdaLR and clip_grad_norm_), which nobody here wrote.
 
 Random parameters and gradients, Hypothesis-drawn hyper-parameters, 1 to 4 steps with the warm-up
 schedule and gradient clipping optionally in the loop; after every step the parameters, every state
@@ -13,11 +13,11 @@ import pytest
 import torch
 from hypothesis import given, strategies as st
 
-from npformer.optim import optimizers as npo
+import npformer.optim as npo
 from npformer.layers.module import Parameter
 from parity_tests.harness import compare, compare_all, note_case
 from parity_tests.harness import strategies as S
-from torchformer.optim import optimizers as tfo
+import torchformer.optim as tfo
 
 TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

@@ -30,7 +30,7 @@ from torchformer.models.causal_lm import CausalLM
 from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel
 from torchformer.layers.loss import CrossEntropyLoss
 from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
-from torchformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from torchformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
 # the workflow API (the same names as npformer's)
 from torchformer.io.checkpoint import (load_checkpoint, load_model, restore,

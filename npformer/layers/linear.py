@@ -28,12 +28,6 @@ class LinearCache(NamedTuple):
     has_bias: bool         # whether a bias was added (db is returned only then)
 
 
-# With few rows (incremental decoding: one new token per sequence, N = batch), OpenBLAS computes
-# x @ W^T about 1.8x slower than the same product written W @ x^T (measured at N = 8: 171 vs 93 us
-# for a 512 x 512 weight, 1 thread); from N = 128 on, x @ W^T is as fast or faster.
-FEW_ROWS = 32
-
-
 def linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
     """y = x @ W.T + b over any number of leading dims. Returns (y (..., O), cache).
 
@@ -42,10 +36,7 @@ def linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
     """
     O, I = W.shape
     x2 = x.reshape(-1, I)                         # (N, I)
-    if x2.shape[0] <= FEW_ROWS:                   # a few rows (one decoding step): see FEW_ROWS
-        y = np.ascontiguousarray((W @ x2.T).T)    # (O, I) @ (I, N) -> (O, N) -> (N, O): the same product
-    else:
-        y = x2 @ W.T                              # (N, I) @ (I, O) -> (N, O); W.T is a view, no copy
+    y = x2 @ W.T                                  # (N, I) @ (I, O) -> (N, O); W.T is a view, no copy
     if b is not None:
         y += b                                    # (N, O) + (O,)
     return y.reshape(*x.shape[:-1], O), LinearCache(x, W, b is not None)   # (..., O)
@@ -81,6 +72,10 @@ class Linear(Module):
     (out_features,)` (None when bias=False). Xavier-uniform weight, zero bias, drawn from `rng`
     (np.random.default_rng(0) when None)."""
 
+    # the forward function this module runs; npformer.fast.linear can give one instance a faster
+    # function with the same signature and results
+    functional = staticmethod(linear_forward)
+
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype="float32",
                  rng: np.random.Generator | None = None):
         super().__init__()
@@ -103,7 +98,7 @@ class Linear(Module):
             raise ValueError(f"x: expected last dimension {self.in_features} (in_features), got "
                              f"shape {x.shape}")
         b = None if self.bias is None else self.bias.data
-        y, cache = linear_forward(x, self.weight.data, b)     # (..., O)
+        y, cache = self.functional(x, self.weight.data, b)    # linear_forward: (..., O)
         self._cache = (cache, y)
         return y
 

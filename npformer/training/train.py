@@ -9,7 +9,7 @@ by one, BOS first, and predicts every next token at once):
     clip_grad_norm(params, clip_norm)                        global L2 norm
     Adam(betas=(0.9, 0.98), eps=1e-9).step(); schedule.step()
 
-The learning rate follows the paper's warm-up schedule (npformer.optim.optimizers.WarmupSchedule),
+The learning rate follows the paper's warm-up schedule (npformer.optim.WarmupSchedule),
     lr(s) = factor * d_model^-0.5 * min(s^-0.5, s * warmup^-1.5),
 with `factor` chosen so that the peak, reached at s = warmup, equals `TrainConfig.lr` (lr=None keeps
 the paper's factor 1). An EncoderClassifier trains the same way on (src, labels).
@@ -271,10 +271,14 @@ def _grad_norm(params) -> float:
 
 
 def make_optimizer(model, config: TrainConfig):
-    """Adam(betas, eps, weight_decay) with the warm-up schedule; returns (optimizer, schedule)."""
-    from npformer.optim.optimizers import Adam, WarmupSchedule
-    opt = Adam(model.named_parameters(), lr=1.0, betas=config.betas, eps=config.eps,
-               weight_decay=config.weight_decay)
+    """Adam(betas, eps, weight_decay) with the warm-up schedule; returns (optimizer, schedule).
+
+    The Adam is npformer.fast.adam.BlockedAdam: the plain Adam's results, in cache blocks on the
+    BLAS's number of threads."""
+    from npformer.fast.adam import BlockedAdam
+    from npformer.optim import WarmupSchedule
+    opt = BlockedAdam(model.named_parameters(), lr=1.0, betas=config.betas, eps=config.eps,
+                      weight_decay=config.weight_decay)
     d = model.config.d_model
     sched = WarmupSchedule(opt, d, config.warmup, peak_factor(config.lr, d, config.warmup))
     return opt, sched
@@ -301,7 +305,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    from npformer.optim.optimizers import clip_grad_norm
+    from npformer.optim import clip_grad_norm
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)

@@ -14,7 +14,7 @@ from npformer.models.causal_lm import CausalLM
 from npformer.models.config import TransformerConfig
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.layers.module import Module, Parameter
-from npformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm
+from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm
 
 
 def tiny_config(**kw) -> TransformerConfig:

@@ -1,4 +1,4 @@
-"""npformer.optim.optimizers on its own: hand-computed updates, invariants, state round trips and bad input.
+"""npformer.optim on its own: hand-computed updates, invariants, state round trips and bad input.
 
 The comparison with torch.optim itself (random hyper-parameters, several steps) is in
 parity_tests/test_optim_parity.py; here every expected number is worked out by hand in a comment.
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from npformer.layers.module import Module, Parameter
-from npformer.optim.optimizers import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 
 
 def param(values, dtype=np.float64) -> Parameter:
@@ -200,8 +200,6 @@ def test_lr_attribute_drives_the_step():
     (lambda p: Adam([p, p], lr=0.1), "twice"),
     (lambda p: Adam([("a", p), ("a", Parameter(np.zeros(1)))], lr=0.1), "unique"),
     (lambda p: Adam([np.zeros(3)], lr=0.1), "params\\[0\\]"),
-    (lambda p: Adam([p], threads=0), "threads"),
-    (lambda p: AdamW([p], threads=1.5), "threads"),
 ])
 def test_bad_arguments(bad, match):
     with pytest.raises((ValueError, TypeError), match=match):
@@ -216,46 +214,6 @@ def test_step_rejects_a_gradient_of_the_wrong_shape():
     with pytest.raises(ValueError, match="'b'.*shape"):
         opt.step()
     assert a.data.tolist() == [1.0, 2.0]      # checked before anything moved
-
-
-@pytest.mark.parametrize("make", [
-    lambda ps, **kw: Adam(ps, lr=0.01, weight_decay=0.1, **kw),
-    lambda ps, **kw: AdamW(ps, lr=0.01, amsgrad=True, **kw),
-])
-def test_adam_blocks_and_threads_do_not_change_the_result(make):
-    """Blocked, multi-threaded updates must give bit for bit what one whole-array pass gives."""
-    rng = np.random.default_rng(3)
-    shapes = [(7, 5), (11,), (3, 4, 2), (1,)]
-    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(4)]
-    results = []
-    for threads, block in ((1, 10 ** 9), (1, 3), (3, 4), (2, 1)):
-        ps = [Parameter(a.copy()) for a in init]
-        opt = make(list(zip("abcd", ps)), threads=threads)
-        opt.BLOCK = opt.BLOCK_THREADED = block            # tiny blocks: many per parameter
-        opt.MIN_THREADED = 0                              # threads even for this little work
-        for g in grads:
-            for p, gp in zip(ps, g):
-                p.grad = gp.copy()
-            ps[0].grad = np.asfortranarray(ps[0].grad)    # a non-contiguous gradient: whole-array path
-            opt.step()
-        results.append([p.data.copy() for p in ps])
-    for other in results[1:]:
-        for a, b in zip(results[0], other):
-            np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(results[0][1], init[1])     # the parameters did move
-    from npformer.optim import optimizers as optim
-    assert {2, 3} <= set(optim._POOLS)                    # the threaded path really ran
-
-
-def test_default_threads_follows_the_blas_limit(monkeypatch):
-    from npformer.optim.optimizers import default_threads
-    monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert default_threads() == 3
-    assert Adam([param([1.0])]).threads == 3
-    monkeypatch.setenv("OMP_NUM_THREADS", "")
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    assert default_threads() == 2
 
 
 # -- state dicts --------------------------------------------------------------------------------------

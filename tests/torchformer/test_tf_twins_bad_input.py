@@ -10,10 +10,10 @@ import torch
 
 import npformer.layers.layernorm as np_ln
 import npformer.layers.linear as np_lin
-import npformer.optim.optimizers as np_optim
+import npformer.optim as np_optim
 import torchformer.layers.layernorm as tf_ln
 import torchformer.layers.linear as tf_lin
-import torchformer.optim.optimizers as tf_optim
+import torchformer.optim as tf_optim
 from npformer.layers.module import Parameter
 
 

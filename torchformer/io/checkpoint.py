@@ -8,7 +8,7 @@ module converts between torch objects and that format:
 - optimizer: torch.optim.SGD / Adam / AdamW (one parameter group) <-> npformer's optimizer state dict
   keyed by model parameter names; loading builds a torch `state_dict()` in the optimizer's parameter
   order, so `optimizer.step()` continues exactly where the saved run stopped, whichever twin saved it;
-- schedule: torchformer.optim.optimizers.WarmupSchedule <-> npformer's WarmupSchedule.state_dict() format.
+- schedule: torchformer.optim.WarmupSchedule <-> npformer's WarmupSchedule.state_dict() format.
 
 Same functions as npformer.io.checkpoint: save_checkpoint, load_checkpoint, load_model, restore.
 """
@@ -24,8 +24,8 @@ import torch
 from npformer.io.checkpoint import (Checkpoint, CheckpointError, CheckpointNotFoundError, FORMAT_VERSION,
                                  check_weights, load_checkpoint, model_class_for, write_checkpoint)
 from npformer.models.config import TransformerConfig
-from npformer.optim.optimizers import WarmupSchedule as _NpWarmupSchedule
-from torchformer.optim.optimizers import (WarmupSchedule, load_portable_schedule_state,
+from npformer.optim import WarmupSchedule as _NpWarmupSchedule
+from torchformer.optim import (WarmupSchedule, load_portable_schedule_state,
                                portable_schedule_state)
 
 __all__ = ["Checkpoint", "CheckpointError", "CheckpointNotFoundError", "FORMAT_VERSION",
@@ -214,7 +214,7 @@ def restore(path_or_ckpt, model: torch.nn.Module, optimizer=None, schedule=None)
             raise CheckpointError(ckpt.path, "holds no schedule state")
         if not isinstance(schedule, WarmupSchedule):
             raise CheckpointError(ckpt.path, f"cannot restore into a {type(schedule).__name__} "
-                                             f"(only torchformer.optim.optimizers.WarmupSchedule)")
+                                             f"(only torchformer.optim.WarmupSchedule)")
         try:
             sched_sd = _NpWarmupSchedule.check_state_dict(ckpt.schedule_state)
         except (TypeError, ValueError) as e:

@@ -116,7 +116,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     `config.steps` full batches; every process returns the same TrainResult (losses of the full
     batch) and holds the same weights. Needs init() first."""
     import torchformer.training.train as T
-    from torchformer.optim.optimizers import clip_grad_norm
+    from torchformer.optim import clip_grad_norm
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
     W, r = world_size(), rank()

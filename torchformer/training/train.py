@@ -52,7 +52,7 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0, device=Non
 
 def make_optimizer(model, config: TrainConfig):
     """torch.optim.Adam(betas, eps, weight_decay) with the warm-up schedule: (optimizer, schedule)."""
-    from torchformer.optim.optimizers import WarmupSchedule
+    from torchformer.optim import WarmupSchedule
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=config.betas, eps=config.eps,
                            weight_decay=config.weight_decay)
     d = model.config.d_model
@@ -94,7 +94,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """Train `model` in place for `config.steps` steps (see npformer.training.train.train)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    from torchformer.optim.optimizers import clip_grad_norm
+    from torchformer.optim import clip_grad_norm
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     device = model.device
