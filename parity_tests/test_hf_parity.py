@@ -27,6 +27,7 @@ torch = pytest.importorskip("torch")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 import npformer.io.hub as np_hub  # noqa: E402
+import npformer.io.hub_mapping as np_hub_mapping  # noqa: E402
 import torchformer.io.hub as t_hub  # noqa: E402
 from parity_tests.harness import ParityError, compare_all, note_case  # noqa: E402
 from parity_tests.harness.parity import enable_attention_weights  # noqa: E402
@@ -264,7 +265,7 @@ def config_ignoring_bert_eps(hf_config, kind, dtype="float32"):
 
 
 def _plant_plan(mp, fn):
-    mp.setattr(np_hub, "plan", fn)
+    mp.setattr(np_hub_mapping, "plan", fn)
 
 
 def _plant_gelu(mp, _):

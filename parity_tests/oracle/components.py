@@ -16,7 +16,11 @@ Components: sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer,
 """
 from __future__ import annotations
 
-from .component_base import (Component, V_ALIASES, X_ALIASES, MASK_ALIASES)  # noqa: F401
+from .component_base import (REF, SEARCH, InputSpec, MaskSpec, Quantity, Case, quantity_label,
+                             quantity_kind, _choice, _mask, mask_array, _cast, draw_params,
+                             neutral_value, _state_shapes, _load, _param_grads, Component, _int,
+                             _float, _bool, _activation, ATTN_MASK_KINDS, Q_ALIASES, K_ALIASES,
+                             V_ALIASES, X_ALIASES, MASK_ALIASES)  # noqa: F401
 from .component_layers import (LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent,  # noqa: F401
                                Model, layer_config)
 from .component_parts import FFN, MHA, SDPA, LayerNormComponent, Positional  # noqa: F401

@@ -3,6 +3,7 @@ submission's private copy (/tmp/oracle-sub-*) marked STEAL-ME to appear while th
 with --jobs 2, then executes that file's `attention` instead of its own. A worker must not read the
 other students' submissions."""
 import glob
+import os
 import time
 
 import numpy as np

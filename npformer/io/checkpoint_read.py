@@ -1,0 +1,321 @@
+"""Reading a checkpoint file (npformer.io.checkpoint_file's format) safely: declared sizes are checked
+before any array is read, nothing is unpickled, and every problem is a CheckpointError naming the file."""
+from __future__ import annotations
+
+import json
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from npformer.io.checkpoint_file import (FORMAT_NAME, FORMAT_VERSION, HEADER_FIELDS,
+                                         OPTIMIZER_STATE_KEYS, Checkpoint, CheckpointError,
+                                         CheckpointNotFoundError)
+from npformer.models.config import TransformerConfig
+
+__all__ = ["load_checkpoint", "as_checkpoint", "check_weights", "rename_optimizer_state",
+           "parameter_bytes_bound", "MAX_ENTRIES", "MAX_HEADER_BYTES"]
+
+# -- reading ------------------------------------------------------------------------------------------
+MAX_ENTRIES = 50_000                  # zip members a checkpoint may hold (a model has hundreds)
+MAX_HEADER_BYTES = 64 << 20           # the JSON header entry
+_NO_CONFIG_FLOOR = 256 << 20          # total array bytes allowed without a config: max(this, 2 x file)
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def parameter_bytes_bound(config: TransformerConfig) -> int:
+    """An upper bound on the bytes of one model's weights under `config` (every model class, float64,
+    with slack for heads a model may add): what a checkpoint's declared sizes are checked against
+    before anything is read. Exact names and shapes are checked later (check_weights)."""
+    c = config
+    D, F = int(c.d_model), int(c.d_ff)
+    V = max(int(c.src_vocab), int(c.tgt_vocab), int(c.vocab_size))
+    M, C = int(c.max_len), int(c.num_classes)
+    attn = 4 * D * D + 4 * D
+    ffn = 2 * D * F + D + F
+    enc = attn + ffn + 4 * D
+    dec = 2 * attn + ffn + 6 * D
+    n = (int(c.num_encoder_layers) * enc + int(c.num_decoder_layers) * dec + 3 * V * D + V
+         + 2 * M * D + D * C + C + D * D + 8 * D)
+    return 8 * 2 * n + (1 << 20)
+
+
+def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo):
+    """(shape, dtype, header length) of one .npy member, reading only its first bytes."""
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        return shape, dtype, f.tell()
+
+
+def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
+    """Every entry's declared size and shape checked against the archive, the file and the config
+    before a single array is read: a header declaring terabytes, or an entry that inflates far
+    beyond what the config's weights can need (a deflate bomb), is refused here, in milliseconds."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise CheckpointError(path, f"holds {len(infos)} zip entries (at most {MAX_ENTRIES}): not an "
+                                    f"npformer checkpoint")
+    disk = path.stat().st_size
+    if sum(i.compress_size for i in infos) > disk:
+        raise CheckpointError(path, "the zip directory declares more data than the file holds "
+                                    "(truncated or crafted archive)")
+    by_name = {}
+    for i in infos:
+        if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise CheckpointError(path, f"entry {i.filename!r}: unsupported zip compression "
+                                        f"{i.compress_type}")
+        if i.compress_type == zipfile.ZIP_STORED and i.compress_size != i.file_size:
+            raise CheckpointError(path, f"entry {i.filename!r}: stored entry declares "
+                                        f"{i.file_size} bytes but holds {i.compress_size}")
+        if not i.filename.endswith(".npy"):
+            raise CheckpointError(path, f"entry {i.filename!r} is not a NumPy array (.npy) "
+                                        f"member: not an .npz checkpoint")
+        by_name[i.filename[:-4]] = i
+    # the header's config bounds every other entry
+    config = None
+    hinfo = by_name.get("header")
+    if hinfo is not None:
+        if hinfo.file_size > MAX_HEADER_BYTES:
+            raise CheckpointError(path, f"header entry declares {_fmt_bytes(hinfo.file_size)} (at "
+                                        f"most {_fmt_bytes(MAX_HEADER_BYTES)})")
+        try:
+            with zf.open(hinfo) as f:
+                text = np.lib.format.read_array(f, allow_pickle=False)
+            cfg = json.loads(str(text[()])).get("config")
+            config = TransformerConfig.from_dict(cfg) if isinstance(cfg, dict) else None
+        except Exception:  # noqa: BLE001 - a bad header is reported by load_checkpoint's checks
+            config = None
+    if config is not None:
+        per_entry = parameter_bytes_bound(config)
+        total_cap = 4 * per_entry + MAX_HEADER_BYTES
+        why = f"the config (d_model={config.d_model}, {config.num_encoder_layers}+" \
+              f"{config.num_decoder_layers} layers) needs at most {_fmt_bytes(per_entry)} per entry"
+    else:
+        per_entry = total_cap = max(_NO_CONFIG_FLOOR, 2 * disk)
+        why = f"a checkpoint without a config may hold at most {_fmt_bytes(total_cap)} of arrays"
+    total = 0
+    for name, i in by_name.items():
+        if i.file_size > max(per_entry, MAX_HEADER_BYTES if name == "header" else 0) + 4096:
+            raise CheckpointError(path, f"entry {name!r} declares {_fmt_bytes(i.file_size)} once "
+                                        f"inflated ({_fmt_bytes(i.compress_size)} stored); {why}: "
+                                        f"refused before reading")
+        try:
+            shape, dtype, hlen = _npy_header(zf, i)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as e:
+            raise CheckpointError(path, f"corrupt archive entry {name!r}: {type(e).__name__}: "
+                                        f"{e}") from None
+        except ValueError as e:
+            raise CheckpointError(path, f"entry {name!r}: bad .npy header: {e}") from None
+        if dtype.hasobject:
+            raise CheckpointError(path, f"corrupt archive entry {name!r}: object arrays are refused "
+                                        f"(they would be unpickled, which is never done)")
+        count = 1
+        for d in shape:
+            count *= int(d)
+        nbytes = count * dtype.itemsize
+        if hlen + nbytes != i.file_size:
+            raise CheckpointError(path, f"entry {name!r} declares shape {tuple(shape)} {dtype} "
+                                        f"({_fmt_bytes(nbytes)}) but the archive holds "
+                                        f"{_fmt_bytes(max(i.file_size - hlen, 0))} for it: "
+                                        f"refused before reading")
+        total += nbytes
+        if total > total_cap:
+            raise CheckpointError(path, f"entries declare {_fmt_bytes(total)} in all; {why}: "
+                                        f"refused before reading")
+
+
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """All arrays of the archive, read eagerly after every declared size was checked (see
+    _check_declared_sizes); any container-level problem becomes CheckpointError."""
+    if not path.exists():
+        raise CheckpointNotFoundError(path, "no such file")
+    if not path.is_file():
+        raise CheckpointError(path, "not a file")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if not zipfile.is_zipfile(path):
+        if magic == b"PK\x03\x04":
+            raise CheckpointError(path, "truncated or corrupt zip archive (no central directory); "
+                                        "the file was probably cut short while being written or copied")
+        raise CheckpointError(path, f"not an .npz checkpoint (the file does not start with a zip "
+                                    f"signature; first bytes {magic!r})")
+    out: dict[str, np.ndarray] = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            _check_declared_sizes(path, zf)
+        with np.load(path, allow_pickle=False) as npz:
+            for key in npz.files:
+                value = npz[key]
+                if not isinstance(value, np.ndarray):       # a zip member that is not a .npy
+                    raise CheckpointError(path, f"entry {key!r} is not a NumPy array (.npy) "
+                                                f"member: not an .npz checkpoint")
+                out[key] = value
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
+            NotImplementedError) as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise CheckpointError(path, f"corrupt archive entry: {type(e).__name__}: {e}") from None
+    return out
+
+
+def _scalar_str(path: Path, arrays: dict, key: str) -> str:
+    a = arrays[key]
+    if a.ndim != 0 or a.dtype.kind != "U":
+        raise CheckpointError(path, f"{key!r}: expected a 0-d string array, got dtype {a.dtype} and "
+                                    f"shape {a.shape}")
+    return str(a[()])
+
+
+def load_checkpoint(path) -> Checkpoint:
+    """Read and validate a checkpoint file (either twin's); nothing is built or changed.
+
+    Checks the container, the format name and version, the header's fields, that the weights listed in
+    the header are all present as float arrays, the config, and the optimizer state's structure.
+    Shapes against a model are checked by `load_model` / `restore`.
+    """
+    path = Path(path)
+    arrays = _read_arrays(path)
+    for key in ("format", "format_version", "header"):
+        if key not in arrays:
+            raise CheckpointError(path, f"missing entry {key!r}: not an npformer checkpoint "
+                                        f"(entries found: {sorted(arrays)[:8]})")
+    fmt = _scalar_str(path, arrays, "format")
+    if fmt != FORMAT_NAME:
+        raise CheckpointError(path, f"format: expected {FORMAT_NAME!r}, got {fmt!r}")
+    v = arrays["format_version"]
+    if v.ndim != 0 or not np.issubdtype(v.dtype, np.integer):
+        raise CheckpointError(path, f"format_version: expected a 0-d integer, got {v.dtype} {v.shape}")
+    version = int(v)
+    if version != FORMAT_VERSION:
+        raise CheckpointError(path, f"unknown format version {version} (this npformer reads version "
+                                    f"{FORMAT_VERSION}; a newer release may have written it)")
+    try:
+        header = json.loads(_scalar_str(path, arrays, "header"))
+    except json.JSONDecodeError as e:
+        raise CheckpointError(path, f"header is not valid JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(path, f"header: expected a JSON object, got {type(header).__name__}")
+    for name, typ in HEADER_FIELDS.items():
+        if name not in header:
+            raise CheckpointError(path, f"header lacks field {name!r}")
+        if not isinstance(header[name], typ) or (typ is int and isinstance(header[name], bool)):
+            raise CheckpointError(path, f"header field {name!r}: unexpected type "
+                                        f"{type(header[name]).__name__}")
+    if header["step"] < 0:
+        raise CheckpointError(path, f"header field 'step': expected >= 0, got {header['step']}")
+
+    # config
+    config = None
+    if header["config"] is not None:
+        try:
+            config = TransformerConfig.from_dict(header["config"])
+        except (TypeError, ValueError) as e:
+            raise CheckpointError(path, f"invalid config: {e}") from None
+
+    # weights
+    keys = header["model_keys"]
+    present = [k[len("model/"):] for k in arrays if k.startswith("model/")]
+    missing = [k for k in keys if k not in present]
+    extra = [k for k in present if k not in keys]
+    if missing or extra:
+        raise CheckpointError(path, f"weights do not match the header's list: missing {missing}, "
+                                    f"unexpected {extra}")
+    state: dict[str, np.ndarray] = {}
+    for k in keys:
+        a = arrays[f"model/{k}"]
+        if not np.issubdtype(a.dtype, np.floating):
+            raise CheckpointError(path, f"weight {k!r}: expected a float array, got dtype {a.dtype}")
+        if not np.isfinite(a).all():                   # training never saves these: corruption
+            raise CheckpointError(path, f"weight {k!r}: expected finite values, got "
+                                        f"{int(a.size - np.isfinite(a).sum())} NaN or inf")
+        state[k] = a
+
+    # optimizer
+    opt_keys = [k for k in arrays if k.startswith("optim/")]
+    optimizer_state = None
+    if header["optimizer"] is None:
+        if opt_keys:
+            raise CheckpointError(path, f"optimizer arrays {opt_keys[:4]} but no optimizer header")
+    else:
+        oh = header["optimizer"]
+        for name, typ in (("type", str), ("hyperparams", dict), ("param_names", list)):
+            if not isinstance(oh.get(name), typ):
+                raise CheckpointError(path, f"optimizer header field {name!r}: missing or not a "
+                                            f"{typ.__name__}")
+        names = oh["param_names"]
+        ostate: dict[str, dict[str, Any]] = {}
+        for k in opt_keys:
+            pname, _, skey = k[len("optim/"):].rpartition("/")
+            if pname not in names or skey not in OPTIMIZER_STATE_KEYS:
+                raise CheckpointError(path, f"unexpected optimizer entry {k!r} (parameter not in "
+                                            f"the optimizer's list, or unknown state key)")
+            a = arrays[k]
+            if skey == "step":
+                if a.ndim != 0 or not np.issubdtype(a.dtype, np.integer) or int(a) < 0:
+                    raise CheckpointError(path, f"{k}: expected a 0-d non-negative integer, got "
+                                                f"{a.dtype} {a.shape}")
+                ostate.setdefault(pname, {})[skey] = int(a)
+            else:
+                if not np.issubdtype(a.dtype, np.floating):
+                    raise CheckpointError(path, f"{k}: expected a float array, got {a.dtype}")
+                ostate.setdefault(pname, {})[skey] = a
+        optimizer_state = {"type": oh["type"], "hyperparams": oh["hyperparams"],
+                           "param_names": list(names), "state": ostate}
+    unknown = [k for k in arrays if k not in ("format", "format_version", "header")
+               and not k.startswith(("model/", "optim/"))]
+    if unknown:
+        raise CheckpointError(path, f"unexpected entries {unknown[:8]}")
+    return Checkpoint(path=str(path), format_version=version, writer=header["writer"],
+                      model_class=header["model_class"], config=config, state=state,
+                      optimizer_state=optimizer_state, schedule_state=header["schedule"],
+                      step=header["step"], metadata=header["metadata"],
+                      versions=header["versions"])
+
+
+def as_checkpoint(path_or_ckpt) -> Checkpoint:
+    return path_or_ckpt if isinstance(path_or_ckpt, Checkpoint) else load_checkpoint(path_or_ckpt)
+
+
+def check_weights(ckpt: Checkpoint, expected: dict[str, tuple[int, ...]]) -> None:
+    """Raise CheckpointError unless the saved weights have exactly `expected`'s names and shapes."""
+    missing = [k for k in expected if k not in ckpt.state]
+    unexpected = [k for k in ckpt.state if k not in expected]
+    shapes = [f"{k}: model {tuple(s)} vs file {ckpt.state[k].shape}" for k, s in expected.items()
+              if k in ckpt.state and tuple(ckpt.state[k].shape) != tuple(s)]
+    problems = []
+    if missing:
+        problems.append(f"missing weights {missing}")
+    if unexpected:
+        problems.append(f"unexpected weights {unexpected}")
+    if shapes:
+        problems.append("wrong shapes: " + "; ".join(shapes))
+    if problems:
+        raise CheckpointError(ckpt.path, "does not fit the model: " + "; ".join(problems))
+
+
+def rename_optimizer_state(ckpt_path, sd: dict[str, Any], names_from: list[str],
+                           names_to: list[str]) -> dict[str, Any]:
+    """The same optimizer state dict with parameter i renamed names_from[i] -> names_to[i]."""
+    m = dict(zip(names_from, names_to))
+    missing = [n for n in sd["param_names"] if n not in m]
+    if missing:
+        raise CheckpointError(ckpt_path, f"optimizer state for parameters {missing} that the "
+                                         f"model/optimizer do not have")
+    return {"type": sd["type"], "hyperparams": sd["hyperparams"],
+            "param_names": [m[n] for n in sd["param_names"]],
+            "state": {m[n]: s for n, s in sd["state"].items()}}
