@@ -40,7 +40,8 @@ from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, nu
 from npformer.io.checkpoint import (CheckpointError, load_checkpoint, load_model, restore,
                                  save_checkpoint)
 from npformer.training.resume import TrainState, load_training_state, save_training_state
-from npformer.decoding.generate import beam_search, greedy_decode
+from npformer.decoding.beam import beam_search
+from npformer.decoding.generate import greedy_decode
 from npformer.models.attention_maps import attention_weights
 
 __version__ = "0.1.0"

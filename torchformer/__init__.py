@@ -37,7 +37,8 @@ from torchformer.io.checkpoint import (load_checkpoint, load_model, restore,
                                     save_checkpoint)
 from npformer.io.checkpoint import CheckpointError
 from torchformer.training.resume import TrainState, load_training_state, save_training_state
-from torchformer.decoding.generate import beam_search, greedy_decode
+from torchformer.decoding.beam import beam_search
+from torchformer.decoding.generate import greedy_decode
 from npformer.models.attention_maps import attention_weights
 
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ PARTS = {
     "resume": "training.resume",           # save_training_state, load_training_state
     "distributed": "training.distributed",  # launch_from_cli (torch only: torchrun + DDP)
     "checkpoint": "io.checkpoint",         # load_model, save_checkpoint, restore
-    "generate": "decoding.generate",       # greedy_decode, beam_search
+    "generate": "decoding",                # greedy_decode, beam_search (the decoding package)
     "sampling": "decoding.sampling",       # sample
 }
 

@@ -40,3 +40,10 @@ class EvalResult:
         return (f"loss {self.loss:.4f}  token acc {100 * self.token_accuracy:.2f}%  "
                 f"exact-sequence acc {100 * self.sequence_accuracy:.2f}%  "
                 f"({self.num_examples} held-out examples)")
+
+
+def token_accuracy(logits: np.ndarray, targets: np.ndarray, ignore_index: int = PAD) -> tuple[int, int]:
+    """(correct, counted): argmax over the last axis equals the target, ignoring `ignore_index`."""
+    pred = np.asarray(logits).argmax(axis=-1)                          # (...,)
+    keep = targets != ignore_index                                    # (...,)
+    return int(((pred == targets) & keep).sum()), int(keep.sum())

@@ -1,4 +1,4 @@
-"""Greedy decoding and beam search (npformer.decoding.generate and its twin torchformer.decoding.generate).
+"""Greedy decoding and beam search (npformer.decoding: generate, beam) and their twins in torchformer.decoding.
 
 References here are built independently of the decoding loop: full (uncached) model forwards, one
 row at a time, and exhaustive enumeration of every hypothesis for beam search.
@@ -11,7 +11,8 @@ import pytest
 from npformer.models.causal_lm import CausalLM
 from npformer.models.config import TransformerConfig
 from npformer.data.vocab import BOS, EOS, PAD
-from npformer.decoding.generate import beam_search, greedy_decode, length_penalty
+from npformer.decoding.beam import beam_search
+from npformer.decoding.generate import greedy_decode, length_penalty
 from npformer.models.transformer import Transformer
 
 SRC = np.array([[3, 4, 5, 6, 2, 0],
@@ -274,7 +275,7 @@ def twins(seq2seq, lm):
 
 
 def test_torch_twin_cache_and_no_cache_agree(twins):
-    import torchformer.decoding.generate as tg
+    import torchformer.decoding as tg
     torch, t_s2s, t_lm = twins
     for model, inputs, n in ((t_s2s, SRC, 8), (t_lm, PROMPTS, 5)):
         a = tg.greedy_decode(model, inputs, max_new_tokens=n, use_cache=True)
@@ -290,7 +291,7 @@ def test_torch_twin_cache_and_no_cache_agree(twins):
 def test_torch_twin_decodes_like_npformer(twins, seq2seq, lm):
     """Same weights (float64): the two twins' decoders pick the same tokens with the same logits,
     greedy and beam (length penalty, EOS handling, ragged prompts included)."""
-    import torchformer.decoding.generate as tg
+    import torchformer.decoding as tg
     torch, t_s2s, t_lm = twins
     for np_model, t_model, inputs, n in ((seq2seq, t_s2s, SRC, 8), (lm, t_lm, PROMPTS, 5)):
         a = greedy_decode(np_model, inputs, max_new_tokens=n)
@@ -306,7 +307,7 @@ def test_torch_twin_decodes_like_npformer(twins, seq2seq, lm):
 
 
 def test_torch_twin_beam_size_one_is_greedy(twins):
-    import torchformer.decoding.generate as tg
+    import torchformer.decoding as tg
     torch, t_s2s, _ = twins
     g = tg.greedy_decode(t_s2s, SRC, max_new_tokens=7)
     b = tg.beam_search(t_s2s, SRC, beam_size=1, length_penalty_alpha=0.0, max_new_tokens=7)
@@ -317,7 +318,7 @@ def test_torch_twin_beam_size_one_is_greedy(twins):
 def test_wide_padded_prompts_with_a_short_budget(lm, twins):
     """Trailing PAD columns reaching past longest prompt + max_new_tokens are ignored (both twins),
     greedy and beam; the result equals that of the prompts without those columns."""
-    import torchformer.decoding.generate as tg
+    import torchformer.decoding as tg
     _, _, t_lm = twins
     narrow = PROMPTS[:, :4]                                      # longest prompt: 4 tokens
     wide = np.concatenate([narrow, np.full((3, 5), PAD)], axis=1)  # 9 columns, 5 of them PAD

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from npformer.cli.main import main
-from npformer.training.train import Progress
+from npformer.training.progress import Progress
 
 
 class FakeTTY(io.StringIO):

@@ -38,7 +38,8 @@ import torch.distributed as dist
 
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.parallel import shard_batch, shard_bounds
-from npformer.training.train import Progress, TrainConfig, TrainResult
+from npformer.training.progress import Progress
+from npformer.training.train import TrainConfig, TrainResult
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
            "launch_from_cli"]

@@ -23,7 +23,9 @@ import torch
 
 from npformer.models.config import TransformerConfig
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
-from npformer.training.train import (EvalResult, Progress, TrainConfig, TrainResult, model_config_for,
+from npformer.training.metrics import EvalResult
+from npformer.training.progress import Progress
+from npformer.training.train import (TrainConfig, TrainResult, model_config_for,
                             peak_factor, sequence_matches, token_accuracy)
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
