@@ -1,4 +1,5 @@
-"""What an evaluation reports: held-out loss and accuracies, and the exact-sequence match they use."""
+"""What a run reports: the per-step record of training (TrainResult), held-out loss and accuracies
+(EvalResult), and the token and exact-sequence matches they count."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -47,3 +48,18 @@ def token_accuracy(logits: np.ndarray, targets: np.ndarray, ignore_index: int = 
     pred = np.asarray(logits).argmax(axis=-1)                          # (...,)
     keep = targets != ignore_index                                    # (...,)
     return int(((pred == targets) & keep).sum()), int(keep.sum())
+
+
+@dataclass
+class TrainResult:
+    steps: int
+    losses: list                        # training loss of every step
+    lrs: list                           # learning rate used at every step
+    grad_norms: list                    # global gradient norm before clipping, every step
+    eval_history: list                  # [(step, EvalResult)]
+    tokens: int                         # target tokens seen
+    seconds: float                      # wall time of the loop (evaluations excluded)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else float("nan")

@@ -23,7 +23,6 @@ For a classifier the two accuracies are the class accuracy.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -31,7 +30,8 @@ import numpy as np
 
 from npformer.models.config import TransformerConfig
 from npformer.training.forward import model_forward
-from npformer.training.metrics import EvalResult, sequence_matches, token_accuracy  # noqa: F401 (re-exported)
+from npformer.training.loop import run_steps
+from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy  # noqa: F401 (re-exported)
 from npformer.training.progress import Progress  # noqa: F401 (re-exported)
 from npformer.data.tasks import (PAD, ClassificationBatch, Examples, Task,
                            batch_iterator, iterate_examples)
@@ -151,25 +151,12 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0):
 # ---------------------------------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------------------------------
-@dataclass
-class TrainResult:
-    steps: int
-    losses: list                        # training loss of every step
-    lrs: list                           # learning rate used at every step
-    grad_norms: list                    # global gradient norm before clipping, every step
-    eval_history: list                  # [(step, EvalResult)]
-    tokens: int                         # target tokens seen
-    seconds: float                      # wall time of the loop (evaluations excluded)
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds > 0 else float("nan")
 
 
 # ---------------------------------------------------------------------------------------------------
 # the loop
 # ---------------------------------------------------------------------------------------------------
-def _loss_fn(model, label_smoothing: float, classification: bool):
+def make_loss(model, label_smoothing: float, classification: bool):
     """Cross-entropy ignoring PAD targets (seq2seq) or ignoring nothing (class labels)."""
     from npformer.layers.loss import CrossEntropyLoss
     pad = model.config.pad_id
@@ -177,7 +164,7 @@ def _loss_fn(model, label_smoothing: float, classification: bool):
     return CrossEntropyLoss(ignore_index=ignore, label_smoothing=label_smoothing)
 
 
-def _grad_norm(params) -> float:
+def grad_norm(params) -> float:
     """Global L2 norm of every gradient (what clipping would see), without clipping."""
     return float(math.sqrt(sum(float(np.vdot(p.grad, p.grad)) for _, p in params)))
 
@@ -217,66 +204,51 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    from npformer.optim import clip_grad_norm
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
-    loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
     from npformer.training.parallel import make_step_fn
     step_fn = make_step_fn(model, loss_fn, replicas)       # forward + loss + backward (plain or DP)
     stream: Iterator = iter(batches) if batches is not None else \
         batch_iterator(task, config.batch_size, config.seed)
     if config.eval_every and eval_examples is None:
         eval_examples = task.heldout(config.eval_size)
-    params = list(model.named_parameters())
-    result = TrainResult(0, [], [], [], [], 0, 0.0)
-    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
-    model.train()
-    t0 = time.perf_counter()
-    try:
-        end = start_step + config.steps
-        for step in range(start_step + 1, end + 1):
-            try:
-                batch = next(stream)
-            except StopIteration:
-                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
-                                 f"config.steps={config.steps}") from None
-            lr = float(optimizer.lr)
-            loss = step_fn(batch)                                      # fills every .grad
-            if not math.isfinite(loss):
-                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
-                                         f"learning rate (lr={config.lr}) or raise warmup")
-            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
-                _grad_norm(params)
-            if not math.isfinite(norm):
-                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
-                                         f"not finite); stopped before updating the weights")
-            optimizer.step()
-            if schedule is not None:
-                schedule.step()
-            result.steps = step
-            result.losses.append(loss)
-            result.lrs.append(lr)
-            result.grad_norms.append(float(norm))
-            result.tokens += batch.num_tokens
-            elapsed = time.perf_counter() - t0
-            if callback is not None:
-                callback(step, loss)
-            bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
-            if config.eval_every and step % config.eval_every == 0 and step < end:
-                t_eval = time.perf_counter()
-                ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128),
-                              greedy=True)
-                result.eval_history.append((step, ev))
-                bar.write(f"step {step}: held-out {ev.summary()}")
-                model.train()
-                t0 += time.perf_counter() - t_eval                  # evaluation not timed
-    finally:
-        bar.close()
-        if step_fn.parallel is not None:
-            step_fn.parallel.close()
-    result.seconds = time.perf_counter() - t0
-    model.eval()
-    return result
+    step = NumpyStep(model, optimizer, schedule, step_fn, config.clip_norm)
+
+    def evaluate_now():
+        return evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
+    return run_steps(step, model, config, stream, start_step=start_step, evaluate=evaluate_now,
+                     callback=callback, file=file)
+
+
+class NumpyStep:
+    """One training step of an npformer model (see npformer.training.loop): `step_fn` (plain or
+    data-parallel) fills the gradients; clipping, Adam and the warm-up schedule follow."""
+
+    def __init__(self, model, optimizer, schedule, step_fn, clip_norm: float | None):
+        self.optimizer, self.schedule, self.step_fn = optimizer, schedule, step_fn
+        self.params = list(model.named_parameters())
+        self.clip_norm = clip_norm
+
+    def lr(self) -> float:
+        return self.optimizer.lr
+
+    def gradients(self, batch) -> float:
+        return self.step_fn(batch)
+
+    def clip(self) -> float:
+        from npformer.optim import clip_grad_norm
+        return clip_grad_norm(self.params, self.clip_norm) if self.clip_norm else \
+            grad_norm(self.params)
+
+    def update(self) -> None:
+        self.optimizer.step()
+        if self.schedule is not None:
+            self.schedule.step()
+
+    def close(self) -> None:
+        if self.step_fn.parallel is not None:
+            self.step_fn.parallel.close()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -300,7 +272,7 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     vocab = task.vocab
     was_training = model.training
     model.eval()
-    loss_fn = _loss_fn(model, 0.0, task.is_classification)
+    loss_fn = make_loss(model, 0.0, task.is_classification)
     total_loss = correct = counted = seq_ok = n = 0
     shown: list = []
     try:

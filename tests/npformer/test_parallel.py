@@ -9,7 +9,7 @@ from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
 from npformer.training.parallel import (MIN_ELEMENTS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
                                make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
 from npformer.training.forward import model_forward
-from npformer.training.train import TrainConfig, _loss_fn, build_model, model_config_for, train
+from npformer.training.train import TrainConfig, make_loss, build_model, model_config_for, train
 
 RTOL = 1e-12
 
@@ -76,7 +76,7 @@ def test_step_equals_the_full_batch(replicas, label_smoothing):
     # rows of different lengths: shards count different numbers of tokens, so equal weights would fail
     task, model, batch = _setup()
     assert len(set(batch.tgt_lengths.tolist())) > 1
-    loss_fn = _loss_fn(model, label_smoothing, False)
+    loss_fn = make_loss(model, label_smoothing, False)
     loss1, grads1 = _plain_step(model, batch, loss_fn)
     with DataParallel(model, replicas, blas_threads=None) as dp:
         loss_k = dp.step(batch, loss_fn)
@@ -89,7 +89,7 @@ def test_step_equals_the_full_batch(replicas, label_smoothing):
 def test_equal_weights_would_differ():
     """The check above can fail: weighting shards equally (mean of shard means) changes the loss."""
     task, model, batch = _setup()
-    loss_fn = _loss_fn(model, 0.0, False)
+    loss_fn = make_loss(model, 0.0, False)
     loss1, _ = _plain_step(model, batch, loss_fn)
     shard_losses = [float(loss_fn(*model_forward(model, shard_batch(batch, lo, hi))))
                     for lo, hi in shard_bounds(7, 3)]
@@ -100,7 +100,7 @@ def test_tied_and_shared_embeddings_sum_both_uses():
     task, model, batch = _setup(share_embeddings=True, tie_embeddings=True, norm_first=True,
                                 final_norm=True, activation="gelu")
     assert model.output_proj.weight is model.tgt_embed.weight
-    loss_fn = _loss_fn(model, 0.1, False)
+    loss_fn = make_loss(model, 0.1, False)
     loss1, grads1 = _plain_step(model, batch, loss_fn)
     with DataParallel(model, 3, blas_threads=None) as dp:
         rep = dp.replicas[1]
@@ -112,7 +112,7 @@ def test_tied_and_shared_embeddings_sum_both_uses():
 
 def test_classifier_step_equals_the_full_batch():
     task, model, batch = _setup("majority", batch_size=9)
-    loss_fn = _loss_fn(model, 0.1, True)
+    loss_fn = make_loss(model, 0.1, True)
     loss1, grads1 = _plain_step(model, batch, loss_fn)
     with DataParallel(model, 4, blas_threads=None) as dp:
         loss_k = dp.step(batch, loss_fn)
@@ -122,7 +122,7 @@ def test_classifier_step_equals_the_full_batch():
 
 def test_dropout_masks_replay_both_ways():
     task, model, batch = _setup(dropout=0.3)
-    loss_fn = _loss_fn(model, 0.0, False)
+    loss_fn = make_loss(model, 0.0, False)
     model.train()
     # one-thread step records full-batch masks; the data-parallel step replays them per shard
     loss1, grads1 = _plain_step(model, batch, loss_fn)
@@ -149,7 +149,7 @@ def test_replica_generators_are_independent_and_reproducible():
         task, model, batch = _setup(dropout=0.5, batch_size=4, seed=seed)
         model.train()
         with DataParallel(model, 2, blas_threads=None) as dp:
-            dp.step(batch, _loss_fn(model, 0.0, False))
+            dp.step(batch, make_loss(model, 0.0, False))
             return dp.collect_dropout_masks()
     a, b = masks(0), masks(0)
     name = sorted(a[0])[0]
@@ -177,7 +177,7 @@ def test_training_run_equals_one_thread():
 
 def test_make_step_fn_plain_and_parallel():
     task, model, batch = _setup()
-    loss_fn = _loss_fn(model, 0.0, False)
+    loss_fn = make_loss(model, 0.0, False)
     plain = make_step_fn(model, loss_fn, 1)
     assert plain.parallel is None
     loss1 = plain(batch)
@@ -192,7 +192,7 @@ def test_make_step_fn_plain_and_parallel():
 
 def test_float32_close():
     task, model, batch = _setup(dtype="float32")
-    loss_fn = _loss_fn(model, 0.0, False)
+    loss_fn = make_loss(model, 0.0, False)
     loss1, grads1 = _plain_step(model, batch, loss_fn)
     with DataParallel(model, 2, blas_threads=None) as dp:
         loss_k = dp.step(batch, loss_fn)
@@ -211,9 +211,9 @@ def test_bad_arguments_are_named():
         DataParallel(object(), 2)
     with DataParallel(model, 2, blas_threads=None) as dp:
         with pytest.raises(TypeError, match="batch"):
-            dp.step((batch.src, batch.tgt_in), _loss_fn(model, 0.0, False))
+            dp.step((batch.src, batch.tgt_in), make_loss(model, 0.0, False))
         with pytest.raises(ValueError, match="rows"):
-            dp.step(batch._replace(tgt_out=batch.tgt_out[:3]), _loss_fn(model, 0.0, False))
+            dp.step(batch._replace(tgt_out=batch.tgt_out[:3]), make_loss(model, 0.0, False))
         with pytest.raises(TypeError, match="loss_fn"):
             dp.step(batch, None)
         with pytest.raises(ValueError, match="per_shard"):
@@ -221,9 +221,9 @@ def test_bad_arguments_are_named():
         p = model.parameters()[0]
         p.data = p.data.copy()                                         # re-bound, not in place
         with pytest.raises(RuntimeError, match="no longer shares"):
-            dp.step(batch, _loss_fn(model, 0.0, False))
+            dp.step(batch, make_loss(model, 0.0, False))
     with pytest.raises(RuntimeError, match="closed"):
-        dp.step(batch, _loss_fn(model, 0.0, False))
+        dp.step(batch, make_loss(model, 0.0, False))
 
 
 def test_choose_replicas():
@@ -315,7 +315,7 @@ def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
 
     with DataParallel(model, 3, forward=forward, blas_threads=None) as dp:
         with pytest.raises(ValueError, match="shard failed"):
-            dp.step(batch, _loss_fn(model, 0.0, False))
+            dp.step(batch, make_loss(model, 0.0, False))
         assert len(calls) == 3                                          # all three ran to the end
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
 __all__ = ["warmup_lr", "WarmupSchedule", "portable_schedule_state", "load_portable_schedule_state"]

@@ -26,10 +26,8 @@ one-process run's). Only rank 0 prints, evaluates and saves.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-import time
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -38,7 +36,7 @@ import torch.distributed as dist
 
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.parallel import shard_batch, shard_bounds
-from npformer.training.progress import Progress
+from npformer.training.loop import run_steps
 from npformer.training.train import TrainConfig, TrainResult
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
@@ -117,7 +115,6 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     `config.steps` full batches; every process returns the same TrainResult (losses of the full
     batch) and holds the same weights. Needs init() first."""
     import torchformer.training.train as T
-    from torchformer.optim import clip_grad_norm
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
     W, r = world_size(), rank()
@@ -128,59 +125,62 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     ddp = wrap(model, device)
     if optimizer is None:
         optimizer, schedule = T.make_optimizer(model, config)
-    loss_fn = T._loss_fn(model, config.label_smoothing, task.is_classification)
+    loss_fn = T.make_loss(model, config.label_smoothing, task.is_classification)
     stream: Iterator = iter(batches) if batches is not None else \
         batch_iterator(task, config.batch_size, config.seed)
-    params = list(model.parameters())
-    result = TrainResult(0, [], [], [], [], 0, 0.0)
-    bar = Progress(config.steps, config.progress and r == 0, config.log_every, file=file)
-    model.train()
-    t0 = time.perf_counter()
-    try:
-        for step in range(1, config.steps + 1):
-            try:
-                batch = next(stream)
-            except StopIteration:
-                raise ValueError(f"batches: ran out after {step - 1} batches, config.steps="
-                                 f"{config.steps}") from None
-            bounds = shard_bounds(batch[0].shape[0], W)
-            if len(bounds) < W:
-                raise ValueError(f"batches: step {step} has {batch[0].shape[0]} rows, fewer than "
-                                 f"the {W} processes")
-            lr = float(optimizer.param_groups[0]["lr"])
-            logits, targets = model_forward(ddp, shard_batch(batch, *bounds[r]), device)
-            counts = [int(np.count_nonzero(_targets(batch)[lo:hi] != loss_fn.ignore_index))
-                      for lo, hi in bounds]                            # n_r of every shard
-            n, total = counts[r], sum(counts)
-            if total == 0:
-                raise ValueError(f"batches: step {step}: every target equals ignore_index")
-            # a shard without counted targets still runs backward (DDP needs every process), with 0
-            shard_loss = loss_fn(logits, targets) if n else logits.sum() * 0
-            optimizer.zero_grad(set_to_none=False)
-            (shard_loss * (n * W / total)).backward()                  # DDP: mean over processes
-            record = (shard_loss.detach() * (n / total)).to(torch.float64)
-            dist.all_reduce(record)                                    # full-batch loss
-            loss = float(record)
-            if not math.isfinite(loss):
-                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
-                                         f"learning rate (lr={config.lr}) or raise warmup")
-            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
-                T._grad_norm(model)
-            optimizer.step()
-            if schedule is not None:
-                schedule.step()
-            result.steps = step
-            result.losses.append(loss)
-            result.lrs.append(lr)
-            result.grad_norms.append(float(norm))
-            result.tokens += batch.num_tokens
-            bar.update(step, loss=loss, lr=lr,
-                       tok_s=round(result.tokens / max(time.perf_counter() - t0, 1e-9)))
-    finally:
-        bar.close()
-    result.seconds = time.perf_counter() - t0
-    model.eval()
-    return result
+    step = DDPStep(ddp, model, optimizer, schedule, loss_fn, config.clip_norm, device)
+    return run_steps(step, model, config, stream, file=file, show_progress=r == 0)
+
+
+class DDPStep:
+    """One DistributedDataParallel step (see npformer.training.loop): each process runs its shard of
+    the batch, gradients are averaged by DDP with weights that make them the full batch's, and the
+    full-batch loss is summed over processes."""
+
+    def __init__(self, ddp, model, optimizer, schedule, loss_fn, clip_norm, device):
+        self.ddp, self.model, self.optimizer, self.schedule = ddp, model, optimizer, schedule
+        self.loss_fn, self.clip_norm, self.device = loss_fn, clip_norm, device
+        self.params = list(model.parameters())
+        self.W, self.r = world_size(), rank()
+        self.n = 0
+
+    def lr(self) -> float:
+        return float(self.optimizer.param_groups[0]["lr"])
+
+    def gradients(self, batch) -> float:
+        W, r, loss_fn = self.W, self.r, self.loss_fn
+        self.n += 1
+        bounds = shard_bounds(batch[0].shape[0], W)
+        if len(bounds) < W:
+            raise ValueError(f"batches: step {self.n} has {batch[0].shape[0]} rows, fewer than "
+                             f"the {W} processes")
+        logits, targets = model_forward(self.ddp, shard_batch(batch, *bounds[r]), self.device)
+        counts = [int(np.count_nonzero(_targets(batch)[lo:hi] != loss_fn.ignore_index))
+                  for lo, hi in bounds]                                # n_r of every shard
+        n, total = counts[r], sum(counts)
+        if total == 0:
+            raise ValueError(f"batches: step {self.n}: every target equals ignore_index")
+        # a shard without counted targets still runs backward (DDP needs every process), with 0
+        shard_loss = loss_fn(logits, targets) if n else logits.sum() * 0
+        self.optimizer.zero_grad(set_to_none=False)
+        (shard_loss * (n * W / total)).backward()                      # DDP: mean over processes
+        record = (shard_loss.detach() * (n / total)).to(torch.float64)
+        dist.all_reduce(record)                                        # full-batch loss
+        return float(record)
+
+    def clip(self) -> float:
+        from torchformer.optim import clip_grad_norm
+        from torchformer.training.train import grad_norm
+        return clip_grad_norm(self.params, self.clip_norm) if self.clip_norm else \
+            grad_norm(self.model)
+
+    def update(self) -> None:
+        self.optimizer.step()
+        if self.schedule is not None:
+            self.schedule.step()
+
+    def close(self) -> None:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ the two loops are configured and read identically.
 from __future__ import annotations
 
 import math
-import time
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -24,7 +23,7 @@ import torch
 from npformer.models.config import TransformerConfig
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.training.metrics import EvalResult
-from npformer.training.progress import Progress
+from npformer.training.loop import run_steps
 from npformer.training.train import (TrainConfig, TrainResult, model_config_for,
                             peak_factor, sequence_matches, token_accuracy)
 
@@ -62,7 +61,7 @@ def make_optimizer(model, config: TrainConfig):
     return opt, sched
 
 
-def _loss_fn(model, label_smoothing: float, classification: bool):
+def make_loss(model, label_smoothing: float, classification: bool):
     from torchformer.layers.loss import CrossEntropyLoss
     pad = model.config.pad_id
     ignore = -100 if classification or pad is None else pad
@@ -84,7 +83,7 @@ def model_forward(model, batch, device):
         _tensor(batch.tgt_out, device)
 
 
-def _grad_norm(model) -> float:
+def grad_norm(model) -> float:
     return float(math.sqrt(sum(float((p.grad.double() ** 2).sum()) for p in model.parameters()
                                if p.grad is not None)))
 
@@ -96,66 +95,52 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """Train `model` in place for `config.steps` steps (see npformer.training.train.train)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    from torchformer.optim import clip_grad_norm
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
-    device = model.device
-    loss_fn = _loss_fn(model, config.label_smoothing, task.is_classification)
+    loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
     stream: Iterator = iter(batches) if batches is not None else \
         batch_iterator(task, config.batch_size, config.seed)
     if config.eval_every and eval_examples is None:
         eval_examples = task.heldout(config.eval_size)
-    params = list(model.parameters())
-    result = TrainResult(0, [], [], [], [], 0, 0.0)
-    bar = Progress(config.steps, config.progress, config.log_every, file=file, start=start_step)
-    model.train()
-    t0 = time.perf_counter()
-    try:
-        end = start_step + config.steps
-        for step in range(start_step + 1, end + 1):
-            try:
-                batch = next(stream)
-            except StopIteration:
-                raise ValueError(f"batches: ran out after {step - 1 - start_step} batches, "
-                                 f"config.steps={config.steps}") from None
-            lr = float(optimizer.param_groups[0]["lr"])
-            logits, targets = model_forward(model, batch, device)            # (B, T, V), (B, T)
-            loss_t = loss_fn(logits, targets)
-            loss = float(loss_t.detach())
-            if not math.isfinite(loss):
-                raise FloatingPointError(f"training loss became {loss} at step {step}; lower the "
-                                         f"learning rate (lr={config.lr}) or raise warmup")
-            optimizer.zero_grad(set_to_none=False)
-            loss_t.backward()                                           # autograd fills .grad
-            norm = clip_grad_norm(params, config.clip_norm) if config.clip_norm else \
-                _grad_norm(model)
-            if not math.isfinite(norm):
-                raise FloatingPointError(f"step {step}: the gradient norm is {norm} (a gradient is "
-                                         f"not finite); stopped before updating the weights")
-            optimizer.step()
-            if schedule is not None:
-                schedule.step()
-            result.steps = step
-            result.losses.append(loss)
-            result.lrs.append(lr)
-            result.grad_norms.append(float(norm))
-            result.tokens += batch.num_tokens
-            elapsed = time.perf_counter() - t0
-            if callback is not None:
-                callback(step, loss)
-            bar.update(step, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
-            if config.eval_every and step % config.eval_every == 0 and step < end:
-                t_eval = time.perf_counter()
-                ev = evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
-                result.eval_history.append((step, ev))
-                bar.write(f"step {step}: held-out {ev.summary()}")
-                model.train()
-                t0 += time.perf_counter() - t_eval
-    finally:
-        bar.close()
-    result.seconds = time.perf_counter() - t0
-    model.eval()
-    return result
+    step = TorchStep(model, optimizer, schedule, loss_fn, config.clip_norm)
+
+    def evaluate_now():
+        return evaluate(model, task, eval_examples, batch_size=max(config.batch_size, 128))
+    return run_steps(step, model, config, stream, start_step=start_step, evaluate=evaluate_now,
+                     callback=callback, file=file)
+
+
+class TorchStep:
+    """One training step of a torchformer model (see npformer.training.loop): autograd fills the
+    gradients; clipping, torch.optim.Adam and the warm-up schedule follow."""
+
+    def __init__(self, model, optimizer, schedule, loss_fn, clip_norm: float | None):
+        self.model, self.optimizer, self.schedule, self.loss_fn = model, optimizer, schedule, loss_fn
+        self.params = list(model.parameters())
+        self.clip_norm = clip_norm
+
+    def lr(self) -> float:
+        return float(self.optimizer.param_groups[0]["lr"])
+
+    def gradients(self, batch) -> float:
+        logits, targets = model_forward(self.model, batch, self.model.device)   # (B, T, V), (B, T)
+        loss = self.loss_fn(logits, targets)
+        self.optimizer.zero_grad(set_to_none=False)
+        loss.backward()                                                  # autograd fills .grad
+        return float(loss.detach())
+
+    def clip(self) -> float:
+        from torchformer.optim import clip_grad_norm
+        return clip_grad_norm(self.params, self.clip_norm) if self.clip_norm else \
+            grad_norm(self.model)
+
+    def update(self) -> None:
+        self.optimizer.step()
+        if self.schedule is not None:
+            self.schedule.step()
+
+    def close(self) -> None:
+        pass
 
 
 @torch.no_grad()
@@ -174,7 +159,7 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     device = model.device
     was_training = model.training
     model.eval()
-    loss_fn = _loss_fn(model, 0.0, task.is_classification)
+    loss_fn = make_loss(model, 0.0, task.is_classification)
     total_loss = correct = counted = seq_ok = n = 0
     shown: list = []
     try:

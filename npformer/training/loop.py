@@ -1,0 +1,83 @@
+"""The one training loop: npformer, torchformer and the distributed run differ only in their step.
+
+    result = run_steps(step, model, config, stream, start_step=0, evaluate=None, ...)
+
+A step object supplies what one backend does with one batch:
+
+    step.lr() -> float               the learning rate this step uses (read before the update)
+    step.gradients(batch) -> float   forward, loss, backward: the whole batch's loss; gradients filled
+    step.clip() -> float             the global gradient norm before clipping (clips to config.clip_norm
+                                     when that is set, else only measures)
+    step.update() -> None            the optimizer's step, then the schedule's
+    step.close() -> None             free what the step holds (worker threads), called once at the end
+
+The loop owns everything else: the batch stream and its end, the checks that stop a run whose loss or
+gradient norm is not finite before the weights are updated, the per-step record (TrainResult), the
+callback, the progress display, and the held-out evaluation every `config.eval_every` steps (the
+time it takes is not counted in the throughput).
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Iterator
+
+from npformer.training.metrics import TrainResult
+from npformer.training.progress import Progress
+
+__all__ = ["run_steps"]
+
+
+def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
+              evaluate: Callable[[], object] | None = None, callback=None, file=None,
+              show_progress: bool = True) -> TrainResult:
+    """Run config.steps steps (numbered start_step+1 ..), leave `model` in eval mode, return the record.
+
+    evaluate  called every config.eval_every steps (not after the last): returns an EvalResult
+    callback  callback(step, loss) after every step
+    """
+    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    end = start_step + config.steps
+    bar = Progress(config.steps, config.progress and show_progress, config.log_every, file=file,
+                   start=start_step)
+    model.train()
+    t0 = time.perf_counter()
+    try:
+        for n in range(start_step + 1, end + 1):
+            try:
+                batch = next(stream)
+            except StopIteration:
+                raise ValueError(f"batches: ran out after {n - 1 - start_step} batches, "
+                                 f"config.steps={config.steps}") from None
+            lr = float(step.lr())
+            loss = float(step.gradients(batch))                            # fills every .grad
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"training loss became {loss} at step {n}; lower the "
+                                         f"learning rate (lr={config.lr}) or raise warmup")
+            norm = float(step.clip())
+            if not math.isfinite(norm):
+                raise FloatingPointError(f"step {n}: the gradient norm is {norm} (a gradient is "
+                                         f"not finite); stopped before updating the weights")
+            step.update()
+            result.steps = n
+            result.losses.append(loss)
+            result.lrs.append(lr)
+            result.grad_norms.append(norm)
+            result.tokens += batch.num_tokens
+            if callback is not None:
+                callback(n, loss)
+            elapsed = time.perf_counter() - t0
+            bar.update(n, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
+            if evaluate is not None and config.eval_every and n % config.eval_every == 0 and n < end:
+                t_eval = time.perf_counter()
+                ev = evaluate()
+                result.eval_history.append((n, ev))
+                bar.write(f"step {n}: held-out {ev.summary()}")
+                model.train()
+                t0 += time.perf_counter() - t_eval                  # evaluation not timed
+    finally:
+        bar.close()
+        step.close()
+    result.seconds = time.perf_counter() - t0
+    model.eval()
+    return result
