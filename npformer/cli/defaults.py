@@ -1,10 +1,7 @@
-"""Default settings of `npformer train`: the main job's (seq2seq) and those of the language-model
-tasks where they differ.
-
-The main job: a small encoder-decoder (d_model 64, 2+2 layers, 170k parameters) that learns to reverse
-sequences of 1..10 symbols over a 10-letter alphabet in pure NumPy, 3000 steps x 64 sequences, about
-100 s on one idle core. How these values were chosen (seeds, accuracies): docs/RELIABILITY.md,
-"Defaults of npformer train".
+"""Default settings of `npformer train`: the main job's (a small encoder-decoder learning to reverse
+sequences of 1..10 symbols in pure NumPy) and those of the language-model tasks where they differ.
+How the main job's values were chosen (seeds, accuracies): docs/RELIABILITY.md, "Defaults of
+npformer train".
 """
 from __future__ import annotations
 
@@ -15,9 +12,9 @@ DEFAULTS = dict(task="reverse", num_symbols=10, min_len=1, max_len=10, num_pairs
                 steps=3000, batch_size=64, lr=1e-3, warmup=200, label_smoothing=0.1, clip_norm=1.0,
                 seed=0, eval_size=500, examples=5, threads=1)
 
-# `npformer train --task lm` defaults where they differ from DEFAULTS; the rest (d_model 64, 4 heads,
-# d_ff 128, 2 layers, batch 64, post-norm ReLU, sinusoidal) is shared.
-# Measured: see README, "Language models from the command line".
+# `npformer train --task lm` defaults where they differ from DEFAULTS; the rest (d_model 64,
+# 4 heads, d_ff 128, 2 layers, batch 64, post-norm ReLU, sinusoidal) is shared.
+# How they were chosen: README, "Language models from the command line".
 LM_DEFAULTS = dict(steps=5000, lr=3e-3, warmup=400)
 MLM_DEFAULTS = dict(steps=2000, lr=3e-3, warmup=400)               # --task mlm (BertForMaskedLM)
 _TASK_DEFAULTS = {"lm": LM_DEFAULTS, "mlm": MLM_DEFAULTS}
