@@ -1,4 +1,5 @@
-"""Checks of option combinations for npformer/cli.py that need more than one argument's type.
+"""Checks of option combinations for the npformer command line that need more than one argument's
+type.
 
     given_options(parser, argv, command)   the option names the user typed (not defaults)
     refuse_fixed_on_resume(args)           `train --resume CKPT --task lm ...` is an error, not a

@@ -7,10 +7,9 @@ import pytest
 from npformer.data import tasks as data
 from npformer.cli.main import main
 from npformer.cli.guards import check_nproc
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "1",
-        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
-        "--examples", "0", "--no-progress"]
+TINY = tiny_train_args()
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,9 @@ import pytest
 
 import npformer.training.train as T
 from npformer.cli.main import main
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "3",
-        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
-        "--examples", "0", "--no-progress"]
+TINY = tiny_train_args(steps=3)
 
 
 def interrupting_train(how):
@@ -46,11 +45,11 @@ def test_interrupted_train_says_nothing_was_saved(tmp_path, capsys, monkeypatch,
 
 def test_interrupt_after_the_save_says_it_was_saved(tmp_path, capsys, monkeypatch):
     ckpt = tmp_path / "run.npz"
-    import npformer.cli.main as cli
+    import npformer.cli.train as cli_train
 
     def boom(*a, **kw):
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli, "_train_plots", boom)       # Ctrl-C while the plots are drawn
+    monkeypatch.setattr(cli_train, "train_plots", boom)       # Ctrl-C while the plots are drawn
     pytest.importorskip("matplotlib")
     rc = main(["train", *TINY, "--save", str(ckpt), "--plot", str(tmp_path / "plots")])
     err = capsys.readouterr().err

@@ -6,12 +6,13 @@ import sys
 
 import pytest
 
-from npformer.cli.main import build_parser, main
+from npformer.cli.main import main
+from npformer.cli.parser import build_parser
+from tests.npformer.conftest import tiny_train_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "3",
-        "--batch-size", "8", "--eval-size", "12", "--max-len", "4", "--num-symbols", "5",
-        "--examples", "2", "--no-progress"]
+TINY = tiny_train_args(steps=3, batch_size=8, eval_size=12, max_len=4, num_symbols=5,
+                       examples=2)
 
 
 def run(argv, capsys):

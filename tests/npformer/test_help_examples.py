@@ -4,10 +4,11 @@ import shlex
 
 import pytest
 
-from npformer.cli.main import build_parser, main
+from npformer.cli.main import main
+from npformer.cli.parser import build_parser
+from tests.npformer.conftest import tiny_train_args
 
-SMALL = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
-         "--batch-size", "4", "--eval-size", "4", "--examples", "1", "--no-progress"]
+SMALL = tiny_train_args(steps=2, max_len=None, num_symbols=None, examples=1)
 RUN = ["--eval-size", "4", "--examples", "1", "--no-progress"]     # not fixed by a --resume file
 
 

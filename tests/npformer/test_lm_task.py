@@ -12,10 +12,10 @@ from npformer.cli.main import main
 from npformer.data.tasks import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
 from npformer.data.lm_data import ArithmeticTask, CharVocab
 from npformer.data.registry import make_any_task
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--task", "lm", "--max-number", "20", "--d-model", "8", "--heads", "2", "--d-ff", "16",
-        "--layers", "1", "--steps", "4", "--batch-size", "8", "--eval-size", "12", "--examples",
-        "2", "--no-progress"]
+TINY = tiny_train_args(task="lm", max_number=20, steps=4, batch_size=8, eval_size=12,
+                       examples=2, max_len=None, num_symbols=None)
 
 
 def run(argv, capsys):
@@ -202,9 +202,7 @@ def test_generate_lm_errors_are_named(lm_ckpt, extra, needle, capsys):
 
 def test_sampling_flags_on_a_seq2seq_checkpoint_are_refused(tmp_path, capsys):
     ckpt = str(tmp_path / "rev.npz")
-    code, _, err = run(["train", "--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1",
-                        "--steps", "1", "--batch-size", "4", "--eval-size", "4", "--max-len", "3",
-                        "--num-symbols", "4", "--no-progress", "--save", ckpt], capsys)
+    code, _, err = run(["train", *tiny_train_args(examples=None), "--save", ckpt], capsys)
     assert code == 0, err
     code, _, err = run(["generate", ckpt, "abc", "--temperature", "0.5"], capsys)
     assert code == 2 and "sampling is for language-model checkpoints" in err

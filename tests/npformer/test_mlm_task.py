@@ -9,10 +9,10 @@ import pytest
 from npformer.cli.main import main
 from npformer.data.tasks import BOS, EOS, PAD, batch_iterator
 from npformer.data.mlm_data import MirrorTask, mask_tokens
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--task", "mlm", "--num-symbols", "5", "--max-len", "4", "--d-model", "8", "--heads",
-        "2", "--d-ff", "16", "--layers", "1", "--steps", "4", "--batch-size", "8", "--eval-size",
-        "12", "--examples", "2", "--no-progress"]
+TINY = tiny_train_args(task="mlm", num_symbols=5, max_len=4, steps=4, batch_size=8,
+                       eval_size=12, examples=2)
 
 
 def run(argv, capsys):

@@ -7,10 +7,9 @@ import npformer.layers.loss as np_loss
 from npformer.cli.main import main
 from npformer.data.tasks import Task
 from npformer.training.train import TrainConfig
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "4",
-        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
-        "--examples", "0", "--no-progress"]
+TINY = tiny_train_args(steps=4)
 
 
 def nan_on_call(monkeypatch, n: int):

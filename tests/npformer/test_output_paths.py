@@ -12,10 +12,9 @@ import npformer.io.files as nio
 import npformer.training.train as train_mod
 from npformer.io import checkpoint as ck
 from npformer.cli.main import main
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--steps", "2",
-        "--batch-size", "4", "--eval-size", "4", "--max-len", "3", "--num-symbols", "4",
-        "--examples", "0", "--no-progress"]
+TINY = tiny_train_args(steps=2)
 
 
 def run(argv, capsys):

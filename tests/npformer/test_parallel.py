@@ -246,13 +246,14 @@ def test_choose_replicas():
 
 
 def test_cli_threads_trains_data_parallel(capsys):
-    from npformer.cli.main import main
     from npformer.cli.guards import available_cpus
+    from npformer.cli.main import main
+    from npformer.training.blas import set_blas_threads
+    from tests.npformer.conftest import tiny_train_args
     if available_cpus() < 2:
         pytest.skip("--threads 2 needs 2 CPUs (the CLI refuses more threads than CPUs)")
-    argv = ["train", "--threads", "2", "--steps", "2", "--batch-size", "8", "--d-model", "8",
-            "--heads", "2", "--d-ff", "16", "--layers", "1", "--eval-size", "4", "--examples", "0",
-            "--no-progress"]
+    argv = ["train", "--threads", "2", *tiny_train_args(steps=2, batch_size=8, max_len=None,
+                                                        num_symbols=None)]
     try:
         assert main(argv + ["--data-parallel", "on"]) == 0
         assert "data parallelism: 2 replicas" in capsys.readouterr().out
@@ -261,7 +262,6 @@ def test_cli_threads_trains_data_parallel(capsys):
         assert main(argv) == 0                                         # auto: d_model 8 is too thin
         assert "data parallelism" not in capsys.readouterr().out
     finally:
-        from npformer.cli.main import set_blas_threads
         set_blas_threads(1)
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from npformer.cli.main import main
 from npformer.training.progress import Progress
+from tests.npformer.conftest import tiny_train_args
 
 
 class FakeTTY(io.StringIO):
@@ -58,10 +59,7 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
         seen.update(kw, steps=list(steps))
         return real(steps, losses, path, **kw)
     monkeypatch.setattr(plots, "plot_loss_curve", spy)
-    assert main(["train", "--d-model", "8", "--heads", "2", "--d-ff", "8", "--layers", "1",
-                 "--steps", "3", "--batch-size", "4", "--eval-size", "4", "--max-len", "3",
-                 "--num-symbols", "4", "--examples", "0", "--no-progress",
-                 "--plot", str(tmp_path / "p")]) == 0
+    assert main(["train", *tiny_train_args(steps=3, d_ff=8), "--plot", str(tmp_path / "p")]) == 0
     assert seen["eval_steps"] == [3] and len(seen["eval_losses"]) == 1
 
 

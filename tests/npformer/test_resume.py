@@ -7,10 +7,9 @@ from npformer.io import checkpoint as ck
 from npformer.cli.main import main
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.resume import BatchStream, load_training_state
+from tests.npformer.conftest import tiny_train_args
 
-TINY = ["--d-model", "8", "--heads", "2", "--d-ff", "16", "--layers", "1", "--batch-size", "4",
-        "--eval-size", "4", "--max-len", "4", "--num-symbols", "5", "--examples", "0",
-        "--no-progress", "--dropout", "0.2", "--warmup", "3", "--seed", "3"]
+TINY = tiny_train_args(steps=None, max_len=4, num_symbols=5, dropout=0.2, warmup=3, seed=3)
 
 
 def weights(path):

@@ -126,7 +126,7 @@ def test_init_outside_torchrun_says_how_to_launch(monkeypatch):
 
 
 def test_cli_refuses_options_it_cannot_forward():
-    from npformer.cli.main import build_parser
+    from npformer.cli.parser import build_parser
     from torchformer.training.distributed import launch_from_cli
     args = build_parser().parse_args(["train", "--backend", "torch", "--nproc", "2",
                                       "--norm-first"])

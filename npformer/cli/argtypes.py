@@ -1,0 +1,44 @@
+"""Argument types of the command line: each parses one option's text or raises
+argparse.ArgumentTypeError saying what was expected and what came."""
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["int_at_least", "float_in", "positive", "non_negative", "probability", "positive_float"]
+
+
+def int_at_least(lo: int):
+    """An integer >= lo."""
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {v}")
+        return v
+    parse.__name__ = f"int>={lo}"
+    return parse
+
+
+def float_in(lo: float, hi: float, lo_open: bool = False, hi_open: bool = True):
+    """A number in the interval from lo to hi (each end open or closed; NaN refused)."""
+    def parse(s: str) -> float:
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
+        ok = (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+        if not ok or math.isnan(v):
+            a, b = ("(" if lo_open else "["), (")" if hi_open else "]")
+            raise argparse.ArgumentTypeError(f"expected a number in {a}{lo}, {hi}{b}, got {s}")
+        return v
+    parse.__name__ = "float"
+    return parse
+
+
+positive = int_at_least(1)
+non_negative = int_at_least(0)
+probability = float_in(0.0, 1.0)
+positive_float = float_in(0.0, math.inf, lo_open=True)

@@ -1,0 +1,111 @@
+"""What the commands share: the task a run or a checkpoint names, the backend's model and device,
+and the arrays going to and coming from either backend."""
+from __future__ import annotations
+
+import numpy as np
+
+from npformer.cli import backends
+from npformer.cli.errors import CliError
+from npformer.training.blas import set_blas_threads
+
+__all__ = ["task_from", "checkpoint_task", "torch_and_device", "check_backend", "load_for_backend",
+           "describe", "to_numpy", "as_backend"]
+
+
+def task_from(args, base: dict | None = None):
+    """A Task from --task/... options over `base` (a checkpoint's task metadata)."""
+    fields = dict(base or {})
+    for opt, key in (("task", "name"), ("num_symbols", "num_symbols"), ("min_len", "min_len"),
+                     ("max_len", "max_len"), ("num_pairs", "num_pairs"),
+                     ("max_number", "max_number")):
+        v = getattr(args, opt, None)
+        if v is not None:
+            fields[key] = v
+    if "seed" not in fields and getattr(args, "seed", None) is not None:
+        fields["seed"] = args.seed
+    from npformer.data.registry import make_any_task  # seq2seq or language-model task
+    return make_any_task(**fields)
+
+
+def checkpoint_task(args, ckpt):
+    """The task a checkpoint was trained on, with the command line's task options over it."""
+    meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    if meta is None and getattr(args, "task", None) is None:
+        raise CliError(f"checkpoint {args.checkpoint}: holds no task description (not written by "
+                       f"`npformer train`); pass --task and the length options")
+    return task_from(args, meta)
+
+
+def torch_and_device(args):
+    """Import torch for --backend torch, with a clear message when it is missing; set threads and
+    check the device. Returns (torch, device)."""
+    try:
+        import torch
+    except ImportError:
+        raise CliError("--backend torch needs PyTorch: pip install npformer[torch]") from None
+    torch.set_num_threads(args.threads)
+    try:
+        dev = torch.device(args.device)
+    except RuntimeError:
+        raise CliError(f"--device: expected a torch device such as cpu or cuda, got "
+                       f"{args.device!r}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise CliError(f"--device {args.device}: CUDA is not available on this machine")
+    if dev.type not in ("cpu", "cuda"):
+        raise CliError(f"--device: expected cpu or cuda[:N], got {args.device!r}")
+    return torch, dev
+
+
+def check_backend(args) -> None:
+    """--device fits --backend; the numpy backend's BLAS gets --threads."""
+    if args.backend == "numpy" and args.device != "cpu":
+        raise CliError(f"--device {args.device}: the numpy backend runs on the CPU only (use "
+                       f"--backend torch)")
+    if args.backend == "numpy":
+        set_blas_threads(args.threads)
+
+
+def load_for_backend(args):
+    """(model, checkpoint) from args.checkpoint in the chosen backend (dtype override allowed)."""
+    from npformer.io.checkpoint import load_checkpoint
+    ckpt = load_checkpoint(args.checkpoint)
+    if ckpt.config is None:
+        raise CliError(f"checkpoint {args.checkpoint}: has no model config")
+    if args.backend == "torch":
+        torch, dev = torch_and_device(args)
+        model = backends.module("torch", "checkpoint").load_model(ckpt, device=dev, dtype=args.dtype)
+    else:
+        from npformer.io.checkpoint import load_model, model_class_for
+        if args.dtype is not None and args.dtype != ckpt.config.dtype:
+            cls = model_class_for(ckpt)
+            model = load_model(ckpt, model_class=lambda c: cls(c.replace(dtype=args.dtype)))
+        else:
+            model = load_model(ckpt)
+    model.eval()
+    return model, ckpt
+
+
+def describe(model) -> str:
+    """One line: the model's class, sizes, dtype and parameter count."""
+    c = model.config
+    n = model.num_parameters()
+    layers = f"{c.num_encoder_layers}+{c.num_decoder_layers} layers" \
+        if type(model).__name__ == "Transformer" else \
+        (f"{c.num_encoder_layers} layers" if type(model).__name__ in ("EncoderClassifier",
+                                                                      "BertForMaskedLM")
+         else f"{c.num_decoder_layers} layers")
+    return (f"{type(model).__name__}: d_model={c.d_model} heads={c.num_heads} d_ff={c.d_ff} "
+            f"{layers} dropout={c.dropout} {c.dtype}, {n:,} parameters")
+
+
+def to_numpy(x):
+    """A NumPy array from either backend's output (a torch tensor is copied to the CPU)."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+
+
+def as_backend(a: np.ndarray, model, args):
+    """`a` as the backend's input: a torch tensor on the model's device for --backend torch."""
+    if args.backend == "torch":
+        import torch
+        return torch.as_tensor(a, device=model.device)
+    return a

@@ -1,0 +1,47 @@
+"""`npformer evaluate CKPT`: held-out loss, token accuracy and exact-sequence accuracy of a
+checkpoint (either backend), on the task it was trained on or one the options describe."""
+from __future__ import annotations
+
+import time
+
+from npformer.cli import backends
+from npformer.cli.common import (
+    check_backend,
+    checkpoint_task,
+    describe,
+    load_for_backend,
+)
+from npformer.cli.errors import CliError
+from npformer.cli.printing import print_eval, print_examples
+
+__all__ = ["cmd_evaluate", "check_model_fits_task"]
+
+
+def cmd_evaluate(args) -> int:
+    check_backend(args)
+    model, ckpt = load_for_backend(args)
+    task = checkpoint_task(args, ckpt)
+    check_model_fits_task(model, task, args.checkpoint)
+    T = backends.module(args.backend, "train")
+    print(f"{describe(model)}  [checkpoint {args.checkpoint}, step {ckpt.step}, written by "
+          f"{ckpt.writer}]")
+    print(task.describe())
+    t0 = time.perf_counter()
+    ev = T.evaluate(model, task, task.heldout(args.eval_size), num_shown=args.examples)
+    print_eval(ev, task)
+    print(f"evaluation took {time.perf_counter() - t0:.1f} s")
+    print_examples(ev.examples, task.is_classification)
+    return 0
+
+
+def check_model_fits_task(model, task, path) -> None:
+    """The model's vocabulary and max_len hold the task's rows (else one line naming the file)."""
+    c = model.config
+    vocab = c.src_vocab if type(model).__name__ == "Transformer" else c.vocab_size
+    if vocab != task.vocab_size:
+        raise CliError(f"checkpoint {path}: the model's vocabulary has {vocab} tokens, the task "
+                       f"needs {task.vocab_size} (--num-symbols {task.num_symbols} + 3 specials)")
+    if c.max_len < max(task.max_src_tokens, task.max_tgt_tokens):
+        raise CliError(f"checkpoint {path}: the model's max_len={c.max_len} is shorter than the "
+                       f"task's rows ({max(task.max_src_tokens, task.max_tgt_tokens)} tokens for "
+                       f"--max-len {task.max_len})")

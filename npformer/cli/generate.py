@@ -1,0 +1,93 @@
+"""`npformer generate CKPT INPUT...`: decode inputs with an encoder-decoder (greedy or beam search),
+classify them with an EncoderClassifier; language models go to npformer.cli.lm."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from npformer.cli import backends
+from npformer.cli.common import (
+    as_backend,
+    check_backend,
+    load_for_backend,
+    task_from,
+    to_numpy,
+)
+from npformer.cli.errors import CliError
+from npformer.cli.lm import generate_lm, sampling_requested
+from npformer.cli.printing import print_decoded
+
+__all__ = ["cmd_generate"]
+
+
+def _classify(args, model, task, vocab) -> int:
+    """One predicted class per input (a classifier decodes no tokens)."""
+    from npformer.data.tasks import BOS, EOS, collate, examples_from_text
+    decoding = [o for d, o in getattr(args, "given", {}).items()
+                if d in ("beam", "alpha", "max_new_tokens", "no_cache")]
+    if decoding:                                             # never silently ignored
+        raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one class per "
+                       f"input; it decodes no tokens (drop {', '.join(decoding)})")
+    if task is not None:
+        src = collate(examples_from_text(task, args.inputs)).src          # BOS + symbols + EOS
+    else:
+        ids = [vocab.encode(t) for t in args.inputs]
+        src = np.zeros((len(ids), max(len(r) for r in ids) + 2), dtype=np.int64)
+        for i, r in enumerate(ids):
+            src[i, : len(r) + 2] = [BOS] + r + [EOS]
+    logits = model(as_backend(src, model, args))
+    pred = np.asarray(to_numpy(logits)).argmax(axis=-1)
+    for t, p in zip(args.inputs, pred):
+        print(f"{t} -> class {int(p)}")
+    return 0
+
+
+def cmd_generate(args) -> int:
+    from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
+    check_backend(args)
+    model, ckpt = load_for_backend(args)
+    meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    kind = type(model).__name__
+    c = model.config
+    if meta is not None:
+        task = task_from(argparse.Namespace(), meta)
+        vocab = task.vocab
+    else:
+        task = None
+        vocab = Vocab((c.src_vocab if kind == "Transformer" else c.vocab_size) - 3)
+    gen = backends.module(args.backend, "generate")
+    if kind in ("CausalLM", "BertForMaskedLM") or sampling_requested(args):  # LMs, sampling
+        return generate_lm(args, model, task, vocab, gen)
+    if kind == "EncoderClassifier":
+        return _classify(args, model, task, vocab)
+    if kind == "Transformer":
+        if task is not None:
+            batch = collate(examples_from_text(task, args.inputs))
+            src, expected = batch.src, [vocab.decode(r) for r in batch.tgt_out]
+            if task.memorise:
+                expected = [None] * len(args.inputs)
+        else:
+            ids = [vocab.encode(t) for t in args.inputs]
+            width = max(len(r) for r in ids) + 1
+            src = np.full((len(ids), width), PAD, dtype=np.int64)
+            for i, r in enumerate(ids):
+                src[i, : len(r) + 1] = r + [EOS]
+            expected = [None] * len(ids)
+        inputs = src
+    else:                                                   # CausalLM: prompts, right-padded
+        ids = [vocab.encode(t) for t in args.inputs]
+        width = max(len(r) for r in ids)
+        inputs = np.full((len(ids), width), PAD, dtype=np.int64)
+        for i, r in enumerate(ids):
+            inputs[i, : len(r)] = r
+        expected = [None] * len(ids)
+    common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
+    if args.beam > 1:
+        out = gen.beam_search(model, inputs, beam_size=args.beam, length_penalty_alpha=args.alpha,
+                              **common)
+        how = f"beam search (K={args.beam}, alpha={args.alpha})"
+    else:
+        out = gen.greedy_decode(model, inputs, **common)
+        how = "greedy"
+    return print_decoded(args, how, out, vocab, expected)

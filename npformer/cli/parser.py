@@ -1,0 +1,205 @@
+"""The `npformer` argument parser: every command, its options, their types, defaults and help.
+
+The parser names each command (args.command); npformer.cli.main runs the matching command module.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+from npformer.cli.argtypes import (
+    float_in,
+    non_negative,
+    positive,
+    positive_float,
+    probability,
+)
+from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS
+from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
+
+__all__ = ["build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="npformer", formatter_class=fmt,
+        description="A Transformer written by hand in NumPy (npformer) and twinned in PyTorch "
+                    "(torchformer): train it, evaluate it, decode with it, check its gradients, "
+                    "look at its attention.",
+        epilog="Main job: `npformer train` trains a small encoder-decoder on the reverse task in "
+               "pure NumPy\nand prints held-out exact-sequence accuracy and decoded examples.\n"
+               "Run `npformer <command> --help` for each command's options.")
+    parser.add_argument("--version", action="version", version="%(prog)s " + _version())
+    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub.required = True
+
+    # -- train --------------------------------------------------------------------------------------
+    p = sub.add_parser("train", formatter_class=fmt, help="train a model on a synthetic task",
+                       description="Train an encoder-decoder (or, for 'majority', an encoder "
+                                   "classifier) on a synthetic task with teacher forcing, Adam "
+                                   "(betas 0.9/0.98, eps 1e-9), the warm-up schedule and gradient "
+                                   "clipping; then evaluate on held-out sequences (never seen in "
+                                   "training) and print decoded examples.",
+                       epilog="Defaults are the main job: `npformer train` (reverse, 1..10 symbols, "
+                              "d_model 64,\n2+2 layers, 3000 steps, label smoothing 0.1; about 100 s on one idle "
+                              "core, 12 minutes\nmeasured on a busy one; 100 % held-out "
+                              "exact-sequence accuracy for seeds 0, 1 and 2).\n"
+                              "Save and continue a run: `npformer train --steps 500 --save "
+                              "run.npz`, then\n`npformer train --resume run.npz --steps 500 --save "
+                              "run2.npz` (the same weights as 1000 steps in one run).")
+    add_task_args(p)
+    g = p.add_argument_group("model")
+    g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
+                   help="model width (default: %(default)s)")
+    g.add_argument("--heads", type=positive, default=DEFAULTS["heads"], metavar="H",
+                   help="attention heads; must divide d_model (default: %(default)s)")
+    g.add_argument("--d-ff", type=positive, default=DEFAULTS["d_ff"], metavar="F",
+                   help="feed-forward width (default: %(default)s)")
+    g.add_argument("--layers", type=positive, default=DEFAULTS["layers"], metavar="N",
+                   help="encoder and decoder layers each (default: %(default)s)")
+    g.add_argument("--encoder-layers", type=positive, default=None, metavar="N",
+                   help="encoder layers (default: --layers)")
+    g.add_argument("--decoder-layers", type=positive, default=None, metavar="N",
+                   help="decoder layers (default: --layers)")
+    g.add_argument("--dropout", type=probability, default=DEFAULTS["dropout"], metavar="P",
+                   help="dropout rate (default: %(default)s)")
+    g.add_argument("--activation", choices=("relu", "gelu", "gelu_tanh"),
+                   default=DEFAULTS["activation"], help="feed-forward activation (default: "
+                                                        "%(default)s)")
+    g.add_argument("--norm-first", action="store_true", help="pre-norm layers (default: post-norm, "
+                                                             "as the paper)")
+    g.add_argument("--positional", choices=("sinusoidal", "learned"), default="sinusoidal",
+                   help="positional encoding (default: %(default)s)")
+    g = p.add_argument_group("optimisation")
+    g.add_argument("--steps", type=non_negative, default=None, metavar="N",
+                   help=f"optimizer steps (default: {DEFAULTS['steps']}; --task lm: "
+                        f"{LM_DEFAULTS['steps']})")
+    g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
+                   help="sequences per step (default: %(default)s)")
+    g.add_argument("--lr", type=positive_float, default=None,
+                   help=f"peak learning rate, reached after the warm-up (default: {DEFAULTS['lr']}; "
+                        f"--task lm: {LM_DEFAULTS['lr']})")
+    g.add_argument("--warmup", type=positive, default=None, metavar="N",
+                   help=f"warm-up steps; the rate then decays as step^-0.5 (default: "
+                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']})")
+    g.add_argument("--label-smoothing", type=probability, default=DEFAULTS["label_smoothing"],
+                   metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
+    g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",
+                   help="clip the global gradient norm to C (default: %(default)s)")
+    g.add_argument("--seed", type=non_negative, default=DEFAULTS["seed"],
+                   help="seeds the model, the batches and the held-out split (default: %(default)s)")
+    add_backend_args(p)
+    g = p.add_argument_group("output")
+    g.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
+                   help="held-out sequences to evaluate on (default: %(default)s)")
+    g.add_argument("--eval-every", type=non_negative, default=0, metavar="N",
+                   help="also evaluate every N steps (default: only at the end)")
+    g.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
+                   help="decoded held-out examples to print (default: %(default)s)")
+    g.add_argument("--save", metavar="PATH", help="write a checkpoint (.npz: config, weights, "
+                                                  "optimizer, schedule, data order, task) that "
+                                                  "--resume continues; checked before training, "
+                                                  "missing folders are created")
+    g.add_argument("--overwrite", action="store_true",
+                   help="let --save replace an existing file (refused otherwise, before training)")
+    g.add_argument("--resume", metavar="CKPT", default=None,
+                   help="continue the run saved in CKPT for --steps more steps (model, task and "
+                        "optimisation settings come from CKPT; giving those options is an error); "
+                        "N steps then M resumed give the same weights as N+M in one run")
+    g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
+                                                 "positional encoding as PNGs into DIR")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = p.add_argument_group("parallelism")
+    g.add_argument("--data-parallel", choices=("auto", "on", "off"), default="auto",
+                   help="numpy backend with --threads N > 1: split each batch over N replicas, one "
+                        "thread each (npformer.training.parallel); auto: when each replica's activations "
+                        "(rows x tokens x d_model) reach 65536 elements, below which one model is "
+                        "measured faster (default: %(default)s)")
+    g.add_argument("--nproc", type=positive, default=1, metavar="N",
+                   help="torch backend: train with N processes (DistributedDataParallel, gloo on "
+                        "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
+
+    # -- evaluate -----------------------------------------------------------------------------------
+    p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
+                       description="Load a checkpoint written by npformer train --save (either "
+                                   "backend) and report held-out loss, token accuracy and "
+                                   "exact-sequence accuracy (greedy decoding). The task comes from "
+                                   "the checkpoint; the options below override parts of it.")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    add_task_args(p, defaults=False)
+    add_backend_args(p, dtype_default=None)
+    p.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
+                   help="held-out sequences (default: %(default)s)")
+    p.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
+                   help="decoded examples to print (default: %(default)s)")
+
+    # -- generate -----------------------------------------------------------------------------------
+    p = sub.add_parser("generate", formatter_class=fmt, help="decode input sequences",
+                       description="Decode source sequences with a trained encoder-decoder, "
+                                   "continue prompts with a CausalLM, or classify with an "
+                                   "EncoderClassifier. Inputs are written in the task's symbols "
+                                   "(the main job's: a..j), e.g. `npformer generate model.npz "
+                                   "abcd jihgf`.")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")
+    p.add_argument("--beam", type=positive, default=1, metavar="K",
+                   help="beam size (1: greedy; default: %(default)s)")
+    p.add_argument("--alpha", type=float_in(0.0, math.inf), default=0.6,
+                   help="beam length penalty alpha, GNMT lp = ((5+len)/6)^alpha "
+                        "(default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=positive, default=None, metavar="N",
+                   help="generated tokens at most (default: as many as max_len allows)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute the whole prefix every step instead of using the KV cache")
+    add_backend_args(p, dtype_default=None)
+    add_sampling_args(p)
+
+    # -- gradcheck ----------------------------------------------------------------------------------
+    p = sub.add_parser("gradcheck", formatter_class=fmt,
+                       help="finite-difference check of every component and model",
+                       description="Run npformer.checks.gradcheck (central differences, float64, random "
+                                   "upstream gradient) over every layer and model on tiny configs "
+                                   "(padding and causal masks, fully masked rows, cross-attention "
+                                   "with Tq != Tk, dropout with a fixed mask) and print a table. "
+                                   "Exit status 1 when any check fails.")
+    p.add_argument("--tol", type=positive_float, default=1e-6,
+                   help="largest accepted relative error (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative, default=0, help="seed of inputs and upstream "
+                                                                "gradients (default: %(default)s)")
+    p.add_argument("--max-per-tensor", type=positive, default=40, metavar="N",
+                   help="finite-difference at most N entries per tensor (default: %(default)s)")
+    p.add_argument("--only", metavar="NAME", default=None,
+                   help="run only the checks whose name contains NAME (case-insensitive)")
+    p.add_argument("--verbose", action="store_true", help="print every tensor's error")
+
+    # -- plot ---------------------------------------------------------------------------------------
+    p = sub.add_parser("plot", formatter_class=fmt, help="attention heat maps and positional encoding",
+                       description="Draw attention weights of a trained model for one input "
+                                   "(encoder self-attention, decoder self-attention, "
+                                   "cross-attention; every head side by side or one per file) and "
+                                   "the sinusoidal positional-encoding matrix. Needs matplotlib "
+                                   "(pip install npformer[plots]).")
+    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+    p.add_argument("--input", metavar="TEXT", default=None,
+                   help="input sequence (default: the first held-out example of the task)")
+    p.add_argument("--kinds", default="encoder,decoder,cross", metavar="LIST",
+                   help="comma-separated subset of encoder,decoder,cross (default: %(default)s)")
+    p.add_argument("--layer", type=non_negative, action="append", default=None, metavar="L",
+                   help="layer index to draw (repeatable; default: all)")
+    p.add_argument("--head", type=non_negative, action="append", default=None, metavar="H",
+                   help="head index, one file per head (repeatable; default: all heads in one "
+                        "figure)")
+    p.add_argument("--positions", action="store_true",
+                   help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("npformer")
+    except Exception:  # noqa: BLE001 - not installed: running from a checkout
+        return "0.1.0 (source)"

@@ -1,0 +1,54 @@
+"""`npformer plot CKPT --out DIR`: attention heat maps of a trained model for one input, and the
+sinusoidal positional-encoding matrix, as PNG files (needs matplotlib)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from npformer.cli.common import checkpoint_task
+from npformer.cli.errors import CliError
+from npformer.cli.figures import attention_plots
+
+__all__ = ["cmd_plot"]
+
+
+def cmd_plot(args) -> int:
+    from npformer.data.tasks import examples_from_text
+    from npformer.io.checkpoint import load_model
+    from npformer.layers.positional import sinusoidal_table
+    from npformer.training import plots
+    plots._pyplot()                                             # clear message if matplotlib is missing
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in plots.ATTENTION_KINDS]
+    if bad or not kinds:
+        raise CliError(f"--kinds: expected a comma-separated subset of "
+                       f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
+    from npformer.io.checkpoint import load_checkpoint
+    from npformer.io.files import check_output_dir
+    check_output_dir(args.out, "--out")
+    ckpt = load_checkpoint(args.checkpoint)
+    model = load_model(ckpt).eval()
+    args.task = None
+    task = checkpoint_task(args, ckpt)
+    if args.input is not None:
+        examples = examples_from_text(task, [args.input])
+    else:
+        examples = task.heldout(1).take(np.arange(1))
+    c = model.config
+    for li in args.layer or []:
+        n = c.num_encoder_layers if kinds == ["encoder"] else max(c.num_encoder_layers,
+                                                                  c.num_decoder_layers)
+        if li >= n:
+            raise CliError(f"--layer {li}: the model has {n} layers (indices 0..{n - 1})")
+    for h in args.head or []:
+        if h >= c.num_heads:
+            raise CliError(f"--head {h}: the model has {c.num_heads} heads (0..{c.num_heads - 1})")
+    paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
+                            heads=args.head)
+    if args.positions:
+        paths.append(plots.plot_positional_encoding(sinusoidal_table(c.max_len, c.d_model),
+                                                    os.path.join(args.out, "positions.png")))
+    for p in paths:
+        print(p)
+    return 0

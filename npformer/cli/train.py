@@ -1,0 +1,159 @@
+"""`npformer train`: train a model on a synthetic task (or continue a saved run), evaluate it on
+held-out data, print decoded examples, and optionally save a checkpoint and draw plots."""
+from __future__ import annotations
+
+import os
+import time
+
+from npformer.cli import backends
+from npformer.cli.common import check_backend, describe, task_from, torch_and_device
+from npformer.cli.defaults import DEFAULTS, fill_task_defaults
+from npformer.cli.errors import CliError
+from npformer.cli.figures import to_numpy_model, train_plots
+from npformer.cli.guards import (
+    check_distinct_outputs,
+    check_fits_memory,
+    check_nproc,
+    refuse_fixed_on_resume,
+)
+from npformer.cli.printing import print_eval, print_examples
+
+__all__ = ["cmd_train"]
+
+
+def _check_outputs(args) -> None:
+    """Every output path of `train` checked before any work (one-line errors naming the option)."""
+    from npformer.io.files import check_output_dir, check_output_file
+    check_distinct_outputs(args)
+    if args.save:
+        check_output_file(args.save, "--save", overwrite=args.overwrite)
+    if args.plot:
+        from npformer.training import plots
+        plots._pyplot()                               # fail now, not after training
+        check_output_dir(args.plot, "--plot")
+
+
+def _fresh_state(args):
+    """A new TrainState from the command line's task, model and optimisation options."""
+    from npformer.training.resume import BatchStream, TrainState
+    from npformer.training.train import TrainConfig, model_config_for
+    task = task_from(args)
+    enc = args.encoder_layers or args.layers
+    dec = args.decoder_layers or args.layers
+    if args.d_model % args.heads:
+        raise CliError(f"--heads {args.heads}: must divide --d-model {args.d_model}")
+    config = model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
+                              num_encoder_layers=enc, num_decoder_layers=dec, dropout=args.dropout,
+                              activation=args.activation, norm_first=args.norm_first,
+                              final_norm=args.norm_first, positional=args.positional,
+                              dtype=args.dtype)
+    tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup,
+                     label_smoothing=args.label_smoothing, clip_norm=args.clip_norm, seed=args.seed,
+                     eval_every=args.eval_every, eval_size=args.eval_size,
+                     progress=not args.no_progress)
+    if args.backend == "torch":
+        _, dev = torch_and_device(args)
+        T = backends.module("torch", "train")
+        model = T.build_model(config, task, seed=args.seed, device=dev)
+    else:
+        import npformer.training.train as T
+        model = T.build_model(config, task, seed=args.seed)
+    optimizer, schedule = T.make_optimizer(model, tc)
+    stream = BatchStream(task, tc.batch_size, tc.seed)
+    return TrainState(model=model, optimizer=optimizer, schedule=schedule, stream=stream,
+                      config=tc, task=task, step=0)
+
+
+def _resumed_state(args):
+    """The TrainState saved in --resume's file, to run --steps more steps."""
+    dev = torch_and_device(args)[1] if args.backend == "torch" else None
+    state = backends.module(args.backend, "resume").load_training_state(args.resume, device=dev)
+    state.config = state.config.replace(steps=args.steps, eval_every=args.eval_every,
+                                        eval_size=args.eval_size, progress=not args.no_progress)
+    return state
+
+
+def _save(args, state, ev, train_s: float) -> None:
+    """Write --save (atomic; a failed write names the option and says what is left there)."""
+    from npformer.io.files import OutputPathError
+    save_training_state = backends.module(args.backend, "resume").save_training_state
+    metadata = {"metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
+                            "sequence_accuracy": ev.sequence_accuracy,
+                            "train_seconds": train_s}}
+    try:
+        path = save_training_state(args.save, state, metadata=metadata)
+    except OSError as e:
+        kept = "the earlier file there is unchanged" if os.path.exists(args.save) else \
+            "nothing was written"
+        raise OutputPathError("--save", args.save, f"write failed: {e.strerror or e} "
+                                                  f"({kept})") from None
+    args.saved = str(path)                                # an interruption now: say it is saved
+    print(f"saved checkpoint {path} (step {state.step})")
+
+
+def cmd_train(args) -> int:
+    fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
+    check_backend(args)
+    if args.resume:
+        refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
+    _check_outputs(args)                                  # before any work, --nproc runs included
+    if args.nproc > 1:                                    # torchrun runs torchformer.training.distributed
+        if args.backend != "torch":
+            raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
+                           f"threads: --threads N)")
+        check_nproc(args)
+        return backends.module("torch", "distributed").launch_from_cli(args)
+    if not args.resume:
+        check_fits_memory(args)                           # before minutes of allocation
+    state = _resumed_state(args) if args.resume else _fresh_state(args)
+    model, task, tc = state.model, state.task, state.config
+    T = backends.module(args.backend, "train")
+    where = f"torchformer on {model.device}" if args.backend == "torch" else "npformer (NumPy)"
+    heldout = task.heldout(tc.eval_size)
+    print(f"{task.describe()}  seed={tc.seed}")
+    print(f"{describe(model)}  [{where}, {args.threads} thread(s)]")
+    if args.resume:
+        print(f"resuming {args.resume} at step {state.step}: {tc.steps} more steps")
+    print(f"{tc.steps} steps x {tc.batch_size} sequences, Adam(0.9, 0.98, 1e-9), peak lr {tc.lr} "
+          f"after {tc.warmup} warm-up steps, clip {tc.clip_norm}, label smoothing "
+          f"{tc.label_smoothing}", flush=True)
+    t0 = time.perf_counter()
+    extra = {}
+    if args.backend == "numpy":                           # threads: data parallelism when it pays
+        from npformer.training.parallel import choose_replicas
+        extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel,
+                                            tokens_per_row=task.max_tgt_tokens,
+                                            d_model=model.config.d_model)
+        if extra["replicas"] > 1:
+            print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
+    try:
+        result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
+                         schedule=state.schedule, eval_examples=heldout, start_step=state.step,
+                         **extra)
+    except FloatingPointError as e:
+        kept = f"; nothing was saved ({args.save} unchanged)" if args.save else ""
+        raise CliError(f"training stopped: {e}{kept}") from None
+    state.step = result.steps
+    train_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    ev = T.evaluate(model, task, heldout, num_shown=args.examples)
+    eval_s = time.perf_counter() - t1
+    result.eval_history.append((result.steps, ev))                # the final held-out point
+    tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
+    print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
+          f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
+          f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    print_eval(ev, task)
+    print(f"evaluation took {eval_s:.1f} s; total {train_s + eval_s:.1f} s")
+    print_examples(ev.examples, task.is_classification)
+    if args.save:
+        _save(args, state, ev, train_s)
+    if args.plot:
+        np_model = model if args.backend == "numpy" else to_numpy_model(model)
+        try:
+            paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
+                                len(result.losses))
+        except OSError as e:
+            raise CliError(f"--plot {args.plot}: write failed: {e.strerror or e}") from None
+        print(f"wrote {len(paths)} plots to {args.plot}")
+    return 0
