@@ -47,6 +47,9 @@ def cmd_generate(args) -> int:
     from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
     check_backend(args)
     model, ckpt = load_for_backend(args)
+    if args.backend == "numpy":                     # decoding feeds a few rows at a time
+        from npformer.fast.linear import use_few_rows_linear
+        use_few_rows_linear(model)
     meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
     kind = type(model).__name__
     c = model.config

@@ -18,7 +18,7 @@ def cmd_plot(args) -> int:
     from npformer.io.checkpoint import load_model
     from npformer.layers.positional import sinusoidal_table
     from npformer.training import plots
-    plots._pyplot()                                             # clear message if matplotlib is missing
+    plots.pyplot()                                             # clear message if matplotlib is missing
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     bad = [k for k in kinds if k not in plots.ATTENTION_KINDS]
     if bad or not kinds:

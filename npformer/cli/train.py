@@ -29,7 +29,7 @@ def _check_outputs(args) -> None:
         check_output_file(args.save, "--save", overwrite=args.overwrite)
     if args.plot:
         from npformer.training import plots
-        plots._pyplot()                               # fail now, not after training
+        plots.pyplot()                               # fail now, not after training
         check_output_dir(args.plot, "--plot")
 
 

@@ -24,7 +24,7 @@ _KIND_SUFFIX = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "sel
                 "cross": ("decoder", "cross_attn")}
 
 
-def _pyplot():
+def pyplot():
     """matplotlib.pyplot with the Agg backend, or a clear ImportError."""
     try:
         import matplotlib
@@ -108,7 +108,7 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
     if len(q_tokens) != tq or len(k_tokens) != tk:
         raise ValueError(f"tokens: expected {tq} query and {tk} key labels (the weights' shape "
                          f"{w.shape}), got {len(q_tokens)} and {len(k_tokens)}")
-    plt = _pyplot()
+    plt = pyplot()
     size = 0.35 * max(tq, tk) + 1.5
     fig, axes = plt.subplots(1, h, figsize=(size * h + 1.0, size), squeeze=False)
     im = None
@@ -128,7 +128,7 @@ def plot_positional_encoding(table: np.ndarray, path: str,
     t = np.asarray(table, dtype=np.float64)
     if t.ndim != 2:
         raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     im = ax.imshow(t, cmap="RdBu", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
     ax.set_xlabel("dimension i")
@@ -148,7 +148,7 @@ def plot_loss_curve(steps: Sequence[int], losses: Sequence[float], path: str, *,
     if steps.shape != losses.shape or steps.ndim != 1 or steps.size == 0:
         raise ValueError(f"steps, losses: expected two equal non-empty 1-D sequences, got shapes "
                          f"{steps.shape} and {losses.shape}")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(steps, losses, lw=1.0, label="train (per step)")
     if steps.size >= 20:                                # a moving average shows the trend

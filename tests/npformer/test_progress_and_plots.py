@@ -65,7 +65,7 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("blocked, code, hint", [
     ("torch", "import torchformer", "pip install npformer[torch]"),
-    ("matplotlib", "from npformer.training import plots; plots._pyplot()", "pip install npformer[plots]"),
+    ("matplotlib", "from npformer.training import plots; plots.pyplot()", "pip install npformer[plots]"),
 ])
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os
