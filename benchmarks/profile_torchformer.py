@@ -4,7 +4,7 @@
     python -m benchmarks.profile_torchformer --rounds 15 --only fwd_bwd/train
     python -m benchmarks.profile_torchformer --profile fwd_bwd/train --impl tf   # torch.profiler table
 
-The goal this script checks (issue 5): torchformer must not be slower than `torch.nn.Transformer` on the
+The goal this script checks: torchformer must not be slower than `torch.nn.Transformer` on the
 same configuration and device. Both models are whole encoder-decoder models with the same weights:
 torchformer.Transformer, and benchmarks/stock.py's StockSeq2Seq (token embeddings x sqrt(d_model) +
 sinusoidal positions + dropout + torch.nn.Transformer + output projection tied to the embeddings).

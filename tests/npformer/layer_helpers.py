@@ -3,7 +3,7 @@ import numpy as np
 
 from npformer.models.config import TransformerConfig
 
-TOL = 1e-6  # issue 2's bound for float64 finite differences
+TOL = 1e-6  # the project's bound for float64 finite differences
 
 
 def tiny_config(**changes) -> TransformerConfig:

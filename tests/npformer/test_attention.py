@@ -9,7 +9,7 @@ from npformer.layers.attention import (MultiHeadAttention, attention_weights_bac
                                 attention_weights_forward, sdpa_backward, sdpa_forward)
 from npformer.checks.gradcheck import check_pair, gradcheck
 
-TOL = 1e-6  # issue 2's bound for float64 finite differences
+TOL = 1e-6  # the project's bound for float64 finite differences
 
 
 def rand(rng, *shape, dtype=np.float64):

@@ -26,7 +26,7 @@ a = analytic (backward), n = numerical, S = the largest |n| over every entry of 
 (a numerical quantity, so not taken from the code under test), FLOOR = 1e-3. The floor matters only
 for tensors whose true gradient is zero or tiny (k_proj.bias: softmax is shift invariant, so the key
 bias gets exactly no gradient): they are judged against the check's own scale instead of dividing
-rounding noise by rounding noise. Bound: err <= 1e-6 for every tensor (issue 2).
+rounding noise by rounding noise. Bound: err <= 1e-6 for every tensor (the project's float64 bound).
 
 Big tensors are sampled (a seeded random subset plus the entry of largest |a|); small ones are checked
 whole. Dropout stays active: the masks of the first forward are recorded with nf.collect_dropout_masks
@@ -41,7 +41,7 @@ import pytest
 
 import npformer as nf
 
-TOL = 1e-6          # issue 2's bound, float64
+TOL = 1e-6          # the project's bound, float64
 FLOOR = 1e-3        # relative to the check's largest numerical gradient (see the docstring)
 H = 1e-4            # finite-difference step of the fourth-order stencil
 F64 = np.float64
