@@ -3,7 +3,8 @@
     relu(x)      = max(x, 0)                          relu'(x)      = 1 if x > 0 else 0
     gelu(x)      = x Phi(x)                           gelu'(x)      = Phi(x) + x phi(x)
     gelu_tanh(x) = x (1 + tanh(u)) / 2                gelu_tanh'(x) = (1 + t) / 2 + x (1 - t^2) u'(x) / 2
-                   u = sqrt(2/pi) (x + 0.044715 x^3)                  t = tanh(u), u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+                   u = sqrt(2/pi) (x + 0.044715 x^3)                  t = tanh(u),
+                                                                      u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
 
 Phi is the standard normal CDF, Phi(x) = erfc(-x / sqrt 2) / 2 (erfc from npformer.layers.special: the erfc
 form has no cancellation for very negative x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi) its density.

@@ -14,7 +14,9 @@ Finite differences: the fourth-order central stencil
 
 Its truncation error is O(h^4) (~1e-16 here) and its rounding error ~ 1e-16 |f| / h (~1e-11), so the
 estimate sits orders of magnitude below the bound it is judged against (observed errors: 1e-13 to
-4e-9, the largest on key-projection biases, whose true gradient is zero, judged against the floor). A different stencil and step from npformer.checks.gradcheck's (second order, h = 1e-5) on purpose.
+4e-9, the largest on key-projection biases, whose true gradient is zero, judged against the floor).
+A different stencil and step from npformer.checks.gradcheck's
+(second order, h = 1e-5), on purpose.
 h is small enough that no step of 2h crosses a ReLU kink at the seeds used here (with h = 1e-3 some
 ReLU models do cross one and disagree by 1e-2: a kink, not a bug). Entries are restored bit for bit.
 
@@ -137,7 +139,9 @@ def module_check(module, call, inputs: dict, *, combine=None, limit=None, seed=0
     grads = module.backward(g)
     if combine is None:
         (name,) = [k for k, v in inputs.items() if isinstance(v, np.ndarray) and v.dtype == F64]
-        combine = (lambda gr, _n=name: {_n: gr})
+
+        def combine(gr, _n=name):
+            return {_n: gr}
     analytic = {k: np.array(v, copy=True) for k, v in combine(grads).items()}
     params = dict(module.named_parameters())
     for n, p in params.items():

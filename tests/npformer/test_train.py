@@ -207,7 +207,7 @@ def test_peak_factor_and_model_config():
 
 # -- the torch twin ----------------------------------------------------------------------------------
 def test_torch_twin_short_run_reduces_the_loss():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     import torchformer.training.train as tt
     task = make_task("copy", num_symbols=5, min_len=1, max_len=4)
     model = tt.build_model(_tiny(task), task, seed=0)

@@ -289,7 +289,7 @@ class Transformer(ModelMixin, nn.Module):
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=self.device)
-        (B, S), T = src.shape, tgt.shape[1]
+        B, T = src.shape[0], tgt.shape[1]
         if tgt.shape[0] != B:
             raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
         src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
