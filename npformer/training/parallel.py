@@ -12,7 +12,7 @@ Because the full-batch loss is L = (1/N) sum_tokens l_t = sum_k (n_k / N) L_k, f
 backward the upstream gradient n_k / N (instead of 1) makes the summed gradients those of the full
 batch: weighting shards by their token counts, not equally, is what keeps a shard with more PAD equal
 to the same rows inside the full batch. The only difference from one full-batch step is the order
-of the floating-point additions (float64: ~1e-15 relative; tests/npformer/test_parallel.py).
+of the floating-point additions (float64: ~1e-15 relative; tests/npformer/training/test_parallel.py).
 
 Replicas are made once: replica 0 is the model itself; the others are copies whose Parameters hold
 the *same* `.data` arrays (so the optimizer's in-place update of the model moves every replica) and

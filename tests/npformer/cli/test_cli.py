@@ -6,11 +6,13 @@ import sys
 
 import pytest
 
+from tests import paths
+
 from npformer.cli.main import main
 from npformer.cli.parser import build_parser
 from tests.npformer.conftest import tiny_train_args
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(paths.ROOT)
 TINY = tiny_train_args(steps=3, batch_size=8, eval_size=12, max_len=4, num_symbols=5,
                        examples=2)
 

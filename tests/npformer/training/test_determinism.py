@@ -20,7 +20,7 @@ import pytest
 
 import npformer as nf
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def cfg(dtype="float64", **changes):

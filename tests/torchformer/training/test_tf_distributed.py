@@ -10,6 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from tests import paths
+
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
@@ -17,13 +19,13 @@ if not torch.distributed.is_available():  # pragma: no cover - depends on the to
 from npformer.data.tasks import make_batches, make_task  # noqa: E402
 from npformer.training.train import TrainConfig, model_config_for  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(paths.ROOT)
 STEPS, BATCH = 3, 7
 
 WORKER = textwrap.dedent("""
     import sys, numpy as np, torch
     sys.path.insert(0, {root!r})
-    from tests.torchformer.test_tf_distributed import setup
+    from tests.torchformer.training.test_tf_distributed import setup
     import torchformer.training.distributed as D
     import torchformer.training.train as T
     torch.set_num_threads(1)

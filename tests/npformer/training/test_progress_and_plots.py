@@ -70,7 +70,8 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.paths import ROOT
+    root = str(ROOT)
     r = subprocess.run([sys.executable, "-c", f"import sys; sys.modules[{blocked!r}] = None\n{code}"],
                        cwd=root, capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": root})

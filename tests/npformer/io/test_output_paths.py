@@ -160,7 +160,7 @@ def test_stale_temp_of_dead_process_removed_on_next_save(tmp_path):
     stale.write_bytes(b"x" * 1000)                               # left by a kill -9 mid-save
     live = nio.temp_name(target, os.getppid())                    # a live process: left alone
     live.write_bytes(b"y")
-    from tests.npformer.test_checkpoint import TinyNet
+    from tests.npformer.io.test_checkpoint import TinyNet
     ck.save_checkpoint(target, TinyNet())
     assert not stale.exists() and live.exists() and target.exists()
 
