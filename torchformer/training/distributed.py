@@ -37,6 +37,7 @@ import torch.distributed as dist
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.parallel import shard_batch, shard_bounds
 from npformer.training.loop import run_steps
+from torchformer.training.train import TorchStep
 from npformer.training.train import TrainConfig, TrainResult
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
@@ -132,20 +133,16 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     return run_steps(step, model, config, stream, file=file, show_progress=r == 0)
 
 
-class DDPStep:
+class DDPStep(TorchStep):
     """One DistributedDataParallel step (see npformer.training.loop): each process runs its shard of
     the batch, gradients are averaged by DDP with weights that make them the full batch's, and the
-    full-batch loss is summed over processes."""
+    full-batch loss is summed over processes. Clipping, the update and the schedule are TorchStep's."""
 
     def __init__(self, ddp, model, optimizer, schedule, loss_fn, clip_norm, device):
-        self.ddp, self.model, self.optimizer, self.schedule = ddp, model, optimizer, schedule
-        self.loss_fn, self.clip_norm, self.device = loss_fn, clip_norm, device
-        self.params = list(model.parameters())
+        super().__init__(model, optimizer, schedule, loss_fn, clip_norm)
+        self.ddp, self.device = ddp, device
         self.W, self.r = world_size(), rank()
         self.n = 0
-
-    def lr(self) -> float:
-        return float(self.optimizer.param_groups[0]["lr"])
 
     def gradients(self, batch) -> float:
         W, r, loss_fn = self.W, self.r, self.loss_fn
@@ -167,20 +164,6 @@ class DDPStep:
         record = (shard_loss.detach() * (n / total)).to(torch.float64)
         dist.all_reduce(record)                                        # full-batch loss
         return float(record)
-
-    def clip(self) -> float:
-        from torchformer.optim import clip_grad_norm
-        from torchformer.training.train import grad_norm
-        return clip_grad_norm(self.params, self.clip_norm) if self.clip_norm else \
-            grad_norm(self.model)
-
-    def update(self) -> None:
-        self.optimizer.step()
-        if self.schedule is not None:
-            self.schedule.step()
-
-    def close(self) -> None:
-        pass
 
 
 # ---------------------------------------------------------------------------------------------------
