@@ -168,6 +168,10 @@ def _stamp(doc: dict[str, Any]) -> str:
 
 def stamp_figure(fig, stamp: str) -> None:
     """The run's threads, load and date along the bottom of a figure (red when the run was loaded)."""
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.text(0.005, 0.01, stamp, fontsize=7, ha="left", va="bottom",
+    import textwrap
+
+    text = textwrap.fill(stamp, width=max(40, int(fig.get_figwidth() * 16)))
+    lines = text.count("\n") + 1
+    fig.tight_layout(rect=(0, 0.035 * lines + 0.01, 1, 1))
+    fig.text(0.005, 0.01, text, fontsize=7, ha="left", va="bottom",
              color="red" if "LOADED" in stamp else "0.3")
