@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_legend())
     print()
-    print(format_goals(doc["goals"], doc["goal_caveats"]))
+    print(format_goals(doc["goals"], doc["goal_caveats"], loaded=doc["load"]["loaded"]))
     for note in doc["notes"]:
         if note.startswith("WARNING"):
             print("\n" + note)

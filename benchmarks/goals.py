@@ -99,7 +99,9 @@ def caveats(interleaved: bool, overridden: dict[str, Any], loaded: bool) -> list
     return out
 
 
-def format_goals(goals: list[dict[str, Any]], notes: list[str] | None = None) -> str:
+def format_goals(goals: list[dict[str, Any]], notes: list[str] | None = None,
+                 loaded: bool = False) -> str:
+    """One line per goal; on a LOADED run every verdict says so on its own line too."""
     if not goals:
         return ("performance goals: none measured in this run (they need small, base or gpt2s-cpu "
                 f"with {REFERENCE} and {TWIN})")
@@ -109,6 +111,7 @@ def format_goals(goals: list[dict[str, Any]], notes: list[str] | None = None) ->
             lines.append(f"  {g['goal']}: not measured in this run")
             continue
         met = "" if g["met"] is None else ("  met" if g["met"] else "  NOT met")
+        met += " (on a LOADED machine)" if loaded and met else ""
         lines.append(f"  {g['goal']}: {g['value']:.3f}{met}")
     lines += [f"  caveat: {n}" for n in notes or []]
     return "\n".join(lines)

@@ -45,3 +45,5 @@ def test_printed_verdicts_and_caveats():
     assert "gpt2s-cpu train_step at 2 thread(s): time(np-f32) / time(tf-cpu) <= 1.10: not measured" in text
     assert "caveat: not interleaved" in text and "--batch-size 4" in text and "LOADED" in text
     assert "none measured" in format_goals([])
+    assert "1.500  NOT met (on a LOADED machine)" in format_goals(goals, loaded=True)
+    assert "(on a LOADED machine)" not in format_goals(goals, loaded=False)
