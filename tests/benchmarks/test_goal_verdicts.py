@@ -1,4 +1,4 @@
-"""benchmarks/goals.py: the issue's targets, judged on given rows (no timing measured here)."""
+"""benchmarks/goals.py: the speed targets, judged on given rows (no timing measured here)."""
 import pytest
 
 from benchmarks.goals import caveats, evaluate_goals, format_goals, peak_target
