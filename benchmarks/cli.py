@@ -20,7 +20,8 @@ import sys
 import time
 from typing import Any
 
-from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine
+from benchmarks.machine import (apply_threads, available_cores, chosen_threads, describe_machine,
+                                npformer_train_threads)
 
 
 def _csv(s: str) -> list[str]:
@@ -49,6 +50,16 @@ def _seconds(s: str) -> float:
         v = float("nan")
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {s!r}")
+    return v
+
+
+def _probability(s: str) -> float:
+    try:
+        v = float(s)
+    except ValueError:
+        v = float("nan")
+    if not (math.isfinite(v) and 0.0 <= v < 1.0):
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {s!r}")
     return v
 
 
@@ -82,8 +93,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="benchmark_results",
                    help="directory for results.json and the PNG plots (default: %(default)s)")
     p.add_argument("--threads", type=_int_at_least(1), default=None,
-                   help=f"threads for BLAS/OpenMP/torch (default: every available core, here "
-                        f"{available_cores()}); set before NumPy/torch load")
+                   help=f"threads for BLAS/OpenMP/torch (default: what `npformer train` uses, "
+                        f"{npformer_train_threads()}; {available_cores()} cores available here); "
+                        f"set before NumPy/torch load")
+    p.add_argument("--batch-size", type=_int_at_least(1), default=None,
+                   help="rows per step of forward/fwd_bwd/train_step, for every config (default: "
+                        "each config's own; generation keeps its own batch)")
+    p.add_argument("--seq-len", type=_int_at_least(1), default=None,
+                   help="tokens per row, for every config: source and target length of an "
+                        "encoder-decoder, the context of a causal LM (default: each config's own; "
+                        "at most the config's max_len)")
+    p.add_argument("--dropout", type=_probability, default=None,
+                   help="dropout probability at every dropout site a config has, in [0, 1) "
+                        "(default: each config's own, 0.1 for most)")
     p.add_argument("--repeats", type=_int_at_least(1), default=None, help="timed samples per measurement "
                    "(default 10; --quick 3)")
     p.add_argument("--warmup", type=_int_at_least(0), default=None, help="untimed calls first (default 2; --quick 1)")
@@ -93,6 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time all backends of a config in rounds (one sample each per round, "
                         "time.perf_counter for all) instead of one after another: ratios stay fair "
                         "when other processes load the machine; ratios become per-round medians")
+    p.add_argument("--no-isolate", action="store_true",
+                   help="do not wait before each sample until the previous backend's BLAS/OpenMP "
+                        "helper threads stop spinning (benchmarks/isolation.py): only to show the "
+                        "bias that wait removes")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory measurement")
     p.add_argument("--no-check", action="store_true", help="skip the same-logits check")
     p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
@@ -127,13 +153,6 @@ def _list() -> str:
                               for b in BACKENDS.values()]
     lines += ["workloads:"] + [f"  {k:<11} {v}" for k, v in WORKLOAD_HELP.items()]
     return "\n".join(lines)
-
-
-def _loadavg() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - not available on this platform
-        return None
 
 
 def _torch_installed() -> bool:
@@ -174,32 +193,45 @@ def _skip_torch_backends(lists: dict[str, tuple[list[str], bool]]) -> dict[str, 
     return out
 
 
+def _overrides(args) -> dict[str, Any]:
+    return {k: getattr(args, k) for k in ("batch_size", "seq_len", "dropout")
+            if getattr(args, k) is not None}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
         print(_list())
         return 0
     if args.scaling:
+        if _overrides(args):
+            print("python -m benchmarks: error: --batch-size/--seq-len/--dropout: not supported "
+                  "with --scaling (its configurations are listed in benchmarks/scaling.py)",
+                  file=sys.stderr)
+            return 2
         from benchmarks.scaling import main as scaling_main
         return scaling_main(args)
     from benchmarks.backends import default_backends, get_backend
-    from benchmarks.configs import CONFIGS, DEFAULT_CONFIGS, QUICK_CONFIGS, WORKLOADS, get_config
-    from benchmarks.peak import combine_peaks, measure_peaks
-    from benchmarks.report import (format_goals, format_legend, format_machine, format_table,
-                                   plot_throughput, write_json)
-    from benchmarks.run import (SCHEMA, Options, add_peak_fractions, evaluate_goals, run_benchmark,
-                                workload_docs)
+    from benchmarks.configs import DEFAULT_CONFIGS, QUICK_CONFIGS, WORKLOADS, resolve_config
     from benchmarks.flops import __doc__ as flop_doc
+    from benchmarks.goals import caveats, evaluate_goals, format_goals
+    from benchmarks.load import LoadMeter, sample, summarize
+    from benchmarks.output import count_lines, quarantine
+    from benchmarks.peak import combine_peaks, measure_peaks
+    from benchmarks.report import (format_legend, format_machine, format_table, plot_throughput,
+                                   write_json)
+    from benchmarks.run import SCHEMA, Options, add_peak_fractions, run_benchmark, workload_docs
 
     threads = args.threads if args.threads else chosen_threads()
-    if threads < 1:
-        raise SystemExit(f"--threads: expected a positive int, got {threads}")
     t_start = time.perf_counter()
     thread_info = apply_threads(threads)
+    thread_info["default"] = npformer_train_threads()
+    thread_info["source"] = "--threads" if args.threads else "npformer train's default"
     cuda = _cuda_available()
     configs = args.configs or list(QUICK_CONFIGS if args.quick else DEFAULT_CONFIGS)
     backends = args.backends or default_backends(args.quick, cuda)
     workloads = args.workloads or list(WORKLOADS)
+    overrides = _overrides(args)
     try:
         from npformer.io.files import check_output_dir
         check_output_dir(args.out, "--out")                     # before any measurement
@@ -213,8 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         backends = kept["--backends"]
         if not args.no_sweeps:
             args.sweep_backends = kept["--sweep-backends"]
-        for c in configs:
-            get_config(c)
+        resolved = [resolve_config(c, **overrides) for c in configs]
         for b in backends:
             if get_backend(b).cuda and not cuda:
                 raise ValueError(f"--backends: {b} needs CUDA, and torch sees no GPU here")
@@ -236,76 +267,101 @@ def main(argv: list[str] | None = None) -> int:
                    max_time=args.max_time if args.max_time is not None else (2.0 if args.quick else 15.0),
                    memory=not args.no_memory, check=not args.no_check, quick=args.quick,
                    sweeps=not args.no_sweeps, sweep_backends=args.sweep_backends,
-                   interleave=args.interleave,
+                   interleave=args.interleave, isolate=not args.no_isolate, overrides=overrides,
                    verbose=not args.quiet)
-    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
-
-    machine = describe_machine()
-    machine["load_average_start"] = _loadavg()
-    log(f"threads fixed at {threads}; measuring matmul peak ...")
-    has_torch = machine.get("torch") is not None
-    peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda,
-                          sizes=args.peak_sizes)
-    rows = run_benchmark(opts, peaks, cuda)
-    sweeps = None
-    if opts.sweeps:
-        sweeps = __import__("benchmarks.sweeps", fromlist=["run_sweeps"]).run_sweeps(
-            opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory,
-            lengths=args.sweep_lengths, d_models=args.sweep_d_models)
-    log("measuring matmul peak again ...")
-    peaks = combine_peaks(peaks, measure_peaks(threads, quick=args.quick, with_torch=has_torch,
-                                               with_cuda=cuda, sizes=args.peak_sizes))
-    add_peak_fractions(rows, peaks["peak"])
-    doc: dict[str, Any] = {
-        "schema": SCHEMA,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "options": opts.to_dict(),
-        "machine": machine,
-        "threads": thread_info,
-        "peak": peaks,
-        "configs": [CONFIGS[c].to_dict() for c in configs],
-        "backends": [get_backend(b).to_dict() for b in backends],
-        "workloads": workload_docs(),
-        "flop_formula": flop_doc,
-        "results": rows,
-        "goals": evaluate_goals(rows),
-        "sweeps": sweeps,
-        "notes": [
-            "timings share the machine with whatever else runs on it; compare backends within one run",
-            "memory methods differ by backend family (benchmarks/memory.py); same definition",
-        ],
-    }
-    doc["seconds"] = time.perf_counter() - t_start
-    machine["load_average_end"] = _loadavg()
-    busy = max(machine["load_average_start"] or 0, machine["load_average_end"] or 0)
-    if busy > 1.5 * available_cores():
-        doc["notes"].append(f"WARNING: 1-minute load average reached {busy:.1f} on "
-                            f"{available_cores()} cores during this run: other processes competed "
-                            f"for the CPU, so absolute timings (and multi-threaded ones most) are "
-                            f"unreliable; rerun on an idle machine")
     os.makedirs(args.out, exist_ok=True)
-    json_path = os.path.join(args.out, "results.json")
-    plots: list[str] = []
-    if not args.no_plots:
-        p = plot_throughput(doc, os.path.join(args.out, "throughput.png"))
-        plots += [p] if p else []
-        if sweeps:
-            from benchmarks.sweeps import plot_sweeps
-            pk = peaks["peak"].get("cpu/float32", {}).get("gflops")
-            plots += plot_sweeps(sweeps, pk, args.out)
+    third_party = os.path.join(args.out, "third_party_output.log")
+    machine = describe_machine()
+    load_before = sample()
+    meter = LoadMeter()
+    with quarantine(third_party, quiet=args.quiet) as log:
+        opts.log = log
+        log(f"threads fixed at {threads} ({thread_info['source']}); {load_before['load_average_1min']}"
+            f" load average, other processes {load_before['other_processes_cores']} cores; "
+            f"measuring matmul peak ...")
+        has_torch = machine.get("torch") is not None
+        peaks = measure_peaks(threads, quick=args.quick, with_torch=has_torch, with_cuda=cuda,
+                              sizes=args.peak_sizes)
+        rows = run_benchmark(opts, peaks, cuda)
+        sweeps = None
+        if opts.sweeps:
+            sweeps = __import__("benchmarks.sweeps", fromlist=["run_sweeps"]).run_sweeps(
+                opts.sweep_backends, threads, args.quick, log=log, memory=opts.memory,
+                lengths=args.sweep_lengths, d_models=args.sweep_d_models)
+        log("measuring matmul peak again ...")
+        peaks = combine_peaks(peaks, measure_peaks(threads, quick=args.quick, with_torch=has_torch,
+                                                   with_cuda=cuda, sizes=args.peak_sizes))
+        during = meter.others()
+        load = summarize(load_before, during, sample())
+        add_peak_fractions(rows, peaks["peak"])
+        goals = evaluate_goals(rows, threads, configs)
+        doc: dict[str, Any] = {
+            "schema": SCHEMA,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "options": opts.to_dict(),
+            "machine": machine,
+            "threads": thread_info,
+            "load": load,
+            "peak": peaks,
+            "configs": [bc.to_dict() for bc in resolved],
+            "backends": [get_backend(b).to_dict() for b in backends],
+            "workloads": workload_docs(),
+            "flop_formula": flop_doc,
+            "results": rows,
+            "goals": goals,
+            "goal_caveats": caveats(args.interleave, overrides, load["loaded"]),
+            "sweeps": sweeps,
+            "notes": [
+                "timings share the machine with whatever else runs on it; compare backends within "
+                "one run",
+                "memory methods differ by backend family (benchmarks/memory.py); same definition",
+            ],
+        }
+        if load["loaded"]:
+            doc["notes"].append(f"WARNING: {load['stamp']}: other processes competed for the CPU, so "
+                                f"absolute timings (multi-threaded ones most) are unreliable; rerun "
+                                f"on an idle machine")
+        json_path = os.path.join(args.out, "results.json")
+        plots: list[str] = []
+        doc["plot_stamp"] = plot_stamp(doc)
+        if not args.no_plots:
+            p = plot_throughput(doc, os.path.join(args.out, "throughput.png"))
+            plots += [p] if p else []
+            if sweeps:
+                from benchmarks.sweeps import plot_sweeps
+                pk = peaks["peak"].get("cpu/float32", {}).get("gflops")
+                plots += plot_sweeps(sweeps, pk, args.out, stamp=doc["plot_stamp"])
     doc["plots"] = plots
+    doc["third_party_output"] = {"path": third_party, "lines": count_lines(third_party)}
+    doc["seconds"] = time.perf_counter() - t_start
     write_json(doc, json_path)
 
     print(format_machine(doc))
-    print(format_table(rows, doc["configs"]))
+    print(format_table(rows, doc["configs"], header=table_stamp(doc)))
     print()
     print(format_legend())
     print()
-    print(format_goals(doc["goals"]))
+    print(format_goals(doc["goals"], doc["goal_caveats"], loaded=doc["load"]["loaded"]))
     for note in doc["notes"]:
         if note.startswith("WARNING"):
             print("\n" + note)
+    n_third = doc["third_party_output"]["lines"]
+    if n_third:
+        print(f"\n{n_third} line(s) printed by libraries during the run kept out of this table: "
+              f"{third_party}")
     print(f"\nwrote {json_path}" + (f" and {', '.join(plots)}" if plots else "")
           + f" in {doc['seconds']:.0f}s")
     return 0
+
+
+def table_stamp(doc: dict[str, Any]) -> str:
+    """The line above every table: threads (and how to change them) and the machine's load."""
+    t = doc["threads"]
+    how = ("set by --threads" if t.get("source") == "--threads"
+           else "npformer train's default; change with --threads N")
+    return f"{t['requested']} thread(s) ({how}) | {doc['load']['stamp']}"
+
+
+def plot_stamp(doc: dict[str, Any]) -> str:
+    return f"{doc['machine'].get('cpu')} | {table_stamp(doc)}"

@@ -55,7 +55,7 @@ class BenchConfig:
         src = f"{self.src_len}->" if self.model == "seq2seq" else ""
         return (f"{self.name}: {self.model} d_model={f.get('d_model')} heads={f.get('num_heads')} "
                 f"layers={layers} d_ff={f.get('d_ff')} vocab={f.get('vocab_size')} "
-                f"batch={self.batch} len={src}{self.tgt_len}")
+                f"batch={self.batch} len={src}{self.tgt_len} dropout={f.get('dropout', 0.1)}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "batch": self.batch, "src_len": self.src_len,
@@ -120,3 +120,48 @@ def get_config(name: str) -> BenchConfig:
     if name not in CONFIGS:
         raise ValueError(f"--configs: expected names from {sorted(CONFIGS)}, got {name!r}")
     return CONFIGS[name]
+
+
+# -- shapes from the command line --------------------------------------------------------------------
+OVERRIDE_OPTIONS = {"batch_size": "--batch-size", "seq_len": "--seq-len", "dropout": "--dropout"}
+
+
+def resolve_config(name: str, batch_size: int | None = None, seq_len: int | None = None,
+                   dropout: float | None = None) -> BenchConfig:
+    """The configuration `name` at the batch size, sequence length and dropout asked for on the
+    command line (None: the configuration's own). `seq_len` is the source and the target length of
+    an encoder-decoder and the context of a causal LM; `dropout` sets every dropout site the
+    configuration sets (attention and activation dropout too where it sets them). Generation keeps its own batch.
+    Raises ValueError naming the option when a value does not fit the configuration."""
+    import dataclasses
+
+    bc = get_config(name)
+    for key, value in (("batch_size", batch_size), ("seq_len", seq_len)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{OVERRIDE_OPTIONS[key]}: expected an integer >= 1, got {value!r}")
+    if dropout is not None and not (isinstance(dropout, (int, float)) and 0.0 <= dropout < 1.0):
+        raise ValueError(f"--dropout: expected a probability in [0, 1), got {dropout!r}")
+    changes: dict[str, Any] = {}
+    fields = dict(bc.model_fields)
+    if batch_size is not None:
+        changes["batch"] = batch_size
+    if seq_len is not None:
+        max_len = fields.get("max_len", 512)          # TransformerConfig's default
+        if seq_len > max_len:
+            raise ValueError(f"--seq-len: expected at most {max_len} for config {name!r} (its "
+                             f"max_len, the length of its positional table), got {seq_len}")
+        changes["tgt_len"] = seq_len
+        if bc.model == "seq2seq":
+            changes["src_len"] = seq_len
+    if dropout is not None:
+        fields["dropout"] = float(dropout)
+        for site in ("attention_dropout", "activation_dropout"):
+            if site in fields:
+                fields[site] = float(dropout)
+        changes["model_fields"] = fields
+    if not changes:
+        return bc
+    note = ", ".join(f"{OVERRIDE_OPTIONS[k]} {v}" for k, v in
+                     (("batch_size", batch_size), ("seq_len", seq_len), ("dropout", dropout))
+                     if v is not None)
+    return dataclasses.replace(bc, **changes, note=(bc.note + "; " if bc.note else "") + "set by " + note)

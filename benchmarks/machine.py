@@ -36,18 +36,29 @@ def _threads_in_argv(argv: list[str]) -> int | None:
     return None
 
 
+def npformer_train_threads() -> int:
+    """The thread count `npformer train` uses when not told (its `--threads` default): the
+    benchmark's default too, so its figures describe the training a user runs."""
+    from npformer.cli import DEFAULTS
+    return int(DEFAULTS["threads"])
+
+
 def pin_threads_from_argv(argv: list[str]) -> int:
-    """Set the thread environment variables from `--threads N` (default: every available core).
+    """Set the thread environment variables from `--threads N` (default: `npformer train`'s).
 
     Must run before NumPy/torch are imported to take effect through the environment; `apply_threads`
-    fixes the run-time side afterwards either way.
+    fixes the run-time side afterwards either way. Without `--threads`, reading npformer's default
+    imports NumPy, so the variables are set to 1 first (never every core of a shared machine) and to
+    the default afterwards; `apply_threads` then raises OpenBLAS and torch to it at run time.
     """
     try:
         n = _threads_in_argv(argv)
     except ValueError:
         n = None  # argparse reports the bad value later with a proper message
     if n is None or n < 1:
-        n = available_cores()
+        for var in THREAD_ENV_VARS:
+            os.environ[var] = "1"
+        n = npformer_train_threads()
     for var in THREAD_ENV_VARS:
         os.environ[var] = str(n)
     os.environ[_CHOSEN_ENV] = str(n)
@@ -139,11 +150,12 @@ def thread_report(requested: int) -> dict[str, Any]:
 
 
 def chosen_threads() -> int:
-    """Thread count chosen by `pin_threads_from_argv` (or every core when it did not run)."""
+    """Thread count chosen by `pin_threads_from_argv` (or `npformer train`'s default when it did not
+    run, e.g. `benchmarks.main()` called in-process)."""
     try:
         return int(os.environ[_CHOSEN_ENV])
     except (KeyError, ValueError):
-        return available_cores()
+        return npformer_train_threads()
 
 
 # -- hardware and versions ------------------------------------------------------------------------

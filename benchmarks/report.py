@@ -24,11 +24,12 @@ def format_machine(doc: dict[str, Any]) -> str:
     if m.get("gpu"):
         lines.append(f"gpu: {m['gpu']} ({m.get('gpu_memory_gib')} GiB, sm {m.get('gpu_capability')},"
                      f" CUDA {m.get('cuda')})")
-    if m.get("load_average_start") is not None:
-        lines.append(f"load average (1 min) at start {m['load_average_start']}, end "
-                     f"{m.get('load_average_end')}")
+    if doc.get("load"):
+        lines.append(f"load: {doc['load']['stamp']}")
     blas = ", ".join(f"{b['library']}={b.get('threads')}" for b in t.get("openblas", [])) or "n/a"
-    lines.append(f"threads: requested {t['requested']} | torch intra-op {t.get('torch_intra_op')} "
+    how = ("set by --threads" if t.get("source") == "--threads"
+           else "npformer train's default; change with --threads N")
+    lines.append(f"threads: {t['requested']} ({how}) | torch intra-op {t.get('torch_intra_op')} "
                  f"inter-op {t.get('torch_inter_op')} | OpenBLAS {blas} | "
                  + " ".join(f"{k}={v}" for k, v in t["env"].items() if v is not None))
     pk = doc["peak"]["peak"]
@@ -37,7 +38,9 @@ def format_machine(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> str:
+def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]],
+                 header: str | None = None) -> str:
+    """One table per configuration; `header` (threads and load) is printed above each."""
     head = (f"{'workload':<10} {'backend':<22} {'median ms':>10} {'IQR ms':>8} {'n':>3} "
             f"{'GFLOP/s':>8} {'%peak':>6} {'t/t(np32)':>9} {'tokens/s':>9} {'peak MiB':>8} "
             f"{'check':>8}")
@@ -48,6 +51,8 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> s
             continue
         out.append("")
         out.append(c["description"] + (f"  [{c['note']}]" if c.get("note") else ""))
+        if header:
+            out.append(header)
         out.append(head)
         out.append("-" * len(head))
         for r in crow:
@@ -67,6 +72,9 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> s
                 f"{'-' if pf is None else f'{100 * pf:.0f}%':>6} "
                 f"{'-' if ratio is None else f'{ratio:.2f}':>9} {r['tokens_per_s']:>9.0f} "
                 f"{_mib(mem):>8} {chk_s:>8}")
+        spin = _spin_line(crow)
+        if spin:
+            out.append(spin)
         firsts = [f"{r['backend']} {r['workload']} {r['timing']['first_call']:.1f}s"
                   + (f" ({r['compile']['unique_graphs']} graphs, {r['compile']['graph_breaks']} graph "
                      f"breaks)" if r.get("compile") else "")
@@ -76,14 +84,19 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]]) -> s
     return "\n".join(out)
 
 
-def format_goals(goals: list[dict[str, Any]]) -> str:
-    if not goals:
-        return "goals: none measured in this run (need the base config with np-f32 and tf-cpu)"
-    lines = ["performance goals (measured, not asserted):"]
-    for g in goals:
-        met = "" if g["met"] is None else ("  met" if g["met"] else "  NOT met")
-        lines.append(f"  {g['goal']}: {g['value']:.3f}{met}")
-    return "\n".join(lines)
+def _spin_line(rows: list[dict[str, Any]]) -> str | None:
+    """Interleaved + isolated runs: how long each backend's helper threads kept spinning after its
+    samples (the wait before the next backend's sample; one 10 ms check window means none)."""
+    waits: dict[str, list[float]] = {}
+    for r in rows:
+        after = (r.get("settle") or {}).get("after_its_samples")
+        if r["status"] == "ok" and after and after["waits"]:
+            waits.setdefault(r["backend"], []).append(after["mean_s"])
+    if not waits:
+        return None
+    return ("isolation: each sample waited for the previous backend's helper threads to go idle; "
+            "mean wait after a sample of " + ", ".join(f"{b} {1e3 * sum(v) / len(v):.0f} ms"
+                                                      for b, v in waits.items()))
 
 
 def format_legend() -> str:
@@ -141,7 +154,24 @@ def plot_throughput(doc: dict[str, Any], path: str) -> str | None:
         ax.set_ylabel("GFLOP/s (matmul FLOPs / median time), log scale")
         ax.set_yscale("log")
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    stamp_figure(fig, doc.get("plot_stamp") or _stamp(doc))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _stamp(doc: dict[str, Any]) -> str:
+    t, load = doc.get("threads", {}), doc.get("load")
+    return (f"{doc.get('machine', {}).get('cpu')} | {t.get('requested')} thread(s) | "
+            + (load["stamp"] if load else "load not measured"))
+
+
+def stamp_figure(fig, stamp: str) -> None:
+    """The run's threads, load and date along the bottom of a figure (red when the run was loaded)."""
+    import textwrap
+
+    text = textwrap.fill(stamp, width=max(40, int(fig.get_figwidth() * 16)))
+    lines = text.count("\n") + 1
+    fig.tight_layout(rect=(0, 0.035 * lines + 0.01, 1, 1))
+    fig.text(0.005, 0.01, text, fontsize=7, ha="left", va="bottom",
+             color="red" if "LOADED" in stamp else "0.3")

@@ -6,14 +6,15 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from benchmarks import flops as F
 from benchmarks.backends import (NotApplicable, get_backend, make_inputs, make_session,
                                  master_weights, prompt_length)
-from benchmarks.configs import WORKLOAD_HELP, get_config
+from benchmarks.configs import WORKLOAD_HELP, resolve_config
+from benchmarks.isolation import SettleStats, settle
 from benchmarks.memory import measure_peak
 from benchmarks.peak import peak_key
 from benchmarks.timing import time_interleaved, time_numpy, time_torch
@@ -21,8 +22,6 @@ from benchmarks.timing import time_interleaved, time_numpy, time_torch
 SCHEMA = "npformer-benchmarks/1"
 REFERENCE = "np-f32"          # every ratio is against this backend
 CHECK_BATCH, CHECK_LEN = 2, 16  # the same-model check runs on this slice of the batch
-TWIN_VS_STOCK = (("tf-cpu", "nn-cpu"), ("tf-cuda-tf32", "nn-cuda-tf32"),  # goal: twin <= stock
-                 ("tf-cuda-bf16", "nn-cuda-bf16"))
 
 
 @dataclass
@@ -39,15 +38,22 @@ class Options:
     quick: bool = False
     sweeps: bool = True
     interleave: bool = False
+    isolate: bool = True            # settle (benchmarks/isolation.py) before every sample
     sweep_backends: list[str] = field(default_factory=lambda: ["np-f32", "tf-cpu"])
+    overrides: dict[str, Any] = field(default_factory=dict)   # batch_size, seq_len, dropout
     verbose: bool = True
+    log: Callable[[str], None] | None = None                  # progress lines (default: stderr)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "log"}
 
 
 def _log(opts: Options, msg: str) -> None:
-    if opts.verbose:
+    if not opts.verbose:
+        return
+    if opts.log is not None:
+        opts.log(msg)
+    else:
         print(msg, file=sys.stderr, flush=True)
 
 
@@ -117,6 +123,9 @@ def measure_one(session, bc, tcfg, workload: str, opts: Options, peaks: dict) ->
     try:
         before = session.compile_stats()
         kw = dict(warmup=opts.warmup, repeats=opts.repeats, max_time=opts.max_time)
+        if opts.isolate:                      # the previous backend's helper threads: quiet first
+            waited, quiet = settle()
+            row["settle"] = {"before_first_sample_s": waited, "quiet": quiet}
         if b.family == "numpy":
             t = time_numpy(fn, **kw)
         else:
@@ -145,8 +154,20 @@ def measure_interleaved(sessions: list, bc, tcfg, workload: str, opts: Options,
         sync = _cuda_sync() if s.backend.cuda else (lambda: None)
         fns[s.backend.name] = (fn, sync)
         by_name[s.backend.name] = (s, fn, row, s.compile_stats())
+    waits_before = {n: SettleStats() for n in fns}   # waits before this backend's samples
+    waits_after = {n: SettleStats() for n in fns}    # waits for its own threads to go quiet
+    last: list[str] = []
+
+    def before_sample(name: str) -> None:
+        waited, quiet = settle()
+        waits_before[name].add(waited, quiet)
+        if last:
+            waits_after[last[0]].add(waited, quiet)
+        last[:] = [name]
+
     timings, samples, errors = time_interleaved(fns, warmup=opts.warmup, repeats=opts.repeats,
-                                                max_time=opts.max_time)
+                                                max_time=opts.max_time,
+                                                before_sample=before_sample if opts.isolate else None)
     for name, (s, fn, row, before) in by_name.items():
         if name in errors:
             row.update(status="error", error=errors[name])
@@ -157,6 +178,9 @@ def measure_interleaved(sessions: list, bc, tcfg, workload: str, opts: Options,
                 row["compile"] = {k: after[k] - before[k] for k in after}
             _finish_row(row, s, bc, tcfg, workload, fn, timings[name], opts, peaks)
             row["round_samples"] = samples[name]
+            if opts.isolate:
+                row["settle"] = {"before_its_samples": waits_before[name].as_dict(),
+                                 "after_its_samples": waits_after[name].as_dict()}
         except Exception as e:  # noqa: BLE001
             _error(row, e)
     return rows
@@ -197,59 +221,11 @@ def add_ratios(rows: list[dict[str, Any]]) -> None:
             r["time_vs_np_f32"] = r["timing"]["median"] / base
 
 
-def _median(rows, config, backend, workload):
-    for r in rows:
-        if (r["config"], r["backend"], r["workload"]) == (config, backend, workload) \
-                and r["status"] == "ok":
-            return r
-    return None
-
-
-def time_ratio(a: dict[str, Any], b: dict[str, Any]) -> float:
-    """time(a) / time(b): the median of per-round ratios when both were interleaved, else of medians."""
-    ra, rb = a.get("round_samples"), b.get("round_samples")
-    if ra and rb and len(ra) == len(rb):
-        return float(np.median([x / y for x, y in zip(ra, rb)]))
-    return a["timing"]["median"] / b["timing"]["median"]
-
-
-def evaluate_goals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The issue's performance goals, measured (never asserted): value, target, met or not."""
-    goals = []
-    np32 = _median(rows, "base", "np-f32", "train_step")
-    tf = _median(rows, "base", "tf-cpu", "train_step")
-    if np32 and tf:
-        v = time_ratio(np32, tf)
-        goals.append({"goal": "base train_step: time(np-f32) / time(tf-cpu) <= 1.3", "value": v,
-                      "target": 1.3, "met": v <= 1.3})
-    if np32 and np32.get("peak_fraction") is not None:
-        v = np32["peak_fraction"]
-        goals.append({"goal": "base train_step: np-f32 GFLOP/s >= 50% of measured float32 matmul "
-                              "peak", "value": v, "target": 0.5, "met": v >= 0.5})
-    for twin, stock in TWIN_VS_STOCK:
-        for r in rows:
-            if r["backend"] != twin or r["status"] != "ok":
-                continue
-            s = _median(rows, r["config"], stock, r["workload"])
-            if s:
-                v = time_ratio(r, s)
-                note = " (stock has no KV cache)" if r["workload"] == "generate" else ""
-                goals.append({"goal": f"{r['config']} {r['workload']}: time({twin}) / "
-                                      f"time({stock}) <= 1{note}", "value": v, "target": 1.0,
-                              "met": v <= 1.0})
-    for name in ("tf-cuda-bf16", "tf-cuda-compile-bf16"):
-        g = _median(rows, "gpt2s", name, "train_step")
-        if g and g.get("peak_fraction") is not None:
-            goals.append({"goal": f"gpt2s train_step {name}: MFU (vs measured bf16 matmul peak)",
-                          "value": g["peak_fraction"], "target": None, "met": None})
-    return goals
-
-
 def run_benchmark(opts: Options, peaks_doc: dict, cuda: bool) -> list[dict[str, Any]]:
     peaks = peaks_doc["peak"]
     rows: list[dict[str, Any]] = []
     for cname in opts.configs:
-        bc = get_config(cname)
+        bc = resolve_config(cname, **opts.overrides)
         tcfg = bc.transformer_config("float32")
         backends = [get_backend(n) for n in opts.backends]
         if bc.cuda_only:

@@ -163,11 +163,15 @@ def _cores_busy(fn, median_s: float) -> float:
 
 
 def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, warmup: int = 2,
-                max_time: float = 10.0, with_torch: bool = True, log=print) -> list[dict[str, Any]]:
+                max_time: float = 10.0, with_torch: bool = True, log=print,
+                isolate: bool = True) -> list[dict[str, Any]]:
     """Rows {config, workload, threads, backend, median_s, q1_s, q3_s, samples, x_tf, speedup}."""
     from benchmarks.backends import _np_model, make_inputs
     from benchmarks.configs import get_config
+    from benchmarks.isolation import settle
     from benchmarks.timing import time_interleaved
+
+    before_sample = (lambda name: settle()) if isolate else None    # helper threads idle first
 
     rows: list[dict[str, Any]] = []
     for cname in configs:
@@ -185,7 +189,8 @@ def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, wa
                 fns = {b: (d[w], lambda: None) for b, d in cands.items() if w in d}
                 log(f"scaling: {cname} {w} threads={t}: {', '.join(fns)}")
                 timings, samples, errors = time_interleaved(fns, warmup=warmup, repeats=repeats,
-                                                            max_time=max_time)
+                                                            max_time=max_time,
+                                                            before_sample=before_sample)
                 for b, tm in timings.items():
                     row = {"config": cname, "workload": w, "threads": t, "backend": b,
                            "median_s": tm.median, "q1_s": tm.q1, "q3_s": tm.q3,
@@ -255,16 +260,24 @@ def main(args: argparse.Namespace) -> int:
     except ImportError:
         with_torch = False
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    from benchmarks.load import LoadMeter, sample, summarize
+
     apply_threads(max(threads))
     _NOW.clear()
+    load_before, meter = sample(), LoadMeter()
     rows = run_scaling(configs, threads,
                        repeats=args.repeats if args.repeats is not None else (3 if args.quick else 10),
                        warmup=args.warmup if args.warmup is not None else (1 if args.quick else 2),
                        max_time=args.max_time if args.max_time is not None else
-                       (2.0 if args.quick else 10.0), with_torch=with_torch, log=log)
+                       (2.0 if args.quick else 10.0), with_torch=with_torch, log=log,
+                       isolate=not args.no_isolate)
+    during = meter.others()
+    load = summarize(load_before, during, sample())
+    print(f"threads {','.join(map(str, threads))} (--scaling-threads) | {load['stamp']}")
     print(format_rows(rows))
     doc = {"kind": "thread scaling", "threads": threads, "available_cores": cores,
-           "machine": describe_machine(), "rows": rows, "doc": __doc__}
+           "machine": describe_machine(), "load": load, "isolate": not args.no_isolate,
+           "rows": rows, "doc": __doc__}
     tmp = out_path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1, default=str)

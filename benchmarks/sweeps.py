@@ -105,8 +105,10 @@ def _log2_axis(ax, values) -> None:
     ax.xaxis.set_minor_locator(NullLocator())
 
 
-def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) -> list[str]:
-    from benchmarks.report import pyplot
+def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str,
+                stamp: str | None = None) -> list[str]:
+    """The two sweep figures; `stamp` (threads, load, date) is written along each one's bottom."""
+    from benchmarks.report import pyplot, stamp_figure
 
     plt = pyplot()
     if plt is None:
@@ -142,7 +144,7 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) ->
         for a in (a1, a2, a3):
             _log2_axis(a, ns)
             a.legend(fontsize=7)
-        fig.tight_layout()
+        stamp_figure(fig, stamp or 'load not measured')
         p = f"{out_dir}/sweep_seq_len.png"
         fig.savefig(p, dpi=110)
         plt.close(fig)
@@ -164,7 +166,7 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str) ->
         for a in (a1, a2):
             _log2_axis(a, [r["d_model"] for r in dm])
             a.legend(fontsize=7)
-        fig.tight_layout()
+        stamp_figure(fig, stamp or 'load not measured')
         p = f"{out_dir}/sweep_d_model.png"
         fig.savefig(p, dpi=110)
         plt.close(fig)

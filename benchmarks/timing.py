@@ -118,12 +118,16 @@ def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, wa
 
 def time_interleaved(fns: dict[str, tuple[Callable[[], object], Callable[[], None]]], *,
                      warmup: int = 2, repeats: int = 10, max_time: float = 10.0,
-                     min_block: float = 0.005
+                     min_block: float = 0.005,
+                     before_sample: Callable[[str], None] | None = None
                      ) -> tuple[dict[str, Timing], dict[str, list[float]], dict[str, str]]:
     """Time several callables in rounds, one sample of each per round (order reversed every other
     round), so load that drifts during the run hits all of them alike. `fns` maps a name to
     (callable, sync) with sync e.g. `torch.cuda.synchronize` (or a no-op). Every callable is timed
     with `time.perf_counter` here, torch ones included, with sync before and after each sample.
+
+    `before_sample(name)`, when given, runs untimed before each sample (the CLI passes
+    `isolation.settle`, so the previous sample's spinning helper threads are idle first).
 
     Returns (timings, samples per round, errors): a callable that raises during warm-up is left out
     and its error reported; `samples[name][r]` belongs to round r for every name (paired ratios).
@@ -133,6 +137,8 @@ def time_interleaved(fns: dict[str, tuple[Callable[[], object], Callable[[], Non
     errors: dict[str, str] = {}
     for name, (fn, sync) in fns.items():
         try:
+            if before_sample is not None:
+                before_sample(name)
             first[name], est[name] = _warm(fn, warmup, sync)
         except Exception as e:  # noqa: BLE001 - reported by the caller
             errors[name] = f"{type(e).__name__}: {e}"
@@ -144,6 +150,8 @@ def time_interleaved(fns: dict[str, tuple[Callable[[], object], Callable[[], Non
         for n in (names if r % 2 == 0 else names[::-1]):
             fn, sync = fns[n]
             sync()
+            if before_sample is not None:
+                before_sample(n)
             t0 = time.perf_counter()
             for _ in range(number[n]):
                 fn()

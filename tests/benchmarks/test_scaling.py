@@ -42,3 +42,5 @@ def test_scaling_run_writes_every_row(tmp_path, capsys):
         assert ("x_tf" in r) == (b != "tf-cpu")
         assert r["cores_busy"] > 0
     assert "np-dp" in table and "speedup" in table
+    assert doc["isolate"] is True and set(doc["load"]) >= {"before", "after", "stamp", "loaded"}
+    assert f"threads 1,2 (--scaling-threads) | {doc['load']['stamp']}" in table
