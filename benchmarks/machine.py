@@ -39,7 +39,7 @@ def _threads_in_argv(argv: list[str]) -> int | None:
 def npformer_train_threads() -> int:
     """The thread count `npformer train` uses when not told (its `--threads` default): the
     benchmark's default too, so its figures describe the training a user runs."""
-    from npformer.cli import DEFAULTS
+    from npformer.cli.defaults import DEFAULTS
     return int(DEFAULTS["threads"])
 
 

@@ -77,7 +77,7 @@ def test_no_isolate_records_no_waits(tmp_path):
 
 
 def test_default_threads_are_npformer_trains_and_the_table_says_how_to_change_them(tmp_path):
-    from npformer.cli import DEFAULTS
+    from npformer.cli.defaults import DEFAULTS
 
     res = subprocess.run([sys.executable, "-m", "benchmarks", *TINY, "--no-memory", "--quiet",
                           "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
