@@ -122,7 +122,16 @@ def run_npformer(model, case: Case) -> dict:
     emb = g["decoder_input" if case.kind == "gpt2" else "encoder_input"]
     grads = {n: p.grad for n, p in model.named_parameters()}
     return dict(outputs=[o.copy() for o in outs], attention=[a.copy() for a in _attention(model)],
-                grads=np_hub.state_to_hf(case.kind, model.config, grads), emb_grad=emb)
+                grads=hf_grads(case.kind, model.config, grads), emb_grad=emb)
+
+
+def hf_grads(kind, config, grads: dict) -> dict:
+    """Our gradients under Hugging Face's names; a parameter transformers keeps but never reads
+    (an untied BERT's cls.predictions.bias, written as a copy of the bias it does read) has none."""
+    out = np_hub.state_to_hf(kind, config, grads)
+    for name in np_hub_mapping.unused_copies(kind, config):
+        out[name] = np.zeros_like(out[name])
+    return out
 
 
 def run_torchformer(model, case: Case) -> dict:
@@ -139,7 +148,7 @@ def run_torchformer(model, case: Case) -> dict:
              for n, p in model.named_parameters()}
     return dict(outputs=[o.detach().numpy() for o in outs],
                 attention=[a.detach().numpy() for a in _attention(model)],
-                grads=np_hub.state_to_hf(case.kind, model.config, grads), emb_grad=emb.grad.numpy())
+                grads=hf_grads(case.kind, model.config, grads), emb_grad=emb.grad.numpy())
 
 
 def check_against_hf(case: Case, backend: str):

@@ -213,8 +213,10 @@ def plan(kind: str, c: TransformerConfig) -> list[tuple[str, str, object]]:
     if kind == "bert_mlm":
         P += weight_pairs("mlm_dense", "cls.predictions.transform.dense")
         P += weight_pairs("mlm_norm", "cls.predictions.transform.LayerNorm")
-        P.append(("output_proj.bias", "cls.predictions.bias", "copy"))
-        if not c.tie_embeddings:
+        if c.tie_embeddings:
+            P.append(("output_proj.bias", "cls.predictions.bias", "copy"))
+        else:       # untied, transformers keeps two biases and its forward adds the decoder's
+            P.append(("output_proj.bias", "cls.predictions.decoder.bias", "copy"))
             P.append(("output_proj.weight", "cls.predictions.decoder.weight", "copy"))
     return P
 
@@ -224,12 +226,20 @@ def tied(kind: str, c: TransformerConfig) -> dict[str, str]:
     if kind == "gpt2":
         return ({"output_proj.weight": "tgt_embed.weight",
                  "lm_head.weight": "transformer.wte.weight"} if c.tie_embeddings else {})
-    if kind == "bert_mlm":
-        t = {"cls.predictions.decoder.bias": "cls.predictions.bias"}
-        if c.tie_embeddings:
-            t.update({"output_proj.weight": "bert.tok_embed.weight",
-                      "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight"})
-        return t
+    if kind == "bert_mlm" and c.tie_embeddings:
+        return {"cls.predictions.decoder.bias": "cls.predictions.bias",
+                "output_proj.weight": "bert.tok_embed.weight",
+                "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight"}
+    return {}
+
+
+def unused_copies(kind: str, c: TransformerConfig) -> dict[str, str]:
+    """{Hugging Face name its forward never reads: the name it is written as a copy of}. An untied
+    BertForMaskedLM keeps `cls.predictions.bias` beside the decoder's own bias and adds only the
+    decoder's; the unused one is skipped when reading (or read in place of a missing decoder bias,
+    as older files tied the two) and written as a copy, so either kind of loader gets the bias."""
+    if kind == "bert_mlm" and not c.tie_embeddings:
+        return {"cls.predictions.bias": "cls.predictions.decoder.bias"}
     return {}
 
 
@@ -264,9 +274,13 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
     hf = normalise_hf_keys(kind, hf_state)
     P = plan(kind, c)
     dup = tied(kind, c)
+    for extra, src in unused_copies(kind, c).items():
+        if src not in hf and extra in hf:                      # an older file: the two were one
+            hf[src] = hf[extra]
+        dup = {**dup, extra: src}
     used = {h for _, h, _ in P}
     missing = sorted({h for h in used if h not in hf})
-    for d, src in dup.items():                                  # a stored duplicate must agree
+    for d, src in tied(kind, c).items():                        # a stored duplicate must agree
         if d in hf and src in hf and not np.array_equal(hf[d], hf[src]):
             raise ValueError(f"hf_state: {d} differs from {src}, but they are tied "
                              f"(tie_word_embeddings); untie in the config to load both")
@@ -299,7 +313,7 @@ def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, 
             raise ValueError(f"hf_state: {name}: expected shape {want[::-1] if how == 'T' else want} "
                              f"for this config.json, got {np.asarray(hf[name]).shape}")
         out[ours] = np.array(v, dtype=c.dtype)                  # a fresh C-contiguous copy
-    for d, src in dup.items():
+    for d, src in tied(kind, c).items():
         if src in out:
             out[d] = out[src]
     return out, skipped
@@ -319,7 +333,7 @@ def state_to_hf(kind: str, c: TransformerConfig, state: dict) -> dict:
             packed.setdefault(name, {})[how[1]] = v.T if how[2] == "weight" else v
     for name, parts in packed.items():
         out[name] = np.ascontiguousarray(np.concatenate([parts[j] for j in range(3)], axis=-1))
-    for d, src in tied(kind, c).items():
+    for d, src in {**tied(kind, c), **unused_copies(kind, c)}.items():
         if src in out:
             out[d] = out[src].copy()
     return out

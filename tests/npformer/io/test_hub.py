@@ -121,7 +121,9 @@ def test_plan_maps_every_parameter_once_and_inverts(kind, tie):
     assert sorted(o for o, _, _ in P) == sorted(distinct)
     hf = hub.to_hf_state_dict(m)
     back, skipped = hub.hf_to_state(kind, m.config, hf)
-    assert skipped == sorted(hub.tied(kind, m.config).keys() & hf.keys())
+    from npformer.io.hub_mapping import unused_copies
+    extra = hub.tied(kind, m.config).keys() | unused_copies(kind, m.config).keys()
+    assert skipped == sorted(extra & hf.keys())
     sd = m.state_dict()
     assert sorted(back) == sorted(sd)
     for k, v in sd.items():
@@ -220,3 +222,28 @@ def test_gpt2_recipe_from_a_folder_runs_and_fine_tunes(tmp_path):
     again = hub.from_pretrained(tmp_path / "tuned")
     for k, v in model.state_dict().items():
         np.testing.assert_array_equal(again.state_dict()[k], v)
+
+
+def test_untied_bert_mlm_reads_the_bias_transformers_adds():
+    """With tie_word_embeddings=False transformers keeps cls.predictions.bias beside the decoder's own
+    bias and adds only the decoder's: the converted model must use that one (it used to refuse the
+    model because the two differ)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers", reason="the [hf] extra is not installed")
+    cfg = transformers.BertConfig(vocab_size=11, hidden_size=8, num_attention_heads=2,
+                                  num_hidden_layers=1, intermediate_size=16, max_position_embeddings=16,
+                                  tie_word_embeddings=False, pad_token_id=0)
+    torch.manual_seed(0)
+    hf = transformers.BertForMaskedLM(cfg).double().eval()
+    with torch.no_grad():
+        hf.cls.predictions.decoder.bias.copy_(torch.randn(11, dtype=torch.float64))
+        hf.cls.predictions.bias.copy_(torch.randn(11, dtype=torch.float64))   # never read by HF
+    ids = np.array([[2, 5, 7, 1]])
+    with torch.no_grad():
+        want = hf(torch.from_numpy(ids)).logits.numpy()
+    model = hub.from_transformers(hf, dtype="float64")
+    np.testing.assert_allclose(model(ids), want, rtol=1e-12, atol=1e-12)
+    back = hub.to_hf_state_dict(model)                    # both biases written, as the one it reads
+    np.testing.assert_array_equal(back["cls.predictions.bias"], back["cls.predictions.decoder.bias"])
+    np.testing.assert_array_equal(back["cls.predictions.decoder.bias"],
+                                  hf.cls.predictions.decoder.bias.detach().numpy())
