@@ -25,7 +25,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers.dropout import Dropout, dropout_apply
-from torchformer.layers.linear import Linear, check_rng
+from torchformer.layers.linear import Linear
+from torchformer.layers.validation import check_rng
 from torchformer.layers.validation import (StrictLoad, check_float, check_mask, compiling, run_checked,
                                     to_torch_dtype, trusted)
 
@@ -187,7 +188,7 @@ class MultiHeadAttention(StrictLoad, nn.Module):
         if d_model % num_heads:
             raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
                              f"{num_heads}, got {d_model}")
-        check_rng(rng)
+        check_rng("rng", rng)
         self.d_model = d_model
         self.num_heads = num_heads
         self.head_dim = d_model // num_heads

@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, check_rng, draw_normal
+from torchformer.layers.linear import check_positive_int, draw_normal
+from torchformer.layers.validation import check_rng
 from torchformer.layers.validation import StrictLoad, check_ids, to_torch_dtype, trusted
 
 
@@ -27,7 +28,7 @@ class Embedding(StrictLoad, nn.Module):
                              f"[0, {num_embeddings}), got {padding_idx!r}")
         if isinstance(scale, bool) or not isinstance(scale, (int, float)):
             raise TypeError(f"Embedding: scale: expected a float, got {type(scale).__name__}")
-        check_rng(rng)
+        check_rng("rng", rng)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx

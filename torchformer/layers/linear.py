@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.validation import StrictLoad, check_float, to_torch_dtype, trusted
+from torchformer.layers.validation import check_rng, StrictLoad, check_float, to_torch_dtype, trusted
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -35,13 +35,6 @@ def draw_normal(shape, std: float, rng, dtype: torch.dtype, device) -> torch.Ten
     return t.to(device=device, dtype=dtype)
 
 
-def check_rng(rng):
-    if rng is not None and not isinstance(rng, (torch.Generator, np.random.Generator)):
-        raise TypeError(f"rng: expected a torch.Generator, a numpy.random.Generator or None, got "
-                        f"{type(rng).__name__}")
-    return rng
-
-
 def check_positive_int(owner: str, name: str, v) -> int:
     if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
         raise ValueError(f"{owner}: {name}: expected a positive int, got {v!r}")
@@ -61,7 +54,7 @@ class Linear(StrictLoad, nn.Module):
         super().__init__()
         check_positive_int("Linear", "in_features", in_features)
         check_positive_int("Linear", "out_features", out_features)
-        check_rng(rng)
+        check_rng("rng", rng)
         self.in_features = in_features
         self.out_features = out_features
         self.dtype = to_torch_dtype(dtype)

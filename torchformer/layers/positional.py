@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, check_rng, draw_normal
+from torchformer.layers.linear import check_positive_int, draw_normal
+from torchformer.layers.validation import check_rng
 from torchformer.layers.validation import StrictLoad, check_float, check_length, to_torch_dtype, trusted
 
 
@@ -70,7 +71,7 @@ class LearnedPositionalEncoding(StrictLoad, nn.Module):
         super().__init__()
         check_positive_int("LearnedPositionalEncoding", "d_model", d_model)
         check_positive_int("LearnedPositionalEncoding", "max_len", max_len)
-        check_rng(rng)
+        check_rng("rng", rng)
         self.d_model = d_model
         self.max_len = max_len
         self.dtype = to_torch_dtype(dtype)

@@ -185,7 +185,15 @@ def check_length(name: str, length: int, max_len: int) -> None:
         raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
 
 
-def check_prob(name: str, p) -> float:
+def check_rng(name: str, rng):
+    """A torch.Generator, a numpy.random.Generator (its draws seed torch's) or None."""
+    if rng is not None and not isinstance(rng, (torch.Generator, np.random.Generator)):
+        raise TypeError(f"{name}: expected a torch.Generator, a numpy.random.Generator or None, got "
+                        f"{type(rng).__name__}")
+    return rng
+
+
+def check_probability(name: str, p) -> float:
     if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p < 1.0):
         raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
     return float(p)
