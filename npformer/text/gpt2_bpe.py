@@ -16,8 +16,9 @@ The byte table (GPT-2's bytes_to_unicode): the 188 bytes that are printable Lati
 DEL, NBSP, soft hyphen) take the characters U+0100, U+0101, ... in byte order. So a space, byte
 32, is written "\u0120" ("Ġ"), and "Ġhello" is the token for " hello".
 
-Special tokens such as "<|endoftext|>" are ids in vocab.json; text that spells them out is encoded
-as ordinary text (ask for them by id).
+Special tokens (by default "<|endoftext|>", when vocab.json holds it) are found in the text first,
+as transformers does: "a<|endoftext|>b" is "a", the special token's id, "b". decode writes them
+out, or skips them with skip_special_tokens=True.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import json
 import os
 from itertools import pairwise
 
-from .pretokenize import gpt2_pieces
+from .pretokenize import gpt2_pieces, split_specials
 
 __all__ = ["GPT2Tokenizer", "bytes_to_unicode"]
 
@@ -94,8 +95,10 @@ class GPT2Tokenizer:
 
     kind = "gpt2_bpe"
 
-    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]]):
+    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]],
+                 special_tokens=("<|endoftext|>",)):
         self.vocab = dict(vocab)
+        self.special_tokens = [t for t in special_tokens if t in self.vocab]
         self.merges = [tuple(m) for m in merges]
         self.ranks = {pair: r for r, pair in enumerate(self.merges)}     # first line wins a duplicate
         for pair in self.merges:
@@ -138,6 +141,16 @@ class GPT2Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"text: expected str, got {type(text).__name__}")
         ids = []
+        for chunk, is_special in split_specials(text, self.special_tokens):
+            if is_special:
+                ids.append(self.vocab[chunk])
+            else:
+                ids.extend(self.encode_ordinary(chunk))
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Token ids of text that holds no special token (steps 1-4)."""
+        ids = []
         for piece in gpt2_pieces(text):
             if piece not in self.cache:
                 tokens = self.bpe(piece)
@@ -149,13 +162,15 @@ class GPT2Tokenizer:
             ids.extend(self.cache[piece])
         return ids
 
-    def decode(self, ids) -> str:
+    def decode(self, ids, skip_special_tokens: bool = False) -> str:
         """Text of token ids (bytes that are not valid UTF-8 become U+FFFD, as GPT-2 does)."""
         data = bytearray()
         for i in ids:
             token = self.id_to_token.get(int(i))
             if token is None:
                 raise ValueError(f"ids: expected ids present in vocab.json, got {int(i)}")
+            if skip_special_tokens and token in self.special_tokens:
+                continue
             for ch in token:
                 if ch in self.byte_decoder:
                     data.append(self.byte_decoder[ch])
@@ -165,7 +180,8 @@ class GPT2Tokenizer:
 
     def to_dict(self) -> dict:
         """A JSON-able description (to save inside a checkpoint); from_dict reads it back."""
-        return {"type": self.kind, "vocab": self.vocab, "merges": [list(m) for m in self.merges]}
+        return {"type": self.kind, "vocab": self.vocab, "merges": [list(m) for m in self.merges],
+                "special_tokens": self.special_tokens}
 
     @classmethod
     def from_dict(cls, d: dict) -> GPT2Tokenizer:
@@ -173,7 +189,7 @@ class GPT2Tokenizer:
                 or not isinstance(d.get("merges"), list)):
             raise ValueError(f"tokenizer dict: expected {{'type': 'gpt2_bpe', 'vocab': {{...}}, "
                              f"'merges': [[a, b], ...]}}, got {str(d)[:80]!r}")
-        return cls(d["vocab"], [tuple(m) for m in d["merges"]])
+        return cls(d["vocab"], [tuple(m) for m in d["merges"]], d.get("special_tokens", ()))
 
     def __repr__(self) -> str:
         return f"GPT2Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)})"

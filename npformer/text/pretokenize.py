@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["gpt2_pieces", "is_letter", "is_number", "is_space"]
+__all__ = ["gpt2_pieces", "is_letter", "is_number", "is_space", "split_specials"]
 
 # Unicode's White_Space property (PropList.txt), what \s means in a Unicode regex.
 WHITE_SPACE = frozenset(
@@ -94,3 +94,25 @@ def gpt2_pieces(text: str) -> list[str]:
         pieces.append(text[i:end])
         i = end
     return pieces
+
+
+def split_specials(text: str, specials) -> list[tuple[str, bool]]:
+    """`text` cut at every occurrence of a special token (like "<|endoftext|>" or "[MASK]"), as
+    (chunk, is_special) pairs in order. The leftmost occurrence wins, and the longest special
+    where two start at the same place; the chunks between are ordinary text."""
+    out = []
+    start = 0
+    while True:
+        # where each special next occurs (-len: the longest first on a tie)
+        hits = [(text.find(s, start), -len(s), s) for s in specials if s]
+        hits = [h for h in hits if h[0] >= 0]
+        if not hits:
+            break
+        pos, _, special = min(hits)
+        if pos > start:
+            out.append((text[start:pos], False))
+        out.append((special, True))
+        start = pos + len(special)
+    if start < len(text):
+        out.append((text[start:], False))
+    return out

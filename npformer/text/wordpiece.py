@@ -1,6 +1,7 @@
 """BERT's WordPiece tokenizer for a folder's `vocab.txt` (one token per line; line n is id n).
 
-Encoding text, as BERT does:
+Encoding text, as BERT does (after cutting out the special tokens the text spells, such as
+"[MASK]", exactly as written, as transformers does):
     1. clean: drop NUL, U+FFFD and control, format and private-use characters (Cc, Cf, Co; not
        tab, newline and carriage return); every whitespace character becomes a space
     2. put spaces around CJK ideographs, so each is a word of its own
@@ -20,7 +21,7 @@ from __future__ import annotations
 import os
 import unicodedata
 
-from .pretokenize import is_space
+from .pretokenize import is_space, split_specials
 
 __all__ = ["WordPieceTokenizer", "basic_tokenize", "wordpiece"]
 
@@ -158,7 +159,8 @@ class WordPieceTokenizer:
             if special not in self.vocab:
                 raise ValueError(f"vocab.txt: expected the token {special}, it is missing")
         self.lowercase = lowercase
-        self.special_ids = {self.vocab[t] for t in SPECIAL_TOKENS if t in self.vocab}
+        self.special_tokens = [t for t in SPECIAL_TOKENS if t in self.vocab]
+        self.special_ids = {self.vocab[t] for t in self.special_tokens}
 
     @classmethod
     def from_file(cls, vocab_file: str, lowercase: bool = True) -> WordPieceTokenizer:
@@ -181,8 +183,14 @@ class WordPieceTokenizer:
         """The WordPiece tokens of `text` (no [CLS]/[SEP])."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected str, got {type(text).__name__}")
-        return [piece for word in basic_tokenize(text, self.lowercase)
-                for piece in wordpiece(word, self.vocab)]
+        tokens = []
+        for chunk, is_special in split_specials(text, self.special_tokens):
+            if is_special:
+                tokens.append(chunk)
+                continue
+            for word in basic_tokenize(chunk, self.lowercase):
+                tokens.extend(wordpiece(word, self.vocab))
+        return tokens
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
         """Token ids of `text`, by default as BERT reads it: [CLS] tokens [SEP]."""

@@ -5,8 +5,13 @@ import json
 
 import pytest
 
-from npformer.text import (BPETokenizer, CharTokenizer, GPT2Tokenizer, WordPieceTokenizer,
-                           tokenizer_from_dict)
+from npformer.text import (
+    BPETokenizer,
+    CharTokenizer,
+    GPT2Tokenizer,
+    WordPieceTokenizer,
+    tokenizer_from_dict,
+)
 
 
 def write_gpt2_folder(path, merges_text="#version: 0.2\nh e\n"):

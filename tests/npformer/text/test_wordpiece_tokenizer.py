@@ -72,7 +72,8 @@ def test_vocabulary_is_nontrivial(pair):
     assert any(t.startswith("##") for t in tokens) and "[UNK]" not in tokens
 
 
-@pytest.mark.parametrize("text", FIXED_TEXTS + ["", "   ", "a" * 101, "\x00\ufffd", "𫠠x", "𫤠x"])
+@pytest.mark.parametrize("text", FIXED_TEXTS + ["", "   ", "a" * 101, "\x00\ufffd", "𫠠x", "𫤠x",
+                                               "Paris is the [MASK] of France.", "[mask][MASK][CLS]x[SEP"])
 def test_fixed_texts_match_transformers(pair, text):
     ours, hf, _ = pair
     check_same_as_hf(ours, hf, text)

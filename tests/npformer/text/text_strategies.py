@@ -4,7 +4,7 @@ A text is a list of fragments joined: runs of letters and digits from all of Uni
 (including the exotic White_Space characters and the ASCII separators U+001C..U+001F that
 `str.isspace` calls spaces), newlines, contractions, emoji (with skin tones, flags and ZWJ
 sequences), punctuation and symbols, accented and upper-case letters, CJK ideographs (including the
-range where Google's and Hugging Face's BERT disagree), controls and format characters.
+range where Google's and Hugging Face's BERT disagree), controls and format characters, special tokens spelled out.
 """
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'RE", "n't",
 EMOJI = ["😀", "👍🏽", "🇫🇷", "👨\u200d👩\u200d👧", "❤️", "🤖", "\U0001fae0"]
 PUNCTUATION = list("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~¡¿«»—–…“”‘’·•§¶€£¥©®°±×÷")
 ACCENTED = list("éÉèàÀüÜñÑçÇÅåøØœŒßİıΣσςﬁǅÆǲὈ") + ["e\u0301", "A\u030a"]
+SPECIALS = ["[MASK]", "[CLS]", "[SEP]", "[PAD]", "[UNK]", "<|endoftext|>", "[mask]", "<|endoftext|",
+            "[MASK"]
 CONTROLS = ["\x00", "\x01", "\x7f", "\u200b", "\u200d", "\ufeff", "\ufffd", "\ue000", "\u00ad"]
 
 letters_digits = st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8)
@@ -41,7 +43,7 @@ cjk = st.one_of(st.characters(min_codepoint=0x4E00, max_codepoint=0x4E80),
 fragment = st.one_of(
     ascii_words, ascii_words, letters_digits, whitespace_runs, st.just(" "), st.just("\n"),
     st.sampled_from(CONTRACTIONS), st.sampled_from(EMOJI), st.sampled_from(PUNCTUATION),
-    st.sampled_from(ACCENTED), cjk, st.sampled_from(CONTROLS),
+    st.sampled_from(ACCENTED), cjk, st.sampled_from(CONTROLS), st.sampled_from(SPECIALS),
     st.characters(codec="utf-8"),                       # any encodable character at all
 )
 
