@@ -148,6 +148,8 @@ class BPETokenizer:
         if not isinstance(vocab_size, int) or vocab_size < FIRST_MERGE:
             raise ValueError(f"vocab_size: expected an int >= {FIRST_MERGE} (3 special tokens + 256 "
                              f"bytes), got {vocab_size!r}")
+        if not isinstance(min_count, int) or min_count < 1:
+            raise ValueError(f"min_count: expected an int >= 1, got {min_count!r}")
         piece_counts = Counter(gpt2_pieces(text))
         merges, _ = learn_merges(piece_counts, vocab_size - FIRST_MERGE, min_count)
         return cls(merges)

@@ -100,7 +100,9 @@ class GPT2Tokenizer:
         self.vocab = dict(vocab)
         self.special_tokens = [t for t in special_tokens if t in self.vocab]
         self.merges = [tuple(m) for m in merges]
-        self.ranks = {pair: r for r, pair in enumerate(self.merges)}     # first line wins a duplicate
+        self.ranks = {}                                     # merge -> rank (its line, from 0)
+        for r, pair in enumerate(self.merges):
+            self.ranks.setdefault(pair, r)                  # the first line wins a duplicate
         for pair in self.merges:
             if len(pair) != 2 or not all(isinstance(t, str) and t for t in pair):
                 raise ValueError(f"merges: expected pairs of two non-empty token strings, got {pair!r}")

@@ -160,3 +160,12 @@ def test_planted_bug_wrong_byte_table_entry_is_caught(folder, hf, monkeypatch):
 
     monkeypatch.setattr(gpt2_bpe, "bytes_to_unicode", swapped)
     assert fails_the_check(GPT2Tokenizer.from_folder(str(folder)), hf)
+
+
+def test_saved_dict_gives_the_same_tokenizer(ours):
+    import json
+
+    from npformer.text import tokenizer_from_dict
+    restored = tokenizer_from_dict(json.loads(json.dumps(ours.to_dict())))
+    for text in FIXED_TEXTS + ["a<|endoftext|>b"]:
+        assert restored.encode(text) == ours.encode(text)

@@ -18,6 +18,7 @@ def write_gpt2_folder(path, merges_text="#version: 0.2\nh e\n"):
     from npformer.text.gpt2_bpe import bytes_to_unicode
     vocab = {ch: i for i, ch in enumerate(bytes_to_unicode().values())}
     vocab["he"] = len(vocab)
+    vocab["ll"] = len(vocab)
     (path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
     (path / "merges.txt").write_text(merges_text, encoding="utf-8")
     return path
@@ -110,3 +111,14 @@ def test_decode_refuses_unknown_ids(tmp_path):
 def test_tokenizer_from_bad_dict(d):
     with pytest.raises(ValueError, match="(tokenizer dict|merge 0): expected"):
         tokenizer_from_dict(d)
+
+
+def test_min_count_below_one_is_refused():
+    with pytest.raises(ValueError, match="min_count: expected an int >= 1, got 0"):
+        BPETokenizer.train("abc", 300, min_count=0)
+
+
+def test_duplicate_merge_keeps_its_first_rank(tmp_path):
+    write_gpt2_folder(tmp_path, "#version: 0.2\nh e\nl l\nh e\n")
+    tok = GPT2Tokenizer.from_folder(str(tmp_path))
+    assert tok.ranks[("h", "e")] == 0

@@ -123,3 +123,14 @@ def _fails(ours, hf, text) -> bool:
     except AssertionError:
         return True
     return False
+
+
+def test_saved_dict_gives_the_same_tokenizer(pair):
+    import json
+
+    from npformer.text import tokenizer_from_dict
+    ours, _, _ = pair
+    restored = tokenizer_from_dict(json.loads(json.dumps(ours.to_dict())))
+    assert restored.lowercase == ours.lowercase
+    for text in FIXED_TEXTS:
+        assert restored.encode(text) == ours.encode(text)
