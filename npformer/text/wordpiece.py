@@ -6,7 +6,7 @@ Encoding text, as BERT does (after cutting out the special tokens the text spell
        tab, newline and carriage return); every whitespace character becomes a space
     2. put spaces around CJK ideographs, so each is a word of its own
     3. (uncased vocabularies) strip accents: NFD, then drop the combining marks (category Mn);
-       then lower-case
+       then lower-case, character by character
     4. split on whitespace, and split every punctuation character off as a word of its own
        (ASCII symbols such as $ + < = > ^ ` | ~ count as punctuation, as in BERT)
     5. WordPiece each word: the longest prefix in the vocabulary, then the longest continuation
@@ -80,6 +80,12 @@ def strip_accents(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) != "Mn")
 
 
+def lower_each(text: str) -> str:
+    """Step 3: lower-case every character on its own, as `tokenizers` does. (str.lower() differs on
+    one letter: it writes a word-final capital sigma as the final form "ς", this writes "σ".)"""
+    return "".join(ch.lower() for ch in text)
+
+
 def split_whitespace(text: str) -> list[str]:
     """The non-empty runs of non-whitespace characters."""
     words, current = [], ""
@@ -115,7 +121,7 @@ def basic_tokenize(text: str, lowercase: bool = True) -> list[str]:
     """Steps 1-4: the words WordPiece will split."""
     text = clean_text(text)
     if lowercase:
-        text = strip_accents(text).lower()
+        text = lower_each(strip_accents(text))
     words = []
     for word in split_whitespace(text):
         words.extend(split_punctuation(word))

@@ -73,7 +73,8 @@ def test_vocabulary_is_nontrivial(pair):
 
 
 @pytest.mark.parametrize("text", FIXED_TEXTS + ["", "   ", "a" * 101, "\x00\ufffd", "𫠠x", "𫤠x",
-                                               "Paris is the [MASK] of France.", "[mask][MASK][CLS]x[SEP"])
+                                               "Paris is the [MASK] of France.", "[mask][MASK][CLS]x[SEP",
+                                               "AΣ tΣ. σΣ", "İstanbul"])
 def test_fixed_texts_match_transformers(pair, text):
     ours, hf, _ = pair
     check_same_as_hf(ours, hf, text)
