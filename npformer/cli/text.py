@@ -67,6 +67,9 @@ def check_text_args(args) -> None:
                        f"vocabulary has one token per character of the corpus)")
     if args.max_number is not None:
         raise CliError("--max-number: for the synthetic addition task, not with --data")
+    if getattr(args, "nproc", 1) > 1:                 # the torchrun worker builds synthetic tasks
+        raise CliError(f"--nproc {args.nproc}: training on a text corpus with several processes "
+                       f"is not supported yet; use --nproc 1 (--threads N for more cores)")
 
 
 def refuse_text_on_resume(args) -> None:
