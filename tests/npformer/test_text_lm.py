@@ -92,6 +92,22 @@ def test_bpe_tokenizer_round_trips_through_the_checkpoint(corpus, tmp_path, caps
     assert task.tokenizer.decode(task.tokenizer.encode(text)) == text
 
 
+def test_bits_per_character_divide_by_characters_not_bpe_tokens(corpus):
+    import npformer as nf
+    from npformer.training.text_eval import evaluate_text
+    task = build_text_task([corpus], tokenizer="bpe", vocab_size=320, context=16)
+    model = nf.CausalLM(nf.TransformerConfig(vocab_size=task.vocab_size, max_len=16, d_model=16,
+                                             num_heads=2, d_ff=16, num_decoder_layers=1), seed=0)
+    ev = evaluate_text(model, task)
+    val_text = split_text(corpus.read_text(), 0.1)[1]
+    assert ev.num_tokens == 16 * len(task.heldout())
+    # the scored targets are the validation text but its first token and the last partial window
+    longest = max(len(b) for b in task.tokenizer.token_bytes)            # bytes >= characters
+    assert len(val_text) - 17 * longest <= ev.num_chars < len(val_text)
+    assert ev.num_chars > ev.num_tokens                                  # merges: tokens < chars
+    assert ev.bits_per_char == pytest.approx(ev.loss * ev.num_tokens / math.log(2) / ev.num_chars)
+
+
 def test_resume_continues_bit_identically(corpus, tmp_path):
     full, half, resumed = (str(tmp_path / n) for n in ("full.npz", "half.npz", "resumed.npz"))
     run = ["train", "--task", "lm", "--data", str(corpus), *SMALL, "--dropout", "0.1"]
