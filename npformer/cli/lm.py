@@ -44,6 +44,9 @@ def _prompts(task, vocab, texts):
 def generate_lm(args, model, task, vocab, gen) -> int:
     """`npformer generate` for a CausalLM checkpoint (greedy, beam search or sampling)."""
     kind = type(model).__name__
+    if getattr(task, "is_text", False) and kind == "CausalLM":     # your own text: prints text
+        from npformer.cli.text import generate_text
+        return generate_text(args, model, task, gen, backends.module(args.backend, "sampling"))
     sampling = sampling_requested(args)
     if kind == "BertForMaskedLM" and not sampling:
         return fill_masks(args, model, task, vocab)

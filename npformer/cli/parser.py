@@ -16,6 +16,7 @@ from npformer.cli.argtypes import (
 )
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
+from npformer.cli.text import add_text_args, forbid_abbreviations
 
 __all__ = ["build_parser"]
 
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "run.npz`, then\n`npformer train --resume run.npz --steps 500 --save "
                               "run2.npz` (the same weights as 1000 steps in one run).")
     add_task_args(p)
+    add_text_args(p)
     g = p.add_argument_group("model")
     g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
                    help="model width (default: %(default)s)")
@@ -194,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "figure)")
     p.add_argument("--positions", action="store_true",
                    help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+    forbid_abbreviations(parser)                   # `--data` is never read as `--data-parallel`
     return parser
 
 

@@ -29,6 +29,9 @@ def print_examples(examples, classification: bool) -> None:
 
 def print_eval(ev, task) -> None:
     """One line: loss and the task's two accuracies on the held-out (or memorised) sequences."""
+    if hasattr(ev, "bits_per_char"):                    # a text corpus: loss, perplexity, bpc
+        print(f"validation: {ev.summary()}")
+        return
     what = "memorised table" if task.memorise else "held-out"
     tok, seq = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
     print(f"{what}: loss {ev.loss:.4f}  {tok} {100 * ev.token_accuracy:.2f}%  "

@@ -17,6 +17,7 @@ from npformer.cli.guards import (
     refuse_fixed_on_resume,
 )
 from npformer.cli.printing import print_eval, print_examples
+from npformer.cli.text import check_text_args, refuse_text_on_resume, text_task_from
 
 __all__ = ["cmd_train"]
 
@@ -37,7 +38,7 @@ def _fresh_state(args):
     """A new TrainState from the command line's task, model and optimisation options."""
     from npformer.training.resume import BatchStream, TrainState
     from npformer.training.train import TrainConfig, model_config_for
-    task = task_from(args)
+    task = text_task_from(args) if getattr(args, "data", None) else task_from(args)
     enc = args.encoder_layers or args.layers
     dec = args.decoder_layers or args.layers
     if args.d_model % args.heads:
@@ -80,6 +81,8 @@ def _save(args, state, ev, train_s: float) -> None:
     metadata = {"metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
                             "sequence_accuracy": ev.sequence_accuracy,
                             "train_seconds": train_s}}
+    if hasattr(ev, "bits_per_char"):                      # a text corpus (npformer.data.text_lm)
+        metadata["metrics"].update(perplexity=ev.perplexity, bits_per_char=ev.bits_per_char)
     try:
         path = save_training_state(args.save, state, metadata=metadata)
     except OSError as e:
@@ -96,6 +99,8 @@ def cmd_train(args) -> int:
     check_backend(args)
     if args.resume:
         refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
+        refuse_text_on_resume(args)                       # nor --data, --tokenizer, --context
+    check_text_args(args)
     _check_outputs(args)                                  # before any work, --nproc runs included
     if args.nproc > 1:                                    # torchrun runs torchformer.training.distributed
         if args.backend != "torch":

@@ -1,14 +1,18 @@
 """Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks) and the
-language-model tasks (npformer.data.lm_data, npformer.data.mlm_data), built from a checkpoint's
+language-model tasks (npformer.data.lm_data, npformer.data.mlm_data, and npformer.data.text_lm on
+a text corpus), built from a checkpoint's
 metadata or the command line's fields."""
 from __future__ import annotations
 
 from npformer.data.lm_data import ArithmeticTask
 from npformer.data.mlm_data import MirrorTask
 from npformer.data.tasks import Task
+from npformer.data.text_lm import TextLMTask
 
 _LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
               "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
+
+_TEXT_FIELDS = ("tokenizer", "context", "sha256", "val_fraction", "seed")
 
 
 def is_lm_task(task) -> bool:
@@ -20,6 +24,9 @@ def make_any_task(**fields):
     command line's). Fields the chosen task does not have are dropped when they are only the
     seq2seq defaults; a language-model field given to a seq2seq task is an error naming it."""
     name = fields.get("name", "reverse")
+    if name == "lm" and fields.get("data") is not None:             # a text corpus (text_lm)
+        keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS and v is not None}
+        return TextLMTask(files=fields["data"], **keep)
     if name in _LM_FIELDS:
         if name == "mlm" and fields.get("max_number") is not None:
             raise ValueError("--max-number: only for --task lm, got it with --task mlm")

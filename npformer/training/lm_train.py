@@ -39,6 +39,9 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
     from npformer.training.metrics import EvalResult, sequence_matches
     if getattr(task, "is_mlm", False):
         return evaluate_mlm(model, task, examples, batch_size=batch_size, num_shown=num_shown)
+    if getattr(task, "is_text", False):                                 # a text corpus
+        from npformer.training.text_eval import evaluate_text
+        return evaluate_text(model, task, examples, batch_size=min(batch_size, 64))
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab

@@ -7,7 +7,7 @@ import torch
 from npformer.data.vocab import PAD
 from npformer.training.lm_train import answer_accuracy, masked_examples
 
-__all__ = ["lm_forward", "evaluate_lm", "evaluate_mlm", "answer_accuracy"]
+__all__ = ["lm_forward", "evaluate_lm", "evaluate_mlm", "answer_accuracy", "evaluate_text"]
 
 
 def lm_forward(model, batch, device):
@@ -25,6 +25,8 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
     from torchformer.layers.loss import CrossEntropyLoss
     if getattr(task, "is_mlm", False):
         return evaluate_mlm(model, task, examples, batch_size=batch_size, num_shown=num_shown)
+    if getattr(task, "is_text", False):                                 # a text corpus
+        return evaluate_text(model, task, examples, batch_size=min(batch_size, 64))
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab
@@ -91,3 +93,28 @@ def evaluate_mlm(model, task, examples=None, *, batch_size: int = 256, num_shown
     return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
                       sequence_accuracy=single_ok / max(n, 1), num_examples=n, num_tokens=counted,
                       examples=shown)
+
+
+@torch.no_grad()
+def evaluate_text(model, task, examples=None, *, batch_size: int = 64, sample_seed: int = 0):
+    """TextEvalResult of a CausalLM on a text corpus (see npformer.training.text_eval)."""
+    from npformer.training import text_eval
+    from torchformer.decoding.sampling import sample
+    from torchformer.layers.loss import CrossEntropyLoss
+    device = model.device
+    loss_fn = CrossEntropyLoss(ignore_index=PAD)
+
+    def scores(batch):
+        logits, targets = lm_forward(model, batch, device)              # (B, T, V), (B, T)
+        k = batch.num_tokens
+        correct = int((logits.argmax(dim=-1) == targets).sum())
+        return float(loss_fn(logits, targets)) * k, correct, k
+
+    def draw(prompt, max_new_tokens, seed, suppress_ids):
+        p = torch.as_tensor(prompt, dtype=torch.int64, device=device)
+        out = sample(model, p, max_new_tokens=max_new_tokens,
+                     temperature=text_eval.SAMPLE_TEMPERATURE, seed=seed, eos_id=None,
+                     suppress_ids=suppress_ids)
+        return out.tokens.cpu().numpy()
+    return text_eval.evaluate_text(model, task, examples, batch_size=batch_size,
+                                   sample_seed=sample_seed, scores=scores, draw=draw)

@@ -1,0 +1,143 @@
+"""The command line of a language model on your own text (npformer.data.text_lm):
+
+    npformer train --task lm --data FILE [FILE|FOLDER ...] [--tokenizer char|bpe --vocab-size N
+                   --context N --val-fraction F]
+    npformer generate CKPT "Once upon a"        continues the text (greedy, or sampling options)
+
+and the rule that no long option is an abbreviation of another (forbid_abbreviations).
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from npformer.cli.argtypes import float_in, int_at_least
+from npformer.cli.errors import CliError
+
+__all__ = ["add_text_args", "check_text_args", "text_task_from", "refuse_text_on_resume",
+           "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
+
+# dest -> option string: the text options, each fixed by a checkpoint on --resume
+TEXT_OPTIONS = {"data": "--data", "tokenizer": "--tokenizer", "vocab_size": "--vocab-size",
+                "context": "--context", "val_fraction": "--val-fraction"}
+
+
+def add_text_args(p: argparse.ArgumentParser) -> None:
+    """`train`'s text-corpus group (used with --task lm)."""
+    from npformer.data.text_lm import (
+        DEFAULT_BPE_VOCAB,
+        DEFAULT_CONTEXT,
+        DEFAULT_VAL_FRACTION,
+        TEXT_TOKENIZERS,
+    )
+    g = p.add_argument_group("your own text (--task lm --data FILE)")
+    g.add_argument("--data", nargs="+", metavar="PATH", default=None,
+                   help="--task lm on a UTF-8 text corpus: files and/or folders (every text file "
+                        "under a folder), joined in order; without it --task lm is the synthetic "
+                        "addition task")
+    g.add_argument("--tokenizer", choices=TEXT_TOKENIZERS, default=None,
+                   help="char: one token per character of the corpus; bpe: a byte-level BPE "
+                        "trained on the training text (default: char)")
+    g.add_argument("--vocab-size", type=int_at_least(259), default=None, metavar="N",
+                   help=f"--tokenizer bpe: tokens (>= 259; default: {DEFAULT_BPE_VOCAB})")
+    g.add_argument("--context", type=int_at_least(2), default=None, metavar="N",
+                   help=f"tokens the model reads at once, its max_len (default: {DEFAULT_CONTEXT})")
+    g.add_argument("--val-fraction", type=float_in(0.0, 0.5, lo_open=True, hi_open=True),
+                   default=None, metavar="F",
+                   help=f"share of the text, at its end, held out for validation "
+                        f"(default: {DEFAULT_VAL_FRACTION})")
+
+
+def check_text_args(args) -> None:
+    """--data goes with --task lm; the other text options go with --data."""
+    if getattr(args, "resume", None):
+        return
+    if args.data is None:
+        given = [TEXT_OPTIONS[d] for d in ("tokenizer", "vocab_size", "context", "val_fraction")
+                 if getattr(args, d, None) is not None]
+        if given:
+            raise CliError(f"{given[0]}: only with --data FILE (a text corpus for --task lm)")
+        return
+    if args.task != "lm":
+        raise CliError(f"--data: a text corpus trains a language model; use --task lm (got "
+                       f"--task {args.task})")
+    if args.vocab_size is not None and args.tokenizer != "bpe":
+        raise CliError(f"--vocab-size {args.vocab_size}: only with --tokenizer bpe (a character "
+                       f"vocabulary has one token per character of the corpus)")
+    if args.max_number is not None:
+        raise CliError("--max-number: for the synthetic addition task, not with --data")
+    if getattr(args, "nproc", 1) > 1:                 # the torchrun worker builds synthetic tasks
+        raise CliError(f"--nproc {args.nproc}: training on a text corpus with several processes "
+                       f"is not supported yet; use --nproc 1 (--threads N for more cores)")
+
+
+def refuse_text_on_resume(args) -> None:
+    """The corpus, tokenizer and context come from the checkpoint of --resume."""
+    given = getattr(args, "given", {}) or {}
+    clash = [given[d] for d in TEXT_OPTIONS if d in given]
+    if clash:
+        raise CliError(f"{clash[0]}: not allowed with --resume {args.resume}: a resumed run keeps "
+                       f"the corpus, tokenizer and context saved in the checkpoint")
+
+
+def text_task_from(args):
+    """The TextLMTask of --data (files read and checked, tokenizer trained)."""
+    from npformer.data.text_lm import (
+        DEFAULT_CONTEXT,
+        DEFAULT_VAL_FRACTION,
+        build_text_task,
+    )
+    return build_text_task(args.data, tokenizer=args.tokenizer or "char",
+                           vocab_size=args.vocab_size,
+                           context=args.context or DEFAULT_CONTEXT,
+                           val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION, seed=args.seed)
+
+
+def generate_text(args, model, task, gen, sampler) -> int:
+    """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
+    from npformer.cli.common import as_backend, to_numpy
+    if args.beam > 1 and args.temperature is not None:
+        raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling")
+    sampling = any(getattr(args, k, None) is not None for k in ("temperature", "top_k", "top_p",
+                                                                "seed"))
+    limit = model.config.max_len
+    if sampling:
+        t = 1.0 if args.temperature is None else args.temperature
+        seed = 0 if args.seed is None else args.seed
+        how = (f"sampling (temperature {t:g}, top-k {args.top_k or 'off'}, top-p "
+               f"{args.top_p if args.top_p is not None else 'off'}, seed {seed})")
+    else:
+        how = "greedy" if args.beam == 1 else f"beam search (K={args.beam}, alpha={args.alpha})"
+    print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
+          f"{task.tokenizer.kind} tokenizer saved in {args.checkpoint}")
+    for text in args.inputs:
+        ids = task.vocab.encode(text)
+        if not ids:
+            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
+        if len(ids) >= limit:
+            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most "
+                           f"(--context) and needs room to generate")
+        prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
+        common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
+                      use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
+        if sampling:
+            out = sampler.sample(model, prompt, temperature=t, top_k=args.top_k, top_p=args.top_p,
+                                 seed=seed, **common)
+        elif args.beam > 1:
+            out = gen.beam_search(model, prompt, beam_size=args.beam,
+                                  length_penalty_alpha=args.alpha, **common)
+        else:
+            out = gen.greedy_decode(model, prompt, **common)
+        print(f"{text}{task.vocab.decode(np.asarray(to_numpy(out.tokens))[0])}")
+    return 0
+
+
+def forbid_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """No long option may be given by a prefix (`--data` would otherwise be read as
+    `--data-parallel` on a parser without --data): argparse's allow_abbrev off, on every parser."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                forbid_abbreviations(sub)

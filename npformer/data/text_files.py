@@ -1,0 +1,114 @@
+"""Reading a text corpus from files and folders, with one-line errors for what cannot be text.
+
+    read_corpus(paths) -> Corpus(text, files, skipped)
+
+A path may be a file or a folder. A file given by name must be text: not empty, no NUL byte (a
+binary file), valid UTF-8; anything else raises TextFileError naming the file and what is wrong
+(the first bad byte's offset for UTF-8). A folder contributes every regular, non-hidden file under
+it (recursively, in sorted order) that is text by the same test; the others are skipped and counted,
+and a folder without a single text file is an error. The files are joined in the order given, each
+ending with a newline, so that one file's last line never runs into the next file's first.
+
+Line endings are normalised to "\\n" (Windows and old-Mac files give the same characters); a UTF-8
+byte-order mark at the start of a file is dropped.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["TextFileError", "Corpus", "read_text_file", "read_corpus"]
+
+BINARY_PROBE = 8192                 # bytes looked at for a NUL (what `grep` and `git` do)
+
+
+class TextFileError(ValueError):
+    """A file or folder that cannot serve as a text corpus; the message names it."""
+
+    def __init__(self, path, problem: str):
+        self.path, self.problem = str(path), problem
+        super().__init__(f"--data {path}: {problem}")
+
+
+@dataclass
+class Corpus:
+    """The joined text of the files read, the files in order, and the folder files skipped."""
+    text: str
+    files: list = field(default_factory=list)          # str paths, in reading order
+    skipped: list = field(default_factory=list)        # (path, why) of folder files left out
+
+    @property
+    def sha256(self) -> str:
+        """Digest of the joined text (a resumed run checks that its corpus is unchanged)."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def read_text_file(path) -> str:
+    """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
+    p = Path(path)
+    if not p.exists():
+        raise TextFileError(path, "no such file or folder")
+    if not p.is_file():
+        raise TextFileError(path, "not a regular file")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise TextFileError(path, f"cannot be read: {e.strerror or e}") from None
+    if not data:
+        raise TextFileError(path, "the file is empty (0 bytes)")
+    nul = data.find(b"\0", 0, BINARY_PROBE)
+    if nul >= 0:
+        raise TextFileError(path, f"a binary file, not text (a NUL byte at offset {nul})")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
+                                  f"({e.reason}); convert it, e.g. iconv -f latin1 -t utf-8") \
+            from None
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
+    return text
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """Regular, non-hidden files under `folder`, sorted by path (hidden folders skipped too)."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
+    return [f for f in out if f.is_file()]
+
+
+def read_corpus(paths) -> Corpus:
+    """The corpus of `paths` (files and folders, in order); see the module docstring."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    if not paths:
+        raise TextFileError("", "expected at least one file or folder")
+    parts, files, skipped = [], [], []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            found = 0
+            for f in _folder_files(p):
+                try:
+                    t = read_text_file(f)
+                except TextFileError as e:
+                    skipped.append((str(f), e.problem))
+                    continue
+                parts.append(t)
+                files.append(str(f))
+                found += 1
+            if not found:
+                why = f" ({len([s for s in skipped if s[0].startswith(str(p))])} files skipped: " \
+                      f"empty, binary or not UTF-8)" if skipped else " (it is empty)"
+                raise TextFileError(path, f"the folder holds no text files{why}")
+        else:
+            parts.append(read_text_file(p))
+            files.append(str(p))
+    text = "".join(t if t.endswith("\n") else t + "\n" for t in parts)
+    return Corpus(text=text, files=files, skipped=skipped)

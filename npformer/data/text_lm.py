@@ -1,0 +1,280 @@
+"""A language-model task on your own text: windows of a token array, for a GPT-style CausalLM.
+
+    task = build_text_task(["book.txt"], tokenizer="char", context=128)     (npformer.data.text_files
+                                                                            reads the files)
+The corpus is split once, contiguously, by characters: the first 1 - val_fraction of the text is for
+training and the rest for validation (the cut moved to the next line start when one is near, so
+validation begins with a whole line). Each side is encoded once into an int32 token array; training
+batches are windows of context + 1 tokens at uniformly drawn offsets into the training array:
+
+    ids      (B, C)   tokens[s : s + C]            what the model reads
+    targets  (B, C)   tokens[s + 1 : s + C + 1]    every next token (no padding, no BOS)
+
+so memory is the two token arrays plus one batch, whatever the number of steps. Validation is every
+non-overlapping window of the validation array (offsets 0, C, 2C, ...), whose targets cover it once.
+
+Tokenizers (npformer.text): "char", one token per character of the whole corpus (so validation has
+no unknown character); "bpe", a byte-level BPE of `vocab_size` tokens trained on the training side
+only. The tokenizer's to_dict() goes into the task's metadata, so a checkpoint always decodes with its
+own tokenizer, also without the corpus (npformer generate); the corpus itself is read again only to
+train or evaluate (resume checks that its SHA-256 is unchanged).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from npformer.data.lm_data import LMBatch
+from npformer.data.text_files import Corpus, TextFileError, read_corpus
+from npformer.text import BPETokenizer, CharTokenizer, tokenizer_from_dict
+
+__all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
+           "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
+
+TEXT_TOKENIZERS = ("char", "bpe")
+DEFAULT_CONTEXT = 128
+DEFAULT_BPE_VOCAB = 512
+DEFAULT_VAL_FRACTION = 0.1
+_SPECIAL_NAMES = {0: "<pad>", 1: "<bos>", 2: "<eos>"}
+
+
+class TextVocab:
+    """The surface the commands and plots read (encode, decode, tokens, size) over a tokenizer."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self.size = tokenizer.vocab_size
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text)
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode([int(i) for i in np.asarray(ids).reshape(-1)])
+
+    @property
+    def tokens(self) -> list[str]:
+        """A label per id (plots): the special's name or the token's text."""
+        return [_SPECIAL_NAMES.get(i) or self.tokenizer.decode([i]) for i in range(self.size)]
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class TextWindows(NamedTuple):
+    """Windows of `context` + 1 tokens of `source` (an int32 array), starting at `starts` (N,)."""
+    source: np.ndarray
+    starts: np.ndarray
+    context: int
+
+    def __len__(self) -> int:
+        return int(self.starts.shape[0])
+
+    def take(self, idx: np.ndarray) -> TextWindows:
+        return TextWindows(self.source, self.starts[idx], self.context)
+
+    def collate(self) -> LMBatch:
+        """ids (N, C) and targets (N, C): the window and the window shifted left by one."""
+        if len(self) == 0:
+            raise ValueError("examples: expected at least one window, got 0")
+        cols = self.starts[:, None] + np.arange(self.context + 1)[None, :]   # (N, C + 1)
+        win = self.source[cols].astype(np.int64)                             # (N, C + 1)
+        n = len(self)
+        return LMBatch(win[:, :-1], win[:, 1:], np.zeros(n, dtype=np.int64),
+                       np.full(n, self.context, dtype=np.int64))
+
+
+def split_text(text: str, val_fraction: float) -> tuple[str, str]:
+    """(training, validation) text: the last `val_fraction` of the characters is validation, the cut
+    moved forward to just after a newline when one lies within 1 % of the text (at most 2000
+    characters)."""
+    cut = len(text) - int(len(text) * val_fraction)
+    nl = text.find("\n", cut, min(len(text), cut + max(1, min(2000, len(text) // 100))))
+    if 0 <= nl < len(text) - 1:
+        cut = nl + 1
+    return text[:cut], text[cut:]
+
+
+def _check(name: str, v, ok: bool, expected: str):
+    if not ok:
+        raise ValueError(f"{name}: expected {expected}, got {v!r}")
+
+
+class TextLMTask:
+    """Next-token prediction on a text corpus (see the module docstring).
+
+    files         the text files, in reading order (what --data named, folders expanded)
+    tokenizer     a tokenizer of npformer.text, or its to_dict()
+    context       tokens the model reads per window (its max_len)
+    sha256        the joined corpus's digest (checked when the corpus is read again)
+    val_fraction  share of the characters held out for validation, at the end
+    seed          recorded for the run (batches are drawn by the stream's own seed)
+    corpus        the Corpus already read (else read on first use)
+    """
+
+    name = "lm"
+    is_lm = True
+    is_text = True
+    is_classification = False
+    memorise = False
+    num_classes = 2
+    metric_names = ("next-token accuracy", "")
+
+    def __init__(self, files: Sequence[str], tokenizer, context: int = DEFAULT_CONTEXT,
+                 sha256: str | None = None, val_fraction: float = DEFAULT_VAL_FRACTION,
+                 seed: int = 0, corpus: Corpus | None = None):
+        _check("data", files, isinstance(files, (list, tuple)) and len(files) > 0
+               and all(isinstance(f, str) for f in files), "a non-empty list of file paths")
+        _check("context", context, isinstance(context, int) and not isinstance(context, bool)
+               and context >= 2, "an int >= 2")
+        _check("val_fraction", val_fraction, isinstance(val_fraction, (int, float))
+               and not isinstance(val_fraction, bool) and 0.0 < val_fraction < 0.5,
+               "a float in (0, 0.5)")
+        _check("seed", seed, isinstance(seed, int) and seed >= 0, "an int >= 0")
+        self.files = list(files)
+        self.tokenizer = tokenizer_from_dict(tokenizer) if isinstance(tokenizer, dict) else tokenizer
+        self.context, self.val_fraction, self.seed = context, float(val_fraction), seed
+        self.sha256 = sha256 if sha256 is not None else (corpus.sha256 if corpus else None)
+        self._corpus = corpus
+        self._arrays: tuple | None = None                # (train ids, validation ids, val text)
+
+    # -- sizes -------------------------------------------------------------------------------------
+    @property
+    def vocab(self) -> TextVocab:
+        return TextVocab(self.tokenizer)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.vocab_size
+
+    @property
+    def num_symbols(self) -> int:
+        return self.tokenizer.vocab_size - 3
+
+    @property
+    def max_len(self) -> int:
+        return self.context
+
+    max_src_tokens = max_tgt_tokens = max_len
+
+    @property
+    def suppress_ids(self) -> list[int]:
+        """Ids no text encodes to, never generated: PAD, BOS, EOS (and the char tokenizer's UNK)."""
+        return list(range(4 if self.tokenizer.kind == "char" else 3))
+
+    # -- the corpus, read and encoded once -----------------------------------------------------------
+    def _where(self) -> str:
+        more = f" (+{len(self.files) - 1} more files)" if len(self.files) > 1 else ""
+        return f"{self.files[0]}{more}"
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(training token ids, validation token ids), int32; reads the corpus on first use."""
+        if self._arrays is None:
+            corpus = self._corpus if self._corpus is not None else read_corpus(self.files)
+            if self.sha256 is not None and corpus.sha256 != self.sha256:
+                raise TextFileError(self._where(), "the text has changed since the checkpoint "
+                                                   "was written (its SHA-256 differs); training "
+                                                   "and evaluation need the same corpus")
+            train_text, val_text = split_text(corpus.text, self.val_fraction)
+            tr = np.asarray(self.tokenizer.encode(train_text), dtype=np.int32)
+            va = np.asarray(self.tokenizer.encode(val_text), dtype=np.int32)
+            need = self.context + 1
+            if min(len(tr), len(va)) < need:
+                raise TextFileError(self._where(), f"too short for --context {self.context} with a "
+                                    f"{self.val_fraction:g} validation split: {len(corpus.text):,} "
+                                    f"characters give {len(tr)} training and {len(va)} validation "
+                                    f"{self.tokenizer.kind} tokens, each side needs at least "
+                                    f"{need} (use a smaller --context or more text)")
+            self._corpus = corpus
+            self._arrays = (tr, va)
+        return self._arrays
+
+    @property
+    def corpus(self) -> Corpus:
+        self.arrays()
+        return self._corpus
+
+    def describe(self) -> str:
+        tr, va = self.arrays()
+        c = self.corpus
+        files = f"{len(c.files)} files" if len(c.files) > 1 else c.files[0]
+        skipped = f", {len(c.skipped)} non-text files skipped" if c.skipped else ""
+        return (f"task=lm on text: {files} ({len(c.text):,} characters{skipped}); "
+                f"{self.tokenizer.kind} tokenizer, vocab_size={self.vocab_size}; "
+                f"{len(tr):,} training / {len(va):,} validation tokens; context {self.context}")
+
+    def metadata(self) -> dict:
+        """What a checkpoint stores (make_any_task(**metadata) rebuilds the task)."""
+        return dict(name=self.name, data=self.files, sha256=self.sha256,
+                    tokenizer=self.tokenizer.to_dict(), context=self.context,
+                    val_fraction=self.val_fraction, seed=self.seed)
+
+    # -- windows -----------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, n: int, split: str = "train") -> TextWindows:
+        """`n` windows at uniform offsets of one side."""
+        _check("n", n, isinstance(n, (int, np.integer)) and n >= 1, "an int >= 1")
+        if split not in ("train", "heldout"):
+            raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        src = self.arrays()[0 if split == "train" else 1]
+        starts = rng.integers(0, len(src) - self.context, size=int(n))   # s + C + 1 <= len
+        return TextWindows(src, starts.astype(np.int64), self.context)
+
+    def heldout(self, n: int | None = None, seed: int | None = None) -> TextWindows:
+        """The first `n` (all when None or more) non-overlapping windows of the validation side."""
+        va = self.arrays()[1]
+        starts = np.arange(0, len(va) - self.context, self.context, dtype=np.int64)
+        if n is not None:
+            starts = starts[: max(int(n), 1)]
+        return TextWindows(va, starts, self.context)
+
+    def collate(self, ex: TextWindows) -> LMBatch:
+        return ex.collate()
+
+    def iterate(self, ex: TextWindows, batch_size: int) -> Iterator[tuple[TextWindows, LMBatch]]:
+        """(windows, batch) over a fixed set, in order (evaluation)."""
+        for start in range(0, len(ex), batch_size):
+            part = ex.take(np.arange(start, min(start + batch_size, len(ex))))
+            yield part, part.collate()
+
+    def characters(self, ex: TextWindows) -> int:
+        """Characters the targets of `ex` stand for (exact for the contiguous held-out windows; a
+        BPE cut inside a character counts its replacement character)."""
+        cols = ex.starts[:, None] + 1 + np.arange(self.context)[None, :]        # (N, C)
+        return len(self.tokenizer.decode(ex.source[cols].reshape(-1).tolist()))
+
+    def prompt(self, max_tokens: int) -> np.ndarray:
+        """(1, P) the first tokens of the validation text (a line start): the samples' prompt."""
+        va = self.arrays()[1]
+        return va[None, : max(1, min(max_tokens, len(va)))].astype(np.int64)
+
+    def __repr__(self) -> str:
+        return (f"TextLMTask({self._where()!r}, {self.tokenizer!r}, context={self.context}, "
+                f"val_fraction={self.val_fraction})")
+
+
+def build_text_task(paths, tokenizer: str = "char", vocab_size: int | None = None,
+                    context: int = DEFAULT_CONTEXT, val_fraction: float = DEFAULT_VAL_FRACTION,
+                    seed: int = 0) -> TextLMTask:
+    """Read `paths`, train the tokenizer and return the task (its arrays already built, so every
+    problem with the text is reported here, before a model exists)."""
+    if tokenizer not in TEXT_TOKENIZERS:
+        raise ValueError(f"tokenizer: expected one of {TEXT_TOKENIZERS}, got {tokenizer!r}")
+    corpus = read_corpus(paths)
+    if tokenizer == "char":
+        if vocab_size is not None:
+            raise ValueError(f"--vocab-size {vocab_size}: only for --tokenizer bpe (a character "
+                             f"vocabulary has one token per character of the corpus)")
+        tok = CharTokenizer.train(corpus.text)
+    else:
+        train_text, _ = split_text(corpus.text, val_fraction)
+        size = DEFAULT_BPE_VOCAB if vocab_size is None else vocab_size
+        if size < 259 or math.isinf(size):
+            raise ValueError(f"--vocab-size {size}: expected >= 259 for --tokenizer bpe (3 special "
+                             f"tokens + 256 bytes, then one token per merge)")
+        tok = BPETokenizer.train(train_text, size)
+    task = TextLMTask(corpus.files, tok, context=context, val_fraction=val_fraction, seed=seed,
+                      corpus=corpus)
+    task.arrays()
+    return task

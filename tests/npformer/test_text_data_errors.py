@@ -1,0 +1,76 @@
+"""`npformer train --task lm --data PATH` refuses what cannot be a text corpus: one line naming the
+path and what is wrong, exit status 2, nothing written."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from npformer.cli.main import main
+
+ENOUGH = "a line of text that is long enough.\n" * 40                     # 1440 characters
+
+
+def write(path, data: bytes):
+    path.write_bytes(data)
+    return path
+
+
+CASES = {
+    "empty": (lambda d: write(d / "empty.txt", b""), "the file is empty"),
+    "whitespace": (lambda d: write(d / "blank.txt", b" \n\n\t\n"), "only whitespace"),
+    "binary": (lambda d: write(d / "image.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + b"x" * 2000),
+               "a binary file, not text (a NUL byte at offset 8)"),
+    "latin-1": (lambda d: write(d / "latin.txt", ENOUGH.encode() + "caf\xe9\n".encode("latin-1")),
+                f"not UTF-8: byte 0xe9 at offset {len(ENOUGH) + 3}"),
+    "too short": (lambda d: write(d / "short.txt", b"only a few words here\n" * 3),
+                  "too short for --context 32 with a 0.1 validation split"),
+    "missing": (lambda d: d / "nowhere.txt", "no such file or folder"),
+    "no text in folder": (lambda d: (write(d / "a.bin", b"\0\1\2"), write(d / "b.txt", b""), d)[2],
+                          "the folder holds no text files (2 files skipped"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_corpus_is_one_line_naming_the_file(tmp_path, capsys, case):
+    make, message = CASES[case]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = make(folder)
+    save = tmp_path / "out.npz"
+    code = main(["train", "--task", "lm", "--data", str(path), "--context", "32", "--steps", "1",
+                 "--no-progress", "--save", str(save)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert f"--data {path}: " in err and message in err, err
+    assert not os.path.exists(save)
+
+
+def test_the_same_text_in_utf8_is_accepted(tmp_path, capsys):
+    path = write(tmp_path / "ok.txt", ENOUGH.encode() + "caf\xe9\n".encode())
+    assert main(["train", "--task", "lm", "--data", str(path), "--context", "32", "--steps", "1",
+                 "--no-progress", "--d-model", "16", "--heads", "2", "--d-ff", "16",
+                 "--layers", "1"]) == 0
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--task", "reverse", "--data", "x.txt"], "--data: a text corpus trains a language model"),
+    (["--task", "lm", "--context", "16"], "--context: only with --data FILE"),
+    (["--task", "lm", "--data", "x.txt", "--vocab-size", "300"],
+     "--vocab-size 300: only with --tokenizer bpe"),
+    (["--task", "lm", "--data", "x.txt", "--max-number", "20"], "--max-number: for the synthetic"),
+    (["--task", "lm", "--data", "x.txt", "--backend", "torch", "--nproc", "2"],
+     "--nproc 2: training on a text corpus with several processes is not supported yet"),
+])
+def test_text_options_out_of_place_are_refused(capsys, argv, message):
+    assert main(["train", *argv, "--steps", "1", "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_output_path_is_checked_before_reading_the_corpus(tmp_path, capsys):
+    taken = tmp_path / "taken.npz"
+    taken.write_bytes(b"keep")
+    assert main(["train", "--task", "lm", "--data", str(tmp_path / "nowhere.txt"), "--steps", "1",
+                 "--save", str(taken)]) == 2
+    assert "--save" in capsys.readouterr().err and taken.read_bytes() == b"keep"
