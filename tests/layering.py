@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-FLOORS = ("layers", "models", "checks", "optim", "fast", "text", "data", "decoding", "io", "training", "cli")
+FLOORS = ("layers", "models", "checks", "optim", "fast", "data", "decoding", "io", "training", "cli")
 PACKAGES = ("npformer", "torchformer")
 # the one npformer file allowed to name torchformer (it picks a backend for the command line)
 BACKEND_REGISTRY = "npformer.cli.backends"

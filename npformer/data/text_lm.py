@@ -13,7 +13,7 @@ batches are windows of context + 1 tokens at uniformly drawn offsets into the tr
 so memory is the two token arrays plus one batch, whatever the number of steps. Validation is every
 non-overlapping window of the validation array (offsets 0, C, 2C, ...), whose targets cover it once.
 
-Tokenizers (npformer.text): "char", one token per character of the whole corpus (so validation has
+Tokenizers (npformer.data.tokenizers): "char", one token per character of the whole corpus (so validation has
 no unknown character); "bpe", a byte-level BPE of `vocab_size` tokens trained on the training side
 only. The tokenizer's to_dict() goes into the task's metadata, so a checkpoint always decodes with its
 own tokenizer, also without the corpus (npformer generate); the corpus itself is read again only to
@@ -29,7 +29,7 @@ import numpy as np
 
 from npformer.data.lm_data import LMBatch
 from npformer.data.text_files import Corpus, TextFileError, read_corpus
-from npformer.text import BPETokenizer, CharTokenizer, tokenizer_from_dict
+from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
            "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
@@ -106,7 +106,7 @@ class TextLMTask:
     """Next-token prediction on a text corpus (see the module docstring).
 
     files         the text files, in reading order (what --data named, folders expanded)
-    tokenizer     a tokenizer of npformer.text, or its to_dict()
+    tokenizer     a tokenizer of npformer.data.tokenizers, or its to_dict()
     context       tokens the model reads per window (its max_len)
     sha256        the joined corpus's digest (checked when the corpus is read again)
     val_fraction  share of the characters held out for validation, at the end

@@ -13,7 +13,7 @@ from itertools import pairwise
 import pytest
 from hypothesis import event, given
 
-from npformer.text import GPT2Tokenizer, gpt2_bpe, gpt2_pieces
+from npformer.data.tokenizers import GPT2Tokenizer, gpt2_bpe, gpt2_pieces
 
 from .corpora import mixed_corpus
 from .text_strategies import text_settings, texts
@@ -165,7 +165,7 @@ def test_planted_bug_wrong_byte_table_entry_is_caught(folder, hf, monkeypatch):
 def test_saved_dict_gives_the_same_tokenizer(ours):
     import json
 
-    from npformer.text import tokenizer_from_dict
+    from npformer.data.tokenizers import tokenizer_from_dict
     restored = tokenizer_from_dict(json.loads(json.dumps(ours.to_dict())))
     for text in FIXED_TEXTS + ["a<|endoftext|>b"]:
         assert restored.encode(text) == ours.encode(text)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import event, given
 
-from npformer.text import WordPieceTokenizer
-from npformer.text import wordpiece as wordpiece_module
-from npformer.text.wordpiece import basic_tokenize
+from npformer.data.tokenizers import WordPieceTokenizer
+from npformer.data.tokenizers import wordpiece as wordpiece_module
+from npformer.data.tokenizers.wordpiece import basic_tokenize
 
 from .corpora import mixed_corpus
 from .text_strategies import text_settings, texts
@@ -129,7 +129,7 @@ def _fails(ours, hf, text) -> bool:
 def test_saved_dict_gives_the_same_tokenizer(pair):
     import json
 
-    from npformer.text import tokenizer_from_dict
+    from npformer.data.tokenizers import tokenizer_from_dict
     ours, _, _ = pair
     restored = tokenizer_from_dict(json.loads(json.dumps(ours.to_dict())))
     assert restored.lowercase == ours.lowercase

@@ -5,7 +5,7 @@ import json
 
 from hypothesis import given
 
-from npformer.text import CharTokenizer, char, tokenizer_from_dict
+from npformer.data.tokenizers import CharTokenizer, char, tokenizer_from_dict
 
 from .text_strategies import text_settings, texts
 

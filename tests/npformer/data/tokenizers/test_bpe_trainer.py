@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from npformer.text import BPETokenizer, bpe, gpt2_pieces
+from npformer.data.tokenizers import BPETokenizer, bpe, gpt2_pieces
 
 from .corpora import mixed_corpus
 from .text_strategies import text_settings, texts

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from npformer.text import (
+from npformer.data.tokenizers import (
     BPETokenizer,
     CharTokenizer,
     GPT2Tokenizer,
@@ -15,7 +15,7 @@ from npformer.text import (
 
 
 def write_gpt2_folder(path, merges_text="#version: 0.2\nh e\n"):
-    from npformer.text.gpt2_bpe import bytes_to_unicode
+    from npformer.data.tokenizers.gpt2_bpe import bytes_to_unicode
     vocab = {ch: i for i, ch in enumerate(bytes_to_unicode().values())}
     vocab["he"] = len(vocab)
     vocab["ll"] = len(vocab)

@@ -10,7 +10,7 @@ dict (saved inside a checkpoint, so a model always decodes with its own tokenize
 tokenizer_from_dict(d) builds the tokenizer back from it.
 
 Ids of the two that read pretrained files equal transformers' GPT2TokenizerFast and BertTokenizerFast
-(tests/npformer/text). Character classes come from Python's `unicodedata`, so they can differ
+(tests/npformer/data/tokenizers). Character classes come from Python's `unicodedata`, so they can differ
 from `tokenizers`' own tables only on characters Unicode versions disagree on: GPT-2's pattern
 there knows a newer Unicode (code points unassigned in Python's database), BERT's normalizer an
 older one (punctuation, format and combining characters assigned or recategorised since 8.0).
