@@ -259,9 +259,26 @@ def normalise_hf_keys(kind: str, hf_state: dict) -> dict:
     return out
 
 
+_LAYER_KEY = {"gpt2": ("n_layer", r"transformer\.h\.(\d+)\."),
+              "bert": ("num_hidden_layers", r"(?:bert\.)?encoder\.layer\.(\d+)\.")}
+
+
+def check_layer_count(kind: str, c: TransformerConfig, hf: dict) -> None:
+    """The config's layer count equals the layers the weights hold, checked before every layer's
+    names are listed (a config.json with "n_layer": 2**1000 used to enumerate names forever)."""
+    key, pattern = _LAYER_KEY["gpt2" if kind == "gpt2" else "bert"]
+    n = c.num_decoder_layers if kind == "gpt2" else c.num_encoder_layers
+    found = {int(m.group(1)) for m in (re.match(pattern, k) for k in hf) if m}
+    have = len(found)
+    if n != have:
+        raise ValueError(f"config.json: {key}={n}, but the weights hold {have} layer(s) "
+                         f"({'indices ' + str(min(found)) + '..' + str(max(found)) if found else 'none'})")
+
+
 def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, list[str]]:
     """(our state dict, skipped HF keys) from a Hugging Face state dict of numpy arrays."""
     hf = normalise_hf_keys(kind, hf_state)
+    check_layer_count(kind, c, hf)                              # before plan() lists every layer
     P = plan(kind, c)
     dup = tied(kind, c)
     used = {h for _, h, _ in P}

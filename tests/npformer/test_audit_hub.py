@@ -139,3 +139,26 @@ def test_save_pretrained_into_a_file_is_a_named_error(tmp_path):
         with pytest.raises(ValueError, match=f"folder .*{msg}"):
             hub.save_pretrained(nf.CausalLM(c, seed=0), target)
     assert f.read_text() == "keep me"
+
+
+def test_absurd_layer_count_refused_before_listing_names(folder, monkeypatch):
+    """`"n_layer": 2**1000` used to enumerate every layer's weight names (never returning); the
+    name plan must not even be asked for such a config."""
+    from npformer.io import hub_mapping
+    real = hub_mapping.plan
+
+    def plan(kind, c):
+        assert c.num_decoder_layers < 10 ** 6, "plan() asked to list 2**1000 layers"
+        return real(kind, c)
+    monkeypatch.setattr(hub_mapping, "plan", plan)
+    edit_config(folder, n_layer=2 ** 1000)
+    refused(folder, r"config\.json: n_layer=10715086.*, but the weights hold 1 layer\(s\)")
+
+
+def test_bert_layer_count_disagreeing_with_weights(tmp_path):
+    from npformer.models.config import bert_config
+    c = bert_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16, num_encoder_layers=2)
+    path = tmp_path / "bert"
+    hub.save_pretrained(nf.BertModel(c, seed=0), path)
+    edit_config(path, num_hidden_layers=3)
+    refused(path, r"config\.json: num_hidden_layers=3, but the weights hold 2 layer\(s\)")
