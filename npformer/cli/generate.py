@@ -15,7 +15,7 @@ from npformer.cli.common import (
     to_numpy,
 )
 from npformer.cli.errors import CliError
-from npformer.cli.lm import generate_lm, sampling_requested
+from npformer.cli.lm import generate_lm, refuse_alpha_without_beam, sampling_requested
 from npformer.cli.printing import print_decoded
 
 __all__ = ["cmd_generate"]
@@ -85,6 +85,7 @@ def cmd_generate(args) -> int:
         for i, r in enumerate(ids):
             inputs[i, : len(r)] = r
         expected = [None] * len(ids)
+    refuse_alpha_without_beam(args)
     common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
     if args.beam > 1:
         out = gen.beam_search(model, inputs, beam_size=args.beam, length_penalty_alpha=args.alpha,

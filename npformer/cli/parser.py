@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "measured faster (default: %(default)s)")
     g.add_argument("--nproc", type=positive, default=1, metavar="N",
                    help="torch backend: train with N processes (DistributedDataParallel, gloo on "
-                        "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
+                        "CPU, NCCL on CUDA), seq2seq and classification tasks; Ctrl-C or SIGTERM "
+                        "stops every process (default: %(default)s)")
 
     # -- evaluate -----------------------------------------------------------------------------------
     p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
@@ -194,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "figure)")
     p.add_argument("--positions", action="store_true",
                    help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+    for p in [parser, *sub.choices.values()]:           # a typo is an error, never another option
+        p.allow_abbrev = False
     return parser
 
 

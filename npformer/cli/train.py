@@ -15,6 +15,7 @@ from npformer.cli.guards import (
     check_fits_memory,
     check_nproc,
     refuse_fixed_on_resume,
+    refuse_ignored_options,
 )
 from npformer.cli.printing import print_eval, print_examples
 
@@ -96,6 +97,7 @@ def cmd_train(args) -> int:
     check_backend(args)
     if args.resume:
         refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
+    refuse_ignored_options(args, None if args.resume else args.task)
     _check_outputs(args)                                  # before any work, --nproc runs included
     if args.nproc > 1:                                    # torchrun runs torchformer.training.distributed
         if args.backend != "torch":
@@ -140,9 +142,12 @@ def cmd_train(args) -> int:
     eval_s = time.perf_counter() - t1
     result.eval_history.append((result.steps, ev))                # the final held-out point
     tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
-    print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
-          f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
-          f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    if result.losses:
+        print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
+              f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
+              f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    else:
+        print("trained 0 steps (--steps 0): the held-out figures are the untrained model's")
     print_eval(ev, task)
     print(f"evaluation took {eval_s:.1f} s; total {train_s + eval_s:.1f} s")
     print_examples(ev.examples, task.is_classification)

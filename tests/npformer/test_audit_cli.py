@@ -19,7 +19,7 @@ def run_ckpt(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("opt,name", [(["--task", "copy"], "--task"), (["--ta", "copy"], "--task"),
+@pytest.mark.parametrize("opt,name", [(["--task", "copy"], "--task"),
                                       (["--d-model=16"], "--d-model"), (["--lr", "0.5"], "--lr"),
                                       (["--dtype", "float64"], "--dtype"), (["--seed", "0"], "--seed"),
                                       (["--norm-first"], "--norm-first")])
