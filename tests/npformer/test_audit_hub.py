@@ -162,3 +162,15 @@ def test_bert_layer_count_disagreeing_with_weights(tmp_path):
     hub.save_pretrained(nf.BertModel(c, seed=0), path)
     edit_config(path, num_hidden_layers=3)
     refused(path, r"config\.json: num_hidden_layers=3, but the weights hold 2 layer\(s\)")
+
+
+def test_deeply_nested_config_json_is_one_line_naming_the_file(folder):
+    """JSON nested 100,000 deep used to end in a raw RecursionError."""
+    (folder / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    refused(folder, r"config\.json: expected a JSON object .*nested too deeply")
+
+
+def test_deeply_nested_safetensors_header_is_one_line_naming_the_file(folder):
+    header = b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    refused(folder, r"model\.safetensors.*nested too deeply")
