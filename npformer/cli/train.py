@@ -122,12 +122,18 @@ def cmd_train(args) -> int:
     t0 = time.perf_counter()
     extra = {}
     if args.backend == "numpy":                           # threads: data parallelism when it pays
-        from npformer.training.parallel import choose_replicas
+        from npformer.training.parallel import MIN_ELEMENTS_PER_REPLICA, choose_replicas
         extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel,
                                             tokens_per_row=task.max_tgt_tokens,
                                             d_model=model.config.d_model)
         if extra["replicas"] > 1:
             print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
+        elif args.threads > 1:                            # say where the threads went
+            why = "--data-parallel off" if args.data_parallel == "off" else \
+                (f"each replica's activations would be below {MIN_ELEMENTS_PER_REPLICA} "
+                 f"elements, where one model is faster; --data-parallel on forces it")
+            print(f"data parallelism off ({why}): one model, its matrix products on "
+                  f"{args.threads} BLAS threads", flush=True)
     try:
         result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,

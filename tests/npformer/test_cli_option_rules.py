@@ -168,3 +168,24 @@ def test_nproc_forwards_examples(monkeypatch, capsys):
     assert main(["train", *tiny_train_args(examples=0), "--backend", "torch", "--nproc", "2"]) == 0
     argv = seen["argv"]
     assert argv[argv.index("--examples") + 1] == "0"
+
+
+def test_beam_search_score_is_not_called_a_log_prob(lm_ckpt, capsys):
+    """Beam search prints log-prob / lp(length); it used to be labelled "log-prob score"."""
+    code, out, err = run(["generate", lm_ckpt, "1+2=", "--beam", "2", "--alpha", "0.6"], capsys)
+    assert code == 0, err
+    assert "[score (log-prob / length penalty) " in out and "log-prob score" not in out
+    code, out, err = run(["generate", lm_ckpt, "1+2="], capsys)
+    assert code == 0 and "[log-prob score " in out                  # greedy: a real log-prob
+
+
+def test_threads_without_data_parallelism_says_where_the_threads_go(monkeypatch, capsys):
+    """`--threads 2` on a small model used to say nothing about data parallelism staying off."""
+    from npformer.cli import guards
+    monkeypatch.setattr(guards, "available_cpus", lambda: 2)
+    code, out, err = run(["train", *tiny_train_args(), "--threads", "2"], capsys)
+    assert code == 0, err
+    assert "data parallelism off (each replica's activations would be below 65536" in out
+    code, out, err = run(["train", *tiny_train_args(), "--threads", "2", "--data-parallel", "off"],
+                         capsys)
+    assert code == 0 and "data parallelism off (--data-parallel off)" in out
