@@ -174,3 +174,23 @@ def test_deeply_nested_safetensors_header_is_one_line_naming_the_file(folder):
     header = b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
     refused(folder, r"model\.safetensors.*nested too deeply")
+
+
+@pytest.mark.parametrize("key,value,needle", [
+    ("n_head", 3, r"config\.json: n_embd: expected a multiple of n_head=3, got 8"),
+    ("resid_pdrop", 2.0, r"config\.json: resid_pdrop: expected a float in \[0, 1\), got 2\.0"),
+    ("layer_norm_epsilon", -1, r"config\.json: layer_norm_epsilon: expected a positive float"),
+])
+def test_bad_config_values_are_named_by_their_config_json_key(folder, key, value, needle):
+    """They used to be reported under npformer's names (TransformerConfig.num_heads, .dropout)."""
+    edit_config(folder, **{key: value})
+    refused(folder, needle)
+
+
+def test_bad_bert_config_value_named_by_its_key():
+    from npformer.io.hub_mapping import config_from_hf
+    hf = dict(model_type="bert", vocab_size=20, max_position_embeddings=16, hidden_size=8,
+              num_attention_heads=2, intermediate_size=16, num_hidden_layers=1,
+              hidden_dropout_prob=1.5)
+    with pytest.raises(ValueError, match=r"^config\.json: hidden_dropout_prob: expected a float"):
+        config_from_hf(hf, "bert")
