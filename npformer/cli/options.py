@@ -24,7 +24,8 @@ def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     g.add_argument("--task", choices=TASKS + LM_TASKS, default=d.get("task"),
                    help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
                         "memorised), majority (classification), lm (addition lines 12+7=19, "
-                        "GPT-style CausalLM)" + (" (default: %(default)s)"
+                        "GPT-style CausalLM), mlm (mirror sentences abc#cba, BERT-style masked "
+                        "LM)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",

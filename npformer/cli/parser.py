@@ -14,7 +14,7 @@ from npformer.cli.argtypes import (
     positive_float,
     probability,
 )
-from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS
+from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 
 __all__ = ["build_parser"]
@@ -74,15 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("optimisation")
     g.add_argument("--steps", type=non_negative, default=None, metavar="N",
                    help=f"optimizer steps (default: {DEFAULTS['steps']}; --task lm: "
-                        f"{LM_DEFAULTS['steps']})")
+                        f"{LM_DEFAULTS['steps']}; --task mlm: {MLM_DEFAULTS['steps']})")
     g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
                    help="sequences per step (default: %(default)s)")
     g.add_argument("--lr", type=positive_float, default=None,
                    help=f"peak learning rate, reached after the warm-up (default: {DEFAULTS['lr']}; "
-                        f"--task lm: {LM_DEFAULTS['lr']})")
+                        f"--task lm: {LM_DEFAULTS['lr']}; --task mlm: {MLM_DEFAULTS['lr']})")
     g.add_argument("--warmup", type=positive, default=None, metavar="N",
                    help=f"warm-up steps; the rate then decays as step^-0.5 (default: "
-                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']})")
+                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']}; --task mlm: "
+                        f"{MLM_DEFAULTS['warmup']})")
     g.add_argument("--label-smoothing", type=probability, default=DEFAULTS["label_smoothing"],
                    metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
     g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",

@@ -189,3 +189,12 @@ def test_threads_without_data_parallelism_says_where_the_threads_go(monkeypatch,
     code, out, err = run(["train", *tiny_train_args(), "--threads", "2", "--data-parallel", "off"],
                          capsys)
     assert code == 0 and "data parallelism off (--data-parallel off)" in out
+
+
+def test_train_help_gives_the_mlm_defaults(capsys):
+    from npformer.cli.defaults import MLM_DEFAULTS
+    code, out, _ = run(["train", "--help"], capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "mlm (mirror sentences" in text
+    for key in ("steps", "lr", "warmup"):
+        assert f"--task mlm: {MLM_DEFAULTS[key]}" in text, key
