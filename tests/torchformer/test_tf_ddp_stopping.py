@@ -114,3 +114,20 @@ def test_a_nproc_checkpoint_evaluates_and_resumes(tmp_path):
         os.chdir(cwd)
     from npformer.io.checkpoint import load_checkpoint
     assert load_checkpoint(str(tmp_path / "more.npz")).step == 5
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_workers_of_a_launcher_killed_with_sigkill_do_not_train_on(tmp_path):
+    """SIGKILL cannot be caught by the launcher: the workers notice it is gone and exit."""
+    p = _start(tmp_path, "--steps", "1000000")
+    _wait_training(p)
+    workers = _children(p.pid)
+    p.kill()
+    _finish(p)
+    deadline = time.monotonic() + 20
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, "workers trained on after their launcher was killed"
