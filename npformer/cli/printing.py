@@ -30,6 +30,10 @@ def print_examples(examples, classification: bool) -> None:
 def print_eval(ev, task) -> None:
     """One line: loss and the task's two accuracies on the held-out (or memorised) sequences."""
     what = "memorised table" if task.memorise else "held-out"
+    if task.is_classification:                         # one class per input: one accuracy
+        print(f"{what}: loss {ev.loss:.4f}  classification accuracy "
+              f"{100 * ev.sequence_accuracy:.2f}%  ({ev.num_examples} sequences)")
+        return
     tok, seq = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
     print(f"{what}: loss {ev.loss:.4f}  {tok} {100 * ev.token_accuracy:.2f}%  "
           f"{seq} {100 * ev.sequence_accuracy:.2f}%  "

@@ -198,3 +198,20 @@ def test_train_help_gives_the_mlm_defaults(capsys):
     assert code == 0 and "mlm (mirror sentences" in text
     for key in ("steps", "lr", "warmup"):
         assert f"--task mlm: {MLM_DEFAULTS[key]}" in text, key
+
+
+def test_a_classifier_is_scored_and_answered_as_a_classifier(tmp_path, capsys):
+    """majority used to print "exact-sequence accuracy" and a bare "class 0"."""
+    ckpt = str(tmp_path / "maj.npz")
+    code, out, err = run(["train", *tiny_train_args(task="majority", num_symbols=4), "--save",
+                          ckpt], capsys)
+    assert code == 0, err
+    assert "classification accuracy" in out and "exact-sequence" not in out
+    code, out, err = run(["generate", ckpt, "ddd", "aaa"], capsys)       # d: upper half of a..d
+    assert code == 0, err
+    lines = [ln for ln in out.splitlines() if "-> class" in ln]
+    assert len(lines) == 2
+    for ln in lines:
+        cls = int(ln.split("-> class ")[1][0])
+        half = "more than half" if cls == 1 else "at most half"
+        assert f"({half} of the symbols are from the upper half of the alphabet)" in ln
