@@ -119,8 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "measured faster (default: %(default)s)")
     g.add_argument("--nproc", type=positive, default=1, metavar="N",
                    help="torch backend: train with N processes (DistributedDataParallel, gloo on "
-                        "CPU, NCCL on CUDA), seq2seq and classification tasks; Ctrl-C or SIGTERM "
-                        "stops every process (default: %(default)s)")
+                        "CPU, NCCL on CUDA); Ctrl-C or SIGTERM stops every process (default: "
+                        "%(default)s)")
 
     # -- evaluate -----------------------------------------------------------------------------------
     p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",

@@ -99,14 +99,14 @@ def cmd_train(args) -> int:
         refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
     refuse_ignored_options(args, None if args.resume else args.task)
     _check_outputs(args)                                  # before any work, --nproc runs included
-    if args.nproc > 1:                                    # torchrun runs torchformer.training.distributed
+    if not args.resume:
+        check_fits_memory(args)                           # before minutes of allocation or a launch
+    if args.nproc > 1:                                    # N workers of torchformer.training.distributed
         if args.backend != "torch":
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
         check_nproc(args)
         return backends.module("torch", "distributed").launch_from_cli(args)
-    if not args.resume:
-        check_fits_memory(args)                           # before minutes of allocation
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
     T = backends.module(args.backend, "train")

@@ -144,17 +144,9 @@ def test_steps_zero_prints_no_nan_loss(capsys):
     assert "nan" not in out and "trained 0 steps (--steps 0)" in out
 
 
-def test_lm_tasks_under_nproc_are_refused_before_launch(capsys):
-    pytest.importorskip("torch")
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("needs 2 CPUs for --nproc 2")
-    for argv in (LM, MLM):
-        refused(["train", *argv, "--backend", "torch", "--nproc", "2"], capsys,
-                "not supported with --nproc 2 yet")
-
-
 def test_nproc_forwards_examples(monkeypatch, capsys):
-    """`--nproc 2 --examples 0` used to print the DDP run's default examples anyway."""
+    """`--nproc 2` used to drop --examples 0 (printing examples anyway), --num-pairs and
+    --max-number."""
     pytest.importorskip("torch")
     if (os.cpu_count() or 1) < 2:
         pytest.skip("needs 2 CPUs for --nproc 2")
@@ -165,9 +157,14 @@ def test_nproc_forwards_examples(monkeypatch, capsys):
         seen["argv"] = argv
         return 0
     monkeypatch.setattr(launcher, "run_workers", fake)
-    assert main(["train", *tiny_train_args(examples=0), "--backend", "torch", "--nproc", "2"]) == 0
+    assert main(["train", *tiny_train_args(examples=0), "--backend", "torch", "--nproc", "2",
+                 "--task", "pairs", "--num-pairs", "5"]) == 0
     argv = seen["argv"]
     assert argv[argv.index("--examples") + 1] == "0"
+    assert argv[argv.index("--num-pairs") + 1] == "5"
+    assert main(["train", *LM, "--backend", "torch", "--nproc", "2", "--max-number", "30"]) == 0
+    argv = seen["argv"]
+    assert argv[argv.index("--max-number") + 1] == "30"
 
 
 def test_beam_search_score_is_not_called_a_log_prob(lm_ckpt, capsys):

@@ -99,11 +99,16 @@ def _tensor(a: np.ndarray, device) -> torch.Tensor:
 
 def _targets(batch) -> np.ndarray:
     from npformer.data.tasks import ClassificationBatch
+    if hasattr(batch, "answer_mask"):                                 # LMBatch, MLMBatch
+        return batch.targets
     return batch.labels if isinstance(batch, ClassificationBatch) else batch.tgt_out
 
 
 def model_forward(ddp, batch, device):
     from npformer.data.tasks import ClassificationBatch
+    if hasattr(batch, "answer_mask"):                                 # language models
+        from torchformer.training.lm_train import lm_forward
+        return lm_forward(ddp, batch, device)
     if isinstance(batch, ClassificationBatch):
         return ddp(_tensor(batch.src, device)), _tensor(batch.labels, device)
     return ddp(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
@@ -188,11 +193,14 @@ class DDPStep:
 # command line: torchrun --standalone --nproc-per-node N -m torchformer.training.distributed [options]
 # ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    from npformer.data.lm_data import LM_TASKS
     from npformer.data.tasks import TASKS
     p = argparse.ArgumentParser(prog="torchrun --nproc-per-node N -m torchformer.training.distributed",
                                 description="Train a torchformer model with DistributedDataParallel "
                                             "(one process per CPU worker or GPU).")
-    p.add_argument("--task", choices=TASKS, default="reverse")
+    p.add_argument("--task", choices=TASKS + LM_TASKS, default="reverse")
+    p.add_argument("--max-number", type=int, default=None, help="--task lm: operands 0..N-1")
+    p.add_argument("--num-pairs", type=int, default=200, help="--task pairs: size of the table")
     p.add_argument("--num-symbols", type=int, default=10)
     p.add_argument("--min-len", type=int, default=1)
     p.add_argument("--max-len", type=int, default=10)
@@ -256,7 +264,7 @@ def _in_main_thread() -> bool:
 
 def _run(args) -> int:
     import torchformer.training.train as T
-    from npformer.data.tasks import make_task
+    from npformer.data.registry import make_any_task
     from npformer.training.resume import BatchStream, TrainState
     from torchformer.training.resume import save_training_state
     if args.save and os.path.exists(args.save):
@@ -265,8 +273,11 @@ def _run(args) -> int:
     torch.set_num_threads(max(1, args.threads))
     dev = init(args.device, seed=args.seed)
     try:
-        task = make_task(args.task, num_symbols=args.num_symbols, min_len=args.min_len,
-                         max_len=args.max_len, seed=args.seed)
+        fields = dict(num_symbols=args.num_symbols, min_len=args.min_len, max_len=args.max_len,
+                      num_pairs=args.num_pairs, seed=args.seed)
+        if args.task == "lm":                              # sized by --max-number only
+            fields = dict(seed=args.seed, max_number=args.max_number)
+        task = make_any_task(name=args.task, **fields)
         cfg = T.model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
                                  num_encoder_layers=args.layers, num_decoder_layers=args.layers,
                                  dropout=args.dropout, dtype=args.dtype)
@@ -298,13 +309,14 @@ def _run(args) -> int:
                 path = save_training_state(args.save, state, metadata=metadata)
                 print(f"saved checkpoint {path} (step {res.steps}; `npformer train --resume` "
                       f"continues it, `npformer evaluate` reads it)", flush=True)
+        dist.barrier()                        # the others wait for rank 0's evaluation and save
     finally:
         dist.destroy_process_group()
     return 0
 
 
 # options of `npformer train` this entry point takes over, and those it does not support
-_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "d_model", "heads", "d_ff", "layers",
+_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number", "d_model", "heads", "d_ff", "layers",
               "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
               "clip_norm", "seed", "threads", "eval_size", "examples", "save")
 _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
@@ -315,12 +327,7 @@ _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": Fa
 def launch_from_cli(args) -> int:
     """`npformer train --backend torch --nproc N ...`: N worker processes of this module (see
     npformer.training.launcher: Ctrl-C, SIGTERM and a failed worker stop every worker)."""
-    from npformer.data.lm_data import LM_TASKS
     from npformer.training.launcher import WorkerFailed, run_workers
-    if getattr(args, "task", None) in LM_TASKS:
-        raise ValueError(f"--task {args.task}: not supported with --nproc {args.nproc} yet "
-                         f"(DistributedDataParallel trains the seq2seq and classification tasks); "
-                         f"drop --nproc to train it in one process")
     bad = [k for k, default in _UNSUPPORTED.items() if getattr(args, k, default) != default]
     if bad:
         raise ValueError(f"--nproc {args.nproc}: options {['--' + k.replace('_', '-') for k in bad]} "
@@ -340,8 +347,12 @@ def launch_from_cli(args) -> int:
     except WorkerFailed as e:
         if e.said:
             return e.code
-        print(f"npformer train: error: {e}" + (f"; --save {save} was not written" if save else ""),
-              file=sys.stderr)
+        msg = str(e)
+        if save:
+            written = _stat(save) not in (None, before)
+            msg += f"; --save {save} " + ("was written before that" if written else
+                                          "was not written")
+        print(f"npformer train: error: {msg}", file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
         if save and _stat(save) not in (None, before):     # rank 0 saved before the interruption
