@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="head index, one file per head (repeatable; default: all heads in one "
                         "figure)")
     p.add_argument("--positions", action="store_true",
-                   help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+                   help="also draw the model's positions: its learned position embeddings and "
+                        "their cosine similarity, or the sinusoidal table (positions*.png)")
     for p in [parser, *sub.choices.values()]:           # a typo is an error, never another option
         p.allow_abbrev = False
     return parser

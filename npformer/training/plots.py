@@ -123,16 +123,42 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
 
 
 def plot_positional_encoding(table: np.ndarray, path: str,
-                             title: str = "sinusoidal positional encoding") -> str:
-    """The (positions, d_model) encoding matrix as an image (position down, dimension across)."""
+                             title: str = "sinusoidal positional encoding",
+                             limit: float | None = 1.0) -> str:
+    """The (positions, d_model) encoding matrix as an image (position down, dimension across);
+    the colours span [-limit, limit] (None: the table's largest magnitude, for learned tables
+    whose entries are ~0.02)."""
     t = np.asarray(table, dtype=np.float64)
     if t.ndim != 2:
         raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
+    if limit is None:
+        limit = float(np.abs(t).max()) or 1.0
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
-    im = ax.imshow(t, cmap="RdBu", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    im = ax.imshow(t, cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto",
+                   interpolation="nearest")
     ax.set_xlabel("dimension i")
     ax.set_ylabel("position pos")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def plot_position_similarity(table: np.ndarray, path: str,
+                             title: str = "cosine similarity of the position embeddings") -> str:
+    """(positions, positions) cosine similarity of a position table's rows: how alike the model
+    has made near and far positions."""
+    t = np.asarray(table, dtype=np.float64)
+    if t.ndim != 2:
+        raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
+    u = t / np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-300)   # (P, D) unit rows
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5))
+    im = ax.imshow(u @ u.T, cmap="RdBu", vmin=-1.0, vmax=1.0, interpolation="nearest")
+    ax.set_xlabel("position")
+    ax.set_ylabel("position")
     ax.set_title(title)
     fig.colorbar(im, ax=ax)
     _save(fig, path)
