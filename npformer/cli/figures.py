@@ -52,14 +52,21 @@ def to_numpy_model(torch_model):
     return m.eval()
 
 
-def train_plots(model, task, heldout, result, out_dir, start: int = 0) -> list[str]:
-    """`train --plot DIR`: the loss curve (with the evaluations), positions and attention maps."""
+def train_plots(model, task, heldout, result, out_dir, start: int = 0,
+                label_smoothing: float = 0.0) -> list[str]:
+    """`train --plot DIR`: the loss curve (with the evaluations and their accuracy), positions and
+    attention maps."""
     from npformer.training import plots
+    names = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
+    accuracy = "classification accuracy" if task.is_classification else names[1]
     paths = [plots.plot_loss_curve(np.arange(start + 1, start + len(result.losses) + 1),
                                    result.losses,
                                    os.path.join(out_dir, "loss.png"),
                                    eval_steps=[s for s, _ in result.eval_history],
-                                   eval_losses=[e.loss for _, e in result.eval_history])]
+                                   eval_losses=[e.loss for _, e in result.eval_history],
+                                   eval_accuracy=[e.sequence_accuracy
+                                                  for _, e in result.eval_history],
+                                   accuracy_name=accuracy, label_smoothing=label_smoothing)]
     paths += position_plots(model, out_dir)
     paths += attention_plots(model, task, heldout.take(np.arange(1)), out_dir)
     return paths

@@ -163,7 +163,7 @@ def cmd_train(args) -> int:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
         try:
             paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
-                                len(result.losses))
+                                len(result.losses), label_smoothing=tc.label_smoothing)
         except OSError as e:
             raise CliError(f"--plot {args.plot}: write failed: {e.strerror or e}") from None
         print(f"wrote {len(paths)} plots to {args.plot}")

@@ -168,28 +168,54 @@ def plot_position_similarity(table: np.ndarray, path: str,
 
 def plot_loss_curve(steps: Sequence[int], losses: Sequence[float], path: str, *,
                     eval_steps: Sequence[int] | None = None,
-                    eval_losses: Sequence[float] | None = None, title: str = "training loss") -> str:
-    """Training loss against step (log scale), with optional evaluation points."""
+                    eval_losses: Sequence[float] | None = None, title: str = "training loss",
+                    label_smoothing: float = 0.0,
+                    eval_accuracy: Sequence[float] | None = None,
+                    accuracy_name: str = "exact-sequence accuracy") -> str:
+    """Training loss against step (log scale), with optional evaluation points, and the held-out
+    accuracy (0..1 values, drawn in %) on a second axis. With label_smoothing > 0 the figure says
+    that the training loss includes it (its floor is above zero) while the held-out loss does not,
+    which is why the two curves sit apart."""
+    from matplotlib import ticker
     steps, losses = np.asarray(steps), np.asarray(losses, dtype=np.float64)
     if steps.shape != losses.shape or steps.ndim != 1 or steps.size == 0:
         raise ValueError(f"steps, losses: expected two equal non-empty 1-D sequences, got shapes "
                          f"{steps.shape} and {losses.shape}")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(steps, losses, lw=1.0, label="train (per step)")
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    smoothing = f", label smoothing {label_smoothing:g}" if label_smoothing else ""
+    ax.plot(steps, losses, lw=1.0, label=f"train (per step{smoothing})")
     if steps.size >= 20:                                # a moving average shows the trend
         k = max(steps.size // 50, 5)
         smooth = np.convolve(losses, np.ones(k) / k, mode="valid")
         ax.plot(steps[k - 1:], smooth, lw=2.0, label=f"train ({k}-step mean)")
-    if eval_steps is not None and eval_losses is not None and len(eval_steps):
-        ax.plot(eval_steps, eval_losses, "o-", label="held-out")
+    has_eval = eval_steps is not None and eval_losses is not None and len(eval_steps) > 0
+    if has_eval:
+        ax.plot(eval_steps, eval_losses, "o-", label="held-out (plain cross-entropy)")
     if np.all(losses > 0):
         ax.set_yscale("log")
+        plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")   # 2, not 2x10^0
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy")
     ax.set_title(title)
-    ax.legend()
+    handles, labels = ax.get_legend_handles_labels()
+    if has_eval and eval_accuracy is not None and len(eval_accuracy) == len(eval_steps):
+        ax2 = ax.twinx()
+        h = ax2.plot(eval_steps, 100 * np.asarray(eval_accuracy, dtype=np.float64), "s--",
+                     color="tab:green", label=f"held-out {accuracy_name}")
+        ax2.set_ylim(0, 100)
+        ax2.set_ylabel(f"held-out {accuracy_name} (%)")
+        handles, labels = handles + h, labels + [h[0].get_label()]
+    ax.legend(handles, labels, fontsize=8)
     ax.grid(alpha=0.3)
+    if label_smoothing:
+        fig.text(0.01, 0.01, f"The training loss includes label smoothing {label_smoothing:g}, "
+                             f"which keeps it above zero;\nthe held-out loss is plain "
+                             f"cross-entropy, so it can sit well below the training curve.",
+                 fontsize=7, va="bottom")
+        fig.subplots_adjust(bottom=0.22)
     _save(fig, path)
     plt.close(fig)
     return path
