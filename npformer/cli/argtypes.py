@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["int_at_least", "float_in", "positive", "non_negative", "probability", "positive_float"]
+__all__ = ["int_at_least", "int_in", "float_in", "positive", "non_negative", "probability", "positive_float"]
 
 
 def int_at_least(lo: int):
@@ -19,6 +19,19 @@ def int_at_least(lo: int):
             raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {v}")
         return v
     parse.__name__ = f"int>={lo}"
+    return parse
+
+
+def int_in(lo: int, hi: int):
+    """An integer from lo to hi (both included)."""
+    at_least = int_at_least(lo)
+
+    def parse(s: str) -> int:
+        v = at_least(s)
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got {v}")
+        return v
+    parse.__name__ = f"int in {lo}..{hi}"
     return parse
 
 

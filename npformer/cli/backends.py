@@ -14,7 +14,7 @@ PACKAGES = {"numpy": "npformer", "torch": "torchformer"}
 PARTS = {
     "train": "training.train",             # build_model, train, evaluate, make_optimizer
     "resume": "training.resume",           # save_training_state, load_training_state
-    "distributed": "training.distributed",  # launch_from_cli (torch only: torchrun + DDP)
+    "distributed": "training.distributed",  # launch_from_cli (torch only: N workers + DDP)
     "checkpoint": "io.checkpoint",         # load_model, save_checkpoint, restore
     "generate": "decoding",                # greedy_decode, beam_search (the decoding package)
     "sampling": "decoding.sampling",       # sample

@@ -15,6 +15,9 @@ __all__ = ["task_from", "checkpoint_task", "torch_and_device", "check_backend", 
 def task_from(args, base: dict | None = None):
     """A Task from --task/... options over `base` (a checkpoint's task metadata)."""
     fields = dict(base or {})
+    name = getattr(args, "task", None)
+    if name is not None and name != fields.get("name", name):
+        fields.pop("max_number", None)                   # the base's lm size is not the new task's
     for opt, key in (("task", "name"), ("num_symbols", "num_symbols"), ("min_len", "min_len"),
                      ("max_len", "max_len"), ("num_pairs", "num_pairs"),
                      ("max_number", "max_number")):

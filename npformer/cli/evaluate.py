@@ -12,6 +12,7 @@ from npformer.cli.common import (
     load_for_backend,
 )
 from npformer.cli.errors import CliError
+from npformer.cli.guards import refuse_ignored_options
 from npformer.cli.printing import print_eval, print_examples
 
 __all__ = ["cmd_evaluate", "check_model_fits_task"]
@@ -21,6 +22,7 @@ def cmd_evaluate(args) -> int:
     check_backend(args)
     model, ckpt = load_for_backend(args)
     task = checkpoint_task(args, ckpt)
+    refuse_ignored_options(args, task.name)              # e.g. --num-symbols on an lm checkpoint
     check_model_fits_task(model, task, args.checkpoint)
     T = backends.module(args.backend, "train")
     print(f"{describe(model)}  [checkpoint {args.checkpoint}, step {ckpt.step}, written by "

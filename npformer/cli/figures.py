@@ -7,7 +7,38 @@ import os
 
 import numpy as np
 
-__all__ = ["to_numpy_model", "train_plots", "attention_plots", "lm_attention_plots"]
+__all__ = ["to_numpy_model", "train_plots", "attention_plots", "lm_attention_plots",
+           "position_plots", "SINUSOID_ROWS"]
+
+SINUSOID_ROWS = 128          # a sinusoidal table drawn with at least this many positions
+
+
+def position_plots(model, out_dir) -> list[str]:
+    """What the model holds for positions: its learned tables (positions.png, then
+    positions_<module>.png for a second one) with their cosine-similarity matrices; or the
+    sinusoidal table, drawn over at least SINUSOID_ROWS positions so its waves show."""
+    from npformer.layers.positional import LearnedPositionalEncoding, sinusoidal_table
+    from npformer.training import plots
+    c = model.config
+    learned = [(name, getattr(model, name)) for name in ("src_pos", "tgt_pos", "pos")
+               if isinstance(getattr(model, name, None), LearnedPositionalEncoding)]
+    if not learned:
+        n = max(c.max_len, SINUSOID_ROWS)
+        return [plots.plot_positional_encoding(
+            sinusoidal_table(n, c.d_model), os.path.join(out_dir, "positions.png"),
+            title=f"sinusoidal positional encoding ({n} positions; the model uses the first "
+                  f"{c.max_len})")]
+    paths = []
+    for i, (name, module) in enumerate(learned):
+        stem = "positions" if i == 0 else f"positions_{name}"
+        table = np.asarray(module.weight.data)                          # (max_len, d_model)
+        paths.append(plots.plot_positional_encoding(
+            table, os.path.join(out_dir, f"{stem}.png"), limit=None,
+            title=f"learned position embeddings {name} ({c.max_len} x {c.d_model})"))
+        paths.append(plots.plot_position_similarity(
+            table, os.path.join(out_dir, f"{stem}_similarity.png"),
+            title=f"cosine similarity of the learned positions ({name})"))
+    return paths
 
 
 def to_numpy_model(torch_model):
@@ -21,18 +52,22 @@ def to_numpy_model(torch_model):
     return m.eval()
 
 
-def train_plots(model, task, heldout, result, out_dir, start: int = 0) -> list[str]:
-    """`train --plot DIR`: the loss curve (with the evaluations), positions and attention maps."""
-    from npformer.layers.positional import sinusoidal_table
+def train_plots(model, task, heldout, result, out_dir, start: int = 0,
+                label_smoothing: float = 0.0) -> list[str]:
+    """`train --plot DIR`: the loss curve (with the evaluations and their accuracy), positions and
+    attention maps."""
     from npformer.training import plots
+    names = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
+    accuracy = "classification accuracy" if task.is_classification else names[1]
     paths = [plots.plot_loss_curve(np.arange(start + 1, start + len(result.losses) + 1),
                                    result.losses,
                                    os.path.join(out_dir, "loss.png"),
                                    eval_steps=[s for s, _ in result.eval_history],
-                                   eval_losses=[e.loss for _, e in result.eval_history])]
-    c = model.config
-    paths.append(plots.plot_positional_encoding(sinusoidal_table(c.max_len, c.d_model),
-                                                os.path.join(out_dir, "positions.png")))
+                                   eval_losses=[e.loss for _, e in result.eval_history],
+                                   eval_accuracy=[e.sequence_accuracy
+                                                  for _, e in result.eval_history],
+                                   accuracy_name=accuracy, label_smoothing=label_smoothing)]
+    paths += position_plots(model, out_dir)
     paths += attention_plots(model, task, heldout.take(np.arange(1)), out_dir)
     return paths
 

@@ -15,10 +15,16 @@ from npformer.cli.common import (
     to_numpy,
 )
 from npformer.cli.errors import CliError
-from npformer.cli.lm import generate_lm, sampling_requested
+from npformer.cli.lm import generate_lm, refuse_alpha_without_beam, sampling_requested
 from npformer.cli.printing import print_decoded
 
-__all__ = ["cmd_generate"]
+__all__ = ["cmd_generate", "CLASS_MEANING"]
+
+# what each class of a classification task says about its input (npformer.data.tasks.Task.labels)
+CLASS_MEANING = {"majority": {0: "at most half of the symbols are from the upper half of the "
+                                 "alphabet",
+                              1: "more than half of the symbols are from the upper half of the "
+                                 "alphabet"}}
 
 
 def _classify(args, model, task, vocab) -> int:
@@ -38,8 +44,9 @@ def _classify(args, model, task, vocab) -> int:
             src[i, : len(r) + 2] = [BOS] + r + [EOS]
     logits = model(as_backend(src, model, args))
     pred = np.asarray(to_numpy(logits)).argmax(axis=-1)
+    meaning = CLASS_MEANING.get(getattr(task, "name", None), {})
     for t, p in zip(args.inputs, pred):
-        print(f"{t} -> class {int(p)}")
+        print(f"{t} -> class {int(p)}" + (f" ({meaning[int(p)]})" if int(p) in meaning else ""))
     return 0
 
 
@@ -85,6 +92,7 @@ def cmd_generate(args) -> int:
         for i, r in enumerate(ids):
             inputs[i, : len(r)] = r
         expected = [None] * len(ids)
+    refuse_alpha_without_beam(args)
     common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
     if args.beam > 1:
         out = gen.beam_search(model, inputs, beam_size=args.beam, length_penalty_alpha=args.alpha,

@@ -7,6 +7,8 @@ type.
                                            model and optimisation settings saved in CKPT
     check_nproc(args)                      `--nproc N` at most the CPU cores (device cpu) or GPUs
     check_threads(args)                    `--threads N` at most the CPUs this process may use
+    refuse_ignored_options(args, task)     an option the task, model or backend has no use for
+                                           is an error naming it (never silently ignored)
     sigterm_as_interrupt(), interrupted_message(args, exc)
                                            Ctrl-C and SIGTERM: one line saying what was (not) saved
 """
@@ -19,13 +21,45 @@ import signal
 
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
            "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
-           "interrupted_message", "check_distinct_outputs", "check_fits_memory"]
+           "interrupted_message", "check_distinct_outputs", "check_fits_memory",
+           "refuse_ignored_options", "IGNORED_BY_TASK"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
 FIXED_ON_RESUME = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number",
                    "d_model", "heads", "d_ff", "layers", "encoder_layers", "decoder_layers",
                    "dropout", "activation", "norm_first", "positional", "dtype", "batch_size", "lr",
                    "warmup", "label_smoothing", "clip_norm", "seed")
+
+# options each task has no use for: {task: {dest: why}}; "pairs" alone uses --num-pairs
+_LM_IGNORES = {"num_symbols": "its vocabulary is the 12 symbols 0-9 + =",
+               "min_len": "its rows are sized by --max-number",
+               "max_len": "its rows are sized by --max-number",
+               "num_pairs": "only --task pairs has a table of pairs",
+               "encoder_layers": "a CausalLM has decoder layers only (--layers or --decoder-layers)"}
+IGNORED_BY_TASK = {
+    "lm": _LM_IGNORES,
+    "mlm": {"num_pairs": "only --task pairs has a table of pairs",
+            "decoder_layers": "a BertForMaskedLM has encoder layers only (--layers or "
+                              "--encoder-layers)"},
+    "majority": {"num_pairs": "only --task pairs has a table of pairs",
+                 "decoder_layers": "an EncoderClassifier has encoder layers only (--layers or "
+                                   "--encoder-layers)"},
+    **{t: {"num_pairs": "only --task pairs has a table of pairs"}
+       for t in ("copy", "reverse", "sort")},
+}
+
+
+def refuse_ignored_options(args, task: str | None) -> None:
+    """ValueError naming the first option given on the command line that `task` (or the backend)
+    would ignore: `--task lm --num-symbols 20` used to train the same model as without it."""
+    given = getattr(args, "given", {}) or {}
+    for dest, why in IGNORED_BY_TASK.get(task, {}).items():
+        if dest in given:
+            raise ValueError(f"{given[dest]}: does not apply to --task {task} ({why}); drop it")
+    if getattr(args, "backend", None) == "torch" and "data_parallel" in given:
+        raise ValueError(f"{given['data_parallel']}: the numpy backend's thread-level data "
+                         f"parallelism; with --backend torch use --nproc N (DistributedDataParallel)")
+
 
 class _Unset(list):
     """The marker: a list, so that `action="append"` copies it (a new object: given)."""
@@ -154,22 +188,35 @@ def _physical_memory() -> int | None:
         return None
 
 
+def _tokens_per_row(args) -> tuple[int, str]:
+    """(the longest row a training batch holds, in tokens; the options that set it)."""
+    task = getattr(args, "task", None)
+    if task == "lm":                                     # BOS a + b = c EOS
+        from npformer.data.lm_data import line_tokens
+        n = getattr(args, "max_number", None) or 100
+        return line_tokens(n), f"--max-number {n}"
+    if task == "mlm":                                    # BOS + 2 * max_len + 1 symbols + EOS
+        return 2 * int(args.max_len) + 3, f"--max-len {args.max_len}"
+    return int(args.max_len), f"--max-len {args.max_len}"
+
+
 def check_fits_memory(args) -> None:
     """`train` sizes whose single largest array cannot exist on this machine, refused before the
     model is built (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then
-    fail): one layer's attention weights of a training batch, (batch, heads, T, T) with T >=
-    --max-len, and the positional table (--max-len, --d-model). A lower bound: what passes may still
-    not fit (the MemoryError handler in cli.main then reports it in one line)."""
+    fail): one layer's attention weights of a training batch, (batch, heads, T, T) with T the
+    task's longest row (--max-len; --max-number for --task lm), and the positional table (T,
+    d_model). A lower bound: what passes may still not fit (the MemoryError handler in cli.main
+    then reports it in one line)."""
     mem = _physical_memory()
-    if not mem or getattr(args, "task", None) == "lm":  # --task lm sizes its rows by --max-number
+    if not mem:
         return
     item = 8 if getattr(args, "dtype", "float32") == "float64" else 4
-    T = int(args.max_len)
+    T, sized_by = _tokens_per_row(args)
     need = {"one attention-weight array (batch, heads, T, T)": args.batch_size * args.heads * T * T,
             "the positional table (max_len, d_model)": T * args.d_model}
     for what, n in need.items():
         if n * item > mem:
-            raise ValueError(f"--max-len {args.max_len} with --batch-size {args.batch_size}, "
+            raise ValueError(f"{sized_by} with --batch-size {args.batch_size}, "
                              f"--heads {args.heads}, --d-model {args.d_model}: {what} alone needs "
                              f"{n * item / 2 ** 30:,.0f} GiB, more than this machine's "
                              f"{mem / 2 ** 30:,.0f} GiB")

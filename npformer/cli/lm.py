@@ -18,7 +18,15 @@ from npformer.cli.common import to_numpy
 from npformer.cli.errors import CliError
 from npformer.cli.printing import print_decoded
 
-__all__ = ["sampling_requested", "generate_lm", "fill_masks"]
+__all__ = ["sampling_requested", "generate_lm", "fill_masks", "refuse_alpha_without_beam"]
+
+
+def refuse_alpha_without_beam(args) -> None:
+    """`--alpha` is the beam search's length penalty: given without --beam K > 1 it did nothing."""
+    given = getattr(args, "given", {}) or {}
+    if "alpha" in given and args.beam <= 1:
+        raise CliError(f"{given['alpha']}: the length penalty of beam search; it needs --beam K "
+                       f"with K > 1 (greedy decoding and sampling have no length penalty)")
 
 
 def sampling_requested(args) -> bool:
@@ -64,6 +72,7 @@ def generate_lm(args, model, task, vocab, gen) -> int:
     if args.backend == "torch":
         import torch
         prompts = torch.as_tensor(prompts, device=model.device)
+    refuse_alpha_without_beam(args)
     common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
     if sampling:
         sm = backends.module(args.backend, "sampling")
@@ -91,6 +100,11 @@ def fill_masks(args, model, task, vocab) -> int:
                        f"write sentences with its vocabulary through the Python API instead")
     if args.beam > 1:
         raise CliError(f"--beam {args.beam}: a masked language model fills masks in one pass")
+    decoding = [o for d, o in getattr(args, "given", {}).items()
+                if d in ("alpha", "max_new_tokens", "no_cache")]
+    if decoding:                                             # never silently ignored
+        raise CliError(f"{decoding[0]}: a masked language model fills every mask in one pass; "
+                       f"it generates no tokens (drop {', '.join(decoding)})")
     rows = task.examples_from_text(args.inputs)
     ids = np.full((len(rows), max(len(r) for r in rows) + 2), PAD, dtype=np.int64)  # (N, T)
     for i, r in enumerate(rows):

@@ -5,7 +5,7 @@ import argparse
 
 from npformer.cli.argtypes import (
     float_in,
-    int_at_least,
+    int_in,
     non_negative,
     positive,
     positive_float,
@@ -17,14 +17,15 @@ __all__ = ["add_task_args", "add_backend_args", "add_sampling_args"]
 
 def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     """The task group: which synthetic task and its sizes (`defaults=False`: the checkpoint's)."""
-    from npformer.data.lm_data import LM_TASKS
+    from npformer.data.lm_data import LM_TASKS, MAX_NUMBER
     from npformer.data.tasks import TASKS
     d = DEFAULTS if defaults else {}
     g = p.add_argument_group("task")
     g.add_argument("--task", choices=TASKS + LM_TASKS, default=d.get("task"),
                    help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
                         "memorised), majority (classification), lm (addition lines 12+7=19, "
-                        "GPT-style CausalLM)" + (" (default: %(default)s)"
+                        "GPT-style CausalLM), mlm (mirror sentences abc#cba, BERT-style masked "
+                        "LM)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",
@@ -36,8 +37,8 @@ def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     g.add_argument("--num-pairs", type=positive, default=d.get("num_pairs"), metavar="N",
                    help="size of the 'pairs' table" + (" (default: %(default)s)" if defaults
                                                         else ""))
-    g.add_argument("--max-number", type=int_at_least(2), default=None, metavar="N",
-                   help="--task lm: operands are 0..N-1 (default: 100)")
+    g.add_argument("--max-number", type=int_in(2, MAX_NUMBER), default=None, metavar="N",
+                   help=f"--task lm: operands are 0..N-1, N at most {MAX_NUMBER} (default: 100)")
 
 
 def add_backend_args(p: argparse.ArgumentParser, dtype_default: str | None = "float32") -> None:

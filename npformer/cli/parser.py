@@ -14,7 +14,7 @@ from npformer.cli.argtypes import (
     positive_float,
     probability,
 )
-from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS
+from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 from npformer.cli.text import add_text_args, forbid_abbreviations
 
@@ -76,15 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("optimisation")
     g.add_argument("--steps", type=non_negative, default=None, metavar="N",
                    help=f"optimizer steps (default: {DEFAULTS['steps']}; --task lm: "
-                        f"{LM_DEFAULTS['steps']})")
+                        f"{LM_DEFAULTS['steps']}; --task mlm: {MLM_DEFAULTS['steps']})")
     g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
                    help="sequences per step (default: %(default)s)")
     g.add_argument("--lr", type=positive_float, default=None,
                    help=f"peak learning rate, reached after the warm-up (default: {DEFAULTS['lr']}; "
-                        f"--task lm: {LM_DEFAULTS['lr']})")
+                        f"--task lm: {LM_DEFAULTS['lr']}; --task mlm: {MLM_DEFAULTS['lr']})")
     g.add_argument("--warmup", type=positive, default=None, metavar="N",
                    help=f"warm-up steps; the rate then decays as step^-0.5 (default: "
-                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']})")
+                        f"{DEFAULTS['warmup']}; --task lm: {LM_DEFAULTS['warmup']}; --task mlm: "
+                        f"{MLM_DEFAULTS['warmup']})")
     g.add_argument("--label-smoothing", type=probability, default=DEFAULTS["label_smoothing"],
                    metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
     g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",
@@ -120,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "measured faster (default: %(default)s)")
     g.add_argument("--nproc", type=positive, default=1, metavar="N",
                    help="torch backend: train with N processes (DistributedDataParallel, gloo on "
-                        "CPU, NCCL on CUDA) launched through torchrun (default: %(default)s)")
+                        "CPU, NCCL on CUDA); Ctrl-C or SIGTERM stops every process (default: "
+                        "%(default)s)")
 
     # -- evaluate -----------------------------------------------------------------------------------
     p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
@@ -195,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="head index, one file per head (repeatable; default: all heads in one "
                         "figure)")
     p.add_argument("--positions", action="store_true",
-                   help="also draw the sinusoidal positional-encoding matrix (positions.png)")
+                   help="also draw the model's positions: its learned position embeddings and "
+                        "their cosine similarity, or the sinusoidal table (positions*.png)")
     forbid_abbreviations(parser)                   # `--data` is never read as `--data-parallel`
     return parser
 

@@ -2,13 +2,12 @@
 sinusoidal positional-encoding matrix, as PNG files (needs matplotlib)."""
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
 from npformer.cli.common import checkpoint_task
 from npformer.cli.errors import CliError
-from npformer.cli.figures import attention_plots
+from npformer.cli.figures import attention_plots, position_plots
 
 __all__ = ["cmd_plot"]
 
@@ -16,7 +15,6 @@ __all__ = ["cmd_plot"]
 def cmd_plot(args) -> int:
     from npformer.data.tasks import examples_from_text
     from npformer.io.checkpoint import load_model
-    from npformer.layers.positional import sinusoidal_table
     from npformer.training import plots
     plots.pyplot()                                             # clear message if matplotlib is missing
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
@@ -47,8 +45,7 @@ def cmd_plot(args) -> int:
     paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
                             heads=args.head)
     if args.positions:
-        paths.append(plots.plot_positional_encoding(sinusoidal_table(c.max_len, c.d_model),
-                                                    os.path.join(args.out, "positions.png")))
+        paths += position_plots(model, args.out)
     for p in paths:
         print(p)
     return 0

@@ -33,6 +33,10 @@ def print_eval(ev, task) -> None:
         print(f"validation: {ev.summary()}")
         return
     what = "memorised table" if task.memorise else "held-out"
+    if task.is_classification:                         # one class per input: one accuracy
+        print(f"{what}: loss {ev.loss:.4f}  classification accuracy "
+              f"{100 * ev.sequence_accuracy:.2f}%  ({ev.num_examples} sequences)")
+        return
     tok, seq = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
     print(f"{what}: loss {ev.loss:.4f}  {tok} {100 * ev.token_accuracy:.2f}%  "
           f"{seq} {100 * ev.sequence_accuracy:.2f}%  "
@@ -45,10 +49,13 @@ def print_decoded(args, how: str, out, vocab, expected: list) -> int:
     tokens = np.asarray(to_numpy(out.tokens))
     scores = np.asarray(to_numpy(out.scores))
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}")
+    # beam search ranks by log-prob / lp(length), the GNMT length penalty: not a log-probability
+    label = "score (log-prob / length penalty)" if how.startswith("beam search") else \
+        "log-prob score"
     for text, row, score, exp in zip(args.inputs, tokens, scores, expected):
         got = vocab.decode(row)
         note = "" if exp is None else ("  ok" if got == exp else f"  (expected {exp})")
         s = float(score)
-        print(f"{text} -> {got}   [log-prob score {s:.3f}]{note}" if math.isfinite(s) else
+        print(f"{text} -> {got}   [{label} {s:.3f}]{note}" if math.isfinite(s) else
               f"{text} -> {got}{note}")
     return 0

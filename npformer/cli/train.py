@@ -15,6 +15,7 @@ from npformer.cli.guards import (
     check_fits_memory,
     check_nproc,
     refuse_fixed_on_resume,
+    refuse_ignored_options,
 )
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import check_text_args, refuse_text_on_resume, text_task_from
@@ -101,15 +102,16 @@ def cmd_train(args) -> int:
         refuse_fixed_on_resume(args)                      # never silently ignore --task etc.
         refuse_text_on_resume(args)                       # nor --data, --tokenizer, --context
     check_text_args(args)
+    refuse_ignored_options(args, None if args.resume else args.task)
     _check_outputs(args)                                  # before any work, --nproc runs included
-    if args.nproc > 1:                                    # torchrun runs torchformer.training.distributed
+    if not args.resume:
+        check_fits_memory(args)                           # before minutes of allocation or a launch
+    if args.nproc > 1:                                    # N workers of torchformer.training.distributed
         if args.backend != "torch":
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
         check_nproc(args)
         return backends.module("torch", "distributed").launch_from_cli(args)
-    if not args.resume:
-        check_fits_memory(args)                           # before minutes of allocation
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
     T = backends.module(args.backend, "train")
@@ -125,12 +127,18 @@ def cmd_train(args) -> int:
     t0 = time.perf_counter()
     extra = {}
     if args.backend == "numpy":                           # threads: data parallelism when it pays
-        from npformer.training.parallel import choose_replicas
+        from npformer.training.parallel import MIN_ELEMENTS_PER_REPLICA, choose_replicas
         extra["replicas"] = choose_replicas(args.threads, tc.batch_size, args.data_parallel,
                                             tokens_per_row=task.max_tgt_tokens,
                                             d_model=model.config.d_model)
         if extra["replicas"] > 1:
             print(f"data parallelism: {extra['replicas']} replicas, one thread each", flush=True)
+        elif args.threads > 1:                            # say where the threads went
+            why = "--data-parallel off" if args.data_parallel == "off" else \
+                (f"each replica's activations would be below {MIN_ELEMENTS_PER_REPLICA} "
+                 f"elements, where one model is faster; --data-parallel on forces it")
+            print(f"data parallelism off ({why}): one model, its matrix products on "
+                  f"{args.threads} BLAS threads", flush=True)
     try:
         result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,
@@ -145,9 +153,12 @@ def cmd_train(args) -> int:
     eval_s = time.perf_counter() - t1
     result.eval_history.append((result.steps, ev))                # the final held-out point
     tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
-    print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
-          f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
-          f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    if result.losses:
+        print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
+              f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
+              f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+    else:
+        print("trained 0 steps (--steps 0): the held-out figures are the untrained model's")
     print_eval(ev, task)
     print(f"evaluation took {eval_s:.1f} s; total {train_s + eval_s:.1f} s")
     print_examples(ev.examples, task.is_classification)
@@ -157,7 +168,7 @@ def cmd_train(args) -> int:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
         try:
             paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
-                                len(result.losses))
+                                len(result.losses), label_smoothing=tc.label_smoothing)
         except OSError as e:
             raise CliError(f"--plot {args.plot}: write failed: {e.strerror or e}") from None
         print(f"wrote {len(paths)} plots to {args.plot}")

@@ -33,9 +33,13 @@ import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
 
-__all__ = ["LM_TASKS", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "collate_lm"]
+__all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch",
+           "collate_lm", "line_tokens"]
 
 LM_TASKS = ("lm", "mlm")             # "mlm": npformer.data.mlm_data
+# the held-out partition stores every (a, b) pair (a permutation of int64 and a bool table): 10**4
+# operands make 10**8 pairs, 0.9 GB, built in seconds; 10**12 asked for 10**24 pairs
+MAX_NUMBER = 10_000
 ARITHMETIC_SYMBOLS = "0123456789+="
 _DIGIT0 = NUM_SPECIAL                                   # id of "0"; digit d has id 3 + d
 _PLUS, _EQUALS = NUM_SPECIAL + 10, NUM_SPECIAL + 11
@@ -150,10 +154,18 @@ def collate_lm(ex: LMExamples) -> LMBatch:
     return LMBatch(ids.astype(np.int64), targets.astype(np.int64), plen, rlen - 1)
 
 
-def _check_int(name: str, v, lo: int) -> int:
-    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
-        raise ValueError(f"{name}: expected an int >= {lo}, got {v!r}")
+def _check_int(name: str, v, lo: int, hi: int | None = None) -> int:
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo or \
+            (hi is not None and v > hi):
+        what = f"an int >= {lo}" if hi is None else f"an int in {lo}..{hi}"
+        raise ValueError(f"{name}: expected {what}, got {v!r}")
     return int(v)
+
+
+def line_tokens(max_number: int) -> int:
+    """Tokens of the longest row BOS a + b = c EOS for operands below `max_number`."""
+    w = len(str(max_number - 1))
+    return 1 + w + 1 + w + 1 + len(str(2 * (max_number - 1))) + 1
 
 
 @dataclass(frozen=True)
@@ -173,7 +185,7 @@ class ArithmeticTask:
     def __post_init__(self) -> None:
         if self.name not in LM_TASKS:
             raise ValueError(f"task: expected one of {LM_TASKS}, got {self.name!r}")
-        _check_int("max_number", self.max_number, 2)
+        _check_int("max_number", self.max_number, 2, MAX_NUMBER)
         _check_int("seed", self.seed, 0)
         f = self.heldout_fraction
         if not isinstance(f, (int, float)) or isinstance(f, bool) or not 0.0 < f < 1.0:
@@ -214,8 +226,7 @@ class ArithmeticTask:
     @property
     def max_len(self) -> int:
         """Longest row (BOS + line + EOS) in tokens."""
-        w = len(str(self.max_number - 1))
-        return 1 + w + 1 + w + 1 + self.answer_digits + 1
+        return line_tokens(self.max_number)
 
     @property
     def max_src_tokens(self) -> int:

@@ -208,6 +208,8 @@ def load_checkpoint(path) -> Checkpoint:
         header = json.loads(_scalar_str(path, arrays, "header"))
     except json.JSONDecodeError as e:
         raise CheckpointError(path, f"header is not valid JSON: {e}") from None
+    except RecursionError:
+        raise CheckpointError(path, "header: JSON nested too deeply to read") from None
     if not isinstance(header, dict):
         raise CheckpointError(path, f"header: expected a JSON object, got {type(header).__name__}")
     for name, typ in HEADER_FIELDS.items():

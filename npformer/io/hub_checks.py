@@ -16,6 +16,8 @@ def read_json(path: Path, what: str) -> dict:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: expected {what}, got text that is not JSON ({e})") from None
+    except RecursionError:                               # [[[[...]]]] deeper than Python's stack
+        raise ValueError(f"{path}: expected {what}, got JSON nested too deeply to read") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path}: expected {what}, got a JSON {type(value).__name__}")
     return value

@@ -85,9 +85,41 @@ class HFFields(dict):
                          f"{self.get('model_type', 'GPT-2 or BERT')} model)")
 
 
+# our config field -> the config.json key it is read from, so that a bad value is reported under
+# the name the user sees in the file
+HF_KEYS = {
+    "gpt2": {"vocab_size": "vocab_size", "max_len": "n_positions", "d_model": "n_embd",
+             "num_heads": "n_head", "d_ff": "n_inner", "num_decoder_layers": "n_layer",
+             "layer_norm_eps": "layer_norm_epsilon", "dropout": "resid_pdrop",
+             "attention_dropout": "attn_pdrop", "tie_embeddings": "tie_word_embeddings"},
+    "bert": {"vocab_size": "vocab_size", "max_len": "max_position_embeddings",
+             "d_model": "hidden_size", "num_heads": "num_attention_heads",
+             "d_ff": "intermediate_size", "num_encoder_layers": "num_hidden_layers",
+             "layer_norm_eps": "layer_norm_eps", "type_vocab_size": "type_vocab_size",
+             "num_classes": "num_labels", "dropout": "hidden_dropout_prob",
+             "attention_dropout": "attention_probs_dropout_prob",
+             "tie_embeddings": "tie_word_embeddings"},
+}
+
+
 def config_from_hf(hf_config: dict, kind: str, dtype="float32") -> TransformerConfig:
     """Our TransformerConfig for a Hugging Face config dict (config.json). Settings this project
-    does not model are refused with the field's name (never silently computed differently)."""
+    does not model are refused with the field's name (never silently computed differently); a
+    value our config refuses is reported under its config.json key."""
+    try:
+        return _config_from_hf(hf_config, kind, dtype)
+    except ValueError as e:
+        msg = str(e)
+        if not msg.startswith("TransformerConfig."):
+            raise
+        keys = HF_KEYS["gpt2" if kind == "gpt2" else "bert"]
+        msg = re.sub(r"^TransformerConfig\.(\w+)",
+                     lambda m: f"config.json: {keys.get(m.group(1), m.group(1))}", msg)
+        msg = re.sub(r"\b(" + "|".join(keys) + r")=", lambda m: keys[m.group(1)] + "=", msg)
+        raise ValueError(msg) from None
+
+
+def _config_from_hf(hf_config: dict, kind: str, dtype="float32") -> TransformerConfig:
     if not isinstance(hf_config, dict):
         raise TypeError(f"hf_config: expected a dict (config.json), got {type(hf_config).__name__}")
     h = HFFields(hf_config)
@@ -269,9 +301,26 @@ def normalise_hf_keys(kind: str, hf_state: dict) -> dict:
     return out
 
 
+_LAYER_KEY = {"gpt2": ("n_layer", r"transformer\.h\.(\d+)\."),
+              "bert": ("num_hidden_layers", r"(?:bert\.)?encoder\.layer\.(\d+)\.")}
+
+
+def check_layer_count(kind: str, c: TransformerConfig, hf: dict) -> None:
+    """The config's layer count equals the layers the weights hold, checked before every layer's
+    names are listed (a config.json with "n_layer": 2**1000 used to enumerate names forever)."""
+    key, pattern = _LAYER_KEY["gpt2" if kind == "gpt2" else "bert"]
+    n = c.num_decoder_layers if kind == "gpt2" else c.num_encoder_layers
+    found = {int(m.group(1)) for m in (re.match(pattern, k) for k in hf) if m}
+    have = len(found)
+    if n != have:
+        raise ValueError(f"config.json: {key}={n}, but the weights hold {have} layer(s) "
+                         f"({'indices ' + str(min(found)) + '..' + str(max(found)) if found else 'none'})")
+
+
 def hf_to_state(kind: str, c: TransformerConfig, hf_state: dict) -> tuple[dict, list[str]]:
     """(our state dict, skipped HF keys) from a Hugging Face state dict of numpy arrays."""
     hf = normalise_hf_keys(kind, hf_state)
+    check_layer_count(kind, c, hf)                              # before plan() lists every layer
     P = plan(kind, c)
     dup = tied(kind, c)
     for extra, src in unused_copies(kind, c).items():

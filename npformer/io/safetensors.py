@@ -53,6 +53,8 @@ def read_header(path) -> tuple[dict, dict, int]:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise SafetensorsError(path, f"header is not JSON ({e})") from None
+    except RecursionError:
+        raise SafetensorsError(path, "header: JSON nested too deeply to read") from None
     if not isinstance(header, dict):
         raise SafetensorsError(path, f"header: expected a JSON object, got {type(header).__name__}")
     meta = header.pop("__metadata__", None) or {}

@@ -76,7 +76,11 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
 def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2) -> np.ndarray:
     """Integer token ids in [0, vocab_size) of the given rank."""
     if not isinstance(ids, np.ndarray):
-        ids = np.asarray(ids)
+        try:
+            ids = np.asarray(ids)
+        except ValueError:                               # [[1, 2], [3]]: rows of unequal length
+            raise ValueError(f"{name}: expected a rectangular (batch, seq) array of token ids; "
+                             f"got rows of different lengths (pad them, e.g. with PAD = 0)") from None
     if ids.dtype == np.bool_ or not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(f"{name}: expected integer token ids, got dtype {ids.dtype}")
     if ndim is not None and ids.ndim != ndim:

@@ -123,14 +123,20 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
 
 
 def plot_positional_encoding(table: np.ndarray, path: str,
-                             title: str = "sinusoidal positional encoding") -> str:
-    """The (positions, d_model) encoding matrix as an image (position down, dimension across)."""
+                             title: str = "sinusoidal positional encoding",
+                             limit: float | None = 1.0) -> str:
+    """The (positions, d_model) encoding matrix as an image (position down, dimension across);
+    the colours span [-limit, limit] (None: the table's largest magnitude, for learned tables
+    whose entries are ~0.02)."""
     t = np.asarray(table, dtype=np.float64)
     if t.ndim != 2:
         raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
+    if limit is None:
+        limit = float(np.abs(t).max()) or 1.0
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
-    im = ax.imshow(t, cmap="RdBu", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    im = ax.imshow(t, cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto",
+                   interpolation="nearest")
     ax.set_xlabel("dimension i")
     ax.set_ylabel("position pos")
     ax.set_title(title)
@@ -140,30 +146,76 @@ def plot_positional_encoding(table: np.ndarray, path: str,
     return path
 
 
+def plot_position_similarity(table: np.ndarray, path: str,
+                             title: str = "cosine similarity of the position embeddings") -> str:
+    """(positions, positions) cosine similarity of a position table's rows: how alike the model
+    has made near and far positions."""
+    t = np.asarray(table, dtype=np.float64)
+    if t.ndim != 2:
+        raise ValueError(f"table: expected shape (max_len, d_model), got {t.shape}")
+    u = t / np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-300)   # (P, D) unit rows
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5))
+    im = ax.imshow(u @ u.T, cmap="RdBu", vmin=-1.0, vmax=1.0, interpolation="nearest")
+    ax.set_xlabel("position")
+    ax.set_ylabel("position")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
 def plot_loss_curve(steps: Sequence[int], losses: Sequence[float], path: str, *,
                     eval_steps: Sequence[int] | None = None,
-                    eval_losses: Sequence[float] | None = None, title: str = "training loss") -> str:
-    """Training loss against step (log scale), with optional evaluation points."""
+                    eval_losses: Sequence[float] | None = None, title: str = "training loss",
+                    label_smoothing: float = 0.0,
+                    eval_accuracy: Sequence[float] | None = None,
+                    accuracy_name: str = "exact-sequence accuracy") -> str:
+    """Training loss against step (log scale), with optional evaluation points, and the held-out
+    accuracy (0..1 values, drawn in %) on a second axis. With label_smoothing > 0 the figure says
+    that the training loss includes it (its floor is above zero) while the held-out loss does not,
+    which is why the two curves sit apart."""
+    from matplotlib import ticker
     steps, losses = np.asarray(steps), np.asarray(losses, dtype=np.float64)
     if steps.shape != losses.shape or steps.ndim != 1 or steps.size == 0:
         raise ValueError(f"steps, losses: expected two equal non-empty 1-D sequences, got shapes "
                          f"{steps.shape} and {losses.shape}")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(steps, losses, lw=1.0, label="train (per step)")
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    smoothing = f", label smoothing {label_smoothing:g}" if label_smoothing else ""
+    ax.plot(steps, losses, lw=1.0, label=f"train (per step{smoothing})")
     if steps.size >= 20:                                # a moving average shows the trend
         k = max(steps.size // 50, 5)
         smooth = np.convolve(losses, np.ones(k) / k, mode="valid")
         ax.plot(steps[k - 1:], smooth, lw=2.0, label=f"train ({k}-step mean)")
-    if eval_steps is not None and eval_losses is not None and len(eval_steps):
-        ax.plot(eval_steps, eval_losses, "o-", label="held-out")
+    has_eval = eval_steps is not None and eval_losses is not None and len(eval_steps) > 0
+    if has_eval:
+        ax.plot(eval_steps, eval_losses, "o-", label="held-out (plain cross-entropy)")
     if np.all(losses > 0):
         ax.set_yscale("log")
+        plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")   # 2, not 2x10^0
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy")
     ax.set_title(title)
-    ax.legend()
+    handles, labels = ax.get_legend_handles_labels()
+    if has_eval and eval_accuracy is not None and len(eval_accuracy) == len(eval_steps):
+        ax2 = ax.twinx()
+        h = ax2.plot(eval_steps, 100 * np.asarray(eval_accuracy, dtype=np.float64), "s--",
+                     color="tab:green", label=f"held-out {accuracy_name}")
+        ax2.set_ylim(0, 100)
+        ax2.set_ylabel(f"held-out {accuracy_name} (%)")
+        handles, labels = handles + h, labels + [h[0].get_label()]
+    ax.legend(handles, labels, fontsize=8)
     ax.grid(alpha=0.3)
+    if label_smoothing:
+        fig.text(0.01, 0.01, f"The training loss includes label smoothing {label_smoothing:g}, "
+                             f"which keeps it above zero;\nthe held-out loss is plain "
+                             f"cross-entropy, so it can sit well below the training curve.",
+                 fontsize=7, va="bottom")
+        fig.subplots_adjust(bottom=0.22)
     _save(fig, path)
     plt.close(fig)
     return path

@@ -575,3 +575,16 @@ def test_second_backward_after_one_forward_raises():
     with pytest.raises(RuntimeError, match="Transformer.backward called a second time"):
         m.backward(rng.standard_normal(out.shape))
     assert all(np.array_equal(p.grad, grads[n]) for n, p in m.named_parameters())
+
+
+def test_ragged_id_lists_are_named_not_numpy_internals():
+    """`model([[1, 2], [3]])` used to raise NumPy's "inhomogeneous shape" message."""
+    import npformer as nf
+    from npformer.models.config import gpt2_config
+    m = nf.CausalLM(gpt2_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16,
+                                num_decoder_layers=1), seed=0)
+    with pytest.raises(ValueError, match=r"^ids: expected a rectangular \(batch, seq\) array .*"
+                                         r"rows of different lengths"):
+        m([[1, 2], [3]])
+    with pytest.raises(ValueError, match=r"^prompts: expected a rectangular"):
+        nf.greedy_decode(m, [[1, 2], [3]])

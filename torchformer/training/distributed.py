@@ -5,7 +5,8 @@ MASTER_ADDR and MASTER_PORT for every process:
 
     torchrun --standalone --nproc-per-node 2 -m torchformer.training.distributed --task reverse --steps 300
     torchrun --standalone --nproc-per-node 4 -m torchformer.training.distributed --device cuda ...  (4 GPUs)
-    python -m npformer train --backend torch --nproc 2 ...        (the CLI runs torchrun for you)
+    python -m npformer train --backend torch --nproc 2 ...        (the CLI starts the workers itself:
+                                                                   npformer.training.launcher)
 
 Every process builds the same model (same seed) and reads the same stream of full batches (same
 seed); process r takes its rows (`npformer.training.parallel.shard_bounds`, the split npformer's thread-level
@@ -99,11 +100,16 @@ def _tensor(a: np.ndarray, device) -> torch.Tensor:
 
 def _targets(batch) -> np.ndarray:
     from npformer.data.tasks import ClassificationBatch
+    if hasattr(batch, "answer_mask"):                                 # LMBatch, MLMBatch
+        return batch.targets
     return batch.labels if isinstance(batch, ClassificationBatch) else batch.tgt_out
 
 
 def model_forward(ddp, batch, device):
     from npformer.data.tasks import ClassificationBatch
+    if hasattr(batch, "answer_mask"):                                 # language models
+        from torchformer.training.lm_train import lm_forward
+        return lm_forward(ddp, batch, device)
     if isinstance(batch, ClassificationBatch):
         return ddp(_tensor(batch.src, device)), _tensor(batch.labels, device)
     return ddp(_tensor(batch.src, device), _tensor(batch.tgt_in, device)), \
@@ -170,11 +176,14 @@ class DDPStep(TorchStep):
 # command line: torchrun --standalone --nproc-per-node N -m torchformer.training.distributed [options]
 # ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    from npformer.data.lm_data import LM_TASKS
     from npformer.data.tasks import TASKS
     p = argparse.ArgumentParser(prog="torchrun --nproc-per-node N -m torchformer.training.distributed",
                                 description="Train a torchformer model with DistributedDataParallel "
                                             "(one process per CPU worker or GPU).")
-    p.add_argument("--task", choices=TASKS, default="reverse")
+    p.add_argument("--task", choices=TASKS + LM_TASKS, default="reverse")
+    p.add_argument("--max-number", type=int, default=None, help="--task lm: operands 0..N-1")
+    p.add_argument("--num-pairs", type=int, default=200, help="--task pairs: size of the table")
     p.add_argument("--num-symbols", type=int, default=10)
     p.add_argument("--min-len", type=int, default=1)
     p.add_argument("--max-len", type=int, default=10)
@@ -198,73 +207,148 @@ def build_parser() -> argparse.ArgumentParser:
                                                                 "evaluates on at the end")
     p.add_argument("--save", default=None, help="rank 0 writes the trained model's checkpoint here "
                                                 "(a new file; checked before training)")
+    p.add_argument("--examples", type=int, default=0, help="decoded held-out examples rank 0 "
+                                                               "prints")
     p.add_argument("--no-progress", action="store_true")
     return p
 
 
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM in a worker (the launcher stopping the run): ends it quietly, temp files removed."""
+
+
+def _raise_stopped(signum, frame):
+    raise _Stopped()
+
+
 def main(argv: list[str] | None = None) -> int:
-    import torchformer.training.train as T
-    from npformer.data.tasks import make_task
+    """One worker: train, and on rank 0 evaluate, print and save. Errors end it with one line
+    (status 2), SIGTERM quietly (143); started by npformer's launcher it never outlives it."""
+    import signal
+
+    from npformer.training.launcher import watch_launcher
     args = build_parser().parse_args(argv)
+    watch_launcher()
+    if _in_main_thread():
+        signal.signal(signal.SIGTERM, _raise_stopped)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 143
+    except (ValueError, OSError, RuntimeError, MemoryError) as e:
+        print(f"npformer train: worker {rank()}: error: {e}".splitlines()[0], file=sys.stderr)
+        return 2
+
+
+def _in_main_thread() -> bool:
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
+def _run(args) -> int:
+    import torchformer.training.train as T
+    from npformer.data.registry import make_any_task
+    from npformer.training.resume import BatchStream, TrainState
+    from torchformer.training.resume import save_training_state
     if args.save and os.path.exists(args.save):
         print(f"error: --save {args.save}: exists; choose a new path", file=sys.stderr)
         return 2
     torch.set_num_threads(max(1, args.threads))
     dev = init(args.device, seed=args.seed)
     try:
-        task = make_task(args.task, num_symbols=args.num_symbols, min_len=args.min_len,
-                         max_len=args.max_len, seed=args.seed)
+        fields = dict(num_symbols=args.num_symbols, min_len=args.min_len, max_len=args.max_len,
+                      num_pairs=args.num_pairs, seed=args.seed)
+        if args.task == "lm":                              # sized by --max-number only
+            fields = dict(seed=args.seed, max_number=args.max_number)
+        task = make_any_task(name=args.task, **fields)
         cfg = T.model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
                                  num_encoder_layers=args.layers, num_decoder_layers=args.layers,
                                  dropout=args.dropout, dtype=args.dtype)
         tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                          warmup=args.warmup, label_smoothing=args.label_smoothing, seed=args.seed,
-                         clip_norm=args.clip_norm,
+                         clip_norm=args.clip_norm, eval_size=args.eval_size,
                          progress=not args.no_progress)
         model = T.build_model(cfg, task, seed=args.seed, device=dev)
+        optimizer, schedule = T.make_optimizer(model, tc)
+        stream = BatchStream(task, tc.batch_size, tc.seed)      # the stream `--resume` continues
         if rank() == 0:
             print(f"{task.describe()}: {world_size()} processes on {dev.type} "
                   f"({dist.get_backend()}), {tc.batch_size} rows per step", flush=True)
-        res = train(model, task, tc)
+        res = train(model, task, tc, batches=stream, optimizer=optimizer, schedule=schedule)
         if rank() == 0:
-            ev = T.evaluate(model, task, task.heldout(args.eval_size))
-            print(f"trained {res.steps} steps in {res.seconds:.1f} s, final loss "
-                  f"{res.losses[-1] if res.losses else float('nan'):.4f}; held-out {ev.summary()}")
+            ev = T.evaluate(model, task, task.heldout(args.eval_size), num_shown=args.examples)
+            tail = f"final loss {res.losses[-1]:.4f}" if res.losses else "no steps run"
+            print(f"trained {res.steps} steps in {res.seconds:.1f} s, {tail}; held-out "
+                  f"{ev.summary()}")
+            for src, tgt, pred in ev.examples:
+                print(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}")
             if args.save:
-                from torchformer.io.checkpoint import save_checkpoint
-                save_checkpoint(args.save, model)
-                print(f"saved {args.save}")
+                state = TrainState(model=model, optimizer=optimizer, schedule=schedule,
+                                   stream=stream, config=tc, task=task, step=res.steps)
+                metadata = {"metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
+                                        "sequence_accuracy": ev.sequence_accuracy,
+                                        "train_seconds": res.seconds},
+                            "processes": world_size()}
+                path = save_training_state(args.save, state, metadata=metadata)
+                print(f"saved checkpoint {path} (step {res.steps}; `npformer train --resume` "
+                      f"continues it, `npformer evaluate` reads it)", flush=True)
+        dist.barrier()                        # the others wait for rank 0's evaluation and save
     finally:
         dist.destroy_process_group()
     return 0
 
 
 # options of `npformer train` this entry point takes over, and those it does not support
-_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "d_model", "heads", "d_ff", "layers",
+_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number", "d_model", "heads", "d_ff", "layers",
               "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
-              "clip_norm", "seed", "threads", "eval_size", "save")
+              "clip_norm", "seed", "threads", "eval_size", "examples", "save")
 _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
                 "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None,
                 "resume": None, "overwrite": False}
 
 
 def launch_from_cli(args) -> int:
-    """`npformer train --backend torch --nproc N ...`: run this module under torchrun, N processes."""
-    import subprocess
+    """`npformer train --backend torch --nproc N ...`: N worker processes of this module (see
+    npformer.training.launcher: Ctrl-C, SIGTERM and a failed worker stop every worker)."""
+    from npformer.training.launcher import WorkerFailed, run_workers
     bad = [k for k, default in _UNSUPPORTED.items() if getattr(args, k, default) != default]
     if bad:
         raise ValueError(f"--nproc {args.nproc}: options {['--' + k.replace('_', '-') for k in bad]} "
                          f"are not supported with DistributedDataParallel training yet")
-    argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
-            str(args.nproc), "-m", "torchformer.training.distributed", "--device", str(args.device)]
+    argv = [sys.executable, "-m", "torchformer.training.distributed", "--device", str(args.device)]
     for k in _FORWARDED:
         v = getattr(args, k, None)
         if v is not None:
             argv += ["--" + k.replace("_", "-"), str(v)]
     if getattr(args, "no_progress", False):
         argv.append("--no-progress")
-    print("running: " + " ".join(argv[2:]), flush=True)
-    return subprocess.call(argv)
+    print(f"running {args.nproc} workers: " + " ".join(argv[1:]), flush=True)
+    save = getattr(args, "save", None)
+    before = _stat(save)
+    try:
+        return run_workers(argv, args.nproc)
+    except WorkerFailed as e:
+        if e.said:
+            return e.code
+        msg = str(e)
+        if save:
+            written = _stat(save) not in (None, before)
+            msg += f"; --save {save} " + ("was written before that" if written else
+                                          "was not written")
+        print(f"npformer train: error: {msg}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        if save and _stat(save) not in (None, before):     # rank 0 saved before the interruption
+            args.saved = save
+        raise
+
+
+def _stat(path):
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        return None
+    return None if st is None else (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 if __name__ == "__main__":

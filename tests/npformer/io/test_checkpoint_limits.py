@@ -134,3 +134,18 @@ def test_honest_checkpoints_still_load(tmp_path):
         c = zlib.compressobj(6, zlib.DEFLATED, -15)
         defl.append((name, c.compress(raw) + c.flush(), 8, crc, usize))
     assert ck.load_model(write_zip(tmp_path / "deflated.npz", defl)).config.d_model == 8
+
+
+def test_deeply_nested_header_json_is_a_checkpoint_error(tmp_path):
+    """A header of JSON nested 50,000 deep used to end in a raw RecursionError."""
+    import io
+
+    import numpy as np
+    ok = tiny_checkpoint(tmp_path)
+    buf = io.BytesIO()
+    np.save(buf, np.array("[" * 50_000 + "]" * 50_000))
+    raw = buf.getvalue()
+    bad = write_zip(tmp_path / "deep.npz", replace(members_of(ok), "header.npy",
+                                                   ("header.npy", raw, 0, zlib.crc32(raw), len(raw))))
+    with pytest.raises(ck.CheckpointError, match="header: JSON nested too deeply"):
+        ck.load_checkpoint(bad)

@@ -139,3 +139,58 @@ def test_save_pretrained_into_a_file_is_a_named_error(tmp_path):
         with pytest.raises(ValueError, match=f"folder .*{msg}"):
             hub.save_pretrained(nf.CausalLM(c, seed=0), target)
     assert f.read_text() == "keep me"
+
+
+def test_absurd_layer_count_refused_before_listing_names(folder, monkeypatch):
+    """`"n_layer": 2**1000` used to enumerate every layer's weight names (never returning); the
+    name plan must not even be asked for such a config."""
+    from npformer.io import hub_mapping
+    real = hub_mapping.plan
+
+    def plan(kind, c):
+        assert c.num_decoder_layers < 10 ** 6, "plan() asked to list 2**1000 layers"
+        return real(kind, c)
+    monkeypatch.setattr(hub_mapping, "plan", plan)
+    edit_config(folder, n_layer=2 ** 1000)
+    refused(folder, r"config\.json: n_layer=10715086.*, but the weights hold 1 layer\(s\)")
+
+
+def test_bert_layer_count_disagreeing_with_weights(tmp_path):
+    from npformer.models.config import bert_config
+    c = bert_config(vocab_size=20, max_len=16, d_model=8, num_heads=2, d_ff=16, num_encoder_layers=2)
+    path = tmp_path / "bert"
+    hub.save_pretrained(nf.BertModel(c, seed=0), path)
+    edit_config(path, num_hidden_layers=3)
+    refused(path, r"config\.json: num_hidden_layers=3, but the weights hold 2 layer\(s\)")
+
+
+def test_deeply_nested_config_json_is_one_line_naming_the_file(folder):
+    """JSON nested 100,000 deep used to end in a raw RecursionError."""
+    (folder / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    refused(folder, r"config\.json: expected a JSON object .*nested too deeply")
+
+
+def test_deeply_nested_safetensors_header_is_one_line_naming_the_file(folder):
+    header = b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    refused(folder, r"model\.safetensors.*nested too deeply")
+
+
+@pytest.mark.parametrize("key,value,needle", [
+    ("n_head", 3, r"config\.json: n_embd: expected a multiple of n_head=3, got 8"),
+    ("resid_pdrop", 2.0, r"config\.json: resid_pdrop: expected a float in \[0, 1\), got 2\.0"),
+    ("layer_norm_epsilon", -1, r"config\.json: layer_norm_epsilon: expected a positive float"),
+])
+def test_bad_config_values_are_named_by_their_config_json_key(folder, key, value, needle):
+    """They used to be reported under npformer's names (TransformerConfig.num_heads, .dropout)."""
+    edit_config(folder, **{key: value})
+    refused(folder, needle)
+
+
+def test_bad_bert_config_value_named_by_its_key():
+    from npformer.io.hub_mapping import config_from_hf
+    hf = dict(model_type="bert", vocab_size=20, max_position_embeddings=16, hidden_size=8,
+              num_attention_heads=2, intermediate_size=16, num_hidden_layers=1,
+              hidden_dropout_prob=1.5)
+    with pytest.raises(ValueError, match=r"^config\.json: hidden_dropout_prob: expected a float"):
+        config_from_hf(hf, "bert")

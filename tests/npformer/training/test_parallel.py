@@ -257,10 +257,10 @@ def test_cli_threads_trains_data_parallel(capsys):
     try:
         assert main(argv + ["--data-parallel", "on"]) == 0
         assert "data parallelism: 2 replicas" in capsys.readouterr().out
-        assert main(argv + ["--data-parallel", "off"]) == 0
-        assert "data parallelism" not in capsys.readouterr().out
+        assert main(argv + ["--data-parallel", "off"]) == 0           # says where the threads go
+        assert "data parallelism off (--data-parallel off)" in capsys.readouterr().out
         assert main(argv) == 0                                         # auto: d_model 8 is too thin
-        assert "data parallelism" not in capsys.readouterr().out
+        assert "data parallelism off (each replica's" in capsys.readouterr().out
     finally:
         set_blas_threads(1)
 
