@@ -9,11 +9,13 @@ import time
 
 import pytest
 
+from tests import paths
+
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(paths.ROOT)
 TINY = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--batch-size", "8",
         "--eval-size", "20", "--no-progress"]
 

@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+from tests import paths
+
 torch = pytest.importorskip("torch")
 if not torch.distributed.is_available():  # pragma: no cover - depends on the torch build
     pytest.skip("torch.distributed is not available", allow_module_level=True)
@@ -16,7 +18,7 @@ if not torch.distributed.is_available():  # pragma: no cover - depends on the to
 from npformer.cli.main import main  # noqa: E402
 from npformer.io.checkpoint import load_checkpoint  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(paths.ROOT)
 SIZES = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--batch-size", "8",
          "--eval-size", "10", "--examples", "0", "--no-progress", "--dtype", "float64",
          "--steps", "3", "--backend", "torch"]
