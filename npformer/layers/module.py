@@ -16,7 +16,7 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
-from npformer.layers.validation import module_call
+from npformer.layers.validation import enter_module_call, leave_module_call
 
 
 class Parameter:
@@ -125,8 +125,11 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
-        with module_call():                        # nesting, for validation.check_float's scans
+        depth = enter_module_call()                # nesting, for validation.check_float's scans
+        try:
             return self.forward(*args, **kwargs)
+        finally:
+            leave_module_call(depth)
 
     def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
         raise NotImplementedError(f"{type(self).__name__} does not define forward")

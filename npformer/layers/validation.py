@@ -5,7 +5,6 @@ broadcasting error from deep inside a layer. All checks run before any state cha
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import Sequence
 
@@ -23,15 +22,15 @@ SCAN_DEPTH = 2
 _calls = threading.local()
 
 
-@contextlib.contextmanager
-def module_call():
-    """One level of Module.__call__ nesting in this thread, for the duration of the call."""
+def enter_module_call() -> int:
+    """One level deeper in Module.__call__ nesting in this thread; returns the depth to restore."""
     depth = getattr(_calls, "depth", 0)
     _calls.depth = depth + 1
-    try:
-        yield
-    finally:
-        _calls.depth = depth
+    return depth
+
+
+def leave_module_call(depth: int) -> None:
+    _calls.depth = depth
 
 
 def call_depth() -> int:
