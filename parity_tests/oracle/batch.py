@@ -159,7 +159,7 @@ def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) 
         cand = _entry_spec(path, c.entry)
         kw = dict(forbid_import=spec.forbid_import, allow_import=spec.allow_import,
                   runs=spec.runs, limits=limits, threads=1,
-                  require_gradients=bool(spec.require_gradients))
+                  require=tuple(spec.require))
         if not os.path.isfile(cand.rpartition(":")[0]):
             row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
                    "max_points": c.points,

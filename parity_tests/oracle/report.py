@@ -191,6 +191,11 @@ def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *
     tests = gradescope_tests(public, points=points)
     if hidden is not None:
         tests += gradescope_tests(hidden, hidden=True, points=points, visibility=hidden_visibility)
+    gaps = {**(hidden.gaps if hidden is not None else {}), **public.gaps}
+    if gaps:        # a partial comparison never earns full marks, whatever was required
+        tests.append({"name": f"{public.component}: everything compared", "score": 0.0,
+                      "max_score": points, "visibility": "visible", "status": "failed",
+                      "output": "\n".join(f"{public.component}: {why}" for why in gaps.values())})
     score = sum(t["score"] for t in tests)
     verdict = public.verdict if hidden is None or public.exit_code else hidden.verdict
     return {"score": score, "max_score": sum(t["max_score"] for t in tests),
@@ -267,6 +272,8 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
              f"; {res.examples_run} example(s), {res.elapsed_s:.1f} s")
+    for g, why in res.gaps.items():
+        L.append(f"  NOT COMPARED ({g}): {why}")
     if verbose:
         L.extend(_policy_lines(res))
     if res.exit_code == 0:

@@ -21,6 +21,7 @@ from typing import Any
 
 from .adapters import Options
 from .backend import InProcessBackend, Prepared, SandboxBackend
+from .completeness import find_gaps, reference_eps, requirements
 from .components import (Case, Component, Quantity, get, neutral_value, quantity_kind,
                          quantity_label)
 from .judge import Judge, nondeterminism
@@ -42,8 +43,11 @@ class Checker:
     def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
                  backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
                  runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-                 require_gradients: bool = False):
-        self.require_gradients = require_gradients
+                 require_gradients: bool = False, require=()):
+        self.require = requirements(tuple(require) + (("gradients",) if require_gradients else ()))
+        self.require_gradients = "gradients" in self.require
+        self.absent_seen: set[str] = set()
+        self.gaps: dict[str, str] = {}
         self.opts = opts or Options()
         self.opts.validate()
         if self.opts.adapter_path:   # the worker's working directory is its scratch folder
@@ -111,6 +115,9 @@ class Checker:
             return prep
         assert isinstance(prep, Prepared)
         self.caps, self.kind, self.framework = prep.caps, prep.kind, prep.framework
+        if "eps" in self.require and self.caps.pop("norm_eps", None) is not None:
+            self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
+                              "fixes it")
         self.notes.extend(prep.notes)
         return None
 
@@ -138,6 +145,7 @@ class Checker:
         for ref in rep.absent:
             case.params[ref] = neutral_value(ref, case.params[ref].shape)
             case.absent.add(ref)
+            self.absent_seen.add(ref)
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
@@ -235,16 +243,23 @@ class Checker:
         return self._result(self._required(), None, t0)
 
     def _required(self) -> Outcome:
-        """A match, unless gradients were required and some were never compared."""
-        if not self.require_gradients:
+        """A match, unless something the assignment requires was never compared (the gaps are
+        found here, from what the parent drew and received, never from the worker's word)."""
+        self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen)
+        due = [g for g in self.gaps if g in self.require]
+        if not due:
             return Outcome()
-        skipped = {k: why for k, why in self.not_checked.items() if k.startswith("grad_")
-                   and "no such parameter" not in why}
-        if not skipped:
-            return Outcome()
-        return Outcome("missing_gradient", quantity=next(iter(skipped)),
-                       message="gradients are required by this assignment but were not compared: "
-                               + "; ".join(f"{k} ({why})" for k, why in list(skipped.items())[:6]))
+        if "gradients" in due:
+            first = next(k for k, why in self.not_checked.items() if k.startswith("grad_")
+                         and "no such parameter" not in why)
+            return Outcome("missing_gradient", quantity=first,
+                           message="required by this assignment but not compared: "
+                                   + " | ".join(self.gaps[g] for g in due))
+        q = "output"
+        if due == ["parameters"]:
+            q = f"grad_param:{sorted(self.absent_seen)[0]}"
+        return Outcome("incomplete", quantity=q, message="required by this assignment but not "
+                       "compared: " + " | ".join(self.gaps[g] for g in due))
 
     # -- result -----------------------------------------------------------------------------------
     def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
@@ -265,6 +280,13 @@ class Checker:
             printed=out.printed, options=self._options_dict(), versions=versions(),
             elapsed_s=round(time.perf_counter() - t0, 3))
         res.policy = self._policy_dict()
+        if not self.gaps and self.backend is not None and self.kind:
+            self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked,
+                                  self.absent_seen)
+        res.gaps, res.required = dict(self.gaps), list(self.require)
+        eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
+        if eps is not None:
+            res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
@@ -280,6 +302,7 @@ class Checker:
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,
+                "required": list(self.require),
                 "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
                                     or {"namespaces": False, "landlock": 0,
                                         "reason": "not isolated: no worker process"})}
@@ -375,19 +398,20 @@ class Checker:
 def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
           replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
           runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-          require_gradients: bool = False, **option_fields) -> CheckResult:
+          require_gradients: bool = False, require=(), **option_fields) -> CheckResult:
     """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
     here) as `component`; never raises for anything the candidate does. `option_fields` override
     fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
     runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits;
-    require_gradients: a match needs every input and parameter gradient compared."""
+    require_gradients: a match needs every input and parameter gradient compared; require: the
+    completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all)."""
     if opts is None:
         opts = Options(**option_fields)
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
         return Checker(component, candidate, opts, backward, forbid_import, allow_import, runs,
-                       limits, threads, require_gradients).run(replay)
+                       limits, threads, require_gradients, require).run(replay)
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

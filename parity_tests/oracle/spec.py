@@ -11,7 +11,9 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     forbid_import = ["npformer", "torchformer", "parity_tests"]   # the default
     allow_import = []
     memory_mb = 4096                 # the worker's RLIMIT_DATA
-    require_gradients = false        # true: a submission whose gradients cannot be compared fails
+    require = ["masks", "cross_attention", "gradients", "parameters", "eps"]   # the default: all
+                                     # what must have been compared for a match (completeness.py);
+                                     # leave a name out to accept a partial comparison of it
 
     [[check]]
     name = "sdpa"                    # shown in the gradebook; unique
@@ -29,6 +31,7 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .completeness import REQUIREMENTS, requirements
 from .sandbox.policy import DEFAULT_FORBIDDEN
 
 
@@ -60,7 +63,8 @@ class Assignment:
     forbid_import: list = field(default_factory=lambda: list(DEFAULT_FORBIDDEN))
     allow_import: list = field(default_factory=list)
     memory_mb: int = 4096
-    require_gradients: bool = False   # a match needs every gradient compared
+    require_gradients: bool | None = None   # false: drop "gradients" from `require`
+    require: list = field(default_factory=lambda: list(REQUIREMENTS))
     checks: list = field(default_factory=list)
     source: str = ""                   # the spec file's path
 
@@ -113,6 +117,14 @@ def load_spec(path: str) -> Assignment:
           "seconds > 0", spec.timeout)
     _need(isinstance(spec.entry_file, str) and spec.entry_file.endswith(".py"),
           "[assignment] entry_file", "a file name ending in .py", spec.entry_file)
+    _need(spec.require_gradients is None or isinstance(spec.require_gradients, bool),
+          "[assignment] require_gradients", "true or false", spec.require_gradients)
+    _need(isinstance(spec.require, list) and all(r in REQUIREMENTS for r in spec.require),
+          "[assignment] require", f"a list of names among {', '.join(REQUIREMENTS)}", spec.require)
+    spec.require = list(requirements(r for r in spec.require
+                                     if not (r == "gradients" and spec.require_gradients is False)))
+    if spec.require_gradients and "gradients" not in spec.require:
+        spec.require.append("gradients")
     checks = raw.get("check", [])
     _need(isinstance(checks, list) and checks, "[[check]]", "at least one [[check]] table", checks)
     option_names = {f.name for f in fields(Options)}
