@@ -67,7 +67,9 @@ def survivors() -> list[str]:
 # name, acceptable verdicts, the confinement that stops it (None: always stopped)
 CASES = [
     ("ref_in_memory", {"raised", "forbidden_import"}, None),
-    ("ref_from_source", {"forbidden_import"}, None),
+    # the audit hook refuses the read (forbidden_import), or the private view holds no reference
+    # source at all (the candidate's open() raises: raised)
+    ("ref_from_source", {"forbidden_import", "raised"}, None),
     ("parent_memory", {"mismatch"}, "landlock"),
     ("network", {"mismatch"}, "network"),
     ("fork_bomb", {"mismatch"}, "pids"),
@@ -135,6 +137,7 @@ examples = 3
 seed = 3
 timeout = 5
 runs = 2
+require = ["masks", "cross_attention", "parameters", "eps"]   # NumPy forward-only: no gradients
 
 [[check]]
 name = "sdpa"

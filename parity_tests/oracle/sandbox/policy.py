@@ -139,12 +139,13 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
                                                f"{os.path.relpath(path, os.path.dirname(d))})")
                     raise PermissionError(f"reading {args[0]!r} is not allowed in this assignment")
             return
-        if event != "import" or not args or not isinstance(args[0], str):
-            return
-        name = args[0]
+        if event == "import" and args and isinstance(args[0], str):
+            refuse(args[0])
+
+    def refuse(name: str) -> None:
         if not _matches(name, forbidden):
             return
-        f = sys._getframe(1)
+        f = sys._getframe(2)
         while f is not None and _skip_frame(f.f_code.co_filename, skip):
             f = f.f_back
         if f is not None and id(f.f_code) in trusted:
@@ -153,6 +154,16 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
         STATE["violations"].append(f"{name} ({where})")
         raise ImportError(f"importing {name!r} is not allowed in this assignment")
 
+    class Refuse:
+        """First on sys.meta_path: sees every import by name, also those of a module that does
+        not exist in the worker's view (importlib.import_module raises no audit event then)."""
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            refuse(name)
+            return None
+
+    sys.meta_path.insert(0, Refuse)
     sys.addaudithook(hook)
 
 
