@@ -235,6 +235,13 @@ def confinement_text(c: dict) -> str:
     parts = ["own user/mount/PID/network namespaces" if c.get("namespaces") else
              "no namespaces" + (f" ({c['namespaces_reason'][:80]})" if c.get("namespaces_reason")
                                 else "")]
+    if c.get("view"):
+        parts.append("private view (only the system, the interpreter, the harness files and the "
+                     "submission's folder; own /proc; no host sockets)")
+    else:
+        parts.append("NO private view: it can read what the oracle's user can outside the "
+                     "Landlock-hidden folders" + (f" ({str(c['view_reason'])[:80]})"
+                                                  if c.get("view_reason") else ""))
     if c.get("landlock"):
         what = ["writes only in its scratch folder"] if c.get("writes_only_in") else []
         what += ["no TCP"] if c.get("network_tcp_denied") else []

@@ -3,7 +3,7 @@
 Parent side, before the worker starts:
 
     prefix, why = namespace_prefix()   # ["unshare", "--user", "--pid", "--net", "--fork",
-                                       #  "--kill-child"] or ([], the reason it is unavailable)
+                                       #  "--kill-child", "--mount-proc"] or ([], the reason)
 
   A user + PID + network namespace per worker: the worker's init (child.main, PID 1 there) dies
   with the process group the parent kills, and the kernel then kills every process left in the
@@ -52,7 +52,7 @@ def namespace_prefix() -> tuple[list[str], str]:
         return _NS_CACHE[0]
     exe = shutil.which("unshare")
     prefix = [exe, "--user", "--map-root-user", "--mount", "--pid", "--net", "--fork",
-              "--kill-child"] if exe else []
+              "--kill-child", "--mount-proc"] if exe else []
     why = "" if exe else "the 'unshare' command (util-linux) is not installed"
     if prefix:
         try:
