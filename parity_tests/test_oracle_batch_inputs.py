@@ -104,3 +104,24 @@ def test_a_single_file_over_the_limit_is_refused_not_cut(tmp_path):
         f.truncate((16 << 20) + 1)
     with pytest.raises(SubmissionError, match="larger than 16 MiB"):
         read_submission(str(big), "attention.py")
+
+
+@pytest.mark.parametrize("where", ["same", "inside"])
+def test_grades_may_not_be_written_over_or_into_the_submissions(tmp_path, where):
+    subs = tmp_path / "subs"
+    (subs / "ann").mkdir(parents=True)
+    shutil.copy(os.path.join(HOSTILE, "right.py"), subs / "ann" / "attention.py")
+    (tmp_path / "assignment.toml").write_text(SPEC)
+    out = subs if where == "same" else subs / "grades"
+    with pytest.raises(ValueError, match="overlaps the submissions folder"):
+        grade(str(subs), str(tmp_path / "assignment.toml"), str(out))
+    assert sorted(os.listdir(subs)) == ["ann"] and os.listdir(subs / "ann") == ["attention.py"]
+
+
+def test_the_bundle_never_replaces_its_own_spec(tmp_path):
+    from parity_tests.oracle.gradescope import build_bundle
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    with pytest.raises(ValueError, match="input of the bundle"):
+        build_bundle(str(spec), str(spec), force=True)
+    assert spec.read_text() == SPEC

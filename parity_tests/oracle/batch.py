@@ -216,6 +216,11 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     subs, refused = find_submissions(folder)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
+    a, b = os.path.realpath(out_dir), os.path.realpath(folder)
+    if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
+        raise ValueError(f"--out {out_dir!r}: it overlaps the submissions folder {folder!r} (the "
+                         f"students' own files would be overwritten, or graded as a student next "
+                         f"time); write the grades elsewhere")
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
     files: dict[str, dict] = {}
     for s, p in list(subs.items()):       # one student's odd files fail that student only
