@@ -13,11 +13,11 @@ import os
 
 import pytest
 
-pytest.importorskip("torch")
+from parity_tests.oracle import check
+from parity_tests.oracle.completeness import REQUIREMENTS
+from parity_tests.oracle.report import gradescope_results
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.completeness import REQUIREMENTS  # noqa: E402
-from parity_tests.oracle.report import gradescope_results  # noqa: E402
+pytest.importorskip("torch")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")

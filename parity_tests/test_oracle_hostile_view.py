@@ -7,7 +7,6 @@ tests that need it are skipped, naming what is missing (docs/ORACLE.md, threat m
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket

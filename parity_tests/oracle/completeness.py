@@ -23,7 +23,7 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps")
 DEFAULT_EPS = 1e-5

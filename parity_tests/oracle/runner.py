@@ -90,8 +90,15 @@ class Checker:
     def _load(self) -> Outcome | None:
         if isinstance(self.candidate, str):
             loc = self.candidate.rpartition(":")[0]
+            first = loc.split(",")[0]
+            if first.endswith(".py") and not os.path.isfile(first):
+                return Outcome("load_error", message=f"no file {first!r}"
+                               + (" (it is a folder)" if os.path.isdir(first) else ""))
             if loc.endswith(".py"):
                 self.scan = policy.scan(loc, self.forbidden)
+                if self.scan.get("unparsable"):
+                    return Outcome("load_error", message="the submission cannot be read: "
+                                   + self.scan["unparsable"])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
                 for key in ("imports", "notable_calls", "violations"):

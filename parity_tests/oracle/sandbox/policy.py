@@ -52,13 +52,30 @@ def _imports(tree: ast.AST) -> list[tuple[str, int]]:
     return out
 
 
+MAX_SOURCE = 4 << 20       # bytes of one source file the scan reads (a larger one is refused)
+
+
+class Unparsable(Exception):
+    """The submission's source cannot be scanned: its own fault (load_error), never the oracle's."""
+
+
 def _parse(path: str) -> ast.AST | None:
+    """The module's syntax tree; None for a syntax error (the worker's import reports it, with
+    the line); Unparsable for a source too large or too deeply nested to parse (a parse bomb)."""
     try:
         with open(path, "rb") as f:
-            src = f.read(4 << 20)
-        return ast.parse(src, filename=path)
-    except (OSError, SyntaxError, ValueError):
+            src = f.read(MAX_SOURCE + 1)
+    except OSError:
         return None
+    if len(src) > MAX_SOURCE:
+        raise Unparsable(f"{os.path.basename(path)} is larger than {MAX_SOURCE >> 20} MiB of source")
+    try:
+        return ast.parse(src, filename=path)
+    except (SyntaxError, ValueError):
+        return None
+    except (MemoryError, RecursionError) as exc:
+        raise Unparsable(f"{os.path.basename(path)} is nested too deeply to parse "
+                         f"({type(exc).__name__})") from None
 
 
 def scan(path: str, forbidden) -> dict:
@@ -73,7 +90,12 @@ def scan(path: str, forbidden) -> dict:
         if p in seen:
             continue
         seen.add(p)
-        tree = _parse(p)
+        try:
+            tree = _parse(p)
+        except Unparsable as exc:
+            return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
+                    "notable_calls": sorted(calls), "unparsable": str(exc),
+                    "files_scanned": sorted(os.path.basename(s) for s in seen)}
         if tree is None:
             continue
         for node in ast.walk(tree):
