@@ -35,8 +35,8 @@ from .completeness import REQUIREMENTS, requirements
 from .sandbox.policy import DEFAULT_FORBIDDEN
 
 
-class SpecError(ValueError):
-    pass
+from . import spec_checks as sc
+from .spec_checks import SpecError  # noqa: F401 - the spec's error, importable from here
 
 
 @dataclass
@@ -89,6 +89,10 @@ def _toml_load(path: str) -> dict:
         raise SpecError(f"--spec {path!r}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"--spec {path!r}: not valid TOML: {exc}") from None
+    except (RecursionError, MemoryError):
+        raise SpecError(f"--spec {path!r}: not a usable TOML file (nested too deeply)") from None
+    except OSError as exc:
+        raise SpecError(f"--spec {path!r}: cannot be read ({exc.strerror})") from None
 
 
 def _need(cond: bool, where: str, expected: str, got: Any) -> None:
@@ -109,6 +113,7 @@ def load_spec(path: str) -> Assignment:
     bad = set(a) - known
     _need(not bad, "[assignment]", f"keys among {sorted(known)}", sorted(bad))
     spec = Assignment(**a, source=os.path.abspath(path))
+    sc.assignment(spec)
     _need(isinstance(spec.examples, int) and spec.examples > 0, "[assignment] examples",
           "a positive integer", spec.examples)
     _need(isinstance(spec.runs, int) and spec.runs >= 1, "[assignment] runs", "an integer >= 1",
@@ -139,6 +144,9 @@ def load_spec(path: str) -> Assignment:
             _need(isinstance(c.get(k), str) and c.get(k), f"{where} {k}", "a string", c.get(k))
         _need(c["component"] in COMPONENTS, f"{where} component", f"one of {sorted(COMPONENTS)}",
               c["component"])
+        sc.entry(c["entry"], f"{where} entry")
+        sc.need(isinstance(c.get("name", c["component"]), str), f"{where} name", "a string",
+                    c.get("name"))
         cs = CheckSpec(name=c.get("name", c["component"]), component=c["component"],
                        entry=c["entry"], points=c.get("points", 1.0),
                        options=c.get("options", {}), settings=c.get("settings", {}),
@@ -156,16 +164,19 @@ def load_spec(path: str) -> Assignment:
               "no adapter_path (use the check's adapter key)", cs.options)
         _need(cs.name not in names, f"{where} name", "a name no other check has", cs.name)
         names.add(cs.name)
-        _need(isinstance(cs.points, (int, float)) and cs.points >= 0, f"{where} points",
-              "a number >= 0", cs.points)
+        sc.number(cs.points, f"{where} points", 0.0, sc.MAX_POINTS)
+        sc.need(isinstance(cs.options, dict), f"{where} options", "a table", cs.options)
+        sc.options(cs.options, f"{where} options")
+        sc.settings(cs.settings, COMPONENTS[cs.component], f"{where} settings")
         bad = set(cs.options) - option_names - {"examples", "seed", "timeout"}
         _need(not bad, f"{where} options", f"Options fields ({', '.join(sorted(option_names))})",
               sorted(bad))
         if cs.hidden is not None:
-            _need(isinstance(cs.hidden, dict) and set(cs.hidden) <= {"seed", "examples", "strict",
-                                                                    "points"},
-                  f"{where} hidden", "a table of seed, examples, strict, points", cs.hidden)
-        Options(**{**cs.options, "settings": dict(cs.settings)}).validate()
+            sc.hidden(cs.hidden, f"{where} hidden")
+        try:
+            Options(**{**cs.options, "settings": dict(cs.settings)}).validate()
+        except (TypeError, ValueError) as exc:
+            raise SpecError(f"{where} options: {exc}") from None
         spec.checks.append(cs)
     return spec
 
