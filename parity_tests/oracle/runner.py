@@ -227,6 +227,7 @@ class Checker:
         flaky = False
         try:
             prop()
+            self._structural(state)
         except _Stop:
             pass
         except Flaky:
@@ -248,6 +249,25 @@ class Checker:
                                  "candidate may be nondeterministic")
             return res
         return self._result(self._required(), None, t0)
+
+    def _structural(self, state: dict) -> None:
+        """After a random search that found nothing, the structural cases, on purpose
+        (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
+        difference the random search finds keeps its minimal counterexample."""
+        from . import structural
+        planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed)
+        if state["fail"] is not None or state["stop"] is not None or not planned:
+            return
+        for ex in planned:
+            out = self.evaluate(ex)
+            self.examples_run += 1
+            if out.ok:
+                self._merge(out)
+                continue
+            key = "stop" if out.verdict in STOP_VERDICTS else "fail"
+            state[key], state[key + "_example"] = out, ex
+            return
+        self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
 
     def _required(self) -> Outcome:
         """A match, unless something the assignment requires was never compared (the gaps are
