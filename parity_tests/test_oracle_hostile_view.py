@@ -111,3 +111,23 @@ def test_a_host_unix_socket_is_out_of_reach(view, tmp_path):
     assert res.verdict in FAILING, (res.verdict, res.message)
     assert accepted == []
 
+
+
+FALLBACK = [("reads_project", FAILING), ("connects_unix_socket", FAILING), ("reads_proc", {"raised"}),
+            ("right", {"match"})]
+
+
+@pytest.mark.parametrize("name,verdicts", FALLBACK, ids=[c[0] for c in FALLBACK])
+def test_without_namespaces_landlock_allows_reading_only_the_listed_paths(name, verdicts,
+                                                                          monkeypatch):
+    from parity_tests.oracle.sandbox import confine
+    monkeypatch.setenv("NPFORMER_ORACLE_NO_NAMESPACES", "1")
+    monkeypatch.setattr(confine, "_NS_CACHE", [])
+    res = check("sdpa", spec(name), examples=3)
+    conf = res.policy["confinement"]
+    if not conf.get("landlock"):
+        pytest.skip(f"no Landlock on this machine: {conf.get('reason')}")
+    assert conf["view"] is False and conf["read_allow_list"] is True
+    assert res.verdict in verdicts, (res.verdict, res.message)
+    if name == "reads_proc":
+        assert "Permission denied: '/proc'" in res.message

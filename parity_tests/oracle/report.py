@@ -238,6 +238,10 @@ def confinement_text(c: dict) -> str:
     if c.get("view"):
         parts.append("private view (only the system, the interpreter, the harness files and the "
                      "submission's folder; own /proc; no host sockets)")
+    elif c.get("read_allow_list"):
+        parts.append("NO private view, but Landlock lets it read only the listed paths (host "
+                     "unix sockets it knows the path of stay reachable)"
+                     + (f" ({str(c['view_reason'])[:80]})" if c.get("view_reason") else ""))
     else:
         parts.append("NO private view: it can read what the oracle's user can outside the "
                      "Landlock-hidden folders" + (f" ({str(c['view_reason'])[:80]})"

@@ -130,6 +130,18 @@ def _confine(header: dict, root: str, here: str, forbid: list) -> dict:
     return conf
 
 
+def _read_only_listed(conf: dict, header: dict, root: str, here: str, forbid: list) -> None:
+    """No view: a last Landlock layer lets the worker read only the same listed paths, /dev, and
+    of /proc its own process's folder and the machine's cpuinfo/meminfo/stat (no other process's
+    command line). Last, because the layer that hides the forbidden packages lists their parent
+    folders, which this one makes unreadable."""
+    from . import confine
+    if not conf.get("view") and conf.get("landlock"):
+        keep = _keep(header, root, here, forbid) + ["/proc/self", "/proc/cpuinfo", "/proc/meminfo",
+                                                    "/proc/stat", "/dev", os.getcwd()]
+        conf.update(confine.landlock(read_only=keep))
+
+
 def main() -> None:
     if os.getpid() == 1:
         _init()
@@ -183,6 +195,7 @@ def main() -> None:
             read = confine.landlock(deny_read=hidden, network=False, scope=False) if hidden else {}
             conf.update(unreadable=read.get("unreadable", []) if read.get("landlock") else [],
                         reference_in_memory=policy.reference_left(forbid))
+            _read_only_listed(conf, header, root, here, forbid)
             # said before the submission is loaded, so the parent may believe it
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
