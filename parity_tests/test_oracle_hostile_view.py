@@ -133,3 +133,19 @@ def test_without_namespaces_landlock_allows_reading_only_the_listed_paths(name, 
     assert res.verdict in verdicts, (res.verdict, res.message)
     if name == "reads_proc":
         assert "Permission denied: '/proc'" in res.message
+
+
+def test_the_project_stays_hidden_even_under_a_kept_folder(view, tmp_path):
+    """A project checked out under a folder the view keeps (here its parent) still shows only
+    the harness files."""
+    code = ("import os, sys; from parity_tests.oracle.sandbox.view import private_view, SYSTEM, "
+            "python_paths; root = sys.argv[1]; keep = list(SYSTEM) + python_paths(exclude=(root,)) "
+            "+ [os.path.dirname(root), os.path.join(root, 'parity_tests', 'oracle')]; "
+            "assert private_view(keep, os.getcwd(), 64, hide=(root,))['view']; "
+            "print(sorted(os.listdir(root)), sorted(os.listdir(os.path.join(root, 'parity_tests'))))")
+    p = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
+                        "--mount-proc", sys.executable, "-c", code, ROOT], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": ROOT})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "['parity_tests'] ['oracle']"

@@ -118,7 +118,8 @@ def _confine(header: dict, root: str, here: str, forbid: list) -> dict:
     from .view import private_view
     conf: dict = {"view": False, "view_reason": "no mount namespace of its own"}
     if confine.own_user_namespace():
-        conf = private_view(_keep(header, root, here, forbid), os.getcwd(), SCRATCH_MB)
+        hide = (root,) + tuple(p for p in header.get("search_path", []) if isinstance(p, str))
+        conf = private_view(_keep(header, root, here, forbid), os.getcwd(), SCRATCH_MB, hide)
     if conf.get("view"):
         conf["scratch_mb"] = SCRATCH_MB
         conf["private_proc"] = True

@@ -91,18 +91,33 @@ def _pivot(libc, new_root: str) -> None:
     _check(rc, "pivot_root")
 
 
-def private_view(keep: list[str], scratch: str, scratch_mb: int) -> dict:
-    """Replace this process's root by a view of `keep` (see the module docstring)."""
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def private_view(keep: list[str], scratch: str, scratch_mb: int, hide: tuple = ()) -> dict:
+    """Replace this process's root by a view of `keep` (see the module docstring). `hide`: folders
+    (the project root, the oracle's working directory) that must not show even where a kept
+    folder holds them (a project checked out under /usr): an empty tmpfs covers them, and only
+    the kept paths beneath them are bound again."""
     libc = _libc()
     keep = sorted({os.path.abspath(k) for k in keep if k and os.path.lexists(k)},
                   key=lambda p: (p.count(os.sep), p))
+    hide = tuple(sorted({os.path.realpath(h) for h in hide if h and os.path.isdir(h)}))
     new_root, mounted = scratch, False                             # an empty folder of ours
     try:
         _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)       # nothing propagates out
         _mount(libc, "tmpfs", new_root, "tmpfs", _MS_NOSUID | _MS_NODEV,
                f"size={int(scratch_mb)}m,mode=0755")
         mounted = True
+        inner = [p for p in keep if any(_under(p, h) for h in hide)]
         for path in keep:
+            if path not in inner:
+                _bind(libc, path, new_root)
+        for h in hide:
+            if os.path.isdir(new_root + h):          # shown through a kept folder above it
+                _mount(libc, "tmpfs", new_root + h, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m")
+        for path in inner:
             _bind(libc, path, new_root)
         os.makedirs(new_root + "/proc", exist_ok=True)
         _mount(libc, "proc", new_root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
