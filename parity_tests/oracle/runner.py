@@ -12,9 +12,7 @@ unpredictable global RNG states (random, numpy.random, torch); outputs that diff
 """
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import time
 from dataclasses import asdict
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 from .adapters import Options
 from .backend import InProcessBackend, Prepared, SandboxBackend
 from .completeness import find_gaps, reference_eps, requirements
+from .describe import describe_case, replay_command
 from .components import (Case, Component, Quantity, get, neutral_value, quantity_kind,
                          quantity_label)
 from .judge import Judge, nondeterminism
@@ -358,68 +357,14 @@ class Checker:
         return hints
 
     def _describe_case(self, case: Case) -> dict:
-        d: dict[str, Any] = {"hyperparameters": {k: v for k, v in case.hyper.items()
-                                                 if not k.startswith("_")},
-                             "inputs": {k: list(v.shape) for k, v in case.inputs.items()},
-                             "upstream_gradient": list(case.dout.shape)}
-        masks = {}
-        for name, keep in case.masks.items():
-            if keep is None:
-                masks[name] = None
-                continue
-            given_ = keep[:, 0] if self.opts.mask_rank == 3 else keep
-            shown = given_ if self.opts.mask_convention == "keep" else ~given_
-            masks[name] = {"shape_given": list(given_.shape),
-                           "convention": self.opts.mask_convention,
-                           "keep": keep.astype(int).tolist(),
-                           "as_given": shown.astype(int).tolist()
-                           if self.opts.mask_convention != "additive" else "0 / -inf where keep is 0"}
-            kind = (case.example.get(name) or {}).get("kind") if isinstance(case.example.get(name),
-                                                                             dict) else None
-            if kind:
-                masks[name]["kind"] = kind
-        if masks:
-            d["masks"] = masks
-        if case.absent:
-            d["absent_parameters"] = sorted(case.absent)
-        small = {k: v.tolist() for k, v in case.inputs.items() if v.size <= 24}
-        if small:
-            d["input_values"] = small
-        return d
+        return describe_case(case, self.opts)
 
     def _options_dict(self) -> dict:
         o = asdict(self.opts)
         return o
 
     def replay_command(self, example: dict) -> str:
-        ex = json.dumps(example, separators=(",", ":"), default=_json_default)
-        if not isinstance(self.candidate, str):
-            return (f"oracle.check({self.comp.name!r}, <candidate object>, "
-                    f"replay=json.loads({ex!r}), ...same options)")
-        o, d = self.opts, Options()
-        parts = ["npformer-oracle", "check", self.comp.name, self.candidate]
-        for flag, attr in (("--mask-convention", "mask_convention"), ("--mask-dtype", "mask_dtype"),
-                           ("--mask-rank", "mask_rank"), ("--dtype", "dtype"),
-                           ("--framework", "framework"), ("--weight-layout", "weight_layout"),
-                           ("--timeout", "timeout")):
-            if getattr(o, attr) != getattr(d, attr):
-                parts += [flag, str(getattr(o, attr))]
-        if o.strict:
-            parts.append("--strict")
-        if o.allow_unmapped:
-            parts.append("--allow-unmapped")
-        if not o.check_dtype:
-            parts.append("--no-dtype-check")
-        for k, v in o.name_map.items():
-            parts += ["--map", f"{k}={v}"]
-        for k, v in o.settings.items():
-            parts += ["--set", f"{k}={v}"]
-        if o.init_kwargs:
-            parts += ["--init-kwargs", json.dumps(o.init_kwargs)]
-        if o.adapter_path:
-            parts += ["--adapter", o.adapter_path]
-        parts += ["--replay", ex]
-        return " ".join(shlex.quote(p) for p in parts)
+        return replay_command(self.candidate, self.comp.name, self.opts, example)
 
 
 def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
