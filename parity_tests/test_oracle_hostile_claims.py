@@ -71,3 +71,41 @@ def test_right_code_still_matches_when_everything_is_required(component, target)
     assert res.gaps == {}
     results = gradescope_results(res, points=1.0)
     assert results["score"] == results["max_score"]
+
+
+SPEC = """
+[assignment]
+name = "attention"
+entry_file = "attention.py"
+examples = 6
+seed = 0
+timeout = 20
+
+[[check]]
+name = "sdpa"
+component = "sdpa"
+entry = "attention"
+points = 10
+hidden = { seed = 7, examples = 4, points = 5 }
+"""
+
+
+def test_in_grade_a_rewritten_claim_scores_zero_with_the_reason_and_right_code_full(tmp_path):
+    import json
+    import shutil
+
+    from parity_tests.oracle.batch import grade
+    subs = tmp_path / "subs"
+    for student, src in (("ann_right", os.path.join(CANDS, "torch_attention.py")),
+                         ("bob_claims", os.path.join(HOSTILE, "claims_no_masks.py")),
+                         ("cy_nomask", os.path.join(HOSTILE, "no_mask_argument.py"))):
+        (subs / student).mkdir(parents=True)
+        shutil.copy(src, subs / student / "attention.py")
+    (tmp_path / "assignment.toml").write_text(SPEC)
+    res = grade(str(subs), str(tmp_path / "assignment.toml"), str(tmp_path / "out"), jobs=2,
+                quiet=True)
+    score = {g["student"]: g["score"] for g in res["graded"]}
+    assert score == {"ann_right": 15.0, "bob_claims": 0.0, "cy_nomask": 0.0}
+    for student in ("bob_claims", "cy_nomask"):
+        results = json.loads((tmp_path / "out" / student / "results.json").read_text())
+        assert "masks were not compared" in results["tests"][0]["output"]
