@@ -46,5 +46,5 @@ def test_a_missing_file_is_one_line_without_a_traceback(tmp_path):
                        capture_output=True, text=True, timeout=120, cwd=tmp_path,
                        env={**os.environ, "PYTHONPATH": ROOT})
     assert p.returncode == 2
-    assert "no file" in p.stdout and "Traceback" not in p.stdout + p.stderr
+    assert "does not exist" in p.stdout and "Traceback" not in p.stdout + p.stderr
     assert 'File "' not in p.stdout

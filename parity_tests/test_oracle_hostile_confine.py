@@ -94,8 +94,9 @@ def test_new_hostile_submission_gets_a_failing_verdict(confinement, name, verdic
         assert "exceed" in res.message, res.message
     if name == "forge_nested":
         assert "RecursionError" in res.message, res.message
-    if name == "ref_from_source":
-        assert any("npformer" in v for v in res.policy["violations"]), res.policy
+    if name == "ref_from_source":   # refused by the audit hook, or absent from the private view
+        assert any("npformer" in v for v in res.policy["violations"]) or (
+            res.policy["confinement"].get("view") and "No such file" in res.message), res.policy
     assert groups_gone(parent.STARTED[before:]) == []
 
 

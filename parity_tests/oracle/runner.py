@@ -91,7 +91,7 @@ class Checker:
             loc = self.candidate.rpartition(":")[0]
             first = loc.split(",")[0]
             if first.endswith(".py") and not os.path.isfile(first):
-                return Outcome("load_error", message=f"no file {first!r}"
+                return Outcome("load_error", message=f"the file {first!r} does not exist"
                                + (" (it is a folder)" if os.path.isdir(first) else ""))
             if loc.endswith(".py"):
                 self.scan = policy.scan(loc, self.forbidden)
