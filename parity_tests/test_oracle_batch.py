@@ -33,6 +33,8 @@ examples = 6
 seed = 3
 timeout = 3
 runs = 2
+# a NumPy forward-only assignment: every requirement but gradients (which it cannot give)
+require = ["masks", "cross_attention", "parameters", "eps"]
 
 [[check]]
 name = "sdpa"

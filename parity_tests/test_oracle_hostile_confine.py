@@ -67,7 +67,9 @@ def survivors() -> list[str]:
 # name, acceptable verdicts, the confinement that stops it (None: always stopped)
 CASES = [
     ("ref_in_memory", {"raised", "forbidden_import"}, None),
-    ("ref_from_source", {"forbidden_import"}, None),
+    # the audit hook refuses the read (forbidden_import), or the private view holds no reference
+    # source at all (the candidate's open() raises: raised)
+    ("ref_from_source", {"forbidden_import", "raised"}, None),
     ("parent_memory", {"mismatch"}, "landlock"),
     ("network", {"mismatch"}, "network"),
     ("fork_bomb", {"mismatch"}, "pids"),
@@ -92,8 +94,9 @@ def test_new_hostile_submission_gets_a_failing_verdict(confinement, name, verdic
         assert "exceed" in res.message, res.message
     if name == "forge_nested":
         assert "RecursionError" in res.message, res.message
-    if name == "ref_from_source":
-        assert any("npformer" in v for v in res.policy["violations"]), res.policy
+    if name == "ref_from_source":   # refused by the audit hook, or absent from the private view
+        assert any("npformer" in v for v in res.policy["violations"]) or (
+            res.policy["confinement"].get("view") and "No such file" in res.message), res.policy
     assert groups_gone(parent.STARTED[before:]) == []
 
 
@@ -135,6 +138,7 @@ examples = 3
 seed = 3
 timeout = 5
 runs = 2
+require = ["masks", "cross_attention", "parameters", "eps"]   # NumPy forward-only: no gradients
 
 [[check]]
 name = "sdpa"

@@ -203,9 +203,16 @@ class SandboxBackend:
                 self.violations.append(v)
         return h, a, None
 
+    def _search_path(self) -> list[str]:
+        """The oracle's working directory goes on the worker's sys.path only for a
+        `package.module:Name` spec (a file spec is found by its path: an instructor's
+        solution.py beside the oracle must not be importable)."""
+        loc = self.spec.rpartition(":")[0]
+        return [] if loc.endswith(".py") or os.sep in loc or "/" in loc else [os.getcwd()]
+
     def prepare(self) -> Prepared | Outcome:
         header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
-                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden,
+                  "spec": self.spec, "search_path": self._search_path(), "forbidden": self.forbidden,
                   "deny_read": [str(d) for d in self.worker.limits.deny_read]}
         h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
         if bad is not None:

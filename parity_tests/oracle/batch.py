@@ -33,68 +33,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from .spec import Assignment, check_options, load_spec
 
 
-MAX_BYTES = 16 << 20   # per submission
-
-
-RESERVED = ("gradebook.csv", "summary.json")
-
-
-def find_submissions(folder: str) -> dict[str, str]:
-    """student -> the submission's folder, or its single .py file."""
-    if not os.path.isdir(folder):
-        raise ValueError(f"SUBMISSIONS {folder!r}: expected a folder of submissions")
-    out = {}
-    for name in sorted(os.listdir(folder)):
-        p = os.path.join(folder, name)
-        if name.startswith(".") or name == "__pycache__":
-            continue
-        student = name if os.path.isdir(p) else name[:-3] if name.endswith(".py") else None
-        if student is None:
-            continue
-        if student in RESERVED:     # OUT/<student>/ would take the place of the class's files
-            raise ValueError(f"SUBMISSIONS {folder!r}: a submission may not be named "
-                             f"{name!r} (the output folder's {student!r} is the oracle's own)")
-        if student in out:
-            raise ValueError(f"SUBMISSIONS {folder!r}: two submissions for {student!r} "
-                             f"({os.path.basename(out[student])!r} and {name!r}); keep one")
-        out[student] = p
-    if not out:
-        raise ValueError(f"SUBMISSIONS {folder!r}: no submission folders or .py files in it")
-    return out
-
-
-def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
-    """relative path -> bytes; a single .py file becomes the entry file."""
-    if os.path.isfile(path):
-        with open(path, "rb") as f:
-            return {entry_file: f.read(MAX_BYTES + 1)[:MAX_BYTES]}
-    files, total = {}, 0
-    for dp, dns, fns in os.walk(path):
-        dns[:] = sorted(d for d in dns if d != "__pycache__" and not d.startswith("."))
-        for fn in sorted(fns):
-            p = os.path.join(dp, fn)
-            if os.path.islink(p) or not os.path.isfile(p):
-                continue
-            total += os.path.getsize(p)
-            if total > MAX_BYTES:
-                raise ValueError(f"submission {path!r} is larger than {MAX_BYTES >> 20} MiB")
-            with open(p, "rb") as f:
-                files[os.path.relpath(p, path)] = f.read()
-    return files
-
-
-def materialize(files: dict[str, bytes]) -> str:
-    import tempfile
-
-    root = tempfile.mkdtemp(prefix="oracle-sub-")
-    for rel, data in files.items():
-        p = os.path.join(root, rel)
-        if os.path.commonpath([root, os.path.abspath(p)]) != root:
-            continue
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "wb") as f:
-            f.write(data)
-    return root
+from .submissions import (MAX_BYTES, RESERVED, SubmissionError, csv_cell,  # noqa: F401
+                          find_submissions, materialize, read_submission)
 
 
 def fingerprint(root: str) -> str:
@@ -159,7 +99,7 @@ def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) 
         cand = _entry_spec(path, c.entry)
         kw = dict(forbid_import=spec.forbid_import, allow_import=spec.allow_import,
                   runs=spec.runs, limits=limits, threads=1,
-                  require_gradients=bool(spec.require_gradients))
+                  require=tuple(spec.require))
         if not os.path.isfile(cand.rpartition(":")[0]):
             row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
                    "max_points": c.points,
@@ -189,6 +129,19 @@ def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) 
                                   "quantity": hid.quantity_label, "report": None, "hidden": True})
     out["score"] = sum(r["points"] for r in out["checks"])
     return out
+
+
+def load_error_row(spec: Assignment, student: str, why: str) -> dict:
+    """A student whose submission was refused before grading: 0 on every check, the reason."""
+    checks = []
+    for c in spec.checks:
+        row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
+               "max_points": c.points, "message": why, "quantity": None, "report": None}
+        checks.append(row)
+        if c.hidden:
+            checks.append({**row, "name": c.name + " (hidden)",
+                           "max_points": float(c.hidden.get("points", 0)), "hidden": True})
+    return {"student": student, "path": student, "score": 0.0, "intact": True, "checks": checks}
 
 
 def results_json(graded: dict, spec: Assignment) -> dict:
@@ -260,13 +213,25 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     from .report import check_output_path, write_json, write_text_atomic
 
     spec = load_spec(spec_path)
-    subs = find_submissions(folder)
+    subs, refused = find_submissions(folder)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
+    a, b = os.path.realpath(out_dir), os.path.realpath(folder)
+    if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
+        raise ValueError(f"--out {out_dir!r}: it overlaps the submissions folder {folder!r} (the "
+                         f"students' own files would be overwritten, or graded as a student next "
+                         f"time); write the grades elsewhere")
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
-    files = {s: read_submission(p, spec.entry_file) for s, p in subs.items()}
+    files: dict[str, dict] = {}
+    for s, p in list(subs.items()):       # one student's odd files fail that student only
+        try:
+            files[s] = read_submission(p, spec.entry_file)
+        except (SubmissionError, OSError) as exc:
+            refused[s] = str(exc) if isinstance(exc, SubmissionError) else \
+                f"the submission cannot be read ({exc.strerror})"
+            del subs[s]
     t0 = time.perf_counter()
-    graded: dict[str, dict] = {}
+    graded: dict[str, dict] = {s: load_error_row(spec, s, why) for s, why in refused.items()}
     bar = Progress(len(subs), quiet)
     import multiprocessing as mp
 
@@ -294,7 +259,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
         for s in redo:
             graded[s]["regraded"] = True
     bar.close()
-    for s in subs:
+    for s in graded:
         graded[s]["status"] = "graded" if graded[s].get("intact", True) else "tampered"
         if graded[s]["status"] == "tampered":
             graded[s]["score"] = 0.0
@@ -311,7 +276,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     w.writerow(["student", "score", "max_score", "status"] + [r["name"] for r in rows[0]["checks"]]
                if rows else [])
     for g in rows:
-        w.writerow([g["student"], f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
+        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
                    + [r["verdict"] for r in g["checks"]])
     write_text_atomic(os.path.join(out_dir, "gradebook.csv"), buf.getvalue())
     summ = summary(spec, rows)

@@ -71,6 +71,11 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
     g.add_argument("--require-gradients", action="store_true",
                    help="fail (missing_gradient) when an input or parameter gradient could not be "
                         "compared (a forward-only submission, a detached output)")
+    g.add_argument("--require", action="append", default=[], metavar="WHAT",
+                   choices=("all", "masks", "cross_attention", "gradients", "parameters", "eps"),
+                   help="fail (incomplete / missing_gradient) when WHAT was not compared "
+                        "(repeatable; 'all' for grading: every mask kind, cross-attention, "
+                        "gradients, every parameter, the assignment's eps)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -197,6 +202,13 @@ def _options(args) -> "Options":
                                  if getattr(args, "adapter", None) else None))
 
 
+def _required(names: list) -> tuple:
+    """Writing Gradescope results is grading: everything is required unless the command names
+    what is (--require WHAT, --require-gradients)."""
+    from .completeness import REQUIREMENTS
+    return REQUIREMENTS if "all" in names else tuple(names)
+
+
 def cmd_check(args) -> int:
     from dataclasses import replace
 
@@ -216,7 +228,9 @@ def cmd_check(args) -> int:
         spec = f"{spec},{args.backward}"
     kw = dict(forbid_import=list(DEFAULT_FORBIDDEN) + list(args.forbid_import),
               allow_import=args.allow_import, runs=args.runs,
-              limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients)
+              limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients,
+              require=_required(args.require or ([] if args.require_gradients or not args.results
+                                                 else ["all"])))
     public = check(args.component, spec, opts, replay=args.replay, **kw)
     hidden = None
     if args.hidden_seed is not None and args.replay is None and public.exit_code < 2:

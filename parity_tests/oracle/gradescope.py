@@ -85,6 +85,11 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
 
     spec = load_spec(spec_path)          # fails early on a bad spec
     out = check_output_path(out_zip, "-o")
+    inputs = [spec_path] + [c.adapter_path for c in spec.checks if c.adapter_path]
+    for src in inputs:                    # --force replaces an old bundle, never an input
+        if os.path.exists(out) and os.path.samefile(out, src):
+            raise ValueError(f"-o {out_zip!r}: that is an input of the bundle ({src}); "
+                             f"write the zip elsewhere")
     if os.path.exists(out) and not force:
         raise ValueError(f"-o {out_zip!r}: the file exists (pass --force to replace it)")
     root = _project_root()
@@ -104,6 +109,9 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
         with open(spec_path, "rb") as f:
             add("assignment.toml", f.read())
         for c in spec.checks:             # adapter files, where the spec says (relative to it)
+            if c.adapter and os.path.islink(c.adapter_path):
+                raise ValueError(f"{spec_path}: check {c.name!r} adapter {c.adapter!r} is a link; "
+                                 f"links are not packed (copy the file itself)")
             if c.adapter and c.adapter.replace(os.sep, "/") not in names:
                 with open(c.adapter_path, "rb") as f:
                     add(c.adapter.replace(os.sep, "/"), f.read())

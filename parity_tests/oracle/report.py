@@ -191,6 +191,11 @@ def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *
     tests = gradescope_tests(public, points=points)
     if hidden is not None:
         tests += gradescope_tests(hidden, hidden=True, points=points, visibility=hidden_visibility)
+    gaps = {**(hidden.gaps if hidden is not None else {}), **public.gaps}
+    if gaps and not public.required:   # a quick check's partial comparison is never full marks
+        tests.append({"name": f"{public.component}: everything compared", "score": 0.0,
+                      "max_score": points, "visibility": "visible", "status": "failed",
+                      "output": "\n".join(f"{public.component}: {why}" for why in gaps.values())})
     score = sum(t["score"] for t in tests)
     verdict = public.verdict if hidden is None or public.exit_code else hidden.verdict
     return {"score": score, "max_score": sum(t["max_score"] for t in tests),
@@ -230,6 +235,17 @@ def confinement_text(c: dict) -> str:
     parts = ["own user/mount/PID/network namespaces" if c.get("namespaces") else
              "no namespaces" + (f" ({c['namespaces_reason'][:80]})" if c.get("namespaces_reason")
                                 else "")]
+    if c.get("view"):
+        parts.append("private view (only the system, the interpreter, the harness files and the "
+                     "submission's folder; own /proc; no host sockets)")
+    elif c.get("read_allow_list"):
+        parts.append("NO private view, but Landlock lets it read only the listed paths (host "
+                     "unix sockets it knows the path of stay reachable)"
+                     + (f" ({str(c['view_reason'])[:80]})" if c.get("view_reason") else ""))
+    else:
+        parts.append("NO private view: it can read what the oracle's user can outside the "
+                     "Landlock-hidden folders" + (f" ({str(c['view_reason'])[:80]})"
+                                                  if c.get("view_reason") else ""))
     if c.get("landlock"):
         what = ["writes only in its scratch folder"] if c.get("writes_only_in") else []
         what += ["no TCP"] if c.get("network_tcp_denied") else []
@@ -267,6 +283,8 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
              f"; {res.examples_run} example(s), {res.elapsed_s:.1f} s")
+    for g, why in res.gaps.items():
+        L.append(f"  NOT COMPARED ({g}): {why}")
     if verbose:
         L.extend(_policy_lines(res))
     if res.exit_code == 0:

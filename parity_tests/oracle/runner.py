@@ -12,15 +12,15 @@ unpredictable global RNG states (random, numpy.random, torch); outputs that diff
 """
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import time
 from dataclasses import asdict
 from typing import Any
 
 from .adapters import Options
 from .backend import InProcessBackend, Prepared, SandboxBackend
+from .completeness import find_gaps, reference_eps, requirements
+from .describe import describe_case, replay_command
 from .components import (Case, Component, Quantity, get, neutral_value, quantity_kind,
                          quantity_label)
 from .judge import Judge, nondeterminism
@@ -42,8 +42,11 @@ class Checker:
     def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
                  backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
                  runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-                 require_gradients: bool = False):
-        self.require_gradients = require_gradients
+                 require_gradients: bool = False, require=()):
+        self.require = requirements(tuple(require) + (("gradients",) if require_gradients else ()))
+        self.require_gradients = "gradients" in self.require
+        self.absent_seen: set[str] = set()
+        self.gaps: dict[str, str] = {}
         self.opts = opts or Options()
         self.opts.validate()
         if self.opts.adapter_path:   # the worker's working directory is its scratch folder
@@ -86,8 +89,15 @@ class Checker:
     def _load(self) -> Outcome | None:
         if isinstance(self.candidate, str):
             loc = self.candidate.rpartition(":")[0]
+            first = loc.split(",")[0]
+            if first.endswith(".py") and not os.path.isfile(first):
+                return Outcome("load_error", message=f"the file {first!r} does not exist"
+                               + (" (it is a folder)" if os.path.isdir(first) else ""))
             if loc.endswith(".py"):
                 self.scan = policy.scan(loc, self.forbidden)
+                if self.scan.get("unparsable"):
+                    return Outcome("load_error", message="the submission cannot be read: "
+                                   + self.scan["unparsable"])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
                 for key in ("imports", "notable_calls", "violations"):
@@ -111,6 +121,9 @@ class Checker:
             return prep
         assert isinstance(prep, Prepared)
         self.caps, self.kind, self.framework = prep.caps, prep.kind, prep.framework
+        if "eps" in self.require and self.caps.pop("norm_eps", None) is not None:
+            self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
+                              "fixes it")
         self.notes.extend(prep.notes)
         return None
 
@@ -138,6 +151,7 @@ class Checker:
         for ref in rep.absent:
             case.params[ref] = neutral_value(ref, case.params[ref].shape)
             case.absent.add(ref)
+            self.absent_seen.add(ref)
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
@@ -212,6 +226,7 @@ class Checker:
         flaky = False
         try:
             prop()
+            self._structural(state)
         except _Stop:
             pass
         except Flaky:
@@ -234,17 +249,43 @@ class Checker:
             return res
         return self._result(self._required(), None, t0)
 
+    def _structural(self, state: dict) -> None:
+        """After a random search that found nothing, the structural cases, on purpose
+        (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
+        difference the random search finds keeps its minimal counterexample."""
+        from . import structural
+        planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed)
+        if state["fail"] is not None or state["stop"] is not None or not planned:
+            return
+        for ex in planned:
+            out = self.evaluate(ex)
+            self.examples_run += 1
+            if out.ok:
+                self._merge(out)
+                continue
+            key = "stop" if out.verdict in STOP_VERDICTS else "fail"
+            state[key], state[key + "_example"] = out, ex
+            return
+        self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
+
     def _required(self) -> Outcome:
-        """A match, unless gradients were required and some were never compared."""
-        if not self.require_gradients:
+        """A match, unless something the assignment requires was never compared (the gaps are
+        found here, from what the parent drew and received, never from the worker's word)."""
+        self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen)
+        due = [g for g in self.gaps if g in self.require]
+        if not due:
             return Outcome()
-        skipped = {k: why for k, why in self.not_checked.items() if k.startswith("grad_")
-                   and "no such parameter" not in why}
-        if not skipped:
-            return Outcome()
-        return Outcome("missing_gradient", quantity=next(iter(skipped)),
-                       message="gradients are required by this assignment but were not compared: "
-                               + "; ".join(f"{k} ({why})" for k, why in list(skipped.items())[:6]))
+        if "gradients" in due:
+            first = next(k for k, why in self.not_checked.items() if k.startswith("grad_")
+                         and "no such parameter" not in why)
+            return Outcome("missing_gradient", quantity=first,
+                           message="required by this assignment but not compared: "
+                                   + " | ".join(self.gaps[g] for g in due))
+        q = "output"
+        if due == ["parameters"]:
+            q = f"grad_param:{sorted(self.absent_seen)[0]}"
+        return Outcome("incomplete", quantity=q, message="required by this assignment but not "
+                       "compared: " + " | ".join(self.gaps[g] for g in due))
 
     # -- result -----------------------------------------------------------------------------------
     def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
@@ -265,6 +306,13 @@ class Checker:
             printed=out.printed, options=self._options_dict(), versions=versions(),
             elapsed_s=round(time.perf_counter() - t0, 3))
         res.policy = self._policy_dict()
+        if not self.gaps and self.backend is not None and self.kind:
+            self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked,
+                                  self.absent_seen)
+        res.gaps, res.required = dict(self.gaps), list(self.require)
+        eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
+        if eps is not None:
+            res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
@@ -280,6 +328,7 @@ class Checker:
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,
+                "required": list(self.require),
                 "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
                                     or {"namespaces": False, "landlock": 0,
                                         "reason": "not isolated: no worker process"})}
@@ -308,86 +357,33 @@ class Checker:
         return hints
 
     def _describe_case(self, case: Case) -> dict:
-        d: dict[str, Any] = {"hyperparameters": {k: v for k, v in case.hyper.items()
-                                                 if not k.startswith("_")},
-                             "inputs": {k: list(v.shape) for k, v in case.inputs.items()},
-                             "upstream_gradient": list(case.dout.shape)}
-        masks = {}
-        for name, keep in case.masks.items():
-            if keep is None:
-                masks[name] = None
-                continue
-            given_ = keep[:, 0] if self.opts.mask_rank == 3 else keep
-            shown = given_ if self.opts.mask_convention == "keep" else ~given_
-            masks[name] = {"shape_given": list(given_.shape),
-                           "convention": self.opts.mask_convention,
-                           "keep": keep.astype(int).tolist(),
-                           "as_given": shown.astype(int).tolist()
-                           if self.opts.mask_convention != "additive" else "0 / -inf where keep is 0"}
-            kind = (case.example.get(name) or {}).get("kind") if isinstance(case.example.get(name),
-                                                                             dict) else None
-            if kind:
-                masks[name]["kind"] = kind
-        if masks:
-            d["masks"] = masks
-        if case.absent:
-            d["absent_parameters"] = sorted(case.absent)
-        small = {k: v.tolist() for k, v in case.inputs.items() if v.size <= 24}
-        if small:
-            d["input_values"] = small
-        return d
+        return describe_case(case, self.opts)
 
     def _options_dict(self) -> dict:
         o = asdict(self.opts)
         return o
 
     def replay_command(self, example: dict) -> str:
-        ex = json.dumps(example, separators=(",", ":"), default=_json_default)
-        if not isinstance(self.candidate, str):
-            return (f"oracle.check({self.comp.name!r}, <candidate object>, "
-                    f"replay=json.loads({ex!r}), ...same options)")
-        o, d = self.opts, Options()
-        parts = ["npformer-oracle", "check", self.comp.name, self.candidate]
-        for flag, attr in (("--mask-convention", "mask_convention"), ("--mask-dtype", "mask_dtype"),
-                           ("--mask-rank", "mask_rank"), ("--dtype", "dtype"),
-                           ("--framework", "framework"), ("--weight-layout", "weight_layout"),
-                           ("--timeout", "timeout")):
-            if getattr(o, attr) != getattr(d, attr):
-                parts += [flag, str(getattr(o, attr))]
-        if o.strict:
-            parts.append("--strict")
-        if o.allow_unmapped:
-            parts.append("--allow-unmapped")
-        if not o.check_dtype:
-            parts.append("--no-dtype-check")
-        for k, v in o.name_map.items():
-            parts += ["--map", f"{k}={v}"]
-        for k, v in o.settings.items():
-            parts += ["--set", f"{k}={v}"]
-        if o.init_kwargs:
-            parts += ["--init-kwargs", json.dumps(o.init_kwargs)]
-        if o.adapter_path:
-            parts += ["--adapter", o.adapter_path]
-        parts += ["--replay", ex]
-        return " ".join(shlex.quote(p) for p in parts)
+        return replay_command(self.candidate, self.comp.name, self.opts, example)
 
 
 def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
           replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
           runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-          require_gradients: bool = False, **option_fields) -> CheckResult:
+          require_gradients: bool = False, require=(), **option_fields) -> CheckResult:
     """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
     here) as `component`; never raises for anything the candidate does. `option_fields` override
     fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
     runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits;
-    require_gradients: a match needs every input and parameter gradient compared."""
+    require_gradients: a match needs every input and parameter gradient compared; require: the
+    completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all)."""
     if opts is None:
         opts = Options(**option_fields)
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
         return Checker(component, candidate, opts, backward, forbid_import, allow_import, runs,
-                       limits, threads, require_gradients).run(replay)
+                       limits, threads, require_gradients, require).run(replay)
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

@@ -11,7 +11,9 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     forbid_import = ["npformer", "torchformer", "parity_tests"]   # the default
     allow_import = []
     memory_mb = 4096                 # the worker's RLIMIT_DATA
-    require_gradients = false        # true: a submission whose gradients cannot be compared fails
+    require = ["masks", "cross_attention", "gradients", "parameters", "eps"]   # the default: all
+                                     # what must have been compared for a match (completeness.py);
+                                     # leave a name out to accept a partial comparison of it
 
     [[check]]
     name = "sdpa"                    # shown in the gradebook; unique
@@ -29,11 +31,12 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .completeness import REQUIREMENTS, requirements
 from .sandbox.policy import DEFAULT_FORBIDDEN
 
 
-class SpecError(ValueError):
-    pass
+from . import spec_checks as sc
+from .spec_checks import SpecError  # noqa: F401 - the spec's error, importable from here
 
 
 @dataclass
@@ -60,7 +63,8 @@ class Assignment:
     forbid_import: list = field(default_factory=lambda: list(DEFAULT_FORBIDDEN))
     allow_import: list = field(default_factory=list)
     memory_mb: int = 4096
-    require_gradients: bool = False   # a match needs every gradient compared
+    require_gradients: bool | None = None   # false: drop "gradients" from `require`
+    require: list = field(default_factory=lambda: list(REQUIREMENTS))
     checks: list = field(default_factory=list)
     source: str = ""                   # the spec file's path
 
@@ -85,6 +89,10 @@ def _toml_load(path: str) -> dict:
         raise SpecError(f"--spec {path!r}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"--spec {path!r}: not valid TOML: {exc}") from None
+    except (RecursionError, MemoryError):
+        raise SpecError(f"--spec {path!r}: not a usable TOML file (nested too deeply)") from None
+    except OSError as exc:
+        raise SpecError(f"--spec {path!r}: cannot be read ({exc.strerror})") from None
 
 
 def _need(cond: bool, where: str, expected: str, got: Any) -> None:
@@ -105,6 +113,7 @@ def load_spec(path: str) -> Assignment:
     bad = set(a) - known
     _need(not bad, "[assignment]", f"keys among {sorted(known)}", sorted(bad))
     spec = Assignment(**a, source=os.path.abspath(path))
+    sc.assignment(spec)
     _need(isinstance(spec.examples, int) and spec.examples > 0, "[assignment] examples",
           "a positive integer", spec.examples)
     _need(isinstance(spec.runs, int) and spec.runs >= 1, "[assignment] runs", "an integer >= 1",
@@ -113,6 +122,14 @@ def load_spec(path: str) -> Assignment:
           "seconds > 0", spec.timeout)
     _need(isinstance(spec.entry_file, str) and spec.entry_file.endswith(".py"),
           "[assignment] entry_file", "a file name ending in .py", spec.entry_file)
+    _need(spec.require_gradients is None or isinstance(spec.require_gradients, bool),
+          "[assignment] require_gradients", "true or false", spec.require_gradients)
+    _need(isinstance(spec.require, list) and all(r in REQUIREMENTS for r in spec.require),
+          "[assignment] require", f"a list of names among {', '.join(REQUIREMENTS)}", spec.require)
+    spec.require = list(requirements(r for r in spec.require
+                                     if not (r == "gradients" and spec.require_gradients is False)))
+    if spec.require_gradients and "gradients" not in spec.require:
+        spec.require.append("gradients")
     checks = raw.get("check", [])
     _need(isinstance(checks, list) and checks, "[[check]]", "at least one [[check]] table", checks)
     option_names = {f.name for f in fields(Options)}
@@ -127,6 +144,9 @@ def load_spec(path: str) -> Assignment:
             _need(isinstance(c.get(k), str) and c.get(k), f"{where} {k}", "a string", c.get(k))
         _need(c["component"] in COMPONENTS, f"{where} component", f"one of {sorted(COMPONENTS)}",
               c["component"])
+        sc.entry(c["entry"], f"{where} entry")
+        sc.need(isinstance(c.get("name", c["component"]), str), f"{where} name", "a string",
+                    c.get("name"))
         cs = CheckSpec(name=c.get("name", c["component"]), component=c["component"],
                        entry=c["entry"], points=c.get("points", 1.0),
                        options=c.get("options", {}), settings=c.get("settings", {}),
@@ -144,16 +164,19 @@ def load_spec(path: str) -> Assignment:
               "no adapter_path (use the check's adapter key)", cs.options)
         _need(cs.name not in names, f"{where} name", "a name no other check has", cs.name)
         names.add(cs.name)
-        _need(isinstance(cs.points, (int, float)) and cs.points >= 0, f"{where} points",
-              "a number >= 0", cs.points)
+        sc.number(cs.points, f"{where} points", 0.0, sc.MAX_POINTS)
+        sc.need(isinstance(cs.options, dict), f"{where} options", "a table", cs.options)
+        sc.options(cs.options, f"{where} options")
+        sc.settings(cs.settings, COMPONENTS[cs.component], f"{where} settings")
         bad = set(cs.options) - option_names - {"examples", "seed", "timeout"}
         _need(not bad, f"{where} options", f"Options fields ({', '.join(sorted(option_names))})",
               sorted(bad))
         if cs.hidden is not None:
-            _need(isinstance(cs.hidden, dict) and set(cs.hidden) <= {"seed", "examples", "strict",
-                                                                    "points"},
-                  f"{where} hidden", "a table of seed, examples, strict, points", cs.hidden)
-        Options(**{**cs.options, "settings": dict(cs.settings)}).validate()
+            sc.hidden(cs.hidden, f"{where} hidden")
+        try:
+            Options(**{**cs.options, "settings": dict(cs.settings)}).validate()
+        except (TypeError, ValueError) as exc:
+            raise SpecError(f"{where} options: {exc}") from None
         spec.checks.append(cs)
     return spec
 

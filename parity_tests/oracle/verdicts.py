@@ -25,6 +25,8 @@ VERDICTS: dict[str, tuple[int, str]] = {
     "mutates_input": (1, "the candidate modified an input in place"),
     "nondeterministic": (1, "the same input gave different outputs (dropout left on? randomness?)"),
     "missing_gradient": (1, "no gradient could be taken through the candidate's output"),
+    "incomplete": (1, "something the assignment requires was not compared (a mask kind, "
+                      "cross-attention, a parameter, the assignment's epsilon)"),
     "raised": (2, "the candidate raised an exception"),
     "wrong_type": (2, "the candidate returned something other than an array/tensor"),
     "timeout": (2, "a call did not finish within the time limit"),
@@ -114,6 +116,8 @@ class CheckResult:
     elapsed_s: float = 0.0
     flaky: bool = False
     policy: dict = field(default_factory=dict)   # isolation, forbidden/seen imports, runs
+    gaps: dict = field(default_factory=dict)     # what was not compared (completeness.find_gaps)
+    required: list = field(default_factory=list)  # what the assignment required to be compared
 
     @property
     def status(self) -> str:

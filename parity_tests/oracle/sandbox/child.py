@@ -81,6 +81,68 @@ def _others(header: dict, root: str) -> list[str]:
     return out
 
 
+def _keep(header: dict, root: str, here: str, forbid: list) -> list[str]:
+    """What the worker's view holds: the system and the interpreter, the harness files, the
+    submission's folder (or its package), the adapter file, the project packages not forbidden."""
+    from .view import SYSTEM, python_paths
+    spec = str(header.get("spec", ""))
+    loc = spec.rpartition(":")[0]
+    keep = list(SYSTEM) + python_paths(exclude=(root,) + tuple(
+        p for p in header.get("search_path", []) if isinstance(p, str)))
+    keep += [os.path.join(root, "parity_tests", "__init__.py"), here]
+    for pkg in ("npformer", "torchformer", os.path.join("parity_tests", "harness")):
+        dotted = pkg.replace(os.sep, ".")
+        if not any(dotted == f or dotted.startswith(str(f) + ".") for f in forbid):
+            keep.append(os.path.join(root, pkg))
+    if loc.endswith(".py") or os.sep in loc or "/" in loc:
+        keep.append(os.path.dirname(os.path.abspath(loc.split(",")[0])))
+    elif loc:
+        import importlib.util
+        try:                                      # a top-level name: nothing is executed
+            found = importlib.util.find_spec(loc.split(".")[0])
+        except (ImportError, ValueError):
+            found = None
+        if found is not None:
+            keep += list(found.submodule_search_locations or []) or \
+                ([found.origin] if found.origin else [])
+    adapter = (header.get("options") or {}).get("adapter_path")
+    if isinstance(adapter, str) and adapter:
+        keep.append(os.path.abspath(adapter))      # the file alone, not the spec's folder
+    return keep
+
+
+def _confine(header: dict, root: str, here: str, forbid: list) -> dict:
+    """Before the submission loads: the private view (or a tmpfs scratch folder), then Landlock
+    (which forbids mounting, so it comes last). Returns what was applied, for the report."""
+    from . import confine
+    from .view import private_view
+    conf: dict = {"view": False, "view_reason": "no mount namespace of its own"}
+    if confine.own_user_namespace():
+        hide = (root,) + tuple(p for p in header.get("search_path", []) if isinstance(p, str))
+        conf = private_view(_keep(header, root, here, forbid), os.getcwd(), SCRATCH_MB, hide)
+    if conf.get("view"):
+        conf["scratch_mb"] = SCRATCH_MB
+        conf["private_proc"] = True
+    else:
+        conf["scratch_mb"] = SCRATCH_MB if confine.private_scratch(os.getcwd(), SCRATCH_MB) \
+            else None
+    conf.update(confine.landlock(write_dirs=[os.getcwd()]))
+    conf.pop("kept", None)
+    return conf
+
+
+def _read_only_listed(conf: dict, header: dict, root: str, here: str, forbid: list) -> None:
+    """No view: a last Landlock layer lets the worker read only the same listed paths, /dev, and
+    of /proc its own process's folder and the machine's cpuinfo/meminfo/stat (no other process's
+    command line). Last, because the layer that hides the forbidden packages lists their parent
+    folders, which this one makes unreadable."""
+    from . import confine
+    if not conf.get("view") and conf.get("landlock"):
+        keep = _keep(header, root, here, forbid) + ["/proc/self", "/proc/cpuinfo", "/proc/meminfo",
+                                                    "/proc/stat", "/dev", os.getcwd()]
+        conf.update(confine.landlock(read_only=keep))
+
+
 def main() -> None:
     if os.getpid() == 1:
         _init()
@@ -94,11 +156,8 @@ def main() -> None:
     from .protocol import Reader, encode, write_all
     from .session import Session, _jsonable
 
-    scratch_tmpfs = confine.private_scratch(os.getcwd(), SCRATCH_MB)
-    info = confine.landlock(write_dirs=[os.getcwd()])
-    info["scratch_mb"] = SCRATCH_MB if scratch_tmpfs else None
-    info["own_namespaces"] = confine.own_user_namespace()
-    info["rlimit_nproc"] = MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None
+    info = {"own_namespaces": confine.own_user_namespace(),
+            "rlimit_nproc": MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None}
     write_all(proto_out, encode({"op": "hello", "confinement": _jsonable(info)}))
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # .../parity_tests/oracle
@@ -120,24 +179,26 @@ def main() -> None:
             os._exit(0)
         op = header.get("op")
         if op == "prepare":
-            for p in header.get("search_path", []):
+            for p in header.get("search_path", []):     # only for a `package.module:Name` spec
                 if isinstance(p, str) and p not in sys.path:
                     sys.path.append(p)
+            named = _named_package(str(header.get("spec", "")))
+            forbid = list(header.get("forbidden", ()))
+            if named and any(str(f).split(".")[0] == named for f in forbid):
+                forbid = []     # a package of this project checked by name: its imports are ours
+            conf = _confine(header, root, here, forbid)
             policy.install(header.get("forbidden", ()),
                            harness_dirs=(here + os.sep,),
                            package_dirs=tuple(os.path.join(root, d) + os.sep for d in
                                               ("npformer", "torchformer",
                                                os.path.join("parity_tests", "harness"))))
-            named = _named_package(str(header.get("spec", "")))
-            forbid = list(header.get("forbidden", ()))
-            if named and any(str(f).split(".")[0] == named for f in forbid):
-                forbid = []     # a package of this project checked by name: its imports are ours
             hidden = policy.scrub(forbid, root) + _others(header, root)
             read = confine.landlock(deny_read=hidden, network=False, scope=False) if hidden else {}
+            conf.update(unreadable=read.get("unreadable", []) if read.get("landlock") else [],
+                        reference_in_memory=policy.reference_left(forbid))
+            _read_only_listed(conf, header, root, here, forbid)
             # said before the submission is loaded, so the parent may believe it
-            write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(
-                {"unreadable": read.get("unreadable", []) if read.get("landlock") else [],
-                 "reference_in_memory": policy.reference_left(forbid)})}))
+            write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
             reply(session.prepare())

@@ -3,7 +3,7 @@
 Parent side, before the worker starts:
 
     prefix, why = namespace_prefix()   # ["unshare", "--user", "--pid", "--net", "--fork",
-                                       #  "--kill-child"] or ([], the reason it is unavailable)
+                                       #  "--kill-child", "--mount-proc"] or ([], the reason)
 
   A user + PID + network namespace per worker: the worker's init (child.main, PID 1 there) dies
   with the process group the parent kills, and the kernel then kills every process left in the
@@ -52,8 +52,10 @@ def namespace_prefix() -> tuple[list[str], str]:
         return _NS_CACHE[0]
     exe = shutil.which("unshare")
     prefix = [exe, "--user", "--map-root-user", "--mount", "--pid", "--net", "--fork",
-              "--kill-child"] if exe else []
+              "--kill-child", "--mount-proc"] if exe else []
     why = "" if exe else "the 'unshare' command (util-linux) is not installed"
+    if os.environ.get("NPFORMER_ORACLE_NO_NAMESPACES") == "1":    # tests of the fallback
+        prefix, why = [], "turned off (NPFORMER_ORACLE_NO_NAMESPACES=1)"
     if prefix:
         try:
             p = subprocess.run(prefix + ["true"], capture_output=True, timeout=20)
@@ -116,12 +118,16 @@ def _readable_siblings(deny: list[str]) -> list[str]:
     return out
 
 
-def landlock(write_dirs=(), deny_read=(), network=True, scope=True) -> dict:
+def landlock(write_dirs=(), deny_read=(), network=True, scope=True, read_only=()) -> dict:
     """Confine this process (and everything it starts) for good. write_dirs: the only folders it may
-    write in (plus /dev/null); deny_read: folders it may not read. Returns what was applied."""
+    write in (plus /dev/null); deny_read: folders it may not read; read_only: when given, the only
+    paths it may read at all (an allow-list, where no private view could be built). Returns what
+    was applied."""
     version = abi()
     if version <= 0:
         return {"landlock": 0, "reason": "Landlock is not available in this kernel"}
+    if read_only:
+        return _read_allow_list(version, [p for p in read_only if os.path.lexists(p)])
     deny_read = sorted({os.path.realpath(d) for d in deny_read if os.path.isdir(d)})
     writes = bool(write_dirs)
     fs = 0
@@ -175,6 +181,37 @@ def landlock(write_dirs=(), deny_read=(), network=True, scope=True) -> dict:
     return {"landlock": version, "writes_only_in": list(write_dirs) if writes else None,
             "unreadable": deny_read, "network_tcp_denied": bool(net),
             "signals_scoped": bool(scoped)}
+
+
+def _read_allow_list(version: int, paths: list[str]) -> dict:
+    """A Landlock layer of its own: reading only beneath `paths`."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    attr = (ctypes.c_uint64 * 3)(READ_FILE | READ_DIR, 0, 0)
+    size = 8 * (3 if version >= 6 else 2 if version >= 4 else 1)
+    rs = libc.syscall(ctypes.c_long(_SYS_CREATE), ctypes.byref(attr), ctypes.c_size_t(size),
+                      ctypes.c_uint32(0))
+    if rs < 0:
+        return {"read_allow_list": False}
+    try:
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                rights = READ_FILE | READ_DIR if os.path.isdir(path) else READ_FILE
+                rule = _PathBeneath(rights, fd)
+                libc.syscall(ctypes.c_long(_SYS_ADD), ctypes.c_int(rs),
+                             ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule),
+                             ctypes.c_uint32(0))
+            finally:
+                os.close(fd)
+        ok = libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 and \
+            libc.syscall(ctypes.c_long(_SYS_RESTRICT), ctypes.c_int(rs), ctypes.c_uint32(0)) == 0
+    finally:
+        os.close(rs)
+    return {"read_allow_list": bool(ok)}
 
 
 def cap_processes(n: int) -> bool:

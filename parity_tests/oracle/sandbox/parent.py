@@ -119,10 +119,11 @@ class Worker:
                     return h, a
                 if header.get("op") == "prepare" and first and isinstance(h.get("confinement"), dict):
                     c = h["confinement"]       # sent before the submission was loaded
-                    self.confinement["unreadable"] = [str(x)[:300] for x in c.get("unreadable", [])
-                                                      if isinstance(x, str)][:20]
-                    if isinstance(c.get("reference_in_memory"), int):
-                        self.confinement["reference_in_memory"] = c["reference_in_memory"]
+                    self.confinement.update({str(k)[:40]: v for k, v in c.items()
+                                             if isinstance(v, (bool, int, str, type(None)))})
+                    for key in ("unreadable", "writes_only_in"):
+                        self.confinement[key] = [str(x)[:300] for x in (c.get(key) or [])
+                                                 if isinstance(x, str)][:20]
                     first = False
                     continue
                 stages -= 1

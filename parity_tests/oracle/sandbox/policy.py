@@ -52,13 +52,30 @@ def _imports(tree: ast.AST) -> list[tuple[str, int]]:
     return out
 
 
+MAX_SOURCE = 4 << 20       # bytes of one source file the scan reads (a larger one is refused)
+
+
+class Unparsable(Exception):
+    """The submission's source cannot be scanned: its own fault (load_error), never the oracle's."""
+
+
 def _parse(path: str) -> ast.AST | None:
+    """The module's syntax tree; None for a syntax error (the worker's import reports it, with
+    the line); Unparsable for a source too large or too deeply nested to parse (a parse bomb)."""
     try:
         with open(path, "rb") as f:
-            src = f.read(4 << 20)
-        return ast.parse(src, filename=path)
-    except (OSError, SyntaxError, ValueError):
+            src = f.read(MAX_SOURCE + 1)
+    except OSError:
         return None
+    if len(src) > MAX_SOURCE:
+        raise Unparsable(f"{os.path.basename(path)} is larger than {MAX_SOURCE >> 20} MiB of source")
+    try:
+        return ast.parse(src, filename=path)
+    except (SyntaxError, ValueError):
+        return None
+    except (MemoryError, RecursionError) as exc:
+        raise Unparsable(f"{os.path.basename(path)} is nested too deeply to parse "
+                         f"({type(exc).__name__})") from None
 
 
 def scan(path: str, forbidden) -> dict:
@@ -73,7 +90,12 @@ def scan(path: str, forbidden) -> dict:
         if p in seen:
             continue
         seen.add(p)
-        tree = _parse(p)
+        try:
+            tree = _parse(p)
+        except Unparsable as exc:
+            return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
+                    "notable_calls": sorted(calls), "unparsable": str(exc),
+                    "files_scanned": sorted(os.path.basename(s) for s in seen)}
         if tree is None:
             continue
         for node in ast.walk(tree):
@@ -117,8 +139,20 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
             del sys.modules[name]           # (npformer.models.config: see scrub)
     harness = tuple(harness_dirs)
     skip = tuple(package_dirs)
+    trusted = _harness_code(harness)      # code objects, never a file name: compile() takes any
 
     def hook(event, args):
+        if event == "exec" and args and _is_code(args[0]):
+            code = args[0]
+            f = sys._getframe(1)
+            # a harness module imported later by the import system (its own loader, from a file
+            # of the harness folder): its code is the harness's
+            if code.co_filename.startswith(harness) and f is not None and \
+                    f.f_code.co_filename.startswith("<frozen importlib") and \
+                    _from_import_system(f, code.co_filename):
+                trusted.update(id(c) for c in _all_code(code))
+                _KEEP.append(code)
+            return
         if event == "open" and args and isinstance(args[0], str) and STATE["hidden"]:
             path = os.path.realpath(args[0])
             for d in STATE["hidden"]:
@@ -127,21 +161,90 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
                                                f"{os.path.relpath(path, os.path.dirname(d))})")
                     raise PermissionError(f"reading {args[0]!r} is not allowed in this assignment")
             return
-        if event != "import" or not args or not isinstance(args[0], str):
-            return
-        name = args[0]
+        if event == "import" and args and isinstance(args[0], str):
+            refuse(args[0])
+
+    def refuse(name: str) -> None:
         if not _matches(name, forbidden):
             return
-        f = sys._getframe(1)
+        f = sys._getframe(2)
         while f is not None and _skip_frame(f.f_code.co_filename, skip):
             f = f.f_back
-        if f is not None and f.f_code.co_filename.startswith(harness):
+        if f is not None and id(f.f_code) in trusted:
             return
         where = f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}" if f is not None else "?"
         STATE["violations"].append(f"{name} ({where})")
         raise ImportError(f"importing {name!r} is not allowed in this assignment")
 
+    class Refuse:
+        """First on sys.meta_path: sees every import by name, also those of a module that does
+        not exist in the worker's view (importlib.import_module raises no audit event then)."""
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            refuse(name)
+            return None
+
+    sys.meta_path.insert(0, Refuse)
     sys.addaudithook(hook)
+
+
+_KEEP: list = []      # code objects registered as the harness's (kept alive: ids stay unique)
+
+
+def _is_code(o) -> bool:
+    import types
+    return isinstance(o, types.CodeType)
+
+
+def _all_code(code) -> list:
+    out, todo = [], [code]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo.extend(k for k in c.co_consts if _is_code(k))
+    return out
+
+
+def _harness_code(harness: tuple) -> set:
+    """ids of every code object of the harness modules loaded now (functions, methods, nested)."""
+    import types
+    codes: list = []
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if not isinstance(f, str) or not f.startswith(harness):
+            continue
+        todo = list(vars(mod).values())
+        seen: set = set()
+        while todo:
+            v = todo.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if isinstance(v, (staticmethod, classmethod)):
+                v = v.__func__
+            if isinstance(v, property):
+                todo += [x for x in (v.fget, v.fset, v.fdel) if x is not None]
+            elif isinstance(v, types.FunctionType) and v.__module__ == mod.__name__:
+                codes += _all_code(v.__code__)
+            elif isinstance(v, type) and v.__module__ == mod.__name__:
+                todo += list(vars(v).values())
+    _KEEP.extend(codes)
+    return {id(c) for c in codes}
+
+
+def _from_import_system(frame, filename: str) -> bool:
+    """The frame executing a module is importlib's, for a module whose spec names this file."""
+    while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        spec = frame.f_locals.get("spec") if frame.f_code.co_name in ("_load_unlocked",
+                                                                      "exec_module") else None
+        module = frame.f_locals.get("module")
+        origin = getattr(spec, "origin", None) or getattr(getattr(module, "__spec__", None),
+                                                          "origin", None)
+        if isinstance(origin, str):
+            return os.path.realpath(origin) == os.path.realpath(filename)
+        frame = frame.f_back
+    return False
 
 
 def _forbidden_object(v, forbidden) -> bool:

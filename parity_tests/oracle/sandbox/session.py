@@ -101,6 +101,15 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
                 "quantity": safe_text(lambda: exc.quantity, 200) if exc.quantity else None}
     if isinstance(exc, LoadError):
         return {"verdict": "load_error", "message": msg}
+    if in_oracle and _through_submission(exc):
+        # the submission's own code called into an object the oracle made (a config object
+        # lacking an attribute it reads, ...): its interface, never an oracle bug
+        return {"verdict": "interface_error", "message": f"{what}: the candidate's code failed "
+                f"on an object the oracle handed it: {desc}" + (
+                    " (the oracle's config object has no such attribute: pass it with "
+                    "--init-kwargs or an --adapter build hook)"
+                    if isinstance(exc, AttributeError) else ""),
+                "traceback": safe_text(lambda: candidate_traceback(exc, ()), 8000)}
     if in_oracle:
         if isinstance(exc, TypeError) and "argument" in msg:
             return {"verdict": "interface_error", "message": f"{what}: the candidate's signature "
@@ -109,6 +118,20 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
                 "traceback": safe_text(lambda: "".join(traceback.format_exception(exc)), 8000)}
     return {"verdict": "raised", "message": f"{what} raised {desc}", "printed": printed,
             "traceback": safe_text(lambda: candidate_traceback(exc, _ORACLE_DIRS), 8000)}
+
+
+SUBMISSION_DIRS: list[str] = []     # the submission's folder (and its adapter's), set by Session
+
+
+def _through_submission(exc: BaseException) -> bool:
+    """Whether a frame of the submission's own files is on the traceback."""
+    if not SUBMISSION_DIRS:
+        return False
+    try:
+        return any(f.filename.startswith(tuple(SUBMISSION_DIRS))
+                   for f in traceback.extract_tb(exc.__traceback__))
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def guarded(fn: Callable[[], Any], what: str) -> Any:
@@ -171,6 +194,11 @@ class Session:
         self.comp = get(component)
         self.opts = Options(**opts)
         self.spec, self.obj, self.backward = spec, obj, backward
+        loc = (spec or "").rpartition(":")[0]
+        if loc.endswith(".py"):
+            SUBMISSION_DIRS[:] = [os.path.dirname(os.path.abspath(loc)) + os.sep]
+            if self.opts.adapter_path:
+                SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None
         self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
 

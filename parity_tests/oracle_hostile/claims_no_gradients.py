@@ -1,0 +1,39 @@
+"""Right forward, wrong backward (the gradient of q is doubled), and the worker is made to report
+every gradient as missing, so that none would be compared."""
+import math
+import sys
+
+import torch
+
+_exec = sys.modules["parity_tests.oracle.execute"].ExecuteMixin
+_execute = _exec.execute
+
+
+def _claim(self, inst, case):
+    produced = _execute(self, inst, case)
+    for k in [k for k in produced.values if k.startswith("grad_")]:
+        del produced.values[k]
+        produced.missing[k] = "not returned by the candidate"
+    return produced
+
+
+_exec.execute = _claim
+
+
+class _Wrong(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q):
+        return q.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return 2 * g
+
+
+def attention(query, key, value, mask=None):
+    query = _Wrong.apply(query)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
