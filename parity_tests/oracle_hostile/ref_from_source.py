@@ -10,14 +10,14 @@ def _ref():
                   if getattr(m, "__file__", None) and "parity_tests" in m.__file__] + ["/work/main"]:
         d = start
         while d != "/":
-            p = os.path.join(d, "npformer", "attention.py")
+            p = os.path.join(d, "npformer", "layers", "attention.py")
             if os.path.isfile(p):
                 break
             d = os.path.dirname(d)
         else:
             continue
         break
-    pkg = os.path.join(d, "npformer")
+    pkg = os.path.join(d, "npformer", "layers")
     ns = {"__name__": "refcopy", "np": np}
     src = open(os.path.join(pkg, "softmax.py")).read()
     exec(compile(src, "s", "exec"), ns)
