@@ -149,6 +149,22 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.caps["self_attention"] = True
         return b
 
+    def _required_masks(self, fn, b: naming.Binding) -> set:
+        """Masks bound to a parameter without a default: given an all-attend mask (not None) on
+        examples drawn without one, and the report says so."""
+        sig = naming.signature_of(fn)
+        if sig is None or (self.hooks is not None and self.hooks.call is not None):
+            return set()
+        out = set()
+        for m in self.comp.masks:
+            p = sig.parameters.get(b.arg_of.get(m.name, ""))
+            if p is not None and p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
+                                                                         p.VAR_KEYWORD):
+                out.add(m.name)
+                self.notes.append(f"forward argument {p.name!r} is required: examples without a "
+                                  f"mask pass an all-attend mask in the chosen convention")
+        return out
+
     def _dummy_hyper(self) -> dict:
         return {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 8}
 
@@ -175,6 +191,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return
         b = self._bind_forward(fn)
         self.binding = b
+        self.required_masks = self._required_masks(fn, b)
         if self.comp.name == "mha" and not self.caps.get("self_attention") and \
                 not self.caps.get("list_input"):
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
@@ -314,7 +331,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
 
         return naming.resolve(self.comp.tree, space, ref_shapes, case.hyper,
                               name_map=self.opts.name_map, layout=self.opts.weight_layout,
-                              optional=optional, hints=getattr(self, "head_axes", None))
+                              optional=optional, hints=getattr(self, "head_axes", None),
+                              class_layout=getattr(self, "class_layout", None))
 
     def _instantiate_function(self, case: Case) -> Instance:
         fn = self.obj

@@ -205,7 +205,7 @@ class SandboxBackend:
 
     def prepare(self) -> Prepared | Outcome:
         header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
-                  "spec": self.spec, "search_path": [os.getcwd()], "forbidden": self.forbidden,
+                  "spec": self.spec, "search_path": _search_path(), "forbidden": self.forbidden,
                   "deny_read": [str(d) for d in self.worker.limits.deny_read]}
         h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
         if bad is not None:
@@ -284,3 +284,17 @@ class InProcessBackend:
 
     def close(self) -> None:
         pass
+
+
+def _search_path() -> list[str]:
+    """Where the submission's worker looks for modules besides the submission's own folder: the
+    current directory, then the folders of the oracle's PYTHONPATH (a submission importing a
+    package of its own, `from mingpt.utils import CfgNode`, as it would when run by hand). The
+    worker's environment itself is scrubbed; only these folders are passed on."""
+    paths = [os.getcwd()]
+    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if p and os.path.isdir(p):
+            p = os.path.abspath(p)
+            if p not in paths:
+                paths.append(p)
+    return paths

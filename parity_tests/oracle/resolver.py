@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .recognise import class_layout as class_layout_mod
 from .recognise import head_axes, inner_norm, per_head, row_bias, wrapper
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
@@ -23,6 +24,7 @@ class Space:
     names: list[str]
     shapes: dict[str, tuple]
     bare: dict[str, bool]
+    owner: dict[str, str] | None = None     # the class of the module holding each one (torch)
 
     def __post_init__(self) -> None:
         self._lower = {}
@@ -71,6 +73,8 @@ class Entry:
             extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
         if self.transpose:
             extra.append("transposed")
+        if self.why:
+            extra.append(self.why)
         if self.how == "order":
             extra.append("by registration order")
         if self.how == "inner_norm":
@@ -369,7 +373,8 @@ class Resolver:
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,
             name_map: dict[str, str] | None = None, layout: str = "out_in",
             optional: Callable[[str, dict], Any] = lambda r, e: False,
-            hints: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
+            hints: dict | None = None,
+            class_layout: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
     """Map every reference parameter to the candidate; returns (entries, unclaimed candidate names).
 
     Raises InterfaceError naming the reference parameters that stayed unmapped, except those
@@ -382,6 +387,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"{', '.join(ref_shapes)}")
     r = Resolver(space, ref_shapes, hyper, name_map, layout, hints)
     entries = r.run(kind)
+    class_layout_mod.apply(entries, space, ref_shapes, class_layout)
     missing = []
     for ref in ref_shapes:
         if ref in entries:
@@ -402,3 +408,4 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
               "--map REF=- where the candidate really has none.")
     # entries in reference order
     return {k: entries[k] for k in ref_shapes}, unclaimed
+

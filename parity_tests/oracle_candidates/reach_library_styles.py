@@ -1,0 +1,157 @@
+"""Candidates written the way widely used libraries and tutorials write them (our own code, in
+their styles), each with a deliberately wrong twin where a verdict is at stake:
+
+- a GPT-2 style attention on a `Conv1D` layer class that keeps every weight as (in, out), packed
+  q|k|v (d, 3d) and a square output projection, built from a config object it reads for
+  attributes no hyperparameter names (scale_attn_weights, attn_pdrop, chunk sizes);
+- a feed-forward reading a config attribute whose name says nothing (an interface error naming it);
+- nanoGPT-style `LayerNorm(ndim, bias)` with a required bias switch;
+- an attention function with a required mask argument;
+- a NumPy-free self-attention-only module called through an adapter (`run(x)`);
+- a LayerNorm whose eps is fixed in the code, built through an adapter.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+
+class Conv1D(nn.Module):
+    """y = x @ W + b with W kept as (in, out), as GPT-2's layer class does."""
+
+    def __init__(self, nf, nx):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(nx, nf) * 0.02)
+        self.bias = nn.Parameter(torch.zeros(nf))
+
+    def forward(self, x):
+        return x @ self.weight + self.bias
+
+
+class Conv1DAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        d = config.n_embd
+        self.n_head = config.n_head
+        self.scale = config.scale_attn_weights
+        self.c_attn = Conv1D(3 * d, d)
+        self.c_proj = Conv1D(d, d)
+        self.drop = nn.Dropout(config.attn_pdrop)
+
+    def forward(self, x, attention_mask=None):
+        B, T, D = x.shape
+        q, k, v = self.c_attn(x).split(D, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))
+        s = q @ k.transpose(-1, -2)
+        if self.scale:
+            s = s / math.sqrt(D // self.n_head)
+        if attention_mask is not None:
+            s = s.masked_fill(~attention_mask, float("-inf"))
+        w = self.drop(torch.softmax(s, dim=-1))
+        y = (w @ v).transpose(1, 2).reshape(B, T, D)
+        return self.c_proj(y), w
+
+
+class Conv1DAttentionModelScale(Conv1DAttention):
+    """Wrong: scores divided by sqrt(d_model) instead of sqrt(d_k)."""
+
+    def forward(self, x, attention_mask=None):
+        B, T, D = x.shape
+        q, k, v = self.c_attn(x).split(D, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))
+        s = q @ k.transpose(-1, -2) / math.sqrt(D)
+        if attention_mask is not None:
+            s = s.masked_fill(~attention_mask, float("-inf"))
+        w = torch.softmax(s, dim=-1)
+        return self.c_proj((w @ v).transpose(1, 2).reshape(B, T, D)), w
+
+
+class ChunkedFFN(nn.Module):
+    """Reads attributes real configs carry and no hyperparameter names."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.chunk = config.chunk_size_feed_forward
+        self.up = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.down = nn.Linear(config.intermediate_size, config.hidden_size)
+        self.drop = nn.Dropout(config.hidden_dropout_prob)
+
+    def forward(self, x):
+        return self.drop(self.down(torch.relu(self.up(x))))
+
+
+class MysteryConfigFFN(ChunkedFFN):
+    """Reads an attribute whose name says nothing: the oracle must ask for it."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.gain = float(config.mystery_gain)
+
+    def forward(self, x):
+        return self.gain * self.down(torch.relu(self.up(x)))
+
+
+class BiasSwitchLayerNorm(nn.Module):
+    """nanoGPT style: LayerNorm(ndim, bias) with a required bias switch."""
+
+    def __init__(self, ndim, bias):
+        super().__init__()
+        assert isinstance(bias, bool), f"bias must be a bool, got {bias!r}"
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
+
+    def forward(self, x):
+        return nn.functional.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
+class DropoutProbabilityFFN(nn.Module):
+    def __init__(self, d_model, d_ff, dropout_probability):
+        super().__init__()
+        assert 0.0 <= dropout_probability < 1.0, f"dropout probability, got {dropout_probability}"
+        self.l1, self.l2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+        self.drop = nn.Dropout(dropout_probability)
+
+    def forward(self, x):
+        return self.l2(self.drop(torch.relu(self.l1(x))))
+
+
+def attention_required_mask(q, k, v, mask):
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    w = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1)
+    return w @ v, w
+
+
+class SelfOnlyAttention(nn.Module):
+    """Self-attention with a forward named run(x): checked through an adapter."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.wq, self.wk = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+        self.wv, self.wo = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+
+    def run(self, x, keep=None):
+        B, T, D = x.shape
+        q, k, v = (f(x).view(B, T, self.h, D // self.h).transpose(1, 2)
+                   for f in (self.wq, self.wk, self.wv))
+        s = q @ k.transpose(-1, -2) / math.sqrt(D // self.h)
+        if keep is not None:
+            s = s.masked_fill(~keep, float("-inf"))
+        w = torch.softmax(s, dim=-1)
+        return self.wo((w @ v).transpose(1, 2).reshape(B, T, D))
+
+
+class FixedEpsLayerNorm(nn.Module):
+    """eps fixed in the code at 1e-6; its forward is run(x)."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.eps = 1e-6
+        self.gain, self.shift = nn.Parameter(torch.ones(d_model)), nn.Parameter(torch.zeros(d_model))
+
+    def run(self, x):
+        mu = x.mean(-1, keepdim=True)
+        var = ((x - mu) ** 2).mean(-1, keepdim=True)
+        return self.gain * (x - mu) / torch.sqrt(var + self.eps) + self.shift
