@@ -101,3 +101,15 @@ def test_pythonpath_reaches_the_worker(tmp_path, monkeypatch):
         [str(tmp_path / "libdir"), os.environ.get("PYTHONPATH", "")]))
     res = check("ffn", f"{sub / 'student.py'}:FFN", examples=5)
     assert res.verdict == "match", render_text(res)
+
+
+@pytest.mark.parametrize("name", ["BlockNamedEncoderLayer", "OutputNormEncoderLayer"])
+def test_whole_layer_blocks_and_norms_resolve_without_map(name):
+    res = run("encoder_layer", name)
+    assert res.verdict == "match", render_text(res)
+    assert any("registration order" in m or "by structure" in m for m in res.mapping), res.mapping
+
+
+def test_whole_layer_found_by_structure_still_catches_a_missing_residual():
+    res = run("encoder_layer", "BlockNamedEncoderLayerNoResidual", examples=25)
+    assert res.verdict == "mismatch", render_text(res)

@@ -74,7 +74,9 @@ def _attention_variants(case):
     out += [("scores not scaled by 1/sqrt(d_k)", lambda: sc(case, lambda dk, d: math.sqrt(dk))),
             ("scores divided by d_k instead of sqrt(d_k)",
              lambda: sc(case, lambda dk, d: 1 / math.sqrt(dk)) if dk_of(case) > 1 else None),
-            ("the mask ignored", lambda: _masks(case, "ignored")),
+            ("the mask ignored (code that adds its mask to the scores gets nothing from a 0/1 "
+             "boolean mask: try --mask-convention additive --mask-dtype float)",
+             lambda: _masks(case, "ignored")),
             ("the mask convention flipped (1 read as 'hidden'; try --mask-convention drop)",
              lambda: _masks(case, "flipped"))]
     return out
@@ -87,19 +89,28 @@ def dk_of(case) -> int:
 
 
 def _layer_variants(case):
+    """Another activation, the other norm placement, and the two together (GPT-style blocks are
+    pre-norm with GELU)."""
     act = case.hyper.get("activation")
-    out = []
+    single = []
     if act == "relu":
-        out += [("GELU (exact, erf) instead of ReLU (--set activation=gelu)",
-                 lambda: _hyper(case, activation="gelu")),
-                ("GELU (tanh approximation) instead of ReLU (--set activation=gelu_tanh)",
-                 lambda: _hyper(case, activation="gelu_tanh"))]
+        single += [("GELU (exact, erf) instead of ReLU", "--set activation=gelu",
+                    {"activation": "gelu"}),
+                   ("GELU (tanh approximation) instead of ReLU", "--set activation=gelu_tanh",
+                    {"activation": "gelu_tanh"})]
     if "norm_first" in case.hyper:
         first = bool(case.hyper["norm_first"])
-        out.append(((f"{'post' if first else 'pre'}-norm instead of {'pre' if first else 'post'}"
-                     f"-norm (--set norm_first={'false' if first else 'true'})"),
-                    lambda: _hyper(case, norm_first=not first)))
-    return out
+        single.append((f"{'post' if first else 'pre'}-norm instead of {'pre' if first else 'post'}"
+                       f"-norm", f"--set norm_first={'false' if first else 'true'}",
+                       {"norm_first": not first}))
+    combos = list(single)
+    for a in range(len(single)):
+        for b in range(a + 1, len(single)):
+            if not set(single[a][2]) & set(single[b][2]):
+                combos.append((f"{single[a][0]} and {single[b][0]}",
+                               f"{single[a][1]} {single[b][1]}",
+                               dict(single[a][2], **single[b][2])))
+    return [(f"{label} ({opt})", (lambda ch=ch: _hyper(case, **ch))) for label, opt, ch in combos]
 
 
 # -- direct formulas (components small enough to write out) --------------------------------------

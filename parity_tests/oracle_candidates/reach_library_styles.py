@@ -155,3 +155,114 @@ class FixedEpsLayerNorm(nn.Module):
         mu = x.mean(-1, keepdim=True)
         var = ((x - mu) ** 2).mean(-1, keepdim=True)
         return self.gain * (x - mu) / torch.sqrt(var + self.eps) + self.shift
+
+
+# -- whole layers whose blocks and norms no name matches --------------------------------------------
+class TinyAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.q, self.k = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+        self.v, self.o = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+
+    def forward(self, x, keep=None):
+        B, T, D = x.shape
+        q, k, v = (f(x).view(B, T, self.h, D // self.h).transpose(1, 2) for f in (self.q, self.k, self.v))
+        s = q @ k.transpose(-1, -2) / math.sqrt(D // self.h)
+        if keep is not None:
+            s = s.masked_fill(~keep, float("-inf"))
+        return self.o((torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, D))
+
+
+class TinyFeedForward(nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.up, self.down = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+
+class Residual(nn.Module):
+    def __init__(self, d_model):
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+
+    def forward(self, x, sub):
+        return self.norm(x + sub(x))
+
+
+class BlockNamedEncoderLayer(nn.Module):
+    """Blocks and norms under names of its own: self_attention_block, feed_forward_block,
+    residual_connections.{0,1}.norm."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.self_attention_block = TinyAttention(d_model, num_heads)
+        self.feed_forward_block = TinyFeedForward(d_model, d_ff)
+        self.residual_connections = nn.ModuleList([Residual(d_model), Residual(d_model)])
+
+    def forward(self, x, mask=None):
+        x = self.residual_connections[0](x, lambda t: self.self_attention_block(t, mask))
+        return self.residual_connections[1](x, self.feed_forward_block)
+
+
+class BlockNamedEncoderLayerNoResidual(BlockNamedEncoderLayer):
+    def forward(self, x, mask=None):
+        x = self.residual_connections[0].norm(self.self_attention_block(x, mask))
+        return self.residual_connections[1](x, self.feed_forward_block)
+
+
+class SelfPart(nn.Module):
+    """BERT style: query, key, value only; the output projection sits in the next part."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.query, self.key = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+        self.value = nn.Linear(d_model, d_model)
+
+    def forward(self, x, keep=None):
+        B, T, D = x.shape
+        q, k, v = (f(x).view(B, T, self.h, D // self.h).transpose(1, 2)
+                   for f in (self.query, self.key, self.value))
+        s = q @ k.transpose(-1, -2) / math.sqrt(D // self.h)
+        if keep is not None:
+            s = s.masked_fill(~keep, float("-inf"))
+        return (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, D)
+
+
+class OutputPart(nn.Module):
+    """BERT style: LayerNorm(x + dense(h)), the norm inside the block's output part."""
+
+    def __init__(self, d_in, d_model):
+        super().__init__()
+        self.dense = nn.Linear(d_in, d_model)
+        self.LayerNorm = nn.LayerNorm(d_model)
+
+    def forward(self, h, x):
+        return self.LayerNorm(x + self.dense(h))
+
+
+class AttentionPart(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.self = SelfPart(d_model, num_heads)
+        self.output = OutputPart(d_model, d_model)
+
+    def forward(self, x, keep=None):
+        return self.output(self.self(x, keep), x)
+
+
+class OutputNormEncoderLayer(nn.Module):
+    """Norms at attention.output.LayerNorm and output.LayerNorm, found in registration order."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.attention = AttentionPart(d_model, num_heads)
+        self.intermediate = nn.Linear(d_model, d_ff)
+        self.output = OutputPart(d_ff, d_model)
+
+    def forward(self, x, mask=None):
+        x = self.attention(x, mask)
+        return self.output(torch.relu(self.intermediate(x)), x)
