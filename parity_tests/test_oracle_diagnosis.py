@@ -58,3 +58,50 @@ def test_sdpa_mistakes_are_named():
     assert any("queries axis" in c for c in likely_causes(
         comp, case, _sdpa(q, k, v, None, 1 / math.sqrt(4), axis=-2)))
     assert likely_causes(comp, case, _sdpa(q, k, v, None, 1 / math.sqrt(4))) == []
+
+
+def _gelu(x):
+    from math import erf
+    return 0.5 * x * (1 + np.vectorize(erf)(x / math.sqrt(2)))
+
+
+def _encoder(case, pre_norm, act):
+    p, x, H = case.params, case.inputs["x"], case.hyper["num_heads"]
+    B, T, D = x.shape
+
+    def lin(name, t):
+        return t @ p[f"{name}.weight"].T + p[f"{name}.bias"]
+
+    def ln(name, t):
+        mu = t.mean(-1, keepdims=True)
+        return p[f"{name}.weight"] * (t - mu) / np.sqrt(t.var(-1, keepdims=True) + 1e-5) + p[f"{name}.bias"]
+
+    def attn(t):
+        q, k, v = (lin(f"self_attn.{n}_proj", t).reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+                   for n in ("q", "k", "v"))
+        s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(D // H)
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w /= w.sum(-1, keepdims=True)
+        return lin("self_attn.out_proj", (w @ v).transpose(0, 2, 1, 3).reshape(B, T, D))
+
+    def ffn(t):
+        return lin("feed_forward.linear2", act(lin("feed_forward.linear1", t)))
+    if pre_norm:
+        x = x + attn(ln("norm1", x))
+        return x + ffn(ln("norm2", x))
+    x = ln("norm1", x + attn(x))
+    return ln("norm2", x + ffn(x))
+
+
+def test_layer_activation_and_norm_placement_are_named_alone_and_together():
+    comp, case = _case("encoder_layer", B=1, T=3, d_model=4, num_heads=2, d_ff=5,
+                       activation="relu", eps=1e-5, norm_first=False,
+                       mask={"kind": "none", "keep": None}, seed=7)
+    relu = lambda t: np.maximum(t, 0)  # noqa: E731
+    assert likely_causes(comp, case, _encoder(case, False, relu)) == []
+    gelu_only = likely_causes(comp, case, _encoder(case, False, _gelu))
+    assert gelu_only and gelu_only[0].startswith("GELU (exact"), gelu_only
+    pre_only = likely_causes(comp, case, _encoder(case, True, relu))
+    assert pre_only and pre_only[0].startswith("pre-norm"), pre_only
+    both = likely_causes(comp, case, _encoder(case, True, _gelu))
+    assert any("GELU (exact" in c and "pre-norm" in c for c in both), both

@@ -113,3 +113,18 @@ def test_whole_layer_blocks_and_norms_resolve_without_map(name):
 def test_whole_layer_found_by_structure_still_catches_a_missing_residual():
     res = run("encoder_layer", "BlockNamedEncoderLayerNoResidual", examples=25)
     assert res.verdict == "mismatch", render_text(res)
+
+
+@pytest.mark.parametrize("name,note", [("attention_with_width", "'d_k' is required: passed the head width"),
+                                       ("attention_with_dropout", "'dropout' is required: passed None"),
+                                       ("attention_with_cache", "'cache' is required: passed None")])
+def test_required_forward_arguments_filled_by_meaning(name, note):
+    res = run("sdpa", name, examples=15)
+    assert res.verdict == "match", render_text(res)
+    assert any(note in n for n in res.notes), res.notes
+
+
+def test_head_width_by_meaning_still_catches_a_wrong_scale():
+    res = run("sdpa", "attention_with_width_twice", examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+    assert any("likely cause" in n and "divided by d_k" in n for n in res.notes), res.notes

@@ -38,6 +38,7 @@ from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # n
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
+from .signatures import PerCall
 from .slots import (NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space,  # noqa: F401
                     read_param_grad, torch_space)
 
@@ -116,7 +117,29 @@ class Adapter(ConstructMixin, ExecuteMixin):
         return ins + [(m.name, tuple(m.aliases) + (valid_lens.NAMES if i == 0 else ()), False)
                       for i, m in enumerate(self.comp.masks)]
 
+    def _meanings(self, hyper: dict | None) -> dict:
+        """Values for required forward arguments no input matched, by what their name means."""
+        if self.comp.name == "sdpa":
+            width = PerCall(lambda v: int(v["q"].shape[-1]), "the width of q")
+        else:
+            h = hyper or self._dummy_hyper()
+            width = PerCall(lambda v, h=h: int(h["d_model"]) // max(int(h.get("num_heads", 1)), 1),
+                            "d_model // num_heads")
+        return {"dropout": None, "cache": None, "head_width": width}
+
+    def _note_guessed(self, b: naming.Binding) -> naming.Binding:
+        for arg, k in b.guessed.items():
+            text = (f"forward argument {arg!r} is required: passed "
+                    + ("the head width (" + repr(b.constants[arg]) + ")" if k == "head_width"
+                       else "None (no " + k + ")"))
+            if text not in self.notes:
+                self.notes.append(text)
+        return b
+
     def _bind_forward(self, fn, hyper: dict | None = None) -> naming.Binding:
+        return self._note_guessed(self._bind_forward_names(fn, hyper))
+
+    def _bind_forward_names(self, fn, hyper: dict | None = None) -> naming.Binding:
         """Bind the forward; for mha fall back to self-attention forward(x, mask) when key/value have
         no place."""
         functional = self.mode in ("function", "pair")
@@ -131,21 +154,24 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if arg is not None:
             b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
                             flags=naming.CALL_FLAGS, keep_params=weights,
-                            fallback_positional=not weights, what=what)
+                            fallback_positional=not weights, what=what,
+                            meanings=self._meanings(hyper))
             if not self.caps.get("list_input"):
                 self.caps["list_input"] = True
                 self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
                     s.name for s in self.comp.inputs) + "]")
             return b
+        means = self._meanings(hyper)
         try:
             return naming.bind(fn, self._sources(self.caps.get("self_attention", False)),
                                constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
-                               fallback_positional=not weights, what=what)
+                               fallback_positional=not weights, what=what, meanings=means)
         except InterfaceError:
             if self.comp.name != "mha" or self.caps.get("self_attention"):
                 raise
         b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
-                        keep_params=weights, fallback_positional=not weights, what=what)
+                        keep_params=weights, fallback_positional=not weights, what=what,
+                        meanings=means)
         self.caps["self_attention"] = True
         return b
 
@@ -241,7 +267,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             table=True)
         m = self._finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
-        binding = self._bind_forward(getattr(m, "forward", m))
+        binding = self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, m)
         if self.hooks is not None and self.hooks.weights is not None:

@@ -266,3 +266,32 @@ class OutputNormEncoderLayer(nn.Module):
     def forward(self, x, mask=None):
         x = self.attention(x, mask)
         return self.output(torch.relu(self.intermediate(x)), x)
+
+
+# -- forward arguments filled by meaning ------------------------------------------------------------
+def attention_with_width(q, k, v, d_k, mask=None):
+    s = q @ k.transpose(-1, -2) / math.sqrt(d_k)
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+def attention_with_dropout(q, k, v, mask, dropout):
+    w = torch.softmax((q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])).masked_fill(
+        ~mask, float("-inf")), -1)
+    return (dropout(w) if dropout is not None else w) @ v
+
+
+def attention_with_cache(q, k, v, mask=None, *, cache):
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+def attention_with_width_twice(q, k, v, d_k, mask=None):
+    """Wrong: divides by d_k, not its square root."""
+    s = q @ k.transpose(-1, -2) / d_k
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    return torch.softmax(s, -1) @ v
