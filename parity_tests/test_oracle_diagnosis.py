@@ -105,3 +105,13 @@ def test_layer_activation_and_norm_placement_are_named_alone_and_together():
     assert pre_only and pre_only[0].startswith("pre-norm"), pre_only
     both = likely_causes(comp, case, _encoder(case, True, _gelu))
     assert any("GELU (exact" in c and "pre-norm" in c for c in both), both
+
+
+def test_ffn_without_activation_is_named():
+    comp, case = _case("ffn", B=2, T=3, d_model=4, d_ff=6, activation="relu", seed=2)
+    p, x = case.params, case.inputs["x"]
+    lin = (x @ p["linear1.weight"].T + p["linear1.bias"]) @ p["linear2.weight"].T + p["linear2.bias"]
+    assert any("no activation" in c for c in likely_causes(comp, case, lin))
+    relu = np.maximum(x @ p["linear1.weight"].T + p["linear1.bias"], 0) @ p["linear2.weight"].T \
+        + p["linear2.bias"]
+    assert likely_causes(comp, case, relu) == []

@@ -128,3 +128,9 @@ def test_head_width_by_meaning_still_catches_a_wrong_scale():
     res = run("sdpa", "attention_with_width_twice", examples=25)
     assert res.verdict == "mismatch", render_text(res)
     assert any("likely cause" in n and "divided by d_k" in n for n in res.notes), res.notes
+
+
+def test_mask_with_head_axis_added_by_the_code_gets_three_axes():
+    res = run("mha", "HeadAxisMaskAttention", examples=25)
+    assert res.verdict == "match", render_text(res)
+    assert any("masks handed over with 3 axes" in n for n in res.notes), res.notes

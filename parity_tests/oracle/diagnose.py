@@ -150,11 +150,18 @@ def _sdpa_wrong_axis(case):
     return _softmax(s, -2) @ v
 
 
+def _ffn_linear(case):
+    p, x = case.params, case.inputs["x"]
+    h = x @ p["linear1.weight"].T + p["linear1.bias"]
+    return h @ p["linear2.weight"].T + p["linear2.bias"]
+
+
 VARIANTS = {
     "sdpa": lambda c: _attention_variants(c) + [
         ("softmax over the queries axis instead of the keys axis", lambda: _sdpa_wrong_axis(c))],
     "mha": _attention_variants,
-    "ffn": _layer_variants,
+    "ffn": lambda c: _layer_variants(c) + [
+        ("no activation between the two linear layers", lambda: _ffn_linear(c))],
     "encoder_layer": lambda c: _attention_variants(c) + _layer_variants(c),
     "decoder_layer": lambda c: _attention_variants(c) + _layer_variants(c),
     "layernorm": _layernorm_variants,

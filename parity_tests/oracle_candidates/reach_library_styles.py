@@ -295,3 +295,25 @@ def attention_with_width_twice(q, k, v, d_k, mask=None):
     if mask is not None:
         s = s.masked_fill(~mask, float("-inf"))
     return torch.softmax(s, -1) @ v
+
+
+# -- masks with the head axis added by the code ------------------------------------------------------
+class HeadAxisMaskAttention(nn.Module):
+    """Adds the head axis itself (mask.unsqueeze(1)): wants (batch, Tq, Tk) masks."""
+
+    def __init__(self, h, d_model):
+        super().__init__()
+        self.h = h
+        self.linears = nn.ModuleList([nn.Linear(d_model, d_model) for _ in range(4)])
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            mask = mask.unsqueeze(1)
+        B, D = query.size(0), query.size(-1)
+        q, k, v = (lin(t).view(B, -1, self.h, D // self.h).transpose(1, 2)
+                   for lin, t in zip(self.linears, (query, key, value)))
+        s = q @ k.transpose(-2, -1) / math.sqrt(D // self.h)
+        if mask is not None:
+            s = s.masked_fill(mask == 0, -1e9)
+        x = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, -1, D)
+        return self.linears[-1](x)
