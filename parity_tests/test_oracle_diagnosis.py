@@ -97,7 +97,8 @@ def test_layer_activation_and_norm_placement_are_named_alone_and_together():
     comp, case = _case("encoder_layer", B=1, T=3, d_model=4, num_heads=2, d_ff=5,
                        activation="relu", eps=1e-5, norm_first=False,
                        mask={"kind": "none", "keep": None}, seed=7)
-    relu = lambda t: np.maximum(t, 0)  # noqa: E731
+    def relu(t):
+        return np.maximum(t, 0)
     assert likely_causes(comp, case, _encoder(case, False, relu)) == []
     gelu_only = likely_causes(comp, case, _encoder(case, False, _gelu))
     assert gelu_only and gelu_only[0].startswith("GELU (exact"), gelu_only

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check
+from parity_tests.oracle.report import render_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIR = os.path.join(HERE, "oracle_candidates")

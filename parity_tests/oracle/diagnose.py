@@ -13,8 +13,8 @@ the submission made.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 
@@ -44,9 +44,7 @@ def _sdpa_scaled(case, factor_of):
 def _masks(case, how: str):
     masks = {}
     for n, keep in case.masks.items():
-        if keep is None:
-            masks[n] = None
-        elif how == "ignored":
+        if keep is None or how == "ignored":
             masks[n] = None
         else:
             flipped = ~keep
@@ -74,8 +72,8 @@ def _attention_variants(case):
     out += [("scores not scaled by 1/sqrt(d_k)", lambda: sc(case, lambda dk, d: math.sqrt(dk))),
             ("scores divided by d_k instead of sqrt(d_k)",
              lambda: sc(case, lambda dk, d: 1 / math.sqrt(dk)) if dk_of(case) > 1 else None),
-            ("the mask ignored (code that adds its mask to the scores gets nothing from a 0/1 "
-             "boolean mask: try --mask-convention additive --mask-dtype float)",
+            (("the mask ignored (code that adds its mask to the scores gets nothing from a 0/1 "
+              "boolean mask: try --mask-convention additive --mask-dtype float)"),
              lambda: _masks(case, "ignored")),
             ("the mask convention flipped (1 read as 'hidden'; try --mask-convention drop)",
              lambda: _masks(case, "flipped"))]
@@ -100,8 +98,8 @@ def _layer_variants(case):
                     {"activation": "gelu_tanh"})]
     if "norm_first" in case.hyper:
         first = bool(case.hyper["norm_first"])
-        single.append((f"{'post' if first else 'pre'}-norm instead of {'pre' if first else 'post'}"
-                       f"-norm", f"--set norm_first={'false' if first else 'true'}",
+        single.append(((f"{'post' if first else 'pre'}-norm instead of "
+                        f"{'pre' if first else 'post'}-norm"), f"--set norm_first={'false' if first else 'true'}",
                        {"norm_first": not first}))
     combos = list(single)
     for a in range(len(single)):

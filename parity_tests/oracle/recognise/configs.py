@@ -65,7 +65,7 @@ class ConfigBag(dict):
             return self[name]
         except KeyError:
             pass
-        if name.startswith("__") or name.startswith("_oracle"):
+        if name.startswith(("__", "_oracle")):
             raise AttributeError(name)
         v = default_for(name, self.__dict__.get("_oracle_values", {}))
         if v is MISSING:
