@@ -134,3 +134,15 @@ def test_mask_with_head_axis_added_by_the_code_gets_three_axes():
     res = run("mha", "HeadAxisMaskAttention", examples=25)
     assert res.verdict == "match", render_text(res)
     assert any("masks handed over with 3 axes" in n for n in res.notes), res.notes
+
+
+def test_mask_added_to_the_scores_is_handed_over_additive():
+    res = run("mha", "AdditiveMaskAttention", examples=25)
+    assert res.verdict == "match", render_text(res)
+    assert any("masks handed over additive" in n for n in res.notes), res.notes
+
+
+def test_flipped_mask_is_not_taken_for_another_convention():
+    res = run("mha", "FlippedMaskAttention", examples=25)
+    assert res.verdict in ("mismatch", "non_finite"), render_text(res)
+    assert not any("masks handed over additive" in n for n in res.notes), res.notes

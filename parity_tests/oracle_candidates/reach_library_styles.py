@@ -317,3 +317,31 @@ class HeadAxisMaskAttention(nn.Module):
             s = s.masked_fill(mask == 0, -1e9)
         x = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, -1, D)
         return self.linears[-1](x)
+
+
+# -- masks added to the scores -----------------------------------------------------------------------
+class AdditiveMaskAttention(nn.Module):
+    """Hugging Face style: scores + attention_mask (0 seen, large negative hidden)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.q_proj, self.k_proj = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+        self.v_proj, self.out_proj = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)
+
+    def scores(self, s, attention_mask):
+        return s if attention_mask is None else s + attention_mask
+
+    def forward(self, hidden_states, attention_mask=None):
+        B, T, D = hidden_states.shape
+        q, k, v = (f(hidden_states).view(B, T, self.h, D // self.h).transpose(1, 2)
+                   for f in (self.q_proj, self.k_proj, self.v_proj))
+        s = self.scores(q @ k.transpose(-1, -2) / math.sqrt(D // self.h), attention_mask)
+        return self.out_proj((torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, D))
+
+
+class FlippedMaskAttention(AdditiveMaskAttention):
+    """Wrong: reads a boolean mask's True as 'hidden'."""
+
+    def scores(self, s, attention_mask):
+        return s if attention_mask is None else s.masked_fill(attention_mask.bool(), float("-inf"))
