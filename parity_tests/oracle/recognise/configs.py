@@ -1,7 +1,10 @@
 """Recogniser: config objects. A required constructor argument named config/cfg/args/... or annotated
 with a dataclass gets an object carrying every usual name of each hyperparameter, readable both as
 attributes (`cfg.d_model`) and as items (`cfg["n_heads"]`); an annotated dataclass is built itself,
-its fields filled by name (dropout 0)."""
+its fields filled by name (dropout 0). When the module defining the class being built names a
+config class of its own (transformers' `GPT2Config` beside `GPT2Attention`), that one is built and
+its attributes set (library_config). The generic object answers attributes no hyperparameter names
+by their meaning (default_for) and names the rest in an interface error."""
 from __future__ import annotations
 
 import dataclasses
