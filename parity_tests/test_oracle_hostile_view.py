@@ -46,7 +46,10 @@ def test_the_project_around_the_submission_is_invisible(view):
     assert res.verdict in FAILING, (res.verdict, res.message)
 
 
-def test_a_solution_in_the_oracles_working_directory_is_not_importable(tmp_path):
+@pytest.mark.parametrize("pythonpath", ["root", "root+cwd"])
+def test_a_solution_in_the_oracles_working_directory_is_not_importable(tmp_path, pythonpath):
+    """Also when the instructor's PYTHONPATH names the project and the course folder: the worker
+    imports from PYTHONPATH folders, never from those two."""
     here, sub = tmp_path / "course", tmp_path / "submissions" / "alice"
     here.mkdir()
     sub.mkdir(parents=True)
@@ -56,7 +59,8 @@ def test_a_solution_in_the_oracles_working_directory_is_not_importable(tmp_path)
     p = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "check", "sdpa",
                         f"{sub / 'attention.py'}:attention", "--examples", "5", "--quiet"],
                        cwd=here, capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PYTHONPATH": ROOT})
+                       env={**os.environ, "PYTHONPATH": ROOT if pythonpath == "root" else
+                            os.pathsep.join([ROOT, str(here)])})
     assert p.returncode == 1 and p.stdout.startswith("mismatch"), p.stdout + p.stderr
 
 

@@ -52,6 +52,7 @@ class Hooks:
     weights: Callable | None = None
     backward: Callable | None = None
     grads: Callable | None = None
+    self_attention: bool = False      # SELF_ATTENTION = True: mha called as call(obj, {x, mask})
 
 
 def _takes(fn, n: int) -> bool:
@@ -88,12 +89,18 @@ def load(path: str, candidate: Any = None) -> Hooks:
         found[name] = fn
     if not found:
         raise InterfaceError(f"--adapter {path}: defines none of the hooks {', '.join(HOOKS)}")
-    return Hooks(path, **found)
+    flag = getattr(module, "SELF_ATTENTION", False)
+    if not isinstance(flag, bool):
+        raise InterfaceError(f"--adapter {path}: SELF_ATTENTION must be True or False, got "
+                             f"{type(flag).__name__}")
+    return Hooks(path, **found, self_attention=flag)
 
 
 def note(hooks: Hooks) -> str:
     used = [n for n in HOOKS if getattr(hooks, n) is not None]
-    return f"adapter file {os.path.basename(hooks.path)}: hooks {', '.join(used)} (the rest guessed)"
+    return (f"adapter file {os.path.basename(hooks.path)}: hooks {', '.join(used)} (the rest "
+            f"guessed)" + ("; declares self-attention (call gets x and the mask)"
+                           if hooks.self_attention else ""))
 
 
 HOOK_DOC = {"build": "component, hyper", "call": "obj, inputs", "weights": "obj",
@@ -101,7 +108,12 @@ HOOK_DOC = {"build": "component, hyper", "call": "obj, inputs", "weights": "obj"
 
 
 def binding(adapter) -> naming.Binding:
-    """The call hook takes every input and mask by its component name."""
+    """The call hook takes every input and mask by its component name; a self-attention adapter
+    (SELF_ATTENTION = True, mha only) takes `x` and the mask."""
+    if adapter.hooks.self_attention and adapter.comp.name == "mha":
+        adapter.caps["self_attention"] = True
+        names = ["x"] + [m.name for m in adapter.comp.masks]
+        return naming.Binding(keywords={n: n for n in names}, arg_of={n: n for n in names})
     names = [s.name for s in adapter.comp.inputs] + [m.name for m in adapter.comp.masks]
     return naming.Binding(keywords={n: n for n in names}, arg_of={n: n for n in names})
 

@@ -38,6 +38,7 @@ from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # n
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
+from .signatures import PerCall
 from .slots import (NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space,  # noqa: F401
                     read_param_grad, torch_space)
 
@@ -116,7 +117,29 @@ class Adapter(ConstructMixin, ExecuteMixin):
         return ins + [(m.name, tuple(m.aliases) + (valid_lens.NAMES if i == 0 else ()), False)
                       for i, m in enumerate(self.comp.masks)]
 
+    def _meanings(self, hyper: dict | None) -> dict:
+        """Values for required forward arguments no input matched, by what their name means."""
+        if self.comp.name == "sdpa":
+            width = PerCall(lambda v: int(v["q"].shape[-1]), "the width of q")
+        else:
+            h = hyper or self._dummy_hyper()
+            width = PerCall(lambda v, h=h: int(h["d_model"]) // max(int(h.get("num_heads", 1)), 1),
+                            "d_model // num_heads")
+        return {"dropout": None, "cache": None, "head_width": width}
+
+    def _note_guessed(self, b: naming.Binding) -> naming.Binding:
+        for arg, k in b.guessed.items():
+            text = (f"forward argument {arg!r} is required: passed "
+                    + ("the head width (" + repr(b.constants[arg]) + ")" if k == "head_width"
+                       else "None (no " + k + ")"))
+            if text not in self.notes:
+                self.notes.append(text)
+        return b
+
     def _bind_forward(self, fn, hyper: dict | None = None) -> naming.Binding:
+        return self._note_guessed(self._bind_forward_names(fn, hyper))
+
+    def _bind_forward_names(self, fn, hyper: dict | None = None) -> naming.Binding:
         """Bind the forward; for mha fall back to self-attention forward(x, mask) when key/value have
         no place."""
         functional = self.mode in ("function", "pair")
@@ -131,23 +154,42 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if arg is not None:
             b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
                             flags=naming.CALL_FLAGS, keep_params=weights,
-                            fallback_positional=not weights, what=what)
+                            fallback_positional=not weights, what=what,
+                            meanings=self._meanings(hyper))
             if not self.caps.get("list_input"):
                 self.caps["list_input"] = True
                 self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
                     s.name for s in self.comp.inputs) + "]")
             return b
+        means = self._meanings(hyper)
         try:
             return naming.bind(fn, self._sources(self.caps.get("self_attention", False)),
                                constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
-                               fallback_positional=not weights, what=what)
+                               fallback_positional=not weights, what=what, meanings=means)
         except InterfaceError:
             if self.comp.name != "mha" or self.caps.get("self_attention"):
                 raise
         b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
-                        keep_params=weights, fallback_positional=not weights, what=what)
+                        keep_params=weights, fallback_positional=not weights, what=what,
+                        meanings=means)
         self.caps["self_attention"] = True
         return b
+
+    def _required_masks(self, fn, b: naming.Binding) -> set:
+        """Masks bound to a parameter without a default: given an all-attend mask (not None) on
+        examples drawn without one, and the report says so."""
+        sig = naming.signature_of(fn)
+        if sig is None or (self.hooks is not None and self.hooks.call is not None):
+            return set()
+        out = set()
+        for m in self.comp.masks:
+            p = sig.parameters.get(b.arg_of.get(m.name, ""))
+            if p is not None and p.default is p.empty and p.kind not in (p.VAR_POSITIONAL,
+                                                                         p.VAR_KEYWORD):
+                out.add(m.name)
+                self.notes.append(f"forward argument {p.name!r} is required: examples without a "
+                                  f"mask pass an all-attend mask in the chosen convention")
+        return out
 
     def _dummy_hyper(self) -> dict:
         return {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 8}
@@ -175,6 +217,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return
         b = self._bind_forward(fn)
         self.binding = b
+        self.required_masks = self._required_masks(fn, b)
         if self.comp.name == "mha" and not self.caps.get("self_attention") and \
                 not self.caps.get("list_input"):
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
@@ -224,7 +267,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             table=True)
         m = self._finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
-        binding = self._bind_forward(getattr(m, "forward", m))
+        binding = self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, m)
         if self.hooks is not None and self.hooks.weights is not None:
@@ -314,7 +357,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
 
         return naming.resolve(self.comp.tree, space, ref_shapes, case.hyper,
                               name_map=self.opts.name_map, layout=self.opts.weight_layout,
-                              optional=optional, hints=getattr(self, "head_axes", None))
+                              optional=optional, hints=getattr(self, "head_axes", None),
+                              class_layout=getattr(self, "class_layout", None))
 
     def _instantiate_function(self, case: Case) -> Instance:
         fn = self.obj

@@ -213,6 +213,7 @@ class SandboxBackend:
     def prepare(self) -> Prepared | Outcome:
         header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
                   "spec": self.spec, "search_path": self._search_path(), "forbidden": self.forbidden,
+                  "import_path": _import_path(),
                   "deny_read": [str(d) for d in self.worker.limits.deny_read]}
         h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
         if bad is not None:
@@ -291,3 +292,27 @@ class InProcessBackend:
 
     def close(self) -> None:
         pass
+
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """One folder is the other or holds it."""
+    a, b = a.rstrip(os.sep) + os.sep, b.rstrip(os.sep) + os.sep
+    return a.startswith(b) or b.startswith(a)
+
+
+def _import_path() -> list[str]:
+    """Folders on the oracle's PYTHONPATH the submission may import from, as it would when run by
+    hand (a package of its own: `from mingpt.utils import CfgNode`). Never this project (the
+    reference) or a folder holding it, and never the oracle's working directory, where an
+    instructor's solution may sit. The worker's environment itself stays scrubbed; these folders
+    are put on its sys.path and kept visible in its private view."""
+    hidden = (os.path.realpath(PROJECT_ROOT), os.path.realpath(os.getcwd()))
+    out: list[str] = []
+    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        r = os.path.realpath(p) if p else ""
+        if r and os.path.isdir(r) and not any(_overlaps(r, h) for h in hidden) and r not in out:
+            out.append(r)
+    return out

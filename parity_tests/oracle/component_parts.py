@@ -236,7 +236,7 @@ class LayerNormComponent(Component):
             return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
                     "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
                     "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
-                    "eps": fixed.get("eps", 1e-5),
+                    "eps": fixed.get("eps", (caps or {}).get("norm_eps", 1e-5)),
                     # the spread of x: small spreads make eps matter, large ones the rest
                     "scale": d(st.sampled_from((1.0, 0.01, 10.0))),
                     "seed": d(hs.seeds())}

@@ -96,6 +96,11 @@ class ConstructMixin:
         required = [p for p in params if p.default is inspect.Parameter.empty
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         init = dict(self.opts.init_kwargs) if depth == 0 else {}
+        takes_any = any(p.kind == p.VAR_KEYWORD for p in params)
+        if init and not takes_any and any(p.name.lower() in CONFIG_ARG_NAMES for p in required):
+            names = {p.name for p in params}     # the rest are the config object's attributes
+            values.update({k: v for k, v in init.items() if k not in names})
+            init = {k: v for k, v in init.items() if k in names}
         if depth == 0 and len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES \
                 and required[0].name not in init:
             cfg = self._transformer_config(values)   # code built on this project
@@ -107,6 +112,7 @@ class ConstructMixin:
         # activation: only when the candidate takes a string
         act = next((p for p in params if p.name.lower() in
                     [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)
+        drawn_act = values.get("activation")
         if act is None or not (isinstance(act.default, str) or act.default is inspect.Parameter.empty):
             values.pop("activation", None)
         hyper_names = {a.lower() for h in order if h in values for a in naming.HYPER_ALIASES.get(h, [h])}
@@ -116,12 +122,15 @@ class ConstructMixin:
         const_names = {a.lower() for k in consts for a in naming.HYPER_ALIASES.get(k, [k])}
         ctx = recognise.BuildContext(module=self._module(), framework=self.framework, order=order,
                                      build=lambda cls, v, o: self._build(cls, v, o, depth + 1),
-                                     notes=self.notes, depth=depth)
+                                     notes=self.notes, depth=depth,
+                                     target_name=getattr(target, "__name__", ""),
+                                     target_module=getattr(target, "__module__", ""))
         for p in required:
             low = p.name.lower()
             if p.name in init or low in hyper_names or low in const_names:
                 continue
-            v = recognise.constructor_value(ctx, p, values)
+            v = recognise.constructor_value(
+                ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
             if v is not recognise.MISSING:
                 consts[p.name] = v
         for k, v in init.items():        # --init-kwargs: by name, required or not

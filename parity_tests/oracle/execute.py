@@ -161,6 +161,8 @@ class ExecuteMixin:
                 masks_np[n] = torch_mha_mask.torch_form(np.asarray(keep), self.opts, dtype,
                                                         case.hyper["num_heads"])
             else:
+                if keep is None and n in getattr(self, "required_masks", ()):
+                    keep = self._all_keep(case, n)      # a mask the signature requires
                 masks_np[n] = convert_mask(keep, self.opts, dtype)
         mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}
         values = {**feeds, **mask_feeds}
@@ -169,6 +171,16 @@ class ExecuteMixin:
         if self.caps.get("list_input"):
             values[list_input.SOURCE] = [feeds[s.name] for s in self.comp.inputs]
         return leaves, feeds, fed_np, masks_np, mask_feeds, values
+
+    def _all_keep(self, case: Case, name: str):
+        """An all-attend keep-mask (B, 1, Tq, Tk) for a mask argument the candidate requires
+        (`attention(q, k, v, mask)`): the same computation as no mask, in its convention."""
+        spec = next((m for m in self.comp.masks if m.name == name), None)
+        ex = case.example
+        try:
+            return np.ones((int(ex["B"]), 1, int(ex[spec.q]), int(ex[spec.k])), dtype=bool)
+        except (KeyError, TypeError, AttributeError):
+            return None
 
     def _mark_missing(self, case: Case, produced: Produced, reason: str) -> None:
         for q in self.comp.quantities(case):

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .recognise import head_axes, inner_norm, per_head, row_bias, wrapper
+from .recognise import class_layout as class_layout_mod
+from .recognise import head_axes, inner_norm, per_head, row_bias, structure, wrapper
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
@@ -23,6 +24,7 @@ class Space:
     names: list[str]
     shapes: dict[str, tuple]
     bare: dict[str, bool]
+    owner: dict[str, str] | None = None     # the class of the module holding each one (torch)
 
     def __post_init__(self) -> None:
         self._lower = {}
@@ -71,6 +73,8 @@ class Entry:
             extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
         if self.transpose:
             extra.append("transposed")
+        if self.why:
+            extra.append(self.why)
         if self.how == "order":
             extra.append("by registration order")
         if self.how == "inner_norm":
@@ -275,6 +279,9 @@ class Resolver:
                 if gained > 0 and (best is None or gained > best[0]):
                     best = (gained, dict(self.entries), set(self.claimed))
                 self.entries, self.claimed = snap
+        if child.kind in ("mha", "ffn") and cand_prefix == "" and \
+                structure.block(self, child, ref_child, cand_prefix):
+            return                         # a block no name matched, found by what it holds
         if best is not None:  # nothing complete: keep the attempt that found the most
             self.entries, self.claimed = best[1], best[2]
             return
@@ -301,6 +308,8 @@ class Resolver:
             cw = self.space.find(w)
             if not cw or cw in self.claimed:
                 continue
+            if self.space.shapes[cw] is None:
+                continue                       # a function's argument: no shape to read
             shape = tuple(self.space.shapes[cw])
             if shape == (3 * D, D):
                 transpose = False
@@ -313,7 +322,7 @@ class Resolver:
                     self.join(ref_prefix, f"{p}.weight"), cw, transpose, (j * D, (j + 1) * D), "packed")
             self.claimed.add(cw)
             cb = self.space.find(b)
-            if cb and cb not in self.claimed and tuple(self.space.shapes[cb]) == (3 * D,):
+            if cb and cb not in self.claimed and tuple(self.space.shapes[cb] or ()) == (3 * D,):
                 for j, p in enumerate(("q_proj", "k_proj", "v_proj")):
                     bref = self.join(ref_prefix, f"{p}.bias")
                     if bref in self.ref_shapes:
@@ -334,7 +343,8 @@ class Resolver:
             wref = self.join(self.join(ref_prefix, c.ref), "weight")
             bref = self.join(self.join(ref_prefix, c.ref), "bias")
             for pos, m in enumerate(free):
-                if len(self.space.shapes[m]) != 2 or not self._take(wref, m, how="order"):
+                shape = self.space.shapes[m]       # None: a function's argument, any shape
+                if (shape is not None and len(shape) != 2) or not self._take(wref, m, how="order"):
                     continue
                 if bref in self.ref_shapes and bref not in self.entries:
                     rel = m[skip:]
@@ -342,7 +352,7 @@ class Resolver:
                         owner = m.rsplit(".", 1)[0]
                         options = [self.join(owner, a) for a in LINEAR_BIAS]
                     else:           # a bare matrix: the next free vector registered after it
-                        options = [v for v in free[pos + 1:] if len(self.space.shapes[v]) == 1
+                        options = [v for v in free[pos + 1:] if len(self.space.shapes[v] or ()) == 1
                                    and "." not in v[skip:]][:1]
                     for v in options:
                         v = self.space.find(v)
@@ -354,6 +364,8 @@ class Resolver:
     def run(self, kind: str) -> dict[str, Entry]:
         if kind in TREES:
             self.block(kind, "", "")
+            if kind in ("encoder_layer", "decoder_layer"):
+                structure.norms(self)
             wrapper.resolve(self, kind)
         else:  # a single leaf block at the top: linear / norm / embedding
             for leaf, _, _ in LEAVES[kind]:
@@ -369,7 +381,8 @@ class Resolver:
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,
             name_map: dict[str, str] | None = None, layout: str = "out_in",
             optional: Callable[[str, dict], Any] = lambda r, e: False,
-            hints: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
+            hints: dict | None = None,
+            class_layout: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
     """Map every reference parameter to the candidate; returns (entries, unclaimed candidate names).
 
     Raises InterfaceError naming the reference parameters that stayed unmapped, except those
@@ -382,6 +395,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"{', '.join(ref_shapes)}")
     r = Resolver(space, ref_shapes, hyper, name_map, layout, hints)
     entries = r.run(kind)
+    class_layout_mod.apply(entries, space, ref_shapes, class_layout)
     missing = []
     for ref in ref_shapes:
         if ref in entries:
@@ -393,7 +407,8 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
             missing.append(ref)
     unclaimed = [n for n in space.names if n not in r.claimed]
     if missing:
-        listing = ", ".join(f"{n} {tuple(space.shapes[n])}" for n in space.names[:60])
+        listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"
+                            for n in space.names[:60])
         raise InterfaceError(
             "cannot tell where the candidate keeps "
             + ", ".join(f"{m} {tuple(ref_shapes[m])}" for m in missing)
@@ -402,3 +417,4 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
               "--map REF=- where the candidate really has none.")
     # entries in reference order
     return {k: entries[k] for k in ref_shapes}, unclaimed
+

@@ -26,6 +26,7 @@ from .components import (Case, Component, Quantity, get, neutral_value, quantity
 from .judge import Judge, nondeterminism
 from .sandbox import policy
 from .sandbox.limits import Limits
+from .diagnose import likely_causes
 from .verdicts import (AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for,  # noqa: F401
                        versions)
 
@@ -163,7 +164,14 @@ class Checker:
         nd = nondeterminism(rep, case, rep.mapping)
         if nd is not None:
             return nd
-        return self.judge.compare(rep, ref_vals, case, rep.mapping)
+        out = self.judge.compare(rep, ref_vals, case, rep.mapping)
+        if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
+            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
+            if causes:
+                out.notes.append("likely cause: your output equals the reference with "
+                                 + " / ".join(causes) + " (a hint from re-computing this "
+                                 "example with known mistakes; the verdict stands)")
+        return out
 
     # -- the search -------------------------------------------------------------------------------
     def run(self, replay: dict | None = None) -> CheckResult:

@@ -73,6 +73,17 @@ CALL_FLAGS: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True)
+class PerCall:
+    """A constant worked out from each call's inputs (the head width of sdpa's q)."""
+
+    value: Callable[[dict], Any]
+    text: str = ""
+
+    def __repr__(self) -> str:
+        return self.text or "per call"
+
+
 @dataclass
 class Binding:
     """How to call a signature: (argument name or None for positional, source) pairs in order."""
@@ -83,11 +94,13 @@ class Binding:
     arg_of: dict[str, str] = field(default_factory=dict)        # source -> arg name
     unbound: list[str] = field(default_factory=list)            # sources the signature had no room for
     params: list[str] = field(default_factory=list)             # leftover args (parameters of a function)
+    guessed: dict[str, str] = field(default_factory=dict)       # arg name -> meaning it was given by
 
     def call(self, fn: Callable, values: dict[str, Any], extra: dict[str, Any] | None = None):
         args = [values[s] for s in self.positional]
         kwargs = {a: values[s] for a, s in self.keywords.items()}
-        kwargs.update(self.constants)
+        kwargs.update({a: (v.value(values) if isinstance(v, PerCall) else v)
+                       for a, v in self.constants.items()})
         if extra:
             kwargs.update(extra)
         return fn(*args, **kwargs)
@@ -116,13 +129,31 @@ def _compatible(default: Any, value: Any) -> bool:
     return isinstance(default, str) and isinstance(value, str)
 
 
+HEAD_WIDTH_NAMES = ("d_k", "dk", "d_head", "head_dim", "head_size", "dim_head", "d_key",
+                    "size_per_head", "k_dim", "kdim", "dim_per_head")
+
+
+def _meaning(name: str) -> str | None:
+    """What a required forward argument no source matched is, by its name (bind's `meanings`)."""
+    n = name.lower()
+    if "drop" in n:
+        return "dropout"
+    if n in ("cache", "kv_cache", "past", "layer_past", "past_key_value", "past_key_values",
+             "layer_cache", "memory_cache", "incremental_state"):
+        return "cache"
+    if n in HEAD_WIDTH_NAMES:
+        return "head_width"
+    return None
+
+
 def _norm(name: str) -> str:
     return name.lower()
 
 
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
          constants: dict[str, Any] | None = None, flags: dict[str, Any] | None = None,
-         fallback_positional: bool = True, keep_params: bool = False, what: str = "call") -> Binding:
+         fallback_positional: bool = True, keep_params: bool = False, what: str = "call",
+         meanings: dict[str, Any] | None = None) -> Binding:
     """Match fn's parameters to `sources` [(source name, aliases, required)].
 
     Each named parameter takes the first source whose alias list holds its name (case-insensitive);
@@ -173,6 +204,12 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
             table = None
         if table is not None:
             continue
+        if required and meanings:
+            k = _meaning(p.name)
+            if k in meanings:                 # dropout/cache None, d_k the head width, ...
+                b.constants[p.name] = meanings[k]
+                b.guessed[p.name] = k
+                continue
         if keep_params and required:
             leftovers.append(p.name)
             continue

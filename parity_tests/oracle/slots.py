@@ -199,12 +199,16 @@ def _space(slots: dict, bare) -> naming.Space:
 
 
 def torch_space(module) -> tuple[naming.Space, dict[str, TorchSlot]]:
-    slots, bare = {}, {}
+    slots, bare, owners = {}, {}, {}
     for name, p in module.named_parameters():
         slots[name] = TorchSlot(p)
         owner = module.get_submodule(name.rsplit(".", 1)[0]) if "." in name else module
         bare[name] = not type(owner).__module__.startswith("torch.nn")
-    return _space(slots, bare), slots
+        if "." in name:
+            owners[name] = f"{type(owner).__module__}.{type(owner).__qualname__}"
+    space = _space(slots, bare)
+    space.owner = owners
+    return space, slots
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,13 +21,15 @@ ABSENT        parameters the candidate provably has none of (absent); others are
 """
 from __future__ import annotations
 
-from . import (bh_layout, builtin_causal, configs, derived, ffn_width, head_axes, lazy, norm_eps,
+from . import (additive_mask, bh_layout, builtin_causal, class_layout, configs, derived, ffn_width, head_axes, lazy,
+               mask_rank, meaning, norm_eps,
                pe_table, submodules, torch_mha_mask)
 from .base import MISSING, BuildContext  # noqa: F401
 
-CONSTRUCTOR = (configs.value, submodules.value, derived.value)
+CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value)
 PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
-          head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe)        # run once when the adapter is prepared
+          head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
+          class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
 

@@ -20,6 +20,8 @@ class BuildContext:
     build: Callable[[Any, dict, tuple], Any]      # build(class, values, order) -> instance
     notes: list = field(default_factory=list)
     depth: int = 0
+    target_name: str = ""                          # the class being built (its config's name)
+    target_module: str = ""                        # and the module defining it
 
     def note(self, text: str) -> None:
         if text not in self.notes:

@@ -1,13 +1,17 @@
 """Recogniser: config objects. A required constructor argument named config/cfg/args/... or annotated
 with a dataclass gets an object carrying every usual name of each hyperparameter, readable both as
 attributes (`cfg.d_model`) and as items (`cfg["n_heads"]`); an annotated dataclass is built itself,
-its fields filled by name (dropout 0)."""
+its fields filled by name (dropout 0). When the module defining the class being built names a
+config class of its own (transformers' `GPT2Config` beside `GPT2Attention`), that one is built and
+its attributes set (library_config). The generic object answers attributes no hyperparameter names
+by their meaning (default_for) and names the rest in an interface error."""
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import typing
 
+from ..signatures import InterfaceError
 from .base import MISSING
 
 CONFIG_ARG_NAMES = ("config", "cfg", "args", "hparams", "hp", "opt", "opts", "conf", "configs",
@@ -15,14 +19,68 @@ CONFIG_ARG_NAMES = ("config", "cfg", "args", "hparams", "hp", "opt", "opts", "co
                     "config_dict", "hyper_params")
 
 
+LONGEST = 512
+"""A sequence length for config attributes such as block_size when the component draws none."""
+
+
+class ConfigAttributeMissing(InterfaceError, AttributeError):
+    """A config attribute the candidate reads that the oracle has no value for (an interface
+    error naming it; hasattr/getattr with a default still see a plain AttributeError)."""
+
+
+def default_for(name: str, values: dict):
+    """A value for a config attribute no hyperparameter alias names, by what its name means:
+    dropout probabilities 0, epsilons the drawn eps, bias switches True, feed-forward widths d_ff,
+    chunking/cache/cross-attention switches off. MISSING when the name says nothing."""
+    n = name.lower()
+    if "drop" in n:
+        return 0.0
+    if n.endswith(("eps", "epsilon")) or "_eps" in n:
+        return values.get("eps", 1e-5)
+    if n in ("bias", "use_bias", "qkv_bias", "add_bias") or n.endswith("_bias"):
+        return True
+    if n in ("n_inner", "inner_dim", "intermediate_dim", "ffn_dim", "mlp_hidden"):
+        return values.get("d_ff", 4 * values.get("d_model", 1))
+    if n.startswith(("chunk_size", "use_cache", "is_decoder", "add_cross", "output_hidden",
+                     "is_encoder_decoder", "gradient_checkpointing", "scale_attn_by_inverse",
+                     "reorder_and_upcast")) or n.endswith("_chunk_size"):
+        return 0 if n.startswith("chunk") or n.endswith("chunk_size") else False
+    if n in ("scale_attn_weights", "scale_attention", "scaled"):
+        return True
+    if n in ("output_attentions", "return_attention"):
+        return True
+    from ..signatures import HYPER_ALIASES
+    if n in HYPER_ALIASES["activation"]:
+        return values.get("activation", "relu")
+    if n in [a.lower() for a in HYPER_ALIASES["max_len"]]:
+        return values.get("max_len", LONGEST)        # buffers sized for the longest draw
+    return MISSING
+
+
 class ConfigBag(dict):
-    """A dict whose keys are also attributes (config.d_model and config["d_model"])."""
+    """A dict whose keys are also attributes (config.d_model and config["d_model"]). An attribute
+    it does not hold is answered by what its name means (default_for: dropout 0, eps, ...), and
+    the report lists each one read so; one whose name says nothing is an interface error naming it
+    and the option that sets it (--init-kwargs)."""
 
     def __getattr__(self, name):
         try:
             return self[name]
         except KeyError:
-            raise AttributeError(name) from None
+            pass
+        if name.startswith(("__", "_oracle")):
+            raise AttributeError(name)
+        v = default_for(name, self.__dict__.get("_oracle_values", {}))
+        if v is MISSING:
+            raise ConfigAttributeMissing(
+                f"the candidate reads config.{name}, which the oracle's config object has no "
+                f"value for; give it with --init-kwargs '{{\"{name}\": VALUE}}'")
+        notes = self.__dict__.get("_oracle_notes")
+        if isinstance(notes, list):
+            text = f"config attribute {name!r} read: no hyperparameter names it, given {v!r}"
+            if text not in notes:
+                notes.append(text)
+        return v
 
 
 def fill(values: dict, aliases: dict) -> ConfigBag:
@@ -31,10 +89,14 @@ def fill(values: dict, aliases: dict) -> ConfigBag:
     for h, v in values.items():
         for a in aliases.get(h, [h]):
             bag.setdefault(a, v)
+    if "d_model" in values:
+        bag["hidden_size"] = values["d_model"]   # in a config, as Hugging Face names it: the
+        #                                          model width (intermediate_size is d_ff's)
     for a in aliases["dropout"]:
         bag[a] = 0.0
     bag.setdefault("bias", True)
     bag.setdefault("batch_first", True)
+    bag.__dict__["_oracle_values"] = dict(values)
     return bag
 
 
@@ -61,7 +123,83 @@ def value(ctx, param, values: dict):
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
     if param.name.lower() in CONFIG_ARG_NAMES and (cls is None or cls in (dict, object)):
+        real = library_config(ctx, values)
+        if real is not None:
+            return real
         ctx.note(f"constructor argument {param.name!r}: a config object (attributes and items) "
                  f"holding {', '.join(f'{h}={v!r}' for h, v in values.items())}, dropout 0")
-        return fill(values, HYPER_ALIASES)
+        bag = fill(values, HYPER_ALIASES)
+        bag.__dict__["_oracle_notes"] = ctx.notes
+        return bag
     return MISSING
+
+
+# -- a library's own config class --------------------------------------------------------------
+CONFIG_ORDER = ("d_model", "num_heads", "d_ff", "eps", "max_len", "vocab_size", "num_layers")
+EXTRA_NAMES = {"d_ff": ("n_inner",), "eps": ("layer_norm_epsilon",), "max_len": ("n_positions",)}
+
+
+def _config_class(ctx):
+    """The config class the candidate's module names (`GPT2Config` beside `GPT2Attention`): a
+    class named *Config with a no-argument constructor; the one sharing the longest prefix with
+    the class being built when there are several. None when there is none."""
+    import sys
+    found = []
+    for mod in (sys.modules.get(ctx.target_module or ""), ctx.module):
+        if mod is None or found:
+            continue
+        found = [(n, c) for n, c in vars(mod).items() if inspect.isclass(c) and n.endswith("Config")
+                 and n != "Config"]
+    if not found:
+        return None
+    target = str(getattr(ctx, "target_name", "") or "")
+
+    def common(n):
+        k = 0
+        while k < min(len(n), len(target)) and n[k] == target[k]:
+            k += 1
+        return k
+    found.sort(key=lambda t: -common(t[0]))
+    return found[0][1]
+
+
+def library_config(ctx, values: dict):
+    """The library's own config object (transformers' GPT2Config, BertConfig), built with its
+    defaults, then every attribute it has that names a hyperparameter set to the drawn value,
+    every dropout probability 0 and its activation the drawn one. None when the module names no
+    config class or building one fails."""
+    from ..signatures import HYPER_ALIASES
+    cls = _config_class(ctx)
+    if cls is None:
+        return None
+    try:
+        cfg = cls()
+    except Exception:  # noqa: BLE001 - a config class that needs arguments: use the bag
+        return None
+    done, said = set(), []
+    for h in [h for h in CONFIG_ORDER if h in values] + [h for h in values if h not in CONFIG_ORDER]:
+        for a in list(HYPER_ALIASES.get(h, [h])) + list(EXTRA_NAMES.get(h, ())):
+            if a in done or h == "activation" or not hasattr(cfg, a):
+                continue
+            try:
+                setattr(cfg, a, values[h])
+            except Exception:  # noqa: BLE001
+                continue
+            done.add(a)
+            said.append(f"{a}={h}")
+    for a, v in list(vars(cfg).items()):
+        if "drop" in a.lower() and isinstance(v, float):
+            setattr(cfg, a, 0.0)
+    act = values.get("activation")
+    for a in HYPER_ALIASES["activation"]:
+        if act is not None and isinstance(getattr(cfg, a, None), str):
+            setattr(cfg, a, act)
+            said.append(f"{a}=activation ({act})")
+    if hasattr(cfg, "_attn_implementation"):
+        try:
+            cfg._attn_implementation = "eager"   # the attention weights are returned
+        except Exception:  # noqa: BLE001
+            pass
+    ctx.note(f"built the module's own config class {cls.__name__}() with the drawn "
+             f"hyperparameters: " + ", ".join(said) + ", every dropout 0")
+    return cfg

@@ -9,7 +9,7 @@ eps 1e-5 and mismatched by about eps_difference / variance. A candidate whose no
 it is built with, or that holds several different values, is left as it is."""
 from __future__ import annotations
 
-COMPONENTS = ("encoder_layer", "decoder_layer", "model")
+COMPONENTS = ("layernorm", "encoder_layer", "decoder_layer", "model")
 NAMES = ("eps", "epsilon", "variance_epsilon", "layer_norm_eps")
 
 
@@ -60,8 +60,8 @@ def _held(obj, norms_only: bool, depth: int = 0, seen=None) -> set:
 def probe(adapter) -> None:
     if adapter.comp.name not in COMPONENTS or adapter.mode != "class" or adapter.probe is None:
         return
-    if adapter.hooks is not None or "eps" in adapter.opts.settings:
-        return
+    if "eps" in adapter.opts.settings:
+        return                              # an adapter's build() is probed like a constructor
     notes = list(adapter.notes)
     try:
         first = _eps_values(adapter.probe)

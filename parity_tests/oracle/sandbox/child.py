@@ -4,7 +4,7 @@ At start it moves the protocol onto private file descriptors and points fds 0/1/
 (stdin) and the parent's log (stdout/stderr), so nothing the submission prints can break a message.
 Then it answers requests until the pipe closes:
 
-    {"op": "prepare", "component", "options", "spec", "search_path", "forbidden"}
+    {"op": "prepare", "component", "options", "spec", "search_path", "import_path", "forbidden"}
         -> {"status": "ok", "caps", "notes", "kind", "framework"} | {"status": "failed", "verdict", ...}
     {"op": "run", "case", "runs"} + the case's arrays
         -> {"op": "tick"} after each stage (construct, each call), then
@@ -181,6 +181,9 @@ def main() -> None:
         if op == "prepare":
             for p in header.get("search_path", []):     # only for a `package.module:Name` spec
                 if isinstance(p, str) and p not in sys.path:
+                    sys.path.append(p)
+            for p in header.get("import_path", []):     # the oracle's PYTHONPATH, project excluded;
+                if isinstance(p, str) and p not in sys.path:    # kept in the view with sys.path
                     sys.path.append(p)
             named = _named_package(str(header.get("spec", "")))
             forbid = list(header.get("forbidden", ()))
