@@ -1,4 +1,4 @@
-"""Hostile submissions beyond issue 11's: the reference read from memory or disk, the parent's memory,
+"""Hostile submissions against the confinement: the reference read from memory or disk, the parent's memory,
 the network, signals to the oracle, a setsid daemon that outlives the kill and rewrites grades, a
 fork bomb, a full disk, forged protocol frames. Each must end with a failing verdict and leave
 nothing behind. The kernel facilities these rely on (namespaces, Landlock, a pids cgroup) are not

@@ -1,4 +1,4 @@
-"""Integration of the isolated core with the reach recognisers (issue 11): `--adapter FILE` through
+"""Integration of the isolated core with the reach recognisers: `--adapter FILE` through
 the CLI (isolated worker, replay command, policy scan), through a batch spec (`adapter = "..."`,
 relative to the spec) and the Gradescope bundle; notes made late in the worker reach the report."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""--adapter FILE (issue 11, point 5): hooks to build, call and read a candidate guessing cannot reach.
+"""--adapter FILE: hooks to build, call and read a candidate guessing cannot reach.
 The same adapter file serves a right candidate (match) and its wrong twin (mismatch)."""
 from __future__ import annotations
 

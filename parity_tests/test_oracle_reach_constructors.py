@@ -1,4 +1,4 @@
-"""Reach (issue 11, point 5): constructors the oracle works out from the signature alone.
+"""Reach: constructors the oracle works out from the signature alone.
 
 Each candidate style reaches "match" from the plain command, and a deliberately wrong variant of it
 "mismatch": the oracle really ran the candidate it built.

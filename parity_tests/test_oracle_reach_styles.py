@@ -1,4 +1,4 @@
-"""Reach (issue 11, point 5): forward and parameter styles. Each right candidate reaches "match" from
+"""Reach: forward and parameter styles. Each right candidate reaches "match" from
 the plain command (plus only what its code makes obvious), its wrong twin "mismatch"; weights the
 oracle cannot find are interface errors naming them, never silently absent."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The oracle cannot be cheated or taken down by the submission it checks (issue 11, "Done when").
+"""The oracle cannot be cheated or taken down by the submission it checks.
 
 Every hostile submission in parity_tests/oracle_hostile/ must end with a failing verdict, within
 its timeout plus a few seconds, with nothing it started left running; through the CLI, the exit

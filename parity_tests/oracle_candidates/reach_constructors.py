@@ -1,4 +1,4 @@
-"""Torch candidates whose constructors the oracle must work out (reach, issue 11 point 5).
+"""Torch candidates whose constructors the oracle must work out.
 
 Each is correct unless its docstring says BUG.
 """

@@ -1,4 +1,4 @@
-"""NumPy candidates in the styles of issue 11 point 5. Correct unless a docstring says BUG."""
+"""NumPy candidates in the styles people write them. Correct unless a docstring says BUG."""
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-"""Torch candidates in the styles of issue 11 point 5 (forward side). Correct unless a docstring says
+"""Torch candidates in the styles people write them (forward side). Correct unless a docstring says
 BUG. Written for these tests, after the patterns of textbook and tutorial code."""
 import math
 

@@ -1,4 +1,4 @@
-"""minGPT / nanoGPT-like modules written for the oracle's reach tests (issue: audit-reach).
+"""minGPT / nanoGPT-like modules written for the oracle's reach tests.
 
 A config dataclass with n_embd / n_head / block_size / dropout / bias fields; attention with one fused
 c_attn Linear(d, 3d) and a registered causal `bias` buffer; an MLP of width 4 * n_embd.

@@ -1,4 +1,4 @@
-"""Reach, second round (audit-reach): third-party styles written for this audit (minGPT/nanoGPT,
+"""Reach: third-party styles as tutorials and well-known repositories write them (minGPT/nanoGPT,
 Annotated Transformer, d2l's older edition, einsum and stacked-head weights, Keras-like naming,
 NumPy classes with params/grads dicts and x @ W). Each right candidate reaches "match" from the
 command an instructor would type (the file plus what its code makes obvious), its wrong twin
@@ -18,7 +18,7 @@ from parity_tests.oracle.recognise import derived, ffn_width, head_axes, list_in
 from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E402
 from parity_tests.oracle.report import render_text  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "reach_more")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "tutorial_styles")
 GPT, ANN, MISC, NP, PAIR, LIB = (os.path.join(HERE, f) for f in (
     "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py",
     "numpy_pair_style.py", "torch_library_style.py"))

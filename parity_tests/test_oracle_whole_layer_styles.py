@@ -1,4 +1,4 @@
-"""Reach, round 2 (audit-reach2): whole layers as tutorials write them. From-scratch tutorial layers
+"""Reach: whole layers as tutorials write them. From-scratch tutorial layers
 (ScaleDotProductAttention module, LayerNorm with gamma/beta defaulting to eps=1e-12, EncoderLayer(
 d_model, ffn_hidden, n_head, drop_prob), DecoderLayer(dec, enc, trg_mask, src_mask)); seq2seq notebook
 layers (hid_dim/pf_dim, device, self_attn_layer_norm/ff_layer_norm, forward returning (x, attention));
@@ -20,7 +20,7 @@ from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E4
 from parity_tests.oracle.report import render_text  # noqa: E402
 from parity_tests.oracle.slots import numpy_space  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "reach_round2")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "whole_layer_styles")
 LAY, S2S, NPL = (os.path.join(HERE, f) for f in
                  ("layered_style.py", "seq2seq_style.py", "numpy_layer_style.py"))
 N = 5
