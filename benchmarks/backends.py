@@ -164,9 +164,9 @@ class Session:
 
 class NumpySession(Session):
     def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
-        from npformer.layers.loss import CrossEntropyLoss
         from npformer.fast.adam import BlockedAdam as Adam
         from npformer.fast.linear import use_few_rows_linear
+        from npformer.layers.loss import CrossEntropyLoss
 
         self.bc, self.backend, self.inputs = bc, backend, inputs
         tcfg = bc.transformer_config(backend.dtype)

@@ -20,8 +20,7 @@ import sys
 import time
 from typing import Any
 
-from benchmarks.machine import (apply_threads, available_cores, chosen_threads, describe_machine,
-                                npformer_train_threads)
+from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine, npformer_train_threads
 
 
 def _csv(s: str) -> list[str]:
@@ -218,8 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.load import LoadMeter, sample, summarize
     from benchmarks.output import count_lines, quarantine
     from benchmarks.peak import combine_peaks, measure_peaks
-    from benchmarks.report import (format_legend, format_machine, format_table, plot_throughput,
-                                   write_json)
+    from benchmarks.report import format_legend, format_machine, format_table, plot_throughput, write_json
     from benchmarks.run import SCHEMA, Options, add_peak_fractions, run_benchmark, workload_docs
 
     threads = args.threads if args.threads else chosen_threads()

@@ -135,7 +135,8 @@ def report_line(workload, times):
 
 
 def profile(models, data, vocab, workload, impl, calls: int, rows: int):
-    from torch.profiler import ProfilerActivity, profile as tprofile
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as tprofile
 
     model = models[impl]
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)

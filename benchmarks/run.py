@@ -11,8 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from benchmarks import flops as F
-from benchmarks.backends import (NotApplicable, get_backend, make_inputs, make_session,
-                                 master_weights, prompt_length)
+from benchmarks.backends import NotApplicable, get_backend, make_inputs, make_session, master_weights, prompt_length
 from benchmarks.configs import WORKLOAD_HELP, resolve_config
 from benchmarks.isolation import SettleStats, settle
 from benchmarks.memory import measure_peak

@@ -66,11 +66,11 @@ def _set_threads(blas: int, torch_threads: int | None) -> None:
 
 def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     """{backend: {workload: fn}} for np-plain (and np-dp when t >= 2)."""
-    from npformer.data.tasks import Seq2SeqBatch
-    from npformer.layers.loss import CrossEntropyLoss
-    from npformer.fast.adam import BlockedAdam as Adam
-    from npformer.training.parallel import DataParallel
     from benchmarks.backends import _np_model
+    from npformer.data.tasks import Seq2SeqBatch
+    from npformer.fast.adam import BlockedAdam as Adam
+    from npformer.layers.loss import CrossEntropyLoss
+    from npformer.training.parallel import DataParallel
 
     tcfg = bc.transformer_config("float32")
     out: dict[str, Any] = {}
@@ -123,6 +123,7 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
 
 def _tf_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     import torch
+
     from benchmarks.backends import _tf_model
 
     tcfg = bc.transformer_config("float32")

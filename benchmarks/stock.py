@@ -19,9 +19,14 @@ import math
 import numpy as np
 import torch
 from torch import nn
+
 from torchformer.layers.positional import sinusoidal_table
-from torchformer.models.torch_nn import (decoder_to_torch_nn, make_torch_nn_encoder_layer,
-                                  make_torch_nn_transformer, transformer_to_torch_nn)
+from torchformer.models.torch_nn import (
+    decoder_to_torch_nn,
+    make_torch_nn_encoder_layer,
+    make_torch_nn_transformer,
+    transformer_to_torch_nn,
+)
 
 
 def _set_rates(layer: nn.Module, cfg) -> None:

@@ -8,41 +8,53 @@ Suggested reading order: linear -> activations -> softmax -> layernorm -> embedd
 dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim;
 then the families: classifier, causal_lm (GPT-style), bert (BERT-style), and hub (Hugging Face weights).
 """
-from npformer.models.config import TransformerConfig
-from npformer.layers.module import Module, ModuleList, Parameter
-
-from npformer.layers.linear import Linear, linear_backward, linear_forward
-from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
-from npformer.layers.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
-                                 make_positional, sinusoidal_table)
-from npformer.layers.dropout import (Dropout, collect_dropout_masks, dropout_backward, dropout_forward,
-                              replay_dropout_masks)
-from npformer.layers.activations import (Activation, gelu_backward, gelu_forward, gelu_tanh_backward,
-                                  gelu_tanh_forward, relu_backward, relu_forward)
-from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward
-from npformer.layers.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
-                              softmax_forward)
-from npformer.layers.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
-from npformer.layers.feedforward import PositionwiseFeedForward
-from npformer.models.encoder import Encoder, EncoderLayer
-from npformer.models.decoder import Decoder, DecoderLayer
-from npformer.models.transformer import Transformer
-from npformer.models.classifier import EncoderClassifier
-from npformer.models.causal_lm import CausalLM
-from npformer.models.bert import (BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward,
-                           tanh_forward)
-from npformer.models.config import bert_config, gpt2_config
-from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
-from npformer.layers.masks import causal_mask, combine_masks, padding_mask
-from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
 from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
-# the workflow API: save / load models and training states, decode, look at attention
-from npformer.io.checkpoint import (CheckpointError, load_checkpoint, load_model, restore,
-                                 save_checkpoint)
-from npformer.training.resume import TrainState, load_training_state, save_training_state
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode
+
+# the workflow API: save / load models and training states, decode, look at attention
+from npformer.io.checkpoint import CheckpointError, load_checkpoint, load_model, restore, save_checkpoint
+from npformer.layers.activations import (
+                                 Activation,
+                                 gelu_backward,
+                                 gelu_forward,
+                                 gelu_tanh_backward,
+                                 gelu_tanh_forward,
+                                 relu_backward,
+                                 relu_forward,
+)
+from npformer.layers.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
+from npformer.layers.dropout import (
+                                 Dropout,
+                                 collect_dropout_masks,
+                                 dropout_backward,
+                                 dropout_forward,
+                                 replay_dropout_masks,
+)
+from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
+from npformer.layers.feedforward import PositionwiseFeedForward
+from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward
+from npformer.layers.linear import Linear, linear_backward, linear_forward
+from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
+from npformer.layers.masks import causal_mask, combine_masks, padding_mask
+from npformer.layers.module import Module, ModuleList, Parameter
+from npformer.layers.positional import (
+                                 LearnedPositionalEncoding,
+                                 SinusoidalPositionalEncoding,
+                                 make_positional,
+                                 sinusoidal_table,
+)
+from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
 from npformer.models.attention_maps import attention_weights
+from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward, tanh_forward
+from npformer.models.causal_lm import CausalLM
+from npformer.models.classifier import EncoderClassifier
+from npformer.models.config import TransformerConfig, bert_config, gpt2_config
+from npformer.models.decoder import Decoder, DecoderLayer
+from npformer.models.encoder import Encoder, EncoderLayer
+from npformer.models.transformer import Transformer
+from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from npformer.training.resume import TrainState, load_training_state, save_training_state
 
 __version__ = "0.1.0"
 

@@ -2,12 +2,14 @@
 fully masked rows, attention dropout with replayed masks: npformer vs torchformer (explicit path,
 per-head weights compared) and npformer's sdpa vs torch.nn.functional.scaled_dot_product_attention."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import note_case
 from parity_tests.harness import strategies as S
 from parity_tests.harness.parity import check_pair, check_parity
 from parity_tests.harness.twins import twins
+
 
 # torchformer's MultiHeadAttention applies its `attn_dropout` mask inside its explicit attention
 # function instead of calling the module, so no output is recorded under "<mha>.attn_dropout" on the

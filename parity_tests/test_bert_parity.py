@@ -5,7 +5,8 @@ LayerNorm on/off, eps 1e-12 or 1e-5, tied or untied output, biases), masks from 
 Hugging Face style (B, T) attention_mask or a 4-d keep-mask with fully masked rows; dropout off
 (eval) and on (training, npformer's masks replayed into torchformer)."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parity_tests.harness import compare_all, note_case
 from parity_tests.harness import strategies as S

@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from npformer.io import checkpoint as nck
 import npformer.optim as npo
-from npformer.models.config import TransformerConfig
+import torchformer.optim as tfo
+from npformer.io import checkpoint as nck
 from npformer.layers.loss import CrossEntropyLoss
+from npformer.models.config import TransformerConfig
 from parity_tests.harness import compare, compare_all, note_case
 from parity_tests.harness.profiles import scaled
 from torchformer.io import checkpoint as tck
-import torchformer.optim as tfo
 
 KINDS = ("Transformer", "CausalLM", "EncoderClassifier")
 

@@ -1,6 +1,7 @@
 """Embedding (scale, padding row) and both positional encodings (with offsets), each alone."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import compare, note_case
 from parity_tests.harness import strategies as S

@@ -1,7 +1,8 @@
 """The harness itself: comparisons fail when they must, with a message that names the tensor."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from npformer.models.config import TransformerConfig
 from parity_tests.harness import ParityError, compare, compare_all, measure, note_case, tolerance

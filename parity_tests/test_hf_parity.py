@@ -24,7 +24,8 @@ transformers = pytest.importorskip(
     "transformers", reason="Hugging Face parity needs the [hf] extra: pip install 'npformer[hf]'")
 torch = pytest.importorskip("torch")
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import npformer.io.hub as np_hub  # noqa: E402
 import npformer.io.hub_mapping as np_hub_mapping  # noqa: E402

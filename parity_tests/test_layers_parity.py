@@ -2,7 +2,8 @@
 Decoder stacks: every sub-module output, every attention's per-head weights, input and parameter
 gradients; dropout off (eval) and on (training, masks replayed npformer -> torchformer)."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import note_case
 from parity_tests.harness import strategies as S

@@ -1,6 +1,7 @@
 """Linear and the three activations, each alone: npformer vs torchformer, float64 and float32."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import note_case
 from parity_tests.harness import strategies as S

@@ -6,7 +6,8 @@ dropout off (eval) and on (training, npformer's masks replayed into torchformer)
 import importlib
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parity_tests.harness import note_case
 from parity_tests.harness import strategies as S
@@ -123,9 +124,8 @@ def test_model_via_bridge_on_the_fused_attention_path(data, model):
     """The twin built by torchformer.models.bridge.to_torch (its own weight copy, not the harness's) and
     left on its fast path (F.scaled_dot_product_attention) matches npformer: logits, loss and every
     gradient. Attention weights do not exist on that path."""
-    from torchformer.models.bridge import to_torch
-
     from parity_tests.harness.torch_utils import parity_device
+    from torchformer.models.bridge import to_torch
 
     cfg = data.draw(S.configs(model), label="config")
     inp = data.draw(S.model_inputs(cfg, model), label="inputs")

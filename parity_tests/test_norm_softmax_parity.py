@@ -1,12 +1,13 @@
 """LayerNorm (module and pair), softmax and log_softmax pairs: npformer vs torchformer / torch."""
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import note_case, tolerance
-from parity_tests.harness.conditioning import layernorm_grad_kappa, layernorm_kappa
-from parity_tests.harness.tolerances import scaled
 from parity_tests.harness import strategies as S
+from parity_tests.harness.conditioning import layernorm_grad_kappa, layernorm_kappa
 from parity_tests.harness.parity import check_pair, check_parity
+from parity_tests.harness.tolerances import scaled
 from parity_tests.harness.twins import twins
 from parity_tests.harness.weights import perturb_parameters
 
@@ -73,8 +74,7 @@ def logits_with_masked_entries(draw):
 def test_softmax_and_log_softmax_pairs(c, log, dtype, seed):
     import torch
 
-    from npformer.layers.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
-                                  softmax_forward)
+    from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
 
     shape, axis, scale, masked = c
     rng = np.random.default_rng(seed)

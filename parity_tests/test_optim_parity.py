@@ -11,13 +11,14 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import npformer.optim as npo
+import torchformer.optim as tfo
 from npformer.layers.module import Parameter
 from parity_tests.harness import compare, compare_all, note_case
 from parity_tests.harness import strategies as S
-import torchformer.optim as tfo
 
 TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

@@ -424,7 +424,8 @@ WRONG_SCALE_NUMPY = textwrap.dedent('''
 def test_cli_mismatch_writes_reports_and_exits_1(tmp_path):
     report, results = tmp_path / "out.json", tmp_path / "results.json"
     (tmp_path / "student.py").write_text(WRONG_SCALE_NUMPY)   # NumPy: no torch import, fast
-    p = run_cli("check", "sdpa", f"{tmp_path / 'student.py'}:attention", "--examples", "20", "--report", str(report), "--results", str(results),
+    p = run_cli("check", "sdpa", f"{tmp_path / 'student.py'}:attention", "--examples", "20",
+                "--report", str(report), "--results", str(results),
                 "--hidden-seed", "99", "--hidden-examples", "5")
     assert p.returncode == 1, p.stdout + p.stderr
     assert "MISMATCH" in p.stdout and "replay exactly this case" in p.stdout

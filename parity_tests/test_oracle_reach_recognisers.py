@@ -9,8 +9,7 @@ import pytest
 from parity_tests.oracle import recognise
 from parity_tests.oracle.components import get
 from parity_tests.oracle.naming import Space, resolve
-from parity_tests.oracle.recognise import (absent, bh_layout, inner_norm, list_input, pe_table,
-                                           row_bias, valid_lens)
+from parity_tests.oracle.recognise import absent, bh_layout, inner_norm, list_input, pe_table, row_bias, valid_lens
 
 
 def test_registry_lists_each_hook():
@@ -53,8 +52,8 @@ def test_per_head_lists_resolved_in_head_order():
 
 
 def test_per_head_round_trip_of_values_and_gradients():
-    from parity_tests.oracle.slots import candidate_arrays, entry_grad
     from parity_tests.oracle.resolver import Entry
+    from parity_tests.oracle.slots import candidate_arrays, entry_grad
     W = np.arange(12.0).reshape(4, 3)                      # (out, in), 2 heads of 2 rows
     e = Entry("q_proj.weight", "a", how="per_head",
               parts=(("a", (0, 2), True, (3, 2)), ("b", (2, 4), True, (3, 2))))

@@ -93,6 +93,7 @@ def test_in_process_check_leaves_the_callers_torch_default_dtype():
     """Only the isolated worker makes the check's dtype torch's default; a Python object checked in
     this process must not change the caller's."""
     import importlib.util
+
     import torch
     spec = importlib.util.spec_from_file_location("annotated_style_inproc", ANN)
     mod = importlib.util.module_from_spec(spec)

@@ -19,19 +19,22 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 import npformer.layers.activations
 import npformer.layers.attention
-import npformer.models.decoder
 import npformer.layers.dropout
 import npformer.layers.embedding
-import npformer.models.encoder
 import npformer.layers.layernorm
 import npformer.layers.linear
 import npformer.layers.loss
 import npformer.layers.positional
 import npformer.layers.softmax
-from parity_tests import (test_attention_parity as T_att, test_embedding_positional_parity as T_emb,
-                          test_layers_parity as T_lay, test_linear_activation_parity as T_lin,
-                          test_loss_masks_dropout_parity as T_loss, test_model_parity as T_mod,
-                          test_norm_softmax_parity as T_norm)
+import npformer.models.decoder
+import npformer.models.encoder
+from parity_tests import test_attention_parity as T_att
+from parity_tests import test_embedding_positional_parity as T_emb
+from parity_tests import test_layers_parity as T_lay
+from parity_tests import test_linear_activation_parity as T_lin
+from parity_tests import test_loss_masks_dropout_parity as T_loss
+from parity_tests import test_model_parity as T_mod
+from parity_tests import test_norm_softmax_parity as T_norm
 from parity_tests.harness import ParityError
 
 PLANTED = settings(max_examples=60, phases=[Phase.generate], derandomize=True, database=None,

@@ -3,7 +3,8 @@ and, for the same uniforms, the same token; greedy decoding of twin CausalLMs ag
 (the sampled streams differ by design: numpy.random.Generator vs torch.Generator)."""
 import numpy as np
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from npformer.decoding import sampling as NS
 from torchformer.decoding import sampling as TS
@@ -32,11 +33,11 @@ def test_filtered_distribution_and_choice_agree(n, v, temperature, top_k, top_p,
 @given(seed=st.integers(0, 2**31 - 1), layers=st.integers(1, 2), cache=st.booleans(),
        eos=st.sampled_from((None, 2)))
 def test_greedy_decoding_of_twin_causal_lms_agrees(seed, layers, cache, eos):
+    from npformer.decoding.generate import greedy_decode as ng
     from npformer.models.causal_lm import CausalLM as N
     from npformer.models.config import TransformerConfig
-    from npformer.decoding.generate import greedy_decode as ng
-    from torchformer.models.causal_lm import CausalLM as T
     from torchformer.decoding.generate import greedy_decode as tg
+    from torchformer.models.causal_lm import CausalLM as T
     cfg = TransformerConfig(vocab_size=11, pad_id=0, d_model=8, num_heads=2, d_ff=16,
                             num_decoder_layers=layers, num_encoder_layers=1, max_len=16,
                             dtype="float64", dropout=0.0, norm_first=bool(seed % 2),

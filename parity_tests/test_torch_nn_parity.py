@@ -12,7 +12,8 @@ import re
 
 import numpy as np
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parity_tests.harness import compare_all, note_case
 from parity_tests.harness import strategies as S

@@ -10,36 +10,38 @@ except ImportError as _e:
     raise ImportError("torchformer needs PyTorch, which is not installed: pip install "
                       "npformer[torch] (or follow pytorch.org for a CUDA build)") from _e
 
-from npformer.models.config import TransformerConfig
-
-from torchformer.layers.linear import Linear
-from torchformer.layers.embedding import Embedding
-from torchformer.layers.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
-                                    make_positional, sinusoidal_table)
-from torchformer.layers.dropout import (Dropout, collect_dropout_masks, replay_dropout_masks,
-                                 set_record_masks)
-from torchformer.layers.activations import Activation
-from torchformer.layers.layernorm import LayerNorm
-from torchformer.layers.attention import MultiHeadAttention, scaled_dot_product_attention, set_need_weights
-from torchformer.layers.feedforward import PositionwiseFeedForward
-from torchformer.models.encoder import Encoder, EncoderLayer
-from torchformer.models.decoder import Decoder, DecoderLayer
-from torchformer.models.transformer import Transformer
-from torchformer.models.classifier import EncoderClassifier
-from torchformer.models.causal_lm import CausalLM
-from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel
-from torchformer.layers.loss import CrossEntropyLoss
-from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
-from torchformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
-from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
-# the workflow API (the same names as npformer's)
-from torchformer.io.checkpoint import (load_checkpoint, load_model, restore,
-                                    save_checkpoint)
 from npformer.io.checkpoint import CheckpointError
-from torchformer.training.resume import TrainState, load_training_state, save_training_state
+from npformer.models.attention_maps import attention_weights
+from npformer.models.config import TransformerConfig
 from torchformer.decoding.beam import beam_search
 from torchformer.decoding.generate import greedy_decode
-from npformer.models.attention_maps import attention_weights
+
+# the workflow API (the same names as npformer's)
+from torchformer.io.checkpoint import load_checkpoint, load_model, restore, save_checkpoint
+from torchformer.layers.activations import Activation
+from torchformer.layers.attention import MultiHeadAttention, scaled_dot_product_attention, set_need_weights
+from torchformer.layers.dropout import Dropout, collect_dropout_masks, replay_dropout_masks, set_record_masks
+from torchformer.layers.embedding import Embedding
+from torchformer.layers.feedforward import PositionwiseFeedForward
+from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.linear import Linear
+from torchformer.layers.loss import CrossEntropyLoss
+from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
+from torchformer.layers.positional import (
+    LearnedPositionalEncoding,
+    SinusoidalPositionalEncoding,
+    make_positional,
+    sinusoidal_table,
+)
+from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel
+from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.models.decoder import Decoder, DecoderLayer
+from torchformer.models.encoder import Encoder, EncoderLayer
+from torchformer.models.transformer import Transformer
+from torchformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm, warmup_lr
+from torchformer.training.resume import TrainState, load_training_state, save_training_state
 
 __version__ = "0.1.0"
 

@@ -35,9 +35,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from npformer.checks.numerical import GradcheckReport, TensorCheck, numerical_gradient, rel_error  # noqa: F401
 from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
 from npformer.layers.embedding import Embedding
-from npformer.checks.numerical import GradcheckReport, TensorCheck, numerical_gradient, rel_error  # noqa: F401
 from npformer.layers.module import Module
 
 _F64 = np.dtype(np.float64)

@@ -2,7 +2,6 @@
 sinusoidal positional-encoding matrix, as PNG files (needs matplotlib)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from npformer.cli.common import checkpoint_task

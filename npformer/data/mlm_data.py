@@ -30,9 +30,9 @@ from typing import Iterator, NamedTuple, Sequence
 
 import numpy as np
 
+from npformer.data.lm_data import CharVocab
 from npformer.data.tasks import Task
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD
-from npformer.data.lm_data import CharVocab
 
 __all__ = ["MirrorTask", "MLMExamples", "MLMBatch", "mask_tokens", "collate_mlm"]
 

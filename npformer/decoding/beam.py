@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
-from npformer.decoding.generate import (BeamOutput, length_penalty, log_probs, setup_decoding,
-                                        suppressed_ids)
+from npformer.decoding.generate import BeamOutput, length_penalty, log_probs, setup_decoding, suppressed_ids
 
 __all__ = ["beam_search"]
 

@@ -16,11 +16,23 @@ from typing import Any, Callable
 
 import numpy as np
 
-from npformer.io.checkpoint_file import (FORMAT_NAME, FORMAT_VERSION, MODEL_CLASSES,  # noqa: F401
-                                         Checkpoint, CheckpointError, CheckpointNotFoundError,
-                                         write_checkpoint)
-from npformer.io.checkpoint_read import (MAX_ENTRIES, MAX_HEADER_BYTES, as_checkpoint,  # noqa: F401
-                                         check_weights, load_checkpoint, rename_optimizer_state)
+from npformer.io.checkpoint_file import (  # noqa: F401
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MODEL_CLASSES,
+    Checkpoint,
+    CheckpointError,
+    CheckpointNotFoundError,
+    write_checkpoint,
+)
+from npformer.io.checkpoint_read import (  # noqa: F401
+    MAX_ENTRIES,
+    MAX_HEADER_BYTES,
+    as_checkpoint,
+    check_weights,
+    load_checkpoint,
+    rename_optimizer_state,
+)
 from npformer.layers.module import Module, Parameter
 from npformer.models.config import TransformerConfig
 

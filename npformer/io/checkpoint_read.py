@@ -10,9 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from npformer.io.checkpoint_file import (FORMAT_NAME, FORMAT_VERSION, HEADER_FIELDS,
-                                         OPTIMIZER_STATE_KEYS, Checkpoint, CheckpointError,
-                                         CheckpointNotFoundError)
+from npformer.io.checkpoint_file import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    HEADER_FIELDS,
+    OPTIMIZER_STATE_KEYS,
+    Checkpoint,
+    CheckpointError,
+    CheckpointNotFoundError,
+)
 from npformer.models.config import TransformerConfig
 
 __all__ = ["load_checkpoint", "as_checkpoint", "check_weights", "rename_optimizer_state",

@@ -24,7 +24,7 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import Callable, IO
+from typing import IO, Callable
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
            "clean_stale_temps", "temp_name"]

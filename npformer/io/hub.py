@@ -17,9 +17,21 @@ from pathlib import Path
 import numpy as np
 
 from npformer.io.hub_checks import read_json
-from npformer.io.hub_mapping import (ARCHITECTURES, FROM_HF_ACT, HF_CLASS, KINDS,  # noqa: F401
-                                     TO_HF_ACT, config_from_hf, hf_config_for, hf_to_state,
-                                     kind_from_hf, normalise_hf_keys, plan, state_to_hf, tied)
+from npformer.io.hub_mapping import (  # noqa: F401
+    ARCHITECTURES,
+    FROM_HF_ACT,
+    HF_CLASS,
+    KINDS,
+    TO_HF_ACT,
+    config_from_hf,
+    hf_config_for,
+    hf_to_state,
+    kind_from_hf,
+    normalise_hf_keys,
+    plan,
+    state_to_hf,
+    tied,
+)
 from npformer.io.safetensors import read_safetensors, write_safetensors
 from npformer.models.config import TransformerConfig
 

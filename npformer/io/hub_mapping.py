@@ -41,7 +41,6 @@ import numpy as np
 from npformer.io.hub_checks import expected_shape
 from npformer.models.config import TransformerConfig, bert_config, gpt2_config
 
-
 KINDS = {"gpt2": "CausalLM", "bert": "BertModel", "bert_mlm": "BertForMaskedLM",
          "bert_cls": "BertForSequenceClassification"}
 ARCHITECTURES = {"GPT2LMHeadModel": "gpt2", "GPT2Model": "gpt2", "BertModel": "bert",

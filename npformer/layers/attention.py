@@ -25,8 +25,7 @@ import numpy as np
 from npformer.layers.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import (check_dtype, check_float, check_grad, check_mask,
-                                  check_probability)
+from npformer.layers.validation import check_dtype, check_float, check_grad, check_mask, check_probability
 
 
 # ------------------------------------------------------------------------------------------------

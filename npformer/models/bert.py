@@ -25,18 +25,18 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.activations import Activation
-from npformer.models.config import BERT_LAYOUT, TransformerConfig, bert_config  # noqa: F401 (re-exported)
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
-from npformer.models.encoder import Encoder, check_config
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.linear import Linear
 from npformer.layers.masks import padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.models.transformer import (check_seed, check_token_ids, embedding_scale,
-                                  use_shared_dropout_rng)
 from npformer.layers.validation import check_float, check_grad, check_ids, check_mask, describe
+from npformer.models.config import BERT_LAYOUT, TransformerConfig, bert_config  # noqa: F401 (re-exported)
+from npformer.models.encoder import Encoder, check_config
+from npformer.models.transformer import check_seed, check_token_ids, embedding_scale, use_shared_dropout_rng
+
 
 # --------------------------------------------------------------------------------------------------
 # tanh pair and the pooler

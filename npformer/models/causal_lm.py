@@ -11,18 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from npformer.models.config import TransformerConfig
-from npformer.models.decoder import Decoder
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
-from npformer.models.encoder import check_config
 from npformer.layers.linear import Linear
+from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask
-from npformer.models.transformer import (ModelCache, check_offset, check_seed, check_token_ids,
-                                  embedding_scale, target_self_mask, use_shared_dropout_rng)
 from npformer.layers.validation import check_grad
+from npformer.models.config import TransformerConfig
+from npformer.models.decoder import Decoder
+from npformer.models.encoder import check_config
+from npformer.models.transformer import (
+    ModelCache,
+    check_offset,
+    check_seed,
+    check_token_ids,
+    embedding_scale,
+    target_self_mask,
+    use_shared_dropout_rng,
+)
 
 
 class CausalLM(Module):

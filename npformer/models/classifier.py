@@ -11,17 +11,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from npformer.models.config import TransformerConfig
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
-from npformer.models.encoder import Encoder, check_config
 from npformer.layers.linear import Linear
 from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.models.transformer import (check_seed, check_token_ids, embedding_scale,
-                                  use_shared_dropout_rng)
 from npformer.layers.validation import check_grad
+from npformer.models.config import TransformerConfig
+from npformer.models.encoder import Encoder, check_config
+from npformer.models.transformer import check_seed, check_token_ids, embedding_scale, use_shared_dropout_rng
 
 
 class ClassifierCache(NamedTuple):

@@ -17,12 +17,12 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.attention import MultiHeadAttention
-from npformer.models.config import TransformerConfig
 from npformer.layers.dropout import Dropout
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
 from npformer.layers.validation import check_float, check_grad, check_mask
+from npformer.models.config import TransformerConfig
 
 
 class EncoderCache(NamedTuple):

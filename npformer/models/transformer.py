@@ -13,17 +13,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from npformer.models.config import TransformerConfig
-from npformer.models.decoder import Decoder, cached_length
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
-from npformer.models.encoder import Encoder, check_config
 from npformer.layers.linear import Linear
-from npformer.layers.masks import (causal_mask, check_model_mask, combine_masks, key_keep_mask,
-                            padding_mask)
+from npformer.layers.masks import causal_mask, check_model_mask, combine_masks, key_keep_mask, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.layers.validation import check_float, check_grad, check_ids, check_length, check_mask
+from npformer.models.config import TransformerConfig
+from npformer.models.decoder import Decoder, cached_length
+from npformer.models.encoder import Encoder, check_config
 
 
 # ------------------------------------------------------------------------------------------------

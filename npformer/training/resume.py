@@ -203,8 +203,8 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     Raises CheckpointError when the file holds no training state (no optimizer, schedule, task or
     resume data) or when any part does not fit; nothing is half-restored.
     """
+    from npformer.data.registry import make_any_task  # a data.Task or a language-model task
     from npformer.io.checkpoint import CheckpointError, load_checkpoint
-    from npformer.data.registry import make_any_task          # a data.Task or a language-model task
     from npformer.training.train import TrainConfig
     be = _backend(backend)
     ckpt = load_checkpoint(path)

@@ -28,13 +28,12 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.models.config import TransformerConfig
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy  # noqa: F401 (re-exported)
 from npformer.training.progress import Progress  # noqa: F401 (re-exported)
-from npformer.data.tasks import (PAD, ClassificationBatch, Examples, Task,
-                           batch_iterator, iterate_examples)
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
            "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches", "Progress"]
@@ -132,8 +131,8 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0):
     """npformer Transformer for seq2seq tasks, EncoderClassifier for classification, CausalLM for
     language-model tasks (npformer.data.lm_data)."""
     if getattr(task, "is_mlm", False):                                  # BERT layout, CLI sizes
-        from npformer.models.config import bert_config
         from npformer.models.bert import BertForMaskedLM
+        from npformer.models.config import bert_config
         sizes = {k: getattr(config, k) for k in ("vocab_size", "pad_id", "max_len", "d_model",
                                                 "num_heads", "d_ff", "num_encoder_layers",
                                                 "dropout", "dtype")}

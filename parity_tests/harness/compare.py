@@ -19,7 +19,6 @@ import numpy as np
 from .case import current_case, reproduce_hint, summarize
 from .tolerances import Tolerance, dtype_name, tolerance
 
-
 MEASURE_ENV = "NPFORMER_PARITY_MEASURE"
 """When set to a file path, every comparison appends its error to that JSON-lines file and never
 raises: the measurement mode of parity_tests/measure_floors.py (never set it in CI)."""

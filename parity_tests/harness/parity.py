@@ -28,9 +28,9 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .compare import Report, compare_all
-from .tolerances import Tolerance
 from .recording import flatten_outputs, record_numpy, unique_named_modules
 from .strategies import random_upstream
+from .tolerances import Tolerance
 from .weights import numpy_grads
 
 

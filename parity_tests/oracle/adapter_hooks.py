@@ -5,7 +5,8 @@ optional; what it leaves out the oracle does as usual):
 
     build(component, hyper) -> obj            or build(component, hyper, candidate) -> obj
         Build the candidate for one example (`candidate`: the object named on the command line).
-        `component` is the oracle's component name ("mha", "ffn", ...); `hyper` its hyperparameters ({"d_model": 8, "num_heads": 2}, for sdpa the head
+        `component` is the oracle's component name ("mha", "ffn", ...); `hyper` its hyperparameters
+        ({"d_model": 8, "num_heads": 2}, for sdpa the head
         widths {"d_k": .., "d_v": ..}). The candidate named on the command line is importable from the
         adapter as usual (`from student import Model`).
     call(obj, inputs) -> output, or (output, attention_weights)

@@ -30,17 +30,16 @@ from typing import Any
 import numpy as np
 
 from . import adapter_hooks, naming, recognise
-from .recognise import absent, layout, lazy, list_input, valid_lens
-from .components import Case, Component, X_ALIASES, Q_ALIASES
+from .components import Q_ALIASES, X_ALIASES, Case, Component
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
 from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
+from .recognise import absent, layout, lazy, list_input, valid_lens
 from .signatures import PerCall
-from .slots import (NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space,  # noqa: F401
-                    read_param_grad, torch_space)
+from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
 
 class Adapter(ConstructMixin, ExecuteMixin):

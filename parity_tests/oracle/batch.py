@@ -30,11 +30,9 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+
 from .spec import Assignment, check_options, load_spec
-
-
-from .submissions import (MAX_BYTES, RESERVED, SubmissionError, csv_cell,  # noqa: F401
-                          find_submissions, materialize, read_submission)
+from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
 
 
 def fingerprint(root: str) -> str:

@@ -9,8 +9,12 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .adapters import Options
 
 COMPONENT_HELP = ("sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer, model "
                   "(`npformer-oracle list` says what each expects)")
@@ -212,10 +216,8 @@ def _required(names: list) -> tuple:
 def cmd_check(args) -> int:
     from dataclasses import replace
 
-    from .report import combined_exit, gradescope_results, json_report, render_text, write_json
+    from .report import check_output_path, combined_exit, gradescope_results, json_report, render_text, write_json
     from .runner import check
-
-    from .report import check_output_path
     from .sandbox.limits import Limits
     from .sandbox.policy import DEFAULT_FORBIDDEN
 

@@ -11,16 +11,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-
 # npformer is the reference; importing it never imports torch
 from npformer.layers.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
-from npformer.models.config import ACTIVATIONS, TransformerConfig
-from npformer.models.decoder import DecoderLayer
-from npformer.models.encoder import EncoderLayer
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.positional import SinusoidalPositionalEncoding
+from npformer.models.config import ACTIVATIONS, TransformerConfig
+from npformer.models.decoder import DecoderLayer
+from npformer.models.encoder import EncoderLayer
 from npformer.models.transformer import Transformer
+
 
 class _Lazy:
     """A module imported on first attribute access: the worker process (which only reads names

@@ -3,10 +3,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from .component_base import (st, hs, TransformerConfig, DecoderLayer, EncoderLayer, Transformer, SEARCH,
-                             InputSpec, MaskSpec, Case, _choice, _mask, mask_array, _cast,
-                             draw_params, _state_shapes, _load, _param_grads, Component, _int,
-                             _float, _bool, _activation, X_ALIASES, MASK_ALIASES)  # noqa: F401
+from .component_base import (
+    MASK_ALIASES,
+    SEARCH,
+    X_ALIASES,
+    Case,
+    Component,
+    DecoderLayer,
+    EncoderLayer,
+    InputSpec,
+    MaskSpec,
+    Transformer,
+    TransformerConfig,
+    _activation,
+    _bool,
+    _cast,
+    _choice,
+    _float,  # noqa: F401
+    _int,
+    _load,
+    _mask,
+    _param_grads,
+    _state_shapes,
+    draw_params,
+    hs,
+    mask_array,
+    st,
+)
 from .component_parts import _heads
 
 # ------------------------------------------------------------------------------------------------

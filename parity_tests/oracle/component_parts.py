@@ -4,12 +4,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from .component_base import (st, hs, MASK_KINDS, MultiHeadAttention, sdpa_backward, sdpa_forward,
-                             PositionwiseFeedForward, LayerNorm, SinusoidalPositionalEncoding,
-                             SEARCH, InputSpec, MaskSpec, Case, _choice, _mask, mask_array, _cast,
-                             draw_params, _load, _param_grads, Component, _int, _float,
-                             _activation, ATTN_MASK_KINDS, Q_ALIASES, K_ALIASES, V_ALIASES,
-                             X_ALIASES, MASK_ALIASES)  # noqa: F401
+from .component_base import (
+    ATTN_MASK_KINDS,
+    K_ALIASES,
+    MASK_ALIASES,
+    MASK_KINDS,
+    Q_ALIASES,
+    SEARCH,
+    V_ALIASES,
+    X_ALIASES,  # noqa: F401
+    Case,
+    Component,
+    InputSpec,
+    LayerNorm,
+    MaskSpec,
+    MultiHeadAttention,
+    PositionwiseFeedForward,
+    SinusoidalPositionalEncoding,
+    _activation,
+    _cast,
+    _choice,
+    _float,
+    _int,
+    _load,
+    _mask,
+    _param_grads,
+    draw_params,
+    hs,
+    mask_array,
+    sdpa_backward,
+    sdpa_forward,
+    st,
+)
+
 
 # ------------------------------------------------------------------------------------------------
 # sdpa

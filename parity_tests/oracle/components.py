@@ -16,13 +16,37 @@ Components: sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer,
 """
 from __future__ import annotations
 
-from .component_base import (REF, SEARCH, InputSpec, MaskSpec, Quantity, Case, quantity_label,
-                             quantity_kind, _choice, _mask, mask_array, _cast, draw_params,
-                             neutral_value, _state_shapes, _load, _param_grads, Component, _int,
-                             _float, _bool, _activation, ATTN_MASK_KINDS, Q_ALIASES, K_ALIASES,
-                             V_ALIASES, X_ALIASES, MASK_ALIASES)  # noqa: F401
-from .component_layers import (LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent,  # noqa: F401
-                               Model, layer_config)
+from .component_base import (
+    ATTN_MASK_KINDS,
+    K_ALIASES,
+    MASK_ALIASES,
+    Q_ALIASES,
+    REF,
+    SEARCH,
+    V_ALIASES,  # noqa: F401
+    X_ALIASES,
+    Case,
+    Component,
+    InputSpec,
+    MaskSpec,
+    Quantity,
+    _activation,
+    _bool,
+    _cast,
+    _choice,
+    _float,
+    _int,
+    _load,
+    _mask,
+    _param_grads,
+    _state_shapes,
+    draw_params,
+    mask_array,
+    neutral_value,
+    quantity_kind,
+    quantity_label,
+)
+from .component_layers import LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent, Model, layer_config  # noqa: F401
 from .component_parts import FFN, MHA, SDPA, LayerNormComponent, Positional  # noqa: F401
 
 COMPONENTS: dict[str, Component] = {c.name: c for c in (

@@ -6,11 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from . import naming
-from . import recognise
+from . import naming, recognise
 from .naming import InterfaceError
 from .recognise.configs import CONFIG_ARG_NAMES
-
 
 
 class ConstructMixin:

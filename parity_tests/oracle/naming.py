@@ -20,9 +20,22 @@ Three jobs:
 """
 from __future__ import annotations
 
-# The implementation lives in three files; this module keeps the names other modules import.
-from .signatures import (CALL_FLAGS, HYPER_ALIASES, Binding, InterfaceError, bind,  # noqa: F401
-                         signature_of)
-from .trees import (ATTN_CROSS, ATTN_SELF, EMBED_WEIGHT, FFN_NAMES, LEAVES, LINEAR_BIAS,  # noqa: F401
-                    LINEAR_WEIGHT, NORM_BIAS, NORM_WEIGHT, PACKED_QKV, PACKED_RAW, TREES, Child)
 from .resolver import Entry, Resolver, Space, resolve  # noqa: F401
+
+# The implementation lives in three files; this module keeps the names other modules import.
+from .signatures import CALL_FLAGS, HYPER_ALIASES, Binding, InterfaceError, bind, signature_of  # noqa: F401
+from .trees import (  # noqa: F401
+                         ATTN_CROSS,
+                         ATTN_SELF,
+                         EMBED_WEIGHT,
+                         FFN_NAMES,
+                         LEAVES,
+                         LINEAR_BIAS,
+                         LINEAR_WEIGHT,
+                         NORM_BIAS,
+                         NORM_WEIGHT,
+                         PACKED_QKV,
+                         PACKED_RAW,
+                         TREES,
+                         Child,
+)

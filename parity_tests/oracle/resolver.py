@@ -16,6 +16,7 @@ from .recognise import head_axes, inner_norm, per_head, row_bias, structure, wra
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
+
 @dataclass
 class Space:
     """The candidate's parameters: names in registration order, shapes, and whether each is a bare

@@ -20,15 +20,13 @@ from typing import Any
 from .adapters import Options
 from .backend import InProcessBackend, Prepared, SandboxBackend
 from .completeness import find_gaps, reference_eps, requirements
+from .components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from .describe import describe_case, replay_command
-from .components import (Case, Component, Quantity, get, neutral_value, quantity_kind,
-                         quantity_label)
+from .diagnose import likely_causes
 from .judge import Judge, nondeterminism
 from .sandbox import policy
 from .sandbox.limits import Limits
-from .diagnose import likely_causes
-from .verdicts import (AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for,  # noqa: F401
-                       versions)
+from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 
 class _Stop(Exception):

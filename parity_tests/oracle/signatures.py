@@ -7,6 +7,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+
 class InterfaceError(Exception):
     """The candidate cannot be called or mapped as the component requires (exit status 2)."""
 

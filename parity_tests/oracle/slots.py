@@ -7,9 +7,9 @@ import inspect
 import numpy as np
 
 from . import naming
-from .recognise import head_axes
 from .naming import InterfaceError
 from .options import Options
+from .recognise import head_axes
 
 
 class TorchSlot:

@@ -31,11 +31,9 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from . import spec_checks as sc
 from .completeness import REQUIREMENTS, requirements
 from .sandbox.policy import DEFAULT_FORBIDDEN
-
-
-from . import spec_checks as sc
 from .spec_checks import SpecError  # noqa: F401 - the spec's error, importable from here
 
 

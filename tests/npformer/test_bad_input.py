@@ -549,8 +549,8 @@ def test_documented_behaviour_is_in_numerics_page():
 
 # -- a second backward after one forward raises (as torch), at every level ------------------------------
 def test_second_backward_after_one_forward_raises():
-    from npformer.models.config import TransformerConfig
     from npformer.layers.linear import Linear
+    from npformer.models.config import TransformerConfig
     from npformer.models.transformer import Transformer
     rng = np.random.default_rng(0)
     lin = Linear(4, 3, dtype="float64", rng=rng)

@@ -8,17 +8,17 @@ import torch
 from tests.torchformer.helpers import small_config
 from torchformer.layers.activations import Activation
 from torchformer.layers.attention import MultiHeadAttention
-from torchformer.models.causal_lm import CausalLM
-from torchformer.models.classifier import EncoderClassifier
-from torchformer.models.decoder import DecoderLayer
 from torchformer.layers.embedding import Embedding
-from torchformer.models.encoder import EncoderLayer
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
 from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
 from torchformer.layers.positional import SinusoidalPositionalEncoding
-from torchformer.models.transformer import Transformer
 from torchformer.layers.validation import broadcasts_to
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.models.decoder import DecoderLayer
+from torchformer.models.encoder import EncoderLayer
+from torchformer.models.transformer import Transformer
 
 C = small_config()
 X = torch.zeros(2, 3, 16, dtype=torch.float64)

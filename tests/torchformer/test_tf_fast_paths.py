@@ -14,10 +14,10 @@ from torch import nn
 import torchformer.layers.linear as tf_linear
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
 from torchformer.layers.attention import MultiHeadAttention
-from torchformer.models.causal_lm import CausalLM
 from torchformer.layers.linear import Linear
-from torchformer.models.transformer import Transformer
 from torchformer.layers.validation import trusted
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.transformer import Transformer
 
 IDS = torch.tensor([[3, 5, 7, 2], [4, 4, 9, 11]])
 
@@ -148,10 +148,10 @@ def test_one_pass_train_eval_reaches_every_module_and_custom_overrides():
 def test_greedy_matches_npformer_on_ragged_prompts(eos_id, use_cache):
     """Every field (tokens, lengths, scores, logits) as npformer's greedy decoder, with prompts of
     different lengths (forced steps), with and without an EOS that ends rows early."""
-    from npformer.models.causal_lm import CausalLM as NpCausalLM
     from npformer.decoding.generate import greedy_decode as np_greedy
-    from torchformer.models.bridge import to_torch
+    from npformer.models.causal_lm import CausalLM as NpCausalLM
     from torchformer.decoding.generate import greedy_decode
+    from torchformer.models.bridge import to_torch
 
     np_model = NpCausalLM(small_config(), seed=4)
     model = to_torch(np_model)

@@ -7,8 +7,7 @@ import numpy as np
 import torch
 
 from npformer.data.vocab import BOS, EOS, PAD
-from torchformer.decoding.generate import (BeamOutput, length_penalty, setup_decoding,
-                                           suppressed_ids)
+from torchformer.decoding.generate import BeamOutput, length_penalty, setup_decoding, suppressed_ids
 
 __all__ = ["beam_search"]
 

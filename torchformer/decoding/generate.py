@@ -14,12 +14,12 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from npformer.decoding.generate import check_source_eos
 from npformer.data.vocab import BOS, EOS, PAD
-from torchformer.models.causal_lm import CausalLM
+from npformer.decoding.generate import check_source_eos
 from torchformer.layers.masks import causal_mask, padding_mask
-from torchformer.models.transformer import Transformer
 from torchformer.layers.validation import check_ids, run_checked
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.transformer import Transformer
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty",
            "reorder_caches", "new_caches"]

@@ -21,12 +21,19 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from npformer.io.checkpoint import (Checkpoint, CheckpointError, CheckpointNotFoundError, FORMAT_VERSION,
-                                 check_weights, load_checkpoint, model_class_for, write_checkpoint)
+from npformer.io.checkpoint import (
+    FORMAT_VERSION,
+    Checkpoint,
+    CheckpointError,
+    CheckpointNotFoundError,
+    check_weights,
+    load_checkpoint,
+    model_class_for,
+    write_checkpoint,
+)
 from npformer.models.config import TransformerConfig
 from npformer.optim import WarmupSchedule as _NpWarmupSchedule
-from torchformer.optim import (WarmupSchedule, load_portable_schedule_state,
-                               portable_schedule_state)
+from torchformer.optim import WarmupSchedule, load_portable_schedule_state, portable_schedule_state
 
 __all__ = ["Checkpoint", "CheckpointError", "CheckpointNotFoundError", "FORMAT_VERSION",
            "save_checkpoint", "load_checkpoint", "load_model", "restore",

@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import importlib
 
-from npformer.io.hub import (HF_CLASS, KINDS, config_from_hf, hf_config_for, hf_model_parts,
-                          hf_to_state, kind_from_hf, kind_of, read_pretrained, save_pretrained,
-                          to_hf_state_dict)
+from npformer.io.hub import (
+    HF_CLASS,
+    KINDS,
+    config_from_hf,
+    hf_config_for,
+    hf_model_parts,
+    hf_to_state,
+    kind_from_hf,
+    kind_of,
+    read_pretrained,
+    save_pretrained,
+    to_hf_state_dict,
+)
 
 __all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_state_dict",
            "save_pretrained"]

@@ -26,10 +26,16 @@ from torch import nn
 
 from torchformer.layers.dropout import Dropout, dropout_apply
 from torchformer.layers.linear import Linear
-from torchformer.layers.validation import check_rng
-from torchformer.layers.validation import (StrictLoad, check_float, check_mask, compiling, run_checked,
-                                    to_torch_dtype, trusted)
-
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_mask,
+    check_rng,
+    compiling,
+    run_checked,
+    to_torch_dtype,
+    trusted,
+)
 
 # ------------------------------------------------------------------------------------------------
 # functional cores

@@ -10,8 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import check_rng
-from torchformer.layers.validation import StrictLoad, check_ids, to_torch_dtype, trusted
+from torchformer.layers.validation import StrictLoad, check_ids, check_rng, to_torch_dtype, trusted
 
 
 class Embedding(StrictLoad, nn.Module):

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.validation import check_rng, StrictLoad, check_float, to_torch_dtype, trusted
+from torchformer.layers.validation import StrictLoad, check_float, check_rng, to_torch_dtype, trusted
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:

@@ -10,14 +10,12 @@ already decoded (incremental decoding).
 """
 from __future__ import annotations
 
-
 import numpy as np
 import torch
 from torch import nn
 
 from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import check_rng
-from torchformer.layers.validation import StrictLoad, check_float, check_length, to_torch_dtype, trusted
+from torchformer.layers.validation import StrictLoad, check_float, check_length, check_rng, to_torch_dtype, trusted
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:

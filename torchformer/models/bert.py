@@ -15,16 +15,28 @@ from npformer.models.config import bert_config  # noqa: F401  (re-exported, as n
 from torchformer.layers.activations import Activation
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
-from torchformer.models.encoder import Encoder
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
 from torchformer.layers.masks import padding_mask
 from torchformer.layers.positional import make_positional
-from torchformer.models.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
-                                     init_rng, keep_input)
-from torchformer.models.encoder import check_config
-from torchformer.layers.validation import (check_float, check_ids, check_mask, describe,
-                                    run_checked, to_torch_dtype, trusted)
+from torchformer.layers.validation import (
+    check_float,
+    check_ids,
+    check_mask,
+    describe,
+    run_checked,
+    to_torch_dtype,
+    trusted,
+)
+from torchformer.models.encoder import Encoder, check_config
+from torchformer.models.transformer import (
+    ModelMixin,
+    check_seed,
+    check_token_ids,
+    embedding_scale,
+    init_rng,
+    keep_input,
+)
 
 
 class Pooler(nn.Module):

@@ -7,17 +7,26 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from torchformer.models.decoder import Decoder
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
-from torchformer.layers.positional import make_positional
-from torchformer.models.transformer import (ModelMixin, check_offset, check_seed, check_token_ids,
-                                     embedding_scale, init_rng, keep_input, target_self_mask)
 from torchformer.layers.masks import check_model_mask, key_keep_mask
-from torchformer.models.transformer import and_masks, use_shared_dropout_rng
-from torchformer.models.encoder import check_config
+from torchformer.layers.positional import make_positional
 from torchformer.layers.validation import run_checked, to_torch_dtype
+from torchformer.models.decoder import Decoder
+from torchformer.models.encoder import check_config
+from torchformer.models.transformer import (
+    ModelMixin,
+    and_masks,
+    check_offset,
+    check_seed,
+    check_token_ids,
+    embedding_scale,
+    init_rng,
+    keep_input,
+    target_self_mask,
+    use_shared_dropout_rng,
+)
 
 
 class CausalLM(ModelMixin, nn.Module):

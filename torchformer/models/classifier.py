@@ -10,16 +10,21 @@ from torch import nn
 
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
-from torchformer.models.encoder import Encoder
 from torchformer.layers.linear import Linear
-from torchformer.layers.masks import padding_mask
+from torchformer.layers.masks import check_model_mask, key_keep_mask, padding_mask
 from torchformer.layers.positional import make_positional
-from torchformer.models.transformer import (ModelMixin, check_seed, check_token_ids, embedding_scale,
-                                     init_rng, keep_input)
-from torchformer.layers.masks import check_model_mask, key_keep_mask
-from torchformer.models.transformer import and_masks, use_shared_dropout_rng
-from torchformer.models.encoder import check_config
 from torchformer.layers.validation import run_checked, to_torch_dtype
+from torchformer.models.encoder import Encoder, check_config
+from torchformer.models.transformer import (
+    ModelMixin,
+    and_masks,
+    check_seed,
+    check_token_ids,
+    embedding_scale,
+    init_rng,
+    keep_input,
+    use_shared_dropout_rng,
+)
 
 
 class EncoderClassifier(ModelMixin, nn.Module):

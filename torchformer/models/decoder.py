@@ -17,9 +17,16 @@ from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_mask,
+    param_dtype,
+    run_checked,
+    to_torch_dtype,
+    trusted,
+)
 from torchformer.models.encoder import check_config
-from torchformer.layers.validation import (StrictLoad, check_float, check_mask, param_dtype,
-                                    run_checked, to_torch_dtype, trusted)
 
 
 def check_decoder_inputs(module: nn.Module, x, memory, self_mask, memory_mask, past: int = 0):

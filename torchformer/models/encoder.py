@@ -7,16 +7,22 @@
 from __future__ import annotations
 
 import torch
-
-from npformer.models.config import TransformerConfig
 from torch import nn
 
+from npformer.models.config import TransformerConfig
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
-from torchformer.layers.validation import (StrictLoad, check_float, check_mask, param_dtype,
-                                    run_checked, to_torch_dtype, trusted)
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_mask,
+    param_dtype,
+    run_checked,
+    to_torch_dtype,
+    trusted,
+)
 
 
 def check_config(name: str, config):

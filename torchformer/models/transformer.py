@@ -20,16 +20,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchformer.models.decoder import Decoder, cached_length
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
-from torchformer.models.encoder import Encoder
 from torchformer.layers.linear import Linear
 from torchformer.layers.masks import causal_mask, check_model_mask, key_keep_mask, padding_mask
 from torchformer.layers.positional import make_positional
-from torchformer.models.encoder import check_config
-from torchformer.layers.validation import (StrictLoad, check_float, check_ids, check_length,
-                                    check_mask, compiling, run_checked, to_torch_dtype)
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_ids,
+    check_length,
+    check_mask,
+    compiling,
+    run_checked,
+    to_torch_dtype,
+)
+from torchformer.models.decoder import Decoder, cached_length
+from torchformer.models.encoder import Encoder, check_config
 
 
 # ------------------------------------------------------------------------------------------------

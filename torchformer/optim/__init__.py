@@ -7,8 +7,7 @@ have npformer's signatures.
 from torch.optim import SGD, Adam, AdamW, Optimizer
 
 from torchformer.optim.clip import clip_grad_norm
-from torchformer.optim.schedule import (WarmupSchedule, load_portable_schedule_state,
-                                        portable_schedule_state, warmup_lr)
+from torchformer.optim.schedule import WarmupSchedule, load_portable_schedule_state, portable_schedule_state, warmup_lr
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer", "warmup_lr", "WarmupSchedule", "clip_grad_norm",
            "portable_schedule_state", "load_portable_schedule_state"]

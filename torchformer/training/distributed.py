@@ -36,10 +36,10 @@ import torch
 import torch.distributed as dist
 
 from npformer.data.tasks import Task, batch_iterator
-from npformer.training.parallel import shard_batch, shard_bounds
 from npformer.training.loop import run_steps
-from torchformer.training.train import TorchStep
+from npformer.training.parallel import shard_batch, shard_bounds
 from npformer.training.train import TrainConfig, TrainResult
+from torchformer.training.train import TorchStep
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
            "launch_from_cli"]
@@ -299,7 +299,8 @@ def _run(args) -> int:
 
 
 # options of `npformer train` this entry point takes over, and those it does not support
-_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number", "d_model", "heads", "d_ff", "layers",
+_FORWARDED = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number", "d_model", "heads",
+              "d_ff", "layers",
               "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
               "clip_norm", "seed", "threads", "eval_size", "examples", "save")
 _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,

@@ -20,12 +20,18 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import torch
 
-from npformer.models.config import TransformerConfig
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
-from npformer.training.metrics import EvalResult
+from npformer.models.config import TransformerConfig
 from npformer.training.loop import run_steps
-from npformer.training.train import (TrainConfig, TrainResult, model_config_for,
-                            peak_factor, sequence_matches, token_accuracy)
+from npformer.training.metrics import EvalResult
+from npformer.training.train import (
+    TrainConfig,
+    TrainResult,
+    model_config_for,
+    peak_factor,
+    sequence_matches,
+    token_accuracy,
+)
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
            "make_optimizer", "train", "evaluate"]

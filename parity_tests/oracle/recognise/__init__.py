@@ -21,9 +21,23 @@ ABSENT        parameters the candidate provably has none of (absent); others are
 """
 from __future__ import annotations
 
-from . import (additive_mask, bh_layout, builtin_causal, class_layout, configs, derived, ffn_width, head_axes, lazy,
-               mask_rank, meaning, norm_eps,
-               pe_table, submodules, torch_mha_mask)
+from . import (
+    additive_mask,
+    bh_layout,
+    builtin_causal,
+    class_layout,
+    configs,
+    derived,
+    ffn_width,
+    head_axes,
+    lazy,
+    mask_rank,
+    meaning,
+    norm_eps,
+    pe_table,
+    submodules,
+    torch_mha_mask,
+)
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import sys
 
-
 SCRATCH_MB = 256        # the scratch folder's tmpfs, where the worker has a mount namespace
 MAX_PROCESSES = 256     # RLIMIT_NPROC inside the worker's own user namespace (threads count too)
 

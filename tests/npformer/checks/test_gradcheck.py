@@ -2,10 +2,9 @@
 import numpy as np
 import pytest
 
+from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
-from npformer.checks.gradcheck import (GradcheckReport, check_pair, gradcheck, numerical_gradient,
-                                rel_error)
 from npformer.layers.linear import Linear, linear_backward, linear_forward
 from npformer.layers.module import Module, Parameter
 

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from npformer.data import tasks as data
-from npformer.cli.main import main
 from npformer.cli.guards import check_nproc
+from npformer.cli.main import main
+from npformer.data import tasks as data
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args()

@@ -6,10 +6,9 @@ import sys
 
 import pytest
 
-from tests import paths
-
 from npformer.cli.main import main
 from npformer.cli.parser import build_parser
+from tests import paths
 from tests.npformer.conftest import tiny_train_args
 
 ROOT = str(paths.ROOT)

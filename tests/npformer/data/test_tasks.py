@@ -4,9 +4,21 @@ import itertools
 import numpy as np
 import pytest
 
-from npformer.data.tasks import (BOS, EOS, PAD, NUM_SPECIAL, ClassificationBatch, Seq2SeqBatch, Vocab,
-                           batch_iterator, collate, examples_from_text, iterate_examples,
-                           make_batches, make_task)
+from npformer.data.tasks import (
+    BOS,
+    EOS,
+    NUM_SPECIAL,
+    PAD,
+    ClassificationBatch,
+    Seq2SeqBatch,
+    Vocab,
+    batch_iterator,
+    collate,
+    examples_from_text,
+    iterate_examples,
+    make_batches,
+    make_task,
+)
 
 
 def _symbols(row):

@@ -8,11 +8,11 @@ import itertools
 import numpy as np
 import pytest
 
-from npformer.models.causal_lm import CausalLM
-from npformer.models.config import TransformerConfig
 from npformer.data.vocab import BOS, EOS, PAD
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode, length_penalty
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
 from npformer.models.transformer import Transformer
 
 SRC = np.array([[3, 4, 5, 6, 2, 0],

@@ -4,10 +4,10 @@ distribution matching the filtered one, and argument errors named."""
 import numpy as np
 import pytest
 
-from npformer.models.causal_lm import CausalLM
-from npformer.models.config import TransformerConfig
 from npformer.decoding.generate import greedy_decode
 from npformer.decoding.sampling import choose, filter_logits, sample, sampling_probs
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
 
 CFG = TransformerConfig(vocab_size=13, pad_id=0, d_model=16, num_heads=2, d_ff=32,
                         num_decoder_layers=2, num_encoder_layers=2, max_len=24, dtype="float64",

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from npformer.io import checkpoint as ck
-from npformer.models.causal_lm import CausalLM
-from npformer.models.config import TransformerConfig
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.layers.module import Module, Parameter
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
 from npformer.optim import SGD, Adam, AdamW, WarmupSchedule, clip_grad_norm
 
 

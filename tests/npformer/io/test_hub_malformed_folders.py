@@ -9,8 +9,8 @@ import pytest
 
 import npformer as nf
 from npformer.io import hub
-from npformer.models.config import gpt2_config
 from npformer.io.safetensors import read_safetensors, write_safetensors
+from npformer.models.config import gpt2_config
 
 
 def loaders():

@@ -10,8 +10,8 @@ import pytest
 
 import npformer.io.files as nio
 import npformer.training.train as train_mod
-from npformer.io import checkpoint as ck
 from npformer.cli.main import main
+from npformer.io import checkpoint as ck
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(steps=2)

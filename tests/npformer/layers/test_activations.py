@@ -4,9 +4,15 @@ import math
 import numpy as np
 import pytest
 
-from npformer.layers.activations import (ACTIVATION_PAIRS, Activation, gelu_backward, gelu_forward,
-                                  gelu_tanh_forward, relu_forward)
 from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.activations import (
+    ACTIVATION_PAIRS,
+    Activation,
+    gelu_backward,
+    gelu_forward,
+    gelu_tanh_forward,
+    relu_forward,
+)
 from npformer.layers.special import erf, erfc
 
 TOL = 1e-6

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
 from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
 
 TOL = 1e-6
 

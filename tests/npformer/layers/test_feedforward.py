@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.checks.gradcheck import gradcheck
+from npformer.layers.feedforward import PositionwiseFeedForward
 
 TOL = 1e-6
 

@@ -4,11 +4,16 @@ import math
 import numpy as np
 import pytest
 
-from npformer.models.config import TransformerConfig
 from npformer.checks.gradcheck import check_pair, gradcheck
-from npformer.layers.positional import (LearnedPositionalEncoding, SinusoidalPositionalEncoding,
-                                 make_positional, positional_backward, positional_forward,
-                                 sinusoidal_table)
+from npformer.layers.positional import (
+    LearnedPositionalEncoding,
+    SinusoidalPositionalEncoding,
+    make_positional,
+    positional_backward,
+    positional_forward,
+    sinusoidal_table,
+)
+from npformer.models.config import TransformerConfig
 
 TOL = 1e-6
 

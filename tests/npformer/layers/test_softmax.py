@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 from npformer.checks.gradcheck import check_pair
-from npformer.layers.softmax import (log_softmax_backward, log_softmax_forward, softmax_backward,
-                              softmax_forward)
+from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
 
 TOL = 1e-6
 

@@ -4,13 +4,18 @@ the tanh pair; masks and segments change what they should; config defaults; bad 
 import numpy as np
 import pytest
 
-from npformer.models.bert import (BertForMaskedLM, BertForSequenceClassification, BertModel, bert_config,
-                           tanh_backward, tanh_forward)
-from npformer.models.config import TransformerConfig
-from npformer.layers.dropout import Dropout
 from npformer.checks.gradcheck import check_pair, gradcheck
+from npformer.layers.dropout import Dropout
 from npformer.layers.module import Module
-
+from npformer.models.bert import (
+    BertForMaskedLM,
+    BertForSequenceClassification,
+    BertModel,
+    bert_config,
+    tanh_backward,
+    tanh_forward,
+)
+from npformer.models.config import TransformerConfig
 from tests.npformer.layer_helpers import TOL, jitter
 
 IDS = np.array([[2, 5, 3, 9, 0],

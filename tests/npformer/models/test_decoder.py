@@ -4,9 +4,8 @@ gradient summed over layers), wiring, names, dtypes, bad input."""
 import numpy as np
 import pytest
 
-from npformer.models.decoder import Decoder, DecoderLayer
 from npformer.checks.gradcheck import gradcheck
-
+from npformer.models.decoder import Decoder, DecoderLayer
 from tests.npformer.layer_helpers import TOL, causal_keep, jitter, padding_keep, tiny_config
 
 

@@ -3,9 +3,8 @@ replayed masks, stacks with a final norm), the wiring of each norm placement, dt
 import numpy as np
 import pytest
 
-from npformer.models.encoder import Encoder, EncoderLayer
 from npformer.checks.gradcheck import gradcheck
-
+from npformer.models.encoder import Encoder, EncoderLayer
 from tests.npformer.layer_helpers import TOL, jitter, padding_keep, tiny_config
 
 

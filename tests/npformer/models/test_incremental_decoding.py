@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 
 from npformer.layers.attention import MultiHeadAttention
-from npformer.models.causal_lm import CausalLM
 from npformer.layers.masks import causal_mask, padding_mask
+from npformer.models.causal_lm import CausalLM
 from npformer.models.transformer import Transformer
-
 from tests.npformer.layer_helpers import jitter, tiny_config
 
 SRC = np.array([[5, 3, 9, 2, 0],

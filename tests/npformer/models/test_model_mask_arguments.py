@@ -23,6 +23,7 @@ def twins():
             lambda a: a)]
     try:
         import torch
+
         import torchformer
         out.append(("torch", torchformer.Transformer(CFG, seed=0),
                     torchformer.EncoderClassifier(CFG, seed=0), torchformer.CausalLM(CFG, seed=0),

@@ -4,12 +4,11 @@ first-layer input gradients, semantics of masks and pooling, determinism, dtypes
 import numpy as np
 import pytest
 
+from npformer.checks.gradcheck import gradcheck
+from npformer.layers.dropout import Dropout
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier
-from npformer.layers.dropout import Dropout
-from npformer.checks.gradcheck import gradcheck
 from npformer.models.transformer import Transformer
-
 from tests.npformer.layer_helpers import TOL, jitter, tiny_config
 
 # src (B=2, S=5) and tgt (B=2, T=4) with pad_id 0 at the ends (and one all-but-first-pad row)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from npformer.cli.main import main
-from npformer.data.tasks import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
 from npformer.data.lm_data import ArithmeticTask, CharVocab
 from npformer.data.registry import make_any_task
+from npformer.data.tasks import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(task="lm", max_number=20, steps=4, batch_size=8, eval_size=12,

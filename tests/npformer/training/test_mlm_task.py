@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from npformer.cli.main import main
-from npformer.data.tasks import BOS, EOS, PAD, batch_iterator
 from npformer.data.mlm_data import MirrorTask, mask_tokens
+from npformer.data.tasks import BOS, EOS, PAD, batch_iterator
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(task="mlm", num_symbols=5, max_len=4, steps=4, batch_size=8,

@@ -6,10 +6,19 @@ import pytest
 
 from npformer.data.tasks import make_batches, make_task
 from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
-from npformer.training.parallel import (MIN_ELEMENTS_PER_REPLICA, DataParallel, choose_replicas, join_masks,
-                               make_step_fn, replicate, shard_batch, shard_bounds, split_masks)
 from npformer.training.forward import model_forward
-from npformer.training.train import TrainConfig, make_loss, build_model, model_config_for, train
+from npformer.training.parallel import (
+    MIN_ELEMENTS_PER_REPLICA,
+    DataParallel,
+    choose_replicas,
+    join_masks,
+    make_step_fn,
+    replicate,
+    shard_batch,
+    shard_bounds,
+    split_masks,
+)
+from npformer.training.train import TrainConfig, build_model, make_loss, model_config_for, train
 
 RTOL = 1e-12
 

@@ -5,10 +5,10 @@ import sys
 import numpy as np
 import pytest
 
-from npformer.training import plots
-from npformer.models.config import TransformerConfig
 from npformer.data.tasks import Vocab
+from npformer.models.config import TransformerConfig
 from npformer.models.transformer import Transformer
+from npformer.training import plots
 
 
 def test_attention_maps_for_every_kind_layer_and_head(tmp_path):

@@ -70,6 +70,7 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os
     import subprocess
+
     from tests.paths import ROOT
     root = str(ROOT)
     r = subprocess.run([sys.executable, "-c", f"import sys; sys.modules[{blocked!r}] = None\n{code}"],

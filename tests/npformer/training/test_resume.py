@@ -3,9 +3,9 @@ dropout on so the dropout generator's position matters as much as the data order
 import numpy as np
 import pytest
 
-from npformer.io import checkpoint as ck
 from npformer.cli.main import main
 from npformer.data.tasks import Task, batch_iterator
+from npformer.io import checkpoint as ck
 from npformer.training.resume import BatchStream, load_training_state
 from tests.npformer.conftest import tiny_train_args
 
@@ -63,8 +63,8 @@ def test_batch_stream_is_batch_iterator_and_resumes():
 
 
 def test_resume_from_a_model_only_checkpoint_is_refused(tmp_path, capsys):
-    from npformer.models.transformer import Transformer
     from npformer.models.config import TransformerConfig
+    from npformer.models.transformer import Transformer
     p = tmp_path / "m.npz"
     ck.save_checkpoint(p, Transformer(TransformerConfig(d_model=8, num_heads=2, d_ff=8,
                                                         vocab_size=8, max_len=6)))

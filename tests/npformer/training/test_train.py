@@ -5,10 +5,18 @@ import math
 import numpy as np
 import pytest
 
-from npformer.models.config import TransformerConfig
 from npformer.data.tasks import EOS, PAD, make_batches, make_task
-from npformer.training.train import (TrainConfig, build_model, evaluate, model_config_for, peak_factor,
-                            sequence_matches, token_accuracy, train)
+from npformer.models.config import TransformerConfig
+from npformer.training.train import (
+    TrainConfig,
+    build_model,
+    evaluate,
+    model_config_for,
+    peak_factor,
+    sequence_matches,
+    token_accuracy,
+    train,
+)
 
 
 # -- metrics on hand-made arrays --------------------------------------------------------------------

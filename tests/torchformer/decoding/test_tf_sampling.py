@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 import torch
 
+from npformer.decoding.generate import greedy_decode as np_greedy
 from npformer.models.causal_lm import CausalLM as NPCausalLM
 from npformer.models.config import TransformerConfig
-from npformer.decoding.generate import greedy_decode as np_greedy
-from torchformer.models.causal_lm import CausalLM
 from torchformer.decoding.generate import greedy_decode
 from torchformer.decoding.sampling import choose, sample, sampling_probs
+from torchformer.models.causal_lm import CausalLM
 
 CFG = TransformerConfig(vocab_size=13, pad_id=0, d_model=16, num_heads=2, d_ff=32,
                         num_decoder_layers=2, num_encoder_layers=2, max_len=24, dtype="float64",

@@ -7,10 +7,14 @@ import torch
 import torch.nn.functional as F
 
 from tests.torchformer.helpers import assert_close, assert_grads_close, perturb, randn
-from torchformer.layers.attention import (MultiHeadAttention, scaled_dot_product_attention, sdpa_explicit,
-                                   sdpa_fast, set_need_weights)
-from torchformer.models.torch_nn import make_torch_nn_mha, mha_from_torch_nn, mha_to_torch_nn, \
-    to_torch_nn_attn_mask
+from torchformer.layers.attention import (
+    MultiHeadAttention,
+    scaled_dot_product_attention,
+    sdpa_explicit,
+    sdpa_fast,
+    set_need_weights,
+)
+from torchformer.models.torch_nn import make_torch_nn_mha, mha_from_torch_nn, mha_to_torch_nn, to_torch_nn_attn_mask
 
 
 def random_keep(gen, shape, p_keep=0.7, empty_rows=True):

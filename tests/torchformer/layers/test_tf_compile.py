@@ -12,9 +12,9 @@ import torch
 
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
 from torchformer.layers import compile_ops
+from torchformer.layers.dropout import Dropout
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
-from torchformer.layers.dropout import Dropout
 from torchformer.models.transformer import Transformer
 
 IDS = torch.tensor([[3, 5, 7, 2, 0], [4, 4, 9, 11, 12]])          # row 0 ends in padding

@@ -14,9 +14,14 @@ from npformer.layers.dropout import Dropout as NpDropout
 from npformer.layers.dropout import collect_dropout_masks as np_collect
 from npformer.layers.dropout import replay_dropout_masks as np_replay
 from tests.torchformer.helpers import assert_close, randn, small_config
+from torchformer.layers.dropout import (
+    Dropout,
+    collect_dropout_masks,
+    dropout_unrecorded,
+    replay_dropout_masks,
+    set_record_masks,
+)
 from torchformer.models.bridge import masks_to_numpy, to_torch
-from torchformer.layers.dropout import (Dropout, collect_dropout_masks, dropout_unrecorded,
-                                 replay_dropout_masks, set_record_masks)
 from torchformer.models.transformer import Transformer
 
 
@@ -208,9 +213,9 @@ def test_replay_names_are_checked_before_anything_is_queued():
 
 
 def _train_20_steps(seed: int):
+    import torchformer.training.train as T
     from npformer.data.tasks import Task
     from npformer.training.train import TrainConfig
-    import torchformer.training.train as T
     task = Task("reverse", num_symbols=5, max_len=4)
     c = small_config(dropout=0.3, attention_dropout=0.2, activation_dropout=0.1, vocab_size=8,
                      max_len=6)

@@ -9,7 +9,6 @@ import torch
 import npformer.models.bert as nb
 import torchformer as tf
 from npformer.models.config import bert_config
-
 from tests.torchformer.helpers import assert_close
 
 IDS = np.array([[2, 5, 3, 9, 0],

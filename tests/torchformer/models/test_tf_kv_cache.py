@@ -9,10 +9,10 @@ import torch
 import npformer.models.causal_lm as np_lm
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
 from torchformer.layers.attention import MultiHeadAttention, set_need_weights
+from torchformer.layers.masks import causal_mask
 from torchformer.models.bridge import to_torch
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.decoder import new_caches
-from torchformer.layers.masks import causal_mask
 from torchformer.models.transformer import Transformer
 
 CHUNKS = [(3, 1, 1, 2), (1, 1, 1, 1, 1, 1, 1)]     # prompt then steps; both sum to 7

@@ -8,20 +8,20 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import npformer.layers.loss as np_loss
 import npformer.models.causal_lm as np_lm
 import npformer.models.classifier as np_cls
-import npformer.layers.loss as np_loss
 import npformer.models.transformer as np_tr
 from npformer.layers.dropout import collect_dropout_masks as np_collect
 from npformer.layers.positional import sinusoidal_table as np_table
 from tests.torchformer.helpers import assert_close, assert_grads_close, small_config
 from torchformer.layers.attention import set_need_weights
-from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
-from torchformer.models.causal_lm import CausalLM
-from torchformer.models.classifier import EncoderClassifier
 from torchformer.layers.dropout import replay_dropout_masks
 from torchformer.layers.loss import CrossEntropyLoss
 from torchformer.layers.positional import sinusoidal_table
+from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.transformer import Transformer
 
 TWINS = {"Transformer": (np_tr.Transformer, Transformer),

@@ -11,17 +11,26 @@ import pytest
 import torch
 from torch import nn
 
-from tests.torchformer.helpers import (assert_close, assert_grads_close, perturb, randn,
-                                       small_config)
+from tests.torchformer.helpers import assert_close, assert_grads_close, perturb, randn, small_config
+from torchformer.layers.masks import causal_mask
 from torchformer.models.decoder import DecoderLayer
 from torchformer.models.encoder import EncoderLayer
-from torchformer.layers.masks import causal_mask
-from torchformer.models.torch_nn import (decoder_layer_from_torch_nn, decoder_layer_to_torch_nn,
-                                  encoder_layer_from_torch_nn, encoder_layer_to_torch_nn,
-                                  make_torch_nn_decoder_layer, make_torch_nn_encoder_layer,
-                                  make_torch_nn_mha, make_torch_nn_transformer, mha_from_torch_nn,
-                                  mha_to_torch_nn, to_torch_nn_attn_mask, torch_nn_activation,
-                                  transformer_from_torch_nn, transformer_to_torch_nn)
+from torchformer.models.torch_nn import (
+    decoder_layer_from_torch_nn,
+    decoder_layer_to_torch_nn,
+    encoder_layer_from_torch_nn,
+    encoder_layer_to_torch_nn,
+    make_torch_nn_decoder_layer,
+    make_torch_nn_encoder_layer,
+    make_torch_nn_mha,
+    make_torch_nn_transformer,
+    mha_from_torch_nn,
+    mha_to_torch_nn,
+    to_torch_nn_attn_mask,
+    torch_nn_activation,
+    transformer_from_torch_nn,
+    transformer_to_torch_nn,
+)
 from torchformer.models.transformer import Transformer
 
 LAYOUTS = [(nf, act) for nf in (False, True) for act in ("relu", "gelu", "gelu_tanh")]

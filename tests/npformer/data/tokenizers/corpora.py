@@ -5,7 +5,11 @@ import random
 
 from .text_strategies import ACCENTED, CONTRACTIONS, EMOJI, PUNCTUATION
 
-WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and", "then", "it", "runs", "away", "from", "a", "hunter", "who", "is", "tired", "of", "walking", "through", "forest", "on", "rainy", "days", "tokenizer", "merges", "pairs", "bytes"]
+WORDS = [
+    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and", "then", "it", "runs",
+    "away", "from", "a", "hunter", "who", "is", "tired", "of", "walking", "through", "forest", "on",
+    "rainy", "days", "tokenizer", "merges", "pairs", "bytes"
+]
 
 
 def mixed_corpus(n_lines: int = 400, seed: int = 0) -> str:

@@ -67,7 +67,8 @@ def test_vocabulary_is_nontrivial(ours, hf):
     assert len(ours.encode(FIXED_TEXTS[0])) < len(FIXED_TEXTS[0]) / 2
 
 
-@pytest.mark.parametrize("text", FIXED_TEXTS + ["", " ", "\n\n", "'s", "a\u2009b", "x\x1c y", "a\x1c!", "x\x85.", ".\u3000.",
+@pytest.mark.parametrize("text", FIXED_TEXTS + ["", " ", "\n\n", "'s", "a\u2009b", "x\x1c y", "a\x1c!",
+                                               "x\x85.", ".\u3000.",
                                                "a <|endoftext|> b<|endoftext|><|endoftext|"])
 def test_fixed_texts_match_transformers(ours, hf, text):
     check_same_as_hf(ours, hf, text)
