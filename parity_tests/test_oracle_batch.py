@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -125,40 +126,60 @@ def test_bad_spec_is_a_clear_error(tmp_path):
         load_spec(str(p))
 
 
-def test_gradescope_bundle_runs_against_a_local_autograder_tree(tmp_path):
+def build_bundle(tmp_path) -> Path:
     spec = tmp_path / "assignment.toml"
     spec.write_text(SPEC.format())
-    env = dict(os.environ, PYTHONPATH=ROOT)
     z = tmp_path / "autograder.zip"
     p = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "gradescope-bundle",
-                        str(spec), "-o", str(z)], env=env, capture_output=True, text=True,
-                       timeout=120)
+                        str(spec), "-o", str(z)], env=dict(os.environ, PYTHONPATH=ROOT),
+                       capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
+    return z
+
+
+def run_bundle(z: Path, tmp_path, student: str, what: str) -> dict:
+    """Gradescope's steps on a local tree: unpack the bundle into source/, the student's file into
+    submission/, run run_autograder, read results/results.json."""
+    ag = tmp_path / f"autograder_{student}"
+    (ag / "source").mkdir(parents=True)
+    (ag / "submission").mkdir()
+    (ag / "results").mkdir()
+    with zipfile.ZipFile(z) as zf:
+        names = zf.namelist()
+        assert "setup.sh" in names and "run_autograder" in names
+        zf.extractall(ag / "source")
+    if what.endswith(".py"):
+        shutil.copy(os.path.join(HOSTILE, what), ag / "submission" / "attention.py")
+    else:
+        (ag / "submission" / "attention.py").write_text(what)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(AUTOGRADER_ROOT=str(ag), PYTHON=sys.executable)
+    p = subprocess.run(["bash", str(ag / "source" / "run_autograder")], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads((ag / "results" / "results.json").read_text())
+
+
+def test_gradescope_bundle_runs_against_a_local_autograder_tree(tmp_path):
+    z = build_bundle(tmp_path)
     again = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "gradescope-bundle",
-                            str(spec), "-o", str(z)], env=env, capture_output=True, text=True)
+                            str(tmp_path / "assignment.toml"), "-o", str(z)],
+                           env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True)
     assert again.returncode == 2 and "--force" in again.stderr       # never silently replaced
     for student, expected in (("ada_right", 15), ("cy_wrong", 0)):
-        ag = tmp_path / f"autograder_{student}"
-        (ag / "source").mkdir(parents=True)
-        (ag / "submission").mkdir()
-        (ag / "results").mkdir()
-        with zipfile.ZipFile(z) as zf:
-            names = zf.namelist()
-            assert "setup.sh" in names and "run_autograder" in names
-            zf.extractall(ag / "source")
-        text = CLASS[student]
-        if text.endswith(".py"):
-            shutil.copy(os.path.join(HOSTILE, text), ag / "submission" / "attention.py")
-        else:
-            (ag / "submission" / "attention.py").write_text(text)
-        run = ag / "source" / "run_autograder"
-        env2 = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        env2.update(AUTOGRADER_ROOT=str(ag), PYTHON=sys.executable)
-        p = subprocess.run(["bash", str(run)], env=env2, capture_output=True, text=True,
-                           timeout=300)
-        assert p.returncode == 0, p.stderr
-        res = json.loads((ag / "results" / "results.json").read_text())
-        assert res["score"] == expected, (p.stdout, p.stderr, res)
+        res = run_bundle(z, tmp_path, student, CLASS[student])
+        assert res["score"] == expected, res
+
+
+@pytest.mark.parametrize("hostile", ["claims_no_masks.py", "no_mask_argument.py", "reads_project.py",
+                                     "ref_from_source.py", "imports_reference.py"])
+def test_hostile_submissions_never_get_full_marks_in_the_bundle(tmp_path, hostile):
+    """The Gradescope bundle grades through the same parent-side checks as `grade`: a submission
+    that lies about what it supports, leaves the mask out of its signature or reaches for the
+    reference scores less than full marks there too, with a reason in its results."""
+    res = run_bundle(build_bundle(tmp_path), tmp_path, hostile[:-3], hostile)
+    assert res["score"] < 15, res
+    assert any(t.get("output") for t in res.get("tests", [])), res
 
 
 @pytest.mark.parametrize("names", [("gradebook.csv.py", "ann.py"), ("summary.json", "ann.py"),
