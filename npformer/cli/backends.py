@@ -16,6 +16,7 @@ PARTS = {
     "resume": "training.resume",           # save_training_state, load_training_state
     "distributed": "training.distributed",  # launch_from_cli (torch only: N workers + DDP)
     "checkpoint": "io.checkpoint",         # load_model, save_checkpoint, restore
+    "hub": "io.hub",                       # from_pretrained (Hugging Face folders)
     "generate": "decoding",                # greedy_decode, beam_search (the decoding package)
     "sampling": "decoding.sampling",       # sample
 }

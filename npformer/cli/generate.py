@@ -16,6 +16,7 @@ from npformer.cli.common import (
 )
 from npformer.cli.errors import CliError
 from npformer.cli.lm import generate_lm, refuse_alpha_without_beam, sampling_requested
+from npformer.cli.pretrained import generate_pretrained, is_pretrained_folder
 from npformer.cli.printing import print_decoded
 
 __all__ = ["cmd_generate", "CLASS_MEANING"]
@@ -53,6 +54,8 @@ def _classify(args, model, task, vocab) -> int:
 def cmd_generate(args) -> int:
     from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
     check_backend(args)
+    if is_pretrained_folder(args.checkpoint):            # a Hugging Face GPT-2 folder: text in, text out
+        return generate_pretrained(args)
     model, ckpt = load_for_backend(args)
     if args.backend == "numpy":                     # decoding feeds a few rows at a time
         from npformer.fast.linear import use_few_rows_linear

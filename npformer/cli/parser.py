@@ -145,7 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "EncoderClassifier. Inputs are written in the task's symbols "
                                    "(the main job's: a..j), e.g. `npformer generate model.npz "
                                    "abcd jihgf`.")
-    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("checkpoint", help="checkpoint file (.npz), or a Hugging Face GPT-2 folder "
+                                      "(config.json, model.safetensors, vocab.json, merges.txt): "
+                                      "INPUT is then text and the continuation is printed as text")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")
     p.add_argument("--beam", type=positive, default=1, metavar="K",

@@ -1,0 +1,92 @@
+"""`npformer generate FOLDER "prompt"`: text in and text out with a Hugging Face GPT-2 folder.
+
+The folder holds config.json + model.safetensors (the weights, read with NumPy alone) and GPT-2's
+tokenizer files vocab.json + merges.txt (npformer.data.tokenizers.gpt2_bpe). The prompt is encoded,
+continued greedily (or sampled, or by beam search) with the KV cache, and printed as text; a
+continuation stops at `<|endoftext|>`.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from npformer.cli import backends
+from npformer.cli.common import as_backend, to_numpy, torch_and_device
+from npformer.cli.errors import CliError
+
+__all__ = ["is_pretrained_folder", "generate_pretrained"]
+
+EOT = "<|endoftext|>"
+DEFAULT_NEW_TOKENS = 40
+
+
+def is_pretrained_folder(path: str) -> bool:
+    return os.path.isdir(path)
+
+
+def _load(args):
+    """(model, tokenizer) from the folder, in the chosen backend."""
+    from npformer.data.tokenizers import GPT2Tokenizer
+    folder = args.checkpoint
+    missing = [f for f in ("config.json", "vocab.json", "merges.txt") if
+               not os.path.isfile(os.path.join(folder, f))]
+    if missing:
+        raise CliError(f"CHECKPOINT {folder}: a folder must be a Hugging Face GPT-2 folder with "
+                       f"config.json, model.safetensors, vocab.json and merges.txt; missing "
+                       f"{', '.join(missing)}")
+    try:
+        tokenizer = GPT2Tokenizer.from_folder(folder)
+        if args.backend == "torch":
+            _, dev = torch_and_device(args)
+            model = backends.module("torch", "hub").from_pretrained(folder, args.dtype or "float32",
+                                                                    device=dev)
+        else:
+            from npformer.fast.linear import use_few_rows_linear
+            from npformer.io import hub
+            model = use_few_rows_linear(hub.from_pretrained(folder, args.dtype or "float32"))
+    except (OSError, ValueError) as e:
+        raise CliError(f"CHECKPOINT {folder}: {e}") from None
+    if type(model).__name__ != "CausalLM":
+        raise CliError(f"CHECKPOINT {folder}: holds a {type(model).__name__}; text generation from a "
+                       f"folder needs a GPT-2 (GPT2LMHeadModel) folder")
+    if tokenizer.vocab_size > model.config.vocab_size:
+        raise CliError(f"CHECKPOINT {folder}: vocab.json has {tokenizer.vocab_size} tokens, the "
+                       f"model {model.config.vocab_size}; the tokenizer is not this model's")
+    return model.eval(), tokenizer
+
+
+def generate_pretrained(args) -> int:
+    """Continue every INPUT with the folder's GPT-2 and print prompt + continuation."""
+    model, tok = _load(args)
+    eos = tok.vocab.get(EOT)
+    sampling = any(getattr(args, k, None) is not None for k in ("temperature", "top_k", "top_p",
+                                                                "seed"))
+    if sampling and args.beam > 1:
+        raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
+                       f"(--temperature/--top-k/--top-p/--seed)")
+    limit = model.config.max_len
+    gen = backends.module(args.backend, "generate")
+    for text in args.inputs:
+        ids = tok.encode(text)
+        if not ids:
+            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
+        if len(ids) >= limit:
+            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most and needs "
+                           f"room to generate")
+        prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
+        common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
+                      use_cache=not args.no_cache, eos_id=eos, suppress_ids=())
+        if sampling:
+            out = backends.module(args.backend, "sampling").sample(
+                model, prompt, temperature=1.0 if args.temperature is None else args.temperature,
+                top_k=args.top_k, top_p=args.top_p, seed=0 if args.seed is None else args.seed,
+                **common)
+        elif args.beam > 1:
+            out = gen.beam_search(model, prompt, beam_size=args.beam, length_penalty_alpha=args.alpha,
+                                  **common)
+        else:
+            out = gen.greedy_decode(model, prompt, **common)
+        new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]
+        print(text + tok.decode([i for i in new if i != eos]))
+    return 0
