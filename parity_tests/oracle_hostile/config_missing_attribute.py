@@ -1,5 +1,6 @@
-"""A config-style constructor that reads an attribute no config object of the oracle has (it used
-to end as oracle_error, "a bug in the oracle"): the submission's interface, an interface_error."""
+"""A config-style constructor that reads an attribute no config object of the oracle has and whose
+name says nothing the oracle could derive (it used to end as oracle_error, "a bug in the oracle"):
+the submission's interface, an interface_error naming the attribute."""
 import torch.nn as nn
 
 
@@ -7,7 +8,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.n = config.n_embd
-        self.rate = config.attention_dropout_rate_of_my_own
+        self.flux = config.flux_capacitance
         self.proj = nn.Linear(self.n, self.n)
 
     def forward(self, x, mask=None):
