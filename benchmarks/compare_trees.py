@@ -7,8 +7,10 @@ Each root gets a worker process per thread count (PYTHONPATH=root, OMP/OPENBLAS 
 NumPy loads) that builds the same model from the same seed with that checkout's public API
 (`import npformer as nf`) and the optimizer its training loop uses, and times one training step
 (forward, label-smoothed loss, backward, gradient clipping, Adam) per request. The parent asks the
-workers for one sample each in turn, so load from other processes falls on every checkout alike;
-it prints medians, interquartile ranges and the ratio of every root to the first.
+workers for one sample each in turn, so load from other processes falls on every checkout alike,
+and waits `--settle` seconds before each sample (OpenBLAS's worker threads spin for about 0.1 s after
+a call and would take a core from the next worker's sample); it prints medians, interquartile ranges
+and, for every root after the first, the median over rounds of its time / the first root's time.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 CONFIGS = {  # the benchmark configs of benchmarks/configs.py, as plain numbers (checkout-independent)
@@ -93,6 +96,8 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", default="small,base", help=f"from {','.join(CONFIGS)}")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per root (default 15)")
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="seconds to wait before each sample (default 0.3)")
     ap.add_argument("--out", type=Path, help="write the samples and medians here (JSON)")
     a = ap.parse_args(argv)
     if len(a.root) < 2:
@@ -104,11 +109,13 @@ def main(argv=None) -> int:
     if bad := [c for c in configs if c not in CONFIGS]:
         ap.error(f"--configs: expected names from {','.join(CONFIGS)}, got {','.join(bad)}")
     threads = [int(t) for t in a.threads.split(",")]
+    if not 0 <= a.settle <= 10:
+        ap.error(f"--settle: expected seconds in [0, 10], got {a.settle}")
     if a.out is not None and a.out.exists():
         ap.error(f"--out {a.out}: exists; choose a new file")
     results = []
-    print(f"{'config':8} {'thr':>3} " + " ".join(f"{'root ' + str(i) + ' ms':>16}" for i in
-                                                  range(len(a.root))) + "  ratio to root 0")
+    heads = " ".join(f"{'root ' + str(i) + ' ms':>16}" for i in range(len(a.root)))
+    print(f"{'config':8} {'thr':>3} {heads}  ratio to root 0 (median of per-round ratios)")
     for name in configs:
         for t in threads:
             workers = [start(r, CONFIGS[name], t) for r in a.root]
@@ -116,6 +123,7 @@ def main(argv=None) -> int:
                 times = [[] for _ in workers]
                 for _ in range(a.repeats):
                     for i, w in enumerate(workers):
+                        time.sleep(a.settle)
                         times[i].append(sample(w))
             finally:
                 for w in workers:
@@ -124,9 +132,13 @@ def main(argv=None) -> int:
             med = [statistics.median(x) for x in times]
             iqr = [statistics.quantiles(x, n=4)[2] - statistics.quantiles(x, n=4)[0] for x in times]
             cells = " ".join(f"{1e3 * m:9.1f} ±{1e3 * q:5.1f}" for m, q in zip(med, iqr))
-            ratios = " ".join(f"{m / med[0]:.3f}" for m in med[1:])
+            # the median of per-round ratios: each round's samples ran back to back, so slow drift
+            # in the machine's load cancels in the ratio
+            paired = [statistics.median(b / a for a, b in zip(times[0], x)) for x in times[1:]]
+            ratios = " ".join(f"{r:.3f}" for r in paired)
             print(f"{name:8} {t:>3} {cells}  {ratios}", flush=True)
-            results.append(dict(config=name, threads=t, samples_s=times, median_s=med, iqr_s=iqr))
+            results.append(dict(config=name, threads=t, samples_s=times, median_s=med, iqr_s=iqr,
+                                paired_ratio_to_first=paired))
     if a.out is not None:
         a.out.write_text(json.dumps(dict(roots=[str(r) for r in a.root], results=results), indent=1))
     return 0
