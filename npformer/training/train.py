@@ -32,11 +32,10 @@ from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_
 from npformer.models.config import TransformerConfig
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
-from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy  # noqa: F401 (re-exported)
-from npformer.training.progress import Progress  # noqa: F401 (re-exported)
+from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
-           "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches", "Progress"]
+           "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches"]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -37,8 +37,9 @@ import torch.distributed as dist
 
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.loop import run_steps
+from npformer.training.metrics import TrainResult
 from npformer.training.parallel import shard_batch, shard_bounds
-from npformer.training.train import TrainConfig, TrainResult
+from npformer.training.train import TrainConfig
 from torchformer.training.train import TorchStep
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",

@@ -23,15 +23,8 @@ import torch
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.models.config import TransformerConfig
 from npformer.training.loop import run_steps
-from npformer.training.metrics import EvalResult
-from npformer.training.train import (
-    TrainConfig,
-    TrainResult,
-    model_config_for,
-    peak_factor,
-    sequence_matches,
-    token_accuracy,
-)
+from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy
+from npformer.training.train import TrainConfig, model_config_for, peak_factor
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
            "make_optimizer", "train", "evaluate"]

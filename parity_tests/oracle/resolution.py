@@ -1,0 +1,73 @@
+"""What the resolver works on and produces: the candidate's parameters (`Space`) and, for every
+reference parameter, where the candidate keeps it (`Entry`). The resolver itself: resolver.py."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Space:
+    """The candidate's parameters: names in registration order, shapes, and whether each is a bare
+    matrix (layout unknown) or a weight of a known layer type (torch.nn.Linear: (out, in))."""
+
+    names: list[str]
+    shapes: dict[str, tuple]
+    bare: dict[str, bool]
+    owner: dict[str, str] | None = None     # the class of the module holding each one (torch)
+
+    def __post_init__(self) -> None:
+        self._lower = {}
+        for n in self.names:
+            self._lower.setdefault(n.lower(), n)
+
+    def find(self, name: str) -> str | None:
+        """Exact name, else a case-insensitive match."""
+        if name in self.shapes:
+            return name
+        return self._lower.get(name.lower())
+
+    def has_prefix(self, prefix: str) -> bool:
+        p = prefix.lower()
+        return any(n.lower().startswith(p) for n in self.names)
+
+
+@dataclass
+class Entry:
+    """A reference parameter and where the candidate keeps it."""
+
+    ref: str
+    cand: str | None                 # None: the candidate has none (neutral value, not compared)
+    transpose: bool = False          # candidate stores it transposed
+    rows: tuple[int, int] | None = None   # a slice of a packed matrix (rows of the (out, in) view)
+    how: str = "name"                # name | order | map | absent | packed | per_head
+    cand_shape: tuple | None = None  # kept with size-1 axes added ((1, n), Conv1d (out, in, 1))
+    ref_shape: tuple | None = None   # the reference's shape, when cand_shape is set
+    parts: tuple = ()                # per-head pieces: ((cand, (row0, row1), transpose, shape), ...)
+    why: str = ""                    # absent: how the oracle knows the candidate has none
+    pre_shape: tuple | None = None   # heads on axes of their own: (W.T if transpose else W)
+    perm: tuple | None = None        # .reshape(pre_shape).transpose(perm) (recognise/head_axes)
+
+    def describe(self) -> str:
+        if self.cand is None:
+            return f"{self.ref} <- (none: fixed at its neutral value, not compared" + (
+                f"; {self.why}" if self.why else "") + ")"
+        if self.parts:
+            return (f"{self.ref} <- rows of {len(self.parts)} per-head pieces "
+                    + ", ".join(p[0] for p in self.parts) + (" (transposed)" if self.parts[0][2] else ""))
+        extra = []
+        if self.cand_shape is not None:
+            extra.append(f"kept as {self.cand_shape}" + (", heads on axes of their own"
+                                                         if self.pre_shape else ""))
+        if self.rows:
+            extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
+        if self.transpose:
+            extra.append("transposed")
+        if self.why:
+            extra.append(self.why)
+        if self.how == "order":
+            extra.append("by registration order")
+        if self.how == "inner_norm":
+            extra.append("a norm inside the sublayer block")
+        if self.how == "map":
+            extra.append("from --map")
+        return f"{self.ref} <- {self.cand}" + (f" ({', '.join(extra)})" if extra else "")
