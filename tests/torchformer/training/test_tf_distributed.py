@@ -36,6 +36,7 @@ WORKER = textwrap.dedent("""
     if D.rank() == 1:           # rank 1 writes: its weights must equal rank 0's (and the reference)
         np.savez({out!r}, losses=np.array(res.losses), world=D.world_size(),
                  **{{k: v.detach().numpy() for k, v in model.state_dict().items()}})
+    torch.distributed.barrier()   # both ranks done before either tears down gloo (else a peer may abort)
     torch.distributed.destroy_process_group()
 """)
 
