@@ -15,6 +15,7 @@ from npformer.cli.argtypes import (
     probability,
 )
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
+from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 from npformer.cli.text import add_text_args, forbid_abbreviations
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "run2.npz` (the same weights as 1000 steps in one run).")
     add_task_args(p)
     add_text_args(p)
+    add_init_args(p)
     g = p.add_argument_group("model")
     g.add_argument("--d-model", type=positive, default=DEFAULTS["d_model"], metavar="D",
                    help="model width (default: %(default)s)")

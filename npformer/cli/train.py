@@ -10,6 +10,7 @@ from npformer.cli.common import check_backend, describe, task_from, torch_and_de
 from npformer.cli.defaults import DEFAULTS, fill_task_defaults
 from npformer.cli.errors import CliError
 from npformer.cli.figures import to_numpy_model, train_plots
+from npformer.cli.finetune import check_init_args, finetune_state, save_pretrained_folder
 from npformer.cli.guards import (
     check_distinct_outputs,
     check_fits_memory,
@@ -37,6 +38,8 @@ def _check_outputs(args) -> None:
 
 def _fresh_state(args):
     """A new TrainState from the command line's task, model and optimisation options."""
+    if args.init:                                         # a pretrained folder (cli.finetune)
+        return finetune_state(args)
     from npformer.training.resume import BatchStream, TrainState
     from npformer.training.train import TrainConfig, model_config_for
     task = text_task_from(args) if getattr(args, "data", None) else task_from(args)
@@ -96,6 +99,7 @@ def _save(args, state, ev, train_s: float) -> None:
 
 
 def cmd_train(args) -> int:
+    check_init_args(args)                                 # --init: before the scratch defaults
     fill_task_defaults(args, DEFAULTS)                   # --steps/--lr/--warmup: per-task defaults
     check_backend(args)
     if args.resume:
@@ -104,7 +108,7 @@ def cmd_train(args) -> int:
     check_text_args(args)
     refuse_ignored_options(args, None if args.resume else args.task)
     _check_outputs(args)                                  # before any work, --nproc runs included
-    if not args.resume:
+    if not args.resume and not args.init:                 # --init: the folder's sizes
         check_fits_memory(args)                           # before minutes of allocation or a launch
     if args.nproc > 1:                                    # N workers of torchformer.training.distributed
         if args.backend != "torch":
@@ -164,6 +168,8 @@ def cmd_train(args) -> int:
     print_examples(ev.examples, task.is_classification)
     if args.save:
         _save(args, state, ev, train_s)
+    if args.init and args.save_pretrained:
+        save_pretrained_folder(args, model)
     if args.plot:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
         try:

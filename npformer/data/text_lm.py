@@ -161,7 +161,10 @@ class TextLMTask:
 
     @property
     def suppress_ids(self) -> list[int]:
-        """Ids no text encodes to, never generated: PAD, BOS, EOS (and the char tokenizer's UNK)."""
+        """Ids no text encodes to, never generated: PAD, BOS, EOS (and the char tokenizer's UNK);
+        none for a pretrained tokenizer (GPT-2's ids 0..2 are text: "!", '"', "#")."""
+        if self.tokenizer.kind not in ("char", "bpe"):
+            return []
         return list(range(4 if self.tokenizer.kind == "char" else 3))
 
     # -- the corpus, read and encoded once -----------------------------------------------------------

@@ -96,13 +96,56 @@ def _build(kind: str, c: TransformerConfig, state: dict):
     return model.eval()
 
 
-def from_pretrained(folder, dtype="float32", kind: str | None = None):
-    """An npformer model (eval mode) from a Hugging Face folder (config.json + model.safetensors).
-    kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides what config.json's architectures say."""
+def pretrained_parts(folder, dtype="float32", kind: str | None = None,
+                     num_labels: int | None = None, seed: int = 0):
+    """(kind, our config, our state dict, HF names newly initialised) of a Hugging Face folder, for
+    either twin. kind="bert_cls" on a folder without a classifier (BertModel, BertForMaskedLM,
+    BertForPreTraining: what bert-base-uncased is) adds a fresh head drawn from `seed`
+    (npformer.io.hub_heads), with `num_labels` classes (default: config.json's, else 2)."""
     hf_config, hf_state = read_pretrained(folder)
-    kind = kind or kind_from_hf(hf_config)
+    own = kind_from_hf(hf_config)
+    kind = kind or own
+    if kind not in KINDS:
+        raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
+    new: list[str] = []
+    if num_labels is not None and kind != "bert_cls":
+        raise ValueError(f"num_labels: only with kind='bert_cls' (a classifier), got kind={kind!r}")
+    if kind == "bert_cls" and own != "bert_cls":
+        from npformer.io.hub_heads import fresh_head_state
+        labels = num_labels if num_labels is not None else (hf_config.get("num_labels")
+                                                          or len(hf_config.get("id2label") or {}) or 2)
+        hf_config = {k: v for k, v in hf_config.items() if k not in ("id2label", "label2id")}
+        hf_config["num_labels"] = labels
+        hf_state, new = fresh_head_state(hf_config, hf_state, labels, seed)
     c = config_from_hf(hf_config, kind, dtype)
-    return _build(kind, c, hf_to_state(kind, c, hf_state)[0])
+    if num_labels is not None and c.num_classes != num_labels:
+        raise ValueError(f"num_labels: {folder} holds a trained classifier with {c.num_classes} "
+                         f"classes, got num_labels={num_labels} (load it without num_labels, or "
+                         f"load its encoder with kind='bert_mlm' or 'bert')")
+    return kind, c, hf_to_state(kind, c, hf_state)[0], new
+
+
+def warn_new_weights(folder, new: list[str], seed: int) -> None:
+    """The line transformers prints for a fresh head, as a UserWarning naming the weights."""
+    if new:
+        import warnings
+        warnings.warn(f"{folder}: these weights are not in the folder and were newly initialized "
+                      f"(seed {seed}): {', '.join(new)}; train the model before using its "
+                      f"predictions", UserWarning, stacklevel=3)
+
+
+def from_pretrained(folder, dtype="float32", kind: str | None = None,
+                    num_labels: int | None = None, seed: int = 0):
+    """An npformer model (eval mode) from a Hugging Face folder (config.json + model.safetensors).
+    kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides what config.json's architectures say;
+    kind="bert_cls" on a pre-training or masked-LM folder gives a classifier whose new head
+    (classifier, and the pooler where the folder has none) is drawn from `seed`, with a
+    UserWarning naming those weights; the model's `new_weights` lists them too."""
+    kind, c, state, new = pretrained_parts(folder, dtype, kind, num_labels, seed)
+    model = _build(kind, c, state)
+    model.new_weights = new
+    warn_new_weights(folder, new, seed)
+    return model
 
 
 def from_transformers(hf_model, dtype="float32"):

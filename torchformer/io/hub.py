@@ -21,9 +21,10 @@ from npformer.io.hub import (
     hf_to_state,
     kind_from_hf,
     kind_of,
-    read_pretrained,
+    pretrained_parts,
     save_pretrained,
     to_hf_state_dict,
+    warn_new_weights,
 )
 
 __all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_state_dict",
@@ -37,13 +38,16 @@ def _build(kind: str, c, state: dict, device=None):
     return model.eval()
 
 
-def from_pretrained(folder, dtype="float32", kind: str | None = None, device=None):
+def from_pretrained(folder, dtype="float32", kind: str | None = None, device=None,
+                    num_labels: int | None = None, seed: int = 0):
     """A torchformer model (eval mode) from a Hugging Face folder (config.json + model.safetensors,
-    never pickle). kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides config.json."""
-    hf_config, hf_state = read_pretrained(folder)
-    kind = kind or kind_from_hf(hf_config)
-    c = config_from_hf(hf_config, kind, dtype)
-    return _build(kind, c, hf_to_state(kind, c, hf_state)[0], device)
+    never pickle). kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides config.json; a fresh
+    classifier head on a folder without one: npformer.io.hub.from_pretrained (the same values)."""
+    kind, c, state, new = pretrained_parts(folder, dtype, kind, num_labels, seed)
+    model = _build(kind, c, state, device)
+    model.new_weights = new
+    warn_new_weights(folder, new, seed)
+    return model
 
 
 def from_transformers(hf_model, dtype="float32", device=None):
