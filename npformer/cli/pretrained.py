@@ -1,4 +1,5 @@
-"""`npformer generate FOLDER "prompt"`: text in and text out with a Hugging Face GPT-2 folder.
+"""`npformer generate FOLDER "prompt"`: text in and text out with a Hugging Face GPT-2 folder
+(a BERT folder fills [MASK] instead: npformer.cli.fill_mask).
 
 The folder holds config.json + model.safetensors (the weights, read with NumPy alone) and GPT-2's
 tokenizer files vocab.json + merges.txt (npformer.data.tokenizers.gpt2_bpe). The prompt is encoded,
@@ -57,7 +58,11 @@ def _load(args):
 
 
 def generate_pretrained(args) -> int:
-    """Continue every INPUT with the folder's GPT-2 and print prompt + continuation."""
+    """Continue every INPUT with the folder's GPT-2 and print prompt + continuation; a BERT folder
+    (vocab.txt) fills each INPUT's [MASK] instead (npformer.cli.fill_mask)."""
+    from npformer.cli.fill_mask import fill_mask_cli, is_bert_folder
+    if is_bert_folder(args.checkpoint):
+        return fill_mask_cli(args)
     model, tok = _load(args)
     eos = tok.vocab.get(EOT)
     sampling = any(getattr(args, k, None) is not None for k in ("temperature", "top_k", "top_p",
