@@ -29,6 +29,7 @@ def gpt2_folder(path, dropout: float = 0.1, scale: float = 4.0, n_positions: int
     import tokenizers
     import torch
     import transformers
+    path.mkdir(parents=True, exist_ok=True)
     bpe = tokenizers.ByteLevelBPETokenizer()
     bpe.train_from_iterator([CORPUS], vocab_size=300, min_frequency=2,
                             special_tokens=["<|endoftext|>"])
@@ -52,6 +53,7 @@ def bert_folder(path, head: str = "BertForMaskedLM", lowercase: bool = True, dro
     import tokenizers
     import torch
     import transformers
+    path.mkdir(parents=True, exist_ok=True)
     wp = tokenizers.BertWordPieceTokenizer(lowercase=lowercase)
     wp.train_from_iterator([CORPUS], vocab_size=160, min_frequency=1,
                            special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
