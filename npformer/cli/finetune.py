@@ -50,7 +50,7 @@ def add_init_args(p) -> None:
     g.add_argument("--save-pretrained", metavar="DIR", default=None,
                    help="with --init: also write the fine-tuned model as a Hugging Face folder "
                         "(config.json, model.safetensors, the tokenizer files) that transformers "
-                        "and `npformer generate DIR` load; checked before training")
+                        "and npformer generate DIR load; checked before training")
 
 
 def _folder_config(folder: str) -> tuple[str, dict]:
