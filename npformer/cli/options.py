@@ -64,7 +64,8 @@ def add_sampling_args(p) -> None:
     g.add_argument("--temperature", type=positive_float, default=None, metavar="T",
                    help="sample with logits / T (default when sampling: 1.0)")
     g.add_argument("--top-k", type=positive, default=None, metavar="K",
-                   help="sample among the K most probable tokens (1: greedy)")
+                   help="sample among the K most probable tokens (1: greedy); with a BERT "
+                        "folder: the candidates printed per [MASK] (default 5)")
     g.add_argument("--top-p", type=float_in(0.0, 1.0, lo_open=True, hi_open=False), default=None,
                    metavar="P", help="nucleus sampling: the smallest set of tokens holding mass P")
     g.add_argument("--seed", type=non_negative, default=None,

@@ -149,7 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "abcd jihgf`.")
     p.add_argument("checkpoint", help="checkpoint file (.npz), or a Hugging Face GPT-2 folder "
                                       "(config.json, model.safetensors, vocab.json, merges.txt): "
-                                      "INPUT is then text and the continuation is printed as text")
+                                      "INPUT is then text and the continuation is printed as text; "
+                                      "or a BERT folder (config.json, model.safetensors, "
+                                      "vocab.txt): each [MASK] in INPUT is filled, the --top-k "
+                                      "candidates (default 5) printed with their probabilities")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")
     p.add_argument("--beam", type=positive, default=1, metavar="K",

@@ -8,7 +8,7 @@ transformers + torch.optim on the same folder (float64, dropout 0):
   BERT    the classifier with a fresh head (hub.from_pretrained(kind="bert_cls")) on padded
           sentences, npformer's Adam against BertForSequenceClassification given that head.
 
-Tolerances (every quantity float64): observed, losses differ by <= 2e-16 relative and weights by
+Tolerances (every quantity float64): observed, losses differ by <= 3e-16 relative and weights by
 <= 3e-14 absolute, except the attention KEY biases: their gradient is exactly zero in exact
 arithmetic (a constant added to every score of a row leaves the softmax unchanged), so both
 frameworks hold rounding noise (~1e-17) there, which Adam turns into updates of noise / eps
@@ -125,5 +125,5 @@ def test_bert_classifier_with_a_fresh_head_fine_tunes_like_transformers(tmp_path
         t_opt.zero_grad()
         out.loss.backward()
         t_opt.step()
-        assert loss == pytest.approx(float(out.loss), rel=LOSS_TOL), n
+        assert loss == pytest.approx(float(out.loss), rel=LOSS_TOL, abs=0), n
     assert_same_weights(hub.to_hf_state_dict(ours), ref)
