@@ -23,7 +23,8 @@ from npformer.cli import backends
 from npformer.cli.common import to_numpy, torch_and_device
 from npformer.cli.errors import CliError
 
-__all__ = ["fill_mask", "fill_mask_cli", "is_bert_folder", "load_bert_folder", "DEFAULT_TOP_K"]
+__all__ = ["fill_mask", "fill_mask_cli", "is_bert_folder", "load_bert_folder", "folder_lowercase",
+           "DEFAULT_TOP_K"]
 
 DEFAULT_TOP_K = 5
 MASK = "[MASK]"
@@ -38,7 +39,7 @@ def is_bert_folder(folder: str) -> bool:
         not os.path.isfile(os.path.join(folder, "vocab.json"))
 
 
-def _lowercase(folder: str) -> bool:
+def folder_lowercase(folder: str) -> bool:
     """tokenizer_config.json's do_lower_case (default True: an uncased model)."""
     path = os.path.join(folder, "tokenizer_config.json")
     if not os.path.isfile(path):
@@ -59,7 +60,7 @@ def load_bert_folder(folder: str, backend: str = "numpy", dtype: str = "float32"
     """(BertForMaskedLM in eval mode, WordPieceTokenizer) of a BERT folder, in `backend`."""
     from npformer.data.tokenizers import WordPieceTokenizer
     try:
-        tokenizer = WordPieceTokenizer.from_folder(folder, lowercase=_lowercase(folder))
+        tokenizer = WordPieceTokenizer.from_folder(folder, lowercase=folder_lowercase(folder))
         if backend == "torch":
             model = backends.module("torch", "hub").from_pretrained(folder, dtype, device=device)
         else:
@@ -122,16 +123,19 @@ def format_fills(text: str, fills: list[list[dict]]) -> str:
     return "\n".join(lines)
 
 
-def fill_mask_cli(args) -> int:
-    """`npformer generate BERT_FOLDER INPUT...`: every input's masks, top-k each."""
+def fill_mask_cli(args, model=None, tokenizer=None) -> int:
+    """`npformer generate BERT_FOLDER INPUT...`: every input's masks, top-k each (`model` and
+    `tokenizer` given: a BERT checkpoint fine-tuned on text, npformer.data.text_mlm)."""
     given = getattr(args, "given", {}) or {}
     bad = [o for d, o in NOT_FOR_FILL_MASK.items() if d in given]
     if bad:
-        raise CliError(f"{', '.join(bad)}: a BERT folder fills [MASK] in one pass and decodes no "
+        raise CliError(f"{', '.join(bad)}: a BERT model fills [MASK] in one pass and decodes no "
                        f"continuation; only --top-k K (candidates per mask, default "
                        f"{DEFAULT_TOP_K}) applies")
-    dev = torch_and_device(args)[1] if args.backend == "torch" else None
-    model, tokenizer = load_bert_folder(args.checkpoint, args.backend, args.dtype or "float32", dev)
+    if model is None:
+        dev = torch_and_device(args)[1] if args.backend == "torch" else None
+        model, tokenizer = load_bert_folder(args.checkpoint, args.backend, args.dtype or "float32",
+                                            dev)
     for text in args.inputs:
         fills = fill_mask(model, tokenizer, text, args.top_k or DEFAULT_TOP_K, args.backend)
         print(format_fills(text, fills))

@@ -1,18 +1,20 @@
 """`npformer train --init FOLDER`: fine-tune a pretrained Hugging Face model on your own text.
 
-    npformer train --task lm --data book.txt --init path/to/gpt2 [--context 128 --steps 200
+    npformer train --task lm  --data book.txt --init path/to/gpt2 [--context 128 --steps 200
                    --save run.npz --save-pretrained tuned/ --backend torch]
+    npformer train --task mlm --data book.txt --init path/to/bert  (masked-LM, BERT's 80/10/10)
 
-A GPT-2 folder (config.json, model.safetensors, vocab.json, merges.txt) gives the model's weights,
-its sizes and its own byte-level BPE tokenizer (npformer.data.tokenizers.GPT2Tokenizer): the text is
-encoded with it into the same next-token windows as `--task lm --data` (npformer.data.text_lm),
-and the training loop, checkpoint, evaluate, generate and --resume are the ones a model trained
-from scratch uses. Validation loss is reported before and after. Options the folder decides (sizes,
-tokenizer, positions, dropout) are refused before any work, all named in one line. --save-pretrained
-writes a folder transformers loads (config.json, model.safetensors and the tokenizer files).
+The folder gives the model's weights, its sizes and its own tokenizer: a GPT-2 folder (config.json,
+model.safetensors, vocab.json, merges.txt; npformer.data.tokenizers.GPT2Tokenizer) is fine-tuned as
+a language model on the next-token windows of `--task lm --data` (npformer.data.text_lm); a BERT
+masked-LM or pre-training folder (vocab.txt; WordPieceTokenizer) on masked windows of the text
+(npformer.data.text_mlm). The training loop, checkpoint, evaluate, generate and --resume are the
+ones a model trained from scratch uses. Validation loss is reported before and after. Options the
+folder decides (sizes, tokenizer, positions, dropout) are refused before any work, all named in one
+line. --save-pretrained writes a folder transformers loads (config.json, model.safetensors and the
+tokenizer files).
 
 Defaults where fine-tuning differs from training from scratch (only when not given): FT_DEFAULTS.
-BERT folders are refused with what is missing: there is no text task for BERT in this tree yet.
 """
 from __future__ import annotations
 
@@ -22,31 +24,48 @@ from pathlib import Path
 
 from npformer.cli import backends
 from npformer.cli.errors import CliError
+from npformer.cli.printing import print_eval
 
 __all__ = ["add_init_args", "check_init_args", "finetune_state", "save_pretrained_folder",
-           "FT_DEFAULTS", "FIXED_BY_FOLDER"]
+           "FT_DEFAULTS", "FAMILIES", "FIXED_BY_FOLDER"]
 
 # fine-tuning defaults: a small learning rate, few steps, small batches, no label smoothing
 FT_DEFAULTS = dict(steps=200, lr=3e-4, warmup=20, batch_size=8, label_smoothing=0.0)
 FT_CONTEXT = 128                           # tokens per window, unless the model reads fewer
 _FT_DEFAULTS_TEXT = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in FT_DEFAULTS.items())
-TOKENIZER_FILES = ("vocab.json", "merges.txt")
-# dest -> what decides it in a GPT-2 folder
-FIXED_BY_FOLDER = {"d_model": "n_embd", "heads": "n_head", "d_ff": "n_inner", "layers": "n_layer",
-                   "encoder_layers": "n_layer", "decoder_layers": "n_layer",
-                   "activation": "activation_function", "norm_first": "GPT-2's pre-norm layout",
-                   "positional": "learned positions (wpe)", "dropout": "resid_pdrop",
-                   "tokenizer": "vocab.json + merges.txt", "vocab_size": "vocab.json"}
+# per family: the task it trains, its tokenizer files, the config.json key of its context length,
+# and what decides each option the folder fixes
+FAMILIES = {
+    "gpt2": dict(task="lm", files=("vocab.json", "merges.txt"), positions="n_positions",
+                 fixed={"d_model": "n_embd", "heads": "n_head", "d_ff": "n_inner",
+                        "layers": "n_layer", "encoder_layers": "n_layer",
+                        "decoder_layers": "n_layer", "activation": "activation_function",
+                        "norm_first": "GPT-2's pre-norm layout",
+                        "positional": "learned positions (wpe)", "dropout": "resid_pdrop",
+                        "tokenizer": "vocab.json + merges.txt", "vocab_size": "vocab.json"}),
+    "bert_mlm": dict(task="mlm", files=("vocab.txt",), positions="max_position_embeddings",
+                     fixed={"d_model": "hidden_size", "heads": "num_attention_heads",
+                            "d_ff": "intermediate_size", "layers": "num_hidden_layers",
+                            "encoder_layers": "num_hidden_layers",
+                            "decoder_layers": "num_hidden_layers", "activation": "hidden_act",
+                            "norm_first": "BERT's post-norm layout",
+                            "positional": "learned positions (position_embeddings)",
+                            "dropout": "hidden_dropout_prob", "tokenizer": "vocab.txt",
+                            "vocab_size": "vocab.txt"}),
+}
+FIXED_BY_FOLDER = sorted({d for f in FAMILIES.values() for d in f["fixed"]})
+OPTIONAL_FILES = ("tokenizer_config.json",)          # copied by --save-pretrained when present
 
 
 def add_init_args(p) -> None:
     """`train`'s --init and --save-pretrained (a group of their own)."""
     g = p.add_argument_group("fine-tuning a pretrained model (--init FOLDER)")
     g.add_argument("--init", metavar="FOLDER", default=None,
-                   help="start from a Hugging Face GPT-2 folder (config.json, model.safetensors, "
-                        "vocab.json, merges.txt): its weights, sizes and tokenizer; with --task lm "
-                        f"--data FILE (defaults then: {_FT_DEFAULTS_TEXT}, --context {FT_CONTEXT} "
-                        f"or the model's n_positions when smaller)")
+                   help="start from a Hugging Face folder: its weights, sizes and tokenizer. A GPT-2 "
+                        "folder (vocab.json, merges.txt) with --task lm --data FILE; a BERT "
+                        "masked-LM folder (vocab.txt) with --task mlm --data FILE (defaults then: "
+                        f"{_FT_DEFAULTS_TEXT}, --context {FT_CONTEXT} or the model's positions "
+                        f"when fewer)")
     g.add_argument("--save-pretrained", metavar="DIR", default=None,
                    help="with --init: also write the fine-tuned model as a Hugging Face folder "
                         "(config.json, model.safetensors, the tokenizer files) that transformers "
@@ -83,34 +102,41 @@ def check_init_args(args) -> None:
         raise CliError(f"--init {args.init}: not with --resume {args.resume} (a resumed run "
                        f"continues from its checkpoint's weights)")
     kind, hf = _folder_config(args.init)
-    if kind != "gpt2":
-        raise CliError(f"--init {args.init}: holds a BERT model ({kind}); fine-tuning from the "
-                       f"command line takes a GPT-2 folder (--task lm --data FILE). Fine-tune BERT "
-                       f"in Python: npformer.io.hub.from_pretrained(folder, kind='bert_cls', "
-                       f"num_labels=N) (docs/GPT2_BERT.md)")
-    fixed = [given[d] for d in FIXED_BY_FOLDER if d in given]
+    if kind not in FAMILIES:
+        raise CliError(f"--init {args.init}: holds a {kind} model without a masked-LM head; "
+                       f"fine-tuning from the command line takes a GPT-2 folder (--task lm) or a "
+                       f"BERT masked-LM / pre-training folder (--task mlm). Fine-tune a BERT "
+                       f"classifier in Python: npformer.io.hub.from_pretrained(folder, "
+                       f"kind='bert_cls', num_labels=N) (docs/GPT2_BERT.md)")
+    fam = FAMILIES[kind]
+    fixed = [given[d] for d in fam["fixed"] if d in given]
     if fixed:
-        decided = sorted({FIXED_BY_FOLDER[d] for d in FIXED_BY_FOLDER if d in given})
+        decided = sorted({fam["fixed"][d] for d in fam["fixed"] if d in given})
+        them = "them" if len(fixed) > 1 else "it"
         raise CliError(f"{', '.join(fixed)}: not allowed with --init {args.init}: the folder "
-                       f"decides them ({', '.join(decided)}); drop {'them' if len(fixed) > 1 else 'it'}")
-    if args.task != "lm" or not args.data:
-        raise CliError(f"--init {args.init}: a GPT-2 folder is fine-tuned as a language model on "
-                       f"your text: use --task lm --data FILE (got --task {args.task}"
-                       f"{'' if args.data else ', no --data'})")
+                       f"decides {them} ({', '.join(decided)}); drop {them}")
+    if args.task != fam["task"] or not args.data:
+        what = "a language model" if kind == "gpt2" else "a masked language model"
+        raise CliError(f"--init {args.init}: a {'GPT-2' if kind == 'gpt2' else 'BERT'} folder is "
+                       f"fine-tuned as {what} on your text: use --task {fam['task']} --data FILE "
+                       f"(got --task {args.task}{'' if args.data else ', no --data'})")
     if getattr(args, "nproc", 1) > 1:
         raise CliError(f"--nproc {args.nproc}: not with --init (one process; --threads N for more "
                        f"cores)")
-    n_pos = hf.get("n_positions")
+    n_pos = hf.get(fam["positions"])
     if args.context is not None and isinstance(n_pos, int) and args.context > n_pos:
         raise CliError(f"--context {args.context}: the model of --init {args.init} reads "
-                       f"{n_pos} tokens at most (n_positions)")
-    missing = [f for f in TOKENIZER_FILES if not os.path.isfile(os.path.join(args.init, f))]
+                       f"{n_pos} tokens at most ({fam['positions']})")
+    if kind == "bert_mlm" and args.context is not None and args.context < 3:
+        raise CliError(f"--context {args.context}: a BERT row is [CLS] + text + [SEP]; expected "
+                       f">= 3")
+    missing = [f for f in fam["files"] if not os.path.isfile(os.path.join(args.init, f))]
     if not any(os.path.isfile(os.path.join(args.init, f)) for f in
                ("model.safetensors", "model.safetensors.index.json")):
         missing.append("model.safetensors")
     if missing:
-        raise CliError(f"--init {args.init}: a GPT-2 folder needs config.json, model.safetensors, "
-                       f"vocab.json and merges.txt; missing {', '.join(missing)}")
+        raise CliError(f"--init {args.init}: the folder needs config.json, model.safetensors and "
+                       f"{' + '.join(fam['files'])}; missing {', '.join(missing)}")
     for k, v in FT_DEFAULTS.items():                       # fine-tuning's defaults, never a given one
         if k not in given:
             setattr(args, k, v)
@@ -119,7 +145,7 @@ def check_init_args(args) -> None:
     if getattr(args, "save_pretrained", None):
         from npformer.io.files import check_output_dir
         check_output_dir(args.save_pretrained, "--save-pretrained")
-        taken = [f for f in ("config.json", "model.safetensors", *TOKENIZER_FILES)
+        taken = [f for f in ("config.json", "model.safetensors", *fam["files"], *OPTIONAL_FILES)
                  if os.path.exists(os.path.join(args.save_pretrained, f))]
         if taken and not args.overwrite:
             raise CliError(f"--save-pretrained {args.save_pretrained}: holds {', '.join(taken)}; "
@@ -130,18 +156,30 @@ def finetune_state(args):
     """The TrainState of --init: the folder's model and tokenizer, the text task of --data."""
     from npformer.data.text_files import read_corpus
     from npformer.data.text_lm import DEFAULT_VAL_FRACTION, TextLMTask
-    from npformer.data.tokenizers import GPT2Tokenizer
+    from npformer.data.tokenizers import GPT2Tokenizer, WordPieceTokenizer
     from npformer.training.resume import BatchStream, TrainState
     from npformer.training.train import TrainConfig
     folder = args.init
+    kind = _folder_config(folder)[0]
     try:
-        tokenizer = GPT2Tokenizer.from_folder(folder)
+        if kind == "gpt2":
+            tokenizer = GPT2Tokenizer.from_folder(folder)
+        else:
+            from npformer.cli.fill_mask import folder_lowercase
+            tokenizer = WordPieceTokenizer.from_folder(folder, lowercase=folder_lowercase(folder))
     except (OSError, ValueError) as e:
         raise CliError(f"--init {folder}: {e}") from None
     corpus = read_corpus(args.data)
-    task = TextLMTask(list(corpus.files), tokenizer, context=args.context,
-                      val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION, seed=args.seed,
-                      corpus=corpus)
+    common = dict(context=args.context, val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION,
+                  seed=args.seed, corpus=corpus)
+    try:
+        if kind == "gpt2":
+            task = TextLMTask(list(corpus.files), tokenizer, **common)
+        else:
+            from npformer.data.text_mlm import TextMLMTask
+            task = TextMLMTask(list(corpus.files), tokenizer, **common)
+    except ValueError as e:
+        raise CliError(f"--init {folder}: {e}") from None
     task.arrays()                                         # a too-short text is named before loading
     dtype = args.dtype or "float32"
     try:
@@ -155,7 +193,8 @@ def finetune_state(args):
     except (OSError, ValueError) as e:
         raise CliError(f"--init {folder}: {e}") from None
     if tokenizer.vocab_size > model.config.vocab_size:
-        raise CliError(f"--init {folder}: vocab.json has {tokenizer.vocab_size} tokens, the model "
+        raise CliError(f"--init {folder}: {FAMILIES[kind]['files'][0]} has {tokenizer.vocab_size} "
+                       f"tokens, the model "
                        f"{model.config.vocab_size}; the tokenizer is not this model's")
     model.train()
     tc = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup,
@@ -164,9 +203,11 @@ def finetune_state(args):
                      progress=not args.no_progress)
     T = backends.module(args.backend, "train")
     optimizer, schedule = T.make_optimizer(model, tc)
-    print(f"fine-tuning {folder} (GPT-2, its own tokenizer: {tokenizer.vocab_size} tokens)")
+    print(f"fine-tuning {folder} ({type(model).__name__}, its own {tokenizer.kind} tokenizer: "
+          f"{tokenizer.vocab_size} tokens)")
     before = T.evaluate(model, task, task.heldout(tc.eval_size))
-    print(f"before fine-tuning, held-out {before.summary().splitlines()[0]}", flush=True)
+    print("before fine-tuning, ", end="")
+    print_eval(before, task)
     return TrainState(model=model, optimizer=optimizer, schedule=schedule,
                       stream=BatchStream(task, tc.batch_size, tc.seed), config=tc, task=task, step=0)
 
@@ -177,11 +218,12 @@ def save_pretrained_folder(args, model) -> None:
     from npformer.io import hub
     out = args.save_pretrained
     np_model = model if args.backend == "numpy" else to_numpy_model(model)
+    files = FAMILIES[_folder_config(args.init)[0]]["files"] + tuple(
+        f for f in OPTIONAL_FILES if os.path.isfile(os.path.join(args.init, f)))
     try:
         hub.save_pretrained(np_model, out, overwrite=args.overwrite)
-        for f in TOKENIZER_FILES:
+        for f in files:
             shutil.copyfile(os.path.join(args.init, f), os.path.join(out, f))
     except OSError as e:
         raise CliError(f"--save-pretrained {out}: write failed: {e.strerror or e}") from None
-    print(f"saved Hugging Face folder {out} (config.json, model.safetensors, "
-          f"{', '.join(TOKENIZER_FILES)})")
+    print(f"saved Hugging Face folder {out} (config.json, model.safetensors, {', '.join(files)})")

@@ -55,6 +55,9 @@ def generate_lm(args, model, task, vocab, gen) -> int:
     if getattr(task, "is_text", False) and kind == "CausalLM":     # your own text: prints text
         from npformer.cli.text import generate_text
         return generate_text(args, model, task, gen, backends.module(args.backend, "sampling"))
+    if kind == "BertForMaskedLM" and getattr(task, "tokenizer", None) is not None:   # BERT on text
+        from npformer.cli.fill_mask import fill_mask_cli
+        return fill_mask_cli(args, model, task.tokenizer)
     sampling = sampling_requested(args)
     if kind == "BertForMaskedLM" and not sampling:
         return fill_masks(args, model, task, vocab)

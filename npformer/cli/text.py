@@ -59,7 +59,7 @@ def check_text_args(args) -> None:
         if given:
             raise CliError(f"{given[0]}: only with --data FILE (a text corpus for --task lm)")
         return
-    if args.task != "lm":
+    if args.task != "lm" and not (args.task == "mlm" and getattr(args, "init", None)):
         raise CliError(f"--data: a text corpus trains a language model; use --task lm (got "
                        f"--task {args.task})")
     if args.vocab_size is not None and args.tokenizer != "bpe":

@@ -24,6 +24,11 @@ def make_any_task(**fields):
     command line's). Fields the chosen task does not have are dropped when they are only the
     seq2seq defaults; a language-model field given to a seq2seq task is an error naming it."""
     name = fields.get("name", "reverse")
+    if name == "mlm" and fields.get("data") is not None:            # BERT on text (text_mlm)
+        from npformer.data.text_mlm import TextMLMTask
+        keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS + ("mask_prob",)
+                and v is not None}
+        return TextMLMTask(files=fields["data"], **keep)
     if name == "lm" and fields.get("data") is not None:             # a text corpus (text_lm)
         keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS and v is not None}
         return TextLMTask(files=fields["data"], **keep)

@@ -66,7 +66,7 @@ def test_command_prints_each_candidate_with_its_probability(folders, capsys):
 
 @pytest.mark.parametrize("argv, needle", [
     (["no mask here"], "INPUT 'no mask here': has no [MASK]"),
-    (["a [MASK]", "--beam", "2", "--temperature", "0.5"], "--beam, --temperature: a BERT folder"),
+    (["a [MASK]", "--beam", "2", "--temperature", "0.5"], "--beam, --temperature: a BERT model"),
     (["a [MASK] " + "word " * 80], "the model reads 64 at most"),
 ])
 def test_bad_requests_are_one_line(folders, capsys, argv, needle):

@@ -33,11 +33,15 @@ def run(argv, capsys):
     return code, out.out, out.err
 
 
+def final_loss(out: str) -> float:
+    return float(re.findall(r"(?:validation|held-out): loss ([\d.]+)", out)[-1])
+
+
 def losses(out: str) -> tuple[float, float]:
     """(held-out loss before, after) from train's output."""
-    before = float(re.search(r"before fine-tuning, held-out loss ([\d.]+)", out).group(1))
-    after = float(re.search(r"validation: loss ([\d.]+)", out).group(1))
-    return before, after
+    before = float(re.search(r"before fine-tuning, (?:validation|held-out): loss ([\d.]+)",
+                             out).group(1))
+    return before, final_loss(out)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])
@@ -59,7 +63,7 @@ def test_checkpoint_is_read_by_evaluate_generate_and_resume(gpt2, corpus, tmp_pa
     assert code == 0, err
     after = losses(out)[1]
     code, out, err = run(["evaluate", str(ckpt)], capsys)
-    assert code == 0 and float(re.search(r"loss ([\d.]+)", out).group(1)) == after, out + err
+    assert code == 0 and final_loss(out) == after, out + err
     code, out, err = run(["generate", str(ckpt), "the cat", "--max-new-tokens", "5"], capsys)
     assert code == 0 and out.splitlines()[-1].startswith("the cat"), out + err
     code, out, err = run(["train", "--resume", str(ckpt), "--steps", "3", "--no-progress"], capsys)
@@ -97,9 +101,14 @@ def test_options_the_folder_decides_are_refused_first(gpt2, corpus, tmp_path, ca
 
 def test_wrong_task_resume_and_folders_are_one_line(gpt2, corpus, tmp_path, capsys):
     bert = bert_folder(tmp_path / "bert")
+    bare = bert_folder(tmp_path / "bare", head="BertModel")
     capsys.readouterr()                                   # transformers' own progress lines
     cases = [(["--task", "reverse", "--init", str(gpt2)], "use --task lm --data FILE"),
-             (["--task", "lm", "--data", str(corpus), "--init", str(bert)], "holds a BERT model"),
+             (["--task", "lm", "--data", str(corpus), "--init", str(bert)],
+              "a BERT folder is fine-tuned as a masked language model on your text: use --task "
+              "mlm --data FILE"),
+             (["--task", "mlm", "--data", str(corpus), "--init", str(bare)],
+              "without a masked-LM head"),
              (["--task", "lm", "--data", str(corpus), "--init", str(tmp_path / "nowhere")],
               "no such folder"),
              (["--task", "lm", "--data", str(corpus), "--save-pretrained", str(tmp_path / "x")],
@@ -118,3 +127,48 @@ def test_save_pretrained_never_replaces_a_folder_silently(gpt2, corpus, tmp_path
                           "--save-pretrained", str(out_dir)], capsys)
     assert code == 2 and "holds config.json; pass --overwrite" in err and out == ""
     assert (out_dir / "config.json").read_text() == "{}"
+
+
+# -- BERT: masked-LM fine-tuning on the text (npformer.data.text_mlm) ------------------------------
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    return bert_folder(tmp_path_factory.mktemp("bert"))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_bert_masked_lm_fine_tuning_lowers_the_held_out_loss(bert, corpus, capsys, backend):
+    code, out, err = run(["train", "--task", "mlm", "--data", str(corpus), "--init", str(bert),
+                          "--context", "24", "--steps", "40", "--lr", "1e-3", "--no-progress",
+                          "--backend", backend], capsys)
+    assert code == 0, err
+    before, after = losses(out)
+    assert after < before - 1.0, out
+    assert "wordpiece tokenizer" in out and "[CLS] + 22 + [SEP]" in out
+
+
+def test_bert_checkpoint_is_read_by_evaluate_generate_resume_and_transformers(bert, corpus,
+                                                                             tmp_path, capsys):
+    ckpt, tuned = tmp_path / "mlm.npz", tmp_path / "bert-tuned"
+    code, out, err = run(["train", "--task", "mlm", "--data", str(corpus), "--init", str(bert),
+                          "--context", "24", "--steps", "10", "--no-progress", "--dtype", "float64",
+                          "--save", str(ckpt), "--save-pretrained", str(tuned)], capsys)
+    assert code == 0, err
+    after = losses(out)[1]
+    code, out, err = run(["evaluate", str(ckpt)], capsys)
+    assert code == 0 and final_loss(out) == after, out + err
+    code, out, err = run(["train", "--resume", str(ckpt), "--steps", "2", "--no-progress"], capsys)
+    assert code == 0 and "at step 10" in out, out + err
+    # generate: the checkpoint and the saved folder fill the same masks with the same numbers
+    code, from_ckpt, err = run(["generate", str(ckpt), "the cat [MASK] on the mat", "--top-k",
+                                "3"], capsys)
+    assert code == 0 and len(from_ckpt.splitlines()) == 4, from_ckpt + err
+    code, from_folder, err = run(["generate", str(tuned), "the cat [MASK] on the mat", "--top-k",
+                                  "3", "--dtype", "float64"], capsys)
+    assert code == 0 and from_folder == from_ckpt, from_folder + err
+    from npformer.io.checkpoint import load_model
+    ours = load_model(str(ckpt)).eval()
+    ref = transformers.BertForMaskedLM.from_pretrained(str(tuned), dtype=torch.float64).eval()
+    ids = np.array([[2, 30, 41, 4, 55, 3]])
+    with torch.no_grad():
+        want = ref(torch.from_numpy(ids)).logits.numpy()
+    np.testing.assert_allclose(ours(ids), want, rtol=0, atol=1e-12)
