@@ -187,6 +187,12 @@ def finetune_state(args):
             from npformer.cli.common import torch_and_device
             _, dev = torch_and_device(args)
             model = backends.module("torch", "hub").from_pretrained(folder, dtype, device=dev)
+            if getattr(model, "dropout_rng", None) is None:
+                # torchformer's BERT classes draw dropout from torch's global generator (its
+                # CausalLM has its own, seeded): seeded here, a fresh run repeats bit for bit;
+                # a --resume of it continues from a differently seeded global generator
+                import torch
+                torch.manual_seed(args.seed)
         else:
             from npformer.io import hub
             model = hub.from_pretrained(folder, dtype)

@@ -172,3 +172,17 @@ def test_bert_checkpoint_is_read_by_evaluate_generate_resume_and_transformers(be
     with torch.no_grad():
         want = ref(torch.from_numpy(ids)).logits.numpy()
     np.testing.assert_allclose(ours(ids), want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("folder", ["gpt2", "bert"])
+def test_a_seed_fixes_a_torch_fine_tuning_run(request, corpus, capsys, folder):
+    """Dropout is on in these folders (0.1): the same seed gives the same run."""
+    task = "lm" if folder == "gpt2" else "mlm"
+    argv = ["train", "--task", task, "--data", str(corpus), "--init",
+            str(request.getfixturevalue(folder)), "--context", "16", "--steps", "5",
+            "--no-progress", "--backend", "torch", "--seed", "4"]
+    def figures(out):                                  # every number but the timings
+        return re.findall(r"final train loss [\d.]+|(?:validation|held-out): .*|sample: .*", out)
+    first, second = run(argv, capsys), run(argv, capsys)
+    assert first[0] == second[0] == 0 and figures(first[1]) == figures(second[1])
+    assert len(figures(first[1])) >= 3
