@@ -109,3 +109,29 @@ def test_a_trained_classifier_loads_without_warning_and_checks_num_labels(folder
         hub.from_pretrained(folders["BertForMaskedLM"], num_labels=3)
     with pytest.raises(ValueError, match="num_labels: expected an int >= 1, got 0"):
         hub.from_pretrained(folders["BertForMaskedLM"], kind="bert_cls", num_labels=0)
+
+
+def test_bert_classifier_recipe_fine_tunes(folders):
+    """docs/GPT2_BERT.md's BERT recipe on a tiny masked-LM folder (a larger rate: random weights)."""
+    import npformer as nf
+    from npformer.data.tokenizers import WordPieceTokenizer
+    folder = folders["BertForMaskedLM"]
+    model, _ = load(folder, num_labels=2, seed=0)
+    model.train()
+    tok = WordPieceTokenizer.from_folder(str(folder))
+    texts, labels = ["the capital of France is Paris", "the lazy dog"], np.array([1, 0])
+    rows = [tok.encode(t) for t in texts]
+    ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
+    for i, r in enumerate(rows):
+        ids[i, : len(r)] = r
+    mask = (ids != 0).astype(np.int64)
+    assert mask.sum() < mask.size                             # one row is padded
+    opt, loss_fn = nf.AdamW(model.parameters(), lr=1e-3), nf.CrossEntropyLoss()
+    losses = []
+    for _ in range(5):
+        losses.append(float(loss_fn(model(ids, attention_mask=mask), labels)))
+        model.zero_grad()
+        model.backward(loss_fn.backward())
+        opt.step()
+    assert losses[-1] < losses[0]
+    assert model.classifier.weight.grad is not None and np.abs(model.classifier.weight.grad).sum() > 0
