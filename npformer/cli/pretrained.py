@@ -34,7 +34,8 @@ def _load(args):
                not os.path.isfile(os.path.join(folder, f))]
     if missing:
         raise CliError(f"CHECKPOINT {folder}: a folder must be a Hugging Face GPT-2 folder with "
-                       f"config.json, model.safetensors, vocab.json and merges.txt; missing "
+                       f"config.json, model.safetensors, vocab.json and merges.txt (or a BERT "
+                       f"folder with config.json, model.safetensors and vocab.txt); missing "
                        f"{', '.join(missing)}")
     try:
         tokenizer = GPT2Tokenizer.from_folder(folder)
