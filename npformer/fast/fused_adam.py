@@ -15,7 +15,9 @@ clip_grad_norm leaves it). Counting, per block of n elements:
                   (7n or 8n elements moved; the plain step moves about 40n, and the separate
                   clip pass another 2n)
     in cache      13 elementwise sweeps (Adam), 14 (AdamW: the decay), 15 (Adam with L2 weight
-                  decay), one more with amsgrad, one more with a clipping coefficient != 1
+                  decay), one more with amsgrad, one more with a clipping coefficient != 1, one
+                  fewer once the second-moment correction 1 - beta2^t rounds to 1 (dividing by 1
+                  changes no bit: after about 1800 steps at beta2 = 0.98)
 
 Fewer in-cache sweeps would mean fewer roundings, that is other bits: every sweep is one of the
 plain step's roundings, done in the same order, so the result is bit-equal to clip_grad_norm then
@@ -138,7 +140,9 @@ class FusedAdam(BlockedAdam):
             np.maximum(vmax, v, out=vmax)
             v = vmax
         np.sqrt(v, out=b)
-        b /= (1 - beta2 ** t) ** 0.5
+        root = (1 - beta2 ** t) ** 0.5
+        if root != 1.0:                                          # beta2^t below float64's eps/2 (t
+            b /= root                                            # > 1800 at 0.98): x / 1 is x
         b += eps                                                 # sqrt(v / (1 - beta2^t)) + eps
         np.multiply(m, -step_size, out=a)
         a /= b

@@ -128,3 +128,18 @@ def test_grad_scale_must_be_a_finite_float(bad):
     with pytest.raises(ValueError, match="grad_scale"):
         FusedAdam([p]).step(grad_scale=bad)
     np.testing.assert_array_equal(p.data, 0.0)                  # nothing was updated
+
+
+@pytest.mark.parametrize("plain, fused", [(Adam, FusedAdam), (AdamW, FusedAdamW)])
+def test_equal_after_the_bias_correction_rounds_to_one(plain, fused):
+    """beta2 = 0.5: sqrt(1 - beta2^t) is exactly 1.0 in float64 from t = 53 on, where the fused step skips
+    dividing by its root; 60 steps stay bit-equal."""
+    rng = np.random.default_rng(11)
+    init = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in SHAPES] for _ in range(60)]
+    kw = dict(lr=0.01, betas=(0.5, 0.5))
+    assert (1 - 0.5 ** 53) ** 0.5 == 1.0 and (1 - 0.5 ** 52) ** 0.5 != 1.0
+    want, _, _ = run_plain(plain, kw, init, grads, 1.0)
+    got, _, _ = run_fused(fused, kw, init, grads, 1.0, 1, 4)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a.data, b.data)
