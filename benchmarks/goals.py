@@ -68,7 +68,8 @@ def evaluate_goals(rows: list[dict[str, Any]], threads: int, configs: list[str])
             a, b = _row(rows, cfg, REFERENCE, w), _row(rows, cfg, TWIN, w)
             text = f"{cfg} {w} at {{}} thread(s): time({REFERENCE}) / time({TWIN}) <= {target:.2f}"
             v = time_ratio(a, b) if a and b else None
-            add(text.format(threads), v, target, None if v is None else v <= target)
+            add(text.format(threads), v, target, None if v is None else v <= target,
+                None if v is not None else f"--backends {REFERENCE},{TWIN} --workloads {w}")
             for t in others:
                 add(text.format(t), None, target, None, f"--threads {t}")
     for cfg in PEAK_CONFIGS:
@@ -79,7 +80,8 @@ def evaluate_goals(rows: list[dict[str, Any]], threads: int, configs: list[str])
                 f"float32 matmul peak")
         v = r.get("peak_fraction") if r else None
         pt = peak_target(threads)
-        add(text.format(threads, 100 * pt), v, pt, None if v is None else v >= pt)
+        add(text.format(threads, 100 * pt), v, pt, None if v is None else v >= pt,
+            None if v is not None else f"--backends {REFERENCE} --workloads train_step")
         for t in others:
             add(text.format(t, 100 * peak_target(t)), None, peak_target(t), None, f"--threads {t}")
     cfg, yardstick, target = DECODING
