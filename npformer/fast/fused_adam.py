@@ -12,8 +12,8 @@ the gradient block by the clipping coefficient first (in place: `.grad` ends cli
 clip_grad_norm leaves it). Counting, per block of n elements:
 
     main memory   theta, g, m, v read once; theta, m, v written once, and g too when clipped
-                  (7n or 8n elements moved; the plain step moves about 40n, and the separate
-                  clip pass another 2n)
+                  (7n or 8n elements moved; the plain step moves about 32n, and the separate
+                  clip pass another 2n; a coefficient of exactly 1 is skipped: g * 1 is g)
     in cache      13 elementwise sweeps (Adam), 14 (AdamW: the decay), 15 (Adam with L2 weight
                   decay), one more with amsgrad, one more with a clipping coefficient != 1, one
                   fewer once the second-moment correction 1 - beta2^t rounds to 1 (dividing by 1
