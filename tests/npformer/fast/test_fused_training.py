@@ -50,3 +50,27 @@ def test_make_optimizer_takes_the_thread_count():
     model = build_model(model_config_for(task, d_model=8, num_heads=2, d_ff=8,
                                          num_encoder_layers=1, num_decoder_layers=1), task)
     assert make_optimizer(model, TrainConfig(), threads=3)[0].threads == 3
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_npformer_train_threads_reach_the_optimizer(monkeypatch):
+    """`npformer train --threads 1` gives the fused Adam one worker thread, whatever the default
+    (here 2, from OMP_NUM_THREADS) would be."""
+    import npformer.training.train as T
+    from npformer.cli.main import main
+
+    seen = {}
+
+    def fake_train(model, task, config, **kw):
+        seen["optimizer"] = kw["optimizer"]
+        raise _Stop
+
+    monkeypatch.setattr(T, "train", fake_train)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    with pytest.raises(_Stop):
+        main(["train", "--steps", "1", "--threads", "1", "--no-progress", "--eval-size", "4",
+              "--d-model", "8", "--heads", "2", "--d-ff", "8", "--layers", "1"])
+    assert isinstance(seen["optimizer"], FusedAdam) and seen["optimizer"].threads == 1
