@@ -1,6 +1,8 @@
 """Backends: one model configuration, run by different implementations, on the same weights and inputs.
 
-  np-f32 / np-f64          npformer (explicit NumPy forward and backward), float32 / float64
+  np-f32 / np-f64          npformer float32 / float64 with the npformer.fast variants training uses
+  np-f32-plain             npformer float32 as a learner reads it: plain Adam, no npformer.fast
+  hf-cpu                   transformers' GPT2LMHeadModel, causal configs (benchmarks/hf_backend.py)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
   tf-cpu-explicit          the same with the explicit attention path (matmul, softmax, matmul)
   tf-cpu-compile           torchformer under torch.compile (default inductor backend); a failure is
@@ -38,6 +40,7 @@ class Backend:
     autocast: str | None = None     # "bfloat16" or None
     attention: str = "sdpa"         # "sdpa" or "explicit" (torchformer only)
     note: str = ""
+    fast: bool = True               # npformer: the npformer.fast variants training uses
 
     @property
     def family(self) -> str:
@@ -63,13 +66,16 @@ class Backend:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "impl": self.impl, "device": self.device, "dtype": self.dtype,
                 "compile": self.compile, "tf32": self.tf32, "autocast": self.autocast,
-                "attention": self.attention, "precision": self.precision, "note": self.note}
+                "attention": self.attention, "precision": self.precision, "note": self.note,
+                "fast": self.fast}
 
 
 _B = Backend
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
     _B("np-f32", "npformer"),
     _B("np-f64", "npformer", dtype="float64"),
+    _B("np-f32-plain", "npformer", fast=False, note="npformer.optim.Adam, no npformer.fast"),
+    _B("hf-cpu", "transformers", note="transformers GPT2LMHeadModel (causal configs)"),
     _B("tf-cpu", "torchformer"),
     _B("tf-cpu-explicit", "torchformer", attention="explicit"),
     _B("tf-cpu-compile", "torchformer", compile=True),
@@ -85,7 +91,7 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     _B("nn-cuda-tf32", "torch.nn", device="cuda", tf32=True),
     _B("nn-cuda-bf16", "torch.nn", device="cuda", autocast="bfloat16"),
 )}
-CPU_DEFAULT = ("np-f32", "np-f64", "tf-cpu", "tf-cpu-compile", "nn-cpu")
+CPU_DEFAULT = ("np-f32", "np-f32-plain", "np-f64", "tf-cpu", "tf-cpu-compile", "nn-cpu")
 CPU_QUICK = ("np-f32", "np-f64", "tf-cpu", "nn-cpu")
 CUDA_DEFAULT = tuple(n for n, b in BACKENDS.items() if b.cuda)
 CUDA_QUICK = ("tf-cuda-fp32", "tf-cuda-tf32", "tf-cuda-bf16", "tf-cuda-bf16-explicit", "nn-cuda-bf16")
@@ -163,17 +169,24 @@ class Session:
 
 
 class NumpySession(Session):
-    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
-        from npformer.fast.adam import BlockedAdam as Adam
-        from npformer.fast.linear import use_few_rows_linear
+    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs,
+                 threads: int | None = None):
         from npformer.layers.loss import CrossEntropyLoss
 
         self.bc, self.backend, self.inputs = bc, backend, inputs
         tcfg = bc.transformer_config(backend.dtype)
-        self.model = use_few_rows_linear(_np_model(bc.model, tcfg))      # speed variants, as training
+        self.model = _np_model(bc.model, tcfg)
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
-        self.opt = Adam(self.model.named_parameters(), lr=1e-4)
+        if backend.fast:                                  # the speed variants, as training picks them
+            from npformer.fast.fused_adam import FusedAdam
+            from npformer.fast.linear import use_few_rows_linear
+            use_few_rows_linear(self.model)
+            self.opt = FusedAdam(self.model.named_parameters(), lr=1e-4, threads=threads)
+            self.opt.adopt_gradients(True)
+        else:
+            from npformer.optim import Adam
+            self.opt = Adam(self.model.named_parameters(), lr=1e-4)
 
     def _logits(self, ids_a, ids_b=None):
         if self.bc.model == "seq2seq":
@@ -376,7 +389,10 @@ def _tf_model(model: str, tcfg, dev):
 
 def make_session(bc, backend: Backend, master_state: dict, inputs: Inputs, threads: int) -> Session:
     if backend.family == "numpy":
-        return NumpySession(bc, backend, master_state, inputs)
+        return NumpySession(bc, backend, master_state, inputs, threads)
+    if backend.impl == "transformers":
+        from benchmarks.hf_backend import HFSession
+        return HFSession(bc, backend, master_state, inputs, threads)
     return TorchSession(bc, backend, master_state, inputs, threads)
 
 

@@ -4,10 +4,16 @@
                          GPT-2 small (gpt2s-cpu), <= 1.3 for the small configuration
   npformer's efficiency  np-f32 GFLOP/s >= 60 % of the measured float32 matmul peak on the base and
                          GPT-2 small training steps at 1 thread, >= 50 % at 2 threads (and more)
+  decoding               time(np-f32 generate) / time(hf-cpu generate) <= 1 on gpt2s-cpu: greedy
+                         decoding with the KV cache at least level with transformers.generate
+  memory                 peak bytes of np-f32's train_step (the npformer.fast variants) at most 1.2x
+                         those of np-f32-plain (the plain code) in the same run
   twin vs stock          time(torchformer) / time(torch.nn) <= 1 wherever both ran
 
 They are stated for each configuration's own shape, in one interleaved run at a fixed thread count:
-a goal measured at an overridden shape, without --interleave, or on a loaded machine says so.
+a goal measured at an overridden shape, without --interleave, or on a loaded machine says so. A run
+has one thread count, so the goals of the other (1 or 2) are listed as not measured, with the flag
+that measures them.
 """
 from __future__ import annotations
 
@@ -19,6 +25,9 @@ REFERENCE, TWIN = "np-f32", "tf-cpu"
 RATIO_TARGETS = {"base": 1.10, "gpt2s-cpu": 1.10, "small": 1.3}
 RATIO_WORKLOADS = ("forward", "train_step")
 PEAK_CONFIGS = ("base", "gpt2s-cpu")
+GOAL_THREADS = (1, 2)
+DECODING = ("gpt2s-cpu", "hf-cpu", 1.0)            # config, yardstick backend, target ratio
+PLAIN, MEMORY_TARGET = "np-f32-plain", 1.2
 TWIN_VS_STOCK = (("tf-cpu", "nn-cpu"), ("tf-cuda-tf32", "nn-cuda-tf32"),
                  ("tf-cuda-bf16", "nn-cuda-bf16"))
 
@@ -48,25 +57,49 @@ def evaluate_goals(rows: list[dict[str, Any]], threads: int, configs: list[str])
     workload were not part of the run is listed with value None ("not measured")."""
     goals: list[dict[str, Any]] = []
 
-    def add(text, value, target, met):
-        goals.append({"goal": text, "value": value, "target": target, "met": met})
+    def add(text, value, target, met, needs=None):
+        goals.append({"goal": text, "value": value, "target": target, "met": met, "needs": needs})
 
+    others = [t for t in GOAL_THREADS if t != threads]
     for cfg, target in RATIO_TARGETS.items():
         if cfg not in configs:
             continue
         for w in RATIO_WORKLOADS:
             a, b = _row(rows, cfg, REFERENCE, w), _row(rows, cfg, TWIN, w)
-            text = f"{cfg} {w} at {threads} thread(s): time({REFERENCE}) / time({TWIN}) <= {target:.2f}"
+            text = f"{cfg} {w} at {{}} thread(s): time({REFERENCE}) / time({TWIN}) <= {target:.2f}"
             v = time_ratio(a, b) if a and b else None
-            add(text, v, target, None if v is None else v <= target)
-    pt = peak_target(threads)
+            add(text.format(threads), v, target, None if v is None else v <= target,
+                None if v is not None else f"--backends {REFERENCE},{TWIN} --workloads {w}")
+            for t in others:
+                add(text.format(t), None, target, None, f"--threads {t}")
     for cfg in PEAK_CONFIGS:
         if cfg not in configs:
             continue
         r = _row(rows, cfg, REFERENCE, "train_step")
+        text = (f"{cfg} train_step at {{}} thread(s): {REFERENCE} >= {{:.0f}}% of the measured "
+                f"float32 matmul peak")
         v = r.get("peak_fraction") if r else None
-        add(f"{cfg} train_step at {threads} thread(s): {REFERENCE} >= {100 * pt:.0f}% of the measured "
-            f"float32 matmul peak", v, pt, None if v is None else v >= pt)
+        pt = peak_target(threads)
+        add(text.format(threads, 100 * pt), v, pt, None if v is None else v >= pt,
+            None if v is not None else f"--backends {REFERENCE} --workloads train_step")
+        for t in others:
+            add(text.format(t, 100 * peak_target(t)), None, peak_target(t), None, f"--threads {t}")
+    cfg, yardstick, target = DECODING
+    if cfg in configs:
+        a, b = _row(rows, cfg, REFERENCE, "generate"), _row(rows, cfg, yardstick, "generate")
+        v = time_ratio(a, b) if a and b else None
+        add(f"{cfg} generate at {threads} thread(s): time({REFERENCE}) / time({yardstick}, "
+            f"transformers.generate) <= {target:g}", v, target, None if v is None else v <= target,
+            None if v is not None else f"--backends {REFERENCE},{yardstick} --workloads generate")
+    for cfg in configs:                   # every goal config, and any other that ran both
+        a, b = _row(rows, cfg, REFERENCE, "train_step"), _row(rows, cfg, PLAIN, "train_step")
+        if cfg not in RATIO_TARGETS and not (a and b):
+            continue
+        ma, mb = (((r or {}).get("memory") or {}).get("peak_bytes") for r in (a, b))
+        v = ma / mb if ma is not None and mb else None
+        add(f"{cfg} train_step peak memory: {REFERENCE} / {PLAIN} <= {MEMORY_TARGET:g}", v,
+            MEMORY_TARGET, None if v is None else v <= MEMORY_TARGET,
+            None if v is not None else f"--backends {REFERENCE},{PLAIN} (memory on)")
     for twin, stock in TWIN_VS_STOCK:
         for r in rows:
             if r["backend"] != twin or r["status"] != "ok":
@@ -108,7 +141,8 @@ def format_goals(goals: list[dict[str, Any]], notes: list[str] | None = None,
     lines = ["performance goals (measured, not asserted):"]
     for g in goals:
         if g["value"] is None:
-            lines.append(f"  {g['goal']}: not measured in this run")
+            needs = f" (measure with {g['needs']})" if g.get("needs") else ""
+            lines.append(f"  {g['goal']}: not measured in this run{needs}")
             continue
         met = "" if g["met"] is None else ("  met" if g["met"] else "  NOT met")
         met += " (on a LOADED machine)" if loaded and met else ""

@@ -7,9 +7,9 @@ For every configuration and thread count t the backends below are timed in inter
 sample of each per round, order reversed every other round, `benchmarks.timing.time_interleaved`), so
 load that drifts hits them alike; ratios are medians of per-round ratios:
 
-    np-plain   one model, OpenBLAS at t threads, BlockedAdam(threads=t)
+    np-plain   one model, OpenBLAS at t threads, FusedAdam(threads=t)
     np-dp      npformer.training.parallel.DataParallel with t replicas (t threads), OpenBLAS at 1 thread each,
-               BlockedAdam(threads=t); only t >= 2 (t = 1 is np-plain)
+               FusedAdam(threads=t); only t >= 2 (t = 1 is np-plain)
     tf-cpu     torchformer, torch.set_num_threads(t), torch.optim.Adam
 
 Thread counts are process-wide settings (OpenBLAS's count, torch's intra-op count); every timed
@@ -68,7 +68,7 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     """{backend: {workload: fn}} for np-plain (and np-dp when t >= 2)."""
     from benchmarks.backends import _np_model
     from npformer.data.tasks import Seq2SeqBatch
-    from npformer.fast.adam import BlockedAdam as Adam
+    from npformer.fast.fused_adam import FusedAdam as Adam
     from npformer.layers.loss import CrossEntropyLoss
     from npformer.training.parallel import DataParallel
 

@@ -118,6 +118,8 @@ def cmd_train(args) -> int:
         return backends.module("torch", "distributed").launch_from_cli(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config
+    if args.backend == "numpy" and hasattr(state.optimizer, "threads"):
+        state.optimizer.threads = args.threads            # the fused Adam's worker threads
     T = backends.module(args.backend, "train")
     where = f"torchformer on {model.device}" if args.backend == "torch" else "npformer (NumPy)"
     heldout = task.heldout(tc.eval_size)

@@ -4,7 +4,7 @@ The update is elementwise, so it can run on any split of the arrays: each block 
 parameter, its gradient and its moments gets npformer.optim.adam.adam_update's operations in the same
 order, in place on one scratch array (no temporary per operation). The results are bit-equal to the
 plain Adam (tests/npformer/fast/test_fast_adam.py), whatever
-the block size and the number of threads. Training (npformer.training.train.make_optimizer) uses it.
+the block size and the number of threads. Training uses its successor, npformer.fast.fused_adam.
 """
 from __future__ import annotations
 

@@ -167,15 +167,16 @@ def grad_norm(params) -> float:
     return float(math.sqrt(sum(float(np.vdot(p.grad, p.grad)) for _, p in params)))
 
 
-def make_optimizer(model, config: TrainConfig):
+def make_optimizer(model, config: TrainConfig, threads: int | None = None):
     """Adam(betas, eps, weight_decay) with the warm-up schedule; returns (optimizer, schedule).
 
-    The Adam is npformer.fast.adam.BlockedAdam: the plain Adam's results, in cache blocks on the
-    BLAS's number of threads."""
-    from npformer.fast.adam import BlockedAdam
+    The Adam is npformer.fast.fused_adam.FusedAdam: the plain Adam's results (clipping fused into its
+    one pass over memory), on `threads` worker threads (None: the BLAS limit; `npformer train` sets
+    its --threads)."""
+    from npformer.fast.fused_adam import FusedAdam
     from npformer.optim import WarmupSchedule
-    opt = BlockedAdam(model.named_parameters(), lr=1.0, betas=config.betas, eps=config.eps,
-                      weight_decay=config.weight_decay)
+    opt = FusedAdam(model.named_parameters(), lr=1.0, betas=config.betas, eps=config.eps,
+                    weight_decay=config.weight_decay, threads=threads)
     d = model.config.d_model
     sched = WarmupSchedule(opt, d, config.warmup, peak_factor(config.lr, d, config.warmup))
     return opt, sched
@@ -205,6 +206,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
+    if hasattr(optimizer, "adopt_gradients"):      # no .grad copy pass, except under a reduce
+        optimizer.adopt_gradients(replicas == 1)
     from npformer.training.parallel import make_step_fn
     step_fn = make_step_fn(model, loss_fn, replicas)       # forward + loss + backward (plain or DP)
     stream: Iterator = iter(batches) if batches is not None else \
@@ -221,12 +224,15 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
 
 class NumpyStep:
     """One training step of an npformer model (see npformer.training.loop): `step_fn` (plain or
-    data-parallel) fills the gradients; clipping, Adam and the warm-up schedule follow."""
+    data-parallel) fills the gradients; clipping, Adam and the warm-up schedule follow. With a
+    FusedAdam, clip() only measures the norm and the optimizer's pass applies the scaling."""
 
     def __init__(self, model, optimizer, schedule, step_fn, clip_norm: float | None):
         self.optimizer, self.schedule, self.step_fn = optimizer, schedule, step_fn
         self.params = list(model.named_parameters())
         self.clip_norm = clip_norm
+        self.fused = hasattr(optimizer, "adopt_gradients")    # step(grad_scale=) takes the clip
+        self._scale: float | None = None
 
     def lr(self) -> float:
         return self.optimizer.lr
@@ -235,12 +241,20 @@ class NumpyStep:
         return self.step_fn(batch)
 
     def clip(self) -> float:
+        if self.fused and self.clip_norm:
+            from npformer.fast.fused_adam import clip_coefficient
+            norm, self._scale = clip_coefficient(self.params, self.clip_norm)
+            return norm
         from npformer.optim import clip_grad_norm
         return clip_grad_norm(self.params, self.clip_norm) if self.clip_norm else \
             grad_norm(self.params)
 
     def update(self) -> None:
-        self.optimizer.step()
+        if self._scale is not None:
+            self.optimizer.step(grad_scale=self._scale)
+            self._scale = None
+        else:
+            self.optimizer.step()
         if self.schedule is not None:
             self.schedule.step()
 

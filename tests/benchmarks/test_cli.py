@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 
 from benchmarks.cli import main  # noqa: E402
 
-BACKENDS = ["np-f32", "np-f64", "tf-cpu", "nn-cpu"]
+BACKENDS = ["np-f32", "np-f32-plain", "np-f64", "tf-cpu", "nn-cpu"]
 WORKLOADS = ["forward", "fwd_bwd", "train_step", "generate"]
 
 
@@ -110,6 +110,19 @@ def test_all_backends_compute_the_same_model(run):
         # 9e-7); a wrong weight mapping or mask gives errors of order 1
         tol = 1e-12 if r["backend"] == "np-f64" else 1e-5
         assert chk["rel"] <= tol, (r["backend"], chk)
+
+
+def test_memory_goal_measured_against_the_plain_path(run):
+    """np-f32 (npformer.fast: FusedAdam, adopted gradients) beside np-f32-plain: the memory goal gets
+    a value, and the two compute the same step (same logits check, same FLOPs)."""
+    doc, _ = run
+    (g,) = [g for g in doc["goals"] if "peak memory" in g["goal"]]
+    step = {r["backend"]: r for r in doc["results"] if r["workload"] == "train_step"}
+    want = step["np-f32"]["memory"]["peak_bytes"] / step["np-f32-plain"]["memory"]["peak_bytes"]
+    assert g["value"] == pytest.approx(want) and g["target"] == 1.2 and g["met"] is (want <= 1.2)
+    assert step["np-f32"]["flops"] == step["np-f32-plain"]["flops"]
+    backends = {b["name"]: b for b in doc["backends"]}
+    assert backends["np-f32"]["fast"] is True and backends["np-f32-plain"]["fast"] is False
 
 
 def test_generation_flops_follow_the_cache_used(run):
