@@ -92,7 +92,8 @@ def attention_plots(model, task, examples, out_dir, kinds=None, layers=None, hea
     toks = toks[:-1] if toks.size and toks[-1] == EOS else toks
     tgt = np.concatenate([[BOS], toks])[None, : model.config.max_len].astype(np.int64)  # (1, T)
     return plots.save_attention_maps(model, batch.src, tgt, task.vocab, out_dir, kinds=kinds,
-                                     layers=layers, heads=heads)
+                                     layers=layers, heads=heads,
+                                     tgt_vocab=getattr(task, "target_vocab", None))
 
 
 def lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads) -> list[str]:

@@ -84,6 +84,8 @@ def _save(args, state, ev, train_s: float) -> None:
                             "train_seconds": train_s}}
     if hasattr(ev, "bits_per_char"):                      # a text corpus (npformer.data.text_lm)
         metadata["metrics"].update(perplexity=ev.perplexity, bits_per_char=ev.bits_per_char)
+    if hasattr(ev, "metrics"):                            # BLEU/chrF, or accuracy and macro F1
+        metadata["metrics"].update(ev.metrics())
     try:
         path = save_training_state(args.save, state, metadata=metadata)
     except OSError as e:

@@ -8,11 +8,14 @@ from npformer.data.lm_data import ArithmeticTask
 from npformer.data.mlm_data import MirrorTask
 from npformer.data.tasks import Task
 from npformer.data.text_lm import TextLMTask
+from npformer.data.text_tasks import ClassifyTask, TranslateTask
 
 _LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
               "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
 
 _TEXT_FIELDS = ("tokenizer", "context", "sha256", "val_fraction", "seed")
+_ROW_TASKS = {"translate": (TranslateTask, _TEXT_FIELDS + ("target_tokenizer",)),
+              "classify": (ClassifyTask, _TEXT_FIELDS + ("labels",))}
 
 
 def is_lm_task(task) -> bool:
@@ -27,6 +30,12 @@ def make_any_task(**fields):
     if name == "lm" and fields.get("data") is not None:             # a text corpus (text_lm)
         keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS and v is not None}
         return TextLMTask(files=fields["data"], **keep)
+    if name in _ROW_TASKS:                                          # your own rows (text_tasks)
+        cls, names = _ROW_TASKS[name]
+        if fields.get("data") is None:
+            raise ValueError(f"--task {name}: trains on your own text; give --data FILE")
+        keep = {k: v for k, v in fields.items() if k in names and v is not None}
+        return cls(fields["data"], **keep)
     if name in _LM_FIELDS:
         if name == "mlm" and fields.get("max_number") is not None:
             raise ValueError("--max-number: only for --task lm, got it with --task mlm")

@@ -231,7 +231,7 @@ def _labels(vocab, ids: np.ndarray) -> list[str]:
 def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, out_dir: str, *,
                         kinds: Sequence[str] = ATTENTION_KINDS, layers: Sequence[int] | None = None,
                         heads: Sequence[int] | None = None, example: int = 0,
-                        prefix: str = "attn") -> list[str]:
+                        prefix: str = "attn", tgt_vocab=None) -> list[str]:
     """Run `model` once in eval mode and save heat maps of the chosen attentions; returns the paths.
 
     model   npformer Transformer (src (B,S), tgt_in (B,T)), EncoderClassifier (src) or CausalLM
@@ -240,6 +240,7 @@ def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, o
     layers  layer indices (None: all); heads: head indices (None: all heads in one figure per layer,
             else one figure per head)
     example which row of the batch to draw; padding positions are cut off the axes
+    tgt_vocab labels the target side when it has its own vocabulary (None: `vocab`)
     Files: {out_dir}/{prefix}_{kind}_layer{l}.png or ..._layer{l}_head{h}.png
     """
     for k in kinds:
@@ -262,13 +263,13 @@ def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, o
     weights = collect_attention(model)
     pad = getattr(model.config, "pad_id", None) if hasattr(model, "config") else None
 
-    def cut(ids):
+    def cut(ids, v):
         ids = np.asarray(ids)[example]                                       # (T,)
         n = int((ids != pad).sum()) if pad is not None else ids.shape[0]
-        return n, _labels(vocab, ids[:n])
+        return n, _labels(v, ids[:n])
 
-    src_n, src_lab = cut(src) if src is not None else (0, [])
-    tgt_n, tgt_lab = cut(tgt) if tgt is not None else (0, [])
+    src_n, src_lab = cut(src, vocab) if src is not None else (0, [])
+    tgt_n, tgt_lab = cut(tgt, tgt_vocab or vocab) if tgt is not None else (0, [])
     if name == "CausalLM":
         axes = {"decoder": (tgt_n, tgt_lab, tgt_n, tgt_lab)} if tgt is not None else \
             {"decoder": (src_n, src_lab, src_n, src_lab)}
