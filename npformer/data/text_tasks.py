@@ -252,8 +252,13 @@ class TranslateTask(_RowsTask):
                  if self.shared_vocab else
                  f"{self.tokenizer.kind} vocabularies: source {self.vocab_size}, target "
                  f"{self.target_tokenizer.vocab_size}")
+        tr, va = self.sets()
+        seen = {a for a, _ in self.texts(tr)}
+        again = sum(a in seen for a, _ in self.texts(va))
+        dup = (f"  {again:,} held-out sources also occur in the training rows (the file repeats "
+               f"them; the held-out scores count them)") if again else ""
         return (f"task=translate on {self._where()}: {self._sizes_text()} pairs; {vocab}; "
-                f"context {self.context}" + (f"\n{out}" if out else ""))
+                f"context {self.context}" + "".join(f"\n{n}" for n in (out, dup) if n))
 
     def _fits_all(self) -> np.ndarray:
         self.sets()
