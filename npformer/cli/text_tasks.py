@@ -69,7 +69,7 @@ def classify_texts(args, model, task) -> int:
     if decoding:                                                  # never silently ignored
         raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one label per input; it "
                        f"decodes no tokens (drop {', '.join(decoding)})")
-    src = task.encode_texts(list(args.inputs)).collate().src                        # (N, S)
+    src = task.examples_from_text(list(args.inputs)).collate().src                        # (N, S)
     z = np.asarray(to_numpy(model(as_backend(src, model, args))), dtype=np.float64)  # (N, C)
     p = np.exp(z - z.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)                                               # (N, C)

@@ -1,7 +1,7 @@
-"""Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks) and the
+"""Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks), the
 language-model tasks (npformer.data.lm_data, npformer.data.mlm_data, and npformer.data.text_lm on
-a text corpus), built from a checkpoint's
-metadata or the command line's fields."""
+a text corpus) and translation and classification on your own rows (npformer.data.text_tasks),
+built from a checkpoint's metadata or the command line's fields."""
 from __future__ import annotations
 
 from npformer.data.lm_data import ArithmeticTask

@@ -239,6 +239,18 @@ class TranslateTask(_RowsTask):
         (s, sl), (t, tl) = _pad(src), _pad(tgt)
         return TextExamples(s, sl, t, tl, None, np.arange(len(rows)))
 
+    def examples_from_text(self, texts: list[str]) -> TextExamples:
+        """Examples of user sources (plots, generate) with empty targets; a source longer than
+        the context raises ValueError naming it."""
+        ids = [self.tokenizer.encode(t) for t in texts]
+        for t, r in zip(texts, ids):
+            if not 1 <= len(r) <= self.context - 1:
+                raise ValueError(f"input {t[:40]!r}: {len(r)} {self.tokenizer.kind} tokens; the "
+                                 f"model reads 1 to {self.context - 1} (its --context, with EOS)")
+        s, sl = _pad(ids)
+        empty = np.zeros((len(ids), 1), np.int32)
+        return TextExamples(s, sl, empty, np.zeros(len(ids), np.int64), None, np.arange(len(ids)))
+
     def texts(self, ex: TextExamples) -> list[tuple[str, str]]:
         """(source, target) strings of `ex`'s rows, as the file has them."""
         rows = self.rows().rows
@@ -304,8 +316,8 @@ class ClassifyTask(_RowsTask):
         labels = np.asarray([index[lab] for _, _, lab in rows], dtype=np.int64)
         return TextExamples(s, sl, None, None, labels, np.arange(len(rows)))
 
-    def encode_texts(self, texts: list[str]) -> TextExamples:
-        """Examples of user texts (for generate), cut to the context; label ids 0."""
+    def examples_from_text(self, texts: list[str]) -> TextExamples:
+        """Examples of user texts (plots, generate), cut to the context; label ids 0."""
         limit = self.context - 2
         s, sl = _pad([self.tokenizer.encode(t)[:limit] for t in texts])
         return TextExamples(s, sl, None, None, np.zeros(len(texts), np.int64), np.arange(len(texts)))
