@@ -16,7 +16,7 @@ from npformer.cli.argtypes import (
 )
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
-from npformer.cli.text import add_text_args, forbid_abbreviations
+from npformer.cli.text import add_test_data_arg, add_text_args, forbid_abbreviations
 
 __all__ = ["build_parser"]
 
@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the checkpoint; the options below override parts of it.")
     p.add_argument("checkpoint", help="checkpoint file (.npz)")
     add_task_args(p, defaults=False)
+    add_test_data_arg(p)
     add_backend_args(p, dtype_default=None)
     p.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
                    help="held-out sequences (default: %(default)s)")

@@ -15,8 +15,8 @@ import numpy as np
 from npformer.cli.argtypes import float_in, int_at_least
 from npformer.cli.errors import CliError
 
-__all__ = ["add_text_args", "check_text_args", "text_task_from", "refuse_text_on_resume",
-           "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
+__all__ = ["add_text_args", "add_test_data_arg", "test_data_task", "check_text_args",
+           "text_task_from", "refuse_text_on_resume", "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
 
 # dest -> option string: the text options, each fixed by a checkpoint on --resume
 TEXT_OPTIONS = {"data": "--data", "tokenizer": "--tokenizer", "vocab_size": "--vocab-size",
@@ -57,6 +57,24 @@ def add_text_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--shared-vocab", action="store_true", default=None,
                    help="--task translate: one tokenizer for source and target, trained on both, "
                         "and one shared embedding matrix (default: one tokenizer per side)")
+
+
+def add_test_data_arg(p: argparse.ArgumentParser) -> None:
+    """`evaluate`'s --data: a test file for a translate or classify checkpoint."""
+    p.add_argument("--data", nargs="+", metavar="PATH", default=None,
+                   help="translate / classify checkpoints: score every row of these files (a "
+                        "test set, same layout as training's) instead of the held-out rows")
+
+
+def test_data_task(args, task):
+    """The checkpoint's task on `evaluate --data FILE` (its tokenizers and labels), or `task`."""
+    if getattr(args, "data", None) is None:
+        return task
+    if not hasattr(task, "on_file"):
+        raise CliError(f"--data: a test file is for translate and classify checkpoints; "
+                       f"{args.checkpoint} holds the {task.name} task (its held-out data is "
+                       f"the checkpoint's own)")
+    return task.on_file(args.data)
 
 
 def check_text_args(args) -> None:

@@ -22,6 +22,7 @@ the map is part of the metadata.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 from typing import NamedTuple
 
@@ -124,6 +125,15 @@ class _RowsTask:
         self.tokenizer = tokenizer_from_dict(tokenizer) if isinstance(tokenizer, dict) else tokenizer
         self.sha256 = sha256 if sha256 is not None else (_digest(rows) if rows else None)
         self._rows, self._sets = rows, None
+        self.test_only = False
+
+    def on_file(self, paths) -> _RowsTask:
+        """This task (model, tokenizers, labels) on another file whose rows are all held out: a
+        test set (`npformer evaluate CKPT --data FILE`)."""
+        other = copy.copy(self)
+        other.files = [paths] if isinstance(paths, str) else [str(p) for p in paths]
+        other._rows, other._sets, other.sha256, other.test_only = None, None, None, True
+        return other
 
     @property
     def vocab(self) -> TextVocab:
@@ -160,14 +170,15 @@ class _RowsTask:
         """(training, held-out) examples, encoded once."""
         if self._sets is None:
             rows = self.rows().rows
-            tr, va = split_rows(len(rows), self.val_fraction, self.seed)
+            tr, va = (np.arange(0), np.arange(len(rows))) if self.test_only else \
+                split_rows(len(rows), self.val_fraction, self.seed)
             ex = self._encode(rows)
             self._sets = (self._keep(ex, tr, "training"), self._keep(ex, va, "held-out"))
         return self._sets
 
     def _keep(self, ex: TextExamples, idx: np.ndarray, what: str) -> TextExamples:
         idx = idx[self._fits[idx]]
-        if idx.size == 0:
+        if idx.size == 0 and not (self.test_only and what == "training"):
             raise TextFileError(self._where(), f"no {what} row fits --context {self.context} "
                                                f"tokens; use a larger --context")
         return ex.take(idx)
@@ -191,11 +202,13 @@ class _RowsTask:
                     tokenizer=self.tokenizer.to_dict(), context=self.context,
                     val_fraction=self.val_fraction, seed=self.seed)
 
-    def _sizes_text(self) -> str:
+    def _sizes_text(self, noun: str) -> str:
         tr, va = self.sets()
         rows = self.rows()
         blank = f", {rows.blank} blank lines skipped" if rows.blank else ""
-        return f"{len(rows):,} rows{blank}; {len(tr):,} training / {len(va):,} held-out"
+        if self.test_only:
+            return f"{len(rows):,} {noun}{blank}, every one held out (a test file)"
+        return f"{len(rows):,} rows{blank}; {len(tr):,} training / {len(va):,} held-out {noun}"
 
 
 def _digest(rows: Rows) -> str:
@@ -269,7 +282,7 @@ class TranslateTask(_RowsTask):
         again = sum(a in seen for a, _ in self.texts(va))
         dup = (f"  {again:,} held-out sources also occur in the training rows (the file repeats "
                f"them; the held-out scores count them)") if again else ""
-        return (f"task=translate on {self._where()}: {self._sizes_text()} pairs; {vocab}; "
+        return (f"task=translate on {self._where()}: {self._sizes_text('pairs')}; {vocab}; "
                 f"context {self.context}" + "".join(f"\n{n}" for n in (out, dup) if n))
 
     def _fits_all(self) -> np.ndarray:
@@ -326,12 +339,16 @@ class ClassifyTask(_RowsTask):
         rows = self.rows().rows
         return [(rows[i][1], rows[i][2]) for i in ex.index]
 
+    def reference_rows(self) -> TextExamples:
+        """The rows whose majority label is the baseline: the training rows (a test file: its own)."""
+        tr, va = self.sets()
+        return va if self.test_only else tr
+
     def class_counts(self, ex: TextExamples) -> np.ndarray:
         return np.bincount(ex.labels, minlength=self.num_classes)
 
     def describe(self) -> str:
-        tr, _ = self.sets()
-        counts = self.class_counts(tr)
+        counts = self.class_counts(self.reference_rows())
         share = counts / counts.sum()
         top = int(share.argmax())
         labels = ", ".join(f"{lab} {c:,}" for lab, c in zip(self.labels, counts))
@@ -342,8 +359,9 @@ class ClassifyTask(_RowsTask):
         if share[top] >= 0.8:
             notes.append(f"  imbalanced: {100 * share[top]:.1f}% of the training rows are "
                          f"{self.labels[top]!r}; accuracy alone says little, read the macro F1")
-        return (f"task=classify on {self._where()}: {self._sizes_text()} texts; "
-                f"{self.num_classes} labels (training rows: {labels}; majority-class rate "
+        return (f"task=classify on {self._where()}: {self._sizes_text('texts')}; "
+                f"{self.num_classes} labels ({'' if self.test_only else 'training '}rows: {labels}; "
+                f"majority-class rate "
                 f"{100 * share[top]:.1f}%); {self.tokenizer.kind} vocabulary of {self.vocab_size}; "
                 f"context {self.context}" + "".join("\n" + n for n in notes))
 

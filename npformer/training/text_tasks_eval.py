@@ -174,7 +174,7 @@ def evaluate_classification(model, task, examples=None, *, batch_size: int = 64,
     pred = z.argmax(axis=1)                                                         # (N,)
     confusion, precision, recall, f1 = classification_report(true, pred, task.num_classes)
     acc = float((pred == true).mean())
-    train_counts = task.class_counts(task.sets()[0])
+    train_counts = task.class_counts(task.reference_rows())
     majority = float((true == int(train_counts.argmax())).mean())   # the training majority's rate
     shown = [(t, lab, task.labels[int(p)])
              for (t, lab), p in zip(task.texts(examples)[:num_shown], pred)]

@@ -101,6 +101,35 @@ def test_evaluate_scores_the_held_out_pairs_in_both_backends(translator, capsys)
     assert bleu[0] > 40 and abs(bleu[0] - bleu[1]) < 5, lines
 
 
+def test_evaluate_scores_every_row_of_a_separate_test_file(translator, tmp_path, capsys):
+    test = tmp_path / "test.tsv"
+    test.write_text("\n".join(translation_lines(60, seed=7)) + "\n")
+    capsys.readouterr()
+    assert main(["evaluate", translator, "--data", str(test), "--examples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "60 pairs, every one held out (a test file)" in out and "(60 held-out pairs" in out
+    assert float(out.split("BLEU ")[1].split()[0]) > 40
+
+
+def test_a_test_file_with_a_label_the_checkpoint_lacks_is_refused_by_line(labelled, tmp_path,
+                                                                          capsys):
+    save = str(tmp_path / "c.npz")
+    assert main(["train", "--task", "classify", "--data", labelled, *SMALL, "--steps", "1",
+                 "--context", "64", "--examples", "0", "--save", save]) == 0
+    test = tmp_path / "test.tsv"
+    test.write_text("the goal\tsport\nsome rain\tclimate\n")
+    capsys.readouterr()
+    assert main(["evaluate", save, "--data", str(test)]) == 2
+    err = capsys.readouterr().err
+    assert f"--data {test}: line 2: label 'climate' is not one of the checkpoint's" in err
+
+
+def test_evaluate_refuses_another_task_for_a_text_checkpoint(translator, capsys):
+    assert main(["evaluate", translator, "--task", "classify"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--task classify: " in err[0] and "--task translate" in err[0], err
+
+
 def test_a_resumed_translation_run_equals_one_run(pairs, tmp_path):
     args = ["--task", "translate", "--data", pairs, *SMALL, "--context", "48", "--examples", "0"]
     one, half, rest = (str(tmp_path / f"{n}.npz") for n in ("one", "half", "rest"))
