@@ -79,7 +79,7 @@ def test_data_task(args, task):
 
 def check_text_args(args) -> None:
     """--data goes with --task lm, translate or classify (the last two need it); the other text
-    options go with --data; --nproc > 1 is refused for every text task, before any launch."""
+    options go with --data."""
     from npformer.data.text_tasks import ROW_TASKS
     if getattr(args, "resume", None):
         return
@@ -111,10 +111,7 @@ def check_text_args(args) -> None:
             import sacrebleu  # noqa: F401 - the held-out BLEU at the end of the run
         except ImportError:
             raise CliError(f"--task translate: {SACREBLEU_HINT}") from None
-    if getattr(args, "nproc", 1) > 1:                 # the DDP worker builds synthetic tasks only
-        raise CliError(f"--nproc {args.nproc}: training on your own text (--data) with several "
-                       f"processes is not supported yet; use --nproc 1 (--threads N for more "
-                       f"cores)")
+
 
 
 def refuse_text_on_resume(args) -> None:
@@ -127,24 +124,12 @@ def refuse_text_on_resume(args) -> None:
 
 
 def text_task_from(args):
-    """The TextLMTask of --data (files read and checked, tokenizer trained)."""
-    from npformer.data.text_lm import (
-        DEFAULT_CONTEXT,
-        DEFAULT_VAL_FRACTION,
-        build_text_task,
-    )
-    from npformer.data.text_tasks import build_classify_task, build_translate_task
-    common = dict(tokenizer=args.tokenizer or "char", vocab_size=args.vocab_size,
-                  context=args.context or DEFAULT_CONTEXT,
-                  val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION, seed=args.seed)
-    if args.task == "translate":
-        return build_translate_task(args.data, shared_vocab=bool(args.shared_vocab), **common)
-    if args.task == "classify":
-        return build_classify_task(args.data, **common)
-    return build_text_task(args.data, tokenizer=args.tokenizer or "char",
-                           vocab_size=args.vocab_size,
-                           context=args.context or DEFAULT_CONTEXT,
-                           val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION, seed=args.seed)
+    """The task of --data (files read and checked, tokenizer(s) trained)."""
+    from npformer.data.registry import build_text_task_from_files
+    return build_text_task_from_files(args.task, args.data, tokenizer=args.tokenizer,
+                                      vocab_size=args.vocab_size, context=args.context,
+                                      val_fraction=args.val_fraction,
+                                      shared_vocab=bool(args.shared_vocab), seed=args.seed)
 
 
 def generate_text(args, model, task, gen, sampler) -> int:

@@ -45,7 +45,8 @@ def translate_texts(args, model, task, gen) -> int:
     for i, r in enumerate(rows):
         src[i, : len(r)] = r
     x = as_backend(src, model, args)
-    common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache)
+    common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache,
+                  suppress_ids=task.suppress_ids)
     if args.beam > 1:
         out = gen.beam_search(model, x, beam_size=args.beam, length_penalty_alpha=args.alpha,
                               **common)

@@ -113,6 +113,8 @@ def cmd_train(args) -> int:
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
         check_nproc(args)
+        if getattr(args, "data", None):                   # bad files: one line, before any worker
+            text_task_from(args)
         return backends.module("torch", "distributed").launch_from_cli(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config

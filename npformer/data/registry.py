@@ -49,3 +49,25 @@ def make_any_task(**fields):
                          f"--task {name}")
     fields.pop("max_number", None)
     return Task(**fields)
+
+
+def build_text_task_from_files(name: str, data, *, tokenizer: str | None = None,
+                               vocab_size: int | None = None, context: int | None = None,
+                               val_fraction: float | None = None, shared_vocab: bool = False,
+                               seed: int = 0):
+    """The task of `npformer train --task NAME --data FILES ...` (lm, translate or classify): the
+    files read and checked, the tokenizer(s) trained; what the command line and every DDP worker
+    build (the same files and options give the same task)."""
+    from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, build_text_task
+    from npformer.data.text_tasks import build_classify_task, build_translate_task
+    common = dict(tokenizer=tokenizer or "char", vocab_size=vocab_size,
+                  context=context or DEFAULT_CONTEXT,
+                  val_fraction=val_fraction or DEFAULT_VAL_FRACTION, seed=seed)
+    if name == "translate":
+        return build_translate_task(data, shared_vocab=bool(shared_vocab), **common)
+    if name == "classify":
+        return build_classify_task(data, **common)
+    if name != "lm":
+        raise ValueError(f"--data: your own text trains --task lm, translate or classify; got "
+                         f"--task {name}")
+    return build_text_task(data, **common)

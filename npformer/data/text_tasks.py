@@ -33,7 +33,8 @@ from npformer.data.text_files import TextFileError
 from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab
 from npformer.data.text_rows import Rows, read_labelled, read_pairs
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
-from npformer.data.vocab import EOS
+from npformer.data.tokenizers.char import UNK
+from npformer.data.vocab import BOS, EOS, PAD
 
 __all__ = ["TextExamples", "TranslateTask", "ClassifyTask", "build_translate_task",
            "build_classify_task", "ROW_TASKS", "split_rows", "train_tokenizer", "cut_at_eos"]
@@ -236,6 +237,12 @@ class TranslateTask(_RowsTask):
     @property
     def target_vocab(self) -> TextVocab:
         return TextVocab(self.target_tokenizer or self.tokenizer)
+
+    @property
+    def suppress_ids(self) -> list[int]:
+        """Target ids a translation never generates: PAD, BOS (and the char tokenizer's UNK)."""
+        kind = (self.target_tokenizer or self.tokenizer).kind
+        return [PAD, BOS] + ([UNK] if kind == "char" else [])
 
     def config_fields(self) -> dict:
         """TransformerConfig fields beyond vocab_size (npformer.training.train.model_config_for)."""

@@ -12,8 +12,9 @@ Classification (an EncoderClassifier), on the held-out texts:
     the confusion matrix (rows: true label, columns: predicted) and the majority-class rate.
 
 The twin supplies the model calls: `scores(batch) -> (nats, correct, counted)` and
-`decode(src (B, S)) -> (B, N) ids` for translation, `logits(batch) -> (B, C)` for
-classification; the defaults below are npformer's, torchformer.training.text_eval gives torch's.
+`decode(src (B, S), max_new_tokens) -> (B, N) ids` (greedy, never task.suppress_ids) for
+translation, `logits(batch) -> (B, C)` for classification; the defaults below are npformer's,
+torchformer.training.text_eval gives torch's.
 """
 from __future__ import annotations
 
@@ -112,11 +113,12 @@ def _numpy_scores(model):
     return scores
 
 
-def _numpy_decode(model):
+def _numpy_decode(model, suppress_ids):
     from npformer.decoding.generate import greedy_decode
 
     def decode(src, max_new_tokens):
-        return greedy_decode(model, src, max_new_tokens=max_new_tokens).tokens
+        return greedy_decode(model, src, max_new_tokens=max_new_tokens,
+                             suppress_ids=suppress_ids).tokens
     return decode
 
 
@@ -125,7 +127,8 @@ def evaluate_translation(model, task, examples=None, *, batch_size: int = 64, nu
                          decode: Callable | None = None) -> TranslationEvalResult:
     """TranslationEvalResult of `model` on `examples` (default: every held-out pair)."""
     examples = task.heldout() if examples is None else examples
-    scores, decode = scores or _numpy_scores(model), decode or _numpy_decode(model)
+    scores = scores or _numpy_scores(model)
+    decode = decode or _numpy_decode(model, task.suppress_ids)
     tv = task.target_vocab
     hyps: list[str] = []
     nats, correct, tokens = 0.0, 0, 0

@@ -34,6 +34,8 @@ def evaluate_text_task(model, task, examples=None, *, batch_size: int = 64, num_
         return float(loss_fn(logits, tgt)) * k, correct, k
 
     def decode(src, max_new_tokens):
-        return greedy_decode(model, _ids(src, device), max_new_tokens=max_new_tokens).tokens.cpu().numpy()
+        out = greedy_decode(model, _ids(src, device), max_new_tokens=max_new_tokens,
+                            suppress_ids=task.suppress_ids)
+        return out.tokens.cpu().numpy()
     return E.evaluate_translation(model, task, examples, batch_size=batch_size, num_shown=num_shown,
                                   scores=scores, decode=decode)

@@ -178,10 +178,6 @@ def test_translation_trains_with_the_torch_backend(pairs, tmp_path):
                                                       "classify"),
     (["--task", "translate", "--max-len", "5"], "--max-len: does not apply to --task translate"),
     (["--task", "classify", "--shared-vocab"], "--shared-vocab: only for --task translate"),
-    (["--task", "translate", "--nproc", "2", "--backend", "torch"],
-     "--nproc 2: training on your own text (--data) with several processes is not supported"),
-    (["--task", "lm", "--nproc", "2", "--backend", "torch"],
-     "--nproc 2: training on your own text (--data) with several processes is not supported"),
     (["--task", "classify", "--vocab-size", "300"], "--vocab-size 300: only with --tokenizer bpe"),
 ])
 def test_options_that_do_not_apply_are_refused_in_one_line_before_work(labelled, argv, message,
