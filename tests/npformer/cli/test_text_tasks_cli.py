@@ -70,7 +70,7 @@ def translator(pairs, tmp_path_factory):
 
 def test_translation_learns_the_word_substitution_to_a_high_held_out_bleu(translator):
     metrics = ck.load_checkpoint(translator).metadata["metrics"]
-    # chance (a word-salad of the target words) scores BLEU near 0; measured 67.8 for this seed
+    # chance (a word-salad of the target words) scores BLEU near 0; measured 70.7 for this seed
     assert metrics["bleu"] > 40, metrics
     assert metrics["chrf"] > 70, metrics
 
