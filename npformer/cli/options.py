@@ -26,7 +26,7 @@ def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
                    help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
                         "memorised), majority (classification), lm (addition lines 12+7=19, "
                         "GPT-style CausalLM), mlm (mirror sentences abc#cba, BERT-style masked "
-                        "LM); translate, classify: your own text (--data)" + (" (default: %(default)s)"
+                        "LM); translate, classify (on --data)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",
