@@ -69,6 +69,10 @@ def train_plots(model, task, heldout, result, out_dir, start: int = 0,
                                    accuracy_name=accuracy, label_smoothing=label_smoothing)]
     paths += position_plots(model, out_dir)
     paths += attention_plots(model, task, heldout.take(np.arange(1)), out_dir)
+    last = result.eval_history[-1][1] if result.eval_history else None
+    if getattr(last, "confusion", None):                  # classify on your own text
+        paths.append(plots.plot_confusion(last.confusion, last.labels,
+                                          os.path.join(out_dir, "confusion.png")))
     return paths
 
 

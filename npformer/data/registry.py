@@ -7,8 +7,9 @@ from __future__ import annotations
 from npformer.data.lm_data import ArithmeticTask
 from npformer.data.mlm_data import MirrorTask
 from npformer.data.tasks import Task
+from npformer.data.text_classify import ClassifyTask
 from npformer.data.text_lm import TextLMTask
-from npformer.data.text_tasks import ClassifyTask, TranslateTask
+from npformer.data.text_translate import TranslateTask
 
 _LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
               "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
@@ -58,8 +59,9 @@ def build_text_task_from_files(name: str, data, *, tokenizer: str | None = None,
     """The task of `npformer train --task NAME --data FILES ...` (lm, translate or classify): the
     files read and checked, the tokenizer(s) trained; what the command line and every DDP worker
     build (the same files and options give the same task)."""
+    from npformer.data.text_classify import build_classify_task
     from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, build_text_task
-    from npformer.data.text_tasks import build_classify_task, build_translate_task
+    from npformer.data.text_translate import build_translate_task
     common = dict(tokenizer=tokenizer or "char", vocab_size=vocab_size,
                   context=context or DEFAULT_CONTEXT,
                   val_fraction=val_fraction or DEFAULT_VAL_FRACTION, seed=seed)

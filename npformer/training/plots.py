@@ -9,6 +9,7 @@ without it every function raises ImportError saying `pip install npformer[plots]
                                                  (kind, layer) with every head side by side, or one head
     plot_positional_encoding(table, path)        the (max_len, d_model) sinusoidal matrix
     plot_loss_curve(steps, losses, path, ...)    training loss (and evaluation points)
+    plot_confusion(confusion, labels, path)      a classifier's confusion matrix, counts written in
 
 Attention rows are queries, columns keys; each row of a heat map sums to 1 (0 for a fully masked row).
 """
@@ -117,6 +118,35 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
         im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
     fig.subplots_adjust(wspace=0.35)
     fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def plot_confusion(confusion, labels: Sequence[str], path: str,
+                   title: str = "held-out confusion matrix") -> str:
+    """Counts (C, C), rows the true label and columns the predicted one, each cell written in;
+    colours are each row's share, so a rare label's errors show as clearly as a common one's."""
+    m = np.asarray(confusion, dtype=np.int64)
+    c = len(labels)
+    if m.shape != (c, c):
+        raise ValueError(f"confusion: expected shape ({c}, {c}) for {c} labels, got {m.shape}")
+    share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)                 # (C, C) row shares
+    plt = pyplot()
+    size = 0.6 * c + 2.5
+    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    im = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(c))
+    ax.set_xticklabels(labels, rotation=90)
+    ax.set_yticks(range(c))
+    ax.set_yticklabels(labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true label")
+    ax.set_title(title)
+    rows, cols = np.indices(m.shape)
+    for i, j, n, s in zip(rows.ravel(), cols.ravel(), m.ravel(), share.ravel()):
+        ax.text(j, i, str(n), ha="center", va="center", color="white" if s > 0.5 else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046, label="share of the true label's rows")
     _save(fig, path)
     plt.close(fig)
     return path

@@ -8,8 +8,10 @@ import pytest
 
 from npformer.data.registry import make_any_task
 from npformer.data.tasks import BOS, EOS, PAD, ClassificationBatch, Seq2SeqBatch
+from npformer.data.text_classify import build_classify_task
 from npformer.data.text_files import TextFileError
-from npformer.data.text_tasks import build_classify_task, build_translate_task, split_rows
+from npformer.data.text_tasks import split_rows
+from npformer.data.text_translate import build_translate_task
 from npformer.data.tokenizers.char import UNK
 from npformer.training.resume import BatchStream
 
