@@ -192,6 +192,17 @@ def test_options_that_do_not_apply_are_refused_in_one_line_before_work(labelled,
     assert not save.exists()
 
 
+def test_translation_without_sacrebleu_stops_at_once_with_the_install_hint(pairs, tmp_path, capsys,
+                                                                           monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "sacrebleu", None)             # import sacrebleu fails
+    save = tmp_path / "never.npz"
+    assert main(["train", "--task", "translate", "--data", pairs, "--save", str(save)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install npformer[text]" in err[0], err
+    assert not save.exists()
+
+
 def test_a_bad_line_stops_training_before_any_model_naming_file_and_line(tmp_path, capsys):
     p = tmp_path / "bad.tsv"
     p.write_text("a\tb\nc d\ne\tf\n")
