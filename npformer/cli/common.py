@@ -36,6 +36,10 @@ def checkpoint_task(args, ckpt):
     if meta is None and getattr(args, "task", None) is None:
         raise CliError(f"checkpoint {args.checkpoint}: holds no task description (not written by "
                        f"`npformer train`); pass --task and the length options")
+    given = getattr(args, "task", None)
+    if meta and meta.get("data") is not None and given not in (None, meta.get("name")):
+        raise CliError(f"--task {given}: {args.checkpoint} was trained on your own text with "
+                       f"--task {meta.get('name')}; its task cannot change (drop --task)")
     return task_from(args, meta)
 
 

@@ -14,6 +14,7 @@ from npformer.cli.common import (
 from npformer.cli.errors import CliError
 from npformer.cli.guards import refuse_ignored_options
 from npformer.cli.printing import print_eval, print_examples
+from npformer.cli.text import test_data_task
 
 __all__ = ["cmd_evaluate", "check_model_fits_task"]
 
@@ -21,7 +22,7 @@ __all__ = ["cmd_evaluate", "check_model_fits_task"]
 def cmd_evaluate(args) -> int:
     check_backend(args)
     model, ckpt = load_for_backend(args)
-    task = checkpoint_task(args, ckpt)
+    task = test_data_task(args, checkpoint_task(args, ckpt))   # evaluate --data: a test file
     refuse_ignored_options(args, task.name)              # e.g. --num-symbols on an lm checkpoint
     check_model_fits_task(model, task, args.checkpoint)
     T = backends.module(args.backend, "train")

@@ -69,6 +69,10 @@ def train_plots(model, task, heldout, result, out_dir, start: int = 0,
                                    accuracy_name=accuracy, label_smoothing=label_smoothing)]
     paths += position_plots(model, out_dir)
     paths += attention_plots(model, task, heldout.take(np.arange(1)), out_dir)
+    last = result.eval_history[-1][1] if result.eval_history else None
+    if getattr(last, "confusion", None):                  # classify on your own text
+        paths.append(plots.plot_confusion(last.confusion, last.labels,
+                                          os.path.join(out_dir, "confusion.png")))
     return paths
 
 
@@ -92,7 +96,8 @@ def attention_plots(model, task, examples, out_dir, kinds=None, layers=None, hea
     toks = toks[:-1] if toks.size and toks[-1] == EOS else toks
     tgt = np.concatenate([[BOS], toks])[None, : model.config.max_len].astype(np.int64)  # (1, T)
     return plots.save_attention_maps(model, batch.src, tgt, task.vocab, out_dir, kinds=kinds,
-                                     layers=layers, heads=heads)
+                                     layers=layers, heads=heads,
+                                     tgt_vocab=getattr(task, "target_vocab", None))
 
 
 def lm_attention_plots(model, task, examples, out_dir, kinds, layers, heads) -> list[str]:

@@ -72,6 +72,9 @@ def cmd_generate(args) -> int:
     gen = backends.module(args.backend, "generate")
     if kind in ("CausalLM", "BertForMaskedLM") or sampling_requested(args):  # LMs, sampling
         return generate_lm(args, model, task, vocab, gen)
+    if getattr(task, "is_text", False):                  # translate / classify your own text
+        from npformer.cli.text_tasks import generate_rows
+        return generate_rows(args, model, task, gen)
     if kind == "EncoderClassifier":
         return _classify(args, model, task, vocab)
     if kind == "Transformer":

@@ -46,6 +46,13 @@ IGNORED_BY_TASK = {
                                    "--encoder-layers)"},
     **{t: {"num_pairs": "only --task pairs has a table of pairs"}
        for t in ("copy", "reverse", "sort")},
+    **{t: {"num_symbols": "its vocabulary is trained on --data (--tokenizer, --vocab-size)",
+           "min_len": "its rows are your text's",
+           "max_len": "its rows are your text's; --context sets the model's length",
+           "num_pairs": "only --task pairs has a table of pairs",
+           **({"decoder_layers": "an EncoderClassifier has encoder layers only (--layers or "
+                                 "--encoder-layers)"} if t == "classify" else {})}
+       for t in ("translate", "classify")},
 }
 
 
@@ -191,6 +198,10 @@ def _physical_memory() -> int | None:
 def _tokens_per_row(args) -> tuple[int, str]:
     """(the longest row a training batch holds, in tokens; the options that set it)."""
     task = getattr(args, "task", None)
+    if getattr(args, "data", None):                      # your own text: --context tokens
+        from npformer.data.text_lm import DEFAULT_CONTEXT
+        n = getattr(args, "context", None) or DEFAULT_CONTEXT
+        return int(n), f"--context {n}"
     if task == "lm":                                     # BOS a + b = c EOS
         from npformer.data.lm_data import line_tokens
         n = getattr(args, "max_number", None) or 100

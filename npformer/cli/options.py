@@ -19,13 +19,14 @@ def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
     """The task group: which synthetic task and its sizes (`defaults=False`: the checkpoint's)."""
     from npformer.data.lm_data import LM_TASKS, MAX_NUMBER
     from npformer.data.tasks import TASKS
+    from npformer.data.text_tasks import ROW_TASKS
     d = DEFAULTS if defaults else {}
     g = p.add_argument_group("task")
-    g.add_argument("--task", choices=TASKS + LM_TASKS, default=d.get("task"),
+    g.add_argument("--task", choices=TASKS + LM_TASKS + ROW_TASKS, default=d.get("task"),
                    help="synthetic task: copy, reverse, sort (seq2seq), pairs (random pairs, "
                         "memorised), majority (classification), lm (addition lines 12+7=19, "
                         "GPT-style CausalLM), mlm (mirror sentences abc#cba, BERT-style masked "
-                        "LM)" + (" (default: %(default)s)"
+                        "LM); translate, classify (on --data)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",

@@ -32,6 +32,9 @@ def print_eval(ev, task) -> None:
     if hasattr(ev, "bits_per_char"):                    # a text corpus: loss, perplexity, bpc
         print(f"validation: {ev.summary()}")
         return
+    if hasattr(ev, "metrics"):                          # your own rows: BLEU, or F1 and a matrix
+        print(f"held-out: {ev.summary()}")
+        return
     what = "memorised table" if task.memorise else "held-out"
     if task.is_classification:                         # one class per input: one accuracy
         print(f"{what}: loss {ev.loss:.4f}  classification accuracy "

@@ -15,12 +15,13 @@ import numpy as np
 from npformer.cli.argtypes import float_in, int_at_least
 from npformer.cli.errors import CliError
 
-__all__ = ["add_text_args", "check_text_args", "text_task_from", "refuse_text_on_resume",
-           "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
+__all__ = ["add_text_args", "add_test_data_arg", "test_data_task", "check_text_args",
+           "text_task_from", "refuse_text_on_resume", "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
 
 # dest -> option string: the text options, each fixed by a checkpoint on --resume
 TEXT_OPTIONS = {"data": "--data", "tokenizer": "--tokenizer", "vocab_size": "--vocab-size",
-                "context": "--context", "val_fraction": "--val-fraction"}
+                "context": "--context", "val_fraction": "--val-fraction",
+                "shared_vocab": "--shared-vocab"}
 
 
 def add_text_args(p: argparse.ArgumentParser) -> None:
@@ -31,45 +32,87 @@ def add_text_args(p: argparse.ArgumentParser) -> None:
         DEFAULT_VAL_FRACTION,
         TEXT_TOKENIZERS,
     )
-    g = p.add_argument_group("your own text (--task lm --data FILE)")
+    g = p.add_argument_group("your own text (--task lm|translate|classify --data FILE; "
+                             "docs/TEXT.md)")
     g.add_argument("--data", nargs="+", metavar="PATH", default=None,
-                   help="--task lm on a UTF-8 text corpus: files and/or folders (every text file "
-                        "under a folder), joined in order; without it --task lm is the synthetic "
-                        "addition task")
+                   help="--task lm: a UTF-8 text corpus, files and/or folders (every text file "
+                        "under a folder), joined in order (without --data, --task lm is the "
+                        "synthetic addition task); --task translate: a TSV file of "
+                        "source<TAB>target lines, or two line-aligned files SOURCE TARGET; "
+                        "--task classify: a TSV file of text<TAB>label lines or a CSV file with "
+                        "text and label columns")
     g.add_argument("--tokenizer", choices=TEXT_TOKENIZERS, default=None,
                    help="char: one token per character of the corpus; bpe: a byte-level BPE "
                         "trained on the training text (default: char)")
     g.add_argument("--vocab-size", type=int_at_least(259), default=None, metavar="N",
                    help=f"--tokenizer bpe: tokens (>= 259; default: {DEFAULT_BPE_VOCAB})")
     g.add_argument("--context", type=int_at_least(2), default=None, metavar="N",
-                   help=f"tokens the model reads at once, its max_len (default: {DEFAULT_CONTEXT})")
+                   help=f"tokens the model reads at once, its max_len (default: {DEFAULT_CONTEXT}); "
+                        f"translate: longer pairs are left out, classify: longer texts are cut")
     g.add_argument("--val-fraction", type=float_in(0.0, 0.5, lo_open=True, hi_open=True),
                    default=None, metavar="F",
-                   help=f"share of the text, at its end, held out for validation "
-                        f"(default: {DEFAULT_VAL_FRACTION})")
+                   help=f"share held out for validation: the end of the text (lm), a seeded "
+                        f"random share of the rows (translate, classify) (default: "
+                        f"{DEFAULT_VAL_FRACTION})")
+    g.add_argument("--shared-vocab", action="store_true", default=None,
+                   help="--task translate: one tokenizer for source and target, trained on both, "
+                        "and one shared embedding matrix (default: one tokenizer per side)")
+
+
+def add_test_data_arg(p: argparse.ArgumentParser) -> None:
+    """`evaluate`'s --data: a test file for a translate or classify checkpoint."""
+    p.add_argument("--data", nargs="+", metavar="PATH", default=None,
+                   help="translate / classify checkpoints: score every row of these files (a "
+                        "test set, same layout as training's) instead of the held-out rows")
+
+
+def test_data_task(args, task):
+    """The checkpoint's task on `evaluate --data FILE` (its tokenizers and labels), or `task`."""
+    if getattr(args, "data", None) is None:
+        return task
+    if not hasattr(task, "on_file"):
+        raise CliError(f"--data: a test file is for translate and classify checkpoints; "
+                       f"{args.checkpoint} holds the {task.name} task (its held-out data is "
+                       f"the checkpoint's own)")
+    return task.on_file(args.data)
 
 
 def check_text_args(args) -> None:
-    """--data goes with --task lm; the other text options go with --data."""
+    """--data goes with --task lm, translate or classify (the last two need it); the other text
+    options go with --data."""
+    from npformer.data.text_tasks import ROW_TASKS
     if getattr(args, "resume", None):
         return
     if args.data is None:
-        given = [TEXT_OPTIONS[d] for d in ("tokenizer", "vocab_size", "context", "val_fraction")
+        if args.task in ROW_TASKS:
+            raise CliError(f"--task {args.task}: trains on your own text; give --data FILE "
+                           f"(see npformer train --help)")
+        given = [TEXT_OPTIONS[d] for d in ("tokenizer", "vocab_size", "context", "val_fraction",
+                                           "shared_vocab")
                  if getattr(args, d, None) is not None]
         if given:
-            raise CliError(f"{given[0]}: only with --data FILE (a text corpus for --task lm)")
+            raise CliError(f"{given[0]}: only with --data FILE (your own text for --task lm, "
+                           f"translate or classify)")
         return
-    if args.task != "lm" and not (args.task == "mlm" and getattr(args, "init", None)):
-        raise CliError(f"--data: a text corpus trains a language model; use --task lm (got "
-                       f"--task {args.task})")
+    mlm_init = args.task == "mlm" and getattr(args, "init", None)
+    if args.task not in ("lm",) + ROW_TASKS and not mlm_init:
+        raise CliError(f"--data: your own text trains --task lm (a language model), translate "
+                       f"or classify (or mlm with --init BERT_FOLDER); got --task {args.task}")
     if args.vocab_size is not None and args.tokenizer != "bpe":
         raise CliError(f"--vocab-size {args.vocab_size}: only with --tokenizer bpe (a character "
                        f"vocabulary has one token per character of the corpus)")
+    if args.shared_vocab and args.task != "translate":
+        raise CliError(f"--shared-vocab: only for --task translate (its source and target), got "
+                       f"--task {args.task}")
     if args.max_number is not None:
         raise CliError("--max-number: for the synthetic addition task, not with --data")
-    if getattr(args, "nproc", 1) > 1:                 # the torchrun worker builds synthetic tasks
-        raise CliError(f"--nproc {args.nproc}: training on a text corpus with several processes "
-                       f"is not supported yet; use --nproc 1 (--threads N for more cores)")
+    if args.task == "translate":
+        from npformer.training.text_tasks_eval import SACREBLEU_HINT
+        try:
+            import sacrebleu  # noqa: F401 - the held-out BLEU at the end of the run
+        except ImportError:
+            raise CliError(f"--task translate: {SACREBLEU_HINT}") from None
+
 
 
 def refuse_text_on_resume(args) -> None:
@@ -82,16 +125,12 @@ def refuse_text_on_resume(args) -> None:
 
 
 def text_task_from(args):
-    """The TextLMTask of --data (files read and checked, tokenizer trained)."""
-    from npformer.data.text_lm import (
-        DEFAULT_CONTEXT,
-        DEFAULT_VAL_FRACTION,
-        build_text_task,
-    )
-    return build_text_task(args.data, tokenizer=args.tokenizer or "char",
-                           vocab_size=args.vocab_size,
-                           context=args.context or DEFAULT_CONTEXT,
-                           val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION, seed=args.seed)
+    """The task of --data (files read and checked, tokenizer(s) trained)."""
+    from npformer.data.registry import build_text_task_from_files
+    return build_text_task_from_files(args.task, args.data, tokenizer=args.tokenizer,
+                                      vocab_size=args.vocab_size, context=args.context,
+                                      val_fraction=args.val_fraction,
+                                      shared_vocab=bool(args.shared_vocab), seed=args.seed)
 
 
 def generate_text(args, model, task, gen, sampler) -> int:

@@ -87,6 +87,8 @@ def _save(args, state, ev, train_s: float) -> None:
                             "train_seconds": train_s}}
     if hasattr(ev, "bits_per_char"):                      # a text corpus (npformer.data.text_lm)
         metadata["metrics"].update(perplexity=ev.perplexity, bits_per_char=ev.bits_per_char)
+    if hasattr(ev, "metrics"):                            # BLEU/chrF, or accuracy and macro F1
+        metadata["metrics"].update(ev.metrics())
     try:
         path = save_training_state(args.save, state, metadata=metadata)
     except OSError as e:
@@ -115,6 +117,8 @@ def cmd_train(args) -> int:
             raise CliError(f"--nproc {args.nproc}: needs --backend torch (the numpy backend uses "
                            f"threads: --threads N)")
         check_nproc(args)
+        if getattr(args, "data", None):                   # bad files: one line, before any worker
+            text_task_from(args)
         return backends.module("torch", "distributed").launch_from_cli(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     model, task, tc = state.model, state.task, state.config

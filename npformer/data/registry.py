@@ -1,18 +1,22 @@
-"""Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks) and the
+"""Every task by name: the synthetic seq2seq and classification tasks (npformer.data.tasks), the
 language-model tasks (npformer.data.lm_data, npformer.data.mlm_data, and npformer.data.text_lm on
-a text corpus), built from a checkpoint's
-metadata or the command line's fields."""
+a text corpus) and translation and classification on your own rows (npformer.data.text_tasks),
+built from a checkpoint's metadata or the command line's fields."""
 from __future__ import annotations
 
 from npformer.data.lm_data import ArithmeticTask
 from npformer.data.mlm_data import MirrorTask
 from npformer.data.tasks import Task
+from npformer.data.text_classify import ClassifyTask
 from npformer.data.text_lm import TextLMTask
+from npformer.data.text_translate import TranslateTask
 
 _LM_FIELDS = {"lm": ("max_number", "seed", "heldout_fraction"),
               "mlm": ("num_symbols", "min_len", "max_len", "seed", "heldout_fraction", "mask_prob")}
 
 _TEXT_FIELDS = ("tokenizer", "context", "sha256", "val_fraction", "seed")
+_ROW_TASKS = {"translate": (TranslateTask, _TEXT_FIELDS + ("target_tokenizer",)),
+              "classify": (ClassifyTask, _TEXT_FIELDS + ("labels",))}
 
 
 def is_lm_task(task) -> bool:
@@ -32,6 +36,12 @@ def make_any_task(**fields):
     if name == "lm" and fields.get("data") is not None:             # a text corpus (text_lm)
         keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS and v is not None}
         return TextLMTask(files=fields["data"], **keep)
+    if name in _ROW_TASKS:                                          # your own rows (text_tasks)
+        cls, names = _ROW_TASKS[name]
+        if fields.get("data") is None:
+            raise ValueError(f"--task {name}: trains on your own text; give --data FILE")
+        keep = {k: v for k, v in fields.items() if k in names and v is not None}
+        return cls(fields["data"], **keep)
     if name in _LM_FIELDS:
         if name == "mlm" and fields.get("max_number") is not None:
             raise ValueError("--max-number: only for --task lm, got it with --task mlm")
@@ -45,3 +55,26 @@ def make_any_task(**fields):
                          f"--task {name}")
     fields.pop("max_number", None)
     return Task(**fields)
+
+
+def build_text_task_from_files(name: str, data, *, tokenizer: str | None = None,
+                               vocab_size: int | None = None, context: int | None = None,
+                               val_fraction: float | None = None, shared_vocab: bool = False,
+                               seed: int = 0):
+    """The task of `npformer train --task NAME --data FILES ...` (lm, translate or classify): the
+    files read and checked, the tokenizer(s) trained; what the command line and every DDP worker
+    build (the same files and options give the same task)."""
+    from npformer.data.text_classify import build_classify_task
+    from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, build_text_task
+    from npformer.data.text_translate import build_translate_task
+    common = dict(tokenizer=tokenizer or "char", vocab_size=vocab_size,
+                  context=context or DEFAULT_CONTEXT,
+                  val_fraction=val_fraction or DEFAULT_VAL_FRACTION, seed=seed)
+    if name == "translate":
+        return build_translate_task(data, shared_vocab=bool(shared_vocab), **common)
+    if name == "classify":
+        return build_classify_task(data, **common)
+    if name != "lm":
+        raise ValueError(f"--data: your own text trains --task lm, translate or classify; got "
+                         f"--task {name}")
+    return build_text_task(data, **common)

@@ -369,7 +369,7 @@ def iterate_examples(examples: Examples,
 
 def examples_from_text(task: Task, texts: Sequence[str]) -> Examples:
     """Examples for user-given source strings (targets from the task's rule where it has one)."""
-    if getattr(task, "is_lm", False):                                   # "12+7=" prompts
+    if getattr(task, "is_lm", False) or getattr(task, "is_text", False):  # "12+7=", your text
         return task.examples_from_text(texts)
     vocab = task.vocab
     ids = [vocab.encode(t) for t in texts]

@@ -9,6 +9,7 @@ without it every function raises ImportError saying `pip install npformer[plots]
                                                  (kind, layer) with every head side by side, or one head
     plot_positional_encoding(table, path)        the (max_len, d_model) sinusoidal matrix
     plot_loss_curve(steps, losses, path, ...)    training loss (and evaluation points)
+    plot_confusion(confusion, labels, path)      a classifier's confusion matrix, counts written in
 
 Attention rows are queries, columns keys; each row of a heat map sums to 1 (0 for a fully masked row).
 """
@@ -117,6 +118,35 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
         im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
     fig.subplots_adjust(wspace=0.35)
     fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
+    _save(fig, path)
+    plt.close(fig)
+    return path
+
+
+def plot_confusion(confusion, labels: Sequence[str], path: str,
+                   title: str = "held-out confusion matrix") -> str:
+    """Counts (C, C), rows the true label and columns the predicted one, each cell written in;
+    colours are each row's share, so a rare label's errors show as clearly as a common one's."""
+    m = np.asarray(confusion, dtype=np.int64)
+    c = len(labels)
+    if m.shape != (c, c):
+        raise ValueError(f"confusion: expected shape ({c}, {c}) for {c} labels, got {m.shape}")
+    share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)                 # (C, C) row shares
+    plt = pyplot()
+    size = 0.6 * c + 2.5
+    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    im = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(c))
+    ax.set_xticklabels(labels, rotation=90)
+    ax.set_yticks(range(c))
+    ax.set_yticklabels(labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true label")
+    ax.set_title(title)
+    rows, cols = np.indices(m.shape)
+    for i, j, n, s in zip(rows.ravel(), cols.ravel(), m.ravel(), share.ravel()):
+        ax.text(j, i, str(n), ha="center", va="center", color="white" if s > 0.5 else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046, label="share of the true label's rows")
     _save(fig, path)
     plt.close(fig)
     return path
@@ -231,7 +261,7 @@ def _labels(vocab, ids: np.ndarray) -> list[str]:
 def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, out_dir: str, *,
                         kinds: Sequence[str] = ATTENTION_KINDS, layers: Sequence[int] | None = None,
                         heads: Sequence[int] | None = None, example: int = 0,
-                        prefix: str = "attn") -> list[str]:
+                        prefix: str = "attn", tgt_vocab=None) -> list[str]:
     """Run `model` once in eval mode and save heat maps of the chosen attentions; returns the paths.
 
     model   npformer Transformer (src (B,S), tgt_in (B,T)), EncoderClassifier (src) or CausalLM
@@ -240,6 +270,7 @@ def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, o
     layers  layer indices (None: all); heads: head indices (None: all heads in one figure per layer,
             else one figure per head)
     example which row of the batch to draw; padding positions are cut off the axes
+    tgt_vocab labels the target side when it has its own vocabulary (None: `vocab`)
     Files: {out_dir}/{prefix}_{kind}_layer{l}.png or ..._layer{l}_head{h}.png
     """
     for k in kinds:
@@ -262,13 +293,13 @@ def save_attention_maps(model, src: np.ndarray, tgt: np.ndarray | None, vocab, o
     weights = collect_attention(model)
     pad = getattr(model.config, "pad_id", None) if hasattr(model, "config") else None
 
-    def cut(ids):
+    def cut(ids, v):
         ids = np.asarray(ids)[example]                                       # (T,)
         n = int((ids != pad).sum()) if pad is not None else ids.shape[0]
-        return n, _labels(vocab, ids[:n])
+        return n, _labels(v, ids[:n])
 
-    src_n, src_lab = cut(src) if src is not None else (0, [])
-    tgt_n, tgt_lab = cut(tgt) if tgt is not None else (0, [])
+    src_n, src_lab = cut(src, vocab) if src is not None else (0, [])
+    tgt_n, tgt_lab = cut(tgt, tgt_vocab or vocab) if tgt is not None else (0, [])
     if name == "CausalLM":
         axes = {"decoder": (tgt_n, tgt_lab, tgt_n, tgt_lab)} if tgt is not None else \
             {"decoder": (src_n, src_lab, src_n, src_lab)}

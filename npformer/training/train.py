@@ -119,6 +119,8 @@ def model_config_for(task: Task, **sizes) -> TransformerConfig:
     """A TransformerConfig sized for `task` (vocabulary, pad_id, max_len, classes) plus `sizes`."""
     need = max(task.max_src_tokens, task.max_tgt_tokens)
     sizes.setdefault("max_len", need)
+    if hasattr(task, "config_fields"):                                  # e.g. two vocabularies
+        sizes = {**task.config_fields(), **sizes}
     if sizes["max_len"] < need:
         raise ValueError(f"max_len: expected >= {need} (the task's longest row), got "
                          f"{sizes['max_len']}")
@@ -279,6 +281,10 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
         from npformer.training.lm_train import evaluate_lm
         return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
                            num_shown=num_shown, max_new_tokens=max_new_tokens)
+    if getattr(task, "is_text", False):                                # your own rows of text
+        from npformer.training import text_tasks_eval as E
+        run = E.evaluate_classification if task.is_classification else E.evaluate_translation
+        return run(model, task, examples, batch_size=min(batch_size, 64), num_shown=num_shown)
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab

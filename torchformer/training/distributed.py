@@ -179,10 +179,18 @@ class DDPStep(TorchStep):
 def build_parser() -> argparse.ArgumentParser:
     from npformer.data.lm_data import LM_TASKS
     from npformer.data.tasks import TASKS
+    from npformer.data.text_tasks import ROW_TASKS
     p = argparse.ArgumentParser(prog="torchrun --nproc-per-node N -m torchformer.training.distributed",
                                 description="Train a torchformer model with DistributedDataParallel "
                                             "(one process per CPU worker or GPU).")
-    p.add_argument("--task", choices=TASKS + LM_TASKS, default="reverse")
+    p.add_argument("--task", choices=TASKS + LM_TASKS + ROW_TASKS, default="reverse")
+    p.add_argument("--data", nargs="+", default=None, help="your own text (--task lm, translate, "
+                                                           "classify; see npformer train --help)")
+    p.add_argument("--tokenizer", choices=("char", "bpe"), default=None)
+    p.add_argument("--vocab-size", type=int, default=None)
+    p.add_argument("--context", type=int, default=None)
+    p.add_argument("--val-fraction", type=float, default=None)
+    p.add_argument("--shared-vocab", action="store_true")
     p.add_argument("--max-number", type=int, default=None, help="--task lm: operands 0..N-1")
     p.add_argument("--num-pairs", type=int, default=200, help="--task pairs: size of the table")
     p.add_argument("--num-symbols", type=int, default=10)
@@ -248,7 +256,7 @@ def _in_main_thread() -> bool:
 
 def _run(args) -> int:
     import torchformer.training.train as T
-    from npformer.data.registry import make_any_task
+    from npformer.data.registry import build_text_task_from_files, make_any_task
     from npformer.training.resume import BatchStream, TrainState
     from torchformer.training.resume import save_training_state
     if args.save and os.path.exists(args.save):
@@ -261,7 +269,11 @@ def _run(args) -> int:
                       num_pairs=args.num_pairs, seed=args.seed)
         if args.task == "lm":                              # sized by --max-number only
             fields = dict(seed=args.seed, max_number=args.max_number)
-        task = make_any_task(name=args.task, **fields)
+        task = make_any_task(name=args.task, **fields) if not args.data else \
+            build_text_task_from_files(args.task, args.data, tokenizer=args.tokenizer,
+                                       vocab_size=args.vocab_size, context=args.context,
+                                       val_fraction=args.val_fraction,
+                                       shared_vocab=args.shared_vocab, seed=args.seed)
         cfg = T.model_config_for(task, d_model=args.d_model, num_heads=args.heads, d_ff=args.d_ff,
                                  num_encoder_layers=args.layers, num_decoder_layers=args.layers,
                                  dropout=args.dropout, dtype=args.dtype)
@@ -290,6 +302,8 @@ def _run(args) -> int:
                                         "sequence_accuracy": ev.sequence_accuracy,
                                         "train_seconds": res.seconds},
                             "processes": world_size()}
+                if hasattr(ev, "metrics"):              # BLEU/chrF, or accuracy and macro F1
+                    metadata["metrics"].update(ev.metrics())
                 path = save_training_state(args.save, state, metadata=metadata)
                 print(f"saved checkpoint {path} (step {res.steps}; `npformer train --resume` "
                       f"continues it, `npformer evaluate` reads it)", flush=True)
@@ -303,7 +317,8 @@ def _run(args) -> int:
 _FORWARDED = ("task", "num_symbols", "min_len", "max_len", "num_pairs", "max_number", "d_model", "heads",
               "d_ff", "layers",
               "dropout", "dtype", "steps", "batch_size", "lr", "warmup", "label_smoothing",
-              "clip_norm", "seed", "threads", "eval_size", "examples", "save")
+              "clip_norm", "seed", "threads", "eval_size", "examples", "save",
+              "data", "tokenizer", "vocab_size", "context", "val_fraction", "shared_vocab")
 _UNSUPPORTED = {"encoder_layers": None, "decoder_layers": None, "norm_first": False,
                 "positional": "sinusoidal", "activation": "relu", "eval_every": 0, "plot": None,
                 "resume": None, "overwrite": False}
@@ -320,7 +335,11 @@ def launch_from_cli(args) -> int:
     argv = [sys.executable, "-m", "torchformer.training.distributed", "--device", str(args.device)]
     for k in _FORWARDED:
         v = getattr(args, k, None)
-        if v is not None:
+        if isinstance(v, list):                           # --data FILE [FILE ...]
+            argv += ["--" + k.replace("_", "-"), *map(str, v)]
+        elif v is True:                                   # a flag
+            argv.append("--" + k.replace("_", "-"))
+        elif v is not None and v is not False:
             argv += ["--" + k.replace("_", "-"), str(v)]
     if getattr(args, "no_progress", False):
         argv.append("--no-progress")

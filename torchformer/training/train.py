@@ -152,6 +152,10 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
         from torchformer.training.lm_train import evaluate_lm
         return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
                            num_shown=num_shown, max_new_tokens=max_new_tokens)
+    if getattr(task, "is_text", False):                                # your own rows of text
+        from torchformer.training.text_eval import evaluate_text_task
+        return evaluate_text_task(model, task, examples, batch_size=min(batch_size, 64),
+                                  num_shown=num_shown)
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab

@@ -55,13 +55,12 @@ def test_the_same_text_in_utf8_is_accepted(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--task", "reverse", "--data", "x.txt"], "--data: a text corpus trains a language model"),
+    (["--task", "reverse", "--data", "x.txt"], "--data: your own text trains --task lm (a language "
+                                              "model), translate or classify; got --task reverse"),
     (["--task", "lm", "--context", "16"], "--context: only with --data FILE"),
     (["--task", "lm", "--data", "x.txt", "--vocab-size", "300"],
      "--vocab-size 300: only with --tokenizer bpe"),
     (["--task", "lm", "--data", "x.txt", "--max-number", "20"], "--max-number: for the synthetic"),
-    (["--task", "lm", "--data", "x.txt", "--backend", "torch", "--nproc", "2"],
-     "--nproc 2: training on a text corpus with several processes is not supported yet"),
 ])
 def test_text_options_out_of_place_are_refused(capsys, argv, message):
     assert main(["train", *argv, "--steps", "1", "--no-progress"]) == 2
