@@ -56,7 +56,8 @@ def test_the_same_text_in_utf8_is_accepted(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["--task", "reverse", "--data", "x.txt"], "--data: your own text trains --task lm (a language "
-                                              "model), translate or classify; got --task reverse"),
+                                              "model), translate or classify (or mlm with --init "
+                                              "BERT_FOLDER); got --task reverse"),
     (["--task", "lm", "--context", "16"], "--context: only with --data FILE"),
     (["--task", "lm", "--data", "x.txt", "--vocab-size", "300"],
      "--vocab-size 300: only with --tokenizer bpe"),
