@@ -31,6 +31,8 @@ def kernel_env(monkeypatch):
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
     monkeypatch.setenv("MPLBACKEND", INLINE)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):   # tiny matrices, shared cores
+        monkeypatch.setenv(var, "1")
 
 
 def execute(nb, cwd: Path):
