@@ -126,7 +126,7 @@ plt.show()
 # ### A row with nothing to attend to
 #
 # What if a query may see **no** key? The softmax of a row of $-\infty$ is $0/0$. Here npformer
-# follows `F.scaled_dot_product_attention` (torch 2.5+): such a row gets zero weights, a zero output
+# follows `F.scaled_dot_product_attention` (since `torch 2.5`): such a row gets zero weights, a zero output
 # and zero gradients, never NaN. Below, query 0 is fully masked.
 
 # %%

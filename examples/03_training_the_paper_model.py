@@ -116,7 +116,7 @@ print(f"a near one-hot prediction: smoothed {float(smooth_ce(confident, target))
 #
 # ## The model and the training loop
 #
-# Two encoder and two decoder layers, post-norm as in the paper, sinusoidal positions, dropout 0.1.
+# Two encoder and two decoder layers, post-norm as in the paper, sinusoidal positions, `dropout=0.1`.
 # The loop is the whole recipe: forward, loss, the hand-written backward, gradient clipping, Adam,
 # schedule. Every 100 steps we measure the held-out loss (teacher forced, no smoothing).
 

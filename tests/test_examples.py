@@ -84,7 +84,7 @@ def test_a_notebook_that_raises_fails_the_run(tmp_path):
 # a number in prose must be computed by a cell: markdown may not quote measured-looking figures
 # (decimals, percentages, scientific notation) outside code spans and math
 MEASURED = re.compile(r"\d+\.\d+|\d+(\.\d+)?\s?%|\d[eE][-+]?\d+")
-EXEMPT = re.compile(r"[Ss]ection \d+(\.\d+)*|`[^`]*`|\$[^$]*\$|\[[^\]]*\]\([^)]*\)")
+EXEMPT = re.compile(r"[Ss]ection \d+(\.\d+)*|`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|\[[^\]]*\]\([^)]*\)", re.DOTALL)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
