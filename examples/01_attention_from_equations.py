@@ -119,6 +119,7 @@ for ax, w, title in zip(axes, (w_none, w_causal, w_both), ("no mask", "causal", 
     ax.set_ylabel("query position")
 fig.colorbar(im, ax=axes, shrink=0.8, label="attention weight")
 plt.show()
+print("row sums, causal + padding:", w_both.sum(-1)[0, 0], " weight on the PAD key:", w_both[0, 0, :, 4])
 
 # %% [markdown]
 # Each row still sums to one, over the keys it may see; hidden keys get weight exactly zero.
