@@ -9,8 +9,10 @@ except under CI=true, where a missing runner is an error.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,9 +37,26 @@ CELL_TIMEOUT_S = 600          # generous: the 2-core CI machine is shared; every
 INLINE = "module://matplotlib_inline.backend_inline"
 
 
+KERNEL = "npformer-examples"
+
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory):
+    """A kernelspec that runs this interpreter, so no python3 kernel registered elsewhere is picked."""
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    spec.joinpath("kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "npformer examples", "language": "python"}))
+    return root
+
+
 @pytest.fixture(autouse=True)
-def kernel_env(monkeypatch):
-    """The kernel imports this checkout (not another installed copy) and draws figures inline."""
+def kernel_env(monkeypatch, kernel_dir):
+    """The kernel is this interpreter, imports this checkout (not another installed copy) and draws
+    figures inline."""
+    monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
     path = os.environ.get("PYTHONPATH")
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
     monkeypatch.setenv("MPLBACKEND", INLINE)
@@ -46,8 +65,8 @@ def kernel_env(monkeypatch):
 
 
 def execute(nb, cwd: Path):
-    """Run every cell of `nb` in a fresh python3 kernel; raises CellExecutionError on the first error."""
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+    """Run every cell of `nb` in a fresh kernel; raises CellExecutionError on the first error."""
+    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name=KERNEL,
                                      allow_errors=False, resources={"metadata": {"path": str(cwd)}})
     return client.execute()
 
