@@ -62,6 +62,23 @@ def _probability(s: str) -> float:
     return v
 
 
+def _threads(s: str) -> int:
+    """A thread count in [1, the cores this process may use]: more only oversubscribes the cores
+    and measures the contention."""
+    v = _int_at_least(1)(s)
+    if v > available_cores():
+        raise argparse.ArgumentTypeError(f"expected at most {available_cores()} (the cores "
+                                         f"available here), got {s!r}")
+    return v
+
+
+def _thread_list(s: str) -> list[int]:
+    vals = _ints(s)
+    for v in vals:
+        _threads(str(v))
+    return vals
+
+
 def _ints(s: str) -> list[int]:
     try:
         vals = [int(x) for x in _csv(s)]
@@ -91,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated, from {','.join(WORKLOADS)} (default: all)")
     p.add_argument("--out", default="benchmark_results",
                    help="directory for results.json and the PNG plots (default: %(default)s)")
-    p.add_argument("--threads", type=_int_at_least(1), default=None,
+    p.add_argument("--threads", type=_threads, default=None,
                    help=f"threads for BLAS/OpenMP/torch (default: what `npformer train` uses, "
                         f"{npformer_train_threads()}; {available_cores()} cores available here); "
                         f"set before NumPy/torch load")
@@ -134,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scaling", action="store_true",
                    help="thread-scaling table instead (benchmarks/scaling.py): npformer plain and "
                         "data-parallel vs torchformer at 1, 2 and all cores; writes OUT/scaling.json")
-    p.add_argument("--scaling-threads", type=_ints, default=None,
+    p.add_argument("--scaling-threads", type=_thread_list, default=None,
                    help="thread counts of --scaling (default: 1,2,all cores)")
     p.add_argument("--list", action="store_true", help="list configs, backends and workloads")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

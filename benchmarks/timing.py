@@ -4,9 +4,10 @@ NumPy side: `time.perf_counter` around each sample. Torch side: `torch.utils.ben
 (`blocked_autorange`), which runs with the thread count we pass (its default would be 1 thread!) and,
 when CUDA is present, synchronises the device around each block, so asynchronous kernels are counted.
 Both sides: `warmup` untimed calls first (first-call allocation, lazy initialisation, torch.compile's
-compilation), then samples until `repeats` samples or `max_time` seconds have been taken (at least
-one). A sample is one call, or for very fast calls a block of calls long enough (>= `min_block`
-seconds) that timer overhead vanishes, divided by the block size. Reported: median, the interquartile
+compilation; at least one, and none started after `max_time` seconds), then samples until `repeats`
+samples or `max_time` seconds have been taken (at least one). A sample is one call, or for very fast
+calls a block of calls long enough (>= `min_block` seconds) that timer overhead vanishes, divided by
+the block size. Reported: median, the interquartile
 range (IQR), min, max and the number of samples; ratios between backends use medians.
 
 `time_interleaved` (the CLI's --interleave) instead takes one sample of every backend per round, so
@@ -59,10 +60,16 @@ class Timing:
                       first_call=first_call)
 
 
-def _warm(fn: Callable[[], object], warmup: int, sync: Callable[[], None]) -> tuple[float, float]:
-    """Run the warm-up calls; return (first call's duration, last call's: an estimate of one call)."""
+def _warm(fn: Callable[[], object], warmup: int, sync: Callable[[], None],
+          max_time: float = float("inf")) -> tuple[float, float]:
+    """Run the warm-up calls, at least one, and none begun after `max_time` seconds (a huge
+    --warmup stays within --max-time); return (first call's duration, last call's: an estimate of
+    one call)."""
     durations = []
+    start = time.perf_counter()
     for _ in range(max(warmup, 1)):
+        if durations and time.perf_counter() - start > max_time:
+            break
         t0 = time.perf_counter()
         fn()
         sync()
@@ -79,7 +86,7 @@ def _block_size(estimate: float, min_block: float) -> int:
 def time_numpy(fn: Callable[[], object], *, warmup: int = 2, repeats: int = 10,
                max_time: float = 10.0, min_block: float = 0.005) -> Timing:
     """Time a NumPy callable with `time.perf_counter`."""
-    first, est = _warm(fn, warmup, lambda: None)
+    first, est = _warm(fn, warmup, lambda: None, max_time)
     number = _block_size(est, min_block)
     times: list[float] = []
     start = time.perf_counter()
@@ -105,7 +112,7 @@ def time_torch(fn: Callable[[], object], *, threads: int, cuda: bool = False, wa
     from torch.utils.benchmark import Timer
 
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    first, est = _warm(fn, warmup, sync)
+    first, est = _warm(fn, warmup, sync, max_time)
     # blocked_autorange makes a block >= ~10 ms when a call is faster (timer overhead < 1e-4 of a
     # block), so ask for `repeats` blocks of max(call, 10 ms)
     min_run_time = min(max_time, repeats * max(est, 0.01) * 0.999)
@@ -139,7 +146,7 @@ def time_interleaved(fns: dict[str, tuple[Callable[[], object], Callable[[], Non
         try:
             if before_sample is not None:
                 before_sample(name)
-            first[name], est[name] = _warm(fn, warmup, sync)
+            first[name], est[name] = _warm(fn, warmup, sync, max_time)
         except Exception as e:  # noqa: BLE001 - reported by the caller
             errors[name] = f"{type(e).__name__}: {e}"
     names = [n for n in fns if n not in errors]

@@ -29,7 +29,7 @@ from npformer.cli.guards import (
     interrupted_message,
     sigterm_as_interrupt,
 )
-from npformer.cli.parser import build_parser
+from npformer.cli.parser import DASH_INPUT_HINT, build_parser
 from npformer.cli.plot import cmd_plot
 from npformer.cli.train import cmd_train
 
@@ -41,7 +41,11 @@ COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_genera
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:                                             # what parse_args refuses, with a hint
+        dashed = args.command == "generate" and any(a[:1] == "-" and a[:2] != "--" for a in extra)
+        parser.error(f"unrecognized arguments: {' '.join(extra)}"
+                     f"{DASH_INPUT_HINT if dashed else ''}")
     args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
         check_threads(args)                               # before any work

@@ -19,7 +19,20 @@ from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 from npformer.cli.text import add_test_data_arg, add_text_args, forbid_abbreviations
 
-__all__ = ["build_parser"]
+__all__ = ["build_parser", "CommandParser", "DASH_INPUT_HINT"]
+
+DASH_INPUT_HINT = ("; an INPUT that starts with '-' goes after `--`, which ends the options "
+                   "(npformer generate CKPT -- -3+4=)")
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: a usage error about `generate`'s INPUT says how to pass an input that
+    starts with '-' (argparse reads it as an option otherwise)."""
+
+    def error(self, message):
+        if "INPUT" in message and self.prog.split()[-1] == "generate":
+            message += DASH_INPUT_HINT
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                "pure NumPy\nand prints held-out exact-sequence accuracy and decoded examples.\n"
                "Run `npformer <command> --help` for each command's options.")
     parser.add_argument("--version", action="version", version="%(prog)s " + _version())
-    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=CommandParser)
     sub.required = True
 
     # -- train --------------------------------------------------------------------------------------
@@ -148,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "continue prompts with a CausalLM, or classify with an "
                                    "EncoderClassifier. Inputs are written in the task's symbols "
                                    "(the main job's: a..j), e.g. `npformer generate model.npz "
-                                   "abcd jihgf`.")
+                                   "abcd jihgf`. An input that starts with '-' goes after `--`, "
+                                   "which ends the options: npformer generate lm.npz -- -3+4=")
     p.add_argument("checkpoint", help="checkpoint file (.npz), or a Hugging Face GPT-2 folder "
                                       "(config.json, model.safetensors, vocab.json, merges.txt): "
                                       "INPUT is then text and the continuation is printed as text; "

@@ -3,7 +3,8 @@
 Every step takes the next-token logits z (N, V) of every row (the key/value cache feeds only the new
 token, as in npformer.decoding.generate) and draws one token per row:
 
-    z      = z / temperature                     T < 1 sharpens, T > 1 flattens; T -> 0 is greedy
+    z      = (z - max z) / temperature           T < 1 sharpens, T > 1 flattens; T -> 0 is greedy
+           (the shift changes no probability and keeps a tiny T from overflowing to NaN)
     top-k  keep the k largest logits, the rest -> -inf (ties go to the lower id, as argmax does,
            so top_k=1 IS greedy decoding)
     top-p  p = softmax(z), sorted from the most probable down; keep the shortest head whose mass
@@ -47,11 +48,17 @@ def check_sampling_args(temperature, top_k, top_p) -> tuple[float, int | None, f
 
 def filter_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int | None = None,
                   top_p: float | None = None) -> np.ndarray:
-    """Scaled and filtered logits (N, V) float64: removed tokens are -inf (see the module doc)."""
+    """Scaled and filtered logits (N, V) float64, each row shifted so its best is 0 before the
+    scaling; removed tokens are -inf (see the module doc)."""
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
-    z = np.asarray(logits, dtype=np.float64) / temperature                 # (N, V)
+    x = np.asarray(logits, dtype=np.float64)                               # (N, V)
+    m = x.max(axis=-1, keepdims=True)                                      # (N, 1)
+    # shift by the row's max before scaling: softmax ignores the shift, and a tiny temperature can
+    # then only push logits to -inf (probability 0), never to +inf (inf - inf = NaN)
+    with np.errstate(over="ignore"):                                       # -> -inf: p = 0
+        z = (x - np.where(np.isfinite(m), m, 0.0)) / temperature           # (N, V) max 0
     V = z.shape[-1]
-    order = np.argsort(-z, axis=-1, kind="stable")                         # (N, V) best first
+    order = np.argsort(-x, axis=-1, kind="stable")                         # (N, V) best first
     rank = np.empty_like(order)                                            # (N, V) rank of each id
     np.put_along_axis(rank, order, np.arange(V)[None, :].repeat(z.shape[0], 0), axis=-1)
     if top_k is not None and top_k < V:

@@ -128,14 +128,20 @@ def _config_from_hf(hf_config: dict, kind: str, dtype="float32") -> TransformerC
         bad = {k: h[k] for k, v in unsupported.items() if k in h and h[k] != v}
         if bad:
             raise ValueError(f"hf_config: GPT-2 settings not supported: {bad}")
-        return gpt2_config(vocab_size=h["vocab_size"], max_len=h["n_positions"],
-                           d_model=h["n_embd"], num_heads=h["n_head"],
-                           d_ff=h.get("n_inner") or 4 * h["n_embd"],
-                           num_decoder_layers=h["n_layer"], activation=hf_activation(h, "activation_function"),
-                           layer_norm_eps=h.get("layer_norm_epsilon", 1e-5),
-                           dropout=h.get("resid_pdrop", 0.1),
-                           attention_dropout=h.get("attn_pdrop", 0.1),
-                           tie_embeddings=h.get("tie_word_embeddings", True), dtype=dtype)
+        c = gpt2_config(vocab_size=h["vocab_size"], max_len=h["n_positions"],
+                        d_model=h["n_embd"], num_heads=h["n_head"],
+                        d_ff=h.get("n_inner") or 4 * h["n_embd"],
+                        num_decoder_layers=h["n_layer"], activation=hf_activation(h, "activation_function"),
+                        layer_norm_eps=h.get("layer_norm_epsilon", 1e-5),
+                        dropout=h.get("resid_pdrop", 0.1),
+                        attention_dropout=h.get("attn_pdrop", 0.1),
+                        tie_embeddings=h.get("tie_word_embeddings", True), dtype=dtype)
+        if h.get("embd_pdrop", 0.1) != h.get("resid_pdrop", 0.1):     # one rate for both here
+            raise ValueError(f"hf_config: GPT-2 settings not supported: embd_pdrop="
+                             f"{h.get('embd_pdrop', 0.1)!r} differs from resid_pdrop="
+                             f"{h.get('resid_pdrop', 0.1)!r} (npformer uses one dropout rate for "
+                             f"the embeddings and the residual branches)")
+        return c
     if kind in ("bert", "bert_mlm", "bert_cls"):
         if h.get("position_embedding_type", "absolute") != "absolute" or h.get("is_decoder"):
             raise ValueError(f"hf_config: BERT settings not supported: position_embedding_type="

@@ -80,13 +80,34 @@ def attention_name(kind: str, layer: int) -> str:
 # ---------------------------------------------------------------------------------------------------
 # single plots
 # ---------------------------------------------------------------------------------------------------
+FIGURE_MAX_INCHES = 16.0   # the widest attention figure; heads wrap onto more rows beyond it
+PANEL_MAX_INCHES = 6.0     # one head's heat map at most (long inputs no longer grow the figure)
+MAX_TICK_LABELS = 40       # tokens labelled per axis at most; longer axes label every Nth one
+
+
+def tick_step(n: int) -> int:
+    """Label every tick_step(n)-th of n tokens: 1 up to MAX_TICK_LABELS tokens, then just enough
+    that at most MAX_TICK_LABELS labels are drawn."""
+    return max(1, -(-int(n) // MAX_TICK_LABELS))
+
+
+def attention_layout(heads: int, tq: int, tk: int) -> tuple[int, int, float]:
+    """(rows, columns, panel inches) of a figure of `heads` heat maps (tq, tk): a panel grows with
+    the tokens up to PANEL_MAX_INCHES, and the heads wrap so the figure stays within
+    FIGURE_MAX_INCHES wide."""
+    panel = min(0.35 * max(tq, tk) + 1.5, PANEL_MAX_INCHES)
+    cols = max(1, min(heads, int(FIGURE_MAX_INCHES // panel)))
+    return -(-heads // cols), cols, panel
+
+
 def _heatmap(ax, w: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str], title: str,
              ylabel: bool = True):
     im = ax.imshow(w, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(k_tokens)))
-    ax.set_xticklabels(k_tokens, rotation=90, fontsize=8)
-    ax.set_yticks(range(len(q_tokens)))
-    ax.set_yticklabels(q_tokens, fontsize=8)
+    for labels, set_ticks, set_labels, rot in ((k_tokens, ax.set_xticks, ax.set_xticklabels, 90),
+                                               (q_tokens, ax.set_yticks, ax.set_yticklabels, 0)):
+        at = range(0, len(labels), tick_step(len(labels)))
+        set_ticks(list(at))
+        set_labels([labels[i] for i in at], rotation=rot, fontsize=8)
     ax.set_xlabel("key")
     if ylabel:
         ax.set_ylabel("query")
@@ -98,7 +119,8 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
                    title: str = "attention") -> str:
     """Heat map of one head's weights (Tq, Tk), axes labelled with the tokens; returns `path`.
 
-    A (H, Tq, Tk) array draws every head side by side.
+    A (H, Tq, Tk) array draws every head, side by side while the figure stays readable (see
+    attention_layout; long axes label every tick_step-th token).
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim == 2:
@@ -110,14 +132,17 @@ def plot_attention(weights: np.ndarray, q_tokens: Sequence[str], k_tokens: Seque
         raise ValueError(f"tokens: expected {tq} query and {tk} key labels (the weights' shape "
                          f"{w.shape}), got {len(q_tokens)} and {len(k_tokens)}")
     plt = pyplot()
-    size = 0.35 * max(tq, tk) + 1.5
-    fig, axes = plt.subplots(1, h, figsize=(size * h + 1.0, size), squeeze=False)
+    rows, cols, size = attention_layout(h, tq, tk)
+    fig, axes = plt.subplots(rows, cols, figsize=(size * cols + 1.0, size * rows), squeeze=False)
     im = None
     for i in range(h):
         sub = title if h == 1 else f"{title} head {i}"
-        im = _heatmap(axes[0, i], w[i], q_tokens, k_tokens, sub, ylabel=i == 0)
-    fig.subplots_adjust(wspace=0.35)
-    fig.colorbar(im, ax=list(axes[0]), fraction=0.03)
+        im = _heatmap(axes[i // cols, i % cols], w[i], q_tokens, k_tokens, sub,
+                      ylabel=i % cols == 0)
+    for i in range(h, rows * cols):
+        axes[i // cols, i % cols].axis("off")                             # unused grid cells
+    fig.subplots_adjust(wspace=0.35, hspace=0.45)
+    fig.colorbar(im, ax=list(axes.ravel()), fraction=0.03)
     _save(fig, path)
     plt.close(fig)
     return path

@@ -53,3 +53,28 @@ def test_scaling_out_that_is_a_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and f"--out {f}: is a file; expected a folder" in err and "Traceback" not in err
     assert f.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("argv", [["--threads", "3"], ["--scaling", "--scaling-threads", "1,3"]])
+def test_thread_counts_above_the_cores_are_usage_errors(argv, monkeypatch, capsys):
+    """More threads than cores only measures contention (`--threads 3` on 2 cores was accepted)."""
+    monkeypatch.setattr(cli, "available_cores", lambda: 2)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--quick", "--no-plots", *argv])
+    assert e.value.code == 2
+    assert re.search(r"expected at most 2 \(the cores available here\), got '(3|1,3)'",
+                     capsys.readouterr().err)
+
+
+def test_a_huge_warmup_stays_within_max_time():
+    """`--warmup 1000000000` ignored --max-time: the warm-up now starts no call after it."""
+    import time
+
+    from benchmarks.timing import time_numpy
+    calls = []
+    t0 = time.perf_counter()
+    timing = time_numpy(lambda: calls.append(time.sleep(0.002)), warmup=10**9, repeats=1,
+                        max_time=0.05)
+    assert time.perf_counter() - t0 < 5.0 and timing.samples >= 1
+    assert 1 <= len(calls) < 1000
+

@@ -16,8 +16,11 @@ def test_thread_counts():
     assert thread_counts([4, 1, 4], 16) == [1, 4]
 
 
-def test_scaling_run_writes_every_row(tmp_path, capsys):
+def test_scaling_run_writes_every_row(tmp_path, capsys, monkeypatch):
     import torch
+
+    import benchmarks.cli
+    monkeypatch.setattr(benchmarks.cli, "available_cores", lambda: 2)   # 2 is refused on 1 core
 
     from benchmarks.machine import apply_threads, blas_info
     old_torch = torch.get_num_threads()

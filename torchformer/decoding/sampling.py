@@ -18,11 +18,15 @@ __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_samplin
 
 def filter_logits(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
                   top_p: float | None = None) -> torch.Tensor:
-    """Scaled and filtered logits (N, V) float64: removed tokens are -inf."""
+    """Scaled and filtered logits (N, V) float64, each row shifted so its best is 0 before the
+    scaling; removed tokens are -inf."""
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
-    z = logits.to(torch.float64) / temperature                             # (N, V)
+    x = logits.to(torch.float64)                                           # (N, V)
+    m = x.max(dim=-1, keepdim=True).values                                 # (N, 1)
+    # shifted before scaling, as npformer's: a tiny temperature cannot overflow to NaN
+    z = (x - torch.where(torch.isfinite(m), m, torch.zeros_like(m))) / temperature  # (N, V)
     N, V = z.shape
-    order = torch.sort(-z, dim=-1, stable=True).indices                    # (N, V) best first
+    order = torch.sort(-x, dim=-1, stable=True).indices                    # (N, V) best first
     ar = torch.arange(V, device=z.device).expand(N, V)                     # (N, V)
     rank = torch.empty_like(order).scatter_(-1, order, ar)                 # (N, V) rank of each id
     ninf = torch.full_like(z, float("-inf"))
