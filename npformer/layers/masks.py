@@ -110,6 +110,11 @@ def check_model_mask(name: str, mask, target, keep_arg: str):
     return check_mask(name, mask, target)
 
 
+def as_key_mask(keep: np.ndarray | None) -> np.ndarray | None:
+    """A (batch, k_len) (or already (batch, 1, 1, k_len)) bool key keep-mask as (batch, 1, 1, k_len)."""
+    return None if keep is None else keep.reshape(keep.shape[0], 1, 1, keep.shape[-1])
+
+
 def key_keep_mask(name: str, keep, batch: int, k_len: int) -> np.ndarray | None:
     """A (batch, k_len) key keep-mask (True / 1 = a real token that may be attended to; the NEGATION
     of torch's key_padding_mask) as a (batch, 1, 1, k_len) attention keep-mask; None stays None."""
