@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
-from npformer.decoding.generate import NUMPY, BeamOutput, length_penalty, setup_decoding, suppressed_ids
+from npformer.decoding.generate import NUMPY_STEP, BeamOutput, length_penalty, setup_decoding, suppressed_ids
 
 __all__ = ["beam_search", "check_beam_args", "beam_loop"]
 
@@ -48,19 +48,19 @@ def check_beam_args(beam_size, length_penalty_alpha) -> tuple[int, float]:
 
 
 def beam_loop(model, inputs, K: int, alpha: float, *, max_new_tokens, use_cache, eos_id, bos_id,
-              prompt_lengths, suppress_ids, early_stopping, steps=NUMPY) -> BeamOutput:
-    """The beam search of both twins (steps: NUMPY here, torchformer's TORCH): bookkeeping in NumPy,
-    the model run by `steps`; outputs come back as the twin's arrays."""
+              prompt_lengths, suppress_ids, early_stopping, step=NUMPY_STEP) -> BeamOutput:
+    """The beam search of both twins (step: NUMPY_STEP here, torchformer's TORCH_STEP): bookkeeping in NumPy,
+    the model run by `step`; outputs come back as the twin's arrays."""
     was_training = model.training
     model.eval()
     try:
         stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths,
-                                                   bos_id, K, use_cache, eos_id, steps)
+                                                   bos_id, K, use_cache, eos_id, step)
         banned = suppressed_ids(model, suppress_ids, bos_id)
         out = _search(stepper, seq, start, N, B, K, alpha, eos_id, banned, bool(early_stopping))
     finally:
         model.train(was_training)
-    return BeamOutput(*(steps.output(x, stepper) for x in out))
+    return BeamOutput(*(step.output(x, stepper) for x in out))
 
 
 def _search(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:

@@ -15,7 +15,10 @@ rounding, the same logits. The decoder self-attention mask is passed explicitly 
 aligned when cached); generated sequences never contain PAD (a finished row keeps being fed EOS), so no
 padding mask is needed on the target side.
 
-Beam search: npformer.decoding.beam.
+Beam search: npformer.decoding.beam. Both twins run these loops: the bookkeeping (tokens, scores,
+beams) is NumPy, and a twin supplies the step, "logits and log-probabilities of the next token":
+NumpyDecodeStep here, torchformer.decoding.generate.TorchDecodeStep for torch models (whose logits then cross
+to the host once per step; the outputs go back to the model's device).
 No Python loop runs over the batch or the beams: loops are over time steps only.
 """
 from __future__ import annotations
@@ -30,7 +33,7 @@ from npformer.layers.validation import check_ids
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty", "check_source_eos",
            "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "decode_loop",
-           "Stepper", "NumpySteps", "NUMPY"]
+           "Stepper", "NumpyDecodeStep", "NUMPY_STEP"]
 
 
 class GenerateOutput(NamedTuple):
@@ -88,9 +91,9 @@ def reorder_caches(caches, index: np.ndarray) -> None:
 # ---------------------------------------------------------------------------------------------------
 # one interface over both models and both twins: "logits of the next token after seq[:, :p]"
 # ---------------------------------------------------------------------------------------------------
-class NumpySteps:
+class NumpyDecodeStep:
     """What the decode loops need from a twin, for npformer models (torchformer.decoding.generate has
-    TorchSteps with the same methods). The loops keep their bookkeeping (tokens, scores, beams) in
+    TorchDecodeStep with the same methods). The loops keep their bookkeeping (tokens, scores, beams) in
     NumPy; a twin runs its model, and says how its arrays come back out."""
 
     def ids(self, name: str, x, vocab: int) -> np.ndarray:
@@ -134,15 +137,15 @@ class NumpySteps:
         return x
 
 
-NUMPY = NumpySteps()
+NUMPY_STEP = NumpyDecodeStep()
 
 
 class Stepper:
     """Feeds a growing (N, p) prefix to the model and returns the next-token logits and float64
-    log-probabilities, (N, V) NumPy arrays each; `steps` (NumpySteps or TorchSteps) runs the model."""
+    log-probabilities, (N, V) NumPy arrays each; `step` (NumpyDecodeStep or TorchDecodeStep) runs the model."""
 
-    def __init__(self, steps, model, use_cache: bool, memory=None, src_mask=None):
-        self.steps, self.model, self.use_cache = steps, model, use_cache
+    def __init__(self, step, model, use_cache: bool, memory=None, src_mask=None):
+        self.step, self.model, self.use_cache = step, model, use_cache
         self.memory, self.src_mask = memory, src_mask                   # (N, S, D), (N, 1, 1, S)
         self.caches = new_caches(model) if use_cache else None
         self.fed = 0                                                    # positions in the caches
@@ -150,15 +153,15 @@ class Stepper:
     def __call__(self, seq: np.ndarray, p: int):
         if self.use_cache:
             new = seq[:, self.fed:p]                                    # (N, p - fed) unseen tokens
-            logits = self.steps.run(self, new, self.fed)                # (N, p - fed, V)
+            logits = self.step.run(self, new, self.fed)                # (N, p - fed, V)
             self.fed = p
         else:
-            logits = self.steps.run(self, seq[:, :p], 0)                # (N, p, V)
-        return self.steps.last(logits)                                  # (N, V), (N, V) float64
+            logits = self.step.run(self, seq[:, :p], 0)                # (N, p, V)
+        return self.step.last(logits)                                  # (N, V), (N, V) float64
 
     def reorder(self, index: np.ndarray) -> None:
         if self.caches is not None:
-            self.steps.reorder(self.caches, index)
+            self.step.reorder(self.caches, index)
 
 
 def check_source_eos(src: np.ndarray, eos_id: int | None, pad_id: int | None) -> None:
@@ -183,7 +186,7 @@ def _is_seq2seq(model) -> bool:
 
 
 def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
-                   eos_id=None, steps=NUMPY):
+                   eos_id=None, step=NUMPY_STEP):
     """Common start: (stepper, seq (B*repeat, total), start (B,), N, B), NumPy arrays."""
     c = model.config
     if not hasattr(model, "decoder"):
@@ -191,33 +194,33 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
     if _is_seq2seq(model):
-        src = steps.ids("src", inputs, c.src_vocab)
+        src = step.ids("src", inputs, c.src_vocab)
         if src.shape[0] < 1 or src.shape[1] < 1:
             raise ValueError(f"src: expected a non-empty (batch, seq) array, got shape {src.shape}")
         if prompt_lengths is not None:
             raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
         check_source_eos(src, eos_id, c.pad_id)
         B = src.shape[0]
-        memory, src_mask = steps.source(model, src, repeat)                    # (B*K, S, D) ...
+        memory, src_mask = step.source(model, src, repeat)                    # (B*K, S, D) ...
         start = np.ones(B, dtype=np.int64)                                     # BOS only
         prompt = np.full((B, 1), bos_id, dtype=np.int64)                       # (B, 1)
-        stepper = Stepper(steps, model, use_cache, memory, src_mask)
+        stepper = Stepper(step, model, use_cache, memory, src_mask)
     else:
-        prompt = steps.ids("prompts", inputs, c.vocab_size)
+        prompt = step.ids("prompts", inputs, c.vocab_size)
         B, P = prompt.shape
         if B < 1 or P < 1:
             raise ValueError(f"prompts: expected a non-empty (batch, seq) array, got shape {prompt.shape}")
         if prompt_lengths is None:
             start = (prompt != c.pad_id).sum(axis=1) if c.pad_id is not None else np.full(B, P)
         else:
-            start = steps.array(prompt_lengths)
+            start = step.array(prompt_lengths)
             if start.shape != (B,) or not np.issubdtype(start.dtype, np.integer):
                 raise ValueError(f"prompt_lengths: expected {B} integers, got {start!r}")
         start = start.astype(np.int64)
         if start.min() < 1 or start.max() > P:
             raise ValueError(f"prompt_lengths: expected every prompt to hold 1..{P} tokens, got "
                              f"lengths in [{start.min()}, {start.max()}]")
-        stepper = Stepper(steps, model, use_cache)
+        stepper = Stepper(step, model, use_cache)
     limit = c.max_len + 1 - int(start.max())            # the last fed prefix is start + N - 1 long
     if max_new_tokens is None:
         max_new_tokens = limit
@@ -281,15 +284,15 @@ def argmax(allowed: np.ndarray) -> np.ndarray:
 
 def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: bool,
                 eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids,
-                steps=NUMPY) -> GenerateOutput:
-    """The step loop of greedy decoding and sampling (npformer.decoding.sampling), in both twins (steps:
-    NUMPY here, torchformer's TORCH): one token per row per step, `pick(allowed)` choosing it from
+                step=NUMPY_STEP) -> GenerateOutput:
+    """The step loop of greedy decoding and sampling (npformer.decoding.sampling), in both twins (step:
+    NUMPY_STEP here, torchformer's TORCH_STEP): one token per row per step, `pick(allowed)` choosing it from
     the logits (B, V) (NumPy) with suppressed ids at -inf. Outputs come back as the twin's arrays."""
     was_training = model.training
     model.eval()
     try:
         stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths,
-                                                   bos_id, 1, use_cache, eos_id, steps)
+                                                   bos_id, 1, use_cache, eos_id, step)
         banned = suppressed_ids(model, suppress_ids, bos_id)
         rows = np.arange(B)                                                     # (B,)
         finished = np.zeros(B, dtype=bool)                                      # (B,)
@@ -326,4 +329,4 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
                 break
     finally:
         model.train(was_training)
-    return GenerateOutput(*(steps.output(x, stepper) for x in (tokens, lengths, scores, out_logits)))
+    return GenerateOutput(*(step.output(x, stepper) for x in (tokens, lengths, scores, out_logits)))

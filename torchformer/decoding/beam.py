@@ -8,7 +8,7 @@ import torch
 from npformer.data.vocab import BOS, EOS
 from npformer.decoding.beam import beam_loop, check_beam_args
 from npformer.decoding.generate import BeamOutput
-from torchformer.decoding.generate import TORCH
+from torchformer.decoding.generate import TORCH_STEP
 
 __all__ = ["beam_search"]
 
@@ -22,4 +22,4 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
     return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha),
                      max_new_tokens=max_new_tokens, use_cache=use_cache, eos_id=eos_id,
                      bos_id=bos_id, prompt_lengths=prompt_lengths, suppress_ids=suppress_ids,
-                     early_stopping=early_stopping, steps=TORCH)
+                     early_stopping=early_stopping, step=TORCH_STEP)

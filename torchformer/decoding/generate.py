@@ -3,7 +3,7 @@ torchformer.decoding.beam, sampling: torchformer.decoding.sampling).
 
 The decode loops are npformer's (npformer.decoding.generate and beam: one loop for both twins, with
 the rules written there: prompt forcing for CausalLM rows of different lengths, the top-K EOS rule, the
-GNMT length penalty, the stopping bound). This file supplies the step: `TorchSteps` runs a torchformer
+GNMT length penalty, the stopping bound). This file supplies the step: `TorchDecodeStep` runs a torchformer
 model on the decoded prefix under torch.no_grad() and hands back the next-token logits and their
 float64 log-probabilities (computed by torch, as before the loops were shared); the outputs come back
 as torch tensors on the model's device. The same functions, arguments and outputs as npformer's.
@@ -32,7 +32,7 @@ from torchformer.models.causal_lm import CausalLM
 from torchformer.models.transformer import Transformer
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty", "check_source_eos",
-           "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "TorchSteps", "TORCH"]
+           "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "TorchDecodeStep", "TORCH_STEP"]
 
 
 def reorder_caches(caches, index) -> None:
@@ -47,8 +47,8 @@ def reorder_caches(caches, index) -> None:
         visit(layer)
 
 
-class TorchSteps:
-    """The step of npformer's decode loops for torchformer models (NumpySteps' methods)."""
+class TorchDecodeStep:
+    """The step of npformer's decode loops for torchformer models (NumpyDecodeStep' methods)."""
 
     def ids(self, name: str, x, vocab: int) -> np.ndarray:
         t = check_ids(name, x, vocab)                                       # (B, T) checked
@@ -116,14 +116,14 @@ class TorchSteps:
         return t
 
 
-TORCH = TorchSteps()
+TORCH_STEP = TorchDecodeStep()
 
 
 def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int,
                    use_cache: bool, eos_id=None):
     """npformer's setup_decoding with the torch step: (stepper, seq, start, N, B), NumPy arrays."""
     return np_setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat,
-                             use_cache, eos_id, TORCH)
+                             use_cache, eos_id, TORCH_STEP)
 
 
 @torch.no_grad()
@@ -133,4 +133,4 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     """The most probable token at every step (see npformer.decoding.generate.greedy_decode)."""
     return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids, steps=TORCH)
+                       suppress_ids=suppress_ids, step=TORCH_STEP)

@@ -13,7 +13,7 @@ import torch
 from npformer.data.vocab import BOS, EOS
 from npformer.decoding.generate import GenerateOutput, decode_loop
 from npformer.decoding.sampling import check_sampling_args
-from torchformer.decoding.generate import TORCH
+from torchformer.decoding.generate import TORCH_STEP
 
 __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_sampling_args"]
 
@@ -91,4 +91,4 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
         return choose(sampling_probs(z, temperature, top_k, top_p), u).cpu().numpy()
     return decode_loop(model, prompts, draw, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=BOS, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids, steps=TORCH)
+                       suppress_ids=suppress_ids, step=TORCH_STEP)
