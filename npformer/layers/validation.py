@@ -80,8 +80,19 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
     """
     if mask is None:
         return None
-    if not isinstance(mask, np.ndarray):
-        mask = np.asarray(mask)
+    mask = bool_mask(name, mask if isinstance(mask, np.ndarray) else np.asarray(mask))
+    try:
+        b = np.broadcast_shapes(mask.shape, tuple(target))
+    except ValueError:
+        b = None
+    if b != tuple(target):
+        raise ValueError(f"{name}: expected a shape broadcastable to {tuple(target)} "
+                         f"(batch, heads, q_len, k_len), got {mask.shape}")
+    return mask
+
+
+def bool_mask(name: str, mask: np.ndarray) -> np.ndarray:
+    """A bool keep-mask, or 0/1 integers (nonzero = keep) turned into one."""
     if mask.dtype != np.bool_:
         if not np.issubdtype(mask.dtype, np.integer):
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
@@ -90,13 +101,6 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
             raise ValueError(f"{name}: expected 0/1 integer values, got values in "
                              f"[{mask.min()}, {mask.max()}]")
         mask = mask != 0
-    try:
-        b = np.broadcast_shapes(mask.shape, tuple(target))
-    except ValueError:
-        b = None
-    if b != tuple(target):
-        raise ValueError(f"{name}: expected a shape broadcastable to {tuple(target)} "
-                         f"(batch, heads, q_len, k_len), got {mask.shape}")
     return mask
 
 
