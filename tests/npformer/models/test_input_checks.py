@@ -69,3 +69,18 @@ def test_checks_keep_no_thread_state_and_threads_agree():
         t.join()
     assert len(out) == 3 and all(np.array_equal(o, ref) for o in out)
     assert len(errors) == 3 and all("finite" in e for e in errors)
+
+
+def test_a_module_without_check_inputs_is_called_with_keywords_as_positions():
+    class Scale(Module):
+        def forward(self, x, factor=1.0):
+            return x * factor
+
+    class KeywordOnly(Module):
+        def forward(self, x, *, factor=1.0):
+            return x * factor
+    x = np.ones(3)
+    assert np.array_equal(Scale()(x, factor=2.0), 2 * x)
+    assert np.array_equal(Scale()(x), x)
+    with pytest.raises(TypeError, match="check_inputs.*factor"):
+        KeywordOnly()(x, factor=2.0)
