@@ -8,6 +8,7 @@ Suggested reading order: linear -> activations -> softmax -> layernorm -> embedd
 dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim;
 then the families: classifier, causal_lm (GPT-style), bert (BERT-style), and hub (Hugging Face weights).
 """
+from npformer.checks.attention_maps import attention_weights
 from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode
@@ -45,7 +46,6 @@ from npformer.layers.positional import (
                                  sinusoidal_table,
 )
 from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
-from npformer.models.attention_maps import attention_weights
 from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward, tanh_forward
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier

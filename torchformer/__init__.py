@@ -10,8 +10,8 @@ except ImportError as _e:
     raise ImportError("torchformer needs PyTorch, which is not installed: pip install "
                       "npformer[torch] (or follow pytorch.org for a CUDA build)") from _e
 
+from npformer.checks.attention_maps import attention_weights
 from npformer.io.checkpoint import CheckpointError
-from npformer.models.attention_maps import attention_weights
 from npformer.models.config import TransformerConfig
 from torchformer.decoding.beam import beam_search
 from torchformer.decoding.generate import greedy_decode

@@ -238,7 +238,7 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
 
     # 1. analytic: one forward (drawing dropout masks) and one backward
     module.zero_grad()
-    out = module.forward(*call_inputs, **forward_kwargs)
+    out = module(*call_inputs, **forward_kwargs)
     g = _make_upstream(out, upstream, rng)
     f0 = float(np.sum(out * g))
     masks = collect_dropout_masks(module)
@@ -249,7 +249,7 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
     def f() -> float:
         if masks:
             replay_dropout_masks(module, masks)
-        return float(np.sum(module.forward(*call_inputs, **forward_kwargs) * g))
+        return float(np.sum(module(*call_inputs, **forward_kwargs) * g))
 
     if not _same(f0, f()):
         raise RuntimeError("gradcheck: forward is not deterministic once dropout masks are "

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
-from npformer.decoding.generate import BeamOutput, length_penalty, log_probs, setup_decoding, suppressed_ids
+from npformer.decoding.generate import NUMPY_STEP, BeamOutput, length_penalty, setup_decoding, suppressed_ids
 
-__all__ = ["beam_search"]
+__all__ = ["beam_search", "check_beam_args", "beam_loop"]
 
 
 def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: float = 0.6,
@@ -32,26 +32,38 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
     early_stopping  stop an item as soon as no alive beam can beat its K stored hypotheses (the bound
                     is exact, so this never changes the result); False runs every item to the budget.
     """
+    return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha),
+                     max_new_tokens=max_new_tokens, use_cache=use_cache, eos_id=eos_id,
+                     bos_id=bos_id, prompt_lengths=prompt_lengths, suppress_ids=suppress_ids,
+                     early_stopping=early_stopping)
+
+
+def check_beam_args(beam_size, length_penalty_alpha) -> tuple[int, float]:
     if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
         raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
     alpha = length_penalty_alpha
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < np.inf:
         raise ValueError(f"length_penalty_alpha: expected a float >= 0, got {alpha!r}")
-    K = int(beam_size)
+    return int(beam_size), float(alpha)
+
+
+def beam_loop(model, inputs, K: int, alpha: float, *, max_new_tokens, use_cache, eos_id, bos_id,
+              prompt_lengths, suppress_ids, early_stopping, step=NUMPY_STEP) -> BeamOutput:
+    """The beam search of both twins (step: NUMPY_STEP here, torchformer's TORCH_STEP): bookkeeping in NumPy,
+    the model run by `step`; outputs come back as the twin's arrays."""
     was_training = model.training
     model.eval()
     try:
-        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, K,
-                                           use_cache, eos_id)
+        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths,
+                                                   bos_id, K, use_cache, eos_id, step)
         banned = suppressed_ids(model, suppress_ids, bos_id)
-        out = _beam_loop(stepper, seq, start, N, B, K, float(alpha), eos_id, banned,
-                         bool(early_stopping))
+        out = _search(stepper, seq, start, N, B, K, alpha, eos_id, banned, bool(early_stopping))
     finally:
         model.train(was_training)
-    return out
+    return BeamOutput(*(step.output(x, stepper) for x in out))
 
 
-def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:
+def _search(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> BeamOutput:
     total = seq.shape[1]
     bi = np.arange(B)[:, None]                                              # (B, 1) item index
     seq = seq.reshape(B, K, total)                                          # (B, K, total)
@@ -75,9 +87,9 @@ def _beam_loop(stepper, seq, start, N, B, K, alpha, eos_id, banned, early) -> Be
         fin_tok = np.concatenate([fin_tok, cand_tok], axis=1)[bi, order]    # (B, K, N)
 
     for p in range(int(start.min()), total):
-        logits = stepper(seq.reshape(B * K, total), p)                      # (B*K, V)
-        V = logits.shape[-1]
-        logp = log_probs(logits.astype(np.float64)).reshape(B, K, V)    # (B, K, V)
+        _, logp = stepper(seq.reshape(B * K, total), p)                     # (B*K, V) float64
+        V = logp.shape[-1]
+        logp = logp.reshape(B, K, V)                                        # (B, K, V)
         logp[:, :, banned] = -np.inf                                        # never PAD / BOS
         g = p - start                                                       # (B,) generated index
         forced = g < 0                                                      # (B,) inside the prompt

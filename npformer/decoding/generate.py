@@ -15,7 +15,10 @@ rounding, the same logits. The decoder self-attention mask is passed explicitly 
 aligned when cached); generated sequences never contain PAD (a finished row keeps being fed EOS), so no
 padding mask is needed on the target side.
 
-Beam search: npformer.decoding.beam.
+Beam search: npformer.decoding.beam. Both twins run these loops: the bookkeeping (tokens, scores,
+beams) is NumPy, and a twin supplies the step, "logits and log-probabilities of the next token":
+NumpyDecodeStep here, torchformer.decoding.generate.TorchDecodeStep for torch models (whose logits then cross
+to the host once per step; the outputs go back to the model's device).
 No Python loop runs over the batch or the beams: loops are over time steps only.
 """
 from __future__ import annotations
@@ -28,9 +31,9 @@ from npformer.data.vocab import BOS, EOS, PAD
 from npformer.layers.masks import causal_mask, padding_mask
 from npformer.layers.validation import check_ids
 
-__all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty",
-           "check_source_eos",
-           "reorder_caches", "new_caches"]
+__all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty", "check_source_eos",
+           "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "decode_loop",
+           "Stepper", "NumpyDecodeStep", "NUMPY_STEP"]
 
 
 class GenerateOutput(NamedTuple):
@@ -86,48 +89,79 @@ def reorder_caches(caches, index: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# one interface over both models: "logits of the next token after seq[:, :p]"
+# one interface over both models and both twins: "logits of the next token after seq[:, :p]"
 # ---------------------------------------------------------------------------------------------------
-class _Stepper:
-    """Feeds a growing (N, p) prefix to the model and returns the next-token logits (N, V)."""
+class NumpyDecodeStep:
+    """What the decode loops need from a twin, for npformer models (torchformer.decoding.generate has
+    TorchDecodeStep with the same methods). The loops keep their bookkeeping (tokens, scores, beams) in
+    NumPy; a twin runs its model, and says how its arrays come back out."""
 
-    def __init__(self, model, use_cache: bool):
-        self.model, self.use_cache = model, use_cache
+    def ids(self, name: str, x, vocab: int) -> np.ndarray:
+        """Checked (B, T) token ids as an int64 NumPy array."""
+        return check_ids(name, x, vocab, ndim=2).astype(np.int64)
+
+    def array(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def source(self, model, src, repeat: int):
+        """(memory, src_mask) of src (B, S) ids, each row repeated `repeat` times (beams)."""
+        pad = model.config.pad_id
+        src_mask = None if pad is None else padding_mask(src, pad)      # (B, 1, 1, S)
+        memory = np.repeat(model.encode(src, src_mask), repeat, axis=0)  # (B*K, S, D)
+        if src_mask is not None:
+            src_mask = np.repeat(src_mask, repeat, axis=0)              # (B*K, 1, 1, S)
+        return memory, src_mask
+
+    def run(self, stepper: "Stepper", ids: np.ndarray, offset: int):
+        """Logits (N, T, V) of the model for ids (N, T) at positions offset.. (caches updated), under
+        the causal mask (1, 1, T, offset + T)."""
+        m = stepper.model
+        mask = causal_mask(ids.shape[1], offset + ids.shape[1])         # (1, 1, T, offset + T)
+        if stepper.memory is not None or _is_seq2seq(m):
+            return m.decode(ids, stepper.memory, stepper.src_mask, mask, caches=stepper.caches,
+                            offset=offset)
+        if stepper.caches is None:
+            return m(ids, mask)
+        return m(ids, mask, caches=stepper.caches, offset=offset)
+
+    def last(self, logits):
+        """The last position's logits (N, V) and their float64 log-probabilities, as NumPy."""
+        last = logits[:, -1]                                            # (N, V)
+        return last, log_probs(last.astype(np.float64))
+
+    def reorder(self, caches, index: np.ndarray) -> None:
+        reorder_caches(caches, index)
+
+    def output(self, x: np.ndarray, stepper=None):
+        """A result array as this twin returns it (NumPy: as it is)."""
+        return x
+
+
+NUMPY_STEP = NumpyDecodeStep()
+
+
+class Stepper:
+    """Feeds a growing (N, p) prefix to the model and returns the next-token logits and float64
+    log-probabilities, (N, V) NumPy arrays each; `step` (NumpyDecodeStep or TorchDecodeStep) runs the model."""
+
+    def __init__(self, step, model, use_cache: bool, memory=None, src_mask=None):
+        self.step, self.model, self.use_cache = step, model, use_cache
+        self.memory, self.src_mask = memory, src_mask                   # (N, S, D), (N, 1, 1, S)
         self.caches = new_caches(model) if use_cache else None
         self.fed = 0                                                    # positions in the caches
 
-    def _run(self, ids: np.ndarray, mask: np.ndarray, offset: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def __call__(self, seq: np.ndarray, p: int) -> np.ndarray:
+    def __call__(self, seq: np.ndarray, p: int):
         if self.use_cache:
             new = seq[:, self.fed:p]                                    # (N, p - fed) unseen tokens
-            logits = self._run(new, causal_mask(p - self.fed, p), self.fed)  # (N, p - fed, V)
+            logits = self.step.run(self, new, self.fed)                # (N, p - fed, V)
             self.fed = p
         else:
-            logits = self._run(seq[:, :p], causal_mask(p), 0)          # (N, p, V)
-        return logits[:, -1]                                           # (N, V)
+            logits = self.step.run(self, seq[:, :p], 0)                # (N, p, V)
+        return self.step.last(logits)                                  # (N, V), (N, V) float64
 
     def reorder(self, index: np.ndarray) -> None:
         if self.caches is not None:
-            reorder_caches(self.caches, index)
-
-
-class _Seq2SeqStepper(_Stepper):
-    def __init__(self, model, memory: np.ndarray, src_mask, use_cache: bool):
-        super().__init__(model, use_cache)
-        self.memory, self.src_mask = memory, src_mask                   # (N, S, D), (N, 1, 1, S)
-
-    def _run(self, ids, mask, offset):
-        return self.model.decode(ids, self.memory, self.src_mask, mask, caches=self.caches,
-                                 offset=offset)
-
-
-class _LMStepper(_Stepper):
-    def _run(self, ids, mask, offset):
-        if self.caches is None:
-            return self.model(ids, mask)
-        return self.model(ids, mask, caches=self.caches, offset=offset)
+            self.step.reorder(self.caches, index)
 
 
 def check_source_eos(src: np.ndarray, eos_id: int | None, pad_id: int | None) -> None:
@@ -152,45 +186,41 @@ def _is_seq2seq(model) -> bool:
 
 
 def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
-           eos_id=None):
-    """Common start: (stepper, seq (B*repeat, total), start (B,), N, B)."""
+                   eos_id=None, step=NUMPY_STEP):
+    """Common start: (stepper, seq (B*repeat, total), start (B,), N, B), NumPy arrays."""
     c = model.config
     if not hasattr(model, "decoder"):
         raise TypeError(f"model: expected a Transformer or CausalLM, got {type(model).__name__}")
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
     if _is_seq2seq(model):
-        src = check_ids("src", inputs, c.src_vocab, ndim=2)
+        src = step.ids("src", inputs, c.src_vocab)
         if src.shape[0] < 1 or src.shape[1] < 1:
             raise ValueError(f"src: expected a non-empty (batch, seq) array, got shape {src.shape}")
         if prompt_lengths is not None:
             raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
         check_source_eos(src, eos_id, c.pad_id)
         B = src.shape[0]
-        src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
-        memory = model.encode(src, src_mask)                                   # (B, S, D)
-        memory = np.repeat(memory, repeat, axis=0)                             # (B*K, S, D)
-        if src_mask is not None:
-            src_mask = np.repeat(src_mask, repeat, axis=0)                     # (B*K, 1, 1, S)
+        memory, src_mask = step.source(model, src, repeat)                    # (B*K, S, D) ...
         start = np.ones(B, dtype=np.int64)                                     # BOS only
         prompt = np.full((B, 1), bos_id, dtype=np.int64)                       # (B, 1)
-        stepper = _Seq2SeqStepper(model, memory, src_mask, use_cache)
+        stepper = Stepper(step, model, use_cache, memory, src_mask)
     else:
-        prompt = check_ids("prompts", inputs, c.vocab_size, ndim=2).astype(np.int64)
+        prompt = step.ids("prompts", inputs, c.vocab_size)
         B, P = prompt.shape
         if B < 1 or P < 1:
             raise ValueError(f"prompts: expected a non-empty (batch, seq) array, got shape {prompt.shape}")
         if prompt_lengths is None:
             start = (prompt != c.pad_id).sum(axis=1) if c.pad_id is not None else np.full(B, P)
         else:
-            start = np.asarray(prompt_lengths)
+            start = step.array(prompt_lengths)
             if start.shape != (B,) or not np.issubdtype(start.dtype, np.integer):
                 raise ValueError(f"prompt_lengths: expected {B} integers, got {start!r}")
         start = start.astype(np.int64)
         if start.min() < 1 or start.max() > P:
             raise ValueError(f"prompt_lengths: expected every prompt to hold 1..{P} tokens, got "
                              f"lengths in [{start.min()}, {start.max()}]")
-        stepper = _LMStepper(model, use_cache)
+        stepper = Stepper(step, model, use_cache)
     limit = c.max_len + 1 - int(start.max())            # the last fed prefix is start + N - 1 long
     if max_new_tokens is None:
         max_new_tokens = limit
@@ -242,22 +272,27 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer); their logits
                     still count in the log-softmax of the scores
     """
-    def argmax(allowed: np.ndarray) -> np.ndarray:                              # (B, V) -> (B,)
-        return allowed.argmax(axis=-1)
     return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
                        suppress_ids=suppress_ids)
 
 
+def argmax(allowed: np.ndarray) -> np.ndarray:
+    """Greedy's choice: the most probable allowed token of each row, (B, V) -> (B,)."""
+    return allowed.argmax(axis=-1)
+
+
 def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: bool,
-                eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids) -> GenerateOutput:
-    """The step loop shared by greedy decoding and sampling (npformer.decoding.sampling): one token per row
-    per step, `pick(allowed)` choosing it from the logits (B, V) with suppressed ids at -inf."""
+                eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids,
+                step=NUMPY_STEP) -> GenerateOutput:
+    """The step loop of greedy decoding and sampling (npformer.decoding.sampling), in both twins (step:
+    NUMPY_STEP here, torchformer's TORCH_STEP): one token per row per step, `pick(allowed)` choosing it from
+    the logits (B, V) (NumPy) with suppressed ids at -inf. Outputs come back as the twin's arrays."""
     was_training = model.training
     model.eval()
     try:
-        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, 1,
-                                           use_cache, eos_id)
+        stepper, seq, start, N, B = setup_decoding(model, inputs, max_new_tokens, prompt_lengths,
+                                                   bos_id, 1, use_cache, eos_id, step)
         banned = suppressed_ids(model, suppress_ids, bos_id)
         rows = np.arange(B)                                                     # (B,)
         finished = np.zeros(B, dtype=bool)                                      # (B,)
@@ -266,7 +301,7 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
         tokens = np.full((B, N), PAD, dtype=np.int64)                           # (B, N)
         out_logits = None
         for p in range(int(start.min()), int(start.max()) + N):
-            logits = stepper(seq, p)                                            # (B, V)
+            logits, all_logp = stepper(seq, p)                                  # (B, V) each
             if out_logits is None:
                 if len(banned) >= logits.shape[-1]:
                     raise ValueError(f"suppress_ids: leaves no token to choose (all "
@@ -277,7 +312,7 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
             allowed = logits.copy()                                             # (B, V)
             allowed[:, banned] = -np.inf                                        # never PAD / BOS
             choice = pick(allowed)                                              # (B,)
-            logp = log_probs(logits.astype(np.float64))[rows, choice]       # (B,)
+            logp = all_logp[rows, choice]                                       # (B,)
             live = gen & ~finished                                              # (B,)
             gi = np.clip(g, 0, N - 1)                                           # (B,)
             out_logits[rows[gen], gi[gen]] = logits[gen]                        # (B, N, V)
@@ -294,4 +329,4 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
                 break
     finally:
         model.train(was_training)
-    return GenerateOutput(tokens, lengths, scores, out_logits)
+    return GenerateOutput(*(step.output(x, stepper) for x in (tokens, lengths, scores, out_logits)))

@@ -103,8 +103,10 @@ class Activation(Module):
         self.name = name
         self._forward_fn, self._backward_fn = ACTIVATION_PAIRS[name]
 
+    def check_inputs(self, x):
+        return (check_float("x", x),)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
-        check_float("x", x)
         y, cache = self._forward_fn(x)              # (...)
         self._cache = (cache, y)
         return y

@@ -237,9 +237,7 @@ class MultiHeadAttention(Module):
             raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got {x.shape}")
         return x
 
-    def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
-                mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        # ---- checks first: nothing changes when an argument is wrong --------------------------
+    def check_inputs(self, query, key, value, mask=None, cache=None, static_kv=False):
         check_float("query", query, dtype=self.dtype, ndim=3)
         B, Tq, D = query.shape
         if D != self.d_model:
@@ -257,15 +255,21 @@ class MultiHeadAttention(Module):
             raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
         Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
         keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk))
+        return query, key, value, keep, cache, static_kv
 
+    def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
+                mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
+        """mask: a bool keep-mask broadcastable to (B, H, Tq, Tk), or None (see check_inputs)."""
+        reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
+        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------
         H = self.num_heads
-        q = split_heads(self.q_proj(query), H)                         # (B, H, Tq, dk)
+        q = split_heads(self.q_proj.forward(query), H)                 # (B, H, Tq, dk)
         if reuse_kv:
             k, v = cache["k"], cache["v"]                              # (B, H, Tk, dk) projected before
         else:
-            k = split_heads(self.k_proj(key), H)                       # (B, H, Tnew, dk)
-            v = split_heads(self.v_proj(value), H)                     # (B, H, Tnew, dk)
+            k = split_heads(self.k_proj.forward(key), H)               # (B, H, Tnew, dk)
+            v = split_heads(self.v_proj.forward(value), H)             # (B, H, Tnew, dk)
             if cache is not None and past:
                 k = np.concatenate([cache["k"], k], axis=2)            # (B, H, Tpast + Tnew, dk)
                 v = np.concatenate([cache["v"], v], axis=2)            # (B, H, Tpast + Tnew, dk)
@@ -273,10 +277,10 @@ class MultiHeadAttention(Module):
                 cache["k"], cache["v"] = k, v
 
         # ---- attention core, as sdpa_forward, with the attn_dropout module drawing the mask ---
-        weights, wcache = attention_weights_forward(q, k, keep)        # (B, H, Tq, Tk) P
-        dropped = self.attn_dropout(weights)                           # (B, H, Tq, Tk) P~
+        weights, wcache = attention_weights_forward(q, k, mask)        # (B, H, Tq, Tk) P
+        dropped = self.attn_dropout.forward(weights)                   # (B, H, Tq, Tk) P~
         heads = dropped @ v                                            # (B, H, Tq, dk) P~ V
-        out = self.out_proj(merge_heads(heads))                        # (B, Tq, D)
+        out = self.out_proj.forward(merge_heads(heads))                # (B, Tq, D)
         self.attn_weights = weights                                    # (B, H, Tq, Tk)
 
         # an incremental (cached) forward is inference only: no cache for backward

@@ -94,8 +94,10 @@ class Dropout(Module):
         """
         self._replay = _check_keep_mask("mask", mask)
 
+    def check_inputs(self, x):
+        return (check_float("x", x),)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
-        check_float("x", x)
         if not self.active:
             if self._replay is not None:
                 raise RuntimeError("Dropout.forward: a replayed mask is queued but the module is "

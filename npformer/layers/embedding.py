@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.module import Module, Parameter
-from npformer.layers.validation import check_dtype, check_grad, check_ids
+from npformer.layers.validation import check_dtype, check_grad, check_ids, check_positive_int
 
 
 # --------------------------------------------------------------------------------------------------
@@ -65,9 +65,8 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  scale: float = 1.0, dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        for name, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name}: expected a positive int, got {v!r}")
+        self.num_embeddings = check_positive_int("num_embeddings", num_embeddings)
+        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
         if padding_idx is not None and (isinstance(padding_idx, bool)
                                         or not isinstance(padding_idx, (int, np.integer))
                                         or not 0 <= padding_idx < num_embeddings):
@@ -75,8 +74,6 @@ class Embedding(Module):
                              f"got {padding_idx!r}")
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale):
             raise ValueError(f"scale: expected a finite float, got {scale!r}")
-        self.num_embeddings = int(num_embeddings)
-        self.embedding_dim = int(embedding_dim)
         self.padding_idx = None if padding_idx is None else int(padding_idx)
         self.scale = float(scale)
         self.dtype = check_dtype("dtype", dtype)
@@ -87,8 +84,10 @@ class Embedding(Module):
             w[self.padding_idx] = 0.0                          # as torch.nn.Embedding
         self.weight = Parameter(w.astype(self.dtype))
 
+    def check_inputs(self, ids):
+        return (check_ids("ids", ids, self.num_embeddings, ndim=None),)
+
     def forward(self, ids: np.ndarray) -> np.ndarray:
-        ids = check_ids("ids", ids, self.num_embeddings, ndim=None)
         y, cache = embedding_forward(ids, self.weight.data, self.scale, self.padding_idx)
         self._cache = (cache, y)
         return y                                               # (..., D)

@@ -16,7 +16,7 @@ from npformer.layers.activations import Activation
 from npformer.layers.dropout import Dropout
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import check_float, check_grad, check_probability
+from npformer.layers.validation import check_float, check_grad, check_positive_int, check_probability
 
 
 class FFNCache(NamedTuple):
@@ -40,9 +40,8 @@ class PositionwiseFeedForward(Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0,
                  bias: bool = True, dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        for name, v in (("d_model", d_model), ("d_ff", d_ff)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"PositionwiseFeedForward: {name}: expected a positive int, got {v!r}")
+        check_positive_int("PositionwiseFeedForward: d_model", d_model)
+        check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
         self.d_model = d_model
         self.dtype = np.dtype(dtype)
         self.linear1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, rng=rng)
@@ -50,12 +49,14 @@ class PositionwiseFeedForward(Module):
         self.dropout = Dropout(check_probability("dropout", dropout))
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng)
 
+    def check_inputs(self, x):
+        return (check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model)),)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
-        check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model))
-        h = self.linear1(x)                 # (B, T, F)  x W1^T + b1
-        a = self.activation(h)              # (B, T, F)  act(h)
-        a = self.dropout(a)                 # (B, T, F)  a * M / (1 - p) in training
-        out = self.linear2(a)               # (B, T, D)  a W2^T + b2
+        h = self.linear1.forward(x)         # (B, T, F)  x W1^T + b1
+        a = self.activation.forward(h)      # (B, T, F)  act(h)
+        a = self.dropout.forward(a)         # (B, T, F)  a * M / (1 - p) in training
+        out = self.linear2.forward(a)       # (B, T, D)  a W2^T + b2
         self._cache = FFNCache(out)
         return out
 

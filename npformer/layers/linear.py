@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.module import Module, Parameter
-from npformer.layers.validation import check_dtype, check_float, check_grad, check_rng
+from npformer.layers.validation import check_dtype, check_float, check_grad, check_positive_int, check_rng
 
 
 # --------------------------------------------------------------------------------------------------
@@ -79,17 +79,14 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype="float32",
                  rng: np.random.Generator | None = None):
         super().__init__()
-        for name, v in (("in_features", in_features), ("out_features", out_features)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name}: expected a positive int, got {v!r}")
-        self.in_features = int(in_features)
-        self.out_features = int(out_features)
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
         self.dtype = check_dtype("dtype", dtype)
         rng = check_rng("rng", rng)
         self.weight = Parameter(xavier_uniform(rng, self.out_features, self.in_features, self.dtype))
         self.bias = Parameter(np.zeros(self.out_features, dtype=self.dtype)) if bias else None
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
+    def check_inputs(self, x):
         if isinstance(x, np.ndarray) and x.ndim == 0:
             raise ValueError(f"x: expected at least 1 dimension (..., {self.in_features}), got a "
                              f"0-d array")
@@ -97,6 +94,9 @@ class Linear(Module):
         if x.shape[-1] != self.in_features:
             raise ValueError(f"x: expected last dimension {self.in_features} (in_features), got "
                              f"shape {x.shape}")
+        return (x,)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
         b = None if self.bias is None else self.bias.data
         y, cache = self.functional(x, self.weight.data, b)    # linear_forward: (..., O)
         self._cache = (cache, y)

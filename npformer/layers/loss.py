@@ -107,7 +107,7 @@ class CrossEntropyLoss(Module):
         self.ignore_index = int(ignore_index)
         self.label_smoothing = float(label_smoothing)
 
-    def forward(self, logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    def check_inputs(self, logits, targets):
         check_float("logits", logits)
         if logits.ndim == 0:
             raise ValueError("logits: expected shape (..., C), got a 0-d array")
@@ -115,6 +115,9 @@ class CrossEntropyLoss(Module):
         if targets.shape != logits.shape[:-1]:
             raise ValueError(f"targets: expected shape {logits.shape[:-1]} (logits' leading "
                              f"dimensions), got {targets.shape}")
+        return logits, targets          # (their values are checked by cross_entropy_forward)
+
+    def forward(self, logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
         C = logits.shape[-1]
         loss, cache = cross_entropy_forward(logits.reshape(-1, C), targets.reshape(-1),
                                             self.ignore_index, self.label_smoothing)

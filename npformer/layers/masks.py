@@ -17,7 +17,7 @@ from functools import reduce
 
 import numpy as np
 
-from npformer.layers.validation import check_ids, check_mask, describe
+from npformer.layers.validation import bool_mask, check_ids, check_mask, describe
 
 
 def padding_mask(ids: np.ndarray, pad_id: int | None) -> np.ndarray | None:
@@ -58,15 +58,7 @@ def combine_masks(*masks) -> np.ndarray | None:
             continue
         if not isinstance(m, np.ndarray):
             raise TypeError(f"masks[{i}]: expected a numpy array or None, got {describe(m)}")
-        if m.dtype != np.bool_:
-            if not np.issubdtype(m.dtype, np.integer):
-                raise TypeError(f"masks[{i}]: expected a bool keep-mask (or 0/1 integers), got "
-                                f"dtype {m.dtype}")
-            if m.size and (m.min() < 0 or m.max() > 1):
-                raise ValueError(f"masks[{i}]: expected 0/1 integer values, got values in "
-                                 f"[{m.min()}, {m.max()}]")
-            m = m != 0
-        given.append(m)
+        given.append(bool_mask(f"masks[{i}]", m))
     if not given:
         return None
     try:
@@ -108,6 +100,11 @@ def check_model_mask(name: str, mask, target, keep_arg: str):
                          f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
                          f"or a 4-D mask (batch, heads, q_len, k_len)")
     return check_mask(name, mask, target)
+
+
+def as_key_mask(keep: np.ndarray | None) -> np.ndarray | None:
+    """A (batch, k_len) (or already (batch, 1, 1, k_len)) bool key keep-mask as (batch, 1, 1, k_len)."""
+    return None if keep is None else keep.reshape(keep.shape[0], 1, 1, keep.shape[-1])
 
 
 def key_keep_mask(name: str, keep, batch: int, k_len: int) -> np.ndarray | None:

@@ -4,6 +4,10 @@ A Module registers the Parameters and sub-Modules assigned to its attributes (in
 like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_proj.weight` come out
 identical to torchformer's `state_dict()` keys.
 
+Calling a module is the public, checked entry: `module(*args)` runs `check_inputs(*args)` (every
+argument check of the module, in one place) and then `forward` on what it returned. Inside a module,
+children run through `child.forward(...)`, unchecked (see npformer.layers.validation).
+
 Forward stores what backward needs on the module (`self._cache`); backward(grad_output) returns the
 gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a parameter used twice,
 like a tied embedding, sums both uses).
@@ -11,12 +15,11 @@ like a tied embedding, sums both uses).
 from __future__ import annotations
 
 import functools
+import inspect
 from collections import OrderedDict
 from typing import Iterator, Mapping
 
 import numpy as np
-
-from npformer.layers.validation import enter_module_call, leave_module_call
 
 
 class Parameter:
@@ -125,11 +128,19 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __call__(self, *args, **kwargs):
-        depth = enter_module_call()                # nesting, for validation.check_float's scans
-        try:
-            return self.forward(*args, **kwargs)
-        finally:
-            leave_module_call(depth)
+        """The public entry: check the arguments once, then run forward on the checked ones."""
+        return self.forward(*self.check_inputs(*args, **kwargs))
+
+    def check_inputs(self, *args, **kwargs) -> tuple:
+        """Validate forward's arguments; return them (normalised) as forward's positional arguments.
+        Layers override it; this default checks nothing and only turns keywords into positions."""
+        if not kwargs:
+            return args
+        bound = inspect.signature(self.forward).bind(*args, **kwargs)
+        if bound.kwargs:
+            raise TypeError(f"{type(self).__name__}: define check_inputs to pass keyword-only "
+                            f"arguments {sorted(bound.kwargs)} through a call")
+        return bound.args
 
     def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
         raise NotImplementedError(f"{type(self).__name__} does not define forward")

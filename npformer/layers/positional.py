@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.module import Module, Parameter
-from npformer.layers.validation import check_dtype, check_float, check_grad, check_length
+from npformer.layers.validation import check_dtype, check_float, check_grad, check_length, check_positive_int
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32") -> np.ndarray:
@@ -69,22 +69,22 @@ class _PositionalEncoding(Module):
 
     def __init__(self, d_model: int, max_len: int, dtype):
         super().__init__()
-        for name, v in (("d_model", d_model), ("max_len", max_len)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name}: expected a positive int, got {v!r}")
-        self.d_model = int(d_model)
-        self.max_len = int(max_len)
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
         self.dtype = check_dtype("dtype", dtype)
 
     def _table(self) -> np.ndarray:  # pragma: no cover - both subclasses override it
         raise NotImplementedError
 
-    def forward(self, x: np.ndarray, offset: int = 0) -> np.ndarray:
+    def check_inputs(self, x, offset=0):
         check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model))
         if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
             raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
         check_length("offset + x.shape[1]", int(offset) + x.shape[1], self.max_len)
-        y, cache = positional_forward(x, self._table(), int(offset))   # (B, T, D)
+        return x, int(offset)
+
+    def forward(self, x: np.ndarray, offset: int = 0) -> np.ndarray:
+        y, cache = positional_forward(x, self._table(), offset)        # (B, T, D)
         self._cache = (cache, y)
         return y
 

@@ -2,40 +2,21 @@
 
 Every message names the argument, what was expected and what came, so a user never meets a NumPy
 broadcasting error from deep inside a layer. All checks run before any state changes.
+
+They run once, at the public entry: calling a module, `module(...)`, runs its `check_inputs(...)` and
+then `forward(...)` on what the check returned (npformer.layers.module.Module.__call__). Inside a
+module, children run through `child.forward(...)`: their inputs are the module's own, already checked,
+arrays. A model calls its top-level stages (embeddings, encoder, decoder, head) through the checked
+entry, so a NaN/inf made inside it (a bad weight, a float32 overflow) is reported at the next stage
+instead of reaching the logits silently. No state is kept between calls (nothing thread-local).
 """
 from __future__ import annotations
 
-import threading
 from typing import Sequence
 
 import numpy as np
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-# How deep the current thread is in nested Module calls (Module.__call__ counts): 1 inside a module
-# the user called, 2 inside that module's children, ... Floats are scanned for NaN/inf only up to
-# SCAN_DEPTH: by a module called directly and by a model's direct children (embeddings, encoder,
-# decoder, output projection), not again by every layer nested inside those (a scan per layer was 11%
-# of the small configuration's forward). A non-finite intermediate is then found at the next of those
-# boundaries instead of the next layer; types, dtypes and shapes are checked at every depth.
-SCAN_DEPTH = 2
-_calls = threading.local()
-
-
-def enter_module_call() -> int:
-    """One level deeper in Module.__call__ nesting in this thread; returns the depth to restore."""
-    depth = getattr(_calls, "depth", 0)
-    _calls.depth = depth + 1
-    return depth
-
-
-def leave_module_call(depth: int) -> None:
-    _calls.depth = depth
-
-
-def call_depth() -> int:
-    """Module.__call__ nesting depth in this thread (0 outside any module call)."""
-    return getattr(_calls, "depth", 0)
 
 
 def describe(x) -> str:
@@ -50,7 +31,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
     """A floating array of the given dtype, rank and shape (None in `shape` matches any size).
 
     Non-finite values are rejected when `finite` (NaN/inf would otherwise flow silently to the
-    output), unless the caller is nested deeper than SCAN_DEPTH module calls (see above).
+    output).
     """
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(x)}")
@@ -66,7 +47,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
         if not ok:
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name}: expected shape {want}, got {x.shape}")
-    if finite and call_depth() <= SCAN_DEPTH and not np.isfinite(x).all():
+    if finite and not np.isfinite(x).all():
         bad = int(np.size(x) - np.count_nonzero(np.isfinite(x)))
         raise ValueError(f"{name}: expected finite values, got {bad} NaN/inf entries")
     return x
@@ -99,8 +80,19 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
     """
     if mask is None:
         return None
-    if not isinstance(mask, np.ndarray):
-        mask = np.asarray(mask)
+    mask = bool_mask(name, mask if isinstance(mask, np.ndarray) else np.asarray(mask))
+    try:
+        b = np.broadcast_shapes(mask.shape, tuple(target))
+    except ValueError:
+        b = None
+    if b != tuple(target):
+        raise ValueError(f"{name}: expected a shape broadcastable to {tuple(target)} "
+                         f"(batch, heads, q_len, k_len), got {mask.shape}")
+    return mask
+
+
+def bool_mask(name: str, mask: np.ndarray) -> np.ndarray:
+    """A bool keep-mask, or 0/1 integers (nonzero = keep) turned into one."""
     if mask.dtype != np.bool_:
         if not np.issubdtype(mask.dtype, np.integer):
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
@@ -109,13 +101,6 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
             raise ValueError(f"{name}: expected 0/1 integer values, got values in "
                              f"[{mask.min()}, {mask.max()}]")
         mask = mask != 0
-    try:
-        b = np.broadcast_shapes(mask.shape, tuple(target))
-    except ValueError:
-        b = None
-    if b != tuple(target):
-        raise ValueError(f"{name}: expected a shape broadcastable to {tuple(target)} "
-                         f"(batch, heads, q_len, k_len), got {mask.shape}")
     return mask
 
 
@@ -130,6 +115,12 @@ def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
         raise TypeError(f"{name}: expected dtype {like.dtype} (the forward output's), got "
                         f"{dout.dtype}")
     return dout
+
+
+def check_positive_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name}: expected a positive int, got {v!r}")
+    return int(v)
 
 
 def check_length(name: str, length: int, max_len: int) -> None:

@@ -65,9 +65,11 @@ class Pooler(Module):
         self.dtype = np.dtype(dtype)
         self.dense = Linear(d_model, d_model, bias=True, dtype=dtype, rng=rng)
 
+    def check_inputs(self, h):
+        return (check_float("h", h, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model)),)
+
     def forward(self, h: np.ndarray) -> np.ndarray:
-        check_float("h", h, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model))
-        pooled, tcache = tanh_forward(self.dense(h[:, 0, :]))   # (B, D)
+        pooled, tcache = tanh_forward(self.dense.forward(h[:, 0, :]))   # (B, D)
         self._cache = (tcache, h.shape)
         return pooled
 
@@ -160,11 +162,20 @@ class BertModel(Module):
             self.pooler = Pooler(c.d_model, c.dtype, rng)
         use_shared_dropout_rng(self, seed)
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None):
+    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
         c = self.config
         ids = check_token_ids("input_ids", input_ids, c.vocab_size, c.max_len)
         types = check_token_types(token_type_ids, ids, c.type_vocab_size)
-        keep = attention_keep(attention_mask, ids, c.pad_id, c.num_heads)
+        return ids, types, attention_keep(attention_mask, ids, c.pad_id, c.num_heads)
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None):
+        """(hidden, pooled) (see the class docstring): token_type_ids and attention_mask as
+        check_inputs returns them (segment ids or None, a bool keep-mask or None)."""
+        c, ids, types, keep = self.config, input_ids, token_type_ids, attention_mask
+        if types is None and c.type_vocab_size:
+            types = np.zeros(ids.shape, dtype=np.int64)                 # all segment 0
+        if keep is None and c.pad_id is not None:
+            keep = padding_mask(ids, c.pad_id)                          # (B, 1, 1, T)
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         e = self.pos(self.tok_embed(ids))                               # (B, T, D) tokens + positions
@@ -228,9 +239,12 @@ class BertForMaskedLM(Module):
             self.output_proj.weight = self.bert.tok_embed.weight        # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
+    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
+        return self.bert.check_inputs(input_ids, token_type_ids, attention_mask)
+
     def forward(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         self._cache = None
-        h, _ = self.bert(input_ids, token_type_ids, attention_mask)     # (B, T, D)
+        h, _ = self.bert.forward(input_ids, token_type_ids, attention_mask)     # (B, T, D)
         t = self.mlm_norm(self.mlm_activation(self.mlm_dense(h)))       # (B, T, D)
         logits = self.output_proj(t)                                    # (B, T, V)
         self._cache = logits
@@ -266,9 +280,12 @@ class BertForSequenceClassification(Module):
                                  rng=rng)
         use_shared_dropout_rng(self, seed)
 
+    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
+        return self.bert.check_inputs(input_ids, token_type_ids, attention_mask)
+
     def forward(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         self._cache = None
-        _, pooled = self.bert(input_ids, token_type_ids, attention_mask)    # (B, D)
+        _, pooled = self.bert.forward(input_ids, token_type_ids, attention_mask)    # (B, D)
         logits = self.classifier(self.cls_dropout(pooled))                  # (B, C)
         self._cache = logits
         return logits

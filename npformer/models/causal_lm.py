@@ -14,7 +14,7 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask
+from npformer.layers.masks import as_key_mask, check_model_mask, combine_masks, key_keep_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.layers.validation import check_grad
@@ -80,17 +80,21 @@ class CausalLM(Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
-    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
-                key_keep=None) -> np.ndarray:
+    def check_inputs(self, ids, mask=None, caches=None, offset=0, *, key_keep=None):
         c = self.config
         offset = check_offset(offset, caches)
         ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
         B, T = ids.shape
-        if mask is None:
-            mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
-        else:
+        if mask is not None:
             mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep")
-        mask = combine_masks(mask, key_keep_mask("key_keep", key_keep, B, offset + T))
+        return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T)
+
+    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
+                key_keep=None) -> np.ndarray:
+        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
+        if mask is None:
+            mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, offset + T)
+        mask = combine_masks(mask, as_key_mask(key_keep))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))   # (B, T, D)

@@ -14,7 +14,7 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import check_model_mask, combine_masks, key_keep_mask, padding_mask
+from npformer.layers.masks import as_key_mask, check_model_mask, combine_masks, key_keep_mask, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.layers.validation import check_grad
@@ -73,16 +73,22 @@ class EncoderClassifier(Module):
         self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype, rng=rng)
         use_shared_dropout_rng(self, seed)
 
-    def forward(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
+    def check_inputs(self, src, src_mask=None, *, src_key_keep=None):
         c = self.config
         src = check_token_ids("src", src, c.vocab_size, c.max_len)
         B, S = src.shape
-        if src_mask is None:
-            src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
-        else:
+        if src_mask is not None:
             src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
                                         "src_key_keep")
-        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S))
+        return src, src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S)
+
+    def forward(self, src, src_mask=None, src_key_keep=None) -> np.ndarray:
+        """logits (B, C) (see the class docstring; the arguments as check_inputs returns them)."""
+        c = self.config
+        B, S = src.shape
+        if src_mask is None and c.pad_id is not None:
+            src_mask = padding_mask(src, c.pad_id)                      # (B, 1, 1, S)
+        src_mask = combine_masks(src_mask, as_key_mask(src_key_keep))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.src_dropout(self.src_pos(self.src_embed(src)))        # (B, S, D)

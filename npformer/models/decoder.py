@@ -139,35 +139,38 @@ class DecoderLayer(Module):
     def ff_dropout(self) -> Dropout:
         return self.dropout3 if self.cross_attention else self.dropout2
 
-    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
-                memory_mask=None, cache: dict | None = None) -> np.ndarray:
+    def check_inputs(self, x, memory=None, self_mask=None, memory_mask=None, cache=None):
         past = cached_length(cache)
         self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        return x, memory, self_mask, memory_mask, cache
+
+    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
+                memory_mask=None, cache: dict | None = None) -> np.ndarray:
         self_cache = cross_cache = None
         if cache is not None:
             self_cache = cache.setdefault("self", {})
             cross_cache = cache.setdefault("cross", {})
 
         def self_block(h):                                                   # (B, T, D) -> (B, T, D)
-            return self.dropout1(self.self_attn(h, h, h, self_mask, cache=self_cache))
+            return self.dropout1.forward(self.self_attn.forward(h, h, h, self_mask, self_cache))
 
         def cross_block(h):                                                  # (B, T, D) -> (B, T, D)
-            return self.dropout2(self.cross_attn(h, memory, memory, memory_mask, cache=cross_cache,
-                                                 static_kv=True))
+            return self.dropout2.forward(self.cross_attn.forward(h, memory, memory, memory_mask,
+                                                                 cross_cache, static_kv=True))
 
         def ff_block(h):                                                     # (B, T, D) -> (B, T, D)
-            return self.ff_dropout(self.feed_forward(h))
+            return self.ff_dropout.forward(self.feed_forward.forward(h))
 
         if self.config.norm_first:
-            x = x + self_block(self.norm1(x))                                # (B, T, D) x1
+            x = x + self_block(self.norm1.forward(x))                        # (B, T, D) x1
             if self.cross_attention:
-                x = x + cross_block(self.norm2(x))                           # (B, T, D) x2
-            out = x + ff_block(self.ff_norm(x))                              # (B, T, D)
+                x = x + cross_block(self.norm2.forward(x))                   # (B, T, D) x2
+            out = x + ff_block(self.ff_norm.forward(x))                      # (B, T, D)
         else:
-            x = self.norm1(x + self_block(x))                                # (B, T, D) x1
+            x = self.norm1.forward(x + self_block(x))                        # (B, T, D) x1
             if self.cross_attention:
-                x = self.norm2(x + cross_block(x))                           # (B, T, D) x2
-            out = self.ff_norm(x + ff_block(x))                              # (B, T, D)
+                x = self.norm2.forward(x + cross_block(x))                   # (B, T, D) x2
+            out = self.ff_norm.forward(x + ff_block(x))                      # (B, T, D)
         # an incremental (cached) forward is inference only: nothing for backward
         self._cache = DecoderCache(out, memory) if cache is None else None
         self._cached_forward = cache is not None
@@ -232,8 +235,7 @@ class Decoder(Module):
         if c.final_norm:
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
 
-    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
-                memory_mask=None, caches: list | None = None) -> np.ndarray:
+    def check_inputs(self, x, memory=None, self_mask=None, memory_mask=None, caches=None):
         if caches is not None:
             if not isinstance(caches, list) or len(caches) != len(self.layers):
                 got = len(caches) if isinstance(caches, list) else type(caches).__name__
@@ -241,11 +243,15 @@ class Decoder(Module):
                                  f"layer), got {got}")
         past = cached_length(caches[0]) if caches else 0
         self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
+        return x, memory, self_mask, memory_mask, caches
+
+    def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
+                memory_mask=None, caches: list | None = None) -> np.ndarray:
         for i, layer in enumerate(self.layers):
-            x = layer(x, memory, self_mask, memory_mask,
-                      cache=None if caches is None else caches[i])          # (B, T, D)
+            x = layer.forward(x, memory, self_mask, memory_mask,
+                              None if caches is None else caches[i])        # (B, T, D)
         if self.config.final_norm:
-            x = self.norm(x)                                                 # (B, T, D)
+            x = self.norm.forward(x)                                         # (B, T, D)
         self._cache = DecoderCache(x, memory) if caches is None else None
         self._cached_forward = caches is not None
         return x

@@ -37,6 +37,14 @@ def check_config(name: str, config) -> TransformerConfig:
     return config
 
 
+def check_encoder_inputs(module: Module, x, mask=None):
+    """check_inputs of EncoderLayer and Encoder: x (B, T, D), mask a keep-mask for (B, H, T, T)."""
+    c = module.config
+    check_float("x", x, dtype=module.dtype, ndim=3, shape=(None, None, c.d_model))
+    B, T, _ = x.shape
+    return x, check_mask("mask", mask, (B, c.num_heads, T, T))
+
+
 class EncoderLayer(Module):
     """Self-attention + feed-forward, each with residual, dropout and LayerNorm.
 
@@ -63,18 +71,17 @@ class EncoderLayer(Module):
         self.norm2 = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
         self.dropout2 = Dropout(c.dropout)
 
+    check_inputs = check_encoder_inputs
+
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
-        c = self.config
-        check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, c.d_model))
-        B, T, _ = x.shape
-        mask = check_mask("mask", mask, (B, c.num_heads, T, T))
-        if c.norm_first:
-            h = self.norm1(x)                                            # (B, T, D)
-            x1 = x + self.dropout1(self.self_attn(h, h, h, mask))        # (B, T, D)
-            out = x1 + self.dropout2(self.feed_forward(self.norm2(x1)))  # (B, T, D)
+        attn, ffn = self.self_attn.forward, self.feed_forward.forward
+        if self.config.norm_first:
+            h = self.norm1.forward(x)                                                  # (B, T, D)
+            x1 = x + self.dropout1.forward(attn(h, h, h, mask))                        # (B, T, D)
+            out = x1 + self.dropout2.forward(ffn(self.norm2.forward(x1)))              # (B, T, D)
         else:
-            x1 = self.norm1(x + self.dropout1(self.self_attn(x, x, x, mask)))    # (B, T, D)
-            out = self.norm2(x1 + self.dropout2(self.feed_forward(x1)))          # (B, T, D)
+            x1 = self.norm1.forward(x + self.dropout1.forward(attn(x, x, x, mask)))    # (B, T, D)
+            out = self.norm2.forward(x1 + self.dropout2.forward(ffn(x1)))              # (B, T, D)
         self._cache = EncoderCache(out)
         return out
 
@@ -111,15 +118,13 @@ class Encoder(Module):
         if c.final_norm:
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
 
+    check_inputs = check_encoder_inputs
+
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
-        c = self.config
-        check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, c.d_model))
-        B, T, _ = x.shape
-        mask = check_mask("mask", mask, (B, c.num_heads, T, T))
         for layer in self.layers:
-            x = layer(x, mask)                    # (B, T, D)
-        if c.final_norm:
-            x = self.norm(x)                      # (B, T, D)
+            x = layer.forward(x, mask)            # (B, T, D)
+        if self.config.final_norm:
+            x = self.norm.forward(x)              # (B, T, D)
         self._cache = EncoderCache(x)
         return x
 

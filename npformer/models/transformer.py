@@ -16,7 +16,14 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import causal_mask, check_model_mask, combine_masks, key_keep_mask, padding_mask
+from npformer.layers.masks import (
+    as_key_mask,
+    causal_mask,
+    check_model_mask,
+    combine_masks,
+    key_keep_mask,
+    padding_mask,
+)
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.layers.validation import check_float, check_grad, check_ids, check_length, check_mask
@@ -161,26 +168,13 @@ class Transformer(Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V_tgt, D), shared
         use_shared_dropout_rng(self, seed)
 
-    # -- checks and masks ------------------------------------------------------------------------
-    def _src_mask(self, src: np.ndarray, src_mask, T: int | None = None, src_key_keep=None):
-        """src_mask checked against encoder self-attention and (with T) cross-attention, or built
-        from pad_id; AND the (B, S) key keep-mask `src_key_keep` when given."""
-        B, S = src.shape
-        H = self.config.num_heads
-        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)        # (B, 1, 1, S) or None
-        if src_mask is None:
-            pad = self.config.pad_id
-            return combine_masks(None if pad is None else padding_mask(src, pad), keep)
-        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
-        if T is not None:
-            check_mask("src_mask", src_mask, (B, H, T, S))
-        return combine_masks(src_mask, keep)
-
-    def _check_memory(self, memory, B: int) -> np.ndarray:
-        return check_float("memory", memory, dtype=self.dtype, ndim=3,
-                           shape=(B, None, self.config.d_model))
-
     # -- pieces ----------------------------------------------------------------------------------
+    def _source_mask(self, src: np.ndarray, src_mask, src_key_keep) -> np.ndarray | None:
+        """src_mask, or (None) the padding mask of src (B, 1, 1, S), AND the key keep-mask."""
+        if src_mask is None and self.config.pad_id is not None:
+            src_mask = padding_mask(src, self.config.pad_id)             # (B, 1, 1, S)
+        return combine_masks(src_mask, as_key_mask(src_key_keep))
+
     def _encode(self, src: np.ndarray, src_mask) -> np.ndarray:
         x = self.src_dropout(self.src_pos(self.src_embed(src)))          # (B, S, D)
         return self.encoder(x, src_mask)                                 # (B, S, D) memory
@@ -195,9 +189,12 @@ class Transformer(Module):
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        src_mask = self._src_mask(src, src_mask, src_key_keep=src_key_keep)
+        B, S = src.shape
+        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
+        if src_mask is not None:
+            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep")
         self._cache = None
-        return self._encode(src, src_mask)
+        return self._encode(src, self._source_mask(src, src_mask, keep))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0, *, src_key_keep=None) -> np.ndarray:
@@ -210,7 +207,7 @@ class Transformer(Module):
         offset = check_offset(offset, caches)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
         B, T = tgt.shape
-        memory = self._check_memory(memory, B)
+        check_float("memory", memory, dtype=self.dtype, ndim=3, shape=(B, None, c.d_model))
         if src_mask is not None:
             src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
                                         "src_key_keep")
@@ -224,21 +221,30 @@ class Transformer(Module):
         self._cache = None
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
-                tgt_key_keep=None) -> np.ndarray:
+    def check_inputs(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                     tgt_key_keep=None):
         c = self.config
         src = check_token_ids("src", src, c.src_vocab, c.max_len)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len)
-        B, T = src.shape[0], tgt.shape[1]
+        (B, S), T, H = src.shape, tgt.shape[1], c.num_heads
         if tgt.shape[0] != B:
             raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tgt.shape}")
-        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
+        src_keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
+        if src_mask is not None:
+            src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
+            check_mask("src_mask", src_mask, (B, H, T, S))
+        if tgt_mask is not None:
+            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, H, T, T), "tgt_key_keep")
+        tgt_keep = key_keep_mask("tgt_key_keep", tgt_key_keep, B, T)
+        return src, tgt, src_mask, tgt_mask, src_keep, tgt_keep
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
+                tgt_key_keep=None) -> np.ndarray:
+        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
+        src_mask = self._source_mask(src, src_mask, src_key_keep)       # (B, 1, 1, S) or given
         if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
-        else:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
-                                        "tgt_key_keep")
-        tgt_mask = combine_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T))
+            tgt_mask = target_self_mask(tgt, self.config.pad_id)         # (B, 1, T, T)
+        tgt_mask = combine_masks(tgt_mask, as_key_mask(tgt_key_keep))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)

@@ -7,11 +7,13 @@ the same u).
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-from npformer.data.vocab import BOS, EOS, PAD
+from npformer.data.vocab import BOS, EOS
+from npformer.decoding.generate import GenerateOutput, decode_loop
 from npformer.decoding.sampling import check_sampling_args
-from torchformer.decoding.generate import GenerateOutput, setup_decoding, suppressed_ids
+from torchformer.decoding.generate import TORCH_STEP
 
 __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_sampling_args"]
 
@@ -81,51 +83,16 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
            top_k: int | None = None, top_p: float | None = None, seed: int | None = None,
            generator: torch.Generator | None = None, use_cache: bool = True,
            eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None) -> GenerateOutput:
-    """Continue `prompts` (B, P) by sampling (see npformer.decoding.sampling.sample)."""
+    """Continue `prompts` (B, P) by sampling (see npformer.decoding.sampling.sample): npformer's
+    decode loop, with u ~ U[0, 1) and the choice made by torch on the model's device."""
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
-    gen_rng = _generator(seed, generator, model.device)
-    was_training = model.training
-    model.eval()
-    try:
-        stepper, seq, start, N, B = setup_decoding(model, prompts, max_new_tokens, prompt_lengths, BOS, 1,
-                                           use_cache)
-        banned = suppressed_ids(model, suppress_ids, BOS)
-        dev = seq.device
-        rows = torch.arange(B, device=dev)                                      # (B,)
-        finished = torch.zeros(B, dtype=torch.bool, device=dev)                 # (B,)
-        scores = torch.zeros(B, dtype=torch.float64, device=dev)                # (B,)
-        lengths = torch.zeros(B, dtype=torch.int64, device=dev)                 # (B,)
-        tokens = torch.full((B, N), PAD, dtype=torch.int64, device=dev)         # (B, N)
-        fill = EOS if eos_id is None else eos_id
-        out_logits = None
-        for p in range(int(start.min()), int(start.max()) + N):
-            logits = stepper(seq, p)                                            # (B, V)
-            if out_logits is None:
-                if len(banned) >= logits.shape[-1]:
-                    raise ValueError(f"suppress_ids: leaves no token to sample (all "
-                                     f"{logits.shape[-1]} ids suppressed)")
-                out_logits = torch.zeros((B, N, logits.shape[-1]), dtype=logits.dtype, device=dev)
-            u = torch.rand(B, generator=gen_rng, dtype=torch.float64, device=dev)  # (B,)
-            g = p - start                                                       # (B,)
-            gen = (g >= 0) & (g < N)                                            # (B,)
-            allowed = logits.to(torch.float64).clone()                          # (B, V)
-            allowed[:, banned] = float("-inf")                                  # never PAD
-            choice = choose(sampling_probs(allowed, temperature, top_k, top_p), u)  # (B,)
-            logp = torch.log_softmax(logits.to(torch.float64), dim=-1)          # (B, V)
-            logp = logp.gather(1, choice[:, None])[:, 0]                        # (B,)
-            live = gen & ~finished                                              # (B,)
-            gi = g.clamp(0, N - 1)                                              # (B,)
-            out_logits[rows[gen], gi[gen]] = logits[gen]                        # (B, N, V)
-            tokens[rows[live], gi[live]] = choice[live]
-            scores += torch.where(live, logp, torch.zeros_like(logp))
-            lengths += live
-            if eos_id is not None:
-                finished |= live & (choice == eos_id)
-            finished |= gen & (g == N - 1)                                      # budget used up
-            fed = torch.where(g < 0, seq[:, p], choice)                         # prompt forces
-            seq[:, p] = torch.where(finished & (g >= 0), torch.full_like(fed, fill), fed)
-            if bool(finished.all()):
-                break
-    finally:
-        model.train(was_training)
-    return GenerateOutput(tokens, lengths, scores, out_logits)
+    dev = model.device
+    gen_rng = _generator(seed, generator, dev)
+
+    def draw(allowed: np.ndarray) -> np.ndarray:                                # (B, V) -> (B,)
+        u = torch.rand(allowed.shape[0], generator=gen_rng, dtype=torch.float64, device=dev)
+        z = torch.from_numpy(allowed).to(device=dev, dtype=torch.float64)       # (B, V)
+        return choose(sampling_probs(z, temperature, top_k, top_p), u).cpu().numpy()
+    return decode_loop(model, prompts, draw, max_new_tokens=max_new_tokens, use_cache=use_cache,
+                       eos_id=eos_id, bos_id=BOS, prompt_lengths=prompt_lengths,
+                       suppress_ids=suppress_ids, step=TORCH_STEP)

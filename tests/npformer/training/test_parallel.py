@@ -287,31 +287,6 @@ def test_inference_forward_equals_the_full_batch():
             dp.forward(batch.src, [1, 2])
 
 
-def test_nested_calls_skip_only_the_nan_scan_and_depth_is_per_thread():
-    import threading
-
-    from npformer.layers.validation import SCAN_DEPTH, call_depth
-    task, model, batch = _setup()
-    layer = model.encoder.layers[0]
-    x = np.ones((2, 3, 16))
-    x[0, 0, 0] = np.nan
-    with pytest.raises(ValueError, match="finite"):                     # called directly: scanned
-        layer(x)
-    assert call_depth() == 0                                           # restored after the error
-    with pytest.raises(TypeError, match="dtype"):                      # dtype checked at any depth
-        model.encoder.layers[0].norm1.forward(x.astype(np.float32))
-    seen = []
-
-    def worker():
-        seen.append(call_depth())
-        layer(np.ones((2, 3, 16)))
-        seen.append(call_depth())
-    t = threading.Thread(target=worker)
-    t.start()
-    t.join()
-    assert seen == [0, 0] and SCAN_DEPTH == 2
-
-
 def test_an_error_in_one_replica_is_raised_after_every_replica_stopped():
     task, model, batch = _setup()
     calls = []
