@@ -269,6 +269,7 @@ run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
 print(run.stdout)
 assert run.returncode == 0, run.stderr
 held_out = re.search(r"held-out: BLEU ([\d.]+)\s+chrF ([\d.]+)\s+exact match ([\d.]+)%", run.stdout)
+assert held_out, "the run printed no held-out BLEU/chrF line"
 run_bleu, run_chrf, run_exact = (float(g) for g in held_out.groups())
 print(f"from the run's output: held-out BLEU {run_bleu:.2f}, chrF {run_chrf:.2f}, "
       f"{run_exact:.1f} % of the held-out sentences translated exactly")
@@ -401,6 +402,7 @@ for extra in ([], ["--beam", "4"]):
 shutil.rmtree(workdir)
 
 # %% [markdown]
-# **Try it:** halve `--steps` and watch BLEU and chrF fall apart differently; add a third word-order
-# rule to `sentence_pair`; train with `--tokenizer bpe --vocab-size 300` (one token per word piece);
-# or point `PAIRS` at a few thousand lines of a real Tatoeba pair file (`cut -f1,2`).
+# **Try it:** halve `--steps` and compare how far BLEU and chrF fall; add a third word-order rule
+# to `sentence_pair`; train with `--tokenizer bpe --vocab-size 300` (word pieces instead of
+# characters); or give `--data` a few thousand lines of a real Tatoeba pair file (`cut -f1,2` first;
+# the verb cells then no longer apply).
