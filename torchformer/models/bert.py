@@ -36,6 +36,7 @@ from torchformer.models.transformer import (
     embedding_scale,
     init_rng,
     keep_input,
+    use_shared_dropout_rng,
 )
 
 
@@ -121,6 +122,7 @@ class BertModel(ModelMixin, nn.Module):
         if pooler:
             self.pooler = Pooler(c.d_model, c.dtype, rng, device)
         self.encoder_input: torch.Tensor | None = None
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     def check_inputs(self, input_ids, token_type_ids, attention_mask):
         """(ids, token types, keep-mask) checked and on the model's device."""
@@ -172,6 +174,7 @@ class BertForMaskedLM(ModelMixin, nn.Module):
                                   rng=rng, device=device)
         if c.tie_embeddings:
             self.output_proj.weight = self.bert.tok_embed.weight            # (V, D), shared
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     @property
     def encoder_input(self):
@@ -205,6 +208,7 @@ class BertForSequenceClassification(ModelMixin, nn.Module):
         self.cls_dropout = Dropout(c.dropout)
         self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype,
                                  rng=rng, device=device)
+        self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     @property
     def encoder_input(self):

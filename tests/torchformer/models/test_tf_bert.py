@@ -86,3 +86,21 @@ def test_bridge_both_ways(make):
     back = tf.to_numpy(t)
     for k, v in n.state_dict().items():
         np.testing.assert_array_equal(back.state_dict()[k], v)
+
+
+@pytest.mark.parametrize("kind", ["BertModel", "BertForMaskedLM", "BertForSequenceClassification"])
+def test_dropout_masks_come_from_the_seed_alone(kind):
+    # like every npformer model and torchformer's Transformer/CausalLM: a seed fixes every dropout
+    # mask, and torch's global generator neither decides them nor is consumed by them
+    def run(seed, global_seed):
+        torch.manual_seed(global_seed)
+        m = getattr(tf, kind)(cfg(), seed=seed).train()
+        out = m(IDS, TYPES)
+        out = out[0] if isinstance(out, tuple) else out
+        return out.detach().numpy(), torch.rand(1).item()
+
+    a, after_a = run(3, 0)
+    b, after_b = run(3, 1)
+    np.testing.assert_array_equal(a, b)
+    torch.manual_seed(0)
+    assert after_a == torch.rand(1).item()      # the global generator was not drawn from
