@@ -84,6 +84,11 @@ def test_checkpoint_is_read_by_evaluate_generate_resume_and_transformers(bert, r
                           "berlin could think"], capsys)
     assert code == 0, err
     assert re.findall(r" -> (\w+) \(p=", out) == ["france", "italy", "germany"], out
+    test = tmp_path / "test.tsv"
+    test.write_text("the paris dog\tfrance\nberlin is lazy\tgermany\nrome fox\titaly\n")
+    code, out, err = run(["evaluate", str(ckpt), "--data", str(test)], capsys)
+    assert code == 0 and "every one held out" in out, out + err
+    assert held_out(out)[-1][0] == 100.0, out
     code, out, err = run(["train", "--resume", str(ckpt), "--steps", "2", "--no-progress"], capsys)
     assert code == 0 and "at step 80" in out, out + err
     from npformer.data.tokenizers import WordPieceTokenizer
