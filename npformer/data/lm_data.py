@@ -108,18 +108,18 @@ class LMBatch(NamedTuple):
             return int(self.targets.size)
         return int((self.targets != self.ignore_id).sum())
 
+    @property
+    def answer_mask(self) -> np.ndarray:
+        """(B, T) bool: targets that are the answer (digits of a+b and EOS)."""
+        pos = np.arange(self.targets.shape[1])[None, :]                # (1, T)
+        return (pos >= self.prompt_lengths[:, None] - 1) & self.target_mask
+
 
 class TextLMBatch(LMBatch):
     """An LMBatch of text windows: no padding, every target a token of the text (id 0 is a real
     token in a pretrained vocabulary: GPT-2's "!")."""
     __slots__ = ()
     ignore_id = None
-
-    @property
-    def answer_mask(self) -> np.ndarray:
-        """(B, T) bool: targets that are the answer (digits of a+b and EOS)."""
-        pos = np.arange(self.targets.shape[1])[None, :]                # (1, T)
-        return (pos >= self.prompt_lengths[:, None] - 1) & (self.targets != PAD)
 
 
 def _num_digits(n: np.ndarray) -> np.ndarray:
