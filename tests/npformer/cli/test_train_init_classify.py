@@ -64,7 +64,8 @@ def test_bert_classifier_learns_the_labels(bert, rows, capsys, backend):
                               str(bert), "--backend", backend, *FIT], capsys)
     assert code == 0, err
     (before_acc, majority, before), (acc, _, after) = held_out(out)
-    assert "BertForSequenceClassification" in out and "wordpiece tokenizer" in out
+    assert "BertForSequenceClassification: d_model=32 heads=4 d_ff=64 2 layers" in out
+    assert "wordpiece tokenizer" in out
     assert acc >= 90.0 and acc > majority + 40.0, out
     assert after < before - 0.5, out
 
@@ -119,10 +120,15 @@ def test_options_the_folder_decides_are_refused_first(bert, rows, tmp_path, caps
     assert out == "" and not save.exists()
 
 
-def test_a_classifier_folder_is_refused_for_masked_lm(tmp_path, rows, capsys):
+def test_a_classifier_folder_takes_classify_with_its_number_of_labels(tmp_path, rows, capsys):
     folder = bert_folder(tmp_path / "cls", head="BertForSequenceClassification")
     capsys.readouterr()
     code, out, err = run(["train", "--task", "mlm", "--data", str(rows), "--init", str(folder)],
                          capsys)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "use --task classify --data FILE" in lines[0], err
+    code, out, err = run(["train", "--task", "classify", "--data", str(rows), "--init",
+                          str(folder), "--save", str(tmp_path / "never.npz")], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "num_labels" in lines[0], err       # 2 heads, 3 labels
+    assert not (tmp_path / "never.npz").exists()
