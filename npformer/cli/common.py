@@ -98,8 +98,8 @@ def describe(model) -> str:
     n = model.num_parameters()
     layers = f"{c.num_encoder_layers}+{c.num_decoder_layers} layers" \
         if type(model).__name__ == "Transformer" else \
-        (f"{c.num_encoder_layers} layers" if type(model).__name__ in ("EncoderClassifier",
-                                                                      "BertForMaskedLM")
+        (f"{c.num_encoder_layers} layers" if type(model).__name__ in (
+            "EncoderClassifier", "BertForMaskedLM", "BertForSequenceClassification")
          else f"{c.num_decoder_layers} layers")
     return (f"{type(model).__name__}: d_model={c.d_model} heads={c.num_heads} d_ff={c.d_ff} "
             f"{layers} dropout={c.dropout} {c.dtype}, {n:,} parameters")

@@ -3,12 +3,16 @@
     npformer train --task lm  --data book.txt --init path/to/gpt2 [--context 128 --steps 200
                    --save run.npz --save-pretrained tuned/ --backend torch]
     npformer train --task mlm --data book.txt --init path/to/bert  (masked-LM, BERT's 80/10/10)
+    npformer train --task classify --data reviews.tsv --init path/to/bert  (a classifier: BERT
+                   with a fresh head drawn from --seed, one output per label of the file)
 
 The folder gives the model's weights, its sizes and its own tokenizer: a GPT-2 folder (config.json,
 model.safetensors, vocab.json, merges.txt; npformer.data.tokenizers.GPT2Tokenizer) is fine-tuned as
 a language model on the next-token windows of `--task lm --data` (npformer.data.text_lm); a BERT
 masked-LM or pre-training folder (vocab.txt; WordPieceTokenizer) on masked windows of the text
-(npformer.data.text_mlm). The training loop, checkpoint, evaluate, generate and --resume are the
+(npformer.data.text_mlm); any BERT folder as a classifier of `--task classify --data` rows
+(npformer.data.text_classify: [CLS] text [SEP], the folder's WordPiece), its new head named in a
+warning. The training loop, checkpoint, evaluate, generate and --resume are the
 ones a model trained from scratch uses. Validation loss is reported before and after. Options the
 folder decides (sizes, tokenizer, positions, dropout) are refused before any work, all named in one
 line. --save-pretrained writes a folder transformers loads (config.json, model.safetensors and the
@@ -53,6 +57,8 @@ FAMILIES = {
                             "dropout": "hidden_dropout_prob", "tokenizer": "vocab.txt",
                             "vocab_size": "vocab.txt"}),
 }
+FAMILIES["bert_cls"] = dict(FAMILIES["bert_mlm"], task="classify")
+BERT_KINDS = ("bert", "bert_mlm", "bert_cls")          # every BERT folder makes a classifier
 FIXED_BY_FOLDER = sorted({d for f in FAMILIES.values() for d in f["fixed"]})
 OPTIONAL_FILES = ("tokenizer_config.json",)          # copied by --save-pretrained when present
 
@@ -63,7 +69,8 @@ def add_init_args(p) -> None:
     g.add_argument("--init", metavar="FOLDER", default=None,
                    help="start from a Hugging Face folder: its weights, sizes and tokenizer. A GPT-2 "
                         "folder (vocab.json, merges.txt) with --task lm --data FILE; a BERT "
-                        "masked-LM folder (vocab.txt) with --task mlm --data FILE (defaults then: "
+                        "masked-LM folder (vocab.txt) with --task mlm --data FILE, any BERT folder "
+                        "with --task classify --data FILE.tsv (defaults then: "
                         f"{_FT_DEFAULTS_TEXT}, --context {FT_CONTEXT} or the model's positions "
                         f"when fewer)")
     g.add_argument("--save-pretrained", metavar="DIR", default=None,
@@ -90,6 +97,12 @@ def _folder_config(folder: str) -> tuple[str, dict]:
         raise CliError(f"--init {folder}: {e}") from None
 
 
+def _family(kind: str, task: str) -> str:
+    """The FAMILIES entry --init's folder of `kind` trains for --task `task`."""
+    return "bert_cls" if kind in BERT_KINDS and (task == "classify" or kind == "bert_cls") \
+        else kind
+
+
 def check_init_args(args) -> None:
     """Everything about --init that can be refused before work: one line naming the options."""
     given = getattr(args, "given", {}) or {}
@@ -102,12 +115,12 @@ def check_init_args(args) -> None:
         raise CliError(f"--init {args.init}: not with --resume {args.resume} (a resumed run "
                        f"continues from its checkpoint's weights)")
     kind, hf = _folder_config(args.init)
+    kind = _family(kind, args.task)
     if kind not in FAMILIES:
         raise CliError(f"--init {args.init}: holds a {kind} model without a masked-LM head; "
-                       f"fine-tuning from the command line takes a GPT-2 folder (--task lm) or a "
-                       f"BERT masked-LM / pre-training folder (--task mlm). Fine-tune a BERT "
-                       f"classifier in Python: npformer.io.hub.from_pretrained(folder, "
-                       f"kind='bert_cls', num_labels=N) (docs/GPT2_BERT.md)")
+                       f"fine-tuning from the command line takes a GPT-2 folder (--task lm), a "
+                       f"BERT masked-LM / pre-training folder (--task mlm) or any BERT folder "
+                       f"as a classifier (--task classify --data FILE)")
     fam = FAMILIES[kind]
     fixed = [given[d] for d in fam["fixed"] if d in given]
     if fixed:
@@ -116,10 +129,12 @@ def check_init_args(args) -> None:
         raise CliError(f"{', '.join(fixed)}: not allowed with --init {args.init}: the folder "
                        f"decides {them} ({', '.join(decided)}); drop {them}")
     if args.task != fam["task"] or not args.data:
-        what = "a language model" if kind == "gpt2" else "a masked language model"
+        what = {"gpt2": "a language model", "bert_mlm": "a masked language model",
+                "bert_cls": "a classifier"}[kind]
+        also = " (or --task classify --data FILE for a classifier)" if kind == "bert_mlm" else ""
         raise CliError(f"--init {args.init}: a {'GPT-2' if kind == 'gpt2' else 'BERT'} folder is "
-                       f"fine-tuned as {what} on your text: use --task {fam['task']} --data FILE "
-                       f"(got --task {args.task}{'' if args.data else ', no --data'})")
+                       f"fine-tuned as {what} on your text: use --task {fam['task']} --data FILE"
+                       f"{also} (got --task {args.task}{'' if args.data else ', no --data'})")
     if getattr(args, "nproc", 1) > 1:
         raise CliError(f"--nproc {args.nproc}: not with --init (one process; --threads N for more "
                        f"cores)")
@@ -127,7 +142,7 @@ def check_init_args(args) -> None:
     if args.context is not None and isinstance(n_pos, int) and args.context > n_pos:
         raise CliError(f"--context {args.context}: the model of --init {args.init} reads "
                        f"{n_pos} tokens at most ({fam['positions']})")
-    if kind == "bert_mlm" and args.context is not None and args.context < 3:
+    if kind != "gpt2" and args.context is not None and args.context < 3:
         raise CliError(f"--context {args.context}: a BERT row is [CLS] + text + [SEP]; expected "
                        f">= 3")
     missing = [f for f in fam["files"] if not os.path.isfile(os.path.join(args.init, f))]
@@ -154,13 +169,12 @@ def check_init_args(args) -> None:
 
 def finetune_state(args):
     """The TrainState of --init: the folder's model and tokenizer, the text task of --data."""
-    from npformer.data.text_files import read_corpus
-    from npformer.data.text_lm import DEFAULT_VAL_FRACTION, TextLMTask
+    from npformer.data.text_lm import DEFAULT_VAL_FRACTION
     from npformer.data.tokenizers import GPT2Tokenizer, WordPieceTokenizer
     from npformer.training.resume import BatchStream, TrainState
     from npformer.training.train import TrainConfig
     folder = args.init
-    kind = _folder_config(folder)[0]
+    kind = _family(_folder_config(folder)[0], args.task)
     try:
         if kind == "gpt2":
             tokenizer = GPT2Tokenizer.from_folder(folder)
@@ -169,24 +183,20 @@ def finetune_state(args):
             tokenizer = WordPieceTokenizer.from_folder(folder, lowercase=folder_lowercase(folder))
     except (OSError, ValueError) as e:
         raise CliError(f"--init {folder}: {e}") from None
-    corpus = read_corpus(args.data)
-    common = dict(context=args.context, val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION,
-                  seed=args.seed, corpus=corpus)
-    try:
-        if kind == "gpt2":
-            task = TextLMTask(list(corpus.files), tokenizer, **common)
-        else:
-            from npformer.data.text_mlm import TextMLMTask
-            task = TextMLMTask(list(corpus.files), tokenizer, **common)
-    except ValueError as e:
-        raise CliError(f"--init {folder}: {e}") from None
-    task.arrays()                                         # a too-short text is named before loading
+    split = dict(context=args.context, val_fraction=args.val_fraction or DEFAULT_VAL_FRACTION,
+                 seed=args.seed)
+    if kind == "bert_cls":
+        task = _classify_task(args, tokenizer, split)
+    else:
+        task = _text_task(args, kind, tokenizer, split)
+    num_labels = {"num_labels": task.num_classes, "seed": args.seed} if kind == "bert_cls" else {}
     dtype = args.dtype or "float32"
     try:
         if args.backend == "torch":
             from npformer.cli.common import torch_and_device
             _, dev = torch_and_device(args)
-            model = backends.module("torch", "hub").from_pretrained(folder, dtype, device=dev)
+            model = backends.module("torch", "hub").from_pretrained(
+                folder, dtype, device=dev, kind="bert_cls" if num_labels else None, **num_labels)
             if getattr(model, "dropout_rng", None) is None:
                 # torchformer's BERT classes draw dropout from torch's global generator (its
                 # CausalLM has its own, seeded): seeded here, a fresh run repeats bit for bit;
@@ -195,7 +205,8 @@ def finetune_state(args):
                 torch.manual_seed(args.seed)
         else:
             from npformer.io import hub
-            model = hub.from_pretrained(folder, dtype)
+            model = hub.from_pretrained(folder, dtype, kind="bert_cls" if num_labels else None,
+                                        **num_labels)
     except (OSError, ValueError) as e:
         raise CliError(f"--init {folder}: {e}") from None
     if tokenizer.vocab_size > model.config.vocab_size:
@@ -218,13 +229,53 @@ def finetune_state(args):
                       stream=BatchStream(task, tc.batch_size, tc.seed), config=tc, task=task, step=0)
 
 
+def _text_task(args, kind: str, tokenizer, split: dict):
+    """--task lm / mlm: the next-token or masked windows of the --data text."""
+    from npformer.data.text_files import read_corpus
+    from npformer.data.text_lm import TextLMTask
+    corpus = read_corpus(args.data)
+    common = dict(split, corpus=corpus)
+    try:
+        if kind == "gpt2":
+            task = TextLMTask(list(corpus.files), tokenizer, **common)
+        else:
+            from npformer.data.text_mlm import TextMLMTask
+            task = TextMLMTask(list(corpus.files), tokenizer, **common)
+    except ValueError as e:
+        raise CliError(f"--init {args.init}: {e}") from None
+    task.arrays()                                         # a too-short text is named before loading
+    return task
+
+
+def _classify_task(args, tokenizer, split: dict):
+    """--task classify: the labelled rows of --data, split, in the folder's WordPiece."""
+    from npformer.data.text_classify import ClassifyTask
+    from npformer.data.text_files import TextFileError
+    from npformer.data.text_rows import read_labelled
+    paths = [args.data] if isinstance(args.data, str) else list(args.data)
+    if len(paths) != 1:
+        raise CliError(f"--data: --task classify reads one file of labelled texts, got "
+                       f"{len(paths)}")
+    rows = read_labelled(paths[0])
+    labels = sorted({lab for _, _, lab in rows.rows})
+    if len(labels) < 2:
+        raise TextFileError(paths[0], f"every row has the label {labels[0]!r}: a classifier needs "
+                                      f"at least two labels")
+    try:
+        task = ClassifyTask(rows.files, tokenizer, labels, rows=rows, **split)
+    except ValueError as e:
+        raise CliError(f"--init {args.init}: {e}") from None
+    task.sets()                                           # rows that fit the context, named now
+    return task
+
+
 def save_pretrained_folder(args, model) -> None:
     """--save-pretrained: the model as a Hugging Face folder, with --init's tokenizer files."""
     from npformer.cli.figures import to_numpy_model
     from npformer.io import hub
     out = args.save_pretrained
     np_model = model if args.backend == "numpy" else to_numpy_model(model)
-    files = FAMILIES[_folder_config(args.init)[0]]["files"] + tuple(
+    files = FAMILIES[_family(_folder_config(args.init)[0], args.task)]["files"] + tuple(
         f for f in OPTIONAL_FILES if os.path.isfile(os.path.join(args.init, f)))
     try:
         hub.save_pretrained(np_model, out, overwrite=args.overwrite)

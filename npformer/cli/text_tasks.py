@@ -20,10 +20,11 @@ __all__ = ["generate_rows", "translate_texts", "classify_texts"]
 
 def generate_rows(args, model, task, gen) -> int:
     kind = type(model).__name__
-    want = "EncoderClassifier" if task.is_classification else "Transformer"
-    if kind != want:
+    want = ("EncoderClassifier", "BertForSequenceClassification") if task.is_classification \
+        else ("Transformer",)
+    if kind not in want:
         raise CliError(f"checkpoint {args.checkpoint}: holds a {kind}, but its task {task.name} "
-                       f"needs a {want}")
+                       f"needs a {' or '.join(want)}")
     if task.is_classification:
         return classify_texts(args, model, task)
     return translate_texts(args, model, task, gen)

@@ -33,7 +33,7 @@ import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
 
-__all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch",
+__all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "TextLMBatch",
            "collate_lm", "line_tokens"]
 
 LM_TASKS = ("lm", "mlm")             # "mlm": npformer.data.mlm_data
@@ -78,22 +78,48 @@ class LMExamples(NamedTuple):
 
 class LMBatch(NamedTuple):
     """ids (B, T) BOS + line; targets (B, T) line + EOS (PAD-padded); prompt_lengths (B,): tokens of
-    BOS + "a+b=" (the greedy prompt); lengths (B,): non-PAD tokens of ids. All int64."""
+    BOS + "a+b=" (the greedy prompt); lengths (B,): non-PAD tokens of ids. All int64.
+
+    `ignore_id` (a class attribute, not a field): the target id that is padding, left out of the
+    loss and the counts; None where every target is a real token (TextLMBatch)."""
     ids: np.ndarray
     targets: np.ndarray
     prompt_lengths: np.ndarray
     lengths: np.ndarray
 
+    ignore_id = PAD
+
+    @property
+    def loss_ignore_index(self) -> int:
+        """The CrossEntropyLoss ignore_index for these targets (-100, no id, when none is padding)."""
+        return -100 if self.ignore_id is None else self.ignore_id
+
+    @property
+    def target_mask(self) -> np.ndarray:
+        """(B, T) bool: the targets the loss counts."""
+        if self.ignore_id is None:
+            return np.ones(self.targets.shape, dtype=bool)
+        return self.targets != self.ignore_id
+
     @property
     def num_tokens(self) -> int:
-        """Target tokens the loss counts (non-PAD entries of targets)."""
-        return int((self.targets != PAD).sum())
+        """Target tokens the loss counts (entries of targets other than ignore_id)."""
+        if self.ignore_id is None:
+            return int(self.targets.size)
+        return int((self.targets != self.ignore_id).sum())
 
     @property
     def answer_mask(self) -> np.ndarray:
         """(B, T) bool: targets that are the answer (digits of a+b and EOS)."""
         pos = np.arange(self.targets.shape[1])[None, :]                # (1, T)
-        return (pos >= self.prompt_lengths[:, None] - 1) & (self.targets != PAD)
+        return (pos >= self.prompt_lengths[:, None] - 1) & self.target_mask
+
+
+class TextLMBatch(LMBatch):
+    """An LMBatch of text windows: no padding, every target a token of the text (id 0 is a real
+    token in a pretrained vocabulary: GPT-2's "!")."""
+    __slots__ = ()
+    ignore_id = None
 
 
 def _num_digits(n: np.ndarray) -> np.ndarray:

@@ -1,15 +1,34 @@
 """Classification of a user's labelled text: ClassifyTask and build_classify_task (see
-npformer.data.text_tasks for the split, the tokenizer and the batches)."""
+npformer.data.text_tasks for the split, the tokenizer and the batches).
+
+With a WordPiece tokenizer (a pretrained BERT folder's vocab.txt, `npformer train --task classify
+--init BERT_FOLDER`) a row is what BERT reads, [CLS] text [SEP], padded with [PAD] (id 0, checked),
+which BertModel masks out; the text is cut to context - 2 tokens as for the other tokenizers."""
 from __future__ import annotations
 
 import numpy as np
 
+from npformer.data.tasks import ClassificationBatch
 from npformer.data.text_files import TextFileError
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION
 from npformer.data.text_rows import read_labelled
 from npformer.data.text_tasks import RowsTask, TextExamples, pad_rows, split_rows, train_tokenizer
+from npformer.data.vocab import PAD
 
-__all__ = ["ClassifyTask", "build_classify_task"]
+__all__ = ["ClassifyTask", "BertRows", "build_classify_task"]
+
+
+class BertRows(TextExamples):
+    """TextExamples whose src rows are already [CLS] text [SEP] (src_len counts both): batched
+    as they are, PAD-padded, no BOS/EOS added."""
+    __slots__ = ()
+
+    def collate(self) -> ClassificationBatch:
+        if len(self) == 0:
+            raise ValueError("examples: expected at least one example, got 0")
+        width = int(self.src_len.max())
+        src = np.ascontiguousarray(self.src[:, :width], dtype=np.int64)           # (B, S)
+        return ClassificationBatch(src, self.labels.astype(np.int64), self.src_len.astype(np.int64))
 
 
 class ClassifyTask(RowsTask):
@@ -24,6 +43,23 @@ class ClassifyTask(RowsTask):
         if not isinstance(labels, (list, tuple)) or len(labels) < 2 or len(set(labels)) != len(labels):
             raise ValueError(f"labels: expected at least 2 distinct label strings, got {labels!r}")
         self.labels = [str(x) for x in labels]
+        self.bert = getattr(self.tokenizer, "kind", None) == "wordpiece"
+        if self.bert and self.tokenizer.vocab.get("[PAD]") != PAD:
+            raise ValueError(f"tokenizer: a WordPiece vocabulary needs [PAD] at id {PAD} (BERT's "
+                             f"layout), got {self.tokenizer.vocab.get('[PAD]')}")
+
+    def _rows_of(self, texts: list[str], labels: np.ndarray, index: np.ndarray):
+        """(examples of `texts` cut to context - 2 tokens, (N,) text tokens before the cut); BERT
+        rows are wrapped in [CLS] .. [SEP]."""
+        limit = self.context - 2
+        if not self.bert:
+            ids = [self.tokenizer.encode(t) for t in texts]
+            s, sl = pad_rows([r[:limit] for r in ids])
+            return TextExamples(s, sl, None, None, labels, index), np.asarray([len(r) for r in ids])
+        cls, sep = self.tokenizer.vocab["[CLS]"], self.tokenizer.vocab["[SEP]"]
+        ids = [self.tokenizer.encode(t, add_special_tokens=False) for t in texts]
+        s, sl = pad_rows([[cls] + r[:limit] + [sep] for r in ids])
+        return BertRows(s, sl, None, None, labels, index), np.asarray([len(r) for r in ids])
 
     @property
     def num_classes(self) -> int:
@@ -39,19 +75,16 @@ class ClassifyTask(RowsTask):
         if unknown:
             raise TextFileError(self._where(), f"line {unknown[0][0]}: label {unknown[0][1]!r} is "
                                                f"not one of the checkpoint's {self.labels}")
-        ids = [self.tokenizer.encode(t) for _, t, _ in rows]
-        limit = self.context - 2                                  # BOS + text + EOS
-        self.truncated = sum(len(r) > limit for r in ids)
-        self._fits = np.asarray([len(r) > 0 for r in ids])
-        s, sl = pad_rows([r[:limit] for r in ids])
-        labels = np.asarray([index[lab] for _, _, lab in rows], dtype=np.int64)
-        return TextExamples(s, sl, None, None, labels, np.arange(len(rows)))
+        texts = [t for _, t, _ in rows]
+        ex, n = self._rows_of(texts, np.asarray([index[lab] for _, _, lab in rows], dtype=np.int64),
+                              np.arange(len(rows)))
+        self.truncated = int((n > self.context - 2).sum())
+        self._fits = n > 0
+        return ex
 
     def examples_from_text(self, texts: list[str]) -> TextExamples:
         """Examples of user texts (plots, generate), cut to the context; label ids 0."""
-        limit = self.context - 2
-        s, sl = pad_rows([self.tokenizer.encode(t)[:limit] for t in texts])
-        return TextExamples(s, sl, None, None, np.zeros(len(texts), np.int64), np.arange(len(texts)))
+        return self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))[0]
 
     def texts(self, ex: TextExamples) -> list[tuple[str, str]]:
         rows = self.rows().rows

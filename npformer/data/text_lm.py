@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from npformer.data.lm_data import LMBatch
+from npformer.data.lm_data import LMBatch, TextLMBatch
 from npformer.data.text_files import Corpus, TextFileError, read_corpus
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 
@@ -82,8 +82,8 @@ class TextWindows(NamedTuple):
         cols = self.starts[:, None] + np.arange(self.context + 1)[None, :]   # (N, C + 1)
         win = self.source[cols].astype(np.int64)                             # (N, C + 1)
         n = len(self)
-        return LMBatch(win[:, :-1], win[:, 1:], np.zeros(n, dtype=np.int64),
-                       np.full(n, self.context, dtype=np.int64))
+        return TextLMBatch(win[:, :-1], win[:, 1:], np.zeros(n, dtype=np.int64),
+                           np.full(n, self.context, dtype=np.int64))
 
 
 def split_text(text: str, val_fraction: float) -> tuple[str, str]:

@@ -60,8 +60,8 @@ class TextExamples(NamedTuple):
 
     def take(self, idx) -> TextExamples:
         pick = lambda a: None if a is None else a[idx]  # noqa: E731
-        return TextExamples(self.src[idx], self.src_len[idx], pick(self.tgt), pick(self.tgt_len),
-                            pick(self.labels), self.index[idx])
+        return type(self)(self.src[idx], self.src_len[idx], pick(self.tgt), pick(self.tgt_len),
+                          pick(self.labels), self.index[idx])
 
     def collate(self):
         return collate(Examples(*self[:5]))

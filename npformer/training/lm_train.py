@@ -2,7 +2,8 @@
 torchformer/lm_train.py. Training itself is npformer.training.train.train (it reads LMBatch):
 
     logits = model(ids)                                      (B, T, V)   causal, PAD keys masked
-    loss   = CrossEntropy(logits, targets)                   mean over non-PAD targets
+    loss   = CrossEntropy(logits, targets)                   mean over the targets other than
+                                                             the batch's ignore_id (PAD here)
 
 evaluate_lm() reports, on a fixed set of held-out problems:
     loss              teacher-forced cross-entropy over every target token (the operands' digits
@@ -45,7 +46,6 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
     if examples is None:
         examples = task.heldout(500)
     vocab = task.vocab
-    loss_fn = CrossEntropyLoss(ignore_index=PAD)
     was_training = model.training
     model.eval()
     total_loss = tokens = correct = counted = seq_ok = n = 0
@@ -54,6 +54,7 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
         for part, batch in task.iterate(examples, batch_size):
             logits, targets = lm_forward(model, batch)                  # (B, T, V), (B, T)
             k = batch.num_tokens
+            loss_fn = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)
             total_loss += float(loss_fn(logits, targets)) * k
             tokens += k
             c, m = answer_accuracy(logits, batch)

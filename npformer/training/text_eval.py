@@ -7,7 +7,9 @@
     token_accuracy   teacher-forced argmax == next token
     sample           a sampled continuation of the validation text's first tokens
 
-The twin supplies two functions: `scores(batch) -> (total nats, correct, counted)` for one LMBatch,
+Every target counts: a TextLMBatch has no padding (its ignore_id is None), and id 0 is a real token
+in a pretrained vocabulary (GPT-2's "!"). The twin supplies two functions: `scores(batch) -> (total
+nats, correct, counted)` for one LMBatch,
 and `draw(prompt (1, P), max_new_tokens, seed, suppress_ids) -> (1, N) generated ids`; evaluate_text() below gives
 npformer's, torchformer.training.lm_train gives torch's.
 """
@@ -19,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npformer.data.vocab import PAD
 from npformer.training.metrics import EvalResult
 
 __all__ = ["TextEvalResult", "evaluate_text", "text_metrics", "SAMPLE_TEMPERATURE",
@@ -55,13 +56,14 @@ def text_metrics(total_nats: float, tokens: int, chars: int) -> tuple[float, flo
 
 def _numpy_scores(model):
     from npformer.layers.loss import CrossEntropyLoss
-    loss_fn = CrossEntropyLoss(ignore_index=PAD)
 
     def scores(batch):
         logits = model(batch.ids)                                       # (B, T, V)
         k = batch.num_tokens
         pred = np.asarray(logits).argmax(axis=-1)                       # (B, T)
-        return float(loss_fn(logits, batch.targets)) * k, int((pred == batch.targets).sum()), k
+        correct = int(((pred == batch.targets) & batch.target_mask).sum())
+        loss_fn = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)
+        return float(loss_fn(logits, batch.targets)) * k, correct, k
     return scores
 
 

@@ -31,7 +31,6 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
         examples = task.heldout(500)
     vocab = task.vocab
     device = model.device
-    loss_fn = CrossEntropyLoss(ignore_index=PAD)
     was_training = model.training
     model.eval()
     total_loss = tokens = correct = counted = seq_ok = n = 0
@@ -40,6 +39,7 @@ def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bo
         for part, batch in task.iterate(examples, batch_size):
             logits_t, targets_t = lm_forward(model, batch, device)      # (B, T, V), (B, T)
             k = batch.num_tokens
+            loss_fn = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)
             total_loss += float(loss_fn(logits_t, targets_t)) * k
             tokens += k
             c, m = answer_accuracy(logits_t.cpu().numpy(), batch)
@@ -102,12 +102,13 @@ def evaluate_text(model, task, examples=None, *, batch_size: int = 64, sample_se
     from torchformer.decoding.sampling import sample
     from torchformer.layers.loss import CrossEntropyLoss
     device = model.device
-    loss_fn = CrossEntropyLoss(ignore_index=PAD)
 
     def scores(batch):
         logits, targets = lm_forward(model, batch, device)              # (B, T, V), (B, T)
         k = batch.num_tokens
-        correct = int((logits.argmax(dim=-1) == targets).sum())
+        keep = torch.as_tensor(batch.target_mask, device=device)       # (B, T)
+        correct = int(((logits.argmax(dim=-1) == targets) & keep).sum())
+        loss_fn = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)
         return float(loss_fn(logits, targets)) * k, correct, k
 
     def draw(prompt, max_new_tokens, seed, suppress_ids):
