@@ -36,7 +36,7 @@ def _elementwise(fn, threads: int, *arrays: np.ndarray) -> None:
     """fn(*(a[lo:hi] for a in arrays as rows)) over row ranges; arrays share one shape."""
     rows = [_rows(a) for a in arrays]
     run_rows(lambda lo, hi: fn(*(r[lo:hi] for r in rows)), rows[0].shape[0], arrays[0].size,
-             threads)
+             threads, blocked=True)
 
 
 def _contiguous(*arrays) -> bool:

@@ -47,7 +47,7 @@ def apply_mask(x: np.ndarray, mask: np.ndarray, scale, threads: int = 1) -> np.n
         o = y2[lo:hi]
         np.multiply(x2[lo:hi], m2[lo:hi], out=o)
         o *= scale
-    run_rows(job, x2.shape[0], x.size, threads)
+    run_rows(job, x2.shape[0], x.size, threads, blocked=True)
     return y
 
 

@@ -65,7 +65,7 @@ def layernorm_backward(dout: np.ndarray, cache: LayerNormCache, threads: int = 1
         g, h = G2[:, lo:hi], X2[:, lo:hi]
         dbeta[lo:hi] = g.sum(axis=0)
         dgamma[lo:hi] = np.multiply(g, h).sum(axis=0)
-    run_rows(columns, D, G2.size if D >= 2 * MIN_COLUMNS else 0, threads)
+    run_rows(columns, D, G2.size if D >= 2 * MIN_COLUMNS else 0, threads, blocked=False)
 
     dx = np.empty(G2.shape, dtype=np.result_type(G2, gamma))   # (N, D)
 

@@ -77,5 +77,5 @@ def cross_entropy_backward(dout, cache: CrossEntropyCache, threads: int = 1) -> 
         o -= off_target
         o[rows, t] = p_t - on_target                                # p - q
         o *= row_weight[lo:hi, None]
-    run_rows(job, N, logp.size, threads)
+    run_rows(job, N, logp.size, threads, blocked=True)
     return dx

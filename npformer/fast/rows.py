@@ -17,11 +17,21 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
-__all__ = ["MIN_ELEMENTS", "row_ranges", "run_rows", "shared_pool"]
+__all__ = ["BLOCK", "MIN_ELEMENTS", "row_ranges", "run_rows", "shared_pool"]
 
 # Elements per thread from which a job is split: about 50 microseconds of an elementwise pass, the
 # order of what handing a job to a pool thread and waiting for it costs in Python.
 MIN_ELEMENTS = 32768
+
+# Elements per block of a `blocked` job: each thread runs its range in blocks of whole rows of about
+# this many elements, so the arrays of a multi-pass job (a few of them, 128 KB each in float32) stay
+# in the core's L2 cache from one pass to the next instead of streaming through main memory.
+# Measured on GELU-tanh forward + backward at 128 x 3072 and 512 x 2048 float32, one thread: whole
+# ranges 0.94-0.97x the plain code's time, blocks of 8192 elements 0.50-0.59x, 32768 0.33-0.44x,
+# 131072 0.39-0.41x. A job of few passes over arrays that fit the L2 cache whole gains nothing and
+# pays Python's cost per call once per block: LayerNorm at 128 x 768 took 1.20x the plain code's CPU
+# time blocked, 1.03x whole (softmax of (2, 12, 64, 64) scores 1.46x and 1.06x): they run whole.
+BLOCK = 32768
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
@@ -47,12 +57,22 @@ def row_ranges(rows: int, parts: int) -> list[tuple[int, int]]:
     return out
 
 
-def run_rows(job: Callable[[int, int], object], rows: int, elements: int, threads: int) -> None:
+def run_rows(job: Callable[[int, int], object], rows: int, elements: int, threads: int, *,
+             blocked: bool = False) -> None:
     """job(lo, hi) over `rows` rows cut into ranges, on up to `threads` threads.
 
     elements  the size of the work (elements touched), which decides how many threads pay:
               at least MIN_ELEMENTS per thread, else fewer (one: the calling thread alone)
+    blocked   each thread calls job on consecutive blocks of its range, of about BLOCK elements
+              (at least one row), instead of once on the whole range
     """
+    if blocked and rows and elements > BLOCK:
+        whole = job
+        per = max(1, (rows * BLOCK) // elements)              # rows per block
+
+        def job(lo: int, hi: int) -> None:
+            for s in range(lo, hi, per):
+                whole(s, min(hi, s + per))
     parts = min(threads, rows, max(1, elements // MIN_ELEMENTS))
     if parts <= 1:
         job(0, rows)

@@ -103,5 +103,5 @@ def log_softmax_rows(x: np.ndarray, threads: int = 1):
         with np.errstate(divide="ignore"):
             lse = np.log(s)
         yr -= np.where(np.isneginf(lse), np.zeros_like(lse), lse)  # empty rows stay -inf
-    run_rows(job, N, x.size, threads)
+    run_rows(job, N, x.size, threads, blocked=True)
     return y, LogSoftmaxCache(y, -1)
