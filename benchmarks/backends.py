@@ -1,6 +1,8 @@
 """Backends: one model configuration, run by different implementations, on the same weights and inputs.
 
-  np-f32 / np-f64          npformer (explicit NumPy forward and backward), float32 / float64
+  np-f32 / np-f64          npformer (explicit NumPy forward and backward), float32 / float64, with
+                           npformer.fast's elementwise variants on the run's threads (as training)
+  np-f32-plain             np-f32 with the plain layers' elementwise passes (what the variants buy)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
   tf-cpu-explicit          the same with the explicit attention path (matmul, softmax, matmul)
   tf-cpu-compile           torchformer under torch.compile (default inductor backend); a failure is
@@ -38,6 +40,7 @@ class Backend:
     autocast: str | None = None     # "bfloat16" or None
     attention: str = "sdpa"         # "sdpa" or "explicit" (torchformer only)
     note: str = ""
+    fast: bool = True               # npformer only: npformer.fast.accelerate on the model and loss
 
     @property
     def family(self) -> str:
@@ -63,13 +66,15 @@ class Backend:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "impl": self.impl, "device": self.device, "dtype": self.dtype,
                 "compile": self.compile, "tf32": self.tf32, "autocast": self.autocast,
-                "attention": self.attention, "precision": self.precision, "note": self.note}
+                "attention": self.attention, "precision": self.precision, "note": self.note,
+                "fast": self.fast}
 
 
 _B = Backend
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
     _B("np-f32", "npformer"),
     _B("np-f64", "npformer", dtype="float64"),
+    _B("np-f32-plain", "npformer", fast=False),
     _B("tf-cpu", "torchformer"),
     _B("tf-cpu-explicit", "torchformer", attention="explicit"),
     _B("tf-cpu-compile", "torchformer", compile=True),
@@ -163,7 +168,8 @@ class Session:
 
 
 class NumpySession(Session):
-    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs):
+    def __init__(self, bc, backend: Backend, master_state: dict, inputs: Inputs, threads: int = 1):
+        from npformer.fast.accelerate import accelerate
         from npformer.fast.adam import BlockedAdam as Adam
         from npformer.fast.linear import use_few_rows_linear
         from npformer.layers.loss import CrossEntropyLoss
@@ -173,6 +179,9 @@ class NumpySession(Session):
         self.model = use_few_rows_linear(_np_model(bc.model, tcfg))      # speed variants, as training
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
+        if backend.fast:                                                 # as npformer train does
+            accelerate(self.model, threads)
+            accelerate(self.loss, threads)
         self.opt = Adam(self.model.named_parameters(), lr=1e-4)
 
     def _logits(self, ids_a, ids_b=None):
@@ -376,7 +385,7 @@ def _tf_model(model: str, tcfg, dev):
 
 def make_session(bc, backend: Backend, master_state: dict, inputs: Inputs, threads: int) -> Session:
     if backend.family == "numpy":
-        return NumpySession(bc, backend, master_state, inputs)
+        return NumpySession(bc, backend, master_state, inputs, threads)
     return TorchSession(bc, backend, master_state, inputs, threads)
 
 
