@@ -6,12 +6,16 @@
 Two tables, every thread count in the same process, one after another:
 
 1. Each variant alone (forward + backward of one layer's pass, at the config's shapes): the plain
-   functions of npformer.layers, the fast ones on 1 thread (fused passes only) and on N threads,
-   timed in interleaved rounds (benchmarks.timing.time_interleaved, the settle wait of
-   benchmarks/isolation.py before every sample). Ratio = fast time / plain time, paired per round.
+   functions of npformer.layers, the fast ones on 1 thread (fused passes, cache blocks) and on N
+   threads, timed in interleaved rounds (the settle wait of benchmarks/isolation.py before every
+   sample). Ratio = fast time / plain time, the median of per-round ratios.
 2. The training step (forward, cross entropy, backward, Adam) of one model, plain vs accelerated
    (npformer.fast.accelerate on the model and its loss), same weights and inputs, interleaved the
-   same way; the BLAS runs on the same N threads in both.
+   same way; the BLAS and Adam run on the same N threads in both.
+
+Each figure is given as wall time and, in brackets, the CPU time of all this process's threads:
+on a machine other processes load, wall-time gains from a second thread need a free core, while
+the CPU time still shows what fusing passes saved (and what splitting costs in overhead).
 
 The load on the machine is measured before, during and after (benchmarks/load.py) and printed:
 a run on a loaded machine says so, and its ratios are only indicative.
@@ -23,6 +27,7 @@ import json
 import math
 import os
 import sys
+import time
 from typing import Callable
 
 import numpy as np
@@ -30,16 +35,6 @@ import numpy as np
 from benchmarks import load as load_meter
 from benchmarks.configs import CONFIGS
 from benchmarks.isolation import settle
-from benchmarks.timing import time_interleaved
-
-
-def _NOSYNC() -> None:
-    pass
-
-
-def _median_ratio(samples: dict[str, list[float]], num: str, den: str) -> float:
-    pairs = [a / b for a, b in zip(samples[num], samples[den]) if b > 0]
-    return float(np.median(pairs)) if pairs else math.nan
 
 
 def variant_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, dict[str, Callable]]:
@@ -163,6 +158,58 @@ def step_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, Callable]:
     return jobs
 
 
+def interleave(fns: dict[str, Callable], repeats: int, max_time: float) -> dict[str, dict]:
+    """Rounds of one sample of each callable (order reversed every other round), after two untimed
+    calls each and the settle wait before every sample. Per name: median wall ms, median CPU ms
+    (this process, all its threads: what the work cost, which other processes' load does not
+    inflate) and the per-round samples."""
+    for fn in fns.values():
+        fn()
+        fn()
+    est = max(1e-4, min(_time_once(fn) for fn in fns.values()))
+    number = max(1, int(0.02 / est))                       # about 20 ms per sample at least
+    wall: dict[str, list[float]] = {n: [] for n in fns}
+    cpu: dict[str, list[float]] = {n: [] for n in fns}
+    t_start = time.perf_counter()
+    for r in range(repeats):
+        for n in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+            settle()
+            c0, t0 = time.process_time(), time.perf_counter()
+            for _ in range(number):
+                fns[n]()
+            wall[n].append((time.perf_counter() - t0) / number * 1e3)
+            cpu[n].append((time.process_time() - c0) / number * 1e3)
+        if time.perf_counter() - t_start > max_time:
+            break
+    return {n: {"wall_ms": float(np.median(wall[n])), "cpu_ms": float(np.median(cpu[n])),
+                "wall_samples": wall[n], "cpu_samples": cpu[n]} for n in fns}
+
+
+def _time_once(fn: Callable) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _ratio(res: dict, num: str, den: str, key: str) -> float:
+    pairs = [a / b for a, b in zip(res[num][key], res[den][key]) if b > 0]
+    return float(np.median(pairs)) if pairs else math.nan
+
+
+def _report(cname: str, n: int, variant: str, res: dict) -> dict:
+    others = [k for k in res if k != "plain"]
+    row = {"config": cname, "threads": n, "variant": variant,
+           "wall_ms": {k: v["wall_ms"] for k, v in res.items()},
+           "cpu_ms": {k: v["cpu_ms"] for k, v in res.items()},
+           "wall_ratio_vs_plain": {k: _ratio(res, k, "plain", "wall_samples") for k in others},
+           "cpu_ratio_vs_plain": {k: _ratio(res, k, "plain", "cpu_samples") for k in others}}
+    cells = "  ".join(f"{k} {res[k]['wall_ms']:8.2f} ({res[k]['cpu_ms']:8.2f})" for k in res)
+    rats = "  ".join(f"{k}/plain {row['wall_ratio_vs_plain'][k]:.2f} "
+                     f"({row['cpu_ratio_vs_plain'][k]:.2f})" for k in others)
+    print(f"  {variant:>18}  {cells}   {rats}", flush=True)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.elementwise", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -172,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                                                    "%(default)s)")
     p.add_argument("--repeats", type=int, default=15, help="rounds per table (default: %(default)s)")
     p.add_argument("--no-steps", action="store_true", help="only the per-variant table")
+    p.add_argument("--no-variants", action="store_true", help="only the training-step table")
     p.add_argument("--out", help="write results.json into this directory")
     args = p.parse_args(argv)
     from npformer.training.blas import set_blas_threads
@@ -186,9 +234,13 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
     if not thread_counts or min(thread_counts) < 1:
         p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
+    if args.repeats < 1:
+        p.error(f"--repeats: expected a positive int, got {args.repeats}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out: {args.out} exists and is not a directory")
 
+    print("median ms per call: wall (CPU of all this process's threads); ratios are medians of "
+          "per-round ratios", flush=True)
     before = load_meter.sample(1.0)
     meter = load_meter.LoadMeter()
     results = []
@@ -197,37 +249,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{cfg.describe()}", flush=True)
         for n in thread_counts:
             set_blas_threads(n)
-            print(f"\n  {n} thread(s): variant          plain ms   fast-1 ms  "
-                  + (f"fast-{n} ms  " if n > 1 else "") + "fast-1/plain" +
-                  (f"  fast-{n}/plain" if n > 1 else ""), flush=True)
-            for variant, fns in variant_jobs(cfg, n).items():
-                tm, samples, errors = time_interleaved({k: (f, _NOSYNC) for k, f in fns.items()},
-                                                       warmup=2, repeats=args.repeats,
-                                                       max_time=5.0, before_sample=lambda _: settle())
-                row = {"config": cname, "threads": n, "variant": variant,
-                       "median_ms": {k: t.median * 1e3 for k, t in tm.items()},
-                       "ratio_vs_plain": {k: _median_ratio(samples, k, "plain") for k in tm
-                                          if k != "plain"}, "errors": errors}
-                results.append(row)
-                ms = row["median_ms"]
-                cells = "".join(f"{ms.get(k, math.nan):10.2f}  " for k in fns)
-                rat = "".join(f"{row['ratio_vs_plain'].get(k, math.nan):12.2f}  " for k in fns
-                              if k != "plain")
-                print(f"  {variant:>24} {cells}{rat}", flush=True)
-            if args.no_steps:
-                continue
-            jobs = step_jobs(cfg, n)
-            tm, samples, errors = time_interleaved({k: (f, _NOSYNC) for k, f in jobs.items()},
-                                                   warmup=2, repeats=args.repeats, max_time=30.0,
-                                                   before_sample=lambda _: settle())
-            row = {"config": cname, "threads": n, "variant": "train step",
-                   "median_ms": {k: t.median * 1e3 for k, t in tm.items()},
-                   "ratio_vs_plain": {"fast": _median_ratio(samples, "fast", "plain")},
-                   "errors": errors}
-            results.append(row)
-            print(f"  {'TRAIN STEP':>24} plain {row['median_ms'].get('plain', math.nan):.1f} ms, "
-                  f"accelerated {row['median_ms'].get('fast', math.nan):.1f} ms: "
-                  f"accelerated/plain {row['ratio_vs_plain']['fast']:.3f}", flush=True)
+            print(f"\n  {n} thread(s) (BLAS and the fast variants)", flush=True)
+            if not args.no_variants:
+                for variant, fns in variant_jobs(cfg, n).items():
+                    results.append(_report(cname, n, variant,
+                                           interleave(fns, args.repeats, max_time=10.0)))
+            if not args.no_steps:
+                jobs = step_jobs(cfg, n)
+                results.append(_report(cname, n, "TRAIN STEP",
+                                       interleave(jobs, args.repeats, max_time=120.0)))
     stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
     print(f"\n{stamp['stamp']}")
     if args.out:

@@ -1,5 +1,6 @@
 """npformer.layers.activations' forward and backward functions on row ranges over threads, with the
-temporaries of each formula made once per range and updated in place.
+temporaries of each formula made once per cache-sized block and updated in place (ReLU, two passes
+with nothing to fuse, is split over threads only, and is the plain function on one thread).
 
 Every function takes the plain one's arguments plus `threads`, returns the plain one's result and
 cache type, and gives the same bits: each element gets the plain formula's operations in the same
@@ -32,11 +33,12 @@ def _rows(x: np.ndarray) -> np.ndarray:
     return x.reshape(-1, x.shape[-1]) if x.ndim >= 1 and x.size else x.reshape(1, -1)
 
 
-def _elementwise(fn, threads: int, *arrays: np.ndarray) -> None:
-    """fn(*(a[lo:hi] for a in arrays as rows)) over row ranges; arrays share one shape."""
+def _elementwise(fn, threads: int, *arrays: np.ndarray, blocked: bool = True) -> None:
+    """fn(*(a[lo:hi] for a in arrays as rows)) over row ranges (in cache blocks when `blocked`);
+    arrays share one shape."""
     rows = [_rows(a) for a in arrays]
     run_rows(lambda lo, hi: fn(*(r[lo:hi] for r in rows)), rows[0].shape[0], arrays[0].size,
-             threads, blocked=True)
+             threads, blocked=blocked)
 
 
 def _contiguous(*arrays) -> bool:
@@ -47,21 +49,25 @@ def _contiguous(*arrays) -> bool:
 # ReLU: y = x * (x > 0)
 # --------------------------------------------------------------------------------------------------
 def relu_forward(x: np.ndarray, threads: int = 1):
+    if threads == 1:                                        # two passes: nothing to fuse
+        from npformer.layers.activations import relu_forward as plain
+        return plain(x)
     positive = np.empty(x.shape, dtype=bool)
     y = np.empty_like(x)
 
     def job(xr, pr, yr):
         np.greater(xr, 0, out=pr)
         np.multiply(xr, pr, out=yr)
-    _elementwise(job, threads, np.ascontiguousarray(x), positive, y)
+    _elementwise(job, threads, np.ascontiguousarray(x), positive, y, blocked=False)
     return y, ReluCache(positive)
 
 
 def relu_backward(dout: np.ndarray, cache: ReluCache, threads: int = 1) -> np.ndarray:
-    if dout.shape != cache.positive.shape or not _contiguous(dout):
+    if threads == 1 or dout.shape != cache.positive.shape or not _contiguous(dout):
         return dout * cache.positive
     dx = np.empty_like(dout)
-    _elementwise(lambda g, p, o: np.multiply(g, p, out=o), threads, dout, cache.positive, dx)
+    _elementwise(lambda g, p, o: np.multiply(g, p, out=o), threads, dout, cache.positive, dx,
+                 blocked=False)
     return dx
 
 

@@ -7,7 +7,7 @@ does not depend on how its draws are cut), so the mask and the generator's state
 the plain ones. The generator is sequential: the draw stays in the calling thread.
 
 The apply: y = x * mask * scale and dx = dout * mask * scale, in place in the output, on row
-ranges over threads.
+ranges over threads (on one thread, the plain expression: two passes, nothing to fuse).
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def apply_mask(x: np.ndarray, mask: np.ndarray, scale, threads: int = 1) -> np.n
         o = y2[lo:hi]
         np.multiply(x2[lo:hi], m2[lo:hi], out=o)
         o *= scale
-    run_rows(job, x2.shape[0], x.size, threads, blocked=True)
+    run_rows(job, x2.shape[0], x.size, threads)
     return y
 
 
@@ -57,6 +57,8 @@ def dropout_forward(x: np.ndarray, p: float, mask: np.ndarray | None, threads: i
     scale = x.dtype.type(1.0 / (1.0 - p))
     if mask is None:
         return x, DropoutCache(None, scale)
+    if threads == 1:
+        return x * mask * scale, DropoutCache(mask, scale)          # the plain expression
     return apply_mask(x, mask, scale, threads), DropoutCache(mask, scale)
 
 
@@ -64,6 +66,6 @@ def dropout_backward(dout: np.ndarray, cache: DropoutCache, threads: int = 1) ->
     """npformer.layers.dropout.dropout_backward: dout * mask * scale, rows over threads."""
     if cache.mask is None:
         return dout
-    if dout.shape != cache.mask.shape:
+    if threads == 1 or dout.shape != cache.mask.shape:
         return dout * cache.mask * cache.scale
     return apply_mask(dout, cache.mask, cache.scale, threads)

@@ -24,7 +24,7 @@ MIN_COLUMNS = 64
 def layernorm_forward(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5,
                       threads: int = 1):
     """layernorm_forward(x, gamma, beta, eps)'s result and cache, rows over `threads` threads."""
-    if x.ndim == 0 or x.size == 0 or not x.flags.c_contiguous:
+    if threads == 1 or x.ndim == 0 or x.size == 0 or not x.flags.c_contiguous:
         return plain_forward(x, gamma, beta, eps)
     D = x.shape[-1]
     x2 = x.reshape(-1, D)                                   # (N, D)
@@ -51,8 +51,8 @@ def layernorm_backward(dout: np.ndarray, cache: LayerNormCache, threads: int = 1
     """layernorm_backward(dout, cache)'s (dx, dgamma, dbeta), rows (dx) and columns (the parameter
     sums) over `threads` threads."""
     xhat, rstd, gamma = cache
-    if (dout.shape != xhat.shape or xhat.size == 0 or not dout.flags.c_contiguous
-            or not xhat.flags.c_contiguous):
+    if (threads == 1 or dout.shape != xhat.shape or xhat.size == 0
+            or not dout.flags.c_contiguous or not xhat.flags.c_contiguous):
         return plain_backward(dout, cache)
     D = xhat.shape[-1]
     G2 = dout.reshape(-1, D)                                # (N, D)

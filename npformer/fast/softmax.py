@@ -5,7 +5,9 @@ over threads; and the log-softmax of the loss on row ranges.
 The matrix products stay NumPy's (BLAS threads them). The (B, H, Tq, Tk) scores are cut along the
 batch, head or query axis, whichever is longest, each slice with the matching slice of a broadcast
 keep-mask; every softmax row lies whole in one slice. Each element gets the plain operations in the
-same order, so the results are the plain ones bit for bit (tests/npformer/fast/test_fast_softmax.py).
+same order, so the results are the plain ones bit for bit (tests/npformer/fast/test_fast_elementwise.py).
+On one thread the attention functions are the plain ones (this version measured no faster there);
+the log-softmax runs in cache blocks, which pays on one thread too.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import numpy as np
 
 from npformer.fast.rows import run_rows
 from npformer.layers.attention import WeightsCache
+from npformer.layers.attention import attention_weights_backward as plain_weights_backward
+from npformer.layers.attention import attention_weights_forward as plain_weights_forward
 from npformer.layers.softmax import LogSoftmaxCache
 
 __all__ = ["attention_weights_forward", "attention_weights_backward", "log_softmax_rows"]
@@ -39,6 +43,8 @@ def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | N
                               threads: int = 1):
     """npformer.layers.attention.attention_weights_forward's (weights, cache), the softmax passes
     on slices over `threads` threads."""
+    if threads == 1:
+        return plain_weights_forward(q, k, keep)
     scale = 1.0 / math.sqrt(q.shape[-1])
     scores = q @ k.swapaxes(-1, -2)                         # (B, H, Tq, Tk) Q K^T, new array
     if keep is not None:
@@ -64,12 +70,13 @@ def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | N
 def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache, threads: int = 1):
     """npformer.layers.attention.attention_weights_backward's (dq, dk), the softmax backward on
     slices over `threads` threads."""
+    if threads == 1:
+        return plain_weights_backward(dweights, cache)
     q, k, weights, scale = cache
     dscores = np.empty(np.broadcast_shapes(dweights.shape, weights.shape),
                        dtype=np.result_type(dweights, weights))
     if dscores.shape != dweights.shape or dscores.shape != weights.shape:
-        from npformer.layers.attention import attention_weights_backward as plain
-        return plain(dweights, cache)
+        return plain_weights_backward(dweights, cache)
     axis = _split_axis(dscores.shape)
     cut = _slicer(axis, 4)
 
