@@ -7,8 +7,10 @@ Two tables, every thread count in the same process, one after another:
 
 1. Each variant alone (forward + backward of one layer's pass, at the config's shapes): the plain
    functions of npformer.layers, the fast ones on 1 thread (fused passes, cache blocks) and on N
-   threads, timed in interleaved rounds (the settle wait of benchmarks/isolation.py before every
-   sample). Ratio = fast time / plain time, the median of per-round ratios.
+   threads; and the attention's q, k, v projections as three GEMMs (npformer's layout) against one
+   packed GEMM (GPT-2's q|k|v). Timed in interleaved rounds, the settle wait of
+   benchmarks/isolation.py before every sample. Ratio = fast time / plain time, the median of
+   per-round ratios.
 2. The training step (forward, cross entropy, backward, Adam) of one model, plain vs accelerated
    (npformer.fast.accelerate on the model and its loss), same weights and inputs, interleaved the
    same way; the BLAS and Adam run on the same N threads in both.
@@ -121,10 +123,38 @@ def variant_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, dict[st
         out[name] = {"plain": plain[name], "fast-1": f1[name]}
         if threads > 1:
             out[name][f"fast-{threads}"] = fn[name]
+    out["q|k|v GEMMs"] = qkv_jobs(B * T, D, dt, rng)
     rng_a, rng_b = np.random.default_rng(1), np.random.default_rng(1)
     out["dropout draw"] = {"plain": lambda: rng_a.random(x_ff.shape) >= 0.1,
                            "fast-1": lambda: fd.draw_keep_mask(rng_b, x_ff.shape, 0.1)}
     return out
+
+
+def qkv_jobs(N: int, D: int, dt, rng) -> dict[str, Callable]:
+    """The three projections of self-attention, forward and backward products, as npformer runs
+    them ("plain": q_proj, k_proj, v_proj, three GEMMs each way, dx summed) and packed as GPT-2
+    stores them ("packed": W = [W_q; W_k; W_v] concatenated each step, as the weights change,
+    then one (N, D) x (D, 3D) GEMM forward and one each for dx and dW)."""
+    x = rng.standard_normal((N, D)).astype(dt)
+    Ws = [rng.standard_normal((D, D)).astype(dt) for _ in range(3)]
+    G = rng.standard_normal((N, 3 * D)).astype(dt)
+    gs = [np.ascontiguousarray(G[:, i * D:(i + 1) * D]) for i in range(3)]
+
+    def plain():
+        for W in Ws:
+            x @ W.T                                                    # q, k, v
+        dx = gs[0] @ Ws[0]
+        dx += gs[1] @ Ws[1]
+        dx += gs[2] @ Ws[2]
+        for g in gs:
+            g.T @ x                                                    # dW_q, dW_k, dW_v
+
+    def packed():
+        W = np.concatenate(Ws)                                         # (3D, D)
+        x @ W.T                                                        # q|k|v
+        G @ W                                                          # dx
+        G.T @ x                                                        # dW (3D, D)
+    return {"plain": plain, "packed": packed}
 
 
 def step_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, Callable]:
