@@ -9,19 +9,24 @@ every range is done (the first error, by range order, is raised).
 
 Each element gets the same operations in the same order whatever the cut, so a job whose results
 per row do not depend on other rows gives the same bits on any number of threads. Small arrays run
-in one piece in the calling thread: below MIN_ELEMENTS elements per thread, handing work to a pool
-thread costs more than it saves.
+in one piece in the calling thread: below MIN_ELEMENTS (or MIN_ELEMENTS_BLOCKED) elements per
+thread, handing work to a pool thread costs more than it saves.
 """
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
-__all__ = ["BLOCK", "MIN_ELEMENTS", "row_ranges", "run_rows", "shared_pool"]
+__all__ = ["BLOCK", "MIN_ELEMENTS", "MIN_ELEMENTS_BLOCKED", "row_ranges", "run_rows", "shared_pool"]
 
-# Elements per thread from which a job is split: about 50 microseconds of an elementwise pass, the
-# order of what handing a job to a pool thread and waiting for it costs in Python.
-MIN_ELEMENTS = 32768
+# Elements per thread from which a job is split. A job of a few cheap passes (LayerNorm, the
+# attention softmax, ReLU, dropout's apply) split in two at 100-260K elements took 1.2-1.8x the CPU
+# time of one thread, on a loaded 2-core machine (docs/PERFORMANCE.md): the hand-over to the pool
+# and the GIL passed between the threads at every NumPy call cost about what the second thread
+# saved. A `blocked` job, many passes per element (GELU, the loss), split in two at 393K elements
+# (GELU-tanh at GPT-2's 128 x 3072) ran in 0.43x the wall time of one thread on the same machine.
+MIN_ELEMENTS = 262144
+MIN_ELEMENTS_BLOCKED = 32768
 
 # Elements per block of a `blocked` job: each thread runs its range in blocks of whole rows of about
 # this many elements, so the arrays of a multi-pass job (a few of them, 128 KB each in float32) stay
@@ -62,10 +67,12 @@ def run_rows(job: Callable[[int, int], object], rows: int, elements: int, thread
     """job(lo, hi) over `rows` rows cut into ranges, on up to `threads` threads.
 
     elements  the size of the work (elements touched), which decides how many threads pay:
-              at least MIN_ELEMENTS per thread, else fewer (one: the calling thread alone)
+              at least MIN_ELEMENTS (MIN_ELEMENTS_BLOCKED for a blocked job) per thread, else
+              fewer (one: the calling thread alone)
     blocked   each thread calls job on consecutive blocks of its range, of about BLOCK elements
               (at least one row), instead of once on the whole range
     """
+    least = MIN_ELEMENTS_BLOCKED if blocked else MIN_ELEMENTS
     if blocked and rows and elements > BLOCK:
         whole = job
         per = max(1, (rows * BLOCK) // elements)              # rows per block
@@ -73,7 +80,7 @@ def run_rows(job: Callable[[int, int], object], rows: int, elements: int, thread
         def job(lo: int, hi: int) -> None:
             for s in range(lo, hi, per):
                 whole(s, min(hi, s + per))
-    parts = min(threads, rows, max(1, elements // MIN_ELEMENTS))
+    parts = min(threads, rows, max(1, elements // least))
     if parts <= 1:
         job(0, rows)
         return

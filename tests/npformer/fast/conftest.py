@@ -20,6 +20,7 @@ def split_everything(monkeypatch):
         calls.append(len(out))
         return out
     monkeypatch.setattr(rows, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(rows, "MIN_ELEMENTS_BLOCKED", 1)
     monkeypatch.setattr(rows, "BLOCK", 7)
     monkeypatch.setattr(rows, "row_ranges", counting)
     return calls

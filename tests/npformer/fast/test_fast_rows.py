@@ -26,6 +26,7 @@ def test_row_ranges_cover_the_rows_once_in_order_with_sizes_one_apart(n, parts):
 @pytest.mark.parametrize("n", [1, 2, 7, 100])
 def test_run_rows_runs_every_row_exactly_once(monkeypatch, threads, blocked, n):
     monkeypatch.setattr(rows, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(rows, "MIN_ELEMENTS_BLOCKED", 1)
     monkeypatch.setattr(rows, "BLOCK", 3)
     seen = np.zeros(n, dtype=int)
     names = set()
@@ -42,11 +43,16 @@ def test_run_rows_runs_every_row_exactly_once(monkeypatch, threads, blocked, n):
     assert len(names) == (1 if min(threads, n) == 1 else 2) or len(names) == min(threads, n)
 
 
-def test_run_rows_keeps_small_jobs_in_the_calling_thread():
-    names = []
-    run_rows(lambda lo, hi: names.append((threading.current_thread().name, lo, hi)), 8,
-             rows.MIN_ELEMENTS - 1, 4)
-    assert names == [(threading.current_thread().name, 0, 8)]
+@pytest.mark.parametrize("blocked", [False, True])
+def test_run_rows_keeps_small_jobs_in_the_calling_thread(blocked):
+    least = rows.MIN_ELEMENTS_BLOCKED if blocked else rows.MIN_ELEMENTS
+    for elements, parts in ((least - 1, 1), (2 * least - 1, 1), (2 * least, 2), (9 * least, 4)):
+        names = []
+        run_rows(lambda lo, hi: names.append(threading.current_thread().name), 8, elements, 4,
+                 blocked=blocked)
+        assert len(set(names)) <= parts and threading.current_thread().name in names
+        if parts == 1:
+            assert set(names) == {threading.current_thread().name}
 
 
 def test_run_rows_raises_a_worker_error_after_every_range_is_done(monkeypatch):
