@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import benchmarks.elementwise as ew
@@ -49,3 +50,18 @@ def test_a_tiny_run_reports_every_variant_and_the_step(tmp_path, capsys, monkeyp
     rows = {(r["threads"], r["variant"]) for r in doc["results"]}
     assert (2, "TRAIN STEP") in rows and (1, "cross entropy") in rows
     assert "stamp" in doc["load"]
+
+
+@pytest.mark.parametrize("name, threads, expected", [("np-f32", 2, 2), ("np-f64", 1, 1),
+                                                     ("np-f32-plain", 2, None)])
+def test_numpy_backends_run_the_fast_variants_on_the_run_threads_except_plain(name, threads,
+                                                                               expected):
+    from benchmarks.backends import BACKENDS, make_inputs, make_session, master_weights
+    from benchmarks.configs import CONFIGS
+    from npformer.fast.accelerate import accelerated_threads
+    bc = CONFIGS["tiny"]
+    inputs = make_inputs(bc, bc.transformer_config())
+    s = make_session(bc, BACKENDS[name], master_weights(bc), inputs, threads)
+    assert accelerated_threads(s.model) == expected
+    assert accelerated_threads(s.loss) == expected
+    assert np.isfinite(float(s.fn("train_step")()))
