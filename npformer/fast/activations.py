@@ -5,7 +5,7 @@ with nothing to fuse, is split over threads only, and is the plain function on o
 Every function takes the plain one's arguments plus `threads`, returns the plain one's result and
 cache type, and gives the same bits: each element gets the plain formula's operations in the same
 order (a product of two floats is the same either way round, so `c * x` may be written `x * c`);
-only where the intermediate values live changes (tests/npformer/fast/test_fast_activations.py).
+only where the intermediate values live changes (tests/npformer/fast/test_fast_elementwise.py).
 """
 from __future__ import annotations
 

@@ -4,7 +4,9 @@ Forward and the dx part of backward work row by row (each row's mean and varianc
 along that row), so they run on row ranges. The parameter gradients dgamma and dbeta are sums down
 the columns (over every row); they run on column ranges instead, each column summed over all the
 rows in the plain order. Every element gets the plain code's operations in the same order: the same
-bits on any number of threads (tests/npformer/fast/test_fast_layernorm.py).
+bits on any number of threads (tests/npformer/fast/test_fast_elementwise.py). On one thread the
+plain functions run: a LayerNorm's arrays fit the cache whole, and this version measured no faster
+there (docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The log-softmax (npformer.fast.softmax.log_softmax_rows) and the gradient (softm
 one-hot) * row weight run on row ranges; the backward writes exp(log p) into its output and
 subtracts the smoothed target in place instead of building the (N, C) target q. The per-row
 losses and their mean are (N,) work, done as the plain code does. Each element gets the plain
-operations in the same order: the same bits (tests/npformer/fast/test_fast_loss.py).
+operations in the same order: the same bits (tests/npformer/fast/test_fast_elementwise.py).
 """
 from __future__ import annotations
 
