@@ -1,6 +1,7 @@
 """Backends: one model configuration, run by different implementations, on the same weights and inputs.
 
   np-f32 / np-f64          npformer float32 / float64 with the npformer.fast variants training uses
+                           (FusedAdam, few-rows Linear, the elementwise variants on the run's threads)
   np-f32-plain             npformer float32 as a learner reads it: plain Adam, no npformer.fast
   hf-cpu                   transformers' GPT2LMHeadModel, causal configs (benchmarks/hf_backend.py)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
@@ -179,9 +180,12 @@ class NumpySession(Session):
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
         if backend.fast:                                  # the speed variants, as training picks them
+            from npformer.fast.accelerate import accelerate
             from npformer.fast.fused_adam import FusedAdam
             from npformer.fast.linear import use_few_rows_linear
             use_few_rows_linear(self.model)
+            accelerate(self.model, threads or 1)
+            accelerate(self.loss, threads or 1)
             self.opt = FusedAdam(self.model.named_parameters(), lr=1e-4, threads=threads)
             self.opt.adopt_gradients(True)
         else:

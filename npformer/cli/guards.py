@@ -66,6 +66,9 @@ def refuse_ignored_options(args, task: str | None) -> None:
     if getattr(args, "backend", None) == "torch" and "data_parallel" in given:
         raise ValueError(f"{given['data_parallel']}: the numpy backend's thread-level data "
                          f"parallelism; with --backend torch use --nproc N (DistributedDataParallel)")
+    if getattr(args, "backend", None) == "torch" and "no_fast_elementwise" in given:
+        raise ValueError(f"{given['no_fast_elementwise']}: the numpy backend's fast elementwise "
+                         f"passes; --backend torch has none to turn off")
 
 
 class _Unset(list):

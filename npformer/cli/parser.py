@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "thread each (npformer.training.parallel); auto: when each replica's activations "
                         "(rows x tokens x d_model) reach 65536 elements, below which one model is "
                         "measured faster (default: %(default)s)")
+    g.add_argument("--no-fast-elementwise", action="store_true",
+                   help="numpy backend: run the plain layers' elementwise passes (GELU, LayerNorm, "
+                        "softmax, loss, dropout) instead of npformer.fast's variants, which give "
+                        "the same bits faster, split over --threads threads (one per replica with "
+                        "data parallelism); see docs/PERFORMANCE.md")
     g.add_argument("--nproc", type=positive, default=1, metavar="N",
                    help="torch backend: train with N processes (DistributedDataParallel, gloo on "
                         "CPU, NCCL on CUDA); Ctrl-C or SIGTERM stops every process (default: "

@@ -149,6 +149,10 @@ def cmd_train(args) -> int:
                  f"elements, where one model is faster; --data-parallel on forces it")
             print(f"data parallelism off ({why}): one model, its matrix products on "
                   f"{args.threads} BLAS threads", flush=True)
+        extra["fast_threads"] = 0 if getattr(args, "no_fast_elementwise", False) else args.threads
+        if extra["fast_threads"] and args.threads > 1:
+            print(f"elementwise passes: npformer.fast on {1 if extra['replicas'] > 1 else args.threads}"
+                  f" thread(s) per model (--no-fast-elementwise: the plain layers)", flush=True)
     try:
         result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,

@@ -187,7 +187,7 @@ def make_optimizer(model, config: TrainConfig, threads: int | None = None):
 def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = None,
           optimizer=None, schedule=None, eval_examples: Examples | None = None,
           callback: Callable[[int, float], None] | None = None, file=None,
-          start_step: int = 0, replicas: int = 1) -> TrainResult:
+          start_step: int = 0, replicas: int = 1, fast_threads: int = 0) -> TrainResult:
     """Train `model` in place for `config.steps` steps; returns the per-step record.
 
     batches   an iterable of batches to use instead of `batch_iterator(task, batch_size, seed)`
@@ -200,16 +200,36 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
               start_step+config.steps, and `result.steps` is the last one
     replicas  > 1: data parallelism over that many threads (npformer.training.parallel; same results to
               rounding, dropout masks drawn per shard)
+    fast_threads  > 0: the model's and the loss's elementwise passes run npformer.fast.accelerate's
+              methods (the same bits, faster), split over this many threads (1 per replica with
+              data parallelism, whose replicas already keep the threads busy); 0: the plain methods.
+              The model is handed back with its plain methods.
     Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
     (nothing is updated by that step).
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    if isinstance(fast_threads, bool) or not isinstance(fast_threads, int) or fast_threads < 0:
+        raise ValueError(f"fast_threads: expected an int >= 0, got {fast_threads!r}")
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
     if hasattr(optimizer, "adopt_gradients"):      # no .grad copy pass, except under a reduce
         optimizer.adopt_gradients(replicas == 1)
+    if fast_threads:
+        from npformer.fast.accelerate import accelerate, restore_plain
+        accelerate(model, 1 if replicas > 1 else fast_threads)   # before the replicas are copied
+        accelerate(loss_fn, 1 if replicas > 1 else fast_threads)
+    try:
+        return _train_steps(model, task, config, loss_fn, batches, optimizer, schedule,
+                            eval_examples, callback, file, start_step, replicas)
+    finally:
+        if fast_threads:
+            restore_plain(model)
+
+
+def _train_steps(model, task, config, loss_fn, batches, optimizer, schedule, eval_examples,
+                 callback, file, start_step, replicas) -> TrainResult:
     from npformer.training.parallel import make_step_fn
     step_fn = make_step_fn(model, loss_fn, replicas)       # forward + loss + backward (plain or DP)
     stream: Iterator = iter(batches) if batches is not None else \

@@ -1,5 +1,6 @@
 """The training loop's fast optimizer path (FusedAdam, clipping fused in, gradients adopted) trains
-exactly as the plain Adam with a separate clip_grad_norm pass does."""
+exactly as the plain Adam with a separate clip_grad_norm pass does, also with the elementwise variants
+(npformer.fast.accelerate) on: every fast path together against the plain code."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,9 @@ def _run(fast: bool, replicas: int, tc: TrainConfig, dtype: str):
         opt = Adam(model.named_parameters(), lr=1.0, betas=tc.betas, eps=tc.eps,
                    weight_decay=tc.weight_decay)
         sched = WarmupSchedule(opt, 16, tc.warmup, peak_factor(tc.lr, 16, tc.warmup))
+    # fast: every npformer.fast variant training picks (the elementwise ones on 2 threads too)
     res = train(model, task, tc, batches=make_batches(task, tc.batch_size, tc.steps, seed=2),
-                optimizer=opt, schedule=sched, replicas=replicas)
+                optimizer=opt, schedule=sched, replicas=replicas, fast_threads=2 if fast else 0)
     return model, res
 
 

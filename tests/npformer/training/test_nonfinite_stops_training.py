@@ -33,8 +33,8 @@ def test_cli_stops_at_the_step_and_keeps_the_earlier_checkpoint(tmp_path, capsys
     assert main(["train", *TINY, "--save", str(f)]) == 0
     before = f.read_bytes()
     capsys.readouterr()
-    nan_on_call(monkeypatch, 3)
-    code = main(["train", *TINY, "--save", str(f), "--overwrite"])
+    nan_on_call(monkeypatch, 3)                  # patches the plain class: no fast loss methods
+    code = main(["train", *TINY, "--save", str(f), "--overwrite", "--no-fast-elementwise"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert "step 3: the gradient norm is nan" in err[0] and "nothing was saved" in err[0]

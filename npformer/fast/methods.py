@@ -1,0 +1,102 @@
+"""Fast forward/backward methods for npformer.layers' elementwise modules: Activation, LayerNorm,
+Dropout and CrossEntropyLoss.
+
+Each is the plain module's method (same checks, same cache, same attributes set) with the
+functional step taken from npformer.fast (activations, layernorm, dropout, loss) on
+`self.fast_threads` threads. A case the fast step does not cover (a replayed dropout mask, eval
+mode) runs the plain method. npformer.fast.accelerate binds these to module instances.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npformer.fast import activations as fast_act
+from npformer.fast.dropout import draw_keep_mask
+from npformer.fast.dropout import dropout_backward as fast_dropout_backward
+from npformer.fast.dropout import dropout_forward as fast_dropout_forward
+from npformer.fast.layernorm import layernorm_backward, layernorm_forward
+from npformer.fast.loss import cross_entropy_backward, cross_entropy_forward
+from npformer.layers.validation import check_float, check_grad
+
+__all__ = ["activation_forward", "activation_backward", "layernorm_module_forward",
+           "layernorm_module_backward", "dropout_module_forward", "dropout_module_backward",
+           "loss_module_forward", "loss_module_backward"]
+
+
+# -- Activation -------------------------------------------------------------------------------------
+def activation_forward(self, x: np.ndarray) -> np.ndarray:
+    check_float("x", x)
+    y, cache = fast_act.FAST_PAIRS[self.name][0](x, self.fast_threads)
+    self._cache = (cache, y)
+    return y
+
+
+def activation_backward(self, dout: np.ndarray) -> np.ndarray:
+    cache, y = self._require_cache()
+    check_grad("dout", dout, y)
+    return fast_act.FAST_PAIRS[self.name][1](dout, cache, self.fast_threads)
+
+
+# -- LayerNorm --------------------------------------------------------------------------------------
+def layernorm_module_forward(self, x: np.ndarray) -> np.ndarray:
+    check_float("x", x, dtype=self.dtype)
+    if x.ndim == 0 or x.shape[-1] != self.d_model:
+        raise ValueError(f"x: expected last dimension {self.d_model} (d_model), got shape "
+                         f"{x.shape}")
+    y, cache = layernorm_forward(x, self.weight.data, self.bias.data, self.eps, self.fast_threads)
+    self._cache = (cache, y)
+    return y
+
+
+def layernorm_module_backward(self, dout: np.ndarray) -> np.ndarray:
+    cache, y = self._require_cache()
+    check_grad("dout", dout, y)
+    dx, dgamma, dbeta = layernorm_backward(dout, cache, self.fast_threads)
+    self.weight.accumulate(dgamma)
+    self.bias.accumulate(dbeta)
+    return dx
+
+
+# -- Dropout ----------------------------------------------------------------------------------------
+def dropout_module_forward(self, x: np.ndarray) -> np.ndarray:
+    """Dropout.forward; the mask drawn in blocks (the same mask and generator state)."""
+    if not self.active or self._replay is not None:
+        return type(self).forward(self, x)                  # identity or a replayed mask: plain
+    check_float("x", x)
+    mask = draw_keep_mask(self.rng, x.shape, self.p)        # (...) bool, P(keep) = 1 - p
+    y, cache = fast_dropout_forward(x, self.p, mask, self.fast_threads)
+    self.last_mask = mask
+    self._cache = (cache, y)
+    return y
+
+
+def dropout_module_backward(self, dout: np.ndarray) -> np.ndarray:
+    cache, y = self._require_cache()
+    check_grad("dout", dout, y)
+    return fast_dropout_backward(dout, cache, self.fast_threads)
+
+
+# -- CrossEntropyLoss -------------------------------------------------------------------------------
+def loss_module_forward(self, logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    check_float("logits", logits)
+    if logits.ndim == 0:
+        raise ValueError("logits: expected shape (..., C), got a 0-d array")
+    targets = np.asarray(targets)
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (logits' leading "
+                         f"dimensions), got {targets.shape}")
+    C = logits.shape[-1]
+    loss, cache = cross_entropy_forward(logits.reshape(-1, C), targets.reshape(-1),
+                                        self.ignore_index, self.label_smoothing, self.fast_threads)
+    self._cache = (cache, loss, logits.shape)
+    return loss
+
+
+def loss_module_backward(self, dout=1.0) -> np.ndarray:
+    cache, loss, shape = self._require_cache()
+    if isinstance(dout, np.generic):
+        dout = np.asarray(dout)
+    elif isinstance(dout, (int, float)) and not isinstance(dout, bool):
+        dout = np.asarray(dout, dtype=loss.dtype)
+    check_grad("dout", dout, loss)
+    return cross_entropy_backward(dout, cache, self.fast_threads).reshape(shape)
