@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["attention_weights"]
+__all__ = ["attention_weights", "collect_attention"]
 
 
-def _collect(model) -> dict[str, np.ndarray]:
+def collect_attention(model) -> dict[str, np.ndarray]:
+    """Every MultiHeadAttention's `attn_weights` from the model's last forward, by dotted name (a copy).
+
+    Works for npformer models (and torchformer ones run with need_weights=True): a module counts when
+    it has an `attn_weights` attribute that is not None.
+    """
     out: dict[str, np.ndarray] = {}
     for name, m in model.named_modules():
         w = getattr(m, "attn_weights", None)
@@ -37,7 +42,7 @@ def attention_weights(model, *inputs, **kwargs) -> dict[str, np.ndarray]:
             model(*inputs, **kwargs)
         finally:
             model.train(was_training)
-        return _collect(model)
+        return collect_attention(model)
     try:
         import torch
     except ImportError:  # pragma: no cover - a non-npformer model without torch
@@ -54,7 +59,7 @@ def attention_weights(model, *inputs, **kwargs) -> dict[str, np.ndarray]:
             m.need_weights = True
         with torch.no_grad():
             model(*inputs, **kwargs)
-        return _collect(model)
+        return collect_attention(model)
     finally:
         for m, f in zip(attns, flags):
             m.need_weights = f

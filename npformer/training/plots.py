@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from npformer.checks.attention_maps import collect_attention
+
 ATTENTION_KINDS = ("encoder", "decoder", "cross")
 _KIND_SUFFIX = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "self_attn"),
                 "cross": ("decoder", "cross_attn")}
@@ -50,25 +52,8 @@ def _save(fig, path: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# collecting weights
+# attention modules by name (collect_attention: npformer.checks.attention_maps)
 # ---------------------------------------------------------------------------------------------------
-def collect_attention(model) -> dict[str, np.ndarray]:
-    """Every MultiHeadAttention's `attn_weights` from the model's last forward, by dotted name.
-
-    Works for npformer models (and torchformer ones run with need_weights=True): a module counts when
-    it has an `attn_weights` attribute that is not None.
-    """
-    out: dict[str, np.ndarray] = {}
-    for name, m in model.named_modules():
-        w = getattr(m, "attn_weights", None)
-        if w is None or not hasattr(m, "q_proj"):
-            continue
-        if hasattr(w, "detach"):                       # a torch tensor
-            w = w.detach().cpu().numpy()
-        out[name] = np.asarray(w)                      # (B, H, Tq, Tk)
-    return out
-
-
 def attention_name(kind: str, layer: int) -> str:
     """The module name of one attention: ("cross", 1) -> "decoder.layers.1.cross_attn"."""
     if kind not in ATTENTION_KINDS:

@@ -27,3 +27,15 @@ def tiny_train_args(*, steps: int | None = 1, batch_size: int | None = 4,
             continue
         argv += [flag] if value is True else [flag, str(value)]
     return argv if progress else argv + ["--no-progress"]
+
+
+def run_cli(argv, capsys):
+    """(exit status, stdout, stderr) of `npformer argv` run in-process; argparse's SystemExit (--help: 0,
+    a usage error: 2) is read as the exit status."""
+    from npformer.cli.main import main
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err

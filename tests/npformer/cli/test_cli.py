@@ -9,6 +9,7 @@ import pytest
 from npformer.cli.main import main
 from npformer.cli.parser import build_parser
 from tests import paths
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.conftest import tiny_train_args
 
 ROOT = str(paths.ROOT)
@@ -16,14 +17,6 @@ TINY = tiny_train_args(steps=3, batch_size=8, eval_size=12, max_len=4, num_symbo
                        examples=2)
 
 
-def run(argv, capsys):
-    """(exit status, stdout, stderr) of `npformer argv` run in-process."""
-    try:
-        code = main(argv)
-    except SystemExit as e:                       # argparse: --help (0) and usage errors (2)
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- help --------------------------------------------------------------------------------------------

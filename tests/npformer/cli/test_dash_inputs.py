@@ -4,15 +4,7 @@ generated from like any other input."""
 import pytest
 
 from npformer.cli.main import main
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.npformer.conftest import run_cli as run
 
 
 def test_a_lone_dashed_input_is_refused_with_the_double_dash_hint(capsys):

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from npformer.cli.main import main
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.conftest import tiny_train_args
 
 LM = tiny_train_args(task="lm", max_number=20, steps=2, batch_size=4, eval_size=4,
@@ -13,13 +14,6 @@ LM = tiny_train_args(task="lm", max_number=20, steps=2, batch_size=4, eval_size=
 MLM = tiny_train_args(task="mlm", num_symbols=5, max_len=3, steps=2, batch_size=4, eval_size=4)
 
 
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def refused(argv, capsys, needle):

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from npformer.cli.main import main
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.io.tiny_folders import bert_folder, gpt2_folder, text_file
 
 torch = pytest.importorskip("torch")
@@ -27,10 +27,6 @@ def corpus(tmp_path_factory):
     return text_file(tmp_path_factory.mktemp("text") / "corpus.txt")
 
 
-def run(argv, capsys):
-    code = main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def final_loss(out: str) -> float:

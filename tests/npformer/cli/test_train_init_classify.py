@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from npformer.cli.main import main
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.io.tiny_folders import bert_folder
 
 torch = pytest.importorskip("torch")
@@ -40,10 +40,6 @@ def rows(tmp_path_factory):
     return path
 
 
-def run(argv, capsys):
-    code = main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def held_out(out: str) -> list[tuple[float, float, float]]:

@@ -10,20 +10,13 @@ import pytest
 
 import npformer.io.files as nio
 import npformer.training.train as train_mod
-from npformer.cli.main import main
 from npformer.io import checkpoint as ck
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(steps=2)
 
 
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -12,19 +12,13 @@ from npformer.cli.main import main
 from npformer.data.lm_data import ArithmeticTask, CharVocab
 from npformer.data.registry import make_any_task
 from npformer.data.tasks import BOS, EOS, PAD, Task, batch_iterator, examples_from_text
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(task="lm", max_number=20, steps=4, batch_size=8, eval_size=12,
                        examples=2, max_len=None, num_symbols=None)
 
 
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def ids_of(text: str) -> list[int]:

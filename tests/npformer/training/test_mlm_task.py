@@ -9,19 +9,13 @@ import pytest
 from npformer.cli.main import main
 from npformer.data.mlm_data import MirrorTask, mask_tokens
 from npformer.data.tasks import BOS, EOS, PAD, batch_iterator
+from tests.npformer.conftest import run_cli as run
 from tests.npformer.conftest import tiny_train_args
 
 TINY = tiny_train_args(task="mlm", num_symbols=5, max_len=4, steps=4, batch_size=8,
                        eval_size=12, examples=2)
 
 
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_mirror_sentences():
