@@ -5,8 +5,9 @@
 
 Each root gets a worker process per thread count (PYTHONPATH=root, OMP/OPENBLAS threads fixed before
 NumPy loads) that builds the same model from the same seed with that checkout's public API
-(`import npformer as nf`) and the optimizer its training loop uses, and times one training step
-(forward, label-smoothed loss, backward, gradient clipping, Adam) per request. The parent asks the
+(`import npformer as nf`) and the speed variants its training loop uses (the optimizer; in trees that
+have them, npformer.fast.accelerate's elementwise methods and FusedAdam's fused clipping), and times one
+training step (forward, label-smoothed loss, backward, gradient clipping, Adam) per request. The parent asks the
 workers for one sample each in turn, so load from other processes falls on every checkout alike,
 and waits `--settle` seconds before each sample (OpenBLAS's worker threads spin for about 0.1 s after
 a call and would take a core from the next worker's sample); it prints medians, interquartile ranges
@@ -31,16 +32,33 @@ CONFIGS = {  # the benchmark configs of benchmarks/configs.py, as plain numbers 
 }
 
 WORKER = r'''
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 import npformer as nf
 
+THREADS = int(os.environ.get("OMP_NUM_THREADS", "1"))
+
 def make_optimizer(model):
+    try:                                            # FusedAdam: clipping in its pass, gradients adopted
+        from npformer.fast.fused_adam import FusedAdam
+        opt = FusedAdam(model.named_parameters(), lr=1e-4, threads=THREADS)
+        opt.adopt_gradients(True)
+        return opt
+    except ImportError:
+        pass
     try:                                            # the layout with npformer.fast
         from npformer.fast.adam import BlockedAdam
         return BlockedAdam(model.named_parameters(), lr=1e-4)
     except ImportError:                             # the flat layout: Adam blocks and threads itself
         return nf.Adam(model.named_parameters(), lr=1e-4)
+
+def accelerate(*modules):
+    try:                                            # the elementwise variants npformer train binds
+        from npformer.fast.accelerate import accelerate as bind
+    except ImportError:
+        return
+    for m in modules:
+        bind(m, THREADS)
 
 c = json.loads(sys.argv[1])
 cfg = nf.TransformerConfig(d_model=c["d_model"], num_heads=c["num_heads"], d_ff=c["d_ff"],
@@ -53,15 +71,21 @@ src = rng.integers(3, c["vocab"], size=(c["batch"], c["src_len"]))
 tgt = rng.integers(3, c["vocab"], size=(c["batch"], c["tgt_len"] + 1))
 loss_fn = nf.CrossEntropyLoss(ignore_index=0, label_smoothing=0.1)
 opt = make_optimizer(model)
+accelerate(model, loss_fn)
 params = model.named_parameters()
+FUSED = hasattr(opt, "adopt_gradients")
 
 def step():
     logits = model(src, tgt[:, :-1])
     loss_fn(logits, tgt[:, 1:])
     model.zero_grad()
     model.backward(loss_fn.backward())
-    nf.clip_grad_norm(params, 1.0)
-    opt.step()
+    if FUSED:                                       # as the training loop's NumpyStep does
+        from npformer.fast.fused_adam import clip_coefficient
+        opt.step(grad_scale=clip_coefficient(params, 1.0)[1])
+    else:
+        nf.clip_grad_norm(params, 1.0)
+        opt.step()
 
 for _ in range(2):
     step()                                          # warm-up
