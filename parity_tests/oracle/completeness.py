@@ -26,6 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps")
+UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
+"""How a worker says a parameter gradient of code WITH a backward was not found: such a check is
+never a match (`unread_gradients`), whatever the assignment requires."""
 DEFAULT_EPS = 1e-5
 
 
@@ -92,3 +95,17 @@ def reference_eps(comp, caps: dict, opts) -> float | None:
         return None
     fixed = getattr(opts, "settings", {}) or {}
     return float(fixed.get("eps", caps.get("norm_eps", DEFAULT_EPS)))
+
+
+def unread_gradients(not_checked: dict) -> tuple[str, str] | None:
+    """(quantity, message) when code with a backward kept a parameter gradient where the oracle
+    could not read it: the forward matched, but a gradient bug there would go unseen."""
+    unread = [(k, why) for k, why in not_checked.items() if k.startswith("grad_param:")
+              and why.startswith(UNREAD)]
+    if not unread:
+        return None
+    return unread[0][0], (
+        "the forward matched, but the candidate has a backward and these parameter gradients were "
+        "not compared: " + "; ".join(f"{k} ({why})" for k, why in unread[:4])
+        + ". Keep them as d<name> / <name>_grad / grads[name], or give an adapter file with "
+          "grads(obj) returning {reference name: gradient} (--adapter)")
