@@ -37,7 +37,7 @@ from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # n
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
-from .recognise import absent, dict_args, layout, lazy, list_input, valid_lens
+from .recognise import absent, dict_args, layout, lazy, list_input, roles, valid_lens
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
@@ -282,6 +282,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
+        roles.place(self, inst)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
             return self._switch_layout(case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
@@ -384,6 +385,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, fn)
         inst = Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)
+        roles.place(self, inst)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
             return self._switch_layout(case)
         return inst
