@@ -13,7 +13,9 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
-              a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper)
+              a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
+              attention matrices no name placed, their roles probed (roles)
+BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
