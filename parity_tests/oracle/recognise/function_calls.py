@@ -22,11 +22,12 @@ A probe only picks how arrays are handed over; every quantity is still compared 
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
 
-from ..calls import Finished, run_limited
+from ..calls import Finished, TimedOut, run_limited
 from ..component_base import Case, _cast, draw_params
 from . import builtin_causal
 
@@ -65,12 +66,25 @@ def unsqueeze(value, component: str):
     return value[None, None] if component == "sdpa" else value[None]
 
 
+class _Stop(Exception):
+    """The probes' time is spent: no further probing (a looping or hanging candidate must not cost
+    the time limit once per probe; the search reports it)."""
+
+
 def _output(adapter, case) -> np.ndarray | None:
     def go():
-        inst = adapter.instantiate(case)
-        return adapter.execute(inst, case)
-    res = run_limited(go, 10.0)
-    if not isinstance(res, Finished):
+        try:
+            inst = adapter.instantiate(case)
+            return adapter.execute(inst, case)
+        except Exception:  # noqa: BLE001 - caught here: its text may be hostile (a __str__ that hangs)
+            return None
+    left = getattr(adapter, "_calls_deadline", 0.0) - time.monotonic()
+    if left <= 0:
+        raise _Stop()
+    res = run_limited(go, left)
+    if isinstance(res, TimedOut) or time.monotonic() >= adapter._calls_deadline:
+        raise _Stop()
+    if not isinstance(res, Finished) or res.value is None:
         return None
     out = res.value.values.get("output")
     if out is None or tuple(out.shape) != tuple(case.out_shape):
@@ -112,6 +126,8 @@ def probe(adapter) -> None:
         return
     if adapter.hooks is not None:
         return
+    # every probe call together gets one time limit (a looping or hanging candidate costs it once)
+    adapter._calls_deadline = time.monotonic() + min(10.0, float(adapter.opts.timeout or 10.0))
     tried = [(False, adapter.opts.weight_layout)]
     if adapter.comp.tree is not None and adapter.opts.weight_layout == "out_in":
         tried.append((False, "in_out"))
@@ -122,6 +138,9 @@ def probe(adapter) -> None:
         adapter.caps["one_sequence"] = single
         try:
             fits = _output(adapter, _case(adapter, single)) is not None
+        except _Stop:
+            adapter.opts.weight_layout, adapter.caps["one_sequence"] = start, False
+            return
         except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
             fits = False
         if fits:
@@ -140,8 +159,11 @@ def probe(adapter) -> None:
                              + (", one head" if name == "sdpa" else "") + "): a call on a batch "
                              "failed and one on a single sequence ran, so only batch 1"
                              + (" and one head are" if name == "sdpa" else " is") + " drawn")
-    _causal(adapter, single)
-    _additive(adapter, single)
+    try:
+        _causal(adapter, single)
+        _additive(adapter, single)
+    except _Stop:
+        return
 
 
 def _causal(adapter, single: bool) -> None:
@@ -166,6 +188,8 @@ def _causal(adapter, single: bool) -> None:
 
     try:
         outs = [_output(adapter, c) for c in (case, moved(-1), moved(0))]
+    except _Stop:
+        raise
     except Exception:  # noqa: BLE001
         return
     if any(o is None for o in outs):
@@ -216,8 +240,10 @@ def _additive(adapter, single: bool) -> None:
         if leaks() is not False:
             opts.mask_convention, opts.mask_dtype = "keep", "bool"
             return
-    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+    except Exception as exc:  # noqa: BLE001 - the examples report what is wrong with the candidate
         opts.mask_convention, opts.mask_dtype = "keep", "bool"
+        if isinstance(exc, _Stop):
+            raise
         return
     adapter.notes.append("the candidate adds its mask to the scores: under a 0/1 boolean mask a "
                          "hidden key still changed the other positions' outputs, under an additive "
