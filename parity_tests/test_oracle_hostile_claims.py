@@ -4,7 +4,7 @@ the comparison only into a failing verdict when grading, never into full marks.
 
 Hostile submissions in parity_tests/oracle_hostile/ (each is wrong where it stopped being
 compared): claims_no_masks (rewrites the worker's report through sys.modules), no_mask_argument,
-claims_no_gradients, claims_absent_biases, hardcoded_eps. The right candidates of
+claims_no_gradients, claims_absent_biases, claims_one_sequence, hardcoded_eps. The right candidates of
 parity_tests/oracle_candidates/ still match when everything is required.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ CASES = [  # component, hostile file:name, the requirement whose gap must fail i
     ("sdpa", "no_mask_argument.py:attention", "masks", {"incomplete"}),
     ("sdpa", "claims_no_gradients.py:attention", "gradients", {"missing_gradient"}),
     ("mha", "claims_absent_biases.py:MultiHeadAttention", "parameters", {"incomplete"}),
+    ("sdpa", "claims_one_sequence.py:attention", "batch", {"incomplete"}),
     ("encoder_layer", "hardcoded_eps.py:EncoderLayer", None, {"mismatch"}),
 ]
 
@@ -42,7 +43,7 @@ def test_graded_check_fails_what_was_not_compared(component, target, gap, verdic
     assert "eps" not in res.gaps
 
 
-@pytest.mark.parametrize("component,target,gap,verdicts", CASES[:4], ids=[c[1] for c in CASES[:4]])
+@pytest.mark.parametrize("component,target,gap,verdicts", CASES[:5], ids=[c[1] for c in CASES[:5]])
 def test_quick_check_says_what_it_did_not_compare_and_results_are_never_full(component, target,
                                                                             gap, verdicts):
     res = check(component, os.path.join(HOSTILE, target), examples=8)

@@ -37,7 +37,7 @@ from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # n
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
-from .recognise import absent, layout, lazy, list_input, valid_lens
+from .recognise import absent, dict_args, layout, lazy, list_input, roles, valid_lens
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
@@ -136,7 +136,12 @@ class Adapter(ConstructMixin, ExecuteMixin):
         return b
 
     def _bind_forward(self, fn, hyper: dict | None = None) -> naming.Binding:
-        return self._note_guessed(self._bind_forward_names(fn, hyper))
+        b = self._note_guessed(self._bind_forward_names(fn, hyper))
+        if self.mode in ("function", "pair") and self.comp.tree is not None and b.params:
+            b.nested = dict_args.trees(fn, b.params)
+            if b.nested and dict_args.note(b.nested) not in self.notes:
+                self.notes.append(dict_args.note(b.nested))
+        return b
 
     def _bind_forward_names(self, fn, hyper: dict | None = None) -> naming.Binding:
         """Bind the forward; for mha fall back to self-attention forward(x, mask) when key/value have
@@ -277,6 +282,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
+        roles.place(self, inst)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
             return self._switch_layout(case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
@@ -367,7 +373,10 @@ class Adapter(ConstructMixin, ExecuteMixin):
         binding = self._bind_forward(fn, case.hyper)
         entries: dict[str, naming.Entry] = {}
         if self.comp.tree is not None:
-            names = list(binding.params)
+            names = dict_args.leaves(list(binding.params), binding.nested)
+            if len(binding.params) == 1 and list(binding.params) == list(binding.nested):
+                binding.root = binding.params[0]        # one dict holds every weight: its keys
+                names = [n.split(".", 1)[1] for n in names]   # are the names (params["fc1"]["w"])
             space = naming.Space(names, {n: None for n in names}, {n: True for n in names})
             entries, unclaimed = self._resolve(space, case)
             if unclaimed:
@@ -376,6 +385,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, fn)
         inst = Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)
+        roles.place(self, inst)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
             return self._switch_layout(case)
         return inst

@@ -89,7 +89,7 @@ def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
     settings are the parent's own, and mask kinds can only be narrowed to kinds the component has."""
     caps = caps if isinstance(caps, dict) else {}
     out: dict[str, Any] = {"fixed": dict(fixed), "mask_kinds": {}}
-    for key in ("self_attention", "table", "one_vocab", "one_layer_count"):
+    for key in ("self_attention", "table", "one_vocab", "one_layer_count", "one_sequence"):
         if isinstance(caps.get(key), bool):
             out[key] = caps[key]
     ratio = caps.get("d_ff_ratio")         # only changes the sizes drawn, never what is compared

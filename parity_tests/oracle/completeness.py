@@ -20,12 +20,17 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
                    except those the instructor mapped to '-'
   eps              the reference used the assignment's epsilon (--set eps or 1e-5), never the
                    candidate's own
+  batch            batches were drawn (not only batch 1, as for code computing one sequence at a
+                   time, recognise/function_calls)
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps")
+REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch")
+UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
+"""How a worker says a parameter gradient of code WITH a backward was not found: such a check is
+never a match (`unread_gradients`), whatever the assignment requires."""
 DEFAULT_EPS = 1e-5
 
 
@@ -79,6 +84,10 @@ def find_gaps(comp, caps: dict, opts, not_checked: dict, absent: Iterable[str]) 
                               + ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")
                               + " (held at 0 / 1 in the reference). Give every layer its bias "
                                 "and norm parameters")
+    if caps.get("one_sequence"):
+        gaps["batch"] = ("batches were not compared: the candidate computes one sequence at a time, "
+                         "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
+                                                        else "") + ". Take a batch axis first")
     own = caps.get("norm_eps")
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
@@ -92,3 +101,17 @@ def reference_eps(comp, caps: dict, opts) -> float | None:
         return None
     fixed = getattr(opts, "settings", {}) or {}
     return float(fixed.get("eps", caps.get("norm_eps", DEFAULT_EPS)))
+
+
+def unread_gradients(not_checked: dict) -> tuple[str, str] | None:
+    """(quantity, message) when code with a backward kept a parameter gradient where the oracle
+    could not read it: the forward matched, but a gradient bug there would go unseen."""
+    unread = [(k, why) for k, why in not_checked.items() if k.startswith("grad_param:")
+              and why.startswith(UNREAD)]
+    if not unread:
+        return None
+    return unread[0][0], (
+        "the forward matched, but the candidate has a backward and these parameter gradients were "
+        "not compared: " + "; ".join(f"{k} ({why})" for k, why in unread[:4])
+        + ". Keep them as d<name> / <name>_grad / grads[name], or give an adapter file with "
+          "grads(obj) returning {reference name: gradient} (--adapter)")

@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 
 from . import naming
+from .completeness import UNREAD
 from .components import REF, Case
 from .options import CandidateProblem
-from .recognise import bh_layout, list_input, pe_table, torch_mha_mask, valid_lens
+from .recognise import bh_layout, function_calls, grad_behaviour, list_input, pe_table, torch_mha_mask, valid_lens
 from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 
 
@@ -84,6 +85,8 @@ class ExecuteMixin:
                                        f"return (out, cache), got {type(ret).__name__}"
                                        + (f" of length {len(ret)}" if isinstance(ret, tuple) else ""))
             ret, cache = ret
+        if self.caps.get("one_sequence"):
+            ret = self._one_sequence_out(ret)
         out, weights = self._parse_output(ret, case, produced)
         if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
             out = bh_layout.split(out, case.out_shape)
@@ -168,9 +171,19 @@ class ExecuteMixin:
         values = {**feeds, **mask_feeds}
         if case.self_attention:
             values["x"] = feeds["x"]
+        if self.caps.get("one_sequence"):                        # (T, d) code: batch 1 dropped
+            values = {k: (function_calls.squeeze_mask(v) if k in masks_np else
+                          function_calls.squeeze_input(v, self.comp.name)) for k, v in values.items()}
         if self.caps.get("list_input"):
-            values[list_input.SOURCE] = [feeds[s.name] for s in self.comp.inputs]
+            values[list_input.SOURCE] = [values[s.name] for s in self.comp.inputs]
         return leaves, feeds, fed_np, masks_np, mask_feeds, values
+
+    def _one_sequence_out(self, ret):
+        """What one-sequence code returned, with the batch axes put back."""
+        if isinstance(ret, (tuple, list)):
+            return tuple(function_calls.unsqueeze(r, self.comp.name) if hasattr(r, "shape") else r
+                         for r in ret)
+        return function_calls.unsqueeze(ret, self.comp.name) if hasattr(ret, "shape") else ret
 
     def _all_keep(self, case: Case, name: str):
         """An all-attend keep-mask (B, 1, Tq, Tk) for a mask argument the candidate requires
@@ -303,21 +316,28 @@ class ExecuteMixin:
         rows = self._key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
         if rows:                             # the candidate saw reordered positions
             dout = valid_lens.take(dout, self._key_perm, 1)
+        before = grad_behaviour.snapshot(inst.obj)
         grads = (backward or inst.obj.backward)(dout)
         if rows:
             grads = valid_lens.untake_grads(grads, self._key_perm)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)
+        memo = self.__dict__.setdefault("_grad_paths", {})
+        by_name, unsure = grad_behaviour.param_grads(inst, before, self.notes, memo,
+                                                     grad_behaviour.fd_check(self, case, inst))
         for ref, e in inst.entries.items():
             if e.cand is None:
                 continue
             key = f"grad_param:{ref}"
-            g = entry_grad(e, lambda c: inst.slots[c].grad())
+            g = entry_grad(e, by_name.get)
             if g is None:
-                produced.missing[key] = (f"cannot find the gradient of {e.cand!r} after backward "
-                                         f"(looked for .grad, d{e.cand.rsplit('.', 1)[-1]}, "
-                                         f"grads[...])")
+                leaf = e.cand.rsplit(".", 1)[-1]
+                could = sorted({p for c, ps in unsure.items() for p in ps})
+                produced.missing[key] = (
+                    f"{UNREAD} {e.cand!r} after backward (looked for .grad, d{leaf}, {leaf}_delta, "
+                    f"grads[...], and for an array that changed in backward with its shape"
+                    + (f": could be any of {', '.join(could[:6])}" if could else "") + ")")
             else:
                 produced.values[key] = g
 

@@ -66,6 +66,8 @@ class Entry:
             extra.append(self.why)
         if self.how == "order":
             extra.append("by registration order")
+        if self.how == "role":
+            extra.append("role found by probing")
         if self.how == "inner_norm":
             extra.append("a norm inside the sublayer block")
         if self.how == "map":

@@ -236,14 +236,17 @@ class Resolver:
         D = self.ref_shapes[names[0]][0]
         pairs = [(self.join(cand_prefix, f"{m}.weight"), self.join(cand_prefix, f"{m}.bias"))
                  for m in PACKED_QKV]
+        pairs += [(self.join(cand_prefix, f"{m}.{w}"), self.join(cand_prefix, f"{m}.{b}"))
+                  for m in PACKED_QKV for w, b in (("w", "b"), ("W", "b"), ("kernel", "bias"))]
         pairs += [(self.join(cand_prefix, w), self.join(cand_prefix, b)) for w, b in PACKED_RAW]
         for w, b in pairs:
             cw = self.space.find(w)
             if not cw or cw in self.claimed:
                 continue
-            if self.space.shapes[cw] is None:
-                continue                       # a function's argument: no shape to read
-            shape = tuple(self.space.shapes[cw])
+            if self.space.shapes[cw] is None:  # a function's argument: takes the layout asked
+                shape = (D, 3 * D) if self.layout == "in_out" else (3 * D, D)
+            else:
+                shape = tuple(self.space.shapes[cw])
             if shape == (3 * D, D):
                 transpose = False
             elif shape == (D, 3 * D):
@@ -255,7 +258,7 @@ class Resolver:
                     self.join(ref_prefix, f"{p}.weight"), cw, transpose, (j * D, (j + 1) * D), "packed")
             self.claimed.add(cw)
             cb = self.space.find(b)
-            if cb and cb not in self.claimed and tuple(self.space.shapes[cb] or ()) == (3 * D,):
+            if cb and cb not in self.claimed and tuple(self.space.shapes[cb] or (3 * D,)) == (3 * D,):
                 for j, p in enumerate(("q_proj", "k_proj", "v_proj")):
                     bref = self.join(ref_prefix, f"{p}.bias")
                     if bref in self.ref_shapes:

@@ -19,7 +19,7 @@ from typing import Any
 
 from .adapters import Options
 from .backend import InProcessBackend, Prepared, SandboxBackend
-from .completeness import find_gaps, reference_eps, requirements
+from .completeness import find_gaps, reference_eps, requirements, unread_gradients
 from .components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
@@ -123,6 +123,10 @@ class Checker:
         if "eps" in self.require and self.caps.pop("norm_eps", None) is not None:
             self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
                               "fixes it")
+        if self.caps.get("one_sequence"):     # code written for one (T, d) sequence at a time
+            for key in ("max_batch", "max_heads"):
+                if key in self.comp.settable:
+                    self.fixed[key] = 1
         self.notes.extend(prep.notes)
         return None
 
@@ -279,6 +283,9 @@ class Checker:
         found here, from what the parent drew and received, never from the worker's word)."""
         self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen)
         due = [g for g in self.gaps if g in self.require]
+        unread = unread_gradients(self.not_checked)
+        if unread is not None:
+            return Outcome("missing_gradient", quantity=unread[0], message=unread[1])
         if not due:
             return Outcome()
         if "gradients" in due:

@@ -96,14 +96,19 @@ class Binding:
     unbound: list[str] = field(default_factory=list)            # sources the signature had no room for
     params: list[str] = field(default_factory=list)             # leftover args (parameters of a function)
     guessed: dict[str, str] = field(default_factory=dict)       # arg name -> meaning it was given by
+    nested: dict[str, dict] = field(default_factory=dict)       # dict-of-arrays args: {arg: key tree}
+    root: str = ""                                              # the one dict arg holding every weight
 
     def call(self, fn: Callable, values: dict[str, Any], extra: dict[str, Any] | None = None):
         args = [values[s] for s in self.positional]
         kwargs = {a: values[s] for a, s in self.keywords.items()}
         kwargs.update({a: (v.value(values) if isinstance(v, PerCall) else v)
                        for a, v in self.constants.items()})
-        if extra:
-            kwargs.update(extra)
+        if extra and self.root:
+            kwargs[self.root] = nest({f"{self.root}.{k}": v for k, v in extra.items()},
+                                     self.nested)[self.root]
+        elif extra:
+            kwargs.update(nest(extra, self.nested) if self.nested else extra)
         return fn(*args, **kwargs)
 
     def describe(self) -> str:
@@ -111,6 +116,23 @@ class Binding:
         parts += [f"{s} as {a}=" for a, s in self.keywords.items()]
         parts += [f"{a}={v!r}" for a, v in self.constants.items()]
         return ", ".join(parts) or "(no arguments)"
+
+
+def nest(flat: dict[str, Any], nested: dict[str, dict]) -> dict[str, Any]:
+    """Values keyed by leaf path (`attn.c_attn.w`) handed over as the nested dicts the arguments
+    in `nested` are (`attn={"c_attn": {"w": ...}}`); other keys pass as they are."""
+    out: dict[str, Any] = {}
+    for key, value in flat.items():
+        head = key.split(".", 1)[0]
+        if head not in nested or "." not in key:
+            out[key] = value
+            continue
+        parts = key.split(".")
+        d = out.setdefault(head, {})
+        for part in parts[1:-1]:
+            d = d.setdefault(part, {})
+        d[parts[-1]] = value
+    return out
 
 
 def signature_of(fn: Callable) -> inspect.Signature | None:

@@ -32,7 +32,8 @@ class TorchSlot:
         return None if self.p.grad is None else self.p.grad.detach().cpu().numpy().copy()
 
 
-GRAD_PATTERNS = ("d{}", "grad_{}", "{}_grad", "d_{}", "grad{}", "{}grad", "delta_{}")
+GRAD_PATTERNS = ("d{}", "grad_{}", "{}_grad", "d_{}", "grad{}", "{}grad", "delta_{}", "{}_delta",
+                 "{}_gradient", "dL_d{}")
 
 
 class NumpySlot:
@@ -95,7 +96,7 @@ class NumpySlot:
             for dname in ("grads", "gradients", "grad", "dparams", "param_grads"):
                 d = getattr(h, dname, None)
                 if isinstance(d, dict):
-                    for k in (key, "d" + key, "d_" + key, "grad_" + key):
+                    for k in (key, "d" + key, "d_" + key, "grad_" + key, "dL/d" + key):
                         if isinstance(d.get(k), np.ndarray):
                             return d[k].copy()
         return None

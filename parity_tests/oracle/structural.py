@@ -86,5 +86,6 @@ def covered(comp, caps: dict, n: int) -> str:
     cross = "self-attention only" if caps.get("self_attention") else \
         "cross-attention at equal and unequal lengths"
     kinds = (caps.get("mask_kinds") or {}).get("mask", comp.masks[0].kinds)
-    return (f"structural cases compared: {n} ({cross}; masks {', '.join(kinds)}; batch 1 "
-            f"to 3; one head and several)")
+    sizes = ("batch 1" + (", one head" if comp.name == "sdpa" else ", one head and several")
+             if caps.get("one_sequence") else "batch 1 to 3; one head and several")
+    return f"structural cases compared: {n} ({cross}; masks {', '.join(kinds)}; {sizes})"

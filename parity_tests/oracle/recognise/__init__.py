@@ -13,9 +13,13 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
-              a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper)
+              a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
+              attention matrices no name placed, their roles probed (roles)
+BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask)
+CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
+              future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 """
@@ -29,6 +33,7 @@ from . import (
     configs,
     derived,
     ffn_width,
+    function_calls,
     head_axes,
     lazy,
     mask_rank,
@@ -41,7 +46,7 @@ from . import (
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value)
-PROBES = (bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
+PROBES = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
           head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,

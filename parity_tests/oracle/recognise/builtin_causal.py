@@ -60,9 +60,14 @@ def probe(adapter) -> None:
     last, first = x.copy(), x.copy()
     last[:, -1] += rng.standard_normal(D)          # not a constant: a LayerNorm would remove it
     first[:, 0] += rng.standard_normal(D)
-    moved_last, moved_first = run(last), run(first)
-    if any(a is None or a.shape != base.shape or a.ndim != 3 for a in (moved_last, moved_first)) \
-            or base.shape[:2] != x.shape[:2]:
+    decide(adapter, base, run(last), run(first), mask.name)
+
+
+def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:
+    """Causal draws only when no earlier output moved with the last input while later outputs
+    followed the first (the outputs of one input, its last position changed, its first)."""
+    if base is None or any(a is None or a.shape != base.shape or a.ndim != 3
+                           for a in (moved_last, moved_first)):
         return
     tol = 1e-9 if adapter.opts.dtype == "float64" else 1e-4
     scale = max(1.0, float(np.abs(base).max()))
@@ -70,9 +75,9 @@ def probe(adapter) -> None:
     last_moved = np.abs(moved_last[:, -1] - base[:, -1]).max() > 1e3 * tol * scale
     mixes = np.abs(moved_first[:, 1:] - base[:, 1:]).max() > 1e3 * tol * scale
     if earlier_kept and last_moved and mixes:
-        adapter.caps["mask_kinds"][mask.name] = ("causal",)
-        adapter.notes[:] = [n for n in adapter.notes if f"drew no {mask.name!r}" not in n
-                            and f"no {mask.name!r} argument" not in n]
-        adapter.notes.append(f"forward has no {mask.name!r} argument but its outputs do not depend "
+        adapter.caps["mask_kinds"][mask_name] = ("causal",)
+        adapter.notes[:] = [n for n in adapter.notes if f"drew no {mask_name!r}" not in n
+                            and f"no {mask_name!r} argument" not in n]
+        adapter.notes.append(f"forward has no {mask_name!r} argument but its outputs do not depend "
                              f"on later positions (a probe changed the last input): the candidate "
-                             f"masks the future itself, so only causal {mask.name} masks are drawn")
+                             f"masks the future itself, so only causal {mask_name} masks are drawn")
