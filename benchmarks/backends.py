@@ -187,7 +187,6 @@ class NumpySession(Session):
             accelerate(self.model, threads or 1)
             accelerate(self.loss, threads or 1)
             self.opt = FusedAdam(self.model.named_parameters(), lr=1e-4, threads=threads)
-            self.opt.adopt_gradients(True)
         else:
             from npformer.optim import Adam
             self.opt = Adam(self.model.named_parameters(), lr=1e-4)

@@ -39,11 +39,9 @@ import npformer as nf
 THREADS = int(os.environ.get("OMP_NUM_THREADS", "1"))
 
 def make_optimizer(model):
-    try:                                            # FusedAdam: clipping in its pass, gradients adopted
+    try:                                            # FusedAdam: clipping in its pass
         from npformer.fast.fused_adam import FusedAdam
-        opt = FusedAdam(model.named_parameters(), lr=1e-4, threads=THREADS)
-        opt.adopt_gradients(True)
-        return opt
+        return FusedAdam(model.named_parameters(), lr=1e-4, threads=THREADS)
     except ImportError:
         pass
     try:                                            # the layout with npformer.fast

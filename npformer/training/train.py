@@ -214,8 +214,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
-    if hasattr(optimizer, "adopt_gradients"):      # no .grad copy pass, except under a reduce
-        optimizer.adopt_gradients(replicas == 1)
+    if hasattr(optimizer, "adopt_gradients") and replicas > 1:
+        optimizer.adopt_gradients(False)    # a reduce hands over its replicas' own arrays: never adopt them
     if fast_threads:
         from npformer.fast.accelerate import accelerate, restore_plain
         accelerate(model, 1 if replicas > 1 else fast_threads)   # before the replicas are copied

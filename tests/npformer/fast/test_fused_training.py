@@ -1,4 +1,4 @@
-"""The training loop's fast optimizer path (FusedAdam, clipping fused in, gradients adopted) trains
+"""The training loop's fast optimizer path (FusedAdam, clipping fused in) trains
 exactly as the plain Adam with a separate clip_grad_norm pass does, also with the elementwise variants
 (npformer.fast.accelerate) on: every fast path together against the plain code."""
 from __future__ import annotations
@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from npformer.data.tasks import make_batches, make_task
-from npformer.fast.adopt_grad import AdoptingParameter
 from npformer.fast.fused_adam import FusedAdam
 from npformer.layers.module import Parameter
 from npformer.optim import Adam, WarmupSchedule
@@ -44,7 +43,7 @@ def test_fast_training_equals_plain_training_bit_for_bit(dtype, clip_norm, weigh
     for (n, a), (_, b) in zip(plain.state_dict().items(), fast.state_dict().items()):
         np.testing.assert_array_equal(a, b, err_msg=n)
     kinds = {type(p) for _, p in fast.named_parameters()}
-    assert kinds == ({AdoptingParameter} if replicas == 1 else {Parameter})   # no adopting a reduce
+    assert kinds == {Parameter}        # training does not adopt gradients (opt-in: it costs memory)
 
 
 def test_make_optimizer_takes_the_thread_count():
