@@ -124,10 +124,10 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
 def _tf_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     import torch
 
-    from benchmarks.backends import _tf_model
+    from benchmarks.torch_backend import tf_model
 
     tcfg = bc.transformer_config("float32")
-    model = _tf_model(bc.model, tcfg, torch.device("cpu"))
+    model = tf_model(bc.model, tcfg, torch.device("cpu"))
     model.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items()})
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     src, tgt_in, tgt_out = (torch.from_numpy(a) for a in (inputs.src, inputs.tgt_in, inputs.tgt_out))

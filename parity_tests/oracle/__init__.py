@@ -32,6 +32,6 @@ def __getattr__(name: str):
         from . import verdicts
         return getattr(verdicts, name)
     if name == "check":
-        from .runner import check
+        from .entry import check
         return check
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -87,8 +87,8 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
 
 def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) -> dict:
     """All checks of one submission; plain data back. deny_read: folders its worker may not read."""
+    from .entry import check
     from .report import json_report
-    from .runner import check
     from .sandbox.limits import Limits
 
     limits = Limits(memory_mb=spec.memory_mb, deny_read=tuple(deny_read))

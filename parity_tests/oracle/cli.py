@@ -216,8 +216,8 @@ def _required(names: list) -> tuple:
 def cmd_check(args) -> int:
     from dataclasses import replace
 
+    from .entry import check
     from .report import check_output_path, combined_exit, gradescope_results, json_report, render_text, write_json
-    from .runner import check
     from .sandbox.limits import Limits
     from .sandbox.policy import DEFAULT_FORBIDDEN
 
