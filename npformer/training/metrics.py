@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from npformer.data.tasks import ClassificationBatch
 from npformer.data.vocab import EOS, PAD
 
 
@@ -48,6 +49,50 @@ def token_accuracy(logits: np.ndarray, targets: np.ndarray, ignore_index: int = 
     pred = np.asarray(logits).argmax(axis=-1)                          # (...,)
     keep = targets != ignore_index                                    # (...,)
     return int(((pred == targets) & keep).sum()), int(keep.sum())
+
+
+class EvalTally:
+    """The running sums of a synthetic-task evaluation, one per evaluate() call of either twin: each
+    batch adds its NumPy logits, targets, mean loss and, for a seq2seq batch that was decoded, the
+    greedy tokens; `result()` is the EvalResult. The loss is averaged over target tokens (over
+    examples for a classifier), as training averages it."""
+
+    def __init__(self, vocab, num_shown: int = 0):
+        self.vocab, self.num_shown = vocab, num_shown
+        self.loss = 0.0
+        self.correct = self.counted = self.seq_ok = self.n = 0
+        self.shown: list = []
+
+    def add(self, batch, logits: np.ndarray, targets: np.ndarray, mean_loss: float,
+            tokens: np.ndarray | None = None) -> None:
+        """logits (B, T, V) or (B, C); targets (B, T) or (B,); tokens (B, Tp) greedy output or None."""
+        room = range(min(self.num_shown - len(self.shown), targets.shape[0]))
+        decode = self.vocab.decode
+        self.n += targets.shape[0]
+        if isinstance(batch, ClassificationBatch):
+            pred = logits.argmax(axis=-1)                                    # (B,)
+            c = int((pred == targets).sum())
+            self.loss += mean_loss * targets.shape[0]
+            self.correct += c
+            self.seq_ok += c
+            self.counted += targets.shape[0]
+            self.shown += [(decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))) for i in room]
+            return
+        self.loss += mean_loss * int((targets != PAD).sum())
+        c, k = token_accuracy(logits, targets)
+        self.correct += c
+        self.counted += k
+        if tokens is not None:
+            self.seq_ok += int(sequence_matches(tokens, batch.tgt_out).sum())    # (B,) summed
+            self.shown += [(decode(batch.src[i]), decode(batch.tgt_out[i]), decode(tokens[i]))
+                           for i in room]
+
+    def result(self, decoded: bool) -> EvalResult:
+        """decoded: every batch was decoded (or is a classifier's); otherwise sequence accuracy is NaN."""
+        return EvalResult(loss=self.loss / max(self.counted, 1),
+                          token_accuracy=self.correct / max(self.counted, 1),
+                          sequence_accuracy=self.seq_ok / self.n if decoded else float("nan"),
+                          num_examples=self.n, num_tokens=self.counted, examples=self.shown)
 
 
 @dataclass

@@ -32,7 +32,7 @@ from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_
 from npformer.models.config import TransformerConfig
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
-from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy
+from npformer.training.metrics import EvalResult, EvalTally, TrainResult, sequence_matches, token_accuracy
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
            "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches"]
@@ -307,43 +307,19 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
         return run(model, task, examples, batch_size=min(batch_size, 64), num_shown=num_shown)
     if examples is None:
         examples = task.heldout(500)
-    vocab = task.vocab
     was_training = model.training
     model.eval()
     loss_fn = make_loss(model, 0.0, task.is_classification)
-    total_loss = correct = counted = seq_ok = n = 0
-    shown: list = []
+    tally = EvalTally(task.vocab, num_shown)
     try:
         for batch in iterate_examples(examples, batch_size):
             logits, targets = model_forward(model, batch)
-            k = int((targets != PAD).sum()) if not isinstance(batch, ClassificationBatch) \
-                else targets.shape[0]
-            total_loss += float(loss_fn(logits, targets)) * k
-            if isinstance(batch, ClassificationBatch):
-                pred = logits.argmax(axis=-1)                                    # (B,)
-                c = int((pred == targets).sum())
-                correct += c
-                seq_ok += c
-                counted += k
-                n += targets.shape[0]
-                for i in range(min(num_shown - len(shown), targets.shape[0])):
-                    shown.append((vocab.decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))))
-                continue
-            c, k2 = token_accuracy(logits, targets)
-            correct += c
-            counted += k2
-            n += targets.shape[0]
-            if greedy:
-                limit = max_new_tokens or targets.shape[1]
-                out = greedy_decode(model, batch.src, max_new_tokens=limit)
-                ok = sequence_matches(out.tokens, batch.tgt_out)                  # (B,)
-                seq_ok += int(ok.sum())
-                for i in range(min(num_shown - len(shown), targets.shape[0])):
-                    shown.append((vocab.decode(batch.src[i]), vocab.decode(batch.tgt_out[i]),
-                                  vocab.decode(out.tokens[i])))
+            mean_loss = float(loss_fn(logits, targets))                        # before decoding
+            tokens = None
+            if greedy and not isinstance(batch, ClassificationBatch):
+                out = greedy_decode(model, batch.src, max_new_tokens=max_new_tokens or targets.shape[1])
+                tokens = out.tokens                                              # (B, Tp)
+            tally.add(batch, logits, targets, mean_loss, tokens)
     finally:
         model.train(was_training)
-    seq_acc = seq_ok / n if (greedy or task.is_classification) else float("nan")
-    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
-                      sequence_accuracy=seq_acc, num_examples=n, num_tokens=counted,
-                      examples=shown)
+    return tally.result(greedy or task.is_classification)

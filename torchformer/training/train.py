@@ -20,10 +20,10 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import torch
 
-from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
+from npformer.data.tasks import ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.models.config import TransformerConfig
 from npformer.training.loop import run_steps
-from npformer.training.metrics import EvalResult, TrainResult, sequence_matches, token_accuracy
+from npformer.training.metrics import EvalResult, EvalTally, TrainResult
 from npformer.training.train import TrainConfig, model_config_for, peak_factor
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
@@ -158,46 +158,21 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
                                   num_shown=num_shown)
     if examples is None:
         examples = task.heldout(500)
-    vocab = task.vocab
     device = model.device
     was_training = model.training
     model.eval()
     loss_fn = make_loss(model, 0.0, task.is_classification)
-    total_loss = correct = counted = seq_ok = n = 0
-    shown: list = []
+    tally = EvalTally(task.vocab, num_shown)
     try:
         for batch in iterate_examples(examples, batch_size):
             logits_t, targets_t = model_forward(model, batch, device)
-            logits = logits_t.detach().cpu().numpy()
             targets = targets_t.cpu().numpy()
-            k = targets.shape[0] if isinstance(batch, ClassificationBatch) else \
-                int((targets != PAD).sum())
-            total_loss += float(loss_fn(logits_t, targets_t)) * k
-            if isinstance(batch, ClassificationBatch):
-                pred = logits.argmax(axis=-1)                                    # (B,)
-                c = int((pred == targets).sum())
-                correct += c
-                seq_ok += c
-                counted += k
-                n += targets.shape[0]
-                for i in range(min(num_shown - len(shown), targets.shape[0])):
-                    shown.append((vocab.decode(batch.src[i]), str(int(targets[i])), str(int(pred[i]))))
-                continue
-            c, k2 = token_accuracy(logits, targets)
-            correct += c
-            counted += k2
-            n += targets.shape[0]
-            if greedy:
-                limit = max_new_tokens or targets.shape[1]
-                out = greedy_decode(model, batch.src, max_new_tokens=limit)
-                tokens = out.tokens.cpu().numpy()
-                seq_ok += int(sequence_matches(tokens, batch.tgt_out).sum())
-                for i in range(min(num_shown - len(shown), targets.shape[0])):
-                    shown.append((vocab.decode(batch.src[i]), vocab.decode(batch.tgt_out[i]),
-                                  vocab.decode(tokens[i])))
+            mean_loss = float(loss_fn(logits_t, targets_t))                  # before decoding
+            tokens = None
+            if greedy and not isinstance(batch, ClassificationBatch):
+                out = greedy_decode(model, batch.src, max_new_tokens=max_new_tokens or targets.shape[1])
+                tokens = out.tokens.cpu().numpy()                                # (B, Tp)
+            tally.add(batch, logits_t.detach().cpu().numpy(), targets, mean_loss, tokens)
     finally:
         model.train(was_training)
-    seq_acc = seq_ok / n if (greedy or task.is_classification) else float("nan")
-    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
-                      sequence_accuracy=seq_acc, num_examples=n, num_tokens=counted,
-                      examples=shown)
+    return tally.result(greedy or task.is_classification)
