@@ -107,6 +107,13 @@ class ClassifyTask(RowsTask):
         if self.truncated:
             notes.append(f"  {self.truncated:,} texts over {self.context - 2} tokens cut to that "
                          f"length (--context sets it)")
+        if not self.test_only:
+            tr, va = self.sets()
+            seen = {text for text, _ in self.texts(tr)}
+            again = sum(text in seen for text, _ in self.texts(va))
+            if again:
+                notes.append(f"  {again:,} held-out texts also occur in the training rows (the file "
+                             f"repeats them; the held-out scores count them)")
         if share[top] >= 0.8:
             notes.append(f"  imbalanced: {100 * share[top]:.1f}% of the training rows are "
                          f"{self.labels[top]!r}; accuracy alone says little, read the macro F1")

@@ -94,6 +94,7 @@ class GPT2Tokenizer:
     """`GPT2Tokenizer.from_folder(path)` (or from the two files), then encode / decode."""
 
     kind = "gpt2_bpe"
+    CACHE_SIZE = 1 << 16                                    # pieces whose ids are kept (bounded)
 
     def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]],
                  special_tokens=("<|endoftext|>",)):
@@ -160,6 +161,8 @@ class GPT2Tokenizer:
                 if missing:
                     raise ValueError(f"vocab: expected token {missing[0]!r} (from {piece!r}) in "
                                      f"vocab.json; every single byte's token must be there")
+                if len(self.cache) >= self.CACHE_SIZE:     # bounded: a long stream of new pieces
+                    self.cache.clear()                     # never grows it without limit
                 self.cache[piece] = [self.vocab[t] for t in tokens]
             ids.extend(self.cache[piece])
         return ids

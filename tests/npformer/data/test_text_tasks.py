@@ -136,6 +136,25 @@ def test_an_imbalanced_file_is_reported(tmp_path):
     assert "imbalanced" in build_classify_task(str(p)).describe()
 
 
+def test_held_out_rows_repeated_from_the_training_rows_are_counted(tmp_path):
+    p = tmp_path / "rep.tsv"                      # every text twice: most held-out rows repeat one
+    p.write_text("".join(f"text {i % 20}\t{'ab'[i % 2]}\n" for i in range(40)))
+    task = build_classify_task(str(p), val_fraction=0.25, seed=0)
+    tr, va = task.sets()
+    seen = {t for t, _ in task.texts(tr)}
+    again = sum(t in seen for t, _ in task.texts(va))
+    assert again > 0 and f"{again:,} held-out texts also occur in the training rows" in task.describe()
+    q = tmp_path / "pairs.tsv"
+    q.write_text("".join(f"s{i % 10}\tt{i % 10}\n" for i in range(30)))
+    task = build_translate_task(str(q), context=16, val_fraction=0.3, seed=1)
+    tr, va = task.sets()
+    seen = {a for a, _ in task.texts(tr)}
+    again = sum(a in seen for a, _ in task.texts(va))
+    assert again > 0 and f"{again:,} held-out sources also occur" in task.describe()
+    path, _ = pairs_file(tmp_path)                # distinct rows: no note
+    assert "also occur" not in build_translate_task(path, context=16).describe()
+
+
 def test_the_batch_stream_draws_training_rows_only_and_resumes(tmp_path):
     path, _ = pairs_file(tmp_path)
     task = build_translate_task(path, context=16)

@@ -170,3 +170,12 @@ def test_saved_dict_gives_the_same_tokenizer(ours):
     restored = tokenizer_from_dict(json.loads(json.dumps(ours.to_dict())))
     for text in FIXED_TEXTS + ["a<|endoftext|>b"]:
         assert restored.encode(text) == ours.encode(text)
+
+
+def test_the_piece_cache_stays_bounded_and_changes_no_ids(folder, hf, monkeypatch):
+    tok = GPT2Tokenizer.from_folder(str(folder))
+    monkeypatch.setattr(tok, "CACHE_SIZE", 8)
+    text = " ".join(f"w{i}x{i * 7}" for i in range(60))        # 60+ distinct pieces
+    first = tok.encode(text)
+    assert len(tok.cache) <= 8
+    assert first == tok.encode(text) == hf(text)["input_ids"]
