@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from npformer.data.vocab import PAD
-from npformer.training.lm_train import answer_accuracy, masked_examples
+from npformer.training.lm_train import answer_accuracy, tally_lm, tally_mlm
 
 __all__ = ["lm_forward", "evaluate_lm", "evaluate_mlm", "answer_accuracy", "evaluate_text"]
 
@@ -20,79 +20,36 @@ def lm_forward(model, batch, device):
 def evaluate_lm(model, task, examples=None, *, batch_size: int = 256, greedy: bool = True,
                 num_shown: int = 0, max_new_tokens: int | None = None):
     """EvalResult of `model` on `examples` (see npformer.training.lm_train.evaluate_lm)."""
-    from npformer.training.metrics import EvalResult, sequence_matches
     from torchformer.decoding.generate import greedy_decode
     from torchformer.layers.loss import CrossEntropyLoss
     if getattr(task, "is_mlm", False):
         return evaluate_mlm(model, task, examples, batch_size=batch_size, num_shown=num_shown)
     if getattr(task, "is_text", False):                                 # a text corpus
         return evaluate_text(model, task, examples, batch_size=min(batch_size, 64))
-    if examples is None:
-        examples = task.heldout(500)
-    vocab = task.vocab
     device = model.device
-    was_training = model.training
-    model.eval()
-    total_loss = tokens = correct = counted = seq_ok = n = 0
-    shown: list = []
-    try:
-        for part, batch in task.iterate(examples, batch_size):
-            logits_t, targets_t = lm_forward(model, batch, device)      # (B, T, V), (B, T)
-            k = batch.num_tokens
-            loss_fn = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)
-            total_loss += float(loss_fn(logits_t, targets_t)) * k
-            tokens += k
-            c, m = answer_accuracy(logits_t.cpu().numpy(), batch)
-            correct += c
-            counted += m
-            n += len(part)
-            if greedy:
-                prompts, answer = task.prompts(part)                    # (B, P), (B, A)
-                out = greedy_decode(model, prompts,
-                                    max_new_tokens=max_new_tokens or answer.shape[1])
-                got = out.tokens.cpu().numpy()
-                seq_ok += int(sequence_matches(got, answer).sum())
-                for i in range(min(num_shown - len(shown), len(part))):
-                    shown.append((vocab.decode(prompts[i]), vocab.decode(answer[i]),
-                                  vocab.decode(got[i])))
-    finally:
-        model.train(was_training)
-    return EvalResult(loss=total_loss / max(tokens, 1), token_accuracy=correct / max(counted, 1),
-                      sequence_accuracy=seq_ok / n if greedy else float("nan"), num_examples=n,
-                      num_tokens=counted, examples=shown)
 
+    def scores(batch):
+        logits, targets = lm_forward(model, batch, device)              # (B, T, V), (B, T)
+        loss = CrossEntropyLoss(ignore_index=batch.loss_ignore_index)(logits, targets)
+        return logits.cpu().numpy(), float(loss)
+
+    def decode(prompts, n):
+        return greedy_decode(model, prompts, max_new_tokens=n).tokens.cpu().numpy()
+    return tally_lm(model, task, examples, scores, decode if greedy else None, batch_size=batch_size,
+                    num_shown=num_shown, max_new_tokens=max_new_tokens)
 
 
 @torch.no_grad()
 def evaluate_mlm(model, task, examples=None, *, batch_size: int = 256, num_shown: int = 0):
     """EvalResult of a BertForMaskedLM on mirror sentences (see npformer.training.lm_train.evaluate_mlm)."""
-    from npformer.training.metrics import EvalResult
     from torchformer.layers.loss import CrossEntropyLoss
-    if examples is None:
-        examples = task.heldout(500)
     device = model.device
     loss_fn = CrossEntropyLoss(ignore_index=PAD)
-    was_training = model.training
-    model.eval()
-    total_loss = correct = counted = single_ok = n = 0
-    shown: list = []
-    try:
-        for part, batch, one in task.iterate(examples, batch_size):
-            logits_t, targets_t = lm_forward(model, batch, device)      # (B, T, V), (B, T)
-            k = batch.num_tokens
-            total_loss += float(loss_fn(logits_t, targets_t)) * k
-            logits = logits_t.cpu().numpy()
-            c, m = answer_accuracy(logits, batch)
-            correct += c
-            counted += m
-            single_ok += answer_accuracy(lm_forward(model, one, device)[0].cpu().numpy(), one)[0]
-            n += len(part)
-            shown += masked_examples(task.vocab, batch, logits, num_shown - len(shown))
-    finally:
-        model.train(was_training)
-    return EvalResult(loss=total_loss / max(counted, 1), token_accuracy=correct / max(counted, 1),
-                      sequence_accuracy=single_ok / max(n, 1), num_examples=n, num_tokens=counted,
-                      examples=shown)
+
+    def scores(batch):
+        logits, targets = lm_forward(model, batch, device)              # (B, T, V), (B, T)
+        return logits.cpu().numpy(), float(loss_fn(logits, targets))
+    return tally_mlm(model, task, examples, scores, batch_size=batch_size, num_shown=num_shown)
 
 
 @torch.no_grad()
