@@ -6,7 +6,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name)
-SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a norm epsilon
+SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
+              by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
@@ -36,6 +37,7 @@ from . import (
     derived,
     ffn_width,
     function_calls,
+    global_width,
     head_axes,
     lazy,
     mask_rank,
@@ -49,7 +51,7 @@ from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value, arg_meaning.value)
 PROBES = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
-          head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
+          head_axes.probe, ffn_width.probe, global_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
