@@ -16,6 +16,7 @@ FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidat
 
 
 @pytest.mark.parametrize("component,name", [("mha", "GlobalWidthAttention"),
+                                            ("mha", "GlobalWidthCausalAttention"),
                                             ("ffn", "GlobalWidthFeedForward")])
 def test_global_width_is_learned_and_matches(component, name):
     res = check(component, f"{FILE}:{name}", examples=5)

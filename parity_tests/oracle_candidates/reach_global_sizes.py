@@ -48,3 +48,19 @@ class GlobalWidthFeedForward(nn.Module):
 
     def forward(self, x):
         return self.down(torch.relu(self.up(x)))
+
+
+block_size = 32
+
+
+class GlobalWidthCausalAttention(GlobalWidthAttention):
+    """The same attention masking the future itself, with a triangle sized by the global
+    block_size (no mask argument)."""
+
+    def __init__(self, num_heads, head_size):
+        super().__init__(num_heads, head_size)
+        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+
+    def weights(self, scores):
+        t = scores.shape[-1]
+        return torch.softmax(scores.masked_fill(self.tril[:t, :t] == 0, float("-inf")), dim=-1)

@@ -50,8 +50,8 @@ from . import (
 from .base import MISSING, BuildContext  # noqa: F401
 
 CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value, arg_meaning.value)
-PROBES = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
-          head_axes.probe, ffn_width.probe, global_width.probe, norm_eps.probe, torch_mha_mask.probe,
+PROBES = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
+          head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py

@@ -2,9 +2,12 @@
 `nn.Linear(n_embd, head_size)` inside the class), which no constructor argument sets. Built at two
 different d_model, the candidate keeps one width N >= 8 in both; it fails on inputs of the width it
 was asked for and runs on inputs of width N. Then every example is drawn at d_model = N (heads
-among N's divisors) and the report says so; without this, no reference weight fits its shapes.
+among N's divisors), the probes after this one (a causal mask built in, ...) see the candidate
+built at N, and the report says so; without this, no reference weight fits its shapes.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -64,6 +67,12 @@ def probe(adapter) -> None:
     finally:
         adapter.notes[:] = notes
     adapter.caps.setdefault("fixed_sizes", {})["d_model"] = n
+    # the probes after this one build and call the candidate at the width it runs at
+    adapter.opts = dataclasses.replace(adapter.opts, settings=dict(adapter.opts.settings, d_model=n))
+    try:
+        adapter.probe = adapter._construct(adapter._probe_hyper())
+    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+        pass
     adapter.notes.append(f"the model width is fixed by the candidate's code at {n} (a module-level "
                          f"size: built at two different d_model its matrices kept a {n} axis, and "
                          f"it runs only on inputs of width {n}): every example drawn at d_model = "
