@@ -54,3 +54,29 @@ class NumpyIdsPositionTableSwapped(NumpyIdsPositionTable):
 
     def shift(self, c):
         return -c
+
+
+class Float32PositionTable(nn.Module):
+    """x + the sinusoid table, the table computed in float32 (`.float()`) whatever the module's
+    dtype: right logic, float32 constants."""
+
+    base = 10000.0
+
+    def __init__(self, d_model, max_len=64):
+        super().__init__()
+        pos = torch.arange(0, max_len).float().unsqueeze(1)
+        freq = torch.pow(self.base, -torch.arange(0, d_model, 2).float() / d_model)
+        table = torch.zeros(max_len, d_model, dtype=torch.float)
+        table[:, 0::2] = torch.sin(pos * freq)
+        table[:, 1::2] = torch.cos(pos * freq)
+        self.register_buffer("table", table)
+
+    def forward(self, x):
+        return x + self.table[: x.shape[1]].to(x.dtype)
+
+
+class Float32PositionTableShifted(Float32PositionTable):
+    """BUG: positions start at 1."""
+
+    def forward(self, x):
+        return x + self.table[1: x.shape[1] + 1].to(x.dtype)
