@@ -50,3 +50,4 @@ def test_unused_block_maps():
     assert unused_block_maps({"self_attn": "attn"}, refs, placed) == ["self_attn=attn"]
     assert unused_block_maps({"self_attn": "-"}, refs, placed) == []
     assert unused_block_maps({"self_attn.q_proj.weight": "x"}, refs, placed) == []
+
