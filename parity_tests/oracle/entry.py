@@ -34,7 +34,9 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
             return Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
                            limits, threads, require_gradients, require).run(replay)
         res = run(opts)
-        return res if replay is not None else float32_tables.retry(component, res, opts, run)
+        if replay is not None or require:   # a replay, or grading's requirements: as computed
+            return res
+        return float32_tables.retry(component, res, opts, run)
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

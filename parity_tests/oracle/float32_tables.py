@@ -4,7 +4,8 @@ check ends MISMATCH with the largest difference of float32 rounding size, the wh
 again with --dtype float32 (float32 tolerances); if every quantity then matches, the answer is that
 MATCH, its first note stating the assumption and the float64 result. Anything else keeps the
 float64 MISMATCH. A wrong table (another base, sin and cos swapped, positions shifted) differs by
-far more than float32 rounding and fails both."""
+far more than float32 rounding and fails both. A replay, and a check with completeness
+requirements (grading), keep the float64 answer."""
 from __future__ import annotations
 
 import dataclasses
