@@ -37,7 +37,7 @@ from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # n
 from .loader import Loaded
 from .naming import InterfaceError
 from .options import CandidateProblem, Options  # noqa: F401
-from .recognise import absent, dict_args, layout, lazy, list_input, roles, valid_lens
+from .recognise import absent, dict_args, ffn_layout, layout, lazy, list_input, roles, valid_lens
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
@@ -285,6 +285,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
         roles.place(self, inst)
         if layout.applies(self, inst) and layout.probe(self, inst, case):
             return self._switch_layout(case)
+        if ffn_layout.applies(self, inst, case) and ffn_layout.probe(self, inst, case):
+            return ffn_layout.switch(self, case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)

@@ -95,6 +95,10 @@ def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
     ratio = caps.get("d_ff_ratio")         # only changes the sizes drawn, never what is compared
     if isinstance(ratio, int) and not isinstance(ratio, bool) and 1 <= ratio <= 16:
         out["d_ff_ratio"] = ratio
+    width = (caps.get("fixed_sizes") or {}).get("d_model") if isinstance(caps.get("fixed_sizes"), dict) \
+        else None                          # a width the candidate's code fixes (recognise/global_width)
+    if isinstance(width, int) and not isinstance(width, bool) and 8 <= width <= 4096:
+        out["fixed_sizes"] = {"d_model": width}
     eps = caps.get("norm_eps")             # the candidate's own norm epsilon (recognise/norm_eps)
     if isinstance(eps, float) and 0.0 < eps < 0.1:
         out["norm_eps"] = eps

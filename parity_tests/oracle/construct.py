@@ -122,7 +122,8 @@ class ConstructMixin:
                                      build=lambda cls, v, o: self._build(cls, v, o, depth + 1),
                                      notes=self.notes, depth=depth,
                                      target_name=getattr(target, "__name__", ""),
-                                     target_module=getattr(target, "__module__", ""))
+                                     target_module=getattr(target, "__module__", ""),
+                                     dtype=self.opts.dtype)
         for p in required:
             low = p.name.lower()
             if p.name in init or low in hyper_names or low in const_names:

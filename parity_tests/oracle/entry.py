@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from . import float32_tables
 from .adapters import Options
 from .runner import Checker
 from .sandbox import policy
@@ -29,8 +30,13 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
-        return Checker(component, candidate, opts, backward, forbid_import, allow_import, runs,
-                       limits, threads, require_gradients, require).run(replay)
+        def run(o: Options, replay=replay) -> CheckResult:
+            return Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
+                           limits, threads, require_gradients, require).run(replay)
+        res = run(opts)
+        if replay is not None or require:   # a replay, or grading's requirements: as computed
+            return res
+        return float32_tables.retry(component, res, opts, run)
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

@@ -62,6 +62,7 @@ class ExecuteMixin:
         extra = {}
         for cname, leaf in param_leaves.items():
             extra[cname] = leaf
+        values = pe_table.with_token_ids(self.caps, values, feeds, ops)   # a table from ids
         ret = inst.binding.call(inst.call, values, extra)
         # inputs must come back untouched
         for name, f in feeds.items():
@@ -390,7 +391,6 @@ class ExecuteMixin:
         self._mark_missing(case, produced, "a table function has no input gradient (x + table)")
         produced.notes["output"] = "table function: compared x + table[:T]"
         return produced
-
 
 
 def _ref_layout(inst: Instance, key: str, g: np.ndarray) -> np.ndarray:

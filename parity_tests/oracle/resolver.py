@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from . import map_entries
+from .recognise import add_norm_block, head_axes, inner_norm, per_head, row_bias, structure, wrapper
 from .recognise import class_layout as class_layout_mod
-from .recognise import head_axes, inner_norm, per_head, row_bias, structure, wrapper
 from .resolution import Entry, Space  # noqa: F401 (the resolver's types, imported from here too)
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
@@ -342,7 +343,15 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
         else:
             missing.append(ref)
     unclaimed = [n for n in space.names if n not in r.claimed]
+    unused = map_entries.unused_block_maps(name_map, ref_shapes, entries)
+    if unused:
+        raise InterfaceError(f"--map {', '.join(unused)}: maps nothing (no candidate parameter "
+                             f"under that name was placed there); candidate parameters: "
+                             f"{', '.join(space.names[:40])}")
     if missing:
+        block_norm = add_norm_block.message(kind, unclaimed, space.shapes)
+        if block_norm:
+            raise InterfaceError(block_norm)
         listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"
                             for n in space.names[:60])
         raise InterfaceError(

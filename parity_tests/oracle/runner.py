@@ -123,6 +123,7 @@ class Checker:
         if "eps" in self.require and self.caps.pop("norm_eps", None) is not None:
             self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
                               "fixes it")
+        self.fixed.update(self.caps.get("fixed_sizes", {}))   # sizes the candidate's code fixes
         if self.caps.get("one_sequence"):     # code written for one (T, d) sequence at a time
             for key in ("max_batch", "max_heads"):
                 if key in self.comp.settable:

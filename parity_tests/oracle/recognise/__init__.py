@@ -4,8 +4,10 @@ Registered here, in one place, by the hook point that consults them:
 
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
               (derived: head width, temperature, device; configs: config objects;
-              submodules: sub-modules built from the same file's classes)
-SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a norm epsilon
+              submodules: sub-modules built from the same file's classes; arg_meaning:
+              output widths, lengths, dtypes by their name)
+SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
+              by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 from . import (
     additive_mask,
+    arg_meaning,
     bh_layout,
     builtin_causal,
     class_layout,
@@ -34,6 +37,7 @@ from . import (
     derived,
     ffn_width,
     function_calls,
+    global_width,
     head_axes,
     lazy,
     mask_rank,
@@ -45,8 +49,8 @@ from . import (
 )
 from .base import MISSING, BuildContext  # noqa: F401
 
-CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value)
-PROBES = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
+CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value, arg_meaning.value)
+PROBES = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
           head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,

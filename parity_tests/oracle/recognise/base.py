@@ -22,6 +22,7 @@ class BuildContext:
     depth: int = 0
     target_name: str = ""                          # the class being built (its config's name)
     target_module: str = ""                        # and the module defining it
+    dtype: str = "float64"                         # the dtype the examples are drawn in
 
     def note(self, text: str) -> None:
         if text not in self.notes:

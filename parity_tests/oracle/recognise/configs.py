@@ -64,20 +64,29 @@ class ConfigBag(dict):
     and the option that sets it (--init-kwargs)."""
 
     def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            pass
         if name.startswith(("__", "_oracle")):
             raise AttributeError(name)
+        try:
+            return dict.__getitem__(self, name)
+        except KeyError:
+            pass
+        return self._oracle_answer(name, f"config.{name}")
+
+    def __missing__(self, key):
+        """cfg["context_length"]: a key read as an item is answered like an attribute."""
+        if not isinstance(key, str) or key.startswith(("__", "_oracle")):
+            raise KeyError(key)
+        return self._oracle_answer(key, f"config[{key!r}]")
+
+    def _oracle_answer(self, name: str, how: str):
         v = default_for(name, self.__dict__.get("_oracle_values", {}))
         if v is MISSING:
             raise ConfigAttributeMissing(
-                f"the candidate reads config.{name}, which the oracle's config object has no "
+                f"the candidate reads {how}, which the oracle's config object has no "
                 f"value for; give it with --init-kwargs '{{\"{name}\": VALUE}}'")
         notes = self.__dict__.get("_oracle_notes")
         if isinstance(notes, list):
-            text = f"config attribute {name!r} read: no hyperparameter names it, given {v!r}"
+            text = f"config key {name!r} read: no hyperparameter names it, given {v!r} (by its name)"
             if text not in notes:
                 notes.append(text)
         return v

@@ -8,6 +8,8 @@ def pending(m, framework: str, space_names) -> bool:
     """Whether `m` still has parameters to create."""
     if framework == "torch":
         from torch.nn.parameter import is_lazy
+        if not callable(getattr(m, "parameters", None)):
+            return False            # not an nn.Module: construction says so (an interface error)
         return any(is_lazy(p) for p in m.parameters())
     return not space_names and callable(getattr(m, "forward", None))
 

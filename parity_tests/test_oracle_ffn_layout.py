@@ -1,0 +1,31 @@
+"""A feed-forward kept (in, out) with square matrices (d_ff = d_model): shapes cannot tell the
+layout, a probe does (b1 far positive: the output is (x A + c) C or (x A.T + c) C.T); the report
+says so, and a wrong candidate still fails."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from parity_tests.oracle import check
+from parity_tests.oracle.report import render_text
+
+FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
+                    "reach_dense_parts.py")
+
+
+def test_square_in_out_feed_forward_matches():
+    res = check("ffn", f"{FILE}:DenseFeedForward", examples=5, settings={"d_ff": 4, "d_model": 4})
+    assert res.verdict == "match", render_text(res)
+    assert any("x @ W in its feed-forward" in n for n in res.notes), res.notes
+
+
+def test_mixed_sizes_match_with_the_natural_command():
+    res = check("ffn", f"{FILE}:DenseFeedForward", examples=25)
+    assert res.verdict == "match", render_text(res)
+
+
+@pytest.mark.parametrize("settings", [{"d_ff": 4, "d_model": 4}, {}])
+def test_wrong_activation_is_still_a_mismatch(settings):
+    res = check("ffn", f"{FILE}:DenseFeedForwardLeaky", examples=25, settings=settings)
+    assert res.verdict == "mismatch", render_text(res)
