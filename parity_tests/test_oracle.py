@@ -21,9 +21,9 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.fixtures import export, verify  # noqa: E402
-from parity_tests.oracle.naming import Space, bind, resolve  # noqa: E402
-from parity_tests.oracle.report import gradescope_results, json_report, render_text  # noqa: E402
+from parity_tests.oracle.core.report import gradescope_results, json_report, render_text  # noqa: E402
+from parity_tests.oracle.grading.fixtures import export, verify  # noqa: E402
+from parity_tests.oracle.reading.naming import Space, bind, resolve  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CANDIDATES = os.path.join(ROOT, "parity_tests", "oracle_candidates")

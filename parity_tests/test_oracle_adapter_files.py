@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import Options, check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle.core.report import render_text  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-FILE = os.path.join(HERE, "reach_hooked.py")
-TORCH_ADAPTER = os.path.join(HERE, "reach_hooked_adapter_torch.py")
-NUMPY_ADAPTER = os.path.join(HERE, "reach_hooked_adapter_numpy.py")
+FILE = os.path.join(HERE, "hooked_styles.py")
+TORCH_ADAPTER = os.path.join(HERE, "hooked_adapter_torch.py")
+NUMPY_ADAPTER = os.path.join(HERE, "hooked_adapter_numpy.py")
 
 
 @pytest.mark.parametrize("component,right,wrong,adapter,opts", [
@@ -25,7 +25,7 @@ def test_adapter_hooks_right_and_wrong(component, right, wrong, adapter, opts):
     res = check(component, f"{FILE}:{right}", examples=5, adapter_path=adapter, **opts)
     assert res.verdict == "match", render_text(res)
     assert any("the adapter's weights()" in m for m in res.mapping) or component != "mha"
-    assert any(n.startswith("adapter file reach_hooked_adapter") for n in res.notes), res.notes
+    assert any(n.startswith("adapter file hooked_adapter") for n in res.notes), res.notes
     bad = check(component, f"{FILE}:{wrong}", examples=30, adapter_path=adapter, **opts)
     assert bad.verdict == "mismatch", render_text(bad)
 
@@ -75,12 +75,12 @@ def test_function_with_only_a_call_hook(tmp_path):
 
 def test_build_only_hook_for_a_whole_layer(tmp_path):
     f = tmp_path / "adapter.py"
-    f.write_text("from reach_constructors import MultiHeadAttention, PositionwiseFeedForward\n"
+    f.write_text("from constructor_styles import MultiHeadAttention, PositionwiseFeedForward\n"
                  "def build(component, hyper, candidate):\n"
                  "    d = hyper['d_model']\n"
                  "    return candidate(d, MultiHeadAttention(d, hyper['num_heads']),\n"
                  "                     PositionwiseFeedForward(d, hyper['d_ff'], 0.0), 0.0)\n")
-    layers = os.path.join(HERE, "reach_constructors.py")
+    layers = os.path.join(HERE, "constructor_styles.py")
     res = check("encoder_layer", f"{layers}:EncoderLayer", examples=5, adapter_path=str(f))
     assert res.verdict == "match", render_text(res)
     bad = check("encoder_layer", f"{layers}:EncoderLayerNoResidual", examples=30, adapter_path=str(f))

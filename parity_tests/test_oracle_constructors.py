@@ -13,12 +13,12 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.recognise import configs, derived, submodules  # noqa: E402
-from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle.core.report import render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise import configs, derived, submodules  # noqa: E402
+from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FILE = os.path.join(HERE, "oracle_candidates", "reach_constructors.py")
+FILE = os.path.join(HERE, "oracle_candidates", "constructor_styles.py")
 N = 5
 
 

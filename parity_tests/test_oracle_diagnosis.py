@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from parity_tests.oracle.components import get
-from parity_tests.oracle.diagnose import likely_causes
+from parity_tests.oracle.core.diagnose import likely_causes
 
 
 def _case(name, **ex):

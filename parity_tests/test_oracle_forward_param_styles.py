@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle.core.report import render_text  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-TORCH = os.path.join(HERE, "reach_torch_styles.py")
-NUMPY = os.path.join(HERE, "reach_numpy_styles.py")
+TORCH = os.path.join(HERE, "torch_styles.py")
+NUMPY = os.path.join(HERE, "numpy_styles.py")
 N = 5
 NO_BIAS = {f"{p}.bias": "-" for p in ("q_proj", "k_proj", "v_proj", "out_proj")}
 

@@ -1,4 +1,4 @@
-"""Each interface recogniser on its own (parity_tests/oracle/recognise/): small inputs, exact answers."""
+"""Each interface recogniser on its own (parity_tests/oracle/reading/recognise/): small inputs, exact answers."""
 from __future__ import annotations
 
 import inspect
@@ -6,16 +6,24 @@ import inspect
 import numpy as np
 import pytest
 
-from parity_tests.oracle import recognise
 from parity_tests.oracle.components import get
-from parity_tests.oracle.naming import Space, resolve
-from parity_tests.oracle.recognise import absent, bh_layout, inner_norm, list_input, pe_table, row_bias, valid_lens
+from parity_tests.oracle.reading import recognise
+from parity_tests.oracle.reading.naming import Space, resolve
+from parity_tests.oracle.reading.recognise import (
+    absent,
+    bh_layout,
+    inner_norm,
+    list_input,
+    pe_table,
+    row_bias,
+    valid_lens,
+)
 
 
 def test_registry_lists_each_hook():
     assert recognise.CONSTRUCTOR and recognise.PROBES
     for fn in recognise.CONSTRUCTOR + recognise.PROBES:
-        assert callable(fn) and fn.__module__.startswith("parity_tests.oracle.recognise.")
+        assert callable(fn) and fn.__module__.startswith("parity_tests.oracle.reading.recognise.")
 
 
 def test_row_bias_shapes():
@@ -52,8 +60,8 @@ def test_per_head_lists_resolved_in_head_order():
 
 
 def test_per_head_round_trip_of_values_and_gradients():
-    from parity_tests.oracle.resolver import Entry
-    from parity_tests.oracle.slots import candidate_arrays, entry_grad
+    from parity_tests.oracle.reading.resolver import Entry
+    from parity_tests.oracle.reading.slots import candidate_arrays, entry_grad
     W = np.arange(12.0).reshape(4, 3)                      # (out, in), 2 heads of 2 rows
     e = Entry("q_proj.weight", "a", how="per_head",
               parts=(("a", (0, 2), True, (3, 2)), ("b", (2, 4), True, (3, 2))))

@@ -13,7 +13,7 @@ import pytest
 
 from parity_tests.oracle import check
 from parity_tests.oracle.components import get
-from parity_tests.oracle.structural import cases
+from parity_tests.oracle.core.structural import cases
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")

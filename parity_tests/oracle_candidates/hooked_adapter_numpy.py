@@ -1,4 +1,4 @@
-"""Adapter file for reach_hooked.py:TupleStateNorm (and its BUG twin): --adapter THIS_FILE."""
+"""Adapter file for hooked_styles.py:TupleStateNorm (and its BUG twin): --adapter THIS_FILE."""
 
 
 def build(component, hyper, candidate):

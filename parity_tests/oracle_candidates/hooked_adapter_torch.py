@@ -1,4 +1,4 @@
-"""Adapter file for reach_hooked.py:DictBatchAttention (and its BUG twin): --adapter THIS_FILE."""
+"""Adapter file for hooked_styles.py:DictBatchAttention (and its BUG twin): --adapter THIS_FILE."""
 import torch  # noqa: F401
 
 

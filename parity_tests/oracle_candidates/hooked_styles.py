@@ -1,4 +1,4 @@
-"""Candidates no guessing reaches; the adapter files beside them (reach_hooked_adapter_*.py) say how
+"""Candidates no guessing reaches; the adapter files beside them (hooked_adapter_*.py) say how
 to build, call and read them. Correct unless a docstring says BUG."""
 import numpy as np
 import torch

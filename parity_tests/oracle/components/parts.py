@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .component_base import (
+from .base import (
     ATTN_MASK_KINDS,
     K_ALIASES,
     MASK_ALIASES,

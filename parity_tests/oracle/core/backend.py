@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .calls import Raised, TimedOut, run_limited
-from .components import Case, Component
-from .sandbox.limits import Limits
-from .sandbox.parent import ChildDied, ChildTimeout, Worker
-from .sandbox.protocol import ProtocolError, decode, encode
-from .sandbox.session import Session, case_to_wire
+from ..components import Case, Component
+from ..reading.calls import Raised, TimedOut, run_limited
+from ..sandbox.limits import Limits
+from ..sandbox.parent import ChildDied, ChildTimeout, Worker
+from ..sandbox.protocol import ProtocolError, decode, encode
+from ..sandbox.session import Session, case_to_wire
 from .verdicts import Outcome, failing_verdict
 
 MAX_TEXT = 8000
@@ -294,7 +294,7 @@ class InProcessBackend:
         pass
 
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def _overlaps(a: str, b: str) -> bool:

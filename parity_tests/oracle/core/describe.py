@@ -6,8 +6,8 @@ import json
 import shlex
 from typing import Any
 
-from .adapters import Options
-from .components import Case
+from ..components import Case
+from ..reading.adapters import Options
 from .verdicts import _json_default
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from .adapters import Options
+from ..reading.adapters import Options
+from ..sandbox import policy
+from ..sandbox.limits import Limits
 from .runner import Checker
-from .sandbox import policy
-from .sandbox.limits import Limits
 from .verdicts import CheckResult, versions
 
 

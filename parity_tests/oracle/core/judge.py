@@ -13,7 +13,7 @@ import numpy as np
 
 from parity_tests.harness.compare import measure
 
-from .components import Case, Component
+from ..components import Case, Component
 from .verdicts import Outcome, axes_for
 
 

@@ -17,15 +17,15 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from .adapters import Options
+from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
+from ..reading.adapters import Options
+from ..sandbox import policy
+from ..sandbox.limits import Limits
 from .backend import InProcessBackend, Prepared, SandboxBackend
 from .completeness import find_gaps, reference_eps, requirements, unread_gradients
-from .components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
 from .judge import Judge, nondeterminism
-from .sandbox import policy
-from .sandbox.limits import Limits
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .components import Case
+from .. import __version__
+from ..components import Case
 
 VERDICTS: dict[str, tuple[int, str]] = {
     # verdict: (exit status, meaning)

@@ -87,9 +87,9 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
 
 def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) -> dict:
     """All checks of one submission; plain data back. deny_read: folders its worker may not read."""
-    from .entry import check
-    from .report import json_report
-    from .sandbox.limits import Limits
+    from ..core.entry import check
+    from ..core.report import json_report
+    from ..sandbox.limits import Limits
 
     limits = Limits(memory_mb=spec.memory_mb, deny_read=tuple(deny_read))
     out = {"student": student, "path": path, "checks": []}
@@ -208,7 +208,7 @@ def summary(spec: Assignment, graded: list[dict]) -> dict:
 
 
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
-    from .report import check_output_path, write_json, write_text_atomic
+    from ..core.report import check_output_path, write_json, write_text_atomic
 
     spec = load_spec(spec_path)
     subs, refused = find_submissions(folder)

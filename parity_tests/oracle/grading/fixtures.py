@@ -34,9 +34,9 @@ import numpy as np
 from parity_tests.harness.compare import measure
 from parity_tests.harness.tolerances import QUANTITIES, Tolerance, tolerance
 
-from . import __version__
-from .adapters import Options, convert_mask
-from .components import REF, get, quantity_kind
+from .. import __version__
+from ..components import REF, get, quantity_kind
+from ..reading.adapters import Options, convert_mask
 
 FORMAT = "npformer-oracle-bundle"
 FORMAT_VERSION = 1

@@ -76,12 +76,12 @@ def _pins() -> tuple[str, str]:
 
 
 def _project_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
     """Write the bundle zip (atomically); returns what it holds."""
-    from .report import check_output_path
+    from ..core.report import check_output_path
 
     spec = load_spec(spec_path)          # fails early on a bad spec
     out = check_output_path(out_zip, "-o")
@@ -141,8 +141,8 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
 
 def run_one(spec_path: str, submission: str, results: str) -> dict:
     """Grade one Gradescope submission folder and write results.json (inside the container)."""
+    from ..core.report import check_output_path, write_json
     from .batch import grade_one, results_json
-    from .report import check_output_path, write_json
 
     spec = load_spec(spec_path)
     check_output_path(results, "--results")

@@ -31,9 +31,9 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..core.completeness import REQUIREMENTS, requirements
+from ..sandbox.policy import DEFAULT_FORBIDDEN
 from . import spec_checks as sc
-from .completeness import REQUIREMENTS, requirements
-from .sandbox.policy import DEFAULT_FORBIDDEN
 from .spec_checks import SpecError  # noqa: F401 - the spec's error, importable from here
 
 
@@ -99,8 +99,8 @@ def _need(cond: bool, where: str, expected: str, got: Any) -> None:
 
 
 def load_spec(path: str) -> Assignment:
-    from .adapters import Options
-    from .components import COMPONENTS
+    from ..components import COMPONENTS
+    from ..reading.adapters import Options
 
     raw = _toml_load(path)
     unknown = set(raw) - {"assignment", "check"}
@@ -181,7 +181,7 @@ def load_spec(path: str) -> Assignment:
 
 def check_options(spec: Assignment, c: CheckSpec, hidden: bool = False):
     """The Options of one check (public search, or the hidden one)."""
-    from .adapters import Options
+    from ..reading.adapters import Options
 
     o = {"examples": spec.examples, "seed": spec.seed, "timeout": float(spec.timeout),
          **c.options, "settings": dict(c.settings), "adapter_path": c.adapter_path}

@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from ..components import Q_ALIASES, X_ALIASES, Case, Component
+from ..core.options import CandidateProblem, Options  # noqa: F401
 from . import adapter_hooks, naming, recognise
-from .components import Q_ALIASES, X_ALIASES, Case, Component
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
 from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
-from .options import CandidateProblem, Options  # noqa: F401
 from .recognise import absent, dict_args, layout, lazy, list_input, roles, valid_lens
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
@@ -63,8 +63,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self._unclaimed_constant: set | None = None
         self._prepare_forward()
         self.probe = self._probe_build()
-        for probe in recognise.PROBES:
-            probe(self)
+        recognise.run_probes(self)
 
     # -- what is it? ------------------------------------------------------------------------------
     def _mode(self) -> str:
@@ -205,7 +204,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         fn = self._forward_fn()
         if self.mode == "factory":
             # construct once with small sizes to see the forward it returns
-            inst = self._construct(self._probe_hyper())
+            inst = self.construct(self.probe_hyper())
             if self._is_table(inst):
                 self.caps["table"] = True
                 self.binding = naming.Binding()
@@ -265,11 +264,11 @@ class Adapter(ConstructMixin, ExecuteMixin):
             hyper["d_k"], hyper["d_v"] = case.inputs["q"].shape[-1], case.inputs["v"].shape[-1]
         if self.mode in ("function", "pair"):
             return self._instantiate_function(case)
-        made = self._construct(hyper)
+        made = self.construct(hyper)
         if self.caps.get("table"):
             return Instance(call=None, obj=made, entries={}, slots={}, binding=naming.Binding(),
                             table=True)
-        m = self._finish_module(made)
+        m = self.finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
         binding = self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
@@ -332,13 +331,13 @@ class Adapter(ConstructMixin, ExecuteMixin):
         same in every freshly built instance (constants); an interface error when randomly
         initialised (they would change the output between instances and call it nondeterministic)."""
         if self._unclaimed_constant is None:
-            twin = self._finish_module(self._construct(dict(case.hyper)))
+            twin = self.finish_module(self.construct(dict(case.hyper)))
             binding = self._bind_forward(getattr(twin, "forward", twin))
             _, twin_slots = self._space(twin, binding, case)
             same = set()
             for n in unclaimed:
                 if n in twin_slots:
-                    a, b = np.asarray(slots[n]._array()), np.asarray(twin_slots[n]._array())
+                    a, b = np.asarray(slots[n].array()), np.asarray(twin_slots[n].array())
                     if a.shape == b.shape and np.array_equal(a, b, equal_nan=True):
                         same.add(n)
             self._unclaimed_constant = same

@@ -33,7 +33,7 @@ class ConstructMixin:
         single = {a.lower() for a in naming.HYPER_ALIASES["vocab_size"]}
         return bool(names & src) or not bool(names & single)
 
-    def _probe_hyper(self) -> dict:
+    def probe_hyper(self) -> dict:
         h = {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 16, "activation": "relu",
              "norm_first": False, "src_vocab": 5, "tgt_vocab": 5, "vocab_size": 5,
              "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0,
@@ -48,7 +48,7 @@ class ConstructMixin:
         if self.mode != "class":
             return None
         try:
-            return self._construct(self._probe_hyper())
+            return self.construct(self.probe_hyper())
         except InterfaceError:
             raise
         except Exception:  # noqa: BLE001 - reported, with its example, by the search
@@ -72,7 +72,7 @@ class ConstructMixin:
         except Exception:  # noqa: BLE001 - values outside what TransformerConfig accepts
             return None
 
-    def _construct(self, hyper: dict):
+    def construct(self, hyper: dict):
         """Build the candidate module for these hyperparameters (class or factory)."""
         if self.hooks is not None and self.hooks.build is not None:
             return self.hooks.build(self.comp.name, dict(hyper))
@@ -118,7 +118,7 @@ class ConstructMixin:
         if self.framework == "numpy" and any(p.name == "dtype" for p in params):
             consts["dtype"] = self.opts.dtype
         const_names = {a.lower() for k in consts for a in naming.HYPER_ALIASES.get(k, [k])}
-        ctx = recognise.BuildContext(module=self._module(), framework=self.framework, order=order,
+        ctx = recognise.BuildContext(module=self.source_module(), framework=self.framework, order=order,
                                      build=lambda cls, v, o: self._build(cls, v, o, depth + 1),
                                      notes=self.notes, depth=depth,
                                      target_name=getattr(target, "__name__", ""),
@@ -155,10 +155,10 @@ class ConstructMixin:
         kwargs.update(init)
         return target(*args, **kwargs)
 
-    def _module(self):
+    def source_module(self):
         return self.loaded.module or inspect.getmodule(self.obj)
 
-    def _finish_module(self, m):
+    def finish_module(self, m):
         if self.framework == "torch":
             torch = self.ops.torch
             if not isinstance(m, torch.nn.Module) and self.hooks is not None:

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from ..components import REF, Case
+from ..core.completeness import UNREAD
+from ..core.options import CandidateProblem
 from . import naming
-from .completeness import UNREAD
-from .components import REF, Case
-from .options import CandidateProblem
 from .recognise import bh_layout, function_calls, grad_behaviour, list_input, pe_table, torch_mha_mask, valid_lens
 from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 
@@ -57,7 +57,7 @@ class ExecuteMixin:
         else:
             for cname, arr in cand_vals.items():
                 param_leaves[cname] = ops.leaf(arr, grad=torch_mode)
-        leaves, feeds, fed_np, masks_np, mask_feeds, values = self._feed(case, torch_mode)
+        leaves, feeds, fed_np, masks_np, mask_feeds, values = self.feed(case, torch_mode)
         # call
         extra = {}
         for cname, leaf in param_leaves.items():
@@ -87,18 +87,18 @@ class ExecuteMixin:
             ret, cache = ret
         if self.caps.get("one_sequence"):
             ret = self._one_sequence_out(ret)
-        out, weights = self._parse_output(ret, case, produced)
+        out, weights = self.parse_output(ret, case, produced)
         if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
             out = bh_layout.split(out, case.out_shape)
             weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
-        if self._key_perm is not None:                          # back to the original order
+        if self.key_perm is not None:                          # back to the original order
             rows = valid_lens.axes(self.comp.name, case.self_attention)[1]
             if weights is not None and tuple(weights.shape) == tuple(case.weights_shape or ()):
-                weights = valid_lens.untake_last(weights, self._key_perm)
+                weights = valid_lens.untake_last(weights, self.key_perm)
                 if rows:
-                    weights = valid_lens.untake(weights, self._key_perm, len(weights.shape) - 2)
+                    weights = valid_lens.untake(weights, self.key_perm, len(weights.shape) - 2)
             if rows and tuple(out.shape) == tuple(case.out_shape):
-                out = valid_lens.untake(out, self._key_perm, 1)
+                out = valid_lens.untake(out, self.key_perm, 1)
         if self.caps.get("returns_table"):                      # a positional table: x + table
             out = pe_table.add_input(out, feeds["x"], case.out_shape)
             self._mark_missing(case, produced, pe_table.NO_GRAD)
@@ -125,16 +125,16 @@ class ExecuteMixin:
             self._mark_missing(case, produced, reason)
         return produced
 
-    def _feed(self, case: Case, grad: bool):
+    def feed(self, case: Case, grad: bool):
         """Inputs and masks as the candidate takes them: leaves (which collect gradients), what is
         fed, the numpy copies to check they come back untouched, and the values by source name."""
         ops, dtype = self.ops, self.opts.dtype
         bh = self.caps.get("bh_layout")
         lens = self.caps.get("valid_lens", {})
-        self._key_perm = None
+        self.key_perm = None
         for n, keep in case.masks.items():
             if n in lens and keep is not None:
-                self._key_perm = valid_lens.key_order(keep)         # (B, Tk): kept keys first
+                self.key_perm = valid_lens.key_order(keep)         # (B, Tk): kept keys first
         leaves, feeds, fed_np = {}, {}, {}
         for name, a in case.inputs.items():
             is_float = a.dtype == REF
@@ -143,9 +143,9 @@ class ExecuteMixin:
             feeds[name] = ops.feed(leaves[name])
             fed_np[name] = arr.copy()
             axis = valid_lens.axes(self.comp.name, case.self_attention)[0].get(name)
-            if self._key_perm is not None and axis is not None:
-                feeds[name] = valid_lens.take(feeds[name], self._key_perm, axis)
-                fed_np[name] = valid_lens.take(fed_np[name], self._key_perm, axis)
+            if self.key_perm is not None and axis is not None:
+                feeds[name] = valid_lens.take(feeds[name], self.key_perm, axis)
+                fed_np[name] = valid_lens.take(fed_np[name], self.key_perm, axis)
             if bh:                                              # (B, H, T, d) -> (B*H, T, d)
                 feeds[name] = bh_layout.merge(feeds[name])
                 fed_np[name] = bh_layout.merge(fed_np[name])
@@ -153,7 +153,7 @@ class ExecuteMixin:
         for n, keep in case.masks.items():
             if n in lens:
                 if keep is not None:
-                    keep = valid_lens.take(np.asarray(keep), self._key_perm, 3)
+                    keep = valid_lens.take(np.asarray(keep), self.key_perm, 3)
                 masks_np[n] = valid_lens.from_keep(keep, n, per_query=lens[n],
                                                    heads=case.inputs["q"].shape[1] if bh else 0)
             elif bh and keep is not None:
@@ -200,7 +200,7 @@ class ExecuteMixin:
             if q.kind in ("input_grad", "param_grad"):
                 produced.missing.setdefault(q.key, reason)
 
-    def _parse_output(self, ret, case: Case, produced: Produced):
+    def parse_output(self, ret, case: Case, produced: Produced):
         ops = self.ops
         is_arr = lambda x: ops.is_array(x) or isinstance(x, np.ndarray)  # noqa: E731
         if is_arr(ret):
@@ -313,13 +313,13 @@ class ExecuteMixin:
     def _module_backward(self, case: Case, inst: Instance, produced: Produced,
                          backward=None) -> None:
         dout = case.dout.astype(self.opts.dtype)
-        rows = self._key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
+        rows = self.key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
         if rows:                             # the candidate saw reordered positions
-            dout = valid_lens.take(dout, self._key_perm, 1)
+            dout = valid_lens.take(dout, self.key_perm, 1)
         before = grad_behaviour.snapshot(inst.obj)
         grads = (backward or inst.obj.backward)(dout)
         if rows:
-            grads = valid_lens.untake_grads(grads, self._key_perm)
+            grads = valid_lens.untake_grads(grads, self.key_perm)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.options import Options
 from .loader import Loaded
-from .options import Options
 
 
 class NumpyOps:

@@ -84,7 +84,7 @@ class Resolver:
             self.claimed.add(cand)
         return heads is not None
 
-    def _free(self, prefix: str) -> list[str]:
+    def free_names(self, prefix: str) -> list[str]:
         p = (prefix + ".") if prefix else ""
         return [n for n in self.space.names if n not in self.claimed and n.startswith(p)]
 
@@ -206,7 +206,7 @@ class Resolver:
                     continue
                 snap = (dict(self.entries), set(self.claimed))
                 self.block(child.kind, ref_child, p)
-                if self._complete(ref_child):
+                if self.is_complete(ref_child):
                     return
                 gained = len(self.entries) - len(snap[0])
                 if gained > 0 and (best is None or gained > best[0]):
@@ -223,7 +223,7 @@ class Resolver:
         if child.kind == "norm":           # Add & Norm inside the attention / feed-forward block
             inner_norm.resolve(self, ref_child, cand_prefix)
 
-    def _complete(self, ref_prefix: str) -> bool:
+    def is_complete(self, ref_prefix: str) -> bool:
         """Every required weight (Linear/Embedding weights) under ref_prefix has an entry."""
         need = [r for r in self.ref_shapes if (not ref_prefix or r.startswith(ref_prefix + "."))
                 and r.endswith(".weight") and len(self.ref_shapes[r]) == 2]
@@ -273,7 +273,7 @@ class Resolver:
                 and self.join(self.join(ref_prefix, c.ref), "weight") not in self.entries]
         if not todo:
             return
-        free = self._free(cand_prefix)
+        free = self.free_names(cand_prefix)
         skip = len(cand_prefix) + 1 if cand_prefix else 0
         for c in todo:
             wref = self.join(self.join(ref_prefix, c.ref), "weight")

@@ -6,9 +6,9 @@ import inspect
 
 import numpy as np
 
+from ..core.options import Options
 from . import naming
 from .naming import InterfaceError
-from .options import Options
 from .recognise import head_axes
 
 
@@ -49,18 +49,18 @@ class NumpySlot:
             return self.container[self.key]
         return getattr(self.container, self.key)
 
-    def _array(self) -> np.ndarray:
+    def array(self) -> np.ndarray:
         v = self._get()
         return v.data if isinstance(getattr(v, "data", None), np.ndarray) and not isinstance(
             v, np.ndarray) else v
 
     @property
     def shape(self):
-        return tuple(np.shape(self._array()))
+        return tuple(np.shape(self.array()))
 
     def set(self, arr: np.ndarray) -> None:
         v = self._get()
-        cur = self._array()
+        cur = self.array()
         if isinstance(cur, np.ndarray) and cur.shape == arr.shape and cur.dtype == arr.dtype \
                 and cur.flags.writeable:
             cur[...] = arr

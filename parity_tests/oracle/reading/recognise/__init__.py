@@ -43,14 +43,20 @@ from . import (
     submodules,
     torch_mha_mask,
 )
-from .base import MISSING, BuildContext  # noqa: F401
+from .base import MISSING, BuildContext, ConstructorRecogniser, Probe  # noqa: F401
 
-CONSTRUCTOR = (configs.value, submodules.value, derived.value, meaning.value)
-PROBES = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
+CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value)
+PROBES: tuple[Probe, ...] = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
           head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
 # FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
 # inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
+
+
+def run_probes(adapter) -> None:
+    """Every registered probe, in order, on a freshly prepared adapter."""
+    for probe in PROBES:
+        probe(adapter)
 
 
 def constructor_value(ctx: BuildContext, param, values: dict):

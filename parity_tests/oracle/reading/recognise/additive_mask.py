@@ -48,9 +48,9 @@ def probe(adapter) -> None:
     if obj is None:
         return
     from ..slots import convert_mask
-    m = adapter._finish_module(obj)
+    m = adapter.finish_module(obj)
     fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
-    D, dtype = adapter._probe_hyper()["d_model"], opts.dtype
+    D, dtype = adapter.probe_hyper()["d_model"], opts.dtype
     rng = np.random.default_rng(9)
     x = rng.standard_normal((2, 4, D))
     x2 = x.copy()

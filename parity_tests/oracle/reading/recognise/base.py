@@ -1,8 +1,9 @@
-"""What recognisers share: the MISSING marker and the context a constructor recogniser gets."""
+"""What recognisers share: the MISSING marker, the context a constructor recogniser gets, and the
+two shapes a registered recogniser has (ConstructorRecogniser, Probe)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 MISSING = object()
 """Returned by a recogniser that has nothing to offer."""
@@ -26,3 +27,17 @@ class BuildContext:
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+
+class ConstructorRecogniser(Protocol):
+    """`value(ctx, param, values)`: a value for a required constructor argument no hyperparameter
+    name matched, or MISSING (registered in recognise/__init__.py, CONSTRUCTOR)."""
+
+    def __call__(self, ctx: BuildContext, param: Any, values: dict) -> Any: ...
+
+
+class Probe(Protocol):
+    """`probe(adapter)`: run once when the adapter is prepared; it records what it found on the
+    adapter (caps, opts, notes) through public attributes only (registered in PROBES)."""
+
+    def __call__(self, adapter: Any) -> None: ...

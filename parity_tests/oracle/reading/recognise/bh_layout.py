@@ -28,14 +28,14 @@ def probe(adapter) -> None:
     if adapter.comp.name != "sdpa" or adapter.mode not in ("function", "class", "instance"):
         return
     from ..frameworks import _names_used
-    mod = adapter._module()
+    mod = adapter.source_module()
     if not {"bmm", "baddbmm"} & _names_used(adapter.obj, vars(mod) if mod else None):
         return                          # only batched-matrix code needs merged axes: no probe
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
         return
     if adapter.mode != "function":
-        obj = adapter._finish_module(obj)
+        obj = adapter.finish_module(obj)
     fn = obj
     ops = adapter.ops
     rng = np.random.default_rng(0)

@@ -39,9 +39,9 @@ def probe(adapter) -> None:
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
         return
-    m = adapter._finish_module(obj)
+    m = adapter.finish_module(obj)
     fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
-    D = adapter._probe_hyper()["d_model"]
+    D = adapter.probe_hyper()["d_model"]
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 4, D)).astype(adapter.opts.dtype)
     memory = rng.standard_normal((2, 3, D)).astype(adapter.opts.dtype)

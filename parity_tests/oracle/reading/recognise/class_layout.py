@@ -50,7 +50,7 @@ def probe(adapter) -> None:
     from .. import naming
     from ..slots import torch_space
     try:
-        hyper = adapter._probe_hyper()
+        hyper = adapter.probe_hyper()
         space, _ = torch_space(adapter.probe)
         shapes = adapter.comp.param_shapes(hyper)
         r = naming.Resolver(space, shapes, hyper, adapter.opts.name_map, adapter.opts.weight_layout)

@@ -29,14 +29,14 @@ def probe(adapter) -> None:
         return
     if adapter.hooks is not None or "d_ff" in adapter.opts.settings:
         return
-    base = dict(adapter._probe_hyper(), d_model=4, num_heads=2, d_k=2, d_v=2)
+    base = dict(adapter.probe_hyper(), d_model=4, num_heads=2, d_k=2, d_v=2)
     notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
-        a = _shapes(adapter, adapter._construct(dict(base, d_ff=3)))
-        b = _shapes(adapter, adapter._construct(dict(base, d_ff=5)))
+        a = _shapes(adapter, adapter.construct(dict(base, d_ff=3)))
+        b = _shapes(adapter, adapter.construct(dict(base, d_ff=5)))
         if a != b or any(3 in s or 5 in s for s in a):
             return                      # the candidate takes d_ff (or uses no matrices at all)
-        wide = _shapes(adapter, adapter._construct(dict(base, d_model=6, num_heads=2, d_k=3, d_v=3,
+        wide = _shapes(adapter, adapter.construct(dict(base, d_model=6, num_heads=2, d_k=3, d_v=3,
                                                         d_ff=7)))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return

@@ -27,8 +27,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...components.base import Case, _cast, draw_params
 from ..calls import Finished, TimedOut, run_limited
-from ..component_base import Case, _cast, draw_params
 from . import builtin_causal
 
 EXAMPLES = {
@@ -78,11 +78,11 @@ def _output(adapter, case) -> np.ndarray | None:
             return adapter.execute(inst, case)
         except Exception:  # noqa: BLE001 - caught here: its text may be hostile (a __str__ that hangs)
             return None
-    left = getattr(adapter, "_calls_deadline", 0.0) - time.monotonic()
+    left = getattr(adapter, "calls_deadline", 0.0) - time.monotonic()
     if left <= 0:
         raise _Stop()
     res = run_limited(go, left)
-    if isinstance(res, TimedOut) or time.monotonic() >= adapter._calls_deadline:
+    if isinstance(res, TimedOut) or time.monotonic() >= adapter.calls_deadline:
         raise _Stop()
     if not isinstance(res, Finished) or res.value is None:
         return None
@@ -106,7 +106,7 @@ def _case(adapter, single: bool, **change):
 def _layer_case(comp, ex: dict, dtype: str) -> Case:
     """An encoder-layer probe case drawn in the worker, where the reference is not importable: its
     parameters are those of the layer's parts (attention, feed-forward, two norms)."""
-    from ..components import get
+    from ...components import get
     rng = np.random.default_rng(ex["seed"])
     hyper = comp.hyper_of(ex)
     B, T, D = ex["B"], ex["T"], ex["d_model"]
@@ -127,7 +127,7 @@ def probe(adapter) -> None:
     if adapter.hooks is not None:
         return
     # every probe call together gets one time limit (a looping or hanging candidate costs it once)
-    adapter._calls_deadline = time.monotonic() + min(10.0, float(adapter.opts.timeout or 10.0))
+    adapter.calls_deadline = time.monotonic() + min(10.0, float(adapter.opts.timeout or 10.0))
     tried = [(False, adapter.opts.weight_layout)]
     if adapter.comp.tree is not None and adapter.opts.weight_layout == "out_in":
         tried.append((False, "in_out"))
@@ -150,7 +150,7 @@ def probe(adapter) -> None:
         adapter.caps["one_sequence"] = False
         return
     if layout != start:
-        adapter._layout_probed = True
+        adapter.layout_probed = True
         adapter.notes.append("the candidate computes x @ W: with (out, in) argument matrices "
                              "its call failed and with (in, out) ones it ran; read as "
                              "--weight-layout in_out (gradients too)")

@@ -162,23 +162,23 @@ def fd_check(adapter, case, inst):
     """check(cand, grad) for `find`: the candidate's own loss <dout, forward(x)> with one parameter
     moved, on this example's inputs (float64, plain layouts only; None otherwise)."""
     from ..execute import Produced
-    if adapter.opts.dtype != "float64" or adapter._key_perm is not None or \
+    if adapter.opts.dtype != "float64" or adapter.key_perm is not None or \
             adapter.caps.get("bh_layout"):
         return None
     dout = case.dout.astype(np.float64)
 
     def loss(cand, arr):
         slot = inst.slots[cand]
-        old = np.array(slot._array(), copy=True)
+        old = np.array(slot.array(), copy=True)
         try:
             slot.set(arr)
-            values = adapter._feed(case, False)[-1]
-            out, _ = adapter._parse_output(inst.binding.call(inst.call, values, {}), case,
+            values = adapter.feed(case, False)[-1]
+            out, _ = adapter.parse_output(inst.binding.call(inst.call, values, {}), case,
                                            Produced())
             out = np.asarray(adapter.ops.to_np(out), dtype=np.float64)
             return float(np.sum(out * dout)) if out.shape == dout.shape else None
         finally:
             slot.set(old)
 
-    return lambda cand, g: fd_agrees(loss, cand, np.array(inst.slots[cand]._array(),
+    return lambda cand, g: fd_agrees(loss, cand, np.array(inst.slots[cand].array(),
                                                           dtype=np.float64), g)

@@ -99,8 +99,8 @@ def probe(adapter) -> None:
     try:
         if not any(len(s) == 3 for s in _shapes(adapter, adapter.probe).values()):
             return
-        hyper = dict(adapter._probe_hyper(), d_model=12, num_heads=3, d_k=4, d_v=4)
-        shapes = _shapes(adapter, adapter._construct(hyper))
+        hyper = dict(adapter.probe_hyper(), d_model=12, num_heads=3, d_k=4, d_v=4)
+        shapes = _shapes(adapter, adapter.construct(hyper))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:

@@ -58,7 +58,7 @@ def applies(adapter, inst) -> bool:
         return False
     if inst.obj is None and adapter.mode not in ("function", "pair"):
         return False
-    if adapter.hooks is not None or getattr(adapter, "_layout_probed", False):
+    if adapter.hooks is not None or getattr(adapter, "layout_probed", False):
         return False
     pres = PREFIX[adapter.comp.name]
     if pres != ("",) and not _ffn_in_out(inst):
@@ -80,7 +80,7 @@ def probe(adapter, inst, case) -> bool:
     D = case.hyper["d_model"]
     if D < 2:
         return False                     # a 1 x 1 matrix has no layout: decide on a later example
-    adapter._layout_probed = True
+    adapter.layout_probed = True
     rng = np.random.default_rng(11)
     pres = PREFIX[adapter.comp.name]
     AC = [(rng.standard_normal((D, D)), rng.standard_normal((D, D))) for _ in pres]

@@ -22,7 +22,7 @@ def drop_activations(space, slots, case):
 
 def first_call(adapter, m, binding, case) -> None:
     """Run the candidate's forward once on the example (no gradients)."""
-    values = adapter._feed(case, grad=False)[-1]
+    values = adapter.feed(case, grad=False)[-1]
     fn = getattr(m, "forward", m) if adapter.framework != "torch" else m
     if adapter.framework == "torch":
         import torch

@@ -34,11 +34,11 @@ def probe(adapter) -> None:
     if obj is None:
         return
     from ..slots import convert_mask
-    m = adapter._finish_module(obj)
+    m = adapter.finish_module(obj)
     fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
     if adapter.hooks is not None and adapter.hooks.call is not None:
         return
-    D, dtype = adapter._probe_hyper()["d_model"], adapter.opts.dtype
+    D, dtype = adapter.probe_hyper()["d_model"], adapter.opts.dtype
     x = adapter.ops.from_np(np.random.default_rng(5).standard_normal((2, 3, D)).astype(dtype))
     keep = np.ones((2, 1, 3, 3), dtype=bool)
     keep[1, :, :, -1] = False                                  # batch 1: last key is padding

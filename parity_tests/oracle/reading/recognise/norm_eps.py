@@ -65,7 +65,7 @@ def probe(adapter) -> None:
     notes = list(adapter.notes)
     try:
         first = _eps_values(adapter.probe)
-        other = _eps_values(adapter._construct(dict(adapter._probe_hyper(), eps=1e-3)))
+        other = _eps_values(adapter.construct(dict(adapter.probe_hyper(), eps=1e-3)))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:

@@ -31,8 +31,8 @@ def probe(adapter) -> None:
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
         return
-    m = adapter._finish_module(obj)
-    D = adapter._probe_hyper()["d_model"]
+    m = adapter.finish_module(obj)
+    D = adapter.probe_hyper()["d_model"]
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((2, 3, D)).astype(adapter.opts.dtype))
     fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
     res = run_limited(lambda: adapter.binding.call(fn, {"x": x}), 10.0)

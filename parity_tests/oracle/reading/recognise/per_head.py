@@ -21,7 +21,7 @@ def _pieces(r, cand_prefix: str, tokens: set[str], H: int, dk: int, d_in: int) -
     """{head index: candidate weight name} for one projection, or None if not exactly 0..H-1."""
     skip = len(cand_prefix) + 1 if cand_prefix else 0
     found: dict[int, list[str]] = {}
-    for name in r._free(cand_prefix):
+    for name in r.free_names(cand_prefix):
         parts = name[skip:].split(".")
         low = [p.lower() for p in parts]
         idx = [int(p) for p in parts if re.fullmatch(r"\d+", p)]

@@ -125,21 +125,21 @@ def place(adapter, inst) -> None:
     every instance."""
     if not applies(adapter, inst):
         return
-    if not hasattr(adapter, "_found_roles"):
+    if not hasattr(adapter, "found_roles"):
         from .function_calls import EXAMPLES
-        adapter._found_roles = None
+        adapter.found_roles = None
         try:
             pc = adapter.comp.build(dict(EXAMPLES["mha"]), adapter.opts.dtype, adapter.caps)
             pinst = adapter.instantiate(pc)
             if applies(adapter, pinst):
-                adapter._found_roles = probe(adapter, pinst, pc)
+                adapter.found_roles = probe(adapter, pinst, pc)
         except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
-            adapter._found_roles = None
-        if adapter._found_roles:
-            adapter._layout_probed = True
+            adapter.found_roles = None
+        if adapter.found_roles:
+            adapter.layout_probed = True
             adapter.notes.append(
                 "the attention's square matrices were placed by probing (an input transformed by "
                 "a random orthogonal matrix, undone by one matrix only): " + ", ".join(
-                    f"{r.split('.')[0]} <- {c}" for r, (c, _) in adapter._found_roles.items()))
-    if adapter._found_roles:
-        apply(inst, adapter._found_roles)
+                    f"{r.split('.')[0]} <- {c}" for r, (c, _) in adapter.found_roles.items()))
+    if adapter.found_roles:
+        apply(inst, adapter.found_roles)

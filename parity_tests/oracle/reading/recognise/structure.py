@@ -39,7 +39,7 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
                 continue
             snap = (dict(r.entries), set(r.claimed))
             r.block(child.kind, ref_child, p)
-            if r._complete(ref_child):
+            if r.is_complete(ref_child):
                 for ref in set(r.entries) - set(snap[0]):
                     e = r.entries[ref]
                     e.why = (e.why + "; " if e.why else "") + \

@@ -46,8 +46,8 @@ def probe(adapter) -> None:
     if obj is None or not any(isinstance(m, torch.nn.MultiheadAttention) for m in obj.modules()):
         return
     from ..slots import convert_mask
-    m = adapter._finish_module(obj)
-    hyper = adapter._probe_hyper()
+    m = adapter.finish_module(obj)
+    hyper = adapter.probe_hyper()
     D, H, dtype = hyper["d_model"], hyper["num_heads"], adapter.opts.dtype
     rng = np.random.default_rng(3)
     x = adapter.ops.from_np(rng.standard_normal((2, 3, D)).astype(dtype))

@@ -8,7 +8,7 @@ from __future__ import annotations
 def resolve(r, kind: str) -> None:
     """r: the Resolver, after resolving `kind` at the top level."""
     names = r.space.names
-    if r._complete("") or not names or any("." not in n for n in names) or r.map:
+    if r.is_complete("") or not names or any("." not in n for n in names) or r.map:
         return
     heads = {n.split(".", 1)[0] for n in names}
     if len(heads) != 1:
@@ -16,5 +16,5 @@ def resolve(r, kind: str) -> None:
     snap = (dict(r.entries), set(r.claimed))
     r.entries, r.claimed = {}, set()
     r.block(kind, "", heads.pop())
-    if not r._complete("") or len(r.entries) < len(snap[0]):
+    if not r.is_complete("") or len(r.entries) < len(snap[0]):
         r.entries, r.claimed = snap
