@@ -267,10 +267,11 @@ def test_a_worker_cannot_declare_weights_absent_or_skip_runs():
 
     from parity_tests.oracle.components import get
     from parity_tests.oracle.core.backend import validate_run
+    from parity_tests.oracle.reading.findings import Findings
 
     comp = get("mha")
     case = comp.build({"B": 1, "Tq": 2, "Tk": 2, "d_model": 4, "num_heads": 2,
-                       "mask": {"kind": "none", "keep": None}, "seed": 0}, "float64", {})
+                       "mask": {"kind": "none", "keep": None}, "seed": 0}, "float64", Findings())
     ok = {"status": "ok", "absent": ["q_proj.bias"]}
     out = {"value:output": np.zeros(case.out_shape), "again1:output": np.zeros(case.out_shape)}
     assert validate_run(ok, out, case, comp, runs=2).absent == ["q_proj.bias"]

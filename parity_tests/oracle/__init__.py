@@ -17,8 +17,9 @@ See docs/ORACLE.md. Where the code lives:
     components/  what is drawn and how the reference computes it (serves both sides)
     sandbox/     one worker process per submission, plain data across
     reading/     the worker's side, reading a submission: loader, adapters (construct, execute,
-                 slots, resolver, naming, signatures, trees, adapter_hooks, calls) and recognise/
-                 (one file per way of writing code, run through recognise/registry.py)
+                 slots, resolver, naming, signatures, trees, adapter_hooks, calls), findings (what
+                 was found, typed; the parent keeps what it can check) and recognise/ (one file
+                 per way of writing code, registered in recognise/__init__.py)
     grading/     a class: spec, batch (grade), gradescope, submissions, fixtures (export, verify)
     cli.py       npformer-oracle / python -m parity_tests.oracle
 

@@ -12,7 +12,7 @@ _prepare = _adapter._prepare_forward
 
 def _claim(self):
     _prepare(self)
-    self.caps["mask_kinds"] = {m.name: ("none",) for m in self.comp.masks}
+    self.caps.mask_kinds = {m.name: ("none",) for m in self.comp.masks}
 
 
 _adapter._prepare_forward = _claim

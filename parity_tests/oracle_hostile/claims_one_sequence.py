@@ -12,7 +12,7 @@ _init = _adapter.__init__
 
 def _claim(self, *args, **kwargs):
     _init(self, *args, **kwargs)
-    self.caps["one_sequence"] = True
+    self.caps.one_sequence = True
 
 
 _adapter.__init__ = _claim

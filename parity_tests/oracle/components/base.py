@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from npformer.models.config import ACTIVATIONS, TransformerConfig
 from npformer.models.decoder import DecoderLayer
 from npformer.models.encoder import EncoderLayer
 from npformer.models.transformer import Transformer
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
 
 
 class _Lazy:
@@ -199,6 +202,11 @@ def _param_grads(module) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------------------------------------
 # the component base
 # ------------------------------------------------------------------------------------------------
+
+def _own_eps(caps: Findings | None) -> float:
+    """The norm epsilon the reference uses: the candidate's own where its code fixes one, else 1e-5."""
+    return 1e-5 if caps is None or caps.norm_eps is None else caps.norm_eps
+
 class Component:
     """One checkable component. Subclasses define the drawing and the reference computation."""
 
@@ -212,10 +220,10 @@ class Component:
     settable: dict[str, Callable] = {}   # --set KEY=VALUE: key -> parser
 
     # -- drawing ----------------------------------------------------------------------------------
-    def strategy(self, fixed: dict, strict: bool, caps: dict) -> st.SearchStrategy:
+    def strategy(self, fixed: dict, strict: bool, caps: Findings) -> st.SearchStrategy:
         raise NotImplementedError
 
-    def build(self, example: dict, dtype: str, caps: dict) -> Case:
+    def build(self, example: dict, dtype: str, caps: Findings) -> Case:
         raise NotImplementedError
 
     def reference(self, case: Case) -> dict[str, np.ndarray]:

@@ -23,6 +23,7 @@ from .base import (
     _int,
     _load,
     _mask,
+    _own_eps,
     _param_grads,
     _state_shapes,
     draw_params,
@@ -41,12 +42,12 @@ LAYER_SETTABLE = {"d_model": _int, "num_heads": _int, "d_ff": _int, "activation"
 
 def _layer_hyper(d, fixed, caps=None) -> dict:
     D, H = _heads(d, fixed)
-    ratio = (caps or {}).get("d_ff_ratio")       # the candidate's width is ratio * d_model
+    ratio = caps.d_ff_ratio if caps is not None else None       # the candidate's width is ratio * d_model
     return {"d_model": D, "num_heads": H,
             "d_ff": ratio * D if ratio and "d_ff" not in fixed else
             d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
             "activation": fixed.get("activation", "relu"),
-            "eps": fixed.get("eps", (caps or {}).get("norm_eps", 1e-5)),
+            "eps": fixed.get("eps", _own_eps(caps)),
             "norm_first": fixed.get("norm_first", False)}
 
 
@@ -74,7 +75,7 @@ class EncoderLayerComponent(Component):
             hyper = _layer_hyper(d, fixed, caps)
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
-            kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
+            kinds = caps.mask_kinds.get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, hyper["num_heads"], T, T, strict))
             return {"B": B, "T": T, **hyper, "mask": mask, "seed": d(hs.seeds())}
         return draw()
@@ -131,7 +132,7 @@ class DecoderLayerComponent(EncoderLayerComponent):
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             T = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             S = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
-            kinds = caps.get("mask_kinds", {})
+            kinds = caps.mask_kinds
             H = hyper["num_heads"]
             sm = d(_mask(kinds.get("self_mask", self.masks[0].kinds), B, H, T, T, strict))
             mm = d(_mask(kinds.get("memory_mask", self.masks[1].kinds), B, H, T, S, strict))
@@ -200,10 +201,10 @@ class Model(Component):
             ne = fixed.get("num_encoder_layers", n) or d(st.integers(1, 2))
             nd = fixed.get("num_decoder_layers", n) or d(st.integers(1, 2))
             if n is None and "num_encoder_layers" not in fixed and "num_decoder_layers" not in fixed \
-                    and caps.get("one_layer_count"):
+                    and caps.one_layer_count:
                 nd = ne
             sv = d(_choice(fixed, "src_vocab", st.integers(3, SEARCH["max_vocab"])))
-            tv = sv if caps.get("one_vocab") else d(_choice(fixed, "tgt_vocab",
+            tv = sv if caps.one_vocab else d(_choice(fixed, "tgt_vocab",
                                                             st.integers(3, SEARCH["max_vocab"])))
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             S = d(st.integers(1, fixed.get("max_seq", SEARCH["max_seq_model"])))
@@ -239,9 +240,9 @@ class Model(Component):
                 "final_norm": cfg.final_norm, "scale_embeddings": cfg.scale_embeddings}
 
     def build(self, ex, dtype, caps):
-        fixed = caps.get("fixed", {})
-        if caps.get("norm_eps") and "eps" not in fixed:     # the candidate's own (recognise/norm_eps)
-            fixed = dict(fixed, eps=caps["norm_eps"])
+        fixed = caps.fixed
+        if caps.norm_eps and "eps" not in fixed:     # the candidate's own (recognise/norm_eps)
+            fixed = dict(fixed, eps=caps.norm_eps)
         cfg = self.config(ex, fixed)
         hyper = self.hyper_from(cfg)
         rng = np.random.default_rng(ex["seed"])

@@ -28,6 +28,7 @@ from .base import (
     _int,
     _load,
     _mask,
+    _own_eps,
     _param_grads,
     draw_params,
     hs,
@@ -58,7 +59,7 @@ class SDPA(Component):
             Tk = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
             dk = d(st.integers(1, fixed.get("max_d_head", SEARCH["max_d_head"])))
             dv = d(st.integers(1, fixed.get("max_d_head", SEARCH["max_d_head"])))
-            kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
+            kinds = caps.mask_kinds.get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, H, Tq, Tk, strict))
             return {"B": B, "H": H, "Tq": Tq, "Tk": Tk, "dk": dk, "dv": dv, "mask": mask,
                     "seed": d(hs.seeds())}
@@ -121,9 +122,9 @@ class MHA(Component):
             D, H = _heads(d, fixed)
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             Tq = d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
-            Tk = Tq if caps.get("self_attention") else \
+            Tk = Tq if caps.self_attention else \
                 d(st.integers(1, fixed.get("max_len", SEARCH["max_len"])))
-            kinds = caps.get("mask_kinds", {}).get("mask", self.masks[0].kinds)
+            kinds = caps.mask_kinds.get("mask", self.masks[0].kinds)
             mask = d(_mask(kinds, B, H, Tq, Tk, strict))
             return {"B": B, "Tq": Tq, "Tk": Tk, "d_model": D, "num_heads": H, "mask": mask,
                     "seed": d(hs.seeds())}
@@ -138,7 +139,7 @@ class MHA(Component):
         rng = np.random.default_rng(ex["seed"])
         B, Tq, Tk, D, H = (ex[k] for k in ("B", "Tq", "Tk", "d_model", "num_heads"))
         hyper = {"d_model": D, "num_heads": H}
-        if caps.get("self_attention"):
+        if caps.self_attention:
             inputs = {"x": _cast(rng.standard_normal((B, Tq, D)), dtype)}
         else:
             inputs = {"query": _cast(rng.standard_normal((B, Tq, D)), dtype),
@@ -147,7 +148,7 @@ class MHA(Component):
         params = draw_params(rng, self.param_shapes(hyper), dtype)
         dout = self._upstream(rng, (B, Tq, D), dtype)
         return Case(self.name, ex, hyper, inputs, {"mask": mask_array(ex["mask"])}, params, dout,
-                    (B, Tq, D), (B, H, Tq, Tk), self_attention=bool(caps.get("self_attention")))
+                    (B, Tq, D), (B, H, Tq, Tk), self_attention=bool(caps.self_attention))
 
     def reference(self, case):
         m = MultiHeadAttention(case.hyper["d_model"], case.hyper["num_heads"], dtype="float64")
@@ -219,8 +220,8 @@ class FFN(Component):
                   "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
                   "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
                   "activation": fixed.get("activation", "relu"), "seed": d(hs.seeds())}
-            if caps.get("d_ff_ratio") and "d_ff" not in fixed:   # width fixed by the candidate
-                ex["d_ff"] = caps["d_ff_ratio"] * ex["d_model"]
+            if caps.d_ff_ratio and "d_ff" not in fixed:   # width fixed by the candidate
+                ex["d_ff"] = caps.d_ff_ratio * ex["d_model"]
             return ex
         return draw()
 
@@ -263,7 +264,7 @@ class LayerNormComponent(Component):
             return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
                     "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
                     "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
-                    "eps": fixed.get("eps", (caps or {}).get("norm_eps", 1e-5)),
+                    "eps": fixed.get("eps", _own_eps(caps)),
                     # the spread of x: small spreads make eps matter, large ones the rest
                     "scale": d(st.sampled_from((1.0, 0.01, 10.0))),
                     "seed": d(hs.seeds())}

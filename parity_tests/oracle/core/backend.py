@@ -18,6 +18,7 @@ import numpy as np
 
 from ..components import Case, Component
 from ..reading.calls import Raised, TimedOut, run_limited
+from ..reading.findings import Findings
 from ..sandbox.limits import Limits
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
@@ -53,7 +54,7 @@ def str_map(v: Any, n: int = 200, limit: int = 2000) -> dict[str, str]:
 
 @dataclass
 class Prepared:
-    caps: dict
+    caps: Findings
     notes: list
     kind: str
     framework: str
@@ -82,29 +83,6 @@ def _failure(h: dict, case: Case | None = None) -> Outcome:
     return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
                    message=msg, case=case,
                    traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
-
-
-def sanitize_caps(caps: Any, comp: Component, fixed: dict) -> dict:
-    """The capabilities a worker reported, reduced to what the parent understands; the fixed
-    settings are the parent's own, and mask kinds can only be narrowed to kinds the component has."""
-    caps = caps if isinstance(caps, dict) else {}
-    out: dict[str, Any] = {"fixed": dict(fixed), "mask_kinds": {}}
-    for key in ("self_attention", "table", "one_vocab", "one_layer_count", "one_sequence"):
-        if isinstance(caps.get(key), bool):
-            out[key] = caps[key]
-    ratio = caps.get("d_ff_ratio")         # only changes the sizes drawn, never what is compared
-    if isinstance(ratio, int) and not isinstance(ratio, bool) and 1 <= ratio <= 16:
-        out["d_ff_ratio"] = ratio
-    eps = caps.get("norm_eps")             # the candidate's own norm epsilon (recognise/norm_eps)
-    if isinstance(eps, float) and 0.0 < eps < 0.1:
-        out["norm_eps"] = eps
-    kinds = caps.get("mask_kinds") if isinstance(caps.get("mask_kinds"), dict) else {}
-    for m in comp.masks:
-        got = kinds.get(m.name)
-        if isinstance(got, list):
-            allowed = tuple(k for k in got if k in m.kinds or k == "none")
-            out["mask_kinds"][m.name] = allowed or ("none",)
-    return out
 
 
 def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
@@ -220,7 +198,7 @@ class SandboxBackend:
             return bad
         if h.get("status") != "ok":
             return _failure(h)
-        self.prepared = Prepared(sanitize_caps(h.get("caps"), self.comp, self.opts.settings),
+        self.prepared = Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
                                  texts(h.get("notes"), 50), text(h.get("kind"), 100),
                                  "torch" if h.get("framework") == "torch" else "numpy")
         return self.prepared
@@ -269,7 +247,7 @@ class InProcessBackend:
             return bad
         if h.get("status") != "ok":
             return _failure(h)
-        return Prepared(sanitize_caps(h.get("caps"), self.comp, self.opts.settings),
+        return Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
                         texts(h.get("notes"), 50), text(h.get("kind"), 100),
                         "torch" if h.get("framework") == "torch" else "numpy")
 

@@ -26,6 +26,10 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
 
 REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch")
 UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
@@ -53,12 +57,12 @@ def wanted_mask_kinds(mask, opts) -> tuple[str, ...]:
     return kinds
 
 
-def find_gaps(comp, caps: dict, opts, not_checked: dict, absent: Iterable[str]) -> dict[str, str]:
+def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[str]) -> dict[str, str]:
     gaps: dict[str, str] = {}
     if comp.name != "model":       # a whole model builds its own masks from the padding id
         missing = []
         for m in comp.masks:
-            got = (caps.get("mask_kinds") or {}).get(m.name)
+            got = (caps.mask_kinds or {}).get(m.name)
             if got is None:
                 continue
             lost = [k for k in wanted_mask_kinds(m, opts) if k not in got]
@@ -67,7 +71,7 @@ def find_gaps(comp, caps: dict, opts, not_checked: dict, absent: Iterable[str]) 
         if missing:
             gaps["masks"] = ("masks were not compared: " + "; ".join(missing) + ". The candidate's "
                              "forward must take the mask argument and apply it")
-    if comp.name == "mha" and caps.get("self_attention"):
+    if comp.name == "mha" and caps.self_attention:
         gaps["cross_attention"] = ("cross-attention was not compared: forward takes a single input, "
                                    "so key and value were always the query. Take query, key and "
                                    "value as separate arguments")
@@ -84,23 +88,23 @@ def find_gaps(comp, caps: dict, opts, not_checked: dict, absent: Iterable[str]) 
                               + ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")
                               + " (held at 0 / 1 in the reference). Give every layer its bias "
                                 "and norm parameters")
-    if caps.get("one_sequence"):
+    if caps.one_sequence:
         gaps["batch"] = ("batches were not compared: the candidate computes one sequence at a time, "
                          "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
                                                         else "") + ". Take a batch axis first")
-    own = caps.get("norm_eps")
+    own = caps.norm_eps
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
                        f"of the assignment's {(getattr(opts, 'settings', {}) or {}).get('eps', DEFAULT_EPS):g}")
     return gaps
 
 
-def reference_eps(comp, caps: dict, opts) -> float | None:
+def reference_eps(comp, caps: Findings, opts) -> float | None:
     """The epsilon the reference's norms use on this check (None: the component has no norm)."""
     if "eps" not in getattr(comp, "settable", {}):
         return None
     fixed = getattr(opts, "settings", {}) or {}
-    return float(fixed.get("eps", caps.get("norm_eps", DEFAULT_EPS)))
+    return float(fixed.get("eps", DEFAULT_EPS if caps.norm_eps is None else caps.norm_eps))
 
 
 def unread_gradients(not_checked: dict) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from ..reading.adapters import Options
+from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from .backend import InProcessBackend, Prepared, SandboxBackend
@@ -59,7 +60,7 @@ class Checker:
         self.forbidden = [m for m in dict.fromkeys(forbid_import) if m not in set(allow_import)]
         self.limits, self.threads = limits, threads
         self.backend = None
-        self.caps: dict = {}
+        self.caps = Findings()
         self.kind = self.framework = ""
         self.examples_run = 0
         self.checked: list[str] = []
@@ -120,10 +121,11 @@ class Checker:
             return prep
         assert isinstance(prep, Prepared)
         self.caps, self.kind, self.framework = prep.caps, prep.kind, prep.framework
-        if "eps" in self.require and self.caps.pop("norm_eps", None) is not None:
+        if "eps" in self.require and self.caps.norm_eps is not None:
+            self.caps.norm_eps = None
             self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
                               "fixes it")
-        if self.caps.get("one_sequence"):     # code written for one (T, d) sequence at a time
+        if self.caps.one_sequence:     # code written for one (T, d) sequence at a time
             for key in ("max_batch", "max_heads"):
                 if key in self.comp.settable:
                     self.fixed[key] = 1

@@ -16,7 +16,12 @@ user fixed with --set are kept.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
 
 # (B, H, d_head, Tq, Tk, mask kind)
 _PLAN = [(2, 2, 2, 3, 3, k) for k in ("none", "padding", "causal", "causal_padding", "random",
@@ -43,10 +48,10 @@ def _keep(kind: str, B: int, H: int, Tq: int, Tk: int, rng) -> list | None:
     return keep.astype(int).tolist()
 
 
-def cases(comp, fixed: dict, caps: dict, seed: int) -> list[dict]:
+def cases(comp, fixed: dict, caps: Findings, seed: int) -> list[dict]:
     if comp.name not in ("sdpa", "mha"):
         return []
-    kinds = (caps.get("mask_kinds") or {}).get("mask", comp.masks[0].kinds)
+    kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
     rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0x5EED])
     max_len = fixed.get("max_len", 16)
     out = []
@@ -55,7 +60,7 @@ def cases(comp, fixed: dict, caps: dict, seed: int) -> list[dict]:
             continue
         B = min(B, fixed.get("max_batch", B))
         Tq, Tk = min(Tq, max_len), min(Tk, max_len)
-        if comp.name == "mha" and caps.get("self_attention"):
+        if comp.name == "mha" and caps.self_attention:
             Tk = Tq
         ex_seed = int(rng.integers(0, 2**32))
         if comp.name == "sdpa":
@@ -82,10 +87,10 @@ def cases(comp, fixed: dict, caps: dict, seed: int) -> list[dict]:
     return out
 
 
-def covered(comp, caps: dict, n: int) -> str:
-    cross = "self-attention only" if caps.get("self_attention") else \
+def covered(comp, caps: Findings, n: int) -> str:
+    cross = "self-attention only" if caps.self_attention else \
         "cross-attention at equal and unequal lengths"
-    kinds = (caps.get("mask_kinds") or {}).get("mask", comp.masks[0].kinds)
+    kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
     sizes = ("batch 1" + (", one head" if comp.name == "sdpa" else ", one head and several")
-             if caps.get("one_sequence") else "batch 1 to 3; one head and several")
+             if caps.one_sequence else "batch 1 to 3; one head and several")
     return f"structural cases compared: {n} ({cross}; masks {', '.join(kinds)}; {sizes})"

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-from typing import Any
 
 import numpy as np
 
@@ -37,6 +36,7 @@ from parity_tests.harness.tolerances import QUANTITIES, Tolerance, tolerance
 from .. import __version__
 from ..components import REF, get, quantity_kind
 from ..reading.adapters import Options, convert_mask
+from ..reading.findings import Findings
 
 FORMAT = "npformer-oracle-bundle"
 FORMAT_VERSION = 1
@@ -54,14 +54,14 @@ def _versions() -> dict:
     return v
 
 
-def draw_examples(component: str, n: int, seed: int, strict: bool, caps: dict) -> list[dict]:
+def draw_examples(component: str, n: int, seed: int, strict: bool, caps: Findings) -> list[dict]:
     """n examples from the component's strategy, deterministic in seed (Hypothesis, no shrinking)."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hseed
 
     comp = get(component)
     got: list[dict] = []
-    strategy = comp.strategy(caps.get("fixed", {}), strict, caps)
+    strategy = comp.strategy(caps.fixed, strict, caps)
 
     @settings(max_examples=n, deadline=None, database=None, phases=(Phase.generate,),
               verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck), derandomize=False)
@@ -88,9 +88,9 @@ def export(component: str, folder: str, *, examples: int = 10, seed: int = 0,
             raise ValueError(f"--set {k}: component {component!r} accepts "
                              f"{', '.join(sorted(comp.settable)) or 'no settings'}")
         fixed[k] = comp.settable[k](v)
-    caps: dict[str, Any] = {"fixed": fixed, "mask_kinds": {}}
+    caps = Findings(fixed=fixed)
     if mask_rank == 3:
-        caps["mask_kinds"] = {m.name: tuple(k for k in m.kinds if k != "random") for m in comp.masks}
+        caps.mask_kinds = {m.name: tuple(k for k in m.kinds if k != "random") for m in comp.masks}
     os.makedirs(folder, exist_ok=True)
     cases = []
     for i, ex in enumerate(draw_examples(component, examples, seed, strict, caps)):

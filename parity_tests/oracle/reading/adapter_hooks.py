@@ -112,7 +112,7 @@ def binding(adapter) -> naming.Binding:
     """The call hook takes every input and mask by its component name; a self-attention adapter
     (SELF_ATTENTION = True, mha only) takes `x` and the mask."""
     if adapter.hooks.self_attention and adapter.comp.name == "mha":
-        adapter.caps["self_attention"] = True
+        adapter.caps.self_attention = True
         names = ["x"] + [m.name for m in adapter.comp.masks]
         return naming.Binding(keywords={n: n for n in names}, arg_of={n: n for n in names})
     names = [s.name for s in adapter.comp.inputs] + [m.name for m in adapter.comp.masks]

@@ -25,7 +25,6 @@ interface recognisers) and adapter_hooks.py (--adapter FILE).
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 import numpy as np
 
@@ -34,10 +33,11 @@ from ..core.options import CandidateProblem, Options  # noqa: F401
 from . import adapter_hooks, naming, recognise
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
+from .findings import Findings
 from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
-from .recognise import absent, dict_args, layout, lazy, list_input, roles, valid_lens
+from .recognise import absent, dict_args, lazy, list_input, valid_lens
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
@@ -57,7 +57,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.backward = loaded.backward
         self.hooks = adapter_hooks.load(opts.adapter_path, loaded.obj) if opts.adapter_path else None
         self.notes: list[str] = [adapter_hooks.note(self.hooks)] if self.hooks else []
-        self.caps: dict[str, Any] = {"fixed": dict(opts.settings), "mask_kinds": {}}
+        self.caps = Findings(fixed=dict(opts.settings))
         self.mode = self._mode()
         self.kind = self._kind_label()
         self._unclaimed_constant: set | None = None
@@ -159,23 +159,23 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             flags=naming.CALL_FLAGS, keep_params=weights,
                             fallback_positional=not weights, what=what,
                             meanings=self._meanings(hyper))
-            if not self.caps.get("list_input"):
-                self.caps["list_input"] = True
+            if not self.caps.list_input:
+                self.caps.list_input = True
                 self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
                     s.name for s in self.comp.inputs) + "]")
             return b
         means = self._meanings(hyper)
         try:
-            return naming.bind(fn, self._sources(self.caps.get("self_attention", False)),
+            return naming.bind(fn, self._sources(self.caps.self_attention),
                                constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
                                fallback_positional=not weights, what=what, meanings=means)
         except InterfaceError:
-            if self.comp.name != "mha" or self.caps.get("self_attention"):
+            if self.comp.name != "mha" or self.caps.self_attention:
                 raise
         b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
                         keep_params=weights, fallback_positional=not weights, what=what,
                         meanings=means)
-        self.caps["self_attention"] = True
+        self.caps.self_attention = True
         return b
 
     def _required_masks(self, fn, b: naming.Binding) -> set:
@@ -206,7 +206,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             # construct once with small sizes to see the forward it returns
             inst = self.construct(self.probe_hyper())
             if self._is_table(inst):
-                self.caps["table"] = True
+                self.caps.table = True
                 self.binding = naming.Binding()
                 return
             fn = self._forward_fn(inst)
@@ -214,44 +214,44 @@ class Adapter(ConstructMixin, ExecuteMixin):
             sig = naming.signature_of(fn)
             names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
             if not names & {a.lower() for a in X_ALIASES}:
-                self.caps["table"] = True
-        if self.caps.get("table"):
+                self.caps.table = True
+        if self.caps.table:
             self.binding = naming.Binding()
             return
         b = self._bind_forward(fn)
         self.binding = b
         self.required_masks = self._required_masks(fn, b)
-        if self.comp.name == "mha" and not self.caps.get("self_attention") and \
-                not self.caps.get("list_input"):
+        if self.comp.name == "mha" and not self.caps.self_attention and \
+                not self.caps.list_input:
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
             if len(bound) < 3:
                 raise InterfaceError(f"{self._name()} forward: expected query, key and value "
                                      f"arguments (or a single x for self-attention), bound only "
                                      f"{bound}")
-        if self.caps.get("self_attention"):
+        if self.caps.self_attention:
             self.notes.append("forward takes one input: checked as self-attention, "
                               "forward(x) = MultiHead(x, x, x), gradient of x = dq + dk + dv")
         lens = valid_lens.detect(b, self.comp, self.caps)
         if lens:
-            self.caps["valid_lens"] = lens
+            self.caps.valid_lens = lens
             for name in lens:
-                self.caps["mask_kinds"][name] = valid_lens.KINDS
+                self.caps.mask_kinds[name] = valid_lens.KINDS
                 self.notes.append(f"mask {name!r} is taken as lengths ({b.arg_of[name]}, shape (B,)): "
                                   f"only key-padding masks drawn, causal draws skipped")
         for m in self.comp.masks:
             if m.name in b.unbound:
-                self.caps["mask_kinds"][m.name] = ("none",)
+                self.caps.mask_kinds[m.name] = ("none",)
                 self.notes.append(f"forward has no {m.name!r} argument: drew no {m.name}")
         if self.opts.mask_rank == 3:
             for m in self.comp.masks:
-                kinds = self.caps["mask_kinds"].get(m.name, m.kinds)
-                self.caps["mask_kinds"][m.name] = tuple(k for k in kinds if k != "random")
+                kinds = self.caps.mask_kinds.get(m.name, m.kinds)
+                self.caps.mask_kinds[m.name] = tuple(k for k in kinds if k != "random")
         if self.mode in ("function", "pair") and b.params and self.comp.tree is None:
             raise InterfaceError(f"{self._name()}: forward arguments {b.params} are required but "
                                  f"the oracle has nothing to pass for them")
         if self.comp.name == "model":
-            self.caps["one_vocab"] = not self._takes_two_vocabs()
-            self.caps["one_layer_count"] = not self._takes("num_encoder_layers")
+            self.caps.one_vocab = not self._takes_two_vocabs()
+            self.caps.one_layer_count = not self._takes("num_encoder_layers")
             self.notes[:] = [n for n in self.notes if "drew no" not in n]
             if any(m.name in b.unbound for m in self.comp.masks):
                 self.notes.append("forward takes no masks: the candidate builds its own from the "
@@ -265,7 +265,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.mode in ("function", "pair"):
             return self._instantiate_function(case)
         made = self.construct(hyper)
-        if self.caps.get("table"):
+        if self.caps.table:
             return Instance(call=None, obj=made, entries={}, slots={}, binding=naming.Binding(),
                             table=True)
         m = self.finish_module(made)
@@ -281,8 +281,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             entries, unclaimed = self._resolve(space, case, m)
         inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
                         unclaimed=unclaimed)
-        roles.place(self, inst)
-        if layout.applies(self, inst) and layout.probe(self, inst, case):
+        if recognise.reads_x_at_w(self, inst, case):
             return self._switch_layout(case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
@@ -366,7 +365,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
 
     def _instantiate_function(self, case: Case) -> Instance:
         fn = self.obj
-        if self.caps.get("table"):
+        if self.caps.table:
             return Instance(call=fn, obj=None, entries={}, slots={}, binding=naming.Binding(),
                             table=True)
         binding = self._bind_forward(fn, case.hyper)
@@ -384,8 +383,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, fn)
         inst = Instance(call=fn, obj=None, entries=entries, slots={}, binding=binding)
-        roles.place(self, inst)
-        if layout.applies(self, inst) and layout.probe(self, inst, case):
+        if recognise.reads_x_at_w(self, inst, case):
             return self._switch_layout(case)
         return inst
 

@@ -85,10 +85,10 @@ class ExecuteMixin:
                                        f"return (out, cache), got {type(ret).__name__}"
                                        + (f" of length {len(ret)}" if isinstance(ret, tuple) else ""))
             ret, cache = ret
-        if self.caps.get("one_sequence"):
+        if self.caps.one_sequence:
             ret = self._one_sequence_out(ret)
         out, weights = self.parse_output(ret, case, produced)
-        if self.caps.get("bh_layout"):                          # (B*H, T, d) -> (B, H, T, d)
+        if self.caps.bh_layout:                          # (B*H, T, d) -> (B, H, T, d)
             out = bh_layout.split(out, case.out_shape)
             weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
         if self.key_perm is not None:                          # back to the original order
@@ -99,7 +99,7 @@ class ExecuteMixin:
                     weights = valid_lens.untake(weights, self.key_perm, len(weights.shape) - 2)
             if rows and tuple(out.shape) == tuple(case.out_shape):
                 out = valid_lens.untake(out, self.key_perm, 1)
-        if self.caps.get("returns_table"):                      # a positional table: x + table
+        if self.caps.returns_table:                      # a positional table: x + table
             out = pe_table.add_input(out, feeds["x"], case.out_shape)
             self._mark_missing(case, produced, pe_table.NO_GRAD)
         produced.values["output"] = ops.to_np(out)
@@ -107,7 +107,7 @@ class ExecuteMixin:
         if weights is not None:
             produced.values["attention_weights"] = ops.to_np(weights)
         if tuple(produced.values["output"].shape) != tuple(case.out_shape) or \
-                self.caps.get("returns_table"):
+                self.caps.returns_table:
             return produced  # the runner reports the shape; no backward on a wrong shape
         # backward
         if torch_mode:
@@ -129,8 +129,8 @@ class ExecuteMixin:
         """Inputs and masks as the candidate takes them: leaves (which collect gradients), what is
         fed, the numpy copies to check they come back untouched, and the values by source name."""
         ops, dtype = self.ops, self.opts.dtype
-        bh = self.caps.get("bh_layout")
-        lens = self.caps.get("valid_lens", {})
+        bh = self.caps.bh_layout
+        lens = self.caps.valid_lens
         self.key_perm = None
         for n, keep in case.masks.items():
             if n in lens and keep is not None:
@@ -171,10 +171,10 @@ class ExecuteMixin:
         values = {**feeds, **mask_feeds}
         if case.self_attention:
             values["x"] = feeds["x"]
-        if self.caps.get("one_sequence"):                        # (T, d) code: batch 1 dropped
+        if self.caps.one_sequence:                        # (T, d) code: batch 1 dropped
             values = {k: (function_calls.squeeze_mask(v) if k in masks_np else
                           function_calls.squeeze_input(v, self.comp.name)) for k, v in values.items()}
-        if self.caps.get("list_input"):
+        if self.caps.list_input:
             values[list_input.SOURCE] = [values[s.name] for s in self.comp.inputs]
         return leaves, feeds, fed_np, masks_np, mask_feeds, values
 

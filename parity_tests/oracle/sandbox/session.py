@@ -224,7 +224,7 @@ class Session:
             return {"status": "failed", **f.reply}
         ad = self.adapter
         self._sent = {_note_key(str(n)) for n in ad.notes}
-        return {"status": "ok", "caps": _jsonable(ad.caps), "notes": [str(n) for n in ad.notes],
+        return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
 
     def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None) -> tuple[dict, dict]:

@@ -22,6 +22,8 @@ CALLS         plain functions: one sequence at a time, (in, out) argument matric
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
+INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
+              (roles); square matrices used as x @ W, read as (in, out) (layout)
 """
 from __future__ import annotations
 
@@ -35,11 +37,13 @@ from . import (
     ffn_width,
     function_calls,
     head_axes,
+    layout,
     lazy,
     mask_rank,
     meaning,
     norm_eps,
     pe_table,
+    roles,
     submodules,
     torch_mha_mask,
 )
@@ -49,14 +53,23 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.valu
 PROBES: tuple[Probe, ...] = (function_calls.probe, bh_layout.probe, pe_table.probe, lazy.probe, builtin_causal.probe,
           head_axes.probe, ffn_width.probe, norm_eps.probe, torch_mha_mask.probe,
           class_layout.probe, mask_rank.probe, additive_mask.probe)        # run once when the adapter is prepared
-# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias,
-# inner_norm) and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
+# INSTANCE (roles, layout) runs through reads_x_at_w below; FORWARD (list_input, valid_lens), LAZY (lazy,
+# also a probe), RESOLVE (per_head, row_bias, inner_norm) and ABSENT (absent) are consulted where their
+# hook sits: adapters.py, execute.py and resolver.py
 
 
 def run_probes(adapter) -> None:
     """Every registered probe, in order, on a freshly prepared adapter."""
     for probe in PROBES:
         probe(adapter)
+
+
+def reads_x_at_w(adapter, inst, case) -> bool:
+    """Every freshly built instance: attention matrices no name placed get their probed roles
+    (roles), then, once, whether its square matrices are used as x @ W (layout); True when the
+    instance must be built again with --weight-layout in_out."""
+    roles.place(adapter, inst)
+    return layout.applies(adapter, inst) and layout.probe(adapter, inst, case)
 
 
 def constructor_value(ctx: BuildContext, param, values: dict):

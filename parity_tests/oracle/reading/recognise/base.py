@@ -38,6 +38,7 @@ class ConstructorRecogniser(Protocol):
 
 class Probe(Protocol):
     """`probe(adapter)`: run once when the adapter is prepared; it records what it found on the
-    adapter (caps, opts, notes) through public attributes only (registered in PROBES)."""
+    adapter (`adapter.caps`, a reading.findings.Findings; opts; notes) through public attributes
+    only (registered in PROBES)."""
 
     def __call__(self, adapter: Any) -> None: ...

@@ -22,7 +22,7 @@ def split(a, shape):
 
 
 def probe(adapter) -> None:
-    """Set caps["bh_layout"] when the candidate only works on merged batch*heads tensors."""
+    """Set caps.bh_layout when the candidate only works on merged batch*heads tensors."""
     if adapter.hooks is not None and adapter.hooks.call is not None:
         return                          # the adapter file says how to call it
     if adapter.comp.name != "sdpa" or adapter.mode not in ("function", "class", "instance"):
@@ -45,7 +45,7 @@ def probe(adapter) -> None:
     def attempt(shaped):
         vals = {n: ops.from_np(a) for n, a in shaped.items()}
         vals.update({m.name: None for m in adapter.comp.masks})
-        if adapter.caps.get("list_input"):
+        if adapter.caps.list_input:
             from .list_input import SOURCE
             vals[SOURCE] = [vals["q"], vals["k"], vals["v"]]
         return run_limited(lambda: adapter.binding.call(fn, vals), 10.0)
@@ -57,7 +57,7 @@ def probe(adapter) -> None:
         return
     out = res.value[0] if isinstance(res.value, (tuple, list)) else res.value
     if tuple(getattr(out, "shape", ())) == (B * H, T, d):
-        adapter.caps["bh_layout"] = True
+        adapter.caps.bh_layout = True
         adapter.notes.append("the candidate takes (batch*heads, T, d) tensors (a call on "
                              "(batch, heads, T, d) raised): q, k, v and masks are handed over "
                              "with batch and heads merged, outputs split back")

@@ -34,7 +34,7 @@ def probe(adapter) -> None:
     binding = getattr(adapter, "binding", None)
     if binding is None or mask.name not in binding.unbound or "causal" not in mask.kinds:
         return
-    if adapter.caps.get("valid_lens") or adapter.caps.get("list_input"):
+    if adapter.caps.valid_lens or adapter.caps.list_input:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
@@ -75,7 +75,7 @@ def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:
     last_moved = np.abs(moved_last[:, -1] - base[:, -1]).max() > 1e3 * tol * scale
     mixes = np.abs(moved_first[:, 1:] - base[:, 1:]).max() > 1e3 * tol * scale
     if earlier_kept and last_moved and mixes:
-        adapter.caps["mask_kinds"][mask_name] = ("causal",)
+        adapter.caps.mask_kinds[mask_name] = ("causal",)
         adapter.notes[:] = [n for n in adapter.notes if f"drew no {mask_name!r}" not in n
                             and f"no {mask_name!r} argument" not in n]
         adapter.notes.append(f"forward has no {mask_name!r} argument but its outputs do not depend "

@@ -45,7 +45,7 @@ def probe(adapter) -> None:
     both = _ratios(a, 4) & _ratios(wide, 6)
     if len(both) == 1:
         k = both.pop()
-        adapter.caps["d_ff_ratio"] = k
+        adapter.caps.d_ff_ratio = k
         adapter.notes.append(f"the feed-forward width is fixed by the candidate's code at {k} x "
                              f"d_model (built with two different d_ff, its shapes did not change): "
                              f"d_ff drawn as {k} * d_model")

@@ -122,7 +122,7 @@ def _layer_case(comp, ex: dict, dtype: str) -> Case:
 
 def probe(adapter) -> None:
     name = adapter.comp.name
-    if adapter.mode != "function" or name not in EXAMPLES or adapter.caps.get("table"):
+    if adapter.mode != "function" or name not in EXAMPLES or adapter.caps.table:
         return
     if adapter.hooks is not None:
         return
@@ -135,11 +135,11 @@ def probe(adapter) -> None:
     start = adapter.opts.weight_layout
     for single, layout in tried:
         adapter.opts.weight_layout = layout
-        adapter.caps["one_sequence"] = single
+        adapter.caps.one_sequence = single
         try:
             fits = _output(adapter, _case(adapter, single)) is not None
         except _Stop:
-            adapter.opts.weight_layout, adapter.caps["one_sequence"] = start, False
+            adapter.opts.weight_layout, adapter.caps.one_sequence = start, False
             return
         except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
             fits = False
@@ -147,7 +147,7 @@ def probe(adapter) -> None:
             break
     else:
         adapter.opts.weight_layout = start
-        adapter.caps["one_sequence"] = False
+        adapter.caps.one_sequence = False
         return
     if layout != start:
         adapter.layout_probed = True
@@ -205,8 +205,8 @@ def _additive(adapter, single: bool) -> None:
     mask = adapter.comp.masks[0]
     binding = getattr(adapter, "binding", None)
     if (opts.mask_convention, opts.mask_dtype) != ("keep", "bool") or binding is None or \
-            mask.name in binding.unbound or adapter.caps.get("valid_lens") or \
-            adapter.caps.get("list_input"):
+            mask.name in binding.unbound or adapter.caps.valid_lens or \
+            adapter.caps.list_input:
         return
     key = {"sdpa": ("k", "v"), "mha": ("key", "value")}.get(adapter.comp.name, ("x",))
     case = _case(adapter, single, **({"T": 4} if "T" in EXAMPLES[adapter.comp.name]

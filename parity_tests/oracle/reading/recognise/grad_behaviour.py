@@ -163,7 +163,7 @@ def fd_check(adapter, case, inst):
     moved, on this example's inputs (float64, plain layouts only; None otherwise)."""
     from ..execute import Produced
     if adapter.opts.dtype != "float64" or adapter.key_perm is not None or \
-            adapter.caps.get("bh_layout"):
+            adapter.caps.bh_layout:
         return None
     dout = case.dout.astype(np.float64)
 

@@ -27,7 +27,7 @@ def probe(adapter) -> None:
             adapter.mode not in ("class", "instance") or getattr(adapter, "torch_mha_mask", False):
         return
     binding = getattr(adapter, "binding", None)
-    if binding is None or adapter.caps.get("valid_lens") or adapter.caps.get("list_input") or \
+    if binding is None or adapter.caps.valid_lens or adapter.caps.list_input or \
             all(m.name in binding.unbound for m in adapter.comp.masks):
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj

@@ -75,7 +75,7 @@ def probe(adapter) -> None:
     eps = first.pop()
     if eps == 1e-5:
         return
-    adapter.caps["norm_eps"] = eps
+    adapter.caps.norm_eps = eps
     adapter.notes.append(f"the norms' epsilon is fixed by the candidate's code at {eps:g} (built "
                          f"with two different eps, it did not change): the reference uses eps "
                          f"{eps:g} (--set eps=... to require another)")

@@ -22,11 +22,11 @@ def add_input(table, x, out_shape):
 
 
 def probe(adapter) -> None:
-    """Set caps["returns_table"] for a positional module whose forward returns the table."""
+    """Set caps.returns_table for a positional module whose forward returns the table."""
     if adapter.hooks is not None and adapter.hooks.call is not None:
         return                          # the adapter file says how to call it
     if adapter.comp.name != "positional" or adapter.mode not in ("class", "instance") or \
-            adapter.caps.get("table"):
+            adapter.caps.table:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
@@ -40,6 +40,6 @@ def probe(adapter) -> None:
         return
     shape = tuple(getattr(res.value, "shape", ()))
     if (len(shape) == 2 and shape[1] == D) or (len(shape) == 3 and shape[0] == 1 and shape[2] == D):
-        adapter.caps["returns_table"] = True
+        adapter.caps.returns_table = True
         adapter.notes.append(f"forward returns the positional table {shape} rather than x + PE: "
                              f"compared x + table; the input gradient is not checked")

@@ -38,8 +38,8 @@ def probe(adapter) -> None:
         return
     binding = getattr(adapter, "binding", None)
     mask = adapter.comp.masks[0]
-    if binding is None or mask.name in binding.unbound or adapter.caps.get("valid_lens") or \
-            adapter.caps.get("list_input"):
+    if binding is None or mask.name in binding.unbound or adapter.caps.valid_lens or \
+            adapter.caps.list_input:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     torch = adapter.ops.torch
