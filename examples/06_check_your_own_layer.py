@@ -35,8 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from parity_tests.oracle import check
-from parity_tests.oracle.report import render_text
+from parity_tests.oracle import check, render_text
 
 workdir = Path(tempfile.mkdtemp(prefix="npformer-nb6-"))
 print("candidates go to", workdir)

@@ -9,12 +9,11 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.recognise import add_norm_block  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise import add_norm_block  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_add_norm_blocks.py")
+                    "add_norm_blocks.py")
 
 
 @pytest.mark.parametrize("component,name", [("mha", "NormedAttention"),

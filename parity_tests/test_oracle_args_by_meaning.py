@@ -11,13 +11,12 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.recognise import arg_meaning  # noqa: E402
-from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise import arg_meaning  # noqa: E402
+from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_config_items.py")
+                    "config_items.py")
 
 
 def test_output_width_and_context_length_are_filled():

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from parity_tests.oracle.batch import grade
-from parity_tests.oracle.submissions import SubmissionError, read_submission
+from parity_tests.oracle.grading.batch import grade
+from parity_tests.oracle.grading.submissions import SubmissionError, read_submission
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
@@ -119,7 +119,7 @@ def test_grades_may_not_be_written_over_or_into_the_submissions(tmp_path, where)
 
 
 def test_the_bundle_never_replaces_its_own_spec(tmp_path):
-    from parity_tests.oracle.gradescope import build_bundle
+    from parity_tests.oracle.grading.gradescope import build_bundle
     spec = tmp_path / "assignment.toml"
     spec.write_text(SPEC)
     with pytest.raises(ValueError, match="input of the bundle"):

@@ -1,8 +1,8 @@
 """Square weights follow the layout their layer class shows on its non-square ones (Conv1D)."""
 from __future__ import annotations
 
-from parity_tests.oracle import naming
-from parity_tests.oracle.recognise import class_layout
+from parity_tests.oracle.reading import naming
+from parity_tests.oracle.reading.recognise import class_layout
 
 D = 4
 REF = {f"{p}.{leaf}": ((D, D) if leaf == "weight" else (D,))

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from parity_tests.oracle.components import get
-from parity_tests.oracle.diagnose import likely_causes
+from parity_tests.oracle.core.diagnose import likely_causes
+from parity_tests.oracle.reading.findings import Findings
 
 
 def _case(name, **ex):
     comp = get(name)
-    return comp, comp.build(ex, "float64", {})
+    return comp, comp.build(ex, "float64", Findings())
 
 
 def _ln(x, g, b, eps, ddof=0, outside=False):

@@ -9,13 +9,12 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.recognise.configs import ConfigAttributeMissing, ConfigBag, fill  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
-from parity_tests.oracle.signatures import HYPER_ALIASES  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise.configs import ConfigAttributeMissing, ConfigBag, fill  # noqa: E402
+from parity_tests.oracle.reading.signatures import HYPER_ALIASES  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_config_items.py")
+                    "config_items.py")
 
 
 def test_item_config_matches_and_says_what_it_answered():

@@ -7,11 +7,10 @@ import os
 
 import pytest
 
-from parity_tests.oracle import check
-from parity_tests.oracle.report import render_text
+from parity_tests.oracle import check, render_text
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_dense_parts.py")
+                    "dense_parts.py")
 
 
 def test_square_in_out_feed_forward_matches():

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from parity_tests.oracle import check
-from parity_tests.oracle.recognise import dict_args
-from parity_tests.oracle.report import render_text
-from parity_tests.oracle.signatures import nest
+from parity_tests.oracle.core.report import render_text
+from parity_tests.oracle.reading.recognise import dict_args
+from parity_tests.oracle.reading.signatures import nest
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-FUNCS = os.path.join(HERE, "reach_function_styles.py")
+FUNCS = os.path.join(HERE, "function_styles.py")
 N = 6
 
 PAIRS = [

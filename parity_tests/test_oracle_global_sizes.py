@@ -8,11 +8,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_global_sizes.py")
+                    "global_sizes.py")
 
 
 @pytest.mark.parametrize("component,name", [("mha", "GlobalWidthAttention"),
@@ -30,7 +29,7 @@ def test_global_width_with_a_bug_is_a_mismatch():
 
 
 def test_a_width_taken_as_argument_is_not_fixed():
-    res = check("mha", os.path.join(os.path.dirname(FILE), "reach_config_items.py")
+    res = check("mha", os.path.join(os.path.dirname(FILE), "config_items.py")
                 + ":OutWidthAttention", examples=3)
     assert res.verdict == "match", render_text(res)
     assert not any("fixed by the candidate's code" in n for n in res.notes), res.notes

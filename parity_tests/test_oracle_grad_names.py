@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from parity_tests.oracle import check
-from parity_tests.oracle.recognise import grad_behaviour
-from parity_tests.oracle.report import render_text
+from parity_tests.oracle.core.report import render_text
+from parity_tests.oracle.reading.recognise import grad_behaviour
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-GRADS = os.path.join(HERE, "reach_grad_names.py")
+GRADS = os.path.join(HERE, "grad_name_styles.py")
 N = 8
 IN_OUT = {"weight_layout": "in_out"}
 

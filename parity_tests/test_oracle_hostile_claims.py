@@ -14,8 +14,8 @@ import os
 import pytest
 
 from parity_tests.oracle import check
-from parity_tests.oracle.completeness import REQUIREMENTS
-from parity_tests.oracle.report import gradescope_results
+from parity_tests.oracle.core.completeness import REQUIREMENTS
+from parity_tests.oracle.core.report import gradescope_results
 
 pytest.importorskip("torch")
 
@@ -95,7 +95,7 @@ def test_in_grade_a_rewritten_claim_scores_zero_with_the_reason_and_right_code_f
     import json
     import shutil
 
-    from parity_tests.oracle.batch import grade
+    from parity_tests.oracle.grading.batch import grade
     subs = tmp_path / "subs"
     for student, src in (("ann_right", os.path.join(CANDS, "torch_attention.py")),
                          ("bob_claims", os.path.join(HOSTILE, "claims_no_masks.py")),

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from parity_tests.oracle import check
-from parity_tests.oracle.batch import grade
+from parity_tests.oracle.grading.batch import grade
 from parity_tests.oracle.sandbox import parent
 from parity_tests.test_oracle_sandbox import groups_gone
 

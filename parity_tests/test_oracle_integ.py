@@ -12,16 +12,16 @@ import pytest
 
 from parity_tests.oracle import check
 from parity_tests.oracle.cli import main
-from parity_tests.oracle.report import render_text
+from parity_tests.oracle.core.report import render_text
 from parity_tests.oracle.sandbox import parent
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-ADAPTER = os.path.join(HERE, "reach_hooked_adapter_numpy.py")
+ADAPTER = os.path.join(HERE, "hooked_adapter_numpy.py")
 
 # a NumPy LayerNorm no guessing reaches (tuple state, run/back): the adapter above reaches it. Taken
-# from oracle_candidates/reach_hooked.py (that file imports torch for its other candidates) and
+# from oracle_candidates/hooked_styles.py (that file imports torch for its other candidates) and
 # written alone under one class name, so the right and the wrong file differ only in `bad`.
-HOOKED = os.path.join(HERE, "reach_hooked.py")
+HOOKED = os.path.join(HERE, "hooked_styles.py")
 
 
 def _norm(path, bad: bool) -> str:
@@ -41,7 +41,7 @@ def test_cli_adapter_in_an_isolated_worker_and_its_replay(tmp_path, capsys):
     assert code == 0, out
     rep = json.loads(report.read_text())
     assert rep["policy"]["isolated"] is True, rep["policy"]
-    assert any("adapter file reach_hooked_adapter_numpy.py" in n for n in rep["notes"]), rep["notes"]
+    assert any("adapter file hooked_adapter_numpy.py" in n for n in rep["notes"]), rep["notes"]
     assert rep["options"]["adapter_path"] == ADAPTER
     code = main(["check", "layernorm", f"{wrong}:TupleStateNorm", "--adapter", ADAPTER,
                  "--examples", "20", "--report", str(report)])
@@ -122,9 +122,9 @@ adapter = "hooks/norm_adapter.py"
 
 
 def test_batch_spec_adapter_relative_to_the_spec_and_in_the_bundle(tmp_path):
-    from parity_tests.oracle.batch import grade
-    from parity_tests.oracle.gradescope import build_bundle
-    from parity_tests.oracle.spec import SpecError, load_spec
+    from parity_tests.oracle.grading.batch import grade
+    from parity_tests.oracle.grading.gradescope import build_bundle
+    from parity_tests.oracle.grading.spec import SpecError, load_spec
 
     spec_dir = tmp_path / "course"
     (spec_dir / "hooks").mkdir(parents=True)
@@ -154,7 +154,7 @@ def test_activation_kept_by_a_lazy_forward_is_not_a_home_for_a_missing_bias():
     attention weights as a plain tensor attribute; after the lazy first call, at d_model 1 that
     activation ((B*heads, Tq, Tk) = (1, 1, 1)) looked like a (1,) bias, so the bias-free LazyLinear
     projections were an interface error. Only parameters and buffers may hold a weight."""
-    torch_styles = os.path.join(HERE, "reach_torch_styles.py")
+    torch_styles = os.path.join(HERE, "torch_styles.py")
     for name in ("LazyMultiHeadAttention", "SelfAttentionValidLens"):
         res = check("mha", f"{torch_styles}:{name}", replay={
             "B": 1, "Tq": 1, "Tk": 1, "d_model": 1, "num_heads": 1, "mask": None, "seed": 0})
@@ -165,7 +165,7 @@ def test_activation_kept_by_a_lazy_forward_is_not_a_home_for_a_missing_bias():
 
 def test_a_weight_matrix_claimed_absent_is_still_refused():
     """The parent's rule is unchanged: a worker may call only biases and norm parameters absent."""
-    from parity_tests.oracle.backend import may_be_absent
+    from parity_tests.oracle.core.backend import may_be_absent
     assert may_be_absent("q_proj.bias", (1,), {}) and may_be_absent("norm1.weight", (4,), {})
     assert not may_be_absent("q_proj.weight", (1, 1), {})
     assert may_be_absent("q_proj.weight", (1, 1), {"q_proj.weight": "-"})
@@ -174,7 +174,7 @@ def test_a_weight_matrix_claimed_absent_is_still_refused():
 def test_notes_made_at_every_build_are_reported_once():
     """A constructor guess is noted again, with that example's sizes, at every build in the worker:
     the report keeps the one from the first build, not one line per example."""
-    f = os.path.join(HERE, "reach_constructors.py")
+    f = os.path.join(HERE, "constructor_styles.py")
     res = check("ffn", f"{f}:DictConfigFFN", examples=6)
     assert res.verdict == "match", render_text(res)
     cfg = [n for n in res.notes if n.startswith("constructor argument")]

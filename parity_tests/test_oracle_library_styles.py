@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check
-from parity_tests.oracle.report import render_text
+from parity_tests.oracle.core.report import render_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIR = os.path.join(HERE, "oracle_candidates")
-FILE = os.path.join(DIR, "reach_library_styles.py")
+FILE = os.path.join(DIR, "library_styles.py")
 
 
 def run(component, name, **kw):
@@ -70,14 +70,14 @@ def test_required_mask_argument_gets_an_all_attend_mask():
 
 def test_adapter_can_declare_self_attention():
     res = run("mha", "SelfOnlyAttention",
-              adapter_path=os.path.join(DIR, "reach_library_adapter_self.py"))
+              adapter_path=os.path.join(DIR, "library_adapter_self.py"))
     assert res.verdict == "match", render_text(res)
     assert any("self-attention" in n for n in res.notes), res.notes
 
 
 def test_adapter_hooks_keep_the_eps_probe():
     res = run("layernorm", "FixedEpsLayerNorm",
-              adapter_path=os.path.join(DIR, "reach_library_adapter_eps.py"), examples=25)
+              adapter_path=os.path.join(DIR, "library_adapter_eps.py"), examples=25)
     assert res.verdict == "match", render_text(res)
     assert any("fixed by the candidate's code at 1e-06" in n for n in res.notes), res.notes
 

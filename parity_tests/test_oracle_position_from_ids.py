@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.frameworks import NumpyOps  # noqa: E402
-from parity_tests.oracle.recognise import pe_table  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.findings import Findings  # noqa: E402
+from parity_tests.oracle.reading.frameworks import NumpyOps  # noqa: E402
+from parity_tests.oracle.reading.recognise import pe_table  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_position_tables.py")
+                    "position_tables.py")
 
 
 @pytest.mark.parametrize("right,wrong", [("IdsPositionTable", "IdsPositionTableWrongBase"),
@@ -32,6 +32,6 @@ def test_token_ids_shape_and_values():
     x = np.zeros((2, 5, 3))
     ids = pe_table.token_ids(x, NumpyOps())
     assert ids.shape == (2, 5) and ids.dtype.kind == "i" and ids.min() >= 1
-    assert pe_table.with_token_ids({}, {"x": x}, {"x": x}, NumpyOps())["x"] is x
-    assert pe_table.with_token_ids({"table_from_ids": True}, {"x": x}, {"x": x},
+    assert pe_table.with_token_ids(Findings(), {"x": x}, {"x": x}, NumpyOps())["x"] is x
+    assert pe_table.with_token_ids(Findings(table_from_ids=True), {"x": x}, {"x": x},
                                    NumpyOps())["x"].shape == (2, 5)

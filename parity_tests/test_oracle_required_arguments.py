@@ -8,14 +8,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.map_entries import unused_block_maps  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
-from parity_tests.oracle.resolution import Entry  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.map_entries import unused_block_maps  # noqa: E402
+from parity_tests.oracle.reading.resolution import Entry  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
-MASKED = os.path.join(HERE, "reach_required_args.py")
-PLAIN = os.path.join(HERE, "reach_config_items.py") + ":OutWidthAttention"
+MASKED = os.path.join(HERE, "required_args.py")
+PLAIN = os.path.join(HERE, "config_items.py") + ":OutWidthAttention"
 
 
 def test_required_mask_gets_an_all_attend_mask():

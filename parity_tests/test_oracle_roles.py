@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle.core.report import render_text  # noqa: E402
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                     "reach_roles.py")
+                     "unnamed_roles.py")
 
 
 def test_matrices_named_a_to_d_in_another_order_are_placed_by_probing():

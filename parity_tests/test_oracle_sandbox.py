@@ -17,8 +17,8 @@ import time
 import pytest
 
 from parity_tests.oracle import check
+from parity_tests.oracle.core.verdicts import VERDICTS
 from parity_tests.oracle.sandbox import parent
-from parity_tests.oracle.verdicts import VERDICTS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
@@ -250,7 +250,7 @@ def test_protocol_round_trip_gives_plain_arrays_and_deadlines_hold():
 def test_worker_side_component_modules_do_not_import_hypothesis():
     """The mask kinds are copied (the worker must not import hypothesis); they must stay equal."""
     from parity_tests.harness import strategies as hs
-    from parity_tests.oracle import component_base
+    from parity_tests.oracle.components import base as component_base
 
     assert component_base.MASK_KINDS == hs.MASK_KINDS
     code = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -265,12 +265,13 @@ def test_a_worker_cannot_declare_weights_absent_or_skip_runs():
     run asked for must be answered."""
     import numpy as np
 
-    from parity_tests.oracle.backend import validate_run
     from parity_tests.oracle.components import get
+    from parity_tests.oracle.core.backend import validate_run
+    from parity_tests.oracle.reading.findings import Findings
 
     comp = get("mha")
     case = comp.build({"B": 1, "Tq": 2, "Tk": 2, "d_model": 4, "num_heads": 2,
-                       "mask": {"kind": "none", "keep": None}, "seed": 0}, "float64", {})
+                       "mask": {"kind": "none", "keep": None}, "seed": 0}, "float64", Findings())
     ok = {"status": "ok", "absent": ["q_proj.bias"]}
     out = {"value:output": np.zeros(case.out_shape), "again1:output": np.zeros(case.out_shape)}
     assert validate_run(ok, out, case, comp, runs=2).absent == ["q_proj.bias"]

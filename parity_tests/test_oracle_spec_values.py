@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from parity_tests.oracle.batch import grade
-from parity_tests.oracle.spec import SpecError, load_spec
+from parity_tests.oracle.grading.batch import grade
+from parity_tests.oracle.grading.spec import SpecError, load_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

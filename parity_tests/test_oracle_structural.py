@@ -13,7 +13,8 @@ import pytest
 
 from parity_tests.oracle import check
 from parity_tests.oracle.components import get
-from parity_tests.oracle.structural import cases
+from parity_tests.oracle.core.structural import cases
+from parity_tests.oracle.reading.findings import Findings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
@@ -31,7 +32,7 @@ def test_code_wrong_only_on_equal_length_cross_attention_is_caught(seed):
 @pytest.mark.parametrize("component", ["sdpa", "mha"])
 def test_the_plan_holds_every_structure(component):
     comp = get(component)
-    plan = cases(comp, {}, {}, seed=0)
+    plan = cases(comp, {}, Findings(), seed=0)
     kinds = {ex["mask"]["kind"] for ex in plan}
     assert kinds == set(comp.masks[0].kinds)
     assert any(ex["Tq"] == ex["Tk"] >= 2 and ex["mask"]["kind"] == "random_2d" for ex in plan)
@@ -42,11 +43,11 @@ def test_the_plan_holds_every_structure(component):
     for ex in plan:                                  # no query row without a key to attend
         if ex["mask"]["keep"] is not None:
             assert np.asarray(ex["mask"]["keep"]).any(-1).all()
-    assert cases(comp, {}, {}, seed=1)[0]["seed"] != plan[0]["seed"]     # hidden: other values
+    assert cases(comp, {}, Findings(), seed=1)[0]["seed"] != plan[0]["seed"]     # hidden: other values
 
 
 def test_fixed_sizes_are_kept_and_self_attention_draws_equal_lengths():
-    plan = cases(get("mha"), {"d_model": 6, "num_heads": 3, "max_len": 2}, {"self_attention": True},
+    plan = cases(get("mha"), {"d_model": 6, "num_heads": 3, "max_len": 2}, Findings(self_attention=True),
                  seed=0)
     assert all(ex["d_model"] == 6 and ex["num_heads"] == 3 for ex in plan)
     assert all(ex["Tq"] == ex["Tk"] <= 2 for ex in plan)

@@ -8,11 +8,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "reach_torch_non_modules.py")
+                    "torch_non_modules.py")
 
 
 def test_torch_code_that_is_not_a_module_is_an_interface_error():

@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check  # noqa: E402
-from parity_tests.oracle.recognise import derived, ffn_width, head_axes, list_input  # noqa: E402
-from parity_tests.oracle.recognise.base import MISSING, BuildContext  # noqa: E402
-from parity_tests.oracle.report import render_text  # noqa: E402
+from parity_tests.oracle.core.report import render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise import derived, ffn_width, head_axes, list_input  # noqa: E402
+from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "tutorial_styles")
 GPT, ANN, MISC, NP, PAIR, LIB = (os.path.join(HERE, f) for f in (
@@ -178,8 +178,8 @@ def test_d2l_input_sizes_are_d_model():
 
 
 def test_torch_form_of_a_keep_mask():
-    from parity_tests.oracle.options import Options
-    from parity_tests.oracle.recognise import torch_mha_mask
+    from parity_tests.oracle.core.options import Options
+    from parity_tests.oracle.reading.recognise import torch_mha_mask
     keep = np.array([[[[True, False]]], [[[True, True]]]])            # (B=2, 1, Tq=1, Tk=2)
     got = torch_mha_mask.torch_form(keep, Options(), "float64", heads=3)
     assert got.shape == (6, 1, 2) and got.dtype == bool

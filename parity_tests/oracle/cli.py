@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 
 if TYPE_CHECKING:
-    from .adapters import Options
+    from .reading.adapters import Options
 
 COMPONENT_HELP = ("sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer, model "
                   "(`npformer-oracle list` says what each expects)")
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _options(args) -> "Options":
-    from .adapters import Options
+    from .reading.adapters import Options
 
     name_map = dict(args.name_map)
     if getattr(args, "map_file", None):
@@ -209,15 +209,15 @@ def _options(args) -> "Options":
 def _required(names: list) -> tuple:
     """Writing Gradescope results is grading: everything is required unless the command names
     what is (--require WHAT, --require-gradients)."""
-    from .completeness import REQUIREMENTS
+    from .core.completeness import REQUIREMENTS
     return REQUIREMENTS if "all" in names else tuple(names)
 
 
 def cmd_check(args) -> int:
     from dataclasses import replace
 
-    from .entry import check
-    from .report import check_output_path, combined_exit, gradescope_results, json_report, render_text, write_json
+    from .core.entry import check
+    from .core.report import check_output_path, combined_exit, gradescope_results, json_report, render_text, write_json
     from .sandbox.limits import Limits
     from .sandbox.policy import DEFAULT_FORBIDDEN
 
@@ -258,7 +258,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .fixtures import export
+    from .grading.fixtures import export
 
     manifest = export(args.component, args.out, examples=args.examples, seed=args.seed,
                       dtype=args.dtype, mask_convention=args.mask_convention,
@@ -270,8 +270,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .fixtures import render_verify, verify
-    from .report import write_json
+    from .core.report import write_json
+    from .grading.fixtures import render_verify, verify
 
     result = verify(args.bundle, args.outputs, require_all=args.require_all)
     print(render_verify(result))
@@ -281,7 +281,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from .batch import grade, render_summary
+    from .grading.batch import grade, render_summary
 
     res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet)
     print(render_summary(res["summary"]))
@@ -290,7 +290,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_bundle(args) -> int:
-    from .gradescope import build_bundle
+    from .grading.gradescope import build_bundle
 
     info = build_bundle(args.spec, args.output, force=args.force)
     print(f"wrote {info['zip']} ({info['files']} files; pins: {info['pins']})")
@@ -298,7 +298,7 @@ def cmd_bundle(args) -> int:
 
 
 def cmd_gradescope_run(args) -> int:
-    from .gradescope import run_one
+    from .grading.gradescope import run_one
 
     res = run_one(args.spec, args.submission, args.results)
     print(res["output"])

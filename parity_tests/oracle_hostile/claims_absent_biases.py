@@ -6,7 +6,7 @@ import sys
 import torch
 import torch.nn as nn
 
-_adapter = sys.modules["parity_tests.oracle.adapters"].Adapter
+_adapter = sys.modules["parity_tests.oracle.reading.adapters"].Adapter
 _instantiate = _adapter.instantiate
 
 

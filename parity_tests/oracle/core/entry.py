@@ -1,0 +1,47 @@
+"""The oracle's public entry: `check(component, candidate, ...)` builds the search (runner.Checker)
+and answers with a CheckResult whatever the candidate does; only a caller's own mistake (an unknown
+component, a bad option) raises.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ..reading.adapters import Options
+from ..sandbox import policy
+from ..sandbox.limits import Limits
+from . import float32_tables
+from .runner import Checker
+from .verdicts import CheckResult, versions
+
+
+def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
+          replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
+          runs: int = 2, limits: Limits | None = None, threads: int | None = None,
+          require_gradients: bool = False, require=(), **option_fields) -> CheckResult:
+    """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
+    here) as `component`; never raises for anything the candidate does. `option_fields` override
+    fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
+    runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits;
+    require_gradients: a match needs every input and parameter gradient compared; require: the
+    completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all)."""
+    if opts is None:
+        opts = Options(**option_fields)
+    elif option_fields:
+        opts = Options(**{**asdict(opts), **option_fields})
+    try:
+        def run(o: Options, replay=replay) -> CheckResult:
+            return Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
+                           limits, threads, require_gradients, require).run(replay)
+        res = run(opts)
+        if replay is not None or require:   # a replay, or grading's requirements: as computed
+            return res
+        return float32_tables.retry(component, res, opts, run)
+    except (ValueError, KeyError):
+        # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
+        raise
+    except Exception as exc:  # noqa: BLE001 - the oracle must answer, whatever happened
+        import traceback
+        return CheckResult(verdict="oracle_error", exit_code=3, component=str(component),
+                           candidate=str(candidate), message=f"oracle error: {exc!r}",
+                           traceback=traceback.format_exc(), versions=versions())

@@ -1,0 +1,384 @@
+"""The search: Hypothesis draws examples in the parent, the submission runs in its own worker
+process on each (sandbox/), the reference and every comparison run here (judge.py); the first
+quantity that differs stops the search and Hypothesis shrinks the example to a minimal one.
+
+    result = check("mha", "student.py:MultiHeadAttention", Options(mask_convention="keep"))
+    result.verdict      # "match", "mismatch", ... (verdicts.VERDICTS)
+    result.exit_code    # 0 match, 1 the candidate computes something else, 2 cannot load/call it
+
+Every example is run `runs` times (default 2) in the worker, each with a fresh instance and fresh,
+unpredictable global RNG states (random, numpy.random, torch); outputs that differ between runs are
+`nondeterministic`. A worker that exits, dies or hangs gives `crashed` / `timeout`, never a match.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict
+from typing import Any
+
+from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
+from ..reading.adapters import Options
+from ..reading.findings import Findings
+from ..sandbox import policy
+from ..sandbox.limits import Limits
+from .backend import InProcessBackend, Prepared, SandboxBackend
+from .completeness import find_gaps, reference_eps, requirements, unread_gradients
+from .describe import describe_case, replay_command
+from .diagnose import likely_causes
+from .judge import Judge, nondeterminism
+from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
+
+
+class _Stop(Exception):
+    """Raised inside the Hypothesis test to mark an example as failing."""
+
+
+STOP_VERDICTS = ("timeout", "crashed", "interface_error", "oracle_error", "nondeterministic",
+                 "forbidden_import", "load_error")
+
+
+class Checker:
+    def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
+                 backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
+                 runs: int = 2, limits: Limits | None = None, threads: int | None = None,
+                 require_gradients: bool = False, require=()):
+        self.require = requirements(tuple(require) + (("gradients",) if require_gradients else ()))
+        self.require_gradients = "gradients" in self.require
+        self.absent_seen: set[str] = set()
+        self.gaps: dict[str, str] = {}
+        self.opts = opts or Options()
+        self.opts.validate()
+        if self.opts.adapter_path:   # the worker's working directory is its scratch folder
+            self.opts.adapter_path = os.path.abspath(self.opts.adapter_path)
+        self.comp = get(component) if isinstance(component, str) else component
+        self.candidate = candidate
+        self.backward = backward
+        if not isinstance(runs, int) or runs < 1:
+            raise ValueError(f"runs: expected an integer >= 1, got {runs!r}")
+        self.runs = runs
+        self.forbidden = [m for m in dict.fromkeys(forbid_import) if m not in set(allow_import)]
+        self.limits, self.threads = limits, threads
+        self.backend = None
+        self.caps = Findings()
+        self.kind = self.framework = ""
+        self.examples_run = 0
+        self.checked: list[str] = []
+        self.not_checked: dict[str, str] = {}
+        self.notes: list[str] = []
+        self.mapping: list[str] = []
+        self.available: list[str] = []
+        self.scan: dict = {}
+        self.fixed = self._parse_settings()
+        self.judge = Judge(self.comp, self.opts)
+
+    def _parse_settings(self) -> dict:
+        fixed = {}
+        for k, v in self.opts.settings.items():
+            if k not in self.comp.settable:
+                raise ValueError(f"--set {k}: component {self.comp.name!r} accepts "
+                                 f"{', '.join(sorted(self.comp.settable)) or 'no settings'}")
+            try:
+                fixed[k] = self.comp.settable[k](v)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"--set {k}={v!r}: {exc}") from None
+        self.opts.settings = fixed
+        return fixed
+
+    # -- setup ------------------------------------------------------------------------------------
+    def _load(self) -> Outcome | None:
+        if isinstance(self.candidate, str):
+            loc = self.candidate.rpartition(":")[0]
+            first = loc.split(",")[0]
+            if first.endswith(".py") and not os.path.isfile(first):
+                return Outcome("load_error", message=f"the file {first!r} does not exist"
+                               + (" (it is a folder)" if os.path.isdir(first) else ""))
+            if loc.endswith(".py"):
+                self.scan = policy.scan(loc, self.forbidden)
+                if self.scan.get("unparsable"):
+                    return Outcome("load_error", message="the submission cannot be read: "
+                                   + self.scan["unparsable"])
+            if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
+                extra = policy.scan(self.opts.adapter_path, self.forbidden)
+                for key in ("imports", "notable_calls", "violations"):
+                    have = self.scan.setdefault(key, [])
+                    have.extend(x for x in extra.get(key, []) if x not in have)
+            if self.scan.get("violations"):
+                return Outcome("forbidden_import", message="the submission imports "
+                               + ", ".join(self.scan["violations"]) + " (forbidden: "
+                               + ", ".join(self.forbidden) + "; lift with --allow-import)")
+            self.backend = SandboxBackend(self.candidate, self.comp, self.opts, self.forbidden,
+                                          self.limits, self.threads)
+        else:
+            self.backend = InProcessBackend(self.candidate, self.backward, self.comp, self.opts)
+            self.notes.append("a Python object was checked in the oracle's own process (not "
+                              "isolated): give a 'file.py:Name' spec to isolate it")
+        prep = self.backend.prepare()
+        bad = self._policy()
+        if bad is not None:
+            return bad
+        if isinstance(prep, Outcome):
+            return prep
+        assert isinstance(prep, Prepared)
+        self.caps, self.kind, self.framework = prep.caps, prep.kind, prep.framework
+        if "eps" in self.require and self.caps.norm_eps is not None:
+            self.caps.norm_eps = None
+            self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
+                              "fixes it")
+        self.fixed.update(self.caps.fixed_sizes)   # sizes the candidate's code fixes
+        if self.caps.one_sequence:     # code written for one (T, d) sequence at a time
+            for key in ("max_batch", "max_heads"):
+                if key in self.comp.settable:
+                    self.fixed[key] = 1
+        self.notes.extend(prep.notes)
+        return None
+
+    def _policy(self) -> Outcome | None:
+        v = self.backend.violations if self.backend is not None else []
+        if v:
+            return Outcome("forbidden_import", message="the submission tried to import "
+                           + ", ".join(v) + " (forbidden: " + ", ".join(self.forbidden) + ")")
+        return None
+
+    # -- one example ------------------------------------------------------------------------------
+    def evaluate(self, example: dict) -> Outcome:
+        comp = self.comp
+        try:
+            case = comp.build(example, self.opts.dtype, self.caps)
+        except Exception as exc:  # noqa: BLE001
+            return Outcome("oracle_error", message=f"building the example failed: {exc!r}")
+        rep = self.backend.run(case, self.runs)
+        bad = self._policy()
+        if bad is not None:
+            bad.case = case
+            return bad
+        if isinstance(rep, Outcome):
+            return rep
+        for ref in rep.absent:
+            case.params[ref] = neutral_value(ref, case.params[ref].shape)
+            case.absent.add(ref)
+            self.absent_seen.add(ref)
+        for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
+            if n not in self.notes:
+                self.notes.append(n)
+        try:
+            ref_vals = comp.reference(case)
+        except Exception as exc:  # noqa: BLE001
+            return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",
+                           case=case)
+        nd = nondeterminism(rep, case, rep.mapping)
+        if nd is not None:
+            return nd
+        out = self.judge.compare(rep, ref_vals, case, rep.mapping)
+        if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
+            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
+            if causes:
+                out.notes.append("likely cause: your output equals the reference with "
+                                 + " / ".join(causes) + " (a hint from re-computing this "
+                                 "example with known mistakes; the verdict stands)")
+        return out
+
+    # -- the search -------------------------------------------------------------------------------
+    def run(self, replay: dict | None = None) -> CheckResult:
+        t0 = time.perf_counter()
+        try:
+            bad = self._load()
+            if bad is not None:
+                return self._result(bad, None, t0)
+            if replay is not None:
+                out = self.evaluate(replay)
+                self.examples_run = 1
+                self._merge(out)
+                return self._result(out, replay, t0)
+            return self._search(t0)
+        finally:
+            if self.backend is not None:
+                self.backend.close()
+
+    def _merge(self, out: Outcome) -> None:
+        for k in out.available:
+            if k not in self.available:
+                self.available.append(k)
+        for k in out.checked:
+            if k not in self.checked:
+                self.checked.append(k)
+        for k, v in out.not_checked.items():
+            self.not_checked.setdefault(k, v)
+        if out.mapping and not self.mapping:
+            self.mapping = out.mapping
+
+    def _search(self, t0: float) -> CheckResult:
+        from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+        from hypothesis.errors import Flaky
+
+        strategy = self.comp.strategy(self.fixed, self.opts.strict, self.caps)
+        state: dict[str, Any] = {"fail": None, "fail_example": None, "stop": None,
+                                 "stop_example": None}
+
+        @settings(max_examples=self.opts.examples, deadline=None, database=None,
+                  derandomize=False, print_blob=False, report_multiple_bugs=False,
+                  verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
+                  phases=(Phase.explicit, Phase.generate, Phase.shrink))
+        @seed(self.opts.seed)
+        @given(strategy)
+        def prop(example):
+            if state["stop"] is not None:
+                return
+            out = self.evaluate(example)
+            self.examples_run += 1
+            if out.ok:
+                self._merge(out)
+                return
+            if out.verdict in STOP_VERDICTS:
+                # not worth shrinking (or cannot be shrunk safely): stop the search here
+                state["stop"], state["stop_example"] = out, example
+                return
+            state["fail"], state["fail_example"] = out, example
+            raise _Stop(out.verdict)
+
+        flaky = False
+        try:
+            prop()
+            self._structural(state)
+        except _Stop:
+            pass
+        except Flaky:
+            flaky = True
+        except BaseException as exc:  # noqa: BLE001 - hypothesis ExceptionGroups and the like
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            if state["fail"] is None and state["stop"] is None:
+                return self._result(Outcome("oracle_error",
+                                            message=f"the search failed: {exc!r}"), None, t0)
+            flaky = type(exc).__name__ in ("FlakyFailure", "FlakyReplay", "Flaky")
+        if state["stop"] is not None:
+            return self._result(state["stop"], state["stop_example"], t0)
+        if state["fail"] is not None:
+            res = self._result(state["fail"], state["fail_example"], t0)
+            if flaky:
+                res.flaky = True
+                res.notes.append("this failure did not reproduce reliably when replayed: the "
+                                 "candidate may be nondeterministic")
+            return res
+        return self._result(self._required(), None, t0)
+
+    def _structural(self, state: dict) -> None:
+        """After a random search that found nothing, the structural cases, on purpose
+        (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
+        difference the random search finds keeps its minimal counterexample."""
+        from . import structural
+        planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed)
+        if state["fail"] is not None or state["stop"] is not None or not planned:
+            return
+        for ex in planned:
+            out = self.evaluate(ex)
+            self.examples_run += 1
+            if out.ok:
+                self._merge(out)
+                continue
+            key = "stop" if out.verdict in STOP_VERDICTS else "fail"
+            state[key], state[key + "_example"] = out, ex
+            return
+        self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
+
+    def _required(self) -> Outcome:
+        """A match, unless something the assignment requires was never compared (the gaps are
+        found here, from what the parent drew and received, never from the worker's word)."""
+        self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen)
+        due = [g for g in self.gaps if g in self.require]
+        unread = unread_gradients(self.not_checked)
+        if unread is not None:
+            return Outcome("missing_gradient", quantity=unread[0], message=unread[1])
+        if not due:
+            return Outcome()
+        if "gradients" in due:
+            first = next(k for k, why in self.not_checked.items() if k.startswith("grad_")
+                         and "no such parameter" not in why)
+            return Outcome("missing_gradient", quantity=first,
+                           message="required by this assignment but not compared: "
+                                   + " | ".join(self.gaps[g] for g in due))
+        q = "output"
+        if due == ["parameters"]:
+            q = f"grad_param:{sorted(self.absent_seen)[0]}"
+        return Outcome("incomplete", quantity=q, message="required by this assignment but not "
+                       "compared: " + " | ".join(self.gaps[g] for g in due))
+
+    # -- result -----------------------------------------------------------------------------------
+    def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
+        self._merge(out)
+        code = VERDICTS[out.verdict][0]
+        q = out.quantity
+        res = CheckResult(
+            verdict=out.verdict, exit_code=code, component=self.comp.name,
+            candidate=self.candidate if isinstance(self.candidate, str) else repr(self.candidate),
+            kind=self.kind, quantity=q, quantity_label=quantity_label(q) if q else None,
+            quantity_group=Quantity(q, quantity_kind(q), "").group if q else None,
+            message=out.message or VERDICTS[out.verdict][1], detail=out.detail,
+            example=example, case=self._describe_case(out.case) if out.case is not None else {},
+            mapping=list(self.mapping), checked=list(self.checked),
+            not_checked=dict(self.not_checked), quantities=list(self.available),
+            examples_run=self.examples_run,
+            notes=list(dict.fromkeys(self.notes + out.notes)), traceback=out.traceback,
+            printed=out.printed, options=self._options_dict(), versions=versions(),
+            elapsed_s=round(time.perf_counter() - t0, 3))
+        res.policy = self._policy_dict()
+        if not self.gaps and self.backend is not None and self.kind:
+            self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked,
+                                  self.absent_seen)
+        res.gaps, res.required = dict(self.gaps), list(self.require)
+        eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
+        if eps is not None:
+            res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
+        if example is not None and not out.ok:
+            res.replay = self.replay_command(example)
+        if out.verdict in ("mismatch",):
+            res.notes.extend(self._hints(out))
+        return res
+
+    def _policy_dict(self) -> dict:
+        be = self.backend
+        return {"isolated": isinstance(self.candidate, str), "forbidden": list(self.forbidden),
+                "imports_seen": sorted(getattr(be, "imports", ()) or ()),
+                "imports_declared": self.scan.get("imports", []),
+                "notable_calls": self.scan.get("notable_calls", []),
+                "violations": list(self.scan.get("violations", []))
+                + list(getattr(be, "violations", []) or []),
+                "runs_per_example": self.runs, "require_gradients": self.require_gradients,
+                "required": list(self.require),
+                "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
+                                    or {"namespaces": False, "landlock": 0,
+                                        "reason": "not isolated: no worker process"})}
+
+    def _hints(self, out: Outcome) -> list[str]:
+        hints = []
+        if any(e.endswith("(by registration order)") for e in self.mapping):
+            hints.append("some parameters were mapped by registration order: check the mapping "
+                         "above, or name them with --map")
+        switched = any(n.startswith("the candidate computes x @ W") for n in self.notes + out.notes)
+        if self.opts.weight_layout == "out_in" and out.quantity == "output" and not switched and \
+                self.framework == "numpy" and self.comp.tree:
+            hints.append("weights are handed over as (out_features, in_features), y = x @ W.T + b; "
+                         "if the candidate computes x @ W with square W, try --weight-layout in_out")
+        d = out.detail or {}
+        tol = d.get("tolerance") or {}
+        allowed, err = tol.get("allowed_at_worst"), d.get("max_abs_err")
+        if self.opts.dtype == "float64" and out.verdict == "mismatch" and allowed and err and \
+                tol.get("atol", 0) + tol.get("rtol", 0) > 0:
+            rel = float(err) / (float(allowed) / (tol["atol"] + tol["rtol"]))
+            if 1e-10 < rel < 2e-6:
+                hints.append(f"the largest difference is of float32 rounding size ({rel:.1e} of the "
+                             f"output's scale): does the candidate compute something in float32 "
+                             f"(a table or buffer made with dtype=torch.float32 / np.float32)? "
+                             f"Its logic may be right: compare with --dtype float32")
+        return hints
+
+    def _describe_case(self, case: Case) -> dict:
+        return describe_case(case, self.opts)
+
+    def _options_dict(self) -> dict:
+        o = asdict(self.opts)
+        return o
+
+    def replay_command(self, example: dict) -> str:
+        return replay_command(self.candidate, self.comp.name, self.opts, example)
+

@@ -1,0 +1,96 @@
+"""Structural cases drawn on purpose, beside the random search (parent side).
+
+Random sizes rarely land on every structure a component has: cross-attention with equal query
+and key lengths (>= 2), a non-causal mask with Tq == Tk, one head and several, batch 1 and
+several. Code wrong only there (keys computed from the query whenever the lengths match, any mask
+replaced by the causal one when Tq == Tk, a bug at one batch size) then scores. So every check of
+an attention component runs these cases after a random search that found nothing (a failure the
+random search finds keeps its shrunk, minimal counterexample), with array seeds derived from the
+search's seed (the hidden search gets its own values):
+
+    for ex in cases(comp, fixed, caps, seed): ...   # concrete example dicts of comp.strategy's form
+    covered(comp, caps)                             # one line for the report
+
+Only `sdpa` and `mha` have cases here (their structure is where the shape bugs live); sizes the
+user fixed with --set are kept.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
+
+# (B, H, d_head, Tq, Tk, mask kind)
+_PLAN = [(2, 2, 2, 3, 3, k) for k in ("none", "padding", "causal", "causal_padding", "random",
+                                      "random_2d")] + \
+        [(2, 2, 2, 2, 4, k) for k in ("none", "padding", "causal", "random", "random_2d")] + \
+        [(1, 1, 3, 3, 3, "random_2d"), (3, 3, 2, 4, 4, "random"), (3, 3, 2, 4, 2, "none")]
+
+
+def _keep(kind: str, B: int, H: int, Tq: int, Tk: int, rng) -> list | None:
+    if kind == "none":
+        return None
+    i, j = np.arange(Tq)[:, None], np.arange(Tk)[None, :]
+    causal = np.broadcast_to(j <= i + (Tk - Tq), (B, 1, Tq, Tk))
+    lengths = np.array([Tk - (b % Tk) for b in range(B)])             # every length differs
+    padding = np.broadcast_to(j[None, None] < lengths[:, None, None, None], (B, 1, Tq, Tk))
+    keep = {"padding": padding, "causal": causal, "causal_padding": padding & causal,
+            "random": rng.random((B, H, Tq, Tk)) < 0.6,
+            "random_2d": np.broadcast_to(rng.random((Tq, Tk)) < 0.6, (B, 1, Tq, Tk))}[kind]
+    keep = np.array(keep, dtype=bool)
+    empty = ~keep.any(-1)                                             # re-open a key per empty row
+    diag = np.clip(np.arange(Tq) + (Tk - Tq), 0, Tk - 1)
+    idx = np.nonzero(empty)
+    keep[idx + (diag[idx[-1]],)] = True
+    return keep.astype(int).tolist()
+
+
+def cases(comp, fixed: dict, caps: Findings, seed: int) -> list[dict]:
+    if comp.name not in ("sdpa", "mha"):
+        return []
+    kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0x5EED])
+    max_len = fixed.get("max_len", 16)
+    out = []
+    for B, H, dh, Tq, Tk, kind in _PLAN:
+        if kind not in kinds:
+            continue
+        B = min(B, fixed.get("max_batch", B))
+        Tq, Tk = min(Tq, max_len), min(Tk, max_len)
+        if comp.name == "mha" and caps.self_attention:
+            Tk = Tq
+        ex_seed = int(rng.integers(0, 2**32))
+        if comp.name == "sdpa":
+            H = min(H, fixed.get("max_heads", H))
+            dh = min(dh, fixed.get("max_d_head", dh))
+            ex = {"B": B, "H": H, "Tq": Tq, "Tk": Tk, "dk": dh, "dv": max(1, dh - 1 + (H % 2)),
+                  "mask": None, "seed": ex_seed}
+        else:
+            if "d_model" in fixed and "num_heads" in fixed:
+                D, H = fixed["d_model"], fixed["num_heads"]
+            elif "num_heads" in fixed:
+                H = fixed["num_heads"]
+                D = H * dh
+            elif "d_model" in fixed:
+                D = fixed["d_model"]
+                H = max(h for h in range(1, min(H, D) + 1) if D % h == 0)
+            else:
+                D = H * dh
+            ex = {"B": B, "Tq": Tq, "Tk": Tk, "d_model": D, "num_heads": H, "mask": None,
+                  "seed": ex_seed}
+        keep = _keep(kind, B, H, Tq, Tk, rng)
+        ex["mask"] = {"kind": kind, "keep": keep}
+        out.append(ex)
+    return out
+
+
+def covered(comp, caps: Findings, n: int) -> str:
+    cross = "self-attention only" if caps.self_attention else \
+        "cross-attention at equal and unequal lengths"
+    kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
+    sizes = ("batch 1" + (", one head" if comp.name == "sdpa" else ", one head and several")
+             if caps.one_sequence else "batch 1 to 3; one head and several")
+    return f"structural cases compared: {n} ({cross}; masks {', '.join(kinds)}; {sizes})"

@@ -1,0 +1,299 @@
+"""Grade a class: every submission of a folder against an assignment spec (spec.py).
+
+    npformer-oracle grade SUBMISSIONS/ --spec assignment.toml --jobs 4 --out grades/
+
+SUBMISSIONS/ holds one folder per student (the spec's entry_file inside) or one .py file per student.
+Each (student, check) runs `check()` in a grading process of this package's own (a pool of `--jobs`
+spawned processes); each check runs the submission in a fresh worker process of its own
+(sandbox/), so no submission shares a process with another or with the grader. Grades depend only
+on the spec and the submission (fixed seeds), never on the order or on other submissions.
+
+Every submission is read into memory before grading starts (MAX_BYTES each); each check runs on a
+fresh copy written to a private temporary folder just before it, fingerprinted (SHA-256) before
+and after. A copy that changed while it was graded (another submission writing into it: same user,
+no container) is graded again at the end, alone, from the bytes in memory, so no submission can
+change another's grade; the report says `regraded`. Files are written at the end, once, after
+every worker is gone, atomically:
+
+    OUT/<student>/results.json   Gradescope-format results (score, one test per check)
+    OUT/<student>/report.json    the full JSON report of every check
+    OUT/gradebook.csv            student, score, max_score, status, then each check's verdict
+    OUT/summary.json             score distribution, verdict counts, most common failing quantity
+"""
+from __future__ import annotations
+
+import collections
+import csv
+import hashlib
+import io
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from .spec import Assignment, check_options, load_spec
+from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
+
+
+def fingerprint(root: str) -> str:
+    """SHA-256 over a submission's files (its folder, or its single file)."""
+    h = hashlib.sha256()
+    if os.path.isfile(root):
+        files, base = [root], os.path.dirname(root)
+    else:
+        files, base = [], root
+        for dp, dns, fns in os.walk(root):
+            dns[:] = sorted(d for d in dns if d != "__pycache__")
+            files += [os.path.join(dp, f) for f in sorted(fns)]
+    for f in files:
+        h.update(os.path.relpath(f, base).encode())
+        try:
+            with open(f, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+        except OSError:
+            h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
+def _entry_spec(path: str, entry: str) -> str:
+    if ":" in entry:
+        fname, _, name = entry.rpartition(":")
+        return f"{os.path.join(os.path.dirname(path), fname)}:{name}"
+    return f"{path}:{entry}"
+
+
+def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
+               folder: str | None = None) -> dict:
+    """Grade a fresh private copy of the submission; `intact` says whether the copy was left
+    unchanged while it was graded (runs in a grading process; plain data back). Its worker may not
+    read the class's folder nor the other copies (where Landlock is available; copies made later
+    are unreadable to it anyway: Landlock allows only what existed when it was applied)."""
+    import glob
+    import shutil
+
+    root = materialize(files)
+    try:
+        before = fingerprint(root)
+        others = [p for p in glob.glob(os.path.join(os.path.dirname(root), "oracle-sub-*"))
+                  if os.path.realpath(p) != os.path.realpath(root)]
+        out = grade_one(spec, student, os.path.join(root, spec.entry_file),
+                        deny_read=tuple(([folder] if folder else []) + others))
+        out["intact"] = fingerprint(root) == before
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    out["path"] = student
+    return out
+
+
+def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) -> dict:
+    """All checks of one submission; plain data back. deny_read: folders its worker may not read."""
+    from ..core.entry import check
+    from ..core.report import json_report
+    from ..sandbox.limits import Limits
+
+    limits = Limits(memory_mb=spec.memory_mb, deny_read=tuple(deny_read))
+    out = {"student": student, "path": path, "checks": []}
+    for c in spec.checks:
+        cand = _entry_spec(path, c.entry)
+        kw = dict(forbid_import=spec.forbid_import, allow_import=spec.allow_import,
+                  runs=spec.runs, limits=limits, threads=1,
+                  require=tuple(spec.require))
+        if not os.path.isfile(cand.rpartition(":")[0]):
+            row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
+                   "max_points": c.points,
+                   "message": f"no file {os.path.basename(cand.rpartition(':')[0])!r} in the "
+                              f"submission",
+                   "quantity": None, "report": None}
+            out["checks"].append(row)
+            if c.hidden:
+                out["checks"].append({**row, "name": c.name + " (hidden)",
+                                      "max_points": float(c.hidden.get("points", 0))})
+            continue
+        pub = check(c.component, cand, check_options(spec, c), **kw)
+        hid = check(c.component, cand, check_options(spec, c, hidden=True), **kw) \
+            if c.hidden else None
+        rep = json_report(pub, hid)
+        out["checks"].append({"name": c.name, "verdict": pub.verdict, "exit_code": pub.exit_code,
+                              "points": c.points if pub.exit_code == 0 else 0.0,
+                              "max_points": c.points, "message": pub.message,
+                              "quantity": pub.quantity_label, "report": rep})
+        if hid is not None:
+            hp = float(c.hidden.get("points", 0))
+            out["checks"].append({"name": c.name + " (hidden)", "verdict": hid.verdict,
+                                  "exit_code": hid.exit_code,
+                                  "points": hp if hid.exit_code == 0 else 0.0, "max_points": hp,
+                                  "message": "hidden check " + ("passed" if hid.exit_code == 0
+                                                                else f"failed ({hid.verdict})"),
+                                  "quantity": hid.quantity_label, "report": None, "hidden": True})
+    out["score"] = sum(r["points"] for r in out["checks"])
+    return out
+
+
+def load_error_row(spec: Assignment, student: str, why: str) -> dict:
+    """A student whose submission was refused before grading: 0 on every check, the reason."""
+    checks = []
+    for c in spec.checks:
+        row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
+               "max_points": c.points, "message": why, "quantity": None, "report": None}
+        checks.append(row)
+        if c.hidden:
+            checks.append({**row, "name": c.name + " (hidden)",
+                           "max_points": float(c.hidden.get("points", 0)), "hidden": True})
+    return {"student": student, "path": student, "score": 0.0, "intact": True, "checks": checks}
+
+
+def results_json(graded: dict, spec: Assignment) -> dict:
+    """Gradescope's results.json for one student."""
+    tests = []
+    for r in graded["checks"]:
+        msg = r["message"]
+        tests.append({"name": r["name"], "score": r["points"], "max_score": r["max_points"],
+                      "status": "passed" if r["exit_code"] == 0 else "failed",
+                      "output": f"{r['verdict']}: {msg}",
+                      "visibility": "after_due_date" if r.get("hidden") else "visible"})
+    return {"score": graded["score"], "tests": tests,
+            "output": f"{spec.name}: {graded['score']:g} / {spec.max_score:g}"}
+
+
+class Progress:
+    """tqdm when installed, else one updating line on stderr."""
+
+    def __init__(self, total: int, quiet: bool = False):
+        self.total, self.done, self.quiet, self.bar = total, 0, quiet, None
+        if not quiet:
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, unit="submission", file=sys.stderr)
+            except ModuleNotFoundError:
+                pass
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.quiet:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(label[:30])
+            self.bar.update(1)
+        else:
+            print(f"\rgraded {self.done}/{self.total} {label[:30]:30s}", end="", file=sys.stderr,
+                  flush=True)
+
+    def more(self, n: int) -> None:
+        self.total += n
+        if self.bar is not None:
+            self.bar.total = self.total
+            self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif not self.quiet:
+            print(file=sys.stderr)
+
+
+def summary(spec: Assignment, graded: list[dict]) -> dict:
+    scores = [g["score"] for g in graded if g.get("status") == "graded"]
+    verdicts = collections.Counter(r["verdict"] for g in graded for r in g["checks"])
+    failing = collections.Counter(f"{r['name']}: {r['quantity'] or r['verdict']}"
+                                  for g in graded for r in g["checks"] if r["exit_code"] != 0)
+    dist = collections.Counter(scores)
+    return {"assignment": spec.name, "students": len(graded), "max_score": spec.max_score,
+            "score_distribution": {f"{k:g}": dist[k] for k in sorted(dist)},
+            "mean_score": sum(scores) / len(scores) if scores else None,
+            "verdicts": dict(verdicts.most_common()),
+            "most_common_failure": failing.most_common(1)[0][0] if failing else None,
+            "failures": dict(failing.most_common(10)),
+            "tampered": [g["student"] for g in graded if g.get("status") == "tampered"],
+            "regraded": [g["student"] for g in graded if g.get("regraded")]}
+
+
+def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
+    from ..core.report import check_output_path, write_json, write_text_atomic
+
+    spec = load_spec(spec_path)
+    subs, refused = find_submissions(folder)
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
+    a, b = os.path.realpath(out_dir), os.path.realpath(folder)
+    if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
+        raise ValueError(f"--out {out_dir!r}: it overlaps the submissions folder {folder!r} (the "
+                         f"students' own files would be overwritten, or graded as a student next "
+                         f"time); write the grades elsewhere")
+    check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
+    files: dict[str, dict] = {}
+    for s, p in list(subs.items()):       # one student's odd files fail that student only
+        try:
+            files[s] = read_submission(p, spec.entry_file)
+        except (SubmissionError, OSError) as exc:
+            refused[s] = str(exc) if isinstance(exc, SubmissionError) else \
+                f"the submission cannot be read ({exc.strerror})"
+            del subs[s]
+    t0 = time.perf_counter()
+    graded: dict[str, dict] = {s: load_error_row(spec, s, why) for s, why in refused.items()}
+    bar = Progress(len(subs), quiet)
+    import multiprocessing as mp
+
+    def run(pool_jobs: int, students) -> None:
+        with ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn")) as pool:
+            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder)): s
+                    for s in students}
+            for f in as_completed(futs):
+                s = futs[f]
+                try:
+                    graded[s] = f.result()
+                except Exception as exc:  # noqa: BLE001 - the grader must answer for everyone
+                    graded[s] = {"student": s, "path": s, "score": 0.0, "intact": True, "checks": [
+                        {"name": "grading", "verdict": "oracle_error", "exit_code": 3,
+                         "points": 0.0, "max_points": spec.max_score,
+                         "message": f"grading failed: {exc!r}", "quantity": None,
+                         "report": None}]}
+                bar.step(s)
+
+    run(jobs, list(subs))
+    redo = [s for s in subs if not graded[s].get("intact", True)]
+    if redo:                                # alone, one at a time: nobody else is running
+        bar.more(len(redo))
+        run(1, redo)
+        for s in redo:
+            graded[s]["regraded"] = True
+    bar.close()
+    for s in graded:
+        graded[s]["status"] = "graded" if graded[s].get("intact", True) else "tampered"
+        if graded[s]["status"] == "tampered":
+            graded[s]["score"] = 0.0
+    rows = [graded[s] for s in sorted(graded)]
+    for g in rows:
+        d = os.path.join(out_dir, g["student"])
+        write_json(os.path.join(d, "results.json"), results_json(g, spec))
+        write_json(os.path.join(d, "report.json"), {"student": g["student"], "status": g["status"],
+                                                    "score": g["score"],
+                                                    "max_score": spec.max_score,
+                                                    "checks": g["checks"]})
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["student", "score", "max_score", "status"] + [r["name"] for r in rows[0]["checks"]]
+               if rows else [])
+    for g in rows:
+        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
+                   + [r["verdict"] for r in g["checks"]])
+    write_text_atomic(os.path.join(out_dir, "gradebook.csv"), buf.getvalue())
+    summ = summary(spec, rows)
+    summ["elapsed_s"] = round(time.perf_counter() - t0, 2)
+    summ["jobs"] = jobs
+    write_json(os.path.join(out_dir, "summary.json"), summ)
+    return {"summary": summ, "graded": rows}
+
+
+def render_summary(s: dict) -> str:
+    lines = [f"{s['assignment']}: {s['students']} submission(s), max score {s['max_score']:g}"]
+    if s["mean_score"] is not None:
+        lines.append(f"mean score {s['mean_score']:.3g}; distribution: "
+                     + ", ".join(f"{k}: {v}" for k, v in s["score_distribution"].items()))
+    lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()))
+    if s["most_common_failure"]:
+        lines.append(f"most common failure: {s['most_common_failure']}")
+    if s["regraded"]:
+        lines.append(f"changed by someone while graded, graded again alone: {', '.join(s['regraded'])}")
+    if s["tampered"]:
+        lines.append(f"changed even when graded alone (score 0): {', '.join(s['tampered'])}")
+    return "\n".join(lines)

@@ -1,0 +1,158 @@
+"""A Gradescope autograder bundle: `npformer-oracle gradescope-bundle assignment.toml -o autograder.zip`.
+
+Gradescope runs every submission in a container of its own: `setup.sh` once when the image is
+built, `run_autograder` per submission, with the submission in /autograder/submission/ and the
+results expected in /autograder/results/results.json. The bundle holds:
+
+    setup.sh             pip install of the pinned dependencies (numpy, hypothesis, torch CPU wheel)
+    run_autograder       runs `python -m parity_tests.oracle gradescope-run` on the submission
+    assignment.toml      the spec
+    project/             this project's npformer + parity_tests (pinned: the exact files graded
+                         with here), found through PYTHONPATH; nothing is downloaded for it
+Gradescope unpacks the zip into /autograder/source/.
+
+`run_autograder` honours AUTOGRADER_ROOT (default /autograder) and PYTHON (default python3), so
+the bundle can be tried on a local /autograder-shaped folder before uploading (the tests do).
+"""
+from __future__ import annotations
+
+import io
+import os
+import platform
+import stat
+import zipfile
+
+from .spec import load_spec
+
+PROJECT_DIRS = ("npformer", os.path.join("parity_tests", "harness"),
+                os.path.join("parity_tests", "oracle"))
+PROJECT_FILES = (os.path.join("parity_tests", "__init__.py"), "pyproject.toml")
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope image setup: the oracle's pinned dependencies (the project itself is in source/project).
+set -euo pipefail
+apt-get update -y >/dev/null 2>&1 || true
+apt-get install -y python3 python3-pip >/dev/null 2>&1 || true
+python3 -m pip install --no-cache-dir {pins}
+{torch}
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope entry point: grade /autograder/submission against source/assignment.toml.
+set -uo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+PY="${{PYTHON:-python3}}"
+mkdir -p "$ROOT/results"
+cd "$ROOT/source"
+PYTHONPATH="$ROOT/source/project" "$PY" -m parity_tests.oracle gradescope-run \\
+    "$ROOT/source/assignment.toml" --submission "$ROOT/submission" \\
+    --results "$ROOT/results/results.json"
+status=$?
+# a grading run that could not even write results still leaves a valid results.json
+if [ ! -s "$ROOT/results/results.json" ]; then
+  printf '{{"score": 0, "output": "the autograder failed (status %s); please report it"}}\\n' \\
+    "$status" > "$ROOT/results/results.json"
+fi
+exit 0
+"""
+
+
+def _pins() -> tuple[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    pins = []
+    for pkg in ("numpy", "hypothesis"):
+        try:
+            pins.append(f"{pkg}=={version(pkg)}")
+        except PackageNotFoundError:
+            pins.append(pkg)
+    try:
+        tv = version("torch").split("+")[0]
+        torch = (f"python3 -m pip install --no-cache-dir torch=={tv} "
+                 f"--index-url https://download.pytorch.org/whl/cpu")
+    except PackageNotFoundError:
+        torch = "# torch is not installed where the bundle was built: NumPy submissions only"
+    return " ".join(pins), torch
+
+
+def _project_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
+    """Write the bundle zip (atomically); returns what it holds."""
+    from ..core.report import check_output_path
+
+    spec = load_spec(spec_path)          # fails early on a bad spec
+    out = check_output_path(out_zip, "-o")
+    inputs = [spec_path] + [c.adapter_path for c in spec.checks if c.adapter_path]
+    for src in inputs:                    # --force replaces an old bundle, never an input
+        if os.path.exists(out) and os.path.samefile(out, src):
+            raise ValueError(f"-o {out_zip!r}: that is an input of the bundle ({src}); "
+                             f"write the zip elsewhere")
+    if os.path.exists(out) and not force:
+        raise ValueError(f"-o {out_zip!r}: the file exists (pass --force to replace it)")
+    root = _project_root()
+    pins, torch = _pins()
+    buf = io.BytesIO()
+    names = []
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        def add(name: str, data: bytes, executable: bool = False) -> None:
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+            names.append(name)
+
+        add("setup.sh", SETUP.format(pins=pins, torch=torch).encode(), True)
+        add("run_autograder", RUN.format().encode(), True)
+        with open(spec_path, "rb") as f:
+            add("assignment.toml", f.read())
+        for c in spec.checks:             # adapter files, where the spec says (relative to it)
+            if c.adapter and os.path.islink(c.adapter_path):
+                raise ValueError(f"{spec_path}: check {c.name!r} adapter {c.adapter!r} is a link; "
+                                 f"links are not packed (copy the file itself)")
+            if c.adapter and c.adapter.replace(os.sep, "/") not in names:
+                with open(c.adapter_path, "rb") as f:
+                    add(c.adapter.replace(os.sep, "/"), f.read())
+        for d in PROJECT_DIRS:
+            for dp, dns, fns in os.walk(os.path.join(root, d)):
+                dns[:] = sorted(x for x in dns if x != "__pycache__")
+                for fn in sorted(fns):
+                    if fn.endswith((".py", ".md")):
+                        p = os.path.join(dp, fn)
+                        with open(p, "rb") as f:
+                            add("project/" + os.path.relpath(p, root).replace(os.sep, "/"),
+                                f.read())
+        for fn in PROJECT_FILES:
+            p = os.path.join(root, fn)
+            if os.path.isfile(p):
+                with open(p, "rb") as f:
+                    add("project/" + fn.replace(os.sep, "/"), f.read())
+    tmp = out + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(buf.getvalue())
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, out)
+    return {"zip": out, "files": len(names), "assignment": spec.name,
+            "python": platform.python_version(), "pins": pins}
+
+
+def run_one(spec_path: str, submission: str, results: str) -> dict:
+    """Grade one Gradescope submission folder and write results.json (inside the container)."""
+    from ..core.report import check_output_path, write_json
+    from .batch import grade_one, results_json
+
+    spec = load_spec(spec_path)
+    check_output_path(results, "--results")
+    path = os.path.join(submission, spec.entry_file)
+    if not os.path.isfile(path):
+        found = [f for f in os.listdir(submission) if f.endswith(".py")] if os.path.isdir(
+            submission) else []
+        if len(found) == 1:
+            path = os.path.join(submission, found[0])
+    graded = grade_one(spec, "submission", path)
+    res = results_json(graded, spec)
+    write_json(results, res)
+    return res

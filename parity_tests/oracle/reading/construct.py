@@ -1,0 +1,183 @@
+"""Construction: build a candidate module (class or factory) from the component's hyperparameters."""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from . import naming, recognise
+from .naming import InterfaceError
+from .recognise.configs import CONFIG_ARG_NAMES
+
+
+class ConstructMixin:
+    """Adapter methods that build the candidate (see adapters.Adapter)."""
+
+    def _takes(self, hyper: str) -> bool:
+        if self.mode not in ("class", "factory"):
+            return False
+        sig = naming.signature_of(self.obj.__init__ if self.mode == "class" else self.obj)
+        names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
+        return bool(names & {a.lower() for a in naming.HYPER_ALIASES[hyper]})
+
+    def _takes_two_vocabs(self) -> bool:
+        if self.mode not in ("class", "factory"):
+            return True
+        fn = self.obj.__init__ if self.mode == "class" else self.obj
+        sig = naming.signature_of(fn)
+        if sig is None:
+            return True
+        names = {p.name.lower() for p in sig.parameters.values()}
+        src = {a.lower() for a in naming.HYPER_ALIASES["src_vocab"]}
+        single = {a.lower() for a in naming.HYPER_ALIASES["vocab_size"]}
+        return bool(names & src) or not bool(names & single)
+
+    def probe_hyper(self) -> dict:
+        h = {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 16, "activation": "relu",
+             "norm_first": False, "src_vocab": 5, "tgt_vocab": 5, "vocab_size": 5,
+             "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0,
+             "d_k": 2, "d_v": 2}
+        h.update({k: v for k, v in self.opts.settings.items() if k in h})
+        return h
+
+    def _probe_build(self):
+        """Build a class candidate once with small sizes, so that what the oracle guessed about its
+        constructor is known (and in self.notes) before the search; an interface problem shows
+        here. Any other failure is left for the examples to report. Returns the object or None."""
+        if self.mode != "class":
+            return None
+        try:
+            return self.construct(self.probe_hyper())
+        except InterfaceError:
+            raise
+        except Exception:  # noqa: BLE001 - reported, with its example, by the search
+            return None
+
+    def _is_table(self, made) -> bool:
+        return self.comp.name == "positional" and (self.ops.is_array(made)
+                                                   or isinstance(made, np.ndarray))
+
+    # -- construction -----------------------------------------------------------------------------
+    def _transformer_config(self, values: dict):
+        """npformer's TransformerConfig, for code built on this project (else None; the configs
+        recogniser then offers a config object carrying every usual name)."""
+        try:
+            from npformer.models.config import TransformerConfig
+            return TransformerConfig(
+                d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
+                d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,
+                activation=values.get("activation", "relu"), layer_norm_eps=values.get("eps", 1e-5),
+                norm_first=values.get("norm_first", False))
+        except Exception:  # noqa: BLE001 - values outside what TransformerConfig accepts
+            return None
+
+    def construct(self, hyper: dict):
+        """Build the candidate module for these hyperparameters (class or factory)."""
+        if self.hooks is not None and self.hooks.build is not None:
+            return self.hooks.build(self.comp.name, dict(hyper))
+        if self.mode == "instance":
+            return self.obj
+        values = self.comp.constructor_values(hyper) if self.comp.name != "model" else \
+            {k: hyper[k] for k in self.comp.hypers if k in hyper}
+        values.update({k: hyper[k] for k in ("d_k", "d_v") if k in hyper})   # sdpa head widths
+        return self._build(self.obj, values, tuple(self.comp.hypers), depth=0)
+
+    def _build(self, target, values: dict, order: tuple, depth: int = 0):
+        """Call `target` (a class or factory) with what its signature asks for: hyperparameters by
+        name (naming.HYPER_ALIASES, in `order`), dropout 0, --init-kwargs (top level only; they may
+        supply required arguments), then the recognisers for required arguments left over."""
+        values = dict(values)
+        sig_fn = target.__init__ if isinstance(target, type) else target
+        sig = naming.signature_of(sig_fn)
+        params = [p for p in (sig.parameters.values() if sig else []) if p.name not in ("self", "cls")]
+        required = [p for p in params if p.default is inspect.Parameter.empty
+                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        init = dict(self.opts.init_kwargs) if depth == 0 else {}
+        takes_any = any(p.kind == p.VAR_KEYWORD for p in params)
+        if init and not takes_any and any(p.name.lower() in CONFIG_ARG_NAMES for p in required):
+            names = {p.name for p in params}     # the rest are the config object's attributes
+            values.update({k: v for k, v in init.items() if k not in names})
+            init = {k: v for k, v in init.items() if k in names}
+        if depth == 0 and len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES \
+                and required[0].name not in init:
+            cfg = self._transformer_config(values)   # code built on this project
+            if cfg is not None:
+                try:
+                    return target(cfg, **init)
+                except (TypeError, ValueError, AttributeError):
+                    pass
+        # activation: only when the candidate takes a string
+        act = next((p for p in params if p.name.lower() in
+                    [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)
+        drawn_act = values.get("activation")
+        if act is None or not (isinstance(act.default, str) or act.default is inspect.Parameter.empty):
+            values.pop("activation", None)
+        hyper_names = {a.lower() for h in order if h in values for a in naming.HYPER_ALIASES.get(h, [h])}
+        consts: dict[str, Any] = {"dropout": 0.0, "batch_first": True}
+        if self.framework == "numpy" and any(p.name == "dtype" for p in params):
+            consts["dtype"] = self.opts.dtype
+        const_names = {a.lower() for k in consts for a in naming.HYPER_ALIASES.get(k, [k])}
+        ctx = recognise.BuildContext(module=self.source_module(), framework=self.framework, order=order,
+                                     build=lambda cls, v, o: self._build(cls, v, o, depth + 1),
+                                     notes=self.notes, depth=depth,
+                                     target_name=getattr(target, "__name__", ""),
+                                     target_module=getattr(target, "__module__", ""),
+                                     dtype=self.opts.dtype)
+        for p in required:
+            low = p.name.lower()
+            if p.name in init or low in hyper_names or low in const_names:
+                continue
+            v = recognise.constructor_value(
+                ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
+            if v is not recognise.MISSING:
+                consts[p.name] = v
+        for k, v in init.items():        # --init-kwargs: by name, required or not
+            consts[k] = v
+        sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
+        what = f"{getattr(target, '__name__', self._name())}(...)"
+        b = naming.bind(sig_fn, sources, constants=consts, what=what)
+        args, kwargs, by_name = [], {}, False
+        for src in b.positional:
+            arg = b.arg_of.get(src, "")
+            if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
+                    {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])}:
+                ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
+                         f"hyperparameter has that name)")
+            if arg in init:
+                by_name = True   # --init-kwargs replaces it: what follows goes by name
+                continue
+            if by_name and not arg.startswith(("*", "#")):
+                kwargs[arg] = values[src]
+            else:
+                args.append(values[src])
+        kwargs.update({a: values[src] for a, src in b.keywords.items()})
+        kwargs.update(b.constants)
+        kwargs.update(init)
+        return target(*args, **kwargs)
+
+    def source_module(self):
+        return self.loaded.module or inspect.getmodule(self.obj)
+
+    def finish_module(self, m):
+        if self.framework == "torch":
+            torch = self.ops.torch
+            if not isinstance(m, torch.nn.Module) and self.hooks is not None:
+                return m                        # built by the adapter file: as it is
+            if not isinstance(m, torch.nn.Module):
+                raise InterfaceError(f"{self._name()}: built a {type(m).__name__}, expected a "
+                                     f"torch.nn.Module")
+            m = m.to(getattr(torch, self.opts.dtype))
+            m.eval()
+            return m
+        if callable(getattr(m, "eval", None)):
+            try:
+                m.eval()
+            except TypeError:
+                pass
+        if hasattr(m, "training") and isinstance(getattr(m, "training"), bool):
+            try:
+                m.training = False
+            except Exception:  # noqa: BLE001
+                pass
+        return m

@@ -1,0 +1,400 @@
+"""Running one example: feed inputs, masks and parameters, read the output, run the backward."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..components import REF, Case
+from ..core.completeness import UNREAD
+from ..core.options import CandidateProblem
+from . import naming
+from .recognise import bh_layout, function_calls, grad_behaviour, list_input, pe_table, torch_mha_mask, valid_lens
+from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
+
+
+@dataclass
+class Instance:
+    """One constructed candidate for one example."""
+
+    call: Any                                  # what to call for forward
+    obj: Any                                   # the module object (None for functions)
+    entries: dict[str, naming.Entry]
+    slots: dict[str, Any]
+    binding: naming.Binding
+    unclaimed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    table: bool = False                        # positional table function
+
+
+@dataclass
+class Produced:
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    dtypes: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)     # per-quantity remarks (e.g. no grad)
+    weights_averaged: bool = False
+
+
+class ExecuteMixin:
+    """Adapter methods that call the candidate (see adapters.Adapter)."""
+
+    # -- running ----------------------------------------------------------------------------------
+    def execute(self, inst: Instance, case: Case) -> Produced:
+        """Forward (and backward where the candidate has one) on the case's inputs."""
+        if inst.table:
+            return self._execute_table(inst, case)
+        ops, dtype = self.ops, self.opts.dtype
+        torch_mode = self.framework == "torch"
+        produced = Produced()
+        cand_vals = candidate_arrays(inst.entries, case.params, dtype)
+        # parameters: written into modules, or passed as arguments to functions
+        param_leaves: dict[str, Any] = {}
+        if inst.obj is not None:
+            for cname, arr in cand_vals.items():
+                inst.slots[cname].set(arr)
+        else:
+            for cname, arr in cand_vals.items():
+                param_leaves[cname] = ops.leaf(arr, grad=torch_mode)
+        leaves, feeds, fed_np, masks_np, mask_feeds, values = self.feed(case, torch_mode)
+        # call
+        extra = {}
+        for cname, leaf in param_leaves.items():
+            extra[cname] = leaf
+        values = pe_table.with_token_ids(self.caps, values, feeds, ops)   # a table from ids
+        ret = inst.binding.call(inst.call, values, extra)
+        # inputs must come back untouched
+        for name, f in feeds.items():
+            now = ops.to_np(f)
+            if now.shape != fed_np[name].shape or not np.array_equal(now, fed_np[name], equal_nan=True):
+                arg = inst.binding.arg_of.get(name, name)
+                raise CandidateProblem("mutates_input", f"the candidate modified its input {arg!r} "
+                                       f"({name}) in place; a forward must leave its inputs as "
+                                       f"they were")
+        for name, f in mask_feeds.items():
+            if f is None:
+                continue
+            now = ops.to_np(f)
+            if now.shape != masks_np[name].shape or not np.array_equal(now, masks_np[name]):
+                arg = inst.binding.arg_of.get(name, name)
+                raise CandidateProblem("mutates_input", f"the candidate modified the mask argument "
+                                       f"{arg!r} in place")
+        if self.mode == "pair":
+            if not (isinstance(ret, tuple) and len(ret) == 2):
+                raise CandidateProblem("wrong_type", f"the forward of a forward/backward pair must "
+                                       f"return (out, cache), got {type(ret).__name__}"
+                                       + (f" of length {len(ret)}" if isinstance(ret, tuple) else ""))
+            ret, cache = ret
+        if self.caps.one_sequence:
+            ret = self._one_sequence_out(ret)
+        out, weights = self.parse_output(ret, case, produced)
+        if self.caps.bh_layout:                          # (B*H, T, d) -> (B, H, T, d)
+            out = bh_layout.split(out, case.out_shape)
+            weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
+        if self.key_perm is not None:                          # back to the original order
+            rows = valid_lens.axes(self.comp.name, case.self_attention)[1]
+            if weights is not None and tuple(weights.shape) == tuple(case.weights_shape or ()):
+                weights = valid_lens.untake_last(weights, self.key_perm)
+                if rows:
+                    weights = valid_lens.untake(weights, self.key_perm, len(weights.shape) - 2)
+            if rows and tuple(out.shape) == tuple(case.out_shape):
+                out = valid_lens.untake(out, self.key_perm, 1)
+        if self.caps.returns_table:                      # a positional table: x + table
+            out = pe_table.add_input(out, feeds["x"], case.out_shape)
+            self._mark_missing(case, produced, pe_table.NO_GRAD)
+        produced.values["output"] = ops.to_np(out)
+        produced.dtypes["output"] = ops.dtype_name(out)
+        if weights is not None:
+            produced.values["attention_weights"] = ops.to_np(weights)
+        if tuple(produced.values["output"].shape) != tuple(case.out_shape) or \
+                self.caps.returns_table:
+            return produced  # the runner reports the shape; no backward on a wrong shape
+        # backward
+        if torch_mode:
+            self._torch_backward(out, case, leaves, param_leaves, inst, produced)
+        elif self.mode == "pair":
+            self._pair_backward(cache, case, inst, produced)
+        elif self.hooks is not None and self.hooks.backward is not None:
+            self._module_backward(case, inst, produced,
+                                  backward=lambda d: self.hooks.backward(inst.obj, d))
+        elif inst.obj is not None and callable(getattr(inst.obj, "backward", None)):
+            self._module_backward(case, inst, produced)
+        else:
+            reason = "the candidate is a forward-only NumPy function (give a forward/backward pair " \
+                     "to have gradients checked)"
+            self._mark_missing(case, produced, reason)
+        return produced
+
+    def feed(self, case: Case, grad: bool):
+        """Inputs and masks as the candidate takes them: leaves (which collect gradients), what is
+        fed, the numpy copies to check they come back untouched, and the values by source name."""
+        ops, dtype = self.ops, self.opts.dtype
+        bh = self.caps.bh_layout
+        lens = self.caps.valid_lens
+        self.key_perm = None
+        for n, keep in case.masks.items():
+            if n in lens and keep is not None:
+                self.key_perm = valid_lens.key_order(keep)         # (B, Tk): kept keys first
+        leaves, feeds, fed_np = {}, {}, {}
+        for name, a in case.inputs.items():
+            is_float = a.dtype == REF
+            arr = a.astype(dtype) if is_float else a
+            leaves[name] = ops.leaf(arr, grad=grad and is_float)
+            feeds[name] = ops.feed(leaves[name])
+            fed_np[name] = arr.copy()
+            axis = valid_lens.axes(self.comp.name, case.self_attention)[0].get(name)
+            if self.key_perm is not None and axis is not None:
+                feeds[name] = valid_lens.take(feeds[name], self.key_perm, axis)
+                fed_np[name] = valid_lens.take(fed_np[name], self.key_perm, axis)
+            if bh:                                              # (B, H, T, d) -> (B*H, T, d)
+                feeds[name] = bh_layout.merge(feeds[name])
+                fed_np[name] = bh_layout.merge(fed_np[name])
+        masks_np = {}
+        for n, keep in case.masks.items():
+            if n in lens:
+                if keep is not None:
+                    keep = valid_lens.take(np.asarray(keep), self.key_perm, 3)
+                masks_np[n] = valid_lens.from_keep(keep, n, per_query=lens[n],
+                                                   heads=case.inputs["q"].shape[1] if bh else 0)
+            elif bh and keep is not None:
+                m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)
+                masks_np[n] = bh_layout.merge(np.broadcast_to(
+                    m, (m.shape[0], case.inputs["q"].shape[1]) + m.shape[2:])).copy()
+            elif getattr(self, "torch_mha_mask", False) and keep is not None:
+                masks_np[n] = torch_mha_mask.torch_form(np.asarray(keep), self.opts, dtype,
+                                                        case.hyper["num_heads"])
+            else:
+                if keep is None and n in getattr(self, "required_masks", ()):
+                    keep = self._all_keep(case, n)      # a mask the signature requires
+                masks_np[n] = convert_mask(keep, self.opts, dtype)
+        mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}
+        values = {**feeds, **mask_feeds}
+        if case.self_attention:
+            values["x"] = feeds["x"]
+        if self.caps.one_sequence:                        # (T, d) code: batch 1 dropped
+            values = {k: (function_calls.squeeze_mask(v) if k in masks_np else
+                          function_calls.squeeze_input(v, self.comp.name)) for k, v in values.items()}
+        if self.caps.list_input:
+            values[list_input.SOURCE] = [values[s.name] for s in self.comp.inputs]
+        return leaves, feeds, fed_np, masks_np, mask_feeds, values
+
+    def _one_sequence_out(self, ret):
+        """What one-sequence code returned, with the batch axes put back."""
+        if isinstance(ret, (tuple, list)):
+            return tuple(function_calls.unsqueeze(r, self.comp.name) if hasattr(r, "shape") else r
+                         for r in ret)
+        return function_calls.unsqueeze(ret, self.comp.name) if hasattr(ret, "shape") else ret
+
+    def _all_keep(self, case: Case, name: str):
+        """An all-attend keep-mask (B, 1, Tq, Tk) for a mask argument the candidate requires
+        (`attention(q, k, v, mask)`): the same computation as no mask, in its convention."""
+        spec = next((m for m in self.comp.masks if m.name == name), None)
+        ex = case.example
+        try:
+            return np.ones((int(ex["B"]), 1, int(ex[spec.q]), int(ex[spec.k])), dtype=bool)
+        except (KeyError, TypeError, AttributeError):
+            return None
+
+    def _mark_missing(self, case: Case, produced: Produced, reason: str) -> None:
+        for q in self.comp.quantities(case):
+            if q.kind in ("input_grad", "param_grad"):
+                produced.missing.setdefault(q.key, reason)
+
+    def parse_output(self, ret, case: Case, produced: Produced):
+        ops = self.ops
+        is_arr = lambda x: ops.is_array(x) or isinstance(x, np.ndarray)  # noqa: E731
+        if is_arr(ret):
+            arrays = [ret]
+        elif isinstance(ret, (tuple, list)) and ret and any(is_arr(r) for r in ret):
+            arrays = [r for r in ret if is_arr(r)]
+        elif isinstance(ret, dict):
+            arrays = [ret[k] for k in ("output", "out", "logits", "x", "y", "result", "context",
+                                       "attn", "attention", "weights", "attn_weights",
+                                       "attention_weights", "probs", "p_attn", "scores")
+                      if k in ret and is_arr(ret[k])]
+            if not arrays:
+                raise CandidateProblem("wrong_type", f"forward returned a dict with keys "
+                                       f"{sorted(map(str, ret))[:10]}; expected the output array")
+        else:
+            raise CandidateProblem("wrong_type", f"forward returned {type(ret).__name__}; expected "
+                                   f"an array/tensor, or a tuple (output, attention_weights)")
+        want = tuple(case.out_shape)
+        out_i = 0  # (output, weights) as tutorials return it; (weights, output) when shapes say so
+        if len(arrays) > 1 and case.weights_shape is not None and \
+                tuple(case.weights_shape) != want and tuple(arrays[1].shape) == want and \
+                tuple(arrays[0].shape) == tuple(case.weights_shape):
+            out_i = 1
+        out = arrays[out_i]
+        weights = None
+        rest = [a for i, a in enumerate(arrays) if i != out_i]
+        if self.comp.returns_weights and rest and case.weights_shape is not None:
+            B, H, Tq, Tk = case.weights_shape
+            for a in rest:
+                s = tuple(a.shape)
+                if s == (B, H, Tq, Tk):
+                    weights = a
+                    break
+                if s == (B, Tq, Tk) and H > 1:
+                    weights = a
+                    produced.weights_averaged = True
+                    break
+            else:
+                weights = rest[0]
+        return out, weights
+
+    def _torch_backward(self, out, case, leaves, param_leaves, inst, produced) -> None:
+        torch = self.ops.torch
+        if not isinstance(out, torch.Tensor) or not out.requires_grad:
+            why = ("the output is not a tensor" if not isinstance(out, torch.Tensor)
+                   else "the output does not require grad (computed outside autograd, detached, "
+                        "or under torch.no_grad)")
+            raise CandidateProblem("missing_gradient", f"cannot backpropagate: {why}",
+                                   quantity=self._first_grad_key(case))
+        g = torch.from_numpy(np.ascontiguousarray(case.dout.astype(self.opts.dtype)))
+        out.backward(g.to(out.dtype))
+        for name, leaf in leaves.items():
+            if case.inputs[name].dtype != REF:
+                continue
+            key = f"grad_input:{name}"
+            if leaf.grad is None:
+                produced.values[key] = np.zeros(leaf.shape, dtype=self.opts.dtype)
+                produced.notes[key] = "no gradient reached this input (it was treated as zeros)"
+            else:
+                produced.values[key] = leaf.grad.detach().cpu().numpy().copy()
+        for ref, e in inst.entries.items():
+            key = f"grad_param:{ref}"
+            if e.cand is None:
+                continue
+            zero = []
+
+            def grad_of(cand):
+                if inst.obj is not None:
+                    g, shape = inst.slots[cand].grad(), inst.slots[cand].shape
+                else:
+                    leaf = param_leaves[cand]
+                    g = None if leaf.grad is None else leaf.grad.detach().cpu().numpy().copy()
+                    shape = tuple(leaf.shape)
+                if g is None:
+                    zero.append(cand)
+                    g = np.zeros(shape, dtype=self.opts.dtype)
+                return g
+
+            produced.values[key] = entry_grad(e, grad_of)
+            if zero:
+                produced.notes[key] = "no gradient reached this parameter (treated as zeros)"
+
+    def _first_grad_key(self, case: Case) -> str | None:
+        for q in self.comp.quantities(case):
+            if q.kind in ("input_grad", "param_grad"):
+                return q.key
+        return None
+
+    def _grad_targets(self, case: Case, inst: Instance) -> list[tuple[str, str]]:
+        """(argument name, quantity key) of the forward's array arguments, in signature order."""
+        sig = naming.signature_of(self.obj)
+        order = [p.name for p in sig.parameters.values()] if sig else []
+        by_arg = {}
+        for name in case.inputs:
+            if case.inputs[name].dtype == REF:
+                by_arg[inst.binding.arg_of.get(name, name)] = f"grad_input:{name}"
+        for ref, e in inst.entries.items():
+            if e.cand is not None and e.rows is None and not e.parts:
+                by_arg[e.cand] = f"grad_param:{ref}"
+        listed = [(a, by_arg[a]) for a in order if a in by_arg]
+        listed += [(a, k) for a, k in by_arg.items() if a not in order]
+        return listed
+
+    def _pair_backward(self, cache, case: Case, inst: Instance, produced: Produced) -> None:
+        dout = case.dout.astype(self.opts.dtype)
+        grads = self.backward(dout, cache)
+        targets = self._grad_targets(case, inst)
+        self._assign_grads(grads, targets, case, inst, produced, "backward(dout, cache)")
+
+    def _module_backward(self, case: Case, inst: Instance, produced: Produced,
+                         backward=None) -> None:
+        dout = case.dout.astype(self.opts.dtype)
+        rows = self.key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
+        if rows:                             # the candidate saw reordered positions
+            dout = valid_lens.take(dout, self.key_perm, 1)
+        before = grad_behaviour.snapshot(inst.obj)
+        grads = (backward or inst.obj.backward)(dout)
+        if rows:
+            grads = valid_lens.untake_grads(grads, self.key_perm)
+        targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
+                   if a.dtype == REF]
+        self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)
+        memo = self.__dict__.setdefault("_grad_paths", {})
+        by_name, unsure = grad_behaviour.param_grads(inst, before, self.notes, memo,
+                                                     grad_behaviour.fd_check(self, case, inst))
+        for ref, e in inst.entries.items():
+            if e.cand is None:
+                continue
+            key = f"grad_param:{ref}"
+            g = entry_grad(e, by_name.get)
+            if g is None:
+                leaf = e.cand.rsplit(".", 1)[-1]
+                could = sorted({p for c, ps in unsure.items() for p in ps})
+                produced.missing[key] = (
+                    f"{UNREAD} {e.cand!r} after backward (looked for .grad, d{leaf}, {leaf}_delta, "
+                    f"grads[...], and for an array that changed in backward with its shape"
+                    + (f": could be any of {', '.join(could[:6])}" if could else "") + ")")
+            else:
+                produced.values[key] = g
+
+    def _assign_grads(self, grads, targets, case, inst, produced, what, params=True) -> None:
+        if isinstance(grads, np.ndarray) or self.ops.is_array(grads):
+            grads = (grads,)
+        if isinstance(grads, dict):
+            lower = {str(k).lower(): v for k, v in grads.items()}
+            for arg, key in targets:
+                name = key.split(":", 1)[1]
+                for k in (arg, "d" + arg, "d_" + arg, "grad_" + arg, name, "d" + name, "d_" + name):
+                    v = lower.get(k.lower())
+                    if v is not None:
+                        produced.values[key] = _ref_layout(inst, key, self.ops.to_np(v))
+                        break
+                else:
+                    produced.missing[key] = f"{what} returned a dict without a gradient for {arg!r}"
+            return
+        if not isinstance(grads, (tuple, list)):
+            raise CandidateProblem("wrong_type", f"{what} returned {type(grads).__name__}; expected "
+                                   f"the gradients as a tuple (in the order of the forward's array "
+                                   f"arguments) or a dict")
+        for i, (arg, key) in enumerate(targets):
+            if i < len(grads) and grads[i] is not None:
+                produced.values[key] = _ref_layout(inst, key, self.ops.to_np(grads[i]))
+            else:
+                produced.missing[key] = f"{what} returned {len(grads)} gradient(s); none for {arg!r}"
+
+    def _execute_table(self, inst: Instance, case: Case) -> Produced:
+        """Positional table function f(length, d_model) -> (length, d_model): out = x + table."""
+        produced = Produced()
+        T, D = case.inputs["x"].shape[1], case.hyper["d_model"]
+        if inst.obj is not None and inst.call is None:      # a factory already returned the table
+            table = inst.obj
+        else:
+            b = naming.bind(inst.call, [("max_len", naming.HYPER_ALIASES["max_len"], False),
+                                        ("d_model", naming.HYPER_ALIASES["d_model"], False)],
+                            what=f"{self._name()}(...)")
+            vals = {"max_len": T, "d_model": D}
+            table = b.call(inst.call, vals)
+        t = self.ops.to_np(table)
+        t = t.reshape(t.shape[-2:]) if t.ndim == 3 and t.shape[0] == 1 else t
+        if t.ndim != 2 or t.shape[0] < T or t.shape[1] != D:
+            raise CandidateProblem("wrong_shape", f"the positional table function returned shape "
+                                   f"{tuple(np.shape(t))}; expected ({T}, {D}) (length, d_model)",
+                                   quantity="output")
+        x = case.inputs["x"].astype(self.opts.dtype)
+        produced.values["output"] = x + t[:T].astype(self.opts.dtype)
+        produced.dtypes["output"] = str(t.dtype) if t.dtype.kind == "f" else self.opts.dtype
+        self._mark_missing(case, produced, "a table function has no input gradient (x + table)")
+        produced.notes["output"] = "table function: compared x + table[:T]"
+        return produced
+
+
+def _ref_layout(inst: Instance, key: str, g: np.ndarray) -> np.ndarray:
+    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
+    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
+    e = inst.entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
+    return read_param_grad(e, g) if e is not None and e.cand is not None else g

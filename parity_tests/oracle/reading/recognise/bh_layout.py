@@ -1,0 +1,63 @@
+"""Recogniser: scaled dot-product attention written for (batch*heads, T, d) tensors (torch.bmm, as in
+d2l's DotProductAttention). Found by a probe when the adapter is prepared, only for code that calls
+bmm: a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs returns (B*H, T,
+d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
+splits them on the way out; gradients flow back through the reshape.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..calls import Finished, run_limited
+
+
+def merge(a):
+    """(B, H, T, d) -> (B*H, T, d) (numpy array or torch tensor)."""
+    return a.reshape((a.shape[0] * a.shape[1],) + tuple(a.shape[2:]))
+
+
+def split(a, shape):
+    """(B*H, ...) -> shape (B, H, ...)."""
+    return a.reshape(tuple(shape))
+
+
+def probe(adapter) -> None:
+    """Set caps.bh_layout when the candidate only works on merged batch*heads tensors."""
+    if adapter.hooks is not None and adapter.hooks.call is not None:
+        return                          # the adapter file says how to call it
+    if adapter.comp.name != "sdpa" or adapter.mode not in ("function", "class", "instance"):
+        return
+    from ..frameworks import _names_used
+    mod = adapter.source_module()
+    if not {"bmm", "baddbmm"} & _names_used(adapter.obj, vars(mod) if mod else None):
+        return                          # only batched-matrix code needs merged axes: no probe
+    obj = adapter.probe if adapter.mode == "class" else adapter.obj
+    if obj is None:
+        return
+    if adapter.mode != "function":
+        obj = adapter.finish_module(obj)
+    fn = obj
+    ops = adapter.ops
+    rng = np.random.default_rng(0)
+    B, H, T, d = 2, 3, 4, 2
+    arrays = {n: rng.standard_normal((B, H, T, d)).astype(adapter.opts.dtype) for n in ("q", "k", "v")}
+
+    def attempt(shaped):
+        vals = {n: ops.from_np(a) for n, a in shaped.items()}
+        vals.update({m.name: None for m in adapter.comp.masks})
+        if adapter.caps.list_input:
+            from .list_input import SOURCE
+            vals[SOURCE] = [vals["q"], vals["k"], vals["v"]]
+        return run_limited(lambda: adapter.binding.call(fn, vals), 10.0)
+
+    if isinstance(attempt(arrays), Finished):
+        return
+    res = attempt({n: merge(a) for n, a in arrays.items()})
+    if not isinstance(res, Finished):
+        return
+    out = res.value[0] if isinstance(res.value, (tuple, list)) else res.value
+    if tuple(getattr(out, "shape", ())) == (B * H, T, d):
+        adapter.caps.bh_layout = True
+        adapter.notes.append("the candidate takes (batch*heads, T, d) tensors (a call on "
+                             "(batch, heads, T, d) raised): q, k, v and masks are handed over "
+                             "with batch and heads merged, outputs split back")

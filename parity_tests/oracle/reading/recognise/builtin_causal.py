@@ -1,0 +1,83 @@
+"""Recogniser: attention that masks future positions itself (minGPT / nanoGPT `CausalSelfAttention`
+with a registered `tril` buffer, `F.scaled_dot_product_attention(..., is_causal=True)`, a decoder
+layer building its own look-ahead mask) and so takes no mask argument.
+
+Found by a probe, not by names: with the first mask unbound, the candidate is called on a random
+sequence, then on the same sequence with its LAST position changed and with its FIRST position
+changed. Causal code keeps every earlier output when the last input changes, while later outputs do
+follow the first input (it does mix positions). Then only causal masks are drawn for that mask, and
+the report says so; without the probe such code would be compared with unmasked attention and fail.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..calls import Finished, run_limited
+
+COMPONENTS = ("mha", "encoder_layer", "decoder_layer")
+
+
+def _np(value):
+    out = value[0] if isinstance(value, (tuple, list)) and value else value
+    if hasattr(out, "detach"):
+        out = out.detach().cpu().numpy()
+    return np.asarray(out, dtype=np.float64)
+
+
+def probe(adapter) -> None:
+    """Narrow the first mask to causal draws when the candidate provably masks the future itself."""
+    if adapter.hooks is not None and adapter.hooks.call is not None:
+        return
+    if adapter.comp.name not in COMPONENTS or adapter.mode not in ("class", "instance"):
+        return
+    mask = adapter.comp.masks[0]
+    binding = getattr(adapter, "binding", None)
+    if binding is None or mask.name not in binding.unbound or "causal" not in mask.kinds:
+        return
+    if adapter.caps.valid_lens or adapter.caps.list_input:
+        return
+    obj = adapter.probe if adapter.mode == "class" else adapter.obj
+    if obj is None:
+        return
+    m = adapter.finish_module(obj)
+    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    D = adapter.probe_hyper()["d_model"]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 4, D)).astype(adapter.opts.dtype)
+    memory = rng.standard_normal((2, 3, D)).astype(adapter.opts.dtype)
+
+    def run(a):
+        t = adapter.ops.from_np(a)
+        vals = {s.name: t for s in adapter.comp.inputs}
+        vals.update({"x": t, "query": t, "key": t, "value": t})
+        if "memory" in vals:
+            vals["memory"] = adapter.ops.from_np(memory)
+        vals.update({mk.name: None for mk in adapter.comp.masks})
+        res = run_limited(lambda: binding.call(fn, vals), 10.0)
+        return _np(res.value) if isinstance(res, Finished) else None
+
+    base = run(x)
+    last, first = x.copy(), x.copy()
+    last[:, -1] += rng.standard_normal(D)          # not a constant: a LayerNorm would remove it
+    first[:, 0] += rng.standard_normal(D)
+    decide(adapter, base, run(last), run(first), mask.name)
+
+
+def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:
+    """Causal draws only when no earlier output moved with the last input while later outputs
+    followed the first (the outputs of one input, its last position changed, its first)."""
+    if base is None or any(a is None or a.shape != base.shape or a.ndim != 3
+                           for a in (moved_last, moved_first)):
+        return
+    tol = 1e-9 if adapter.opts.dtype == "float64" else 1e-4
+    scale = max(1.0, float(np.abs(base).max()))
+    earlier_kept = np.abs(moved_last[:, :-1] - base[:, :-1]).max() <= tol * scale
+    last_moved = np.abs(moved_last[:, -1] - base[:, -1]).max() > 1e3 * tol * scale
+    mixes = np.abs(moved_first[:, 1:] - base[:, 1:]).max() > 1e3 * tol * scale
+    if earlier_kept and last_moved and mixes:
+        adapter.caps.mask_kinds[mask_name] = ("causal",)
+        adapter.notes[:] = [n for n in adapter.notes if f"drew no {mask_name!r}" not in n
+                            and f"no {mask_name!r} argument" not in n]
+        adapter.notes.append(f"forward has no {mask_name!r} argument but its outputs do not depend "
+                             f"on later positions (a probe changed the last input): the candidate "
+                             f"masks the future itself, so only causal {mask_name} masks are drawn")

@@ -1,0 +1,51 @@
+"""Recogniser: a feed-forward width fixed by the candidate's own code (nanoGPT's MLP:
+`Linear(n_embd, 4 * n_embd)`), which no constructor argument sets. Found by a probe: built with two
+different d_ff, the candidate's parameter shapes do not change, and its hidden width is k * d_model
+at two different d_model. Then d_ff is drawn as k * d_model (unless --set d_ff fixes it) and the
+report says so; without the probe no reference weight would fit its shapes."""
+from __future__ import annotations
+
+COMPONENTS = ("ffn", "encoder_layer", "decoder_layer")
+
+
+def _shapes(adapter, obj) -> list:
+    if adapter.framework == "torch":
+        return sorted(tuple(p.shape) for _, p in obj.named_parameters())
+    from ..slots import numpy_space
+    space, _ = numpy_space(obj)
+    return sorted(tuple(s) for s in space.shapes.values() if s is not None)
+
+
+def _ratios(shapes, D) -> set:
+    """k for every pair of matrices shaped (k*D, D) and (D, k*D), k > 1: the feed-forward's up and
+    down projections, in either layout (a packed (3D, D) q/k/v projection has no partner)."""
+    two = {s for s in shapes if len(s) == 2}
+    return {s[0] // D for s in two if s[1] == D and s[0] != D and s[0] % D == 0
+            and (D, s[0]) in two}
+
+
+def probe(adapter) -> None:
+    if adapter.comp.name not in COMPONENTS or adapter.mode != "class" or adapter.probe is None:
+        return
+    if adapter.hooks is not None or "d_ff" in adapter.opts.settings:
+        return
+    base = dict(adapter.probe_hyper(), d_model=4, num_heads=2, d_k=2, d_v=2)
+    notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
+    try:
+        a = _shapes(adapter, adapter.construct(dict(base, d_ff=3)))
+        b = _shapes(adapter, adapter.construct(dict(base, d_ff=5)))
+        if a != b or any(3 in s or 5 in s for s in a):
+            return                      # the candidate takes d_ff (or uses no matrices at all)
+        wide = _shapes(adapter, adapter.construct(dict(base, d_model=6, num_heads=2, d_k=3, d_v=3,
+                                                        d_ff=7)))
+    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+        return
+    finally:
+        adapter.notes[:] = notes
+    both = _ratios(a, 4) & _ratios(wide, 6)
+    if len(both) == 1:
+        k = both.pop()
+        adapter.caps.d_ff_ratio = k
+        adapter.notes.append(f"the feed-forward width is fixed by the candidate's code at {k} x "
+                             f"d_model (built with two different d_ff, its shapes did not change): "
+                             f"d_ff drawn as {k} * d_model")

@@ -1,0 +1,184 @@
+"""Recogniser: parameter gradients a hand-written NumPy backward keeps under names of its own
+(`self.first_step`, `self.cache["g_w"]`, `self.store[2]`), where no naming pattern (`dW`, `W_grad`,
+`W_delta`, `grads["W"]`, `gradients["dL/dW"]`) finds them.
+
+Found by behaviour: every float array the candidate object reaches (attributes, dicts, lists, its
+parts) is recorded before the backward and after it; an array that appeared or changed during the
+backward and has the shape of a parameter is that parameter's gradient when it is the only one
+(ties go to the array beside the parameter, in the same part, then to one whose name holds the
+parameter's). Arrays it cannot tell apart are never guessed: the gradient is then reported as not
+read, and the verdict cannot be a match (completeness.UNREAD). The report says where each gradient
+was found.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+MAX_DEPTH = 5
+MAX_ARRAYS = 400
+
+
+def snapshot(obj) -> dict[str, np.ndarray]:
+    """Copies of every float array reachable from `obj`, by path (`attn.cache.g_w`, `store.2`)."""
+    out: dict[str, np.ndarray] = {}
+    seen: set[int] = set()
+
+    def walk(o, prefix: str, depth: int) -> None:
+        if len(out) >= MAX_ARRAYS or depth > MAX_DEPTH or id(o) in seen:
+            return
+        if isinstance(o, np.ndarray):
+            if o.dtype.kind == "f" and o.ndim >= 1:
+                out[prefix.rstrip(".")] = o.copy()
+            return
+        seen.add(id(o))
+        if isinstance(o, dict):
+            items = [(str(k), v) for k, v in list(o.items())[:64]]
+        elif isinstance(o, (list, tuple)):
+            items = [(str(i), v) for i, v in enumerate(o[:64])]
+        elif type(o).__module__ in ("builtins", "numpy") or callable(o):
+            return
+        else:
+            try:
+                items = [(k, v) for k, v in vars(o).items() if not k.startswith("__")]
+            except TypeError:
+                return
+        for k, v in items:
+            walk(v, f"{prefix}{k}.", depth + 1)
+
+    walk(obj, "", 0)
+    return out
+
+
+def _changed(before: dict, after: dict) -> dict[str, np.ndarray]:
+    return {p: a for p, a in after.items()
+            if p not in before or before[p].shape != a.shape
+            or not np.array_equal(before[p], a, equal_nan=True)}
+
+
+def _tokens(path: str) -> set[str]:
+    return {t.lower() for t in re.split(r"[^A-Za-z0-9]+", path.rsplit(".", 1)[-1]) if t}
+
+
+def _named_for(path: str, leaf: str) -> bool:
+    toks, leaf = _tokens(path), leaf.lower()
+    return any(t in (leaf, "d" + leaf, "grad" + leaf, "dl" + leaf) or t.endswith("d" + leaf)
+               for t in toks)
+
+
+def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known: list,
+         check=None) -> tuple[dict, dict]:
+    """({cand: (path, gradient, how)}, {cand: [paths it could be]}) for the parameters in `wanted`
+    (cand name -> its shape) from two snapshots around a backward. Parameter arrays themselves
+    (`params`) and gradients already read by name (`known`) are never taken. Arrays of one shape
+    that neither place nor name tells apart go to `check(cand, array)` (a finite-difference test
+    through the candidate's own forward: True, False, or None when it cannot tell)."""
+    changed = {p: a for p, a in _changed(before, after).items() if p not in params
+               and not any(k.shape == a.shape and np.array_equal(k, a) for k in known)}
+    found: dict[str, tuple] = {}
+    unsure: dict[str, list] = {}
+    taken: set[str] = set()
+    options = {c: [p for p, a in changed.items() if tuple(a.shape) == tuple(s)]
+               for c, s in wanted.items()}
+    left = sorted(wanted, key=lambda c: len(options[c]))
+    while left:                          # again while a pass settles one (fewer left to tell apart)
+        unsure = {}
+        for cand in left:
+            paths = [p for p in options[cand] if p not in taken]
+            owner = cand.rsplit(".", 1)[0] + "." if "." in cand else ""
+            leaf = cand.rsplit(".", 1)[-1]
+            how = "by shape" if len(paths) == len(options[cand]) else "by elimination"
+            for narrow, said in ((lambda p: not owner or p.startswith(owner), "by place"),
+                                 (lambda p: _named_for(p, leaf), "by its name")):
+                if len(paths) > 1 and any(narrow(p) for p in paths):
+                    paths, how = [p for p in paths if narrow(p)], said
+            if len(paths) > 1 and all(np.array_equal(changed[paths[0]], changed[p])
+                                      for p in paths[1:]):
+                paths, how = paths[:1], "(they hold equal values here)"
+            if len(paths) > 1 and check is not None:
+                passed = [p for p in paths if check(cand, changed[p]) is True]
+                if len(passed) == 1:
+                    paths, how = passed, "by a finite-difference test through its forward"
+            if len(paths) == 1:
+                found[cand] = (paths[0], changed[paths[0]], how)
+                taken.add(paths[0])
+            elif paths:
+                unsure[cand] = paths
+        if len(unsure) == len(left):
+            break
+        left = list(unsure)
+    return found, unsure
+
+
+def param_grads(inst, before: dict, notes: list, memo: dict, check=None) -> tuple[dict, dict]:
+    """Each candidate parameter's gradient after a NumPy backward (`before`: the snapshot taken
+    just before it): by name (the slot's own lookup), else where an earlier example found it
+    (`memo`), else by behaviour; the notes say which."""
+    cands = {c for e in inst.entries.values() if e.cand is not None
+             for c in ([p[0] for p in e.parts] or [e.cand])}
+    by_name = {c: inst.slots[c].grad() for c in cands}
+    need = {c: inst.slots[c].shape for c, g in by_name.items() if g is None}
+    if not need:
+        return by_name, {}
+    after = snapshot(inst.obj)
+    for c in list(need):
+        path = memo.get(c)
+        if path in after and tuple(after[path].shape) == tuple(need[c]):
+            by_name[c] = after.pop(path)
+            del need[c]
+    if not need:
+        return by_name, {}
+    found, unsure = find(before, after, need, set(inst.slots),
+                         [g for g in by_name.values() if g is not None], check)
+    for c, (path, g, how) in found.items():
+        by_name[c] = g
+        if how not in ("by elimination", "(they hold equal values here)"):
+            memo[c] = path                 # settled for the whole check: later examples read it
+        text = (f"the gradient of {c} was read from {path} (found by behaviour: it changed during "
+                f"backward and has {c}'s shape; told apart {how})")
+        if text not in notes:
+            notes.append(text)
+    return by_name, unsure
+
+
+def fd_agrees(loss, cand: str, value: np.ndarray, grad: np.ndarray) -> bool | None:
+    """Whether `grad` is d loss / d cand at `value`, along one random direction (central
+    difference); None when the loss cannot be computed. Float64 only."""
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal(value.shape)
+    eps = 1e-5 * max(1.0, float(np.abs(value).max(initial=0.0)))
+    try:
+        up, down = loss(cand, value + eps * v), loss(cand, value - eps * v)
+    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+        return None
+    if up is None or down is None:
+        return None
+    fd, an = (up - down) / (2 * eps), float(np.sum(grad * v))
+    return bool(abs(fd - an) <= 1e-5 * max(1.0, abs(fd), abs(an), abs(up)))
+
+
+def fd_check(adapter, case, inst):
+    """check(cand, grad) for `find`: the candidate's own loss <dout, forward(x)> with one parameter
+    moved, on this example's inputs (float64, plain layouts only; None otherwise)."""
+    from ..execute import Produced
+    if adapter.opts.dtype != "float64" or adapter.key_perm is not None or \
+            adapter.caps.bh_layout:
+        return None
+    dout = case.dout.astype(np.float64)
+
+    def loss(cand, arr):
+        slot = inst.slots[cand]
+        old = np.array(slot.array(), copy=True)
+        try:
+            slot.set(arr)
+            values = adapter.feed(case, False)[-1]
+            out, _ = adapter.parse_output(inst.binding.call(inst.call, values, {}), case,
+                                           Produced())
+            out = np.asarray(adapter.ops.to_np(out), dtype=np.float64)
+            return float(np.sum(out * dout)) if out.shape == dout.shape else None
+        finally:
+            slot.set(old)
+
+    return lambda cand, g: fd_agrees(loss, cand, np.array(inst.slots[cand].array(),
+                                                          dtype=np.float64), g)

@@ -1,0 +1,137 @@
+"""Recogniser: bare square projection matrices used as `x @ W` (stored (in, out), CS231n style)
+rather than `x @ W.T` (stored (out, in), as torch.nn.Linear). Shapes cannot tell a square matrix's
+layout, so a probe on the first example decides, for multi-head attention, before the search:
+
+    W_q = W_k = 0 (every query attends uniformly), W_v = A, W_o = C (random), biases 0,
+    one sequence: the output is mean(value) @ A.T @ C.T for (out, in) matrices,
+    mean(value) @ A @ C for (in, out) ones.
+
+For a whole encoder layer the same probe runs with the self-attention so set, the feed-forward's
+weights 0 (it adds nothing) and the norms' gains 1, biases 0: the output is LN(LN(x + mean(x) @ M))
+post-norm, x + mean(LN(x)) @ M pre-norm, M = A.T @ C.T or A @ C; for a decoder layer the
+cross-attention likewise (its own A, C) adds mean(memory) @ M' after the self-attention. Only when the feed-forward's
+matrices are not square on that example and are already read as (in, out) by their shapes (the
+layer is x @ W throughout); with d_ff = d_model a later example decides.
+
+When the candidate's output is the second and not the first, its square matrices are read as
+(in, out) (gradients too), and the report says so. Anything else keeps --weight-layout: a candidate
+mixing layouts, or wrong, is then compared as usual and fails there. The probe cannot buy a match: it
+only picks how the reference's weights are handed over, and every quantity is still compared with
+the reference (a candidate that is right under one layout is right code).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..calls import Finished, run_limited
+
+PROJ = ("q_proj", "k_proj", "v_proj", "out_proj")
+
+
+def array_out(value) -> np.ndarray | None:
+    out = value[0] if isinstance(value, (tuple, list)) and value else value
+    if hasattr(out, "detach"):
+        out = out.detach().cpu().numpy()
+    try:
+        return np.asarray(out, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+PREFIX = {"mha": ("",), "encoder_layer": ("self_attn.",),
+          "decoder_layer": ("self_attn.", "cross_attn.")}
+FFN = ("feed_forward.linear1.weight", "feed_forward.linear2.weight")
+
+
+def _ffn_in_out(inst) -> bool:
+    """The layer's feed-forward matrices are non-square here and read as (in, out) by shape."""
+    for ref in FFN:
+        e = inst.entries.get(ref)
+        if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None \
+                or e.how == "map" or not e.transpose:
+            return False
+    return True
+
+
+def applies(adapter, inst) -> bool:
+    if adapter.comp.name not in PREFIX or adapter.opts.weight_layout != "out_in":
+        return False
+    if inst.obj is None and adapter.mode not in ("function", "pair"):
+        return False
+    if adapter.hooks is not None or getattr(adapter, "layout_probed", False):
+        return False
+    pres = PREFIX[adapter.comp.name]
+    if pres != ("",) and not _ffn_in_out(inst):
+        return False
+    for pre in pres:
+        for p in PROJ:
+            e = inst.entries.get(f"{pre}{p}.weight")
+            if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None:
+                return False
+            if e.how == "map":
+                return False             # the user said how it is kept
+    return True
+
+
+def probe(adapter, inst, case) -> bool:
+    """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
+    get the probe's weights written into them, functions as arguments."""
+    from ..slots import candidate_arrays
+    D = case.hyper["d_model"]
+    if D < 2:
+        return False                     # a 1 x 1 matrix has no layout: decide on a later example
+    adapter.layout_probed = True
+    rng = np.random.default_rng(11)
+    pres = PREFIX[adapter.comp.name]
+    AC = [(rng.standard_normal((D, D)), rng.standard_normal((D, D))) for _ in pres]
+    params = {k: np.zeros_like(v) for k, v in case.params.items()}
+    for pre, (A, C) in zip(pres, AC):
+        params[f"{pre}v_proj.weight"], params[f"{pre}out_proj.weight"] = A, C
+    for k in params:
+        if k.startswith("norm") and k.endswith(".weight"):
+            params[k] = np.ones_like(params[k])                  # norms: gain 1, bias 0
+    x, mem = rng.standard_normal((1, 3, D)), rng.standard_normal((1, 4, D))
+    dtype = adapter.opts.dtype
+    try:
+        extra = {}
+        for cname, arr in candidate_arrays(inst.entries, params, dtype).items():
+            if inst.obj is None:                 # a function takes its weights as arguments
+                extra[cname] = adapter.ops.from_np(arr)
+            else:
+                inst.slots[cname].set(arr)
+        t = adapter.ops.from_np(x.astype(dtype))
+        vals = {"x": t, "query": t, "key": t, "value": t,
+                "memory": adapter.ops.from_np(mem.astype(dtype))}
+        vals.update({m.name: None for m in adapter.comp.masks})
+        res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
+    except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
+        return False
+    got = array_out(res.value) if isinstance(res, Finished) else None
+    if got is None or got.shape != x.shape:
+        return False
+    out_in, in_out = (_expected(adapter.comp.name, case.hyper, x, mem, Ms)
+                      for Ms in ([A.T @ C.T for A, C in AC], [A @ C for A, C in AC]))
+    tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
+    return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
+
+
+def _ln(x, eps):
+    mu = x.mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
+
+
+def _expected(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list) -> np.ndarray:
+    """The probe's output when each attention's value-then-output projection is y -> y @ M
+    (uniform attention: the mean of its values); the feed-forward adds 0."""
+    def avg(t):
+        return t.mean(axis=1, keepdims=True)                 # (1, 1, D)
+    if component == "mha":
+        return np.broadcast_to(avg(x) @ Ms[0], x.shape)
+    eps = float(hyper.get("eps", 1e-5))
+    cross = avg(mem) @ Ms[1] if len(Ms) > 1 else 0.0         # decoder: attends to memory (unnormed)
+    if hyper.get("norm_first"):                              # x + attn(LN1(x)) [+ cross]
+        return x + avg(_ln(x, eps)) @ Ms[0] + cross
+    y = _ln(x + avg(x) @ Ms[0], eps)
+    if len(Ms) > 1:
+        y = _ln(y + cross, eps)
+    return _ln(y, eps)

@@ -1,0 +1,70 @@
+"""Recogniser: positional modules whose forward returns the table, (1, T, d) or (T, d), instead of
+x + PE (the caller adds it). Found by a probe with batch 2: an output that has no batch axis of 2 is
+a table. The oracle then compares x + table[:T] with the reference; the input gradient is then the
+identity, not the candidate's, and is not checked. A forward that fails on x (B, T, d) is tried on
+token ids (B, T) (`batch, seq_len = x.size()`, the embedding's caller passing its ids): when that
+returns the table, every example calls it with token ids of the example's (B, T)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..calls import Finished, run_limited
+
+NO_GRAD = "the candidate returns the positional table; the gradient of x + table is not its own"
+
+
+def add_input(table, x, out_shape):
+    """x + table broadcast to (B, T, d); works for numpy arrays and torch tensors."""
+    B, T, D = out_shape
+    t = table.reshape(tuple(table.shape[-2:])) if len(table.shape) == 3 and table.shape[0] == 1 \
+        else table
+    if len(t.shape) != 2 or t.shape[-1] != D or t.shape[0] < T:
+        return table                           # the runner reports the shape
+    return x + t[:T]
+
+
+def probe(adapter) -> None:
+    """Set caps.returns_table for a positional module whose forward returns the table."""
+    if adapter.hooks is not None and adapter.hooks.call is not None:
+        return                          # the adapter file says how to call it
+    if adapter.comp.name != "positional" or adapter.mode not in ("class", "instance") or \
+            adapter.caps.table:
+        return
+    obj = adapter.probe if adapter.mode == "class" else adapter.obj
+    if obj is None:
+        return
+    m = adapter.finish_module(obj)
+    D = adapter.probe_hyper()["d_model"]
+    x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((2, 3, D)).astype(adapter.opts.dtype))
+    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    res = run_limited(lambda: adapter.binding.call(fn, {"x": x}), 10.0)
+    from_ids = False
+    if not isinstance(res, Finished):
+        ids = token_ids(x, adapter.ops)
+        res = run_limited(lambda: adapter.binding.call(fn, {"x": ids}), 10.0)
+        if not isinstance(res, Finished):
+            return
+        from_ids = True
+    shape = tuple(getattr(res.value, "shape", ()))
+    if (len(shape) == 2 and shape[1] == D) or (len(shape) == 3 and shape[0] == 1 and shape[2] == D):
+        adapter.caps.returns_table = True
+        if from_ids:
+            adapter.caps.table_from_ids = True
+            adapter.notes.append(f"forward takes token ids (B, T), not x (B, T, d), and returns the "
+                                 f"positional table {shape}: called with token ids of each "
+                                 f"example's (B, T), compared x + table; the input gradient is not "
+                                 f"checked")
+            return
+        adapter.notes.append(f"forward returns the positional table {shape} rather than x + PE: "
+                             f"compared x + table; the input gradient is not checked")
+
+
+def with_token_ids(caps, values: dict, feeds: dict, ops) -> dict:
+    """The call's values with x replaced by token ids, for a table computed from token ids."""
+    return dict(values, x=token_ids(feeds["x"], ops)) if caps.table_from_ids else values
+
+
+def token_ids(x, ops):
+    """Token ids (B, T) for an input x (B, T, d): 1, 2, ... along each row (never padding 0)."""
+    B, T = int(x.shape[0]), int(x.shape[1])
+    return ops.from_np(np.tile(np.arange(1, T + 1, dtype=np.int64), (B, 1)))

@@ -1,0 +1,83 @@
+"""Recogniser: a whole layer's blocks and norms found by structure when their names say nothing.
+
+- **Blocks** (`self_attention_block`, `attn_1` / `attn_2`, `mixer`): a self-attention,
+  cross-attention or feed-forward block no name matched is looked for among the layer's direct
+  sub-modules (then theirs), in registration order: the first one none of whose parameters is
+  claimed yet that resolves COMPLETELY as that block (every projection found by name or order, with
+  the reference's shapes) is taken. Blocks come in the reference's order (self-attention, then
+  cross-attention, then feed-forward), as layers register them.
+- **Norms** (`residual_connections.0.norm`, `sublayers.1.norm`, BERT's `attention.output.LayerNorm`
+  and `output.LayerNorm`): when the layer's norms are not found by name and the candidate holds
+  exactly as many unclaimed norm modules (a class named like a norm, or a path ending in a
+  norm-like name) as the reference has norms, they are matched in registration order.
+
+The mapping line says which rule placed each weight.
+"""
+from __future__ import annotations
+
+
+def _prefixes(r, cand_prefix: str, depth: int) -> list[str]:
+    """Module paths `depth` levels below cand_prefix, in registration order."""
+    base = (cand_prefix + ".") if cand_prefix else ""
+    out = []
+    for n in r.space.names:
+        if not n.startswith(base):
+            continue
+        toks = n[len(base):].split(".")
+        if len(toks) > depth:
+            p = base + ".".join(toks[:depth])
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def block(r, child, ref_child: str, cand_prefix: str) -> bool:
+    """Place an unresolved mha/ffn block at the first unclaimed sub-module that resolves whole."""
+    for depth in (1, 2):
+        for p in _prefixes(r, cand_prefix, depth):
+            if any(n in r.claimed for n in r.space.names if n.startswith(p + ".")):
+                continue
+            snap = (dict(r.entries), set(r.claimed))
+            r.block(child.kind, ref_child, p)
+            if r.is_complete(ref_child):
+                for ref in set(r.entries) - set(snap[0]):
+                    e = r.entries[ref]
+                    e.why = (e.why + "; " if e.why else "") + \
+                        f"block found by structure at {p!r}"
+                return True
+            r.entries, r.claimed = snap
+    return False
+
+
+def _norm_owners(r, prefix: str) -> list[str]:
+    owners = []
+    base = (prefix + ".") if prefix else ""
+    for n in r.space.names:
+        if n in r.claimed or not n.startswith(base) or "." not in n[len(base):]:
+            continue
+        path = n.rsplit(".", 1)[0]
+        cls = (r.space.owner or {}).get(n, "").rsplit(".", 1)[-1].lower()
+        last = path.rsplit(".", 1)[-1].lower()
+        if ("norm" in cls or "norm" in last or last.startswith("ln")) and path not in owners:
+            owners.append(path)
+    return owners
+
+
+def norms(r, ref_prefix: str = "", cand_prefix: str = "") -> None:
+    """Match the layer's unresolved norm{i} to its unclaimed norm modules in registration order."""
+    refs = sorted({k.split(".")[0 if not ref_prefix else 1] for k in r.ref_shapes
+                   if k.startswith((ref_prefix + ".") if ref_prefix else "")
+                   and k.rsplit(".", 1)[0].split(".")[-1].startswith("norm")})
+    missing = [n for n in refs if r.join(ref_prefix, f"{n}.weight") not in r.entries
+               and r.join(ref_prefix, f"{n}.weight") in r.ref_shapes]
+    if not missing:
+        return
+    owners = _norm_owners(r, cand_prefix)
+    if len(owners) != len(missing):
+        return
+    for i, (ref, owner) in enumerate(zip(missing, owners)):
+        before = set(r.entries)
+        if r.leaf_block("norm", r.join(ref_prefix, ref), owner, None, cand_prefix):
+            for k in set(r.entries) - before:
+                e = r.entries[k]
+                e.why = (e.why + "; " if e.why else "") + "norm matched by registration order"

@@ -1,0 +1,365 @@
+"""The resolver: map every reference parameter (npformer's `state_dict` names, such as
+`self_attn.q_proj.weight`) to where the candidate keeps it (`attention.W_q.weight`,
+`sublayer.0.norm.a_2`, a slice of `in_proj_weight`, a bare `W1` argument, ...). Names first, then,
+inside one attention or feed-forward block, registration order for what names did not settle. An
+explicit map (`--map REF=CAND`, `REF=CAND.T`, `REF=-` for "the candidate has none") wins over both; a
+map key may also be a block (`--map self_attn=my_attention`). A square bare matrix is ambiguous and
+follows `--weight-layout` (default out_in).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import map_entries
+from .recognise import add_norm_block, head_axes, inner_norm, per_head, row_bias, structure, wrapper
+from .recognise import class_layout as class_layout_mod
+from .resolution import Entry, Space  # noqa: F401 (the resolver's types, imported from here too)
+from .signatures import InterfaceError
+from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
+
+
+class Resolver:
+    """Walks a component's tree, matching reference names to candidate names."""
+
+    def __init__(self, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any],
+                 name_map: dict[str, str] | None = None, layout: str = "out_in",
+                 hints: dict | None = None):
+        self.space = space
+        self.hints = dict(hints or {})
+        self.ref_shapes = ref_shapes
+        self.hyper = hyper
+        self.map = dict(name_map or {})
+        self.layout = layout
+        self.claimed: set[str] = set()
+        self.entries: dict[str, Entry] = {}
+        self.problems: list[str] = []
+
+    # -- helpers ----------------------------------------------------------------------------------
+    @staticmethod
+    def join(prefix: str, name: str) -> str:
+        if not name:
+            return prefix
+        return f"{prefix}.{name}" if prefix else name
+
+    def _orient(self, ref: str, cand: str) -> bool | None:
+        """False: same layout, True: transposed, None: shapes incompatible."""
+        r = tuple(self.ref_shapes[ref])
+        if self.space.shapes.get(cand) is None:  # a function argument: it takes what it is given
+            return len(r) == 2 and self.layout == "in_out"
+        c = tuple(self.space.shapes[cand])
+        if len(r) == 2 and r[0] == r[1] and c == r:
+            return self.space.bare.get(cand, True) and self.layout == "in_out"
+        if c == r:
+            return False
+        if len(r) == 2 and c == (r[1], r[0]):
+            return True
+        return None
+
+    def _take(self, ref: str, cand: str, how: str = "name") -> bool:
+        if cand in self.claimed:
+            return False
+        hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
+        if isinstance(hint, int) and self._take_heads(ref, cand, how, hint):
+            return True
+        shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
+        if shaped is not None:             # a (1, n) bias for the reference's (n,)
+            self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
+                                      ref_shape=tuple(self.ref_shapes[ref]))
+            self.claimed.add(cand)
+            return True
+        if self._take_heads(ref, cand, how, hint):
+            return True                    # (d, H, d_head) einsum weights and the like
+        t = self._orient(ref, cand)
+        if t is None:
+            return False
+        self.entries[ref] = Entry(ref, cand, transpose=bool(t), how=how)
+        self.claimed.add(cand)
+        return True
+
+    def _take_heads(self, ref: str, cand: str, how: str, hint) -> bool:
+        c, r = self.space.shapes.get(cand), tuple(self.ref_shapes[ref])
+        heads = head_axes.layout(ref, r, c, self.hyper, hint)
+        if heads is not None:
+            self.entries[ref] = Entry(ref, cand, heads[0], how=how, pre_shape=heads[1],
+                                      perm=heads[2], cand_shape=tuple(c), ref_shape=r)
+            self.claimed.add(cand)
+        return heads is not None
+
+    def free_names(self, prefix: str) -> list[str]:
+        p = (prefix + ".") if prefix else ""
+        return [n for n in self.space.names if n not in self.claimed and n.startswith(p)]
+
+    # -- explicit map -----------------------------------------------------------------------------
+    def _apply_map(self, ref: str) -> bool:
+        if ref not in self.map:
+            return False
+        target = self.map[ref].strip()
+        if target in ("", "-", "none", "None"):
+            self.entries[ref] = Entry(ref, None, how="absent")
+            return True
+        transpose = target.endswith(".T")
+        name = target[:-2] if transpose else target
+        cand = self.space.find(name)
+        if cand is None:
+            raise InterfaceError(f"--map {ref}={target}: the candidate has no parameter {name!r} "
+                                 f"(it has: {', '.join(self.space.names[:40])})")
+        want = tuple(self.ref_shapes[ref])
+        got = tuple(self.space.shapes[cand]) if self.space.shapes.get(cand) is not None else (
+            want[::-1] if transpose else want)
+        if transpose:
+            got = got[::-1]
+        if got != want:
+            raise InterfaceError(f"--map {ref}={target}: shape {tuple(self.space.shapes[cand])} "
+                                 f"{'(transposed ' + str(got) + ') ' if transpose else ''}does not "
+                                 f"fit the reference's {want}")
+        self.entries[ref] = Entry(ref, cand, transpose=transpose, how="map")
+        self.claimed.add(cand)
+        return True
+
+    # -- leaves -----------------------------------------------------------------------------------
+    def leaf_block(self, kind: str, ref_prefix: str, cand_prefix: str, child: Child | None,
+                   parent_cand: str) -> bool:
+        """Resolve a linear/norm/embedding at cand_prefix; True when its required leaves are found."""
+        leaves = LEAVES[kind]
+        found_any = False
+        for leaf, aliases, _req in leaves:
+            ref = self.join(ref_prefix, leaf)
+            if ref not in self.ref_shapes or ref in self.entries:
+                found_any = found_any or ref in self.entries
+                continue
+            for a in aliases:
+                cand = self.space.find(self.join(cand_prefix, a))
+                if cand and self._take(ref, cand):
+                    found_any = True
+                    break
+        return all(self.join(ref_prefix, leaf) in self.entries for leaf, _, req in leaves
+                   if req and self.join(ref_prefix, leaf) in self.ref_shapes) and found_any
+
+    def linear_raw(self, ref_prefix: str, parent_cand: str, child: Child) -> bool:
+        """A Linear kept as bare arrays beside its siblings (W_q, b_q)."""
+        wref, bref = self.join(ref_prefix, "weight"), self.join(ref_prefix, "bias")
+        if wref not in self.entries:
+            for a in child.raw_weight:
+                cand = self.space.find(self.join(parent_cand, a))
+                if cand and self._take(wref, cand):
+                    break
+        if wref not in self.entries:
+            return False
+        if bref in self.ref_shapes and bref not in self.entries:
+            for a in child.raw_bias:
+                cand = self.space.find(self.join(parent_cand, a))
+                if cand and self._take(bref, cand):
+                    break
+        return True
+
+    # -- blocks -----------------------------------------------------------------------------------
+    def block(self, kind: str, ref_prefix: str, cand_prefix: str) -> None:
+        """Resolve every child of a block (mha, ffn, layers, model) at cand_prefix."""
+        children = TREES[kind]
+        for child in children:
+            for ref_child in self._expand(child, ref_prefix):
+                self.child(child, ref_child, cand_prefix)
+        if kind == "mha":
+            self._packed_qkv(ref_prefix, cand_prefix)
+            per_head.resolve(self, ref_prefix, cand_prefix)
+        if kind in ("mha", "ffn"):
+            self._by_order(children, ref_prefix, cand_prefix)
+
+    def _expand(self, child: Child, ref_prefix: str) -> list[str]:
+        if "{i}" not in child.ref:
+            name = self.join(ref_prefix, child.ref)
+            return [name] if any(r == name or r.startswith(name + ".") for r in self.ref_shapes) else []
+        n = int(self.hyper.get(child.count, 0))
+        return [self.join(ref_prefix, child.ref.replace("{i}", str(i))) for i in range(n)]
+
+    def _child_aliases(self, child: Child, ref_child: str) -> list[str]:
+        # a block map (--map self_attn=attention) replaces the aliases
+        rel_keys = [ref_child]
+        for k in rel_keys:
+            if k in self.map:
+                return [self.map[k]]
+        if "{i}" in child.ref:
+            i = ref_child.rsplit(".", 1)[-1]
+            return [f"{a}.{i}" for a in child.aliases]
+        return list(child.aliases)
+
+    def child(self, child: Child, ref_child: str, cand_prefix: str) -> None:
+        leaf_kinds = ("linear", "norm", "embedding")
+        best = None
+        if child.kind in leaf_kinds:
+            for leaf, _, _ in LEAVES[child.kind]:
+                self._apply_map(self.join(ref_child, leaf))
+        for alias in self._child_aliases(child, ref_child):
+            p = self.join(cand_prefix, alias)
+            if child.kind in leaf_kinds:
+                bare = self.space.find(p)
+                if bare and child.kind == "linear" and self._take(self.join(ref_child, "weight"), bare):
+                    self.linear_raw(ref_child, cand_prefix, child)
+                    return
+                if bare and child.kind == "embedding" and self._take(self.join(ref_child, "weight"), bare):
+                    return
+                if alias and not self.space.has_prefix(p + "."):
+                    continue
+                if self.leaf_block(child.kind, ref_child, p, child, cand_prefix):
+                    return
+            else:
+                if alias and not self.space.has_prefix(p + "."):
+                    continue
+                snap = (dict(self.entries), set(self.claimed))
+                self.block(child.kind, ref_child, p)
+                if self.is_complete(ref_child):
+                    return
+                gained = len(self.entries) - len(snap[0])
+                if gained > 0 and (best is None or gained > best[0]):
+                    best = (gained, dict(self.entries), set(self.claimed))
+                self.entries, self.claimed = snap
+        if child.kind in ("mha", "ffn") and cand_prefix == "" and \
+                structure.block(self, child, ref_child, cand_prefix):
+            return                         # a block no name matched, found by what it holds
+        if best is not None:  # nothing complete: keep the attempt that found the most
+            self.entries, self.claimed = best[1], best[2]
+            return
+        if child.kind == "linear" and child.raw_weight:
+            self.linear_raw(ref_child, cand_prefix, child)
+        if child.kind == "norm":           # Add & Norm inside the attention / feed-forward block
+            inner_norm.resolve(self, ref_child, cand_prefix)
+
+    def is_complete(self, ref_prefix: str) -> bool:
+        """Every required weight (Linear/Embedding weights) under ref_prefix has an entry."""
+        need = [r for r in self.ref_shapes if (not ref_prefix or r.startswith(ref_prefix + "."))
+                and r.endswith(".weight") and len(self.ref_shapes[r]) == 2]
+        return all(r in self.entries for r in need)
+
+    def _packed_qkv(self, ref_prefix: str, cand_prefix: str) -> None:
+        names = [self.join(ref_prefix, f"{p}.weight") for p in ("q_proj", "k_proj", "v_proj")]
+        if all(n in self.entries for n in names) or not all(n in self.ref_shapes for n in names):
+            return
+        D = self.ref_shapes[names[0]][0]
+        pairs = [(self.join(cand_prefix, f"{m}.weight"), self.join(cand_prefix, f"{m}.bias"))
+                 for m in PACKED_QKV]
+        pairs += [(self.join(cand_prefix, f"{m}.{w}"), self.join(cand_prefix, f"{m}.{b}"))
+                  for m in PACKED_QKV for w, b in (("w", "b"), ("W", "b"), ("kernel", "bias"))]
+        pairs += [(self.join(cand_prefix, w), self.join(cand_prefix, b)) for w, b in PACKED_RAW]
+        for w, b in pairs:
+            cw = self.space.find(w)
+            if not cw or cw in self.claimed:
+                continue
+            if self.space.shapes[cw] is None:  # a function's argument: takes the layout asked
+                shape = (D, 3 * D) if self.layout == "in_out" else (3 * D, D)
+            else:
+                shape = tuple(self.space.shapes[cw])
+            if shape == (3 * D, D):
+                transpose = False
+            elif shape == (D, 3 * D):
+                transpose = True
+            else:
+                continue
+            for j, p in enumerate(("q_proj", "k_proj", "v_proj")):
+                self.entries[self.join(ref_prefix, f"{p}.weight")] = Entry(
+                    self.join(ref_prefix, f"{p}.weight"), cw, transpose, (j * D, (j + 1) * D), "packed")
+            self.claimed.add(cw)
+            cb = self.space.find(b)
+            if cb and cb not in self.claimed and tuple(self.space.shapes[cb] or (3 * D,)) == (3 * D,):
+                for j, p in enumerate(("q_proj", "k_proj", "v_proj")):
+                    bref = self.join(ref_prefix, f"{p}.bias")
+                    if bref in self.ref_shapes:
+                        self.entries[bref] = Entry(bref, cb, False, (j * D, (j + 1) * D), "packed")
+                self.claimed.add(cb)
+            return
+
+    def _by_order(self, children: tuple[Child, ...], ref_prefix: str, cand_prefix: str) -> None:
+        """Linear children still unresolved take the free weights under the block, in order."""
+        todo = [c for c in children if c.kind == "linear"
+                and self.join(self.join(ref_prefix, c.ref), "weight") in self.ref_shapes
+                and self.join(self.join(ref_prefix, c.ref), "weight") not in self.entries]
+        if not todo:
+            return
+        free = self.free_names(cand_prefix)
+        skip = len(cand_prefix) + 1 if cand_prefix else 0
+        for c in todo:
+            wref = self.join(self.join(ref_prefix, c.ref), "weight")
+            bref = self.join(self.join(ref_prefix, c.ref), "bias")
+            for pos, m in enumerate(free):
+                shape = self.space.shapes[m]       # None: a function's argument, any shape
+                if (shape is not None and len(shape) != 2) or not self._take(wref, m, how="order"):
+                    continue
+                if bref in self.ref_shapes and bref not in self.entries:
+                    rel = m[skip:]
+                    if "." in rel:  # a module's weight: its bias sits beside it
+                        owner = m.rsplit(".", 1)[0]
+                        options = [self.join(owner, a) for a in LINEAR_BIAS]
+                    else:           # a bare matrix: the next free vector registered after it
+                        options = [v for v in free[pos + 1:] if len(self.space.shapes[v] or ()) == 1
+                                   and "." not in v[skip:]][:1]
+                    for v in options:
+                        v = self.space.find(v)
+                        if v and self._take(bref, v, how="order"):
+                            break
+                break
+
+    # -- entry point ------------------------------------------------------------------------------
+    def run(self, kind: str) -> dict[str, Entry]:
+        if kind in TREES:
+            self.block(kind, "", "")
+            if kind in ("encoder_layer", "decoder_layer"):
+                structure.norms(self)
+            wrapper.resolve(self, kind)
+        else:  # a single leaf block at the top: linear / norm / embedding
+            for leaf, _, _ in LEAVES[kind]:
+                self._apply_map(leaf)
+            self.leaf_block(kind, "", "", None, "")
+        # explicit full-name maps the walk did not visit
+        for ref in self.ref_shapes:
+            if ref not in self.entries:
+                self._apply_map(ref)
+        return self.entries
+
+
+def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,
+            name_map: dict[str, str] | None = None, layout: str = "out_in",
+            optional: Callable[[str, dict], Any] = lambda r, e: False,
+            hints: dict | None = None,
+            class_layout: dict | None = None) -> tuple[dict[str, Entry], list[str]]:
+    """Map every reference parameter to the candidate; returns (entries, unclaimed candidate names).
+
+    Raises InterfaceError naming the reference parameters that stayed unmapped, except those
+    `optional(ref, entries)` knows the candidate has none of (it returns the reason, a str).
+    """
+    unknown = [k for k in (name_map or {}) if k not in ref_shapes
+               and not any(r.startswith(k + ".") for r in ref_shapes)]
+    if unknown:
+        raise InterfaceError(f"--map: unknown reference name(s) {unknown}; reference parameters are: "
+                             f"{', '.join(ref_shapes)}")
+    r = Resolver(space, ref_shapes, hyper, name_map, layout, hints)
+    entries = r.run(kind)
+    class_layout_mod.apply(entries, space, ref_shapes, class_layout)
+    missing = []
+    for ref in ref_shapes:
+        if ref in entries:
+            continue
+        why = optional(ref, entries)
+        if why:
+            entries[ref] = Entry(ref, None, how="absent", why=why if isinstance(why, str) else "")
+        else:
+            missing.append(ref)
+    unclaimed = [n for n in space.names if n not in r.claimed]
+    unused = map_entries.unused_block_maps(name_map, ref_shapes, entries)
+    if unused:
+        raise InterfaceError(f"--map {', '.join(unused)}: maps nothing (no candidate parameter "
+                             f"under that name was placed there); candidate parameters: "
+                             f"{', '.join(space.names[:40])}")
+    if missing:
+        block_norm = add_norm_block.message(kind, unclaimed, space.shapes)
+        if block_norm:
+            raise InterfaceError(block_norm)
+        listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"
+                            for n in space.names[:60])
+        raise InterfaceError(
+            "cannot tell where the candidate keeps "
+            + ", ".join(f"{m} {tuple(ref_shapes[m])}" for m in missing)
+            + f". Candidate parameters: {listing or '(none)'}. Name them with --map REF=CAND "
+              "(e.g. --map q_proj.weight=attn.Wq.weight; append .T for a transposed matrix), or "
+              "--map REF=- where the candidate really has none.")
+    # entries in reference order
+    return {k: entries[k] for k in ref_shapes}, unclaimed
+
