@@ -31,7 +31,7 @@ from npformer.layers.linear import Linear
 from npformer.layers.module import Module
 
 __all__ = ["use_last_position_logits", "last_position_logits_enabled", "last_position_only",
-           "ATTR"]
+           "has_output_proj", "ATTR"]
 
 ATTR = "fast_last_logits"                 # the model's instance attribute that switches it on
 
@@ -45,6 +45,11 @@ def _output_proj(name: str, model) -> Linear:
                         f"Transformer), got {type(model).__name__} with output_proj "
                         f"{type(proj).__name__}")
     return proj
+
+
+def has_output_proj(model) -> bool:
+    """Whether `model` can be switched: an npformer model whose output_proj is a Linear."""
+    return isinstance(model, Module) and isinstance(getattr(model, "output_proj", None), Linear)
 
 
 def use_last_position_logits(model, on: bool = True):
