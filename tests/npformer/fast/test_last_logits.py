@@ -113,3 +113,31 @@ def test_bad_models_are_named():
         use_last_position_logits(nf.Linear(3, 4))   # no output_proj
     with pytest.raises(TypeError, match="on: expected a bool"):
         use_last_position_logits(_causal("float64"), on=1)
+
+
+@pytest.mark.parametrize("task", ["reverse", "lm"])
+def test_npformer_generate_decodes_alike_with_and_without_fast_decoding(task, tmp_path, capsys,
+                                                                        monkeypatch):
+    """`npformer generate` switches the loaded model (numpy backend) unless --no-fast-decoding, and
+    prints the same decodes either way."""
+    import npformer.fast.last_logits as ll
+    from npformer.cli.main import main
+    from tests.npformer.conftest import tiny_train_args
+    ckpt = str(tmp_path / "m.npz")
+    sizes = {} if task == "reverse" else {"num_symbols": None, "max_len": None}
+    assert main(["train", *tiny_train_args(steps=3, task=task, **sizes), "--save", ckpt]) == 0
+    capsys.readouterr()
+    switched = []
+    original = ll.use_last_position_logits
+
+    def spy(model, on=True):
+        switched.append(on)
+        return original(model, on)
+    monkeypatch.setattr(ll, "use_last_position_logits", spy)
+    inputs = ["abc", "d"] if task == "reverse" else ["1+2=", "34+5="]
+    outs = []
+    for extra in ([], ["--no-fast-decoding"]):
+        assert main(["generate", ckpt, *inputs, "--max-new-tokens", "3", *extra]) == 0
+        outs.append(capsys.readouterr().out)
+    assert switched == [True]                                        # the first run only
+    assert outs[0] == outs[1] and outs[0].strip()
