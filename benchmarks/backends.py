@@ -2,6 +2,7 @@
 
   np-f32 / np-f64          npformer float32 / float64 with the npformer.fast variants training uses
                            (FusedAdam, few-rows Linear, the elementwise variants on the run's threads)
+                           and those `npformer generate` uses (last-position logits while decoding)
   np-f32-plain             npformer float32 as a learner reads it: plain Adam, no npformer.fast
   hf-cpu                   transformers' GPT2LMHeadModel, causal configs (benchmarks/hf_backend.py)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
@@ -182,8 +183,9 @@ class NumpySession(Session):
         if backend.fast:                                  # the speed variants, as training picks them
             from npformer.fast.accelerate import accelerate
             from npformer.fast.fused_adam import FusedAdam
+            from npformer.fast.last_logits import use_last_position_logits
             from npformer.fast.linear import use_few_rows_linear
-            use_few_rows_linear(self.model)
+            use_last_position_logits(use_few_rows_linear(self.model))
             accelerate(self.model, threads or 1)
             accelerate(self.loss, threads or 1)
             self.opt = FusedAdam(self.model.named_parameters(), lr=1e-4, threads=threads)

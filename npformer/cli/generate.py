@@ -57,9 +57,12 @@ def cmd_generate(args) -> int:
     if is_pretrained_folder(args.checkpoint):            # a Hugging Face GPT-2 folder: text in, text out
         return generate_pretrained(args)
     model, ckpt = load_for_backend(args)
-    if args.backend == "numpy":                     # decoding feeds a few rows at a time
+    if args.backend == "numpy" and not getattr(args, "no_fast_decoding", False):
+        from npformer.fast.last_logits import use_last_position_logits
         from npformer.fast.linear import use_few_rows_linear
-        use_few_rows_linear(model)
+        use_few_rows_linear(model)                           # decoding feeds a few rows a step
+        if type(model).__name__ in ("CausalLM", "Transformer"):
+            use_last_position_logits(model)                  # the decode loops read the last only
     meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
     kind = type(model).__name__
     c = model.config

@@ -185,6 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="generated tokens at most (default: as many as max_len allows)")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute the whole prefix every step instead of using the KV cache")
+    p.add_argument("--no-fast-decoding", action="store_true",
+                   help="numpy backend: decode with the plain model (every Linear as x @ W^T, "
+                        "logits of every fed position) instead of npformer.fast's decoding "
+                        "variants (few-rows products, the last position's logits only), which "
+                        "give the same tokens and the logits to rounding; see docs/PERFORMANCE.md")
     add_backend_args(p, dtype_default=None)
     add_sampling_args(p)
 

@@ -44,9 +44,12 @@ def _load(args):
             model = backends.module("torch", "hub").from_pretrained(folder, args.dtype or "float32",
                                                                     device=dev)
         else:
+            from npformer.fast.last_logits import use_last_position_logits
             from npformer.fast.linear import use_few_rows_linear
             from npformer.io import hub
-            model = use_few_rows_linear(hub.from_pretrained(folder, args.dtype or "float32"))
+            model = hub.from_pretrained(folder, args.dtype or "float32")
+            if not getattr(args, "no_fast_decoding", False):
+                model = use_last_position_logits(use_few_rows_linear(model))
     except (OSError, ValueError) as e:
         raise CliError(f"CHECKPOINT {folder}: {e}") from None
     if type(model).__name__ != "CausalLM":

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
+from npformer.fast.last_logits import last_position_only
 from npformer.layers.masks import causal_mask, padding_mask
 from npformer.layers.validation import check_ids
 
@@ -114,15 +115,17 @@ class NumpyDecodeStep:
 
     def run(self, stepper: "Stepper", ids: np.ndarray, offset: int):
         """Logits (N, T, V) of the model for ids (N, T) at positions offset.. (caches updated), under
-        the causal mask (1, 1, T, offset + T)."""
+        the causal mask (1, 1, T, offset + T); (N, 1, V), the last position's, for a model switched
+        to npformer.fast.last_logits (only `last` reads them)."""
         m = stepper.model
         mask = causal_mask(ids.shape[1], offset + ids.shape[1])         # (1, 1, T, offset + T)
-        if stepper.memory is not None or _is_seq2seq(m):
-            return m.decode(ids, stepper.memory, stepper.src_mask, mask, caches=stepper.caches,
-                            offset=offset)
-        if stepper.caches is None:
-            return m(ids, mask)
-        return m(ids, mask, caches=stepper.caches, offset=offset)
+        with last_position_only(m):
+            if stepper.memory is not None or _is_seq2seq(m):
+                return m.decode(ids, stepper.memory, stepper.src_mask, mask,
+                                caches=stepper.caches, offset=offset)
+            if stepper.caches is None:
+                return m(ids, mask)
+            return m(ids, mask, caches=stepper.caches, offset=offset)
 
     def last(self, logits):
         """The last position's logits (N, V) and their float64 log-probabilities, as NumPy."""

@@ -1,10 +1,10 @@
 """MultiHeadAttention's forward and backward with the softmax passes of npformer.fast.softmax.
 
 `mha_forward(self, ...)` and `mha_backward(self, dout)` are the module's own steps (the same
-checks, children, cache and attn_weights), with attention_weights_forward/backward taken from
-npformer.fast.softmax on `self.fast_threads` threads. npformer.fast.accelerate binds them to a
-module instance. Incremental decoding (cache=...) is inference with a handful of rows: it runs
-the plain method.
+children, cache and attn_weights; the checks stay in check_inputs, run once by __call__), with
+attention_weights_forward/backward taken from npformer.fast.softmax on `self.fast_threads`
+threads. npformer.fast.accelerate binds them to a module instance. Incremental decoding
+(cache=...) is inference with a handful of rows: it runs the plain method.
 """
 from __future__ import annotations
 
@@ -12,36 +12,26 @@ import numpy as np
 
 from npformer.fast.softmax import attention_weights_backward, attention_weights_forward
 from npformer.layers.attention import MHACache, merge_heads, split_heads
-from npformer.layers.validation import check_float, check_grad, check_mask
+from npformer.layers.validation import check_grad
 
 __all__ = ["mha_forward", "mha_backward"]
 
 
 def mha_forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-    """MultiHeadAttention.forward, the softmax passes on self.fast_threads threads."""
+    """MultiHeadAttention.forward, the softmax passes on self.fast_threads threads. Like the plain
+    forward it takes what check_inputs returned (mask: the bool keep-mask) and checks nothing
+    again; the projections and the dropout run their forward directly, as in the plain method."""
     if cache is not None:
         return type(self).forward(self, query, key, value, mask, cache, static_kv)
-    check_float("query", query, dtype=self.dtype, ndim=3)
-    B, Tq, D = query.shape
-    if D != self.d_model:
-        raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got {query.shape}")
-    for name, x in (("key", key), ("value", value)):
-        check_float(name, x, dtype=self.dtype, ndim=3)
-        if x.shape[0] != B or x.shape[2] != self.d_model:
-            raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got {x.shape}")
-    if value.shape != key.shape:
-        raise ValueError(f"value: expected the key's shape {key.shape}, got {value.shape}")
     H = self.num_heads
-    keep = check_mask("mask", mask, (B, H, Tq, key.shape[1]))
-
-    q = split_heads(self.q_proj(query), H)                             # (B, H, Tq, dk)
-    k = split_heads(self.k_proj(key), H)                               # (B, H, Tk, dk)
-    v = split_heads(self.v_proj(value), H)                             # (B, H, Tk, dk)
-    weights, wcache = attention_weights_forward(q, k, keep, self.fast_threads)  # (B, H, Tq, Tk)
-    dropped = self.attn_dropout(weights)                               # (B, H, Tq, Tk) P~
+    q = split_heads(self.q_proj.forward(query), H)                     # (B, H, Tq, dk)
+    k = split_heads(self.k_proj.forward(key), H)                       # (B, H, Tk, dk)
+    v = split_heads(self.v_proj.forward(value), H)                     # (B, H, Tk, dk)
+    weights, wcache = attention_weights_forward(q, k, mask, self.fast_threads)  # (B, H, Tq, Tk)
+    dropped = self.attn_dropout.forward(weights)                       # (B, H, Tq, Tk) P~
     heads = dropped @ v                                                # (B, H, Tq, dk)
-    out = self.out_proj(merge_heads(heads))                            # (B, Tq, D)
+    out = self.out_proj.forward(merge_heads(heads))                    # (B, Tq, D)
     self.attn_weights = weights
     self._cache = MHACache(wcache, dropped, v, out)
     self._cached_forward = False

@@ -1,10 +1,12 @@
 """Fast forward/backward methods for npformer.layers' elementwise modules: Activation, LayerNorm,
 Dropout and CrossEntropyLoss.
 
-Each is the plain module's method (same checks, same cache, same attributes set) with the
-functional step taken from npformer.fast (activations, layernorm, dropout, loss) on
-`self.fast_threads` threads. A case the fast step does not cover (a replayed dropout mask, eval
-mode) runs the plain method. npformer.fast.accelerate binds these to module instances.
+Each is the plain module's method (same cache, same attributes set) with the functional step
+taken from npformer.fast (activations, layernorm, dropout, loss) on `self.fast_threads` threads.
+Like the plain forward it checks nothing itself: Module.__call__ runs the class's check_inputs
+once before it (a second check would be one more pass over every input). A case the fast step
+does not cover (a replayed dropout mask, eval mode) runs the plain method.
+npformer.fast.accelerate binds these to module instances.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from npformer.fast.dropout import dropout_backward as fast_dropout_backward
 from npformer.fast.dropout import dropout_forward as fast_dropout_forward
 from npformer.fast.layernorm import layernorm_backward, layernorm_forward
 from npformer.fast.loss import cross_entropy_backward, cross_entropy_forward
-from npformer.layers.validation import check_float, check_grad
+from npformer.layers.validation import check_grad
 
 __all__ = ["activation_forward", "activation_backward", "layernorm_module_forward",
            "layernorm_module_backward", "dropout_module_forward", "dropout_module_backward",
@@ -25,7 +27,6 @@ __all__ = ["activation_forward", "activation_backward", "layernorm_module_forwar
 
 # -- Activation -------------------------------------------------------------------------------------
 def activation_forward(self, x: np.ndarray) -> np.ndarray:
-    check_float("x", x)
     y, cache = fast_act.FAST_PAIRS[self.name][0](x, self.fast_threads)
     self._cache = (cache, y)
     return y
@@ -39,10 +40,6 @@ def activation_backward(self, dout: np.ndarray) -> np.ndarray:
 
 # -- LayerNorm --------------------------------------------------------------------------------------
 def layernorm_module_forward(self, x: np.ndarray) -> np.ndarray:
-    check_float("x", x, dtype=self.dtype)
-    if x.ndim == 0 or x.shape[-1] != self.d_model:
-        raise ValueError(f"x: expected last dimension {self.d_model} (d_model), got shape "
-                         f"{x.shape}")
     y, cache = layernorm_forward(x, self.weight.data, self.bias.data, self.eps, self.fast_threads)
     self._cache = (cache, y)
     return y
@@ -62,7 +59,6 @@ def dropout_module_forward(self, x: np.ndarray) -> np.ndarray:
     """Dropout.forward; the mask drawn in blocks (the same mask and generator state)."""
     if not self.active or self._replay is not None:
         return type(self).forward(self, x)                  # identity or a replayed mask: plain
-    check_float("x", x)
     mask = draw_keep_mask(self.rng, x.shape, self.p)        # (...) bool, P(keep) = 1 - p
     y, cache = fast_dropout_forward(x, self.p, mask, self.fast_threads)
     self.last_mask = mask
@@ -78,13 +74,6 @@ def dropout_module_backward(self, dout: np.ndarray) -> np.ndarray:
 
 # -- CrossEntropyLoss -------------------------------------------------------------------------------
 def loss_module_forward(self, logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    check_float("logits", logits)
-    if logits.ndim == 0:
-        raise ValueError("logits: expected shape (..., C), got a 0-d array")
-    targets = np.asarray(targets)
-    if targets.shape != logits.shape[:-1]:
-        raise ValueError(f"targets: expected shape {logits.shape[:-1]} (logits' leading "
-                         f"dimensions), got {targets.shape}")
     C = logits.shape[-1]
     loss, cache = cross_entropy_forward(logits.reshape(-1, C), targets.reshape(-1),
                                         self.ignore_index, self.label_smoothing, self.fast_threads)

@@ -202,8 +202,9 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
               rounding, dropout masks drawn per shard)
     fast_threads  > 0: the model's and the loss's elementwise passes run npformer.fast.accelerate's
               methods (the same bits, faster), split over this many threads (1 per replica with
-              data parallelism, whose replicas already keep the threads busy); 0: the plain methods.
-              The model is handed back with its plain methods.
+              data parallelism, whose replicas already keep the threads busy), and evaluation's
+              decoding projects the last fed position only (npformer.fast.last_logits); 0: the
+              plain methods. The model is handed back with its plain methods.
     Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
     (nothing is updated by that step).
     """
@@ -216,16 +217,23 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
     if hasattr(optimizer, "adopt_gradients") and replicas > 1:
         optimizer.adopt_gradients(False)    # a reduce hands over its replicas' own arrays: never adopt them
+    from npformer.fast import last_logits
+    switch_last = bool(fast_threads) and last_logits.has_output_proj(model) \
+        and not last_logits.last_position_logits_enabled(model)
     if fast_threads:
         from npformer.fast.accelerate import accelerate, restore_plain
         accelerate(model, 1 if replicas > 1 else fast_threads)   # before the replicas are copied
         accelerate(loss_fn, 1 if replicas > 1 else fast_threads)
+    if switch_last:                         # evaluation's decoding: the last position's logits only
+        last_logits.use_last_position_logits(model)
     try:
         return _train_steps(model, task, config, loss_fn, batches, optimizer, schedule,
                             eval_examples, callback, file, start_step, replicas)
     finally:
         if fast_threads:
             restore_plain(model)
+        if switch_last:
+            last_logits.use_last_position_logits(model, on=False)
 
 
 def _train_steps(model, task, config, loss_fn, batches, optimizer, schedule, eval_examples,

@@ -9,6 +9,7 @@ import pytest
 
 from npformer.data.tasks import make_task
 from npformer.fast.accelerate import accelerated_threads
+from npformer.fast.last_logits import last_position_logits_enabled
 from npformer.training.train import TrainConfig, build_model, model_config_for, train
 
 
@@ -21,7 +22,8 @@ def _run(fast_threads: int, replicas: int = 1):
     config = TrainConfig(steps=3, batch_size=7, lr=1e-2, warmup=2, label_smoothing=0.1,
                          progress=False)
     result = train(model, task, config, replicas=replicas, fast_threads=fast_threads,
-                   callback=lambda step, loss: seen.append(accelerated_threads(model)))
+                   callback=lambda step, loss: seen.append((accelerated_threads(model),
+                                                            last_position_logits_enabled(model))))
     return result, model, seen
 
 
@@ -30,14 +32,15 @@ def test_train_with_fast_threads_equals_the_plain_run_and_hands_the_model_back_p
         split_everything, replicas, per_model):
     plain, plain_model, seen_plain = _run(0, replicas)
     fast, fast_model, seen_fast = _run(2, replicas)
-    assert seen_plain == [None] * 3
-    assert seen_fast == [per_model] * 3                            # the fast methods ran
+    assert seen_plain == [(None, False)] * 3
+    assert seen_fast == [(per_model, True)] * 3                    # the fast methods ran
     assert max(split_everything, default=1) == per_model           # threaded (one model) or not
     assert fast.losses == plain.losses
     assert fast.grad_norms == plain.grad_norms
     for (name, p0), (_, p1) in zip(plain_model.named_parameters(), fast_model.named_parameters()):
         np.testing.assert_array_equal(p1.data, p0.data, err_msg=name)
     assert accelerated_threads(fast_model) is None                 # handed back plain
+    assert not last_position_logits_enabled(fast_model)
 
 
 @pytest.mark.parametrize("bad", [-1, 1.0, True])

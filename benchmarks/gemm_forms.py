@@ -1,0 +1,141 @@
+"""Which product form OpenBLAS runs fastest at a model's Linear shapes: the open question behind a
+faster Linear (different weight layouts) and behind the few-rows threshold of npformer.fast.linear.
+
+    python -m benchmarks.gemm_forms                                  # base and gpt2s-cpu, 1 and 2 threads
+    python -m benchmarks.gemm_forms --configs gpt2s-cpu --threads 1 --out DIR
+
+For each Linear shape of a configuration's forward (rows = batch x length for the training and
+forward workloads, rows = the generation batch for a decode step; the d_model x d_model, d_model x
+d_ff, d_ff x d_model and d_model x vocab products), y = x W^T + b is timed four ways, in
+interleaved rounds with the settle wait of benchmarks/isolation.py before every sample:
+
+  x@W^T       npformer's Linear: W (out, in) C-contiguous, y = x @ W.T, then y += b
+  (W@x^T)^T   the few-rows form of npformer.fast.linear: z = W @ x.T, y = z.T + b into a
+              C-contiguous array (one pass for the copy and the bias)
+  x@W_io      W kept as (in, out) C-contiguous (W.T copied once, outside the timing): y = x @ W_io
+  W_F         W kept Fortran-ordered ((out, in) shape, (in, out) memory): y = x @ W.T, the plain
+              line of code on a weight that a relayout would hand it
+
+Ratios are medians of per-round ratios against x@W^T (< 1: faster). The forms are the same dot
+products; x@W^T and W_F call the same OpenBLAS kernel on the same packed panels and were bit-equal
+on every shape tried here, the others agree to rounding (the bound in npformer/fast/linear.py).
+The load on the machine is measured and printed: a loaded run's ratios are only indicative.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from benchmarks import load as load_meter
+from benchmarks.configs import CONFIGS
+from benchmarks.elementwise import _ratio, interleave
+
+FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F")
+
+
+def shapes(cfg) -> list[tuple[str, int, int, int]]:
+    """(what, rows, in, out) of the configuration's Linear products."""
+    f = cfg.model_fields
+    D, F, V = f["d_model"], f["d_ff"], f["vocab_size"]
+    rows = {"forward": cfg.batch * cfg.tgt_len, "decode step": cfg.gen_batch}
+    out = []
+    for what, n in rows.items():
+        out += [(f"{what} D->D", n, D, D), (f"{what} D->F", n, D, F), (f"{what} F->D", n, F, D),
+                (f"{what} D->V", n, D, V)]
+    return out
+
+
+def form_jobs(n: int, i: int, o: int, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, i)).astype(np.float32)
+    W = rng.standard_normal((o, i)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    W_io = np.ascontiguousarray(W.T)                      # (in, out)
+    W_F = np.asfortranarray(W)                            # (out, in) shape, (in, out) memory
+
+    def plain():
+        y = x @ W.T
+        y += b
+        return y
+
+    def transposed():
+        z = W @ x.T                                       # (out, n)
+        return np.add(z.T, b, out=np.empty((n, o), dtype=z.dtype))
+
+    def inout():
+        y = x @ W_io
+        y += b
+        return y
+
+    def fortran():
+        y = x @ W_F.T
+        y += b
+        return y
+    return dict(zip(FORMS, (plain, transposed, inout, fortran)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.gemm_forms", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--configs", default="base,gpt2s-cpu",
+                   help="comma-separated, from " + ",".join(CONFIGS) + " (default: %(default)s)")
+    p.add_argument("--threads", default="1,2", help="BLAS thread counts, comma-separated "
+                                                   "(default: %(default)s)")
+    p.add_argument("--repeats", type=int, default=15, help="rounds per shape (default: %(default)s)")
+    p.add_argument("--out", help="write results.json into this directory")
+    args = p.parse_args(argv)
+    from npformer.training.blas import set_blas_threads
+
+    names = [c for c in args.configs.split(",") if c]
+    unknown = [c for c in names if c not in CONFIGS]
+    if unknown:
+        p.error(f"--configs: unknown {unknown}; expected names from {list(CONFIGS)}")
+    try:
+        thread_counts = [int(t) for t in args.threads.split(",") if t]
+    except ValueError:
+        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
+    if not thread_counts or min(thread_counts) < 1:
+        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
+    if args.repeats < 1:
+        p.error(f"--repeats: expected a positive int, got {args.repeats}")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        p.error(f"--out: {args.out} exists and is not a directory")
+
+    print("median ms of y = x W^T + b per form; ratios: medians of per-round ratios to x@W^T",
+          flush=True)
+    before = load_meter.sample(1.0)
+    meter = load_meter.LoadMeter()
+    results = []
+    for cname in names:
+        cfg = CONFIGS[cname]
+        print(f"\n{cfg.describe()}", flush=True)
+        for t in thread_counts:
+            set_blas_threads(t)
+            print(f"  {t} thread(s)", flush=True)
+            for what, n, i, o in shapes(cfg):
+                res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)
+                ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:]}
+                cells = "  ".join(f"{k}/x@W^T {r:.3f}" for k, r in ratios.items())
+                print(f"  {what:>18} {n:5d} x {i:5d} -> {o:6d}  x@W^T {res[FORMS[0]]['wall_ms']:9.3f}"
+                      f" ms  {cells}", flush=True)
+                results.append({"config": cname, "threads": t, "what": what, "rows": n, "in": i,
+                                "out": o, "wall_ms": {k: v["wall_ms"] for k, v in res.items()},
+                                "ratio_to_plain": ratios})
+    stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
+    print(f"\n{stamp['stamp']}")
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "results.json")
+        with open(path + ".tmp", "w") as fh:
+            json.dump({"results": results, "load": stamp, "argv": sys.argv[1:]}, fh, indent=1)
+        os.replace(path + ".tmp", path)
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
