@@ -18,18 +18,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..calls import Finished, run_limited
+from .layout import array_out
 
 COMPONENTS = ("mha", "encoder_layer")
-
-
-def _out(value):
-    out = value[0] if isinstance(value, (tuple, list)) and value else value
-    if hasattr(out, "detach"):
-        out = out.detach().cpu().numpy()
-    try:
-        return np.asarray(out, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
 
 
 def probe(adapter) -> None:
@@ -64,7 +55,7 @@ def probe(adapter) -> None:
         vals.update({"x": t, "query": t, "key": t, "value": t})
         vals[mask.name] = adapter.ops.from_np(convert_mask(keep, o, dtype))
         res = run_limited(lambda: binding.call(fn, vals), 10.0)
-        return _out(res.value) if isinstance(res, Finished) else None
+        return array_out(res.value) if isinstance(res, Finished) else None
 
     def leaks(o):
         a, b = out(x, o), out(x2, o)

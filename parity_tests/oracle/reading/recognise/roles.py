@@ -21,6 +21,7 @@ import numpy as np
 
 from ..calls import Finished, run_limited
 from ..resolution import Entry
+from .layout import array_out
 
 PROJ = ("q_proj", "k_proj", "v_proj", "out_proj")
 INPUTS = {"q_proj": "query", "k_proj": "key", "v_proj": "value"}
@@ -35,16 +36,6 @@ def applies(adapter, inst) -> bool:
            or e.pre_shape is not None or e.how == "map" for e in es):
         return False
     return any(e.how == "order" for e in es) and len({e.cand for e in es}) == 4
-
-
-def _out(value):
-    out = value[0] if isinstance(value, (tuple, list)) and value else value
-    if hasattr(out, "detach"):
-        out = out.detach().cpu().numpy()
-    try:
-        return np.asarray(out, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
 
 
 def probe(adapter, inst, case) -> dict | None:
@@ -76,7 +67,7 @@ def probe(adapter, inst, case) -> dict | None:
                 return None
         res = run_limited(call,
                           min(10.0, float(adapter.opts.timeout or 10.0)))
-        return _out(res.value) if isinstance(res, Finished) else None
+        return array_out(res.value) if isinstance(res, Finished) else None
 
     def same(a, b) -> bool:
         tol = (1e-9 if dtype == "float64" else 1e-4) * max(1.0, float(np.abs(b).max()))
