@@ -25,7 +25,6 @@ import numpy as np
 from npformer.layers.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import check_dtype, check_float, check_grad, check_mask, check_probability
 
 
 # ------------------------------------------------------------------------------------------------
@@ -38,20 +37,6 @@ class WeightsCache(NamedTuple):
     k: np.ndarray                 # (B, H, Tk, dk) keys
     weights: np.ndarray           # (B, H, Tq, Tk) P = softmax(S), 0 at masked keys and on empty rows
     scale: float                  # 1 / sqrt(dk)
-
-
-def check_qkv(q, k, v=None) -> None:
-    """q (B, H, Tq, dk), k (B, H, Tk, dk) and v (B, H, Tk, dv), one float dtype."""
-    check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
-    B, H, Tq, dk = q.shape
-    if k.shape[:2] != (B, H) or k.shape[3] != dk:
-        raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {q.shape}, got {k.shape}")
-    if v is not None:
-        check_float("v", v, dtype=q.dtype, ndim=4)
-        if v.shape[:3] != k.shape[:3]:
-            raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
-                             f"got {v.shape}")
 
 
 def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
@@ -129,10 +114,7 @@ def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
         P~ = P * M / (1 - p)                  attention dropout (P~ = P without it)
         O  = P~ V
     """
-    check_qkv(q, k, v)
-    B, H, Tq, _ = q.shape
-    keep = check_mask("mask", mask, (B, H, Tq, k.shape[2]))               # bool, not broadcast
-    weights, wcache = attention_weights_forward(q, k, keep)             # (B, H, Tq, Tk) P
+    weights, wcache = attention_weights_forward(q, k, mask)             # (B, H, Tq, Tk) P
     dropped, dcache = dropout_forward(weights, dropout_p, dropout_mask)  # (B, H, Tq, Tk) P~
     out = dropped @ v                                                   # (B, H, Tq, dv) O = P~ V
     return (out, weights), SDPACache(wcache, dcache, dropped, v)
@@ -149,7 +131,6 @@ def sdpa_backward(dout: np.ndarray, cache: SDPACache):
         S  = Q K^T / sqrt(dk)   dQ  = dS K / sqrt(dk),   dK = dS^T Q / sqrt(dk)
     """
     wcache, dcache, dropped, v = cache
-    check_grad("dout", dout, np.empty(dropped.shape[:3] + v.shape[3:], dtype=v.dtype))
     dv = dropped.swapaxes(-1, -2) @ dout                      # (B, H, Tk, dv)  P~^T dO
     ddropped = dout @ v.swapaxes(-1, -2)                      # (B, H, Tq, Tk)  dP~ = dO V^T
     dweights = dropout_backward(ddropped, dcache)             # (B, H, Tq, Tk)  dP = dP~ M / (1 - p)
@@ -210,56 +191,24 @@ class MultiHeadAttention(Module):
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        for name, v in (("d_model", d_model), ("num_heads", num_heads)):
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
-        if d_model % num_heads:
-            raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
-                             f"{num_heads}, got {d_model}")
         self.d_model = d_model
         self.num_heads = num_heads
         self.head_dim = d_model // num_heads
-        self.dtype = check_dtype("dtype", dtype)
+        self.dtype = np.dtype(dtype)
         self.q_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.k_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.v_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
-        self.attn_dropout = Dropout(check_probability("dropout", dropout))
+        self.attn_dropout = Dropout(dropout)
         self.attn_weights: np.ndarray | None = None
         self._cached_forward = False
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, num_heads={self.num_heads}, dtype={self.dtype}"
 
-    def _check_kv(self, name: str, x, B: int) -> np.ndarray:
-        check_float(name, x, dtype=self.dtype, ndim=3)
-        if x.shape[0] != B or x.shape[2] != self.d_model:
-            raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got {x.shape}")
-        return x
-
-    def check_inputs(self, query, key, value, mask=None, cache=None, static_kv=False):
-        check_float("query", query, dtype=self.dtype, ndim=3)
-        B, Tq, D = query.shape
-        if D != self.d_model:
-            raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got {query.shape}")
-        if cache is not None and not isinstance(cache, dict):
-            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
-        reuse_kv = cache is not None and static_kv and "k" in cache
-        if not reuse_kv:
-            self._check_kv("key", key, B)
-            self._check_kv("value", value, B)
-            if value.shape != key.shape:
-                raise ValueError(f"value: expected the key's shape {key.shape}, got {value.shape}")
-        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
-        if cache is not None and "k" in cache and cache["k"].shape[0] != B:
-            raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
-        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
-        keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk))
-        return query, key, value, keep, cache, static_kv
-
     def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        """mask: a bool keep-mask broadcastable to (B, H, Tq, Tk), or None (see check_inputs)."""
+        """mask: a bool keep-mask broadcastable to (B, H, Tq, Tk), or None."""
         reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
         past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------
@@ -293,8 +242,7 @@ class MultiHeadAttention(Module):
         if self._cached_forward:
             raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
                                "cache (inference only); run forward without cache= before backward")
-        wcache, dropped, v, out = self._require_cache()
-        check_grad("dout", dout, out)
+        wcache, dropped, v, _ = self._require_cache()
         dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
         # attention core, as sdpa_backward
         dv = dropped.swapaxes(-1, -2) @ dheads                         # (B, H, Tk, dk) P~^T dO

@@ -16,7 +16,6 @@ from npformer.layers.activations import Activation
 from npformer.layers.dropout import Dropout
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import check_float, check_grad, check_positive_int, check_probability
 
 
 class FFNCache(NamedTuple):
@@ -40,17 +39,12 @@ class PositionwiseFeedForward(Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0,
                  bias: bool = True, dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        check_positive_int("PositionwiseFeedForward: d_model", d_model)
-        check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
         self.d_model = d_model
         self.dtype = np.dtype(dtype)
         self.linear1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, rng=rng)
         self.activation = Activation(activation)
-        self.dropout = Dropout(check_probability("dropout", dropout))
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng)
-
-    def check_inputs(self, x):
-        return (check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model)),)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         h = self.linear1.forward(x)         # (B, T, F)  x W1^T + b1
@@ -61,7 +55,7 @@ class PositionwiseFeedForward(Module):
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         da = self.linear2.backward(dout)    # (B, T, F)  dout W2; accumulates dW2, db2
         da = self.dropout.backward(da)      # (B, T, F)  da * M / (1 - p)
         dh = self.activation.backward(da)   # (B, T, F)  da * act'(h)

@@ -14,22 +14,12 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import as_key_mask, check_model_mask, combine_masks, key_keep_mask
+from npformer.layers.masks import as_key_mask, combine_masks
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_grad
 from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder
-from npformer.models.encoder import check_config
-from npformer.models.transformer import (
-    ModelCache,
-    check_offset,
-    check_seed,
-    check_token_ids,
-    embedding_scale,
-    target_self_mask,
-    use_shared_dropout_rng,
-)
+from npformer.models.transformer import ModelCache, embedding_scale, target_self_mask, use_shared_dropout_rng
 
 
 class CausalLM(Module):
@@ -64,9 +54,7 @@ class CausalLM(Module):
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)                               # initialisation
         self.tgt_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
@@ -80,18 +68,9 @@ class CausalLM(Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, ids, mask=None, caches=None, offset=0, *, key_keep=None):
-        c = self.config
-        offset = check_offset(offset, caches)
-        ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
-        B, T = ids.shape
-        if mask is not None:
-            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep")
-        return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T)
-
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
+        """logits (B, T, V) (see the class docstring); the arguments as its guard returns them."""
         if mask is None:
             mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, offset + T)
         mask = combine_masks(mask, as_key_mask(key_keep))
@@ -107,7 +86,6 @@ class CausalLM(Module):
         if self._cache is None:
             raise RuntimeError("CausalLM.backward called before forward (a forward with caches= is "
                                "inference only: run forward(ids) before backward)")
-        check_grad("dlogits", dlogits, self._cache.logits)
         dh = self.output_proj.backward(dlogits)                         # (B, T, D)
         dx, _ = self.decoder.backward(dh)                               # (B, T, D)
         self.tgt_embed.backward(self.tgt_pos.backward(self.tgt_dropout.backward(dx)))

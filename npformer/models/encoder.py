@@ -21,7 +21,6 @@ from npformer.layers.dropout import Dropout
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
-from npformer.layers.validation import check_float, check_grad, check_mask
 from npformer.models.config import TransformerConfig
 
 
@@ -29,20 +28,6 @@ class EncoderCache(NamedTuple):
     """The children hold their own caches; this keeps the output to check dout against."""
 
     out: np.ndarray               # (B, T, D) the forward output
-
-
-def check_config(name: str, config) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
-    return config
-
-
-def check_encoder_inputs(module: Module, x, mask=None):
-    """check_inputs of EncoderLayer and Encoder: x (B, T, D), mask a keep-mask for (B, H, T, T)."""
-    c = module.config
-    check_float("x", x, dtype=module.dtype, ndim=3, shape=(None, None, c.d_model))
-    B, T, _ = x.shape
-    return x, check_mask("mask", mask, (B, c.num_heads, T, T))
 
 
 class EncoderLayer(Module):
@@ -59,8 +44,7 @@ class EncoderLayer(Module):
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.self_attn = MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias,
                                             c.dtype, rng)
@@ -70,8 +54,6 @@ class EncoderLayer(Module):
                                                     c.activation_dropout, c.bias, c.dtype, rng)
         self.norm2 = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
         self.dropout2 = Dropout(c.dropout)
-
-    check_inputs = check_encoder_inputs
 
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
         attn, ffn = self.self_attn.forward, self.feed_forward.forward
@@ -86,7 +68,7 @@ class EncoderLayer(Module):
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         if self.config.norm_first:
             # out = x1 + dropout2(ffn(norm2(x1)))
             dx1 = dout + self.norm2.backward(self.feed_forward.backward(self.dropout2.backward(dout)))
@@ -111,14 +93,11 @@ class Encoder(Module):
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.layers = ModuleList(EncoderLayer(c, rng) for _ in range(c.num_encoder_layers))
         if c.final_norm:
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
-
-    check_inputs = check_encoder_inputs
 
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
         for layer in self.layers:
@@ -129,7 +108,7 @@ class Encoder(Module):
         return x
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         dx = self.norm.backward(dout) if self.config.final_norm else dout    # (B, T, D)
         for layer in reversed(list(self.layers)):
             dx = layer.backward(dx)               # (B, T, D)

@@ -3,8 +3,8 @@
     memory = Encoder(dropout(pos(embed_src(src))), src_mask)                       (B, S, D)
     logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
 
-Also here: the small helpers every model shares (token-id checks, the shared dropout generator, the
-target self-attention mask with its incremental-decoding form).
+Also here: the small helpers every model shares (the shared dropout generator, the embedding scale,
+the target self-attention mask with its incremental-decoding form).
 """
 from __future__ import annotations
 
@@ -16,44 +16,17 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import (
-    as_key_mask,
-    causal_mask,
-    check_model_mask,
-    combine_masks,
-    key_keep_mask,
-    padding_mask,
-)
+from npformer.layers.masks import as_key_mask, causal_mask, combine_masks, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_float, check_grad, check_ids, check_length, check_mask
 from npformer.models.config import TransformerConfig
-from npformer.models.decoder import Decoder, cached_length
-from npformer.models.encoder import Encoder, check_config
+from npformer.models.decoder import Decoder
+from npformer.models.encoder import Encoder
 
 
 # ------------------------------------------------------------------------------------------------
 # helpers shared by Transformer, EncoderClassifier and CausalLM
 # ------------------------------------------------------------------------------------------------
-def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0) -> np.ndarray:
-    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len."""
-    ids = check_ids(name, ids, vocab_size, ndim=2)
-    if ids.shape[0] < 1 or ids.shape[1] < 1:
-        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape {ids.shape}")
-    check_length(name, offset + ids.shape[1], max_len)
-    return ids
-
-
-def check_offset(offset, caches) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold."""
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    held = cached_length(caches[0]) if caches else offset
-    if held != offset:
-        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
-    return int(offset)
-
-
 def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
     """Give every Dropout of `model` one generator, default_rng(seed + 1), drawn in forward order."""
     rng = np.random.default_rng(seed + 1)
@@ -61,12 +34,6 @@ def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
         if isinstance(m, Dropout):
             m.rng = rng
     return rng
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
-    return int(seed)
 
 
 def embedding_scale(config: TransformerConfig) -> float:
@@ -145,9 +112,7 @@ class Transformer(Module):
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)                               # initialisation
         scale = embedding_scale(c)
@@ -187,12 +152,7 @@ class Transformer(Module):
     # -- public ----------------------------------------------------------------------------------
     def encode(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        B, S = src.shape
-        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep")
+        src, src_mask, keep = self.checked("encode", src, src_mask, src_key_keep=src_key_keep)
         self._cache = None
         return self._encode(src, self._source_mask(src, src_mask, keep))
 
@@ -203,44 +163,17 @@ class Transformer(Module):
         src_mask: the keep-mask over memory positions (build it with padding_mask(src, pad_id); None
         attends to all S). With caches, tgt holds only the new tokens and offset counts earlier ones.
         """
-        c = self.config
-        offset = check_offset(offset, caches)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
-        B, T = tgt.shape
-        check_float("memory", memory, dtype=self.dtype, ndim=3, shape=(B, None, c.d_model))
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
-                                        "src_key_keep")
-        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
-                                                         memory.shape[1]))
+        tgt, memory, src_mask, tgt_mask, caches, offset, src_keep = self.checked(
+            "decode", tgt, memory, src_mask, tgt_mask, caches, offset, src_key_keep=src_key_keep)
+        src_mask = combine_masks(src_mask, src_keep)
         if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
-        else:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
-                                        "a 4-D tgt_mask")
+            tgt_mask = target_self_mask(tgt, self.config.pad_id, offset, caches)   # (B, 1, T, offset + T)
         self._cache = None
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
-    def check_inputs(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
-                     tgt_key_keep=None):
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len)
-        (B, S), T, H = src.shape, tgt.shape[1], c.num_heads
-        if tgt.shape[0] != B:
-            raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tgt.shape}")
-        src_keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
-            check_mask("src_mask", src_mask, (B, H, T, S))
-        if tgt_mask is not None:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, H, T, T), "tgt_key_keep")
-        tgt_keep = key_keep_mask("tgt_key_keep", tgt_key_keep, B, T)
-        return src, tgt, src_mask, tgt_mask, src_keep, tgt_keep
-
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
                 tgt_key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
+        """logits (B, T, V) (see the class docstring); the arguments as its guard returns them."""
         src_mask = self._source_mask(src, src_mask, src_key_keep)       # (B, 1, 1, S) or given
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, self.config.pad_id)         # (B, 1, T, T)
@@ -255,7 +188,6 @@ class Transformer(Module):
         if self._cache is None:
             raise RuntimeError("Transformer.backward called before forward (encode/decode are "
                                "inference only: run forward(src, tgt) before backward)")
-        check_grad("dlogits", dlogits, self._cache.logits)
         dh = self.output_proj.backward(dlogits)                          # (B, T, D)
         d_dec_in, dmemory = self.decoder.backward(dh)                    # (B, T, D), (B, S, D)
         d_enc_in = self.encoder.backward(dmemory)                        # (B, S, D)
