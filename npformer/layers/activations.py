@@ -27,9 +27,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_C = 0.044715
 
 
-# --------------------------------------------------------------------------------------------------
-# ReLU
-# --------------------------------------------------------------------------------------------------
+# -- ReLU ------------------------------------------------------------------------------------------
 class ReluCache(NamedTuple):
     positive: np.ndarray   # (...) bool, x > 0: where the gradient passes
 
@@ -43,9 +41,7 @@ def relu_backward(dout: np.ndarray, cache: ReluCache) -> np.ndarray:
     return dout * cache.positive                # (...) 1 where x > 0, else 0
 
 
-# --------------------------------------------------------------------------------------------------
-# exact GELU
-# --------------------------------------------------------------------------------------------------
+# -- exact GELU ------------------------------------------------------------------------------------
 class GeluCache(NamedTuple):
     x: np.ndarray          # (...) the input
     cdf: np.ndarray        # (...) Phi(x)
@@ -62,9 +58,7 @@ def gelu_backward(dout: np.ndarray, cache: GeluCache) -> np.ndarray:
     return dout * (cdf + x * pdf)               # (...) d/dx x Phi(x) = Phi(x) + x phi(x)
 
 
-# --------------------------------------------------------------------------------------------------
-# GELU, tanh approximation
-# --------------------------------------------------------------------------------------------------
+# -- GELU, tanh approximation ----------------------------------------------------------------------
 class GeluTanhCache(NamedTuple):
     x: np.ndarray          # (...) the input
     t: np.ndarray          # (...) tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3)
@@ -82,9 +76,7 @@ def gelu_tanh_backward(dout: np.ndarray, cache: GeluTanhCache) -> np.ndarray:
     return dout * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du)   # (...) tanh' = 1 - tanh^2
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 ACTIVATION_PAIRS = {
     "relu": (relu_forward, relu_backward),
     "gelu": (gelu_forward, gelu_backward),

@@ -27,12 +27,8 @@ from npformer.layers.linear import Linear
 from npformer.layers.module import Module
 
 
-# ------------------------------------------------------------------------------------------------
-# functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V
-# ------------------------------------------------------------------------------------------------
+# -- functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V -----
 class WeightsCache(NamedTuple):
-    """What attention_weights_backward needs."""
-
     q: np.ndarray                 # (B, H, Tq, dk) queries
     k: np.ndarray                 # (B, H, Tk, dk) keys
     weights: np.ndarray           # (B, H, Tq, Tk) P = softmax(S), 0 at masked keys and on empty rows
@@ -85,8 +81,6 @@ def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
 
 
 class SDPACache(NamedTuple):
-    """What sdpa_backward needs."""
-
     weights: WeightsCache         # q, k, P and the scale
     dropout: object               # dropout_forward's cache (identity when no dropout mask was given)
     dropped: np.ndarray           # (B, H, Tq, Tk) P~ = dropout(P), what multiplied V (P without one)
@@ -95,20 +89,11 @@ class SDPACache(NamedTuple):
 
 def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
                  dropout_mask: np.ndarray | None = None, dropout_p: float = 0.0):
-    """Scaled dot-product attention with a keep-mask, safe softmax and optional dropout on the weights.
+    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache).
 
-    Args:
-        q: (B, H, Tq, dk) queries.  k: (B, H, Tk, dk) keys.  v: (B, H, Tk, dv) values (one dtype).
-        mask: keep-mask broadcastable to (B, H, Tq, Tk) (bool, or 0/1 ints), or None (attend to all).
-        dropout_mask: bool (B, H, Tq, Tk) keep-mask for dropout on the weights, drawn by the caller,
-            or None (no attention dropout).  dropout_p: the drop probability that mask was drawn with;
-            kept weights are scaled by 1 / (1 - dropout_p) (inverted dropout).
+    mask: bool keep-mask broadcastable to (B, H, Tq, Tk) or None; dropout_mask: the caller's bool
+    (B, H, Tq, Tk) dropout keep-mask, drawn with probability dropout_p, or None. Forward:
 
-    Returns:
-        ((out (B, H, Tq, dv), weights (B, H, Tq, Tk)), cache). `weights` are the probabilities before
-        dropout (what torch.nn.MultiheadAttention returns).
-
-    Forward:
         S  = Q K^T / sqrt(dk)                 scores, -inf where the mask says "may not attend"
         P  = softmax(S) along keys            a fully masked row is all zeros instead of 0/0 = NaN
         P~ = P * M / (1 - p)                  attention dropout (P~ = P without it)
@@ -138,9 +123,7 @@ def sdpa_backward(dout: np.ndarray, cache: SDPACache):
     return dq, dk, dv
 
 
-# ------------------------------------------------------------------------------------------------
-# head split / merge (pure reshapes: their backward is the other one)
-# ------------------------------------------------------------------------------------------------
+# -- head split / merge (pure reshapes: their backward is the other one) ---------------------------
 def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
     """(B, T, D) -> (B, H, T, D/H): head h holds features [h*dk, (h+1)*dk) of each position."""
     B, T, D = x.shape
@@ -153,12 +136,8 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.transpose(0, 2, 1, 3).reshape(B, T, H * dk)
 
 
-# ------------------------------------------------------------------------------------------------
-# module
-# ------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class MHACache(NamedTuple):
-    """What MultiHeadAttention.backward needs besides its children's own caches."""
-
     weights: WeightsCache         # q, k (B, H, T, dk), P (B, H, Tq, Tk), the scale
     dropped: np.ndarray           # (B, H, Tq, Tk) P~ = attn_dropout(P)
     v: np.ndarray                 # (B, H, Tk, dk) values, split into heads
@@ -166,26 +145,17 @@ class MHACache(NamedTuple):
 
 
 class MultiHeadAttention(Module):
-    """Multi-head attention: MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,
-    head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
+    """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     The H per-head projections are one (D, D) Linear each, split into heads by a reshape (no loop).
-
-    Args:
-        d_model: D, width of query/key/value and output; must be divisible by num_heads.
-        num_heads: H.  dropout: drop probability on the attention weights (module `attn_dropout`).
-        bias: biases in the four projections.  dtype: parameter dtype.  rng: initialisation Generator.
-
-    Children: q_proj, k_proj, v_proj, out_proj (Linear D -> D), attn_dropout (Dropout).
-    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D); it sets
-    `attn_weights` (B, H, Tq, Tk), the per-head probabilities before dropout.
-    backward(dout (B, Tq, D)) -> (dquery, dkey, dvalue). For self-attention (query is key is value)
-    the caller sums the three.
+    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) sets
+    `attn_weights` (B, H, Tq, Tk), P before dropout; backward(dout) -> (dquery, dkey, dvalue) (for
+    self-attention the caller sums the three).
 
     Incremental decoding (inference only): forward(..., cache=dict) appends this call's keys/values to
     cache["k"], cache["v"] (B, H, Tpast, dk) and attends over all of them; with static_kv=True
     (cross-attention) keys/values are projected from key/value on the first call and reused after
-    (key/value may then be None). A forward with a cache cannot be followed by backward.
+    (key/value may then be None).
     """
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
@@ -208,7 +178,6 @@ class MultiHeadAttention(Module):
 
     def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        """mask: a bool keep-mask broadcastable to (B, H, Tq, Tk), or None."""
         reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
         past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------

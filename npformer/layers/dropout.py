@@ -35,9 +35,7 @@ def check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np
     return mask
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class DropoutCache(NamedTuple):
     mask: np.ndarray | None  # bool keep-mask, x.shape; None = identity (nothing dropped)
     scale: np.floating       # 1 / (1 - p) in x's dtype
@@ -59,9 +57,7 @@ def dropout_backward(dout: np.ndarray, cache: DropoutCache) -> np.ndarray:
     return dout * cache.mask * cache.scale                  # (...)
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class Dropout(Module):
     """Inverted dropout with drop probability `p`, drawing masks from `self.rng`.
 
@@ -118,9 +114,7 @@ class Dropout(Module):
         return f"p={self.p}"
 
 
-# --------------------------------------------------------------------------------------------------
-# whole-model record / replay
-# --------------------------------------------------------------------------------------------------
+# -- whole-model record / replay -------------------------------------------------------------------
 def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
     """{dotted module name: keep-mask} of every Dropout that drew (or replayed) a mask in the last
     forward. Modules that were inactive (eval, p == 0) are left out. The root module is named ""."""

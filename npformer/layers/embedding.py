@@ -20,9 +20,7 @@ import numpy as np
 from npformer.layers.module import Module, Parameter
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class EmbeddingCache(NamedTuple):
     ids: np.ndarray               # (...) int the looked-up rows
     vocab_shape: tuple[int, int]  # (V, D) the table's shape
@@ -53,9 +51,7 @@ def embedding_backward(dout: np.ndarray, cache: EmbeddingCache) -> np.ndarray:
     return dW
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class Embedding(Module):
     """`weight (num_embeddings, embedding_dim)` ~ N(0, embedding_dim^-0.5) (padding row zero);
     forward(ids) = weight[ids] * scale. ids have no gradient: backward returns None and accumulates

@@ -19,22 +19,11 @@ from npformer.layers.module import Module
 
 
 class FFNCache(NamedTuple):
-    """The children hold their own caches; this keeps the output to check dout against."""
-
-    out: np.ndarray               # (B, T, D) the forward output
+    out: np.ndarray               # (B, T, D) the forward output (children hold their own caches)
 
 
 class PositionwiseFeedForward(Module):
-    """Two linears with an activation (and optional dropout) between them.
-
-    Args:
-        d_model: D, input and output width.  d_ff: F, inner width.
-        activation: "relu", "gelu" or "gelu_tanh".  dropout: drop probability after the activation.
-        bias: biases in both linears.  dtype: parameter dtype.  rng: initialisation Generator.
-
-    Children: linear1 (D -> F), activation, dropout, linear2 (F -> D).
-    forward(x (B, T, D)) -> (B, T, D);  backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """linear1 (D -> F), activation, dropout, linear2 (F -> D): forward(x (B, T, D)) -> (B, T, D)."""
 
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0,
                  bias: bool = True, dtype="float32", rng: np.random.Generator | None = None):

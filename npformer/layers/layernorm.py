@@ -23,9 +23,7 @@ import numpy as np
 from npformer.layers.module import Module, Parameter
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class LayerNormCache(NamedTuple):
     xhat: np.ndarray       # (..., D) normalised input
     rstd: np.ndarray       # (..., 1) 1 / sqrt(var + eps)
@@ -65,9 +63,7 @@ def layernorm_backward(dout: np.ndarray, cache: LayerNormCache):
     return g, dgamma, dbeta                                 # (..., D) dx, (D,), (D,)
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class LayerNorm(Module):
     """LayerNorm over the last dim of width d_model: `weight` (gamma, ones) and `bias` (beta, zeros)."""
 

@@ -18,9 +18,7 @@ import numpy as np
 from npformer.layers.module import Module, Parameter
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class LinearCache(NamedTuple):
     x: np.ndarray          # (..., I) the input
     W: np.ndarray          # (O, I) the weight
@@ -53,9 +51,7 @@ def linear_backward(dout: np.ndarray, cache: LinearCache):
     return dx, dW, db
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 def xavier_uniform(rng: np.random.Generator, fan_out: int, fan_in: int, dtype) -> np.ndarray:
     """U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010), shape (fan_out, fan_in).
 

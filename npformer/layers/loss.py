@@ -26,9 +26,7 @@ from npformer.layers.module import Module
 from npformer.layers.softmax import log_softmax_forward
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class CrossEntropyCache(NamedTuple):
     logp: np.ndarray       # (N, C) log-probabilities
     targets: np.ndarray    # (N,) target class, 0 where ignored (any valid index; masked out)
@@ -68,9 +66,7 @@ def cross_entropy_backward(dout, cache: CrossEntropyCache) -> np.ndarray:
     return (np.exp(logp) - q) * row_weight[:, None]                 # (N, C) (p - q) per counted row
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class CrossEntropyLoss(Module):
     """loss = CrossEntropyLoss(...)(logits (..., C), targets (...)): a 0-d array (mean over counted
     targets). backward(dout=1.0) returns dlogits of logits' shape."""

@@ -221,13 +221,8 @@ class Module:
         return OrderedDict((n, p.data.copy()) for n, p in self._named_parameters_all())
 
     def load_state_dict(self, state: dict, strict: bool = True) -> None:
-        """Copy arrays into the parameters, casting to each parameter's dtype.
-
-        Everything is checked before anything is written (check_state_dict): with missing,
-        unexpected (when strict) or mis-shaped keys, or values that are not real arrays (complex,
-        strings, ragged lists), a ValueError lists them and no parameter changes. torchformer's
-        modules refuse the same things with the same messages.
-        """
+        """Copy arrays into the parameters, cast to each one's dtype, after checking them all
+        (check_state_dict: nothing is written when one is refused)."""
         own = OrderedDict(self._named_parameters_all())
         staged = check_state_dict(type(self).__name__, {k: p.data.shape for k, p in own.items()},
                                   state, strict)
@@ -281,12 +276,10 @@ def dtype_name(dtype) -> str:
 
 
 def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
-    """Validate `state` against `own` ({name: shape}) for `owner`.load_state_dict, both twins.
-
-    Values may be numpy arrays, lists, scalars or (torchformer) tensors: tensors are returned as they
-    are, everything else as a numpy array. Raises TypeError when `state` is not a mapping and one
-    ValueError listing every problem otherwise; returns {name: value} of the keys to copy.
-    """
+    """{name: value} of the keys of `state` to copy into `own` ({name: shape}), for both twins'
+    load_state_dict: a TypeError when `state` is not a mapping, else one ValueError listing every
+    missing / unexpected (when strict) key and every value that is not a real array of its shape.
+    Tensors are returned as they are, everything else as a numpy array."""
     if not isinstance(state, Mapping):
         raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
                         f"{type(state).__name__}")

@@ -36,9 +36,7 @@ def sinusoidal_table(max_len: int, d_model: int, dtype="float32") -> np.ndarray:
     return pe.astype(dtype)
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair (shared by both encodings)
-# --------------------------------------------------------------------------------------------------
+# -- functional pair (shared by both encodings) ----------------------------------------------------
 class PositionalCache(NamedTuple):
     offset: int                   # first position used
     length: int                   # T, number of positions used
@@ -60,9 +58,7 @@ def positional_backward(dout: np.ndarray, cache: PositionalCache):
     return dout, dtable
 
 
-# --------------------------------------------------------------------------------------------------
-# modules
-# --------------------------------------------------------------------------------------------------
+# -- modules ---------------------------------------------------------------------------------------
 class _PositionalEncoding(Module):
     """The forward of both encodings; subclasses say where the table lives."""
 

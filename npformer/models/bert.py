@@ -37,9 +37,7 @@ from npformer.models.encoder import Encoder
 from npformer.models.transformer import embedding_scale, use_shared_dropout_rng
 
 
-# --------------------------------------------------------------------------------------------------
-# tanh pair and the pooler
-# --------------------------------------------------------------------------------------------------
+# -- tanh pair and the pooler -----------------------------------------------------------------------
 class TanhCache(NamedTuple):
     y: np.ndarray                 # (...) tanh(x), all the derivative needs
 
@@ -77,23 +75,12 @@ class Pooler(Module):
         return dh
 
 
-# --------------------------------------------------------------------------------------------------
-# the encoder with embeddings and pooler
-# --------------------------------------------------------------------------------------------------
+# -- the encoder with embeddings and pooler ---------------------------------------------------------
 class BertModel(Module):
-    """BertModel(config, seed=0, pooler=True): embeddings + encoder (+ pooler).
-
-    Children: tok_embed (Embedding V x D), pos (positional, learned for BERT), type_embed (Embedding
-    type_vocab_size x D, only when type_vocab_size > 0), embed_norm (LayerNorm, only when
-    embedding_norm), embed_dropout, encoder (Encoder), pooler (Pooler, only when pooler=True).
-    `seed` seeds initialisation; every Dropout shares np.random.default_rng(seed + 1).
-
-    forward(input_ids (B, T), token_type_ids=None, attention_mask=None)
-        -> (hidden (B, T, D), pooled (B, D) or None). attention_mask: (B, T) with 1 = real token
-        (Hugging Face's sense) or a 4-d keep-mask; None masks pad_id.
-    backward(dhidden (B, T, D) or None, dpooled (B, D) or None) -> {"encoder_input": (B, T, D)}, the
-        gradient at the first encoder layer's input; accumulates every parameter's .grad.
-    """
+    """Embeddings + encoder (+ pooler): forward(input_ids (B, T), token_type_ids=None,
+    attention_mask=None) -> (hidden (B, T, D), pooled (B, D) or None). attention_mask: (B, T) with
+    1 = real token (Hugging Face's sense) or a 4-d keep-mask; None masks pad_id. backward(dhidden,
+    dpooled) (either may be None) returns the gradient at the first encoder layer's input."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0, pooler: bool = True,
                  rng: np.random.Generator | None = None):
@@ -116,8 +103,7 @@ class BertModel(Module):
         use_shared_dropout_rng(self, seed)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None):
-        """(hidden, pooled) (see the class docstring): token_type_ids and attention_mask as its guard
-        returns them (segment ids or None, a bool keep-mask or None)."""
+        """token_type_ids and attention_mask as the guard returns them (or None)."""
         c, ids, types, keep = self.config, input_ids, token_type_ids, attention_mask
         if types is None and c.type_vocab_size:
             types = np.zeros(ids.shape, dtype=np.int64)                 # all segment 0
@@ -151,19 +137,9 @@ class BertModel(Module):
         return {"encoder_input": dx}
 
 
-# --------------------------------------------------------------------------------------------------
-# heads
-# --------------------------------------------------------------------------------------------------
+# -- heads ------------------------------------------------------------------------------------------
 class BertForMaskedLM(Module):
-    """BERT with the masked-LM head: logits for every position.
-
-    Children: bert (BertModel without pooler), mlm_dense (Linear D -> D), mlm_activation
-    (config.activation, GELU for BERT), mlm_norm (LayerNorm), output_proj (Linear D -> V; its weight
-    is bert.tok_embed.weight when tie_embeddings, bias when output_bias).
-
-    forward(input_ids, token_type_ids=None, attention_mask=None) -> logits (B, T, V).
-    backward(dlogits (B, T, V)) -> {"encoder_input": (B, T, D)}.
-    """
+    """BERT with the masked-LM head: logits (B, T, V) for every position."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
@@ -196,14 +172,7 @@ class BertForMaskedLM(Module):
 
 
 class BertForSequenceClassification(Module):
-    """BERT with a classifier on the pooled [CLS] vector.
-
-    Children: bert (BertModel with pooler), cls_dropout (Dropout config.dropout), classifier
-    (Linear D -> num_classes, bias when output_bias).
-
-    forward(input_ids, token_type_ids=None, attention_mask=None) -> logits (B, C).
-    backward(dlogits (B, C)) -> {"encoder_input": (B, T, D)}.
-    """
+    """BERT with a classifier on the pooled [CLS] vector: logits (B, C)."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()

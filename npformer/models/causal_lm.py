@@ -23,33 +23,10 @@ from npformer.models.transformer import ModelCache, embedding_scale, target_self
 
 
 class CausalLM(Module):
-    """Decoder-only language model.
-
-    CausalLM(config, seed=0). `seed` seeds initialisation; every Dropout shares the generator
-    np.random.default_rng(seed + 1).
-
-    Children: tgt_embed (Embedding), tgt_pos, tgt_dropout, decoder (Decoder, cross_attention=False),
-    output_proj (Linear D -> vocab_size; its weight is tgt_embed.weight when tie_embeddings).
-
-    forward(ids (B, T) int, mask=None, caches=None, offset=0) -> logits (B, T, V)
-        mask: keep-mask broadcastable to (B, H, T, offset + T). Default: causal (query i sees keys
-            j <= offset + i) AND key not pad_id.
-        caches / offset: incremental decoding (inference only). caches is a list of one dict per
-            decoder layer (start with [{} for _ in range(num_decoder_layers)]); ids then hold only the
-            new tokens, whose positions start at offset (the number of tokens fed before).
-    backward(dlogits (B, T, V)) -> {"decoder_input": (B, T, D)}; accumulates every parameter's .grad.
-        Only a forward without caches can be followed by backward.
-
-    Config fields:
-        vocab_size: embedding rows and output classes.  pad_id: default mask; its embedding row gets
-            no gradient.  max_len: offset + T must not exceed it.  positional, scale_embeddings: the
-            embedding.  tie_embeddings: output_proj.weight is tgt_embed.weight (one Parameter whose
-            .grad sums both uses).  output_bias: bias of output_proj.
-        d_model, num_heads, d_ff, num_decoder_layers, activation, norm_first, final_norm,
-        layer_norm_eps, bias: the decoder (see DecoderLayer; no cross-attention).
-        dropout, attention_dropout, activation_dropout: dropout rates.  dtype: parameters and
-        activations.  Unused here: num_encoder_layers, src/tgt_vocab_size, share_embeddings,
-        num_classes, pooling.
+    """Decoder-only language model: forward(ids (B, T), mask=None, caches=None, offset=0) -> logits
+    (B, T, V); the default mask is causal AND not pad_id. With caches (one dict per decoder layer,
+    inference only) ids hold only the new tokens, at positions offset ... backward(dlogits) returns
+    the gradient at the first decoder layer's input. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
@@ -70,7 +47,6 @@ class CausalLM(Module):
 
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring); the arguments as its guard returns them."""
         if mask is None:
             mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, offset + T)
         mask = combine_masks(mask, as_key_mask(key_keep))

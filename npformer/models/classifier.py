@@ -23,38 +23,16 @@ from npformer.models.transformer import embedding_scale, use_shared_dropout_rng
 
 
 class ClassifierCache(NamedTuple):
-    """What EncoderClassifier.backward needs (the children hold their own caches)."""
-
     hidden_shape: tuple           # (B, S, D) the encoder output's shape
     pool_weights: np.ndarray | None  # (B, S) mean pooling weights keep / count; None for "first"
     logits: np.ndarray            # (B, C) the forward output
 
 
 class EncoderClassifier(Module):
-    """Encoder + pooling + linear head: one label per sequence.
-
-    EncoderClassifier(config, seed=0). `seed` seeds initialisation; every Dropout shares the generator
-    np.random.default_rng(seed + 1).
-
-    Children: src_embed (Embedding), src_pos, src_dropout, encoder (Encoder), classifier (Linear
-    D -> num_classes).
-
-    forward(src (B, S) int, src_mask=None) -> logits (B, C)
-        src_mask: keep-mask broadcastable to (B, H, S, S); default padding_mask(src, pad_id)
-        (B, 1, 1, S), or None without pad_id.
-    backward(dlogits (B, C)) -> {"encoder_input": (B, S, D)}; accumulates every parameter's .grad.
-
-    Config fields:
-        vocab_size: embedding rows.  num_classes: outputs of the head.  pad_id: default mask, and the
-            positions the "mean" pooling skips; its embedding row gets no gradient.
-        pooling: "first" takes the first position's encoding; "mean" averages over positions whose
-            token is not pad_id (all positions when pad_id is None; a row of only pads pools to 0).
-            The pooled positions come from the ids, not from a passed src_mask.
-        d_model, num_heads, d_ff, num_encoder_layers, activation, norm_first, final_norm,
-        layer_norm_eps, bias: the encoder (see EncoderLayer).  max_len, positional, scale_embeddings:
-        the embedding.  output_bias: the head's bias.  dropout, attention_dropout, activation_dropout:
-        dropout rates.  dtype: parameters and activations.
-        Unused here: num_decoder_layers, src/tgt_vocab_size, tie/share_embeddings.
+    """Encoder + pooling + linear head, one label per sequence: forward(src (B, S), src_mask=None)
+    -> logits (B, C); backward(dlogits) returns the gradient at the first encoder layer's input.
+    The "mean" pooling averages the positions whose token is not pad_id (a row of pads pools to 0),
+    read from the ids, not from src_mask. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
@@ -71,7 +49,6 @@ class EncoderClassifier(Module):
         use_shared_dropout_rng(self, seed)
 
     def forward(self, src, src_mask=None, src_key_keep=None) -> np.ndarray:
-        """logits (B, C) (see the class docstring); the arguments as its guard returns them."""
         c = self.config
         B, S = src.shape
         if src_mask is None and c.pad_id is not None:

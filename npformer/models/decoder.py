@@ -31,30 +31,17 @@ from npformer.models.config import TransformerConfig
 
 
 class DecoderCache(NamedTuple):
-    """The children hold their own caches; this keeps what the layer itself needs."""
-
     memory: np.ndarray | None     # (B, S, D) the memory (for the shape of a zero dmemory), or None
     out: np.ndarray               # (B, T, D) the forward output (backward checks dout against it)
 
 
 class DecoderLayer(Module):
-    """Masked self-attention, [cross-attention over memory], feed-forward; residual+dropout+norm each.
-
-    Args:
-        config: TransformerConfig. Fields used: d_model, num_heads, d_ff, activation, bias, dtype,
-            layer_norm_eps, norm_first, dropout (dropout1..3 on the sublayer outputs),
-            attention_dropout (inside self_attn / cross_attn), activation_dropout (inside feed_forward).
-        cross_attention: True for the encoder-decoder Transformer, False for a decoder-only model.
-        rng: initialisation Generator.
-
-    Children (in this order): self_attn, norm1, dropout1, [cross_attn, norm2, dropout2], feed_forward,
-    then norm3, dropout3 (with cross-attention) or norm2, dropout2 (without).
+    """Masked self-attention, [cross-attention over memory], feed-forward (the module docstring).
 
     forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, cache=None)
-        -> (B, T, D). self_mask broadcasts to (B, H, T, T) (T + past with a cache), memory_mask to
-        (B, H, T, S). cache: a dict {"self": {...}, "cross": {...}} for incremental decoding
-        (inference only, see MultiHeadAttention).
-    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None).
+    -> (B, T, D); self_mask for (B, H, T, past + T), memory_mask for (B, H, T, S); cache: a dict
+    {"self": {...}, "cross": {...}} for incremental decoding (inference only, see MultiHeadAttention).
+    backward(dout) -> (dx (B, T, D), dmemory (B, S, D) or None).
     """
 
     def __init__(self, config: TransformerConfig, cross_attention: bool = True,
@@ -130,7 +117,6 @@ class DecoderLayer(Module):
         return out
 
     def backward(self, dout: np.ndarray):
-        """(dx (B, T, D), dmemory (B, S, D) or None); accumulates every parameter's gradient."""
         if self._cached_forward:
             raise RuntimeError("DecoderLayer.backward: the last forward used an incremental cache "
                                "(inference only); run forward without cache= before backward")
@@ -164,14 +150,9 @@ class DecoderLayer(Module):
 
 
 class Decoder(Module):
-    """A stack of config.num_decoder_layers DecoderLayers, plus a final LayerNorm if config.final_norm.
-
-    Children: layers (ModuleList: layers.0, layers.1, ...), norm (only with final_norm).
-    forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, caches=None)
-        -> (B, T, D); caches: a list with one layer cache dict per layer (incremental decoding).
-    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None): every layer reads the
-    same memory, so dmemory is the sum of the layers' contributions.
-    """
+    """config.num_decoder_layers DecoderLayers (layers.0 ...), then LayerNorm `norm` when
+    config.final_norm. caches: one layer cache per layer. Every layer reads the same memory, so
+    dmemory is the sum of the layers' contributions."""
 
     def __init__(self, config: TransformerConfig, cross_attention: bool = True,
                  rng: np.random.Generator | None = None):

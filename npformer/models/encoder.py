@@ -25,22 +25,13 @@ from npformer.models.config import TransformerConfig
 
 
 class EncoderCache(NamedTuple):
-    """The children hold their own caches; this keeps the output to check dout against."""
-
-    out: np.ndarray               # (B, T, D) the forward output
+    out: np.ndarray               # (B, T, D) the forward output (children hold their own caches)
 
 
 class EncoderLayer(Module):
-    """Self-attention + feed-forward, each with residual, dropout and LayerNorm.
-
-    Config fields used: d_model, num_heads, d_ff, activation, bias, dtype, layer_norm_eps,
-    norm_first (placement of the norms), dropout (dropout1/dropout2 on each sublayer's output),
-    attention_dropout (inside self_attn), activation_dropout (inside feed_forward).
-
-    Children (in this order): self_attn, norm1, dropout1, feed_forward, norm2, dropout2.
-    forward(x (B, T, D), mask=None) -> (B, T, D); mask a keep-mask broadcastable to (B, H, T, T).
-    backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """Self-attention + feed-forward, each with residual, dropout and LayerNorm (the module docstring).
+    forward(x (B, T, D), mask=None) -> (B, T, D), mask a keep-mask for (B, H, T, T);
+    backward(dout) -> dx (B, T, D). The config gives the sizes, norm_first and the dropout rates."""
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()
@@ -85,11 +76,8 @@ class EncoderLayer(Module):
 
 
 class Encoder(Module):
-    """A stack of config.num_encoder_layers EncoderLayers, plus a final LayerNorm if config.final_norm.
-
-    Children: layers (ModuleList, named layers.0, layers.1, ...), norm (only with final_norm).
-    forward(x (B, T, D), mask=None) -> (B, T, D);  backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """config.num_encoder_layers EncoderLayers (layers.0, layers.1 ...), then LayerNorm `norm` when
+    config.final_norm."""
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()

@@ -24,9 +24,7 @@ from npformer.models.decoder import Decoder
 from npformer.models.encoder import Encoder
 
 
-# ------------------------------------------------------------------------------------------------
-# helpers shared by Transformer, EncoderClassifier and CausalLM
-# ------------------------------------------------------------------------------------------------
+# -- helpers shared by Transformer, EncoderClassifier and CausalLM ---------------------------------
 def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
     """Give every Dropout of `model` one generator, default_rng(seed + 1), drawn in forward order."""
     rng = np.random.default_rng(seed + 1)
@@ -64,50 +62,19 @@ def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
 
 
 class ModelCache(NamedTuple):
-    """A model's own cache: the output to check the upstream gradient against (children hold theirs)."""
-
-    logits: np.ndarray            # the forward output
+    logits: np.ndarray            # the forward output (children hold their own caches)
 
 
-# ------------------------------------------------------------------------------------------------
-# the model
-# ------------------------------------------------------------------------------------------------
+# -- the model ------------------------------------------------------------------------------------
 class Transformer(Module):
     """Encoder-decoder Transformer for sequence-to-sequence tasks (translation, copying, sorting...).
 
-    Transformer(config, seed=0). `seed` seeds the initialisation generator; every Dropout shares a
-    second generator, np.random.default_rng(seed + 1), drawing in forward order.
-
-    Children: src_embed, tgt_embed (Embedding), src_pos, tgt_pos (positional encodings), src_dropout,
-    tgt_dropout, encoder (Encoder), decoder (Decoder with cross-attention), output_proj (Linear D -> V).
-
-    forward(src (B, S) int, tgt (B, T) int, src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt)
-        src_mask: keep-mask broadcastable to (B, H, S, S) and (B, H, T, S); used by the encoder's
-            self-attention and as the decoder's memory mask. Default: padding_mask(src, pad_id)
-            (B, 1, 1, S), or None without pad_id.
-        tgt_mask: keep-mask broadcastable to (B, H, T, T). Default: causal (1, 1, T, T) AND target
-            padding (B, 1, 1, T).
-    backward(dlogits (B, T, V_tgt)) -> {"encoder_input": (B, S, D), "decoder_input": (B, T, D)}, the
-        gradients with respect to the first encoder / decoder layer's input; accumulates every
-        parameter's .grad. Only a full forward can be followed by backward.
-    encode(src, src_mask=None) -> memory (B, S, D);
-    decode(tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0) -> logits: inference.
-        With caches (a list of one dict per decoder layer, initially [{} ...]) tgt holds only the new
-        tokens, at positions offset.. offset + T - 1, and the masks cover (T, offset + T) keys.
-
-    Config fields:
-        d_model, num_heads, d_ff, num_encoder_layers, num_decoder_layers, activation, norm_first,
-        final_norm, layer_norm_eps, bias: the layers (see EncoderLayer, DecoderLayer).
-        src_vocab_size / tgt_vocab_size (default vocab_size): embedding rows and output classes.
-        pad_id: builds the default masks; its embedding rows get no gradient.
-        max_len: longest src / tgt; positional: "sinusoidal" (fixed table) or "learned" positions.
-        scale_embeddings: token embeddings times sqrt(d_model).
-        share_embeddings: src_embed and tgt_embed hold one weight Parameter (equal vocabularies);
-            its .grad sums both uses.
-        tie_embeddings: output_proj.weight is tgt_embed.weight (one Parameter, .grad sums both uses).
-        output_bias: bias of output_proj.  dropout, attention_dropout, activation_dropout: dropout
-            rates (embedding + every sublayer output; attention weights; after the FFN activation).
-        dtype: every parameter and activation ("float32" or "float64"); inputs must match.
+    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt).
+    src_mask (default: src padding) masks the encoder's self-attention and the decoder's memory;
+    tgt_mask defaults to causal AND target padding. backward(dlogits) returns the gradients at the
+    first encoder and decoder layer's inputs. encode / decode are the inference halves (decode with
+    caches: tgt holds only the new tokens, at positions offset ..). Initialisation draws from
+    default_rng(seed); every Dropout shares default_rng(seed + 1), drawing in forward order.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
@@ -159,10 +126,7 @@ class Transformer(Module):
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0, *, src_key_keep=None) -> np.ndarray:
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D); inference (no backward follows).
-
-        src_mask: the keep-mask over memory positions (build it with padding_mask(src, pad_id); None
-        attends to all S). With caches, tgt holds only the new tokens and offset counts earlier ones.
-        """
+        src_mask masks memory positions (None: attend to all S)."""
         tgt, memory, src_mask, tgt_mask, caches, offset, src_keep = self.checked(
             "decode", tgt, memory, src_mask, tgt_mask, caches, offset, src_key_keep=src_key_keep)
         src_mask = combine_masks(src_mask, src_keep)
@@ -173,7 +137,6 @@ class Transformer(Module):
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
                 tgt_key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring); the arguments as its guard returns them."""
         src_mask = self._source_mask(src, src_mask, src_key_keep)       # (B, 1, 1, S) or given
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, self.config.pad_id)         # (B, 1, T, T)
