@@ -342,7 +342,7 @@ def pooler_call(m, h):
 
 @checks("backward", Pooler)
 def pooler_backward(m, dpooled):
-    return (check_grad("dpooled", dpooled, m._cache[-1]),)
+    return (check_grad("dpooled", dpooled, m._cache[0].y),)        # (TanhCache, h's shape)
 
 
 @checks("backward", *HEADS)

@@ -10,7 +10,7 @@ unchecked. The checks live apart from the math, in npformer.guards, which regist
 CHECKS below (as PyTorch registers its shape checks apart from its kernels): "init" checks a
 constructor's arguments, "call" a call's, "backward" the upstream gradients.
 
-Forward stores what backward needs on the module, its output last (`self._cache = (..., out)`: the
+Forward stores what backward needs on the module, its output last (`self._cache = (..., out)`, the
 upstream gradient is checked against it); backward(grad_output) returns the gradients of the float
 inputs and *accumulates* into each Parameter's `.grad` (a tied parameter sums both uses).
 """
@@ -107,15 +107,12 @@ class Module:
         instead of adding every gradient again."""
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
-        if init is not None and not getattr(init, "_checked", False):
+        if init is not None:
             @functools.wraps(init)
             def checked_init(self, *args, **kw):
-                check = CHECKS["init"].get(cls)
-                if check is not None:
-                    check(*args, **kw)
+                if cls in CHECKS["init"]:
+                    CHECKS["init"][cls](*args, **kw)
                 init(self, *args, **kw)
-
-            checked_init._checked = True
             cls.__init__ = checked_init
         bw = cls.__dict__.get("backward")
         if bw is None or getattr(bw, "_frees_cache", False):

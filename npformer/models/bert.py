@@ -64,11 +64,11 @@ class Pooler(Module):
 
     def forward(self, h: np.ndarray) -> np.ndarray:
         pooled, tcache = tanh_forward(self.dense.forward(h[:, 0, :]))   # (B, D)
-        self._cache = (tcache, h.shape, pooled)
+        self._cache = (tcache, h.shape)
         return pooled
 
     def backward(self, dpooled: np.ndarray) -> np.ndarray:
-        tcache, h_shape, _ = self._require_cache()
+        tcache, h_shape = self._require_cache()
         dz = tanh_backward(dpooled, tcache)                     # (B, D)
         dh = np.zeros(h_shape, dtype=self.dtype)                # (B, T, D)
         dh[:, 0, :] = self.dense.backward(dz)                   # only position 0 was read
