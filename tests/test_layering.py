@@ -72,6 +72,9 @@ def test_a_clean_tree_passes(tmp_path):
                 "import importlib\ndef f():\n    return importlib.import_module('npformer.models.other')\n"}),
     ("upward", {"npformer/layers/lin.py":
                 "def f(a):\n    return __import__('npformer.models.other' if a else 'os')\n"}),
+    # a model (or layer) reaching up to the input checks registered above it
+    ("upward", {"npformer/guards/__init__.py": "", "npformer/guards/reg.py": "",
+                "npformer/models/net.py": "from npformer.guards import reg\n"}),
     # torchformer reaching above its floor in npformer
     ("upward", {"torchformer/layers/lin.py": "from npformer.models.net import Net\n"}),
     # npformer naming torchformer outside the backend registry
