@@ -14,7 +14,7 @@ from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, nu
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode
 
-# the workflow API: save / load models and training states, decode, look at attention
+# the checked public names of the functional pairs and masks that refuse arguments (npformer.guards)
 from npformer.guards.functional import (
                                  causal_mask,
                                  combine_masks,
@@ -25,6 +25,8 @@ from npformer.guards.functional import (
                                  sdpa_forward,
                                  sinusoidal_table,
 )
+
+# the workflow API: save / load models and training states, decode, look at attention
 from npformer.io.checkpoint import CheckpointError, load_checkpoint, load_model, restore, save_checkpoint
 from npformer.layers.activations import (
                                  Activation,
