@@ -8,18 +8,12 @@ applied to every position separately (the same weights at every position). The a
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from npformer.layers.activations import Activation
 from npformer.layers.dropout import Dropout
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-
-
-class FFNCache(NamedTuple):
-    out: np.ndarray               # (B, T, D) the forward output (children hold their own caches)
 
 
 class PositionwiseFeedForward(Module):
@@ -40,7 +34,7 @@ class PositionwiseFeedForward(Module):
         a = self.activation.forward(h)      # (B, T, F)  act(h)
         a = self.dropout.forward(a)         # (B, T, F)  a * M / (1 - p) in training
         out = self.linear2.forward(a)       # (B, T, D)  a W2^T + b2
-        self._cache = FFNCache(out)
+        self._cache = (out,)                # the children hold their own caches
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:

@@ -52,16 +52,6 @@ def linear_backward(dout: np.ndarray, cache: LinearCache):
 
 
 # -- module ----------------------------------------------------------------------------------------
-def xavier_uniform(rng: np.random.Generator, fan_out: int, fan_in: int, dtype) -> np.ndarray:
-    """U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010), shape (fan_out, fan_in).
-
-    Drawn in float64 and then cast, so float32 and float64 models from one seed hold the same numbers
-    up to rounding.
-    """
-    a = math.sqrt(6.0 / (fan_in + fan_out))
-    return rng.uniform(-a, a, size=(fan_out, fan_in)).astype(dtype)
-
-
 class Linear(Module):
     """y = x @ weight.T + bias, as torch.nn.Linear: `weight (out_features, in_features)`, `bias
     (out_features,)` (None when bias=False). Xavier-uniform weight, zero bias, drawn from `rng`
@@ -77,7 +67,11 @@ class Linear(Module):
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.dtype = np.dtype(dtype)
         rng = np.random.default_rng(0) if rng is None else rng
-        self.weight = Parameter(xavier_uniform(rng, self.out_features, self.in_features, self.dtype))
+        # Xavier-uniform (Glorot & Bengio 2010): U(-a, a), a = sqrt(6 / (fan_in + fan_out)), drawn in
+        # float64 and then cast (float32 and float64 models from one seed agree up to rounding)
+        a = math.sqrt(6.0 / (self.in_features + self.out_features))
+        w = rng.uniform(-a, a, size=(self.out_features, self.in_features))
+        self.weight = Parameter(w.astype(self.dtype))                   # (O, I)
         self.bias = Parameter(np.zeros(self.out_features, dtype=self.dtype)) if bias else None
 
     def forward(self, x: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder
-from npformer.models.transformer import ModelCache, embedding_scale, target_self_mask, use_shared_dropout_rng
+from npformer.models.transformer import embedding_scale, target_self_mask, use_shared_dropout_rng
 
 
 class CausalLM(Module):
@@ -55,7 +55,7 @@ class CausalLM(Module):
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))   # (B, T, D)
         h = self.decoder(x, None, mask, caches=caches)                  # (B, T, D)
         logits = self.output_proj(h)                                    # (B, T, V)
-        self._cache = ModelCache(logits) if caches is None else None    # cached: inference only
+        self._cache = (logits,) if caches is None else None    # cached: inference only
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:

@@ -12,8 +12,6 @@ Backward of a residual y = x + f(x) is dx = dy + f'(x)^T dy: the two paths add.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from npformer.layers.attention import MultiHeadAttention
@@ -22,10 +20,6 @@ from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
 from npformer.models.config import TransformerConfig
-
-
-class EncoderCache(NamedTuple):
-    out: np.ndarray               # (B, T, D) the forward output (children hold their own caches)
 
 
 class EncoderLayer(Module):
@@ -55,7 +49,7 @@ class EncoderLayer(Module):
         else:
             x1 = self.norm1.forward(x + self.dropout1.forward(attn(x, x, x, mask)))    # (B, T, D)
             out = self.norm2.forward(x1 + self.dropout2.forward(ffn(x1)))              # (B, T, D)
-        self._cache = EncoderCache(out)
+        self._cache = (out,)                                                      # children: their own
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -92,7 +86,7 @@ class Encoder(Module):
             x = layer.forward(x, mask)            # (B, T, D)
         if self.config.final_norm:
             x = self.norm.forward(x)              # (B, T, D)
-        self._cache = EncoderCache(x)
+        self._cache = (x,)
         return x
 
     def backward(self, dout: np.ndarray) -> np.ndarray:

@@ -9,7 +9,6 @@ the target self-attention mask with its incremental-decoding form).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -59,10 +58,6 @@ def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
         keep = np.concatenate([past, keep], axis=1)                     # (B, offset + T)
         caches[0]["tgt_keep"] = keep
     return combine_masks(causal, keep[:, None, None, :])                # (B, 1, T, offset + T)
-
-
-class ModelCache(NamedTuple):
-    logits: np.ndarray            # the forward output (children hold their own caches)
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -144,7 +139,7 @@ class Transformer(Module):
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)
-        self._cache = ModelCache(logits)
+        self._cache = (logits,)                                          # children: their own
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
