@@ -1,4 +1,4 @@
-"""The guards of npformer.models: configs, constructors, calls, encode/decode and upstream gradients.
+"""The guards of npformer.models: constructors, calls, encode/decode and upstream gradients.
 
 A model checks its own arguments once and then calls its top-level stages (embeddings, encoder,
 decoder, head) through their checked entries too, so a NaN/inf made inside it (a bad weight, a float32
@@ -14,53 +14,12 @@ from npformer.guards.validation import check_float, check_grad, check_ids, check
 from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier
-from npformer.models.config import ACTIVATIONS, DTYPES, POOLINGS, POSITIONALS, TransformerConfig
+from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder, DecoderLayer
 from npformer.models.encoder import Encoder, EncoderLayer
 from npformer.models.transformer import Transformer
 
 HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSequenceClassification)
-
-
-# -- the config ------------------------------------------------------------------------------------------
-@checks("init", TransformerConfig)
-def config_fields(c: TransformerConfig) -> None:
-    def need(cond: bool, field: str, expected: str) -> None:
-        if not cond:
-            raise ValueError(f"TransformerConfig.{field}: expected {expected}, got "
-                             f"{getattr(c, field)!r}")
-
-    def is_int(v) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    for f in ("d_model", "num_heads", "d_ff", "max_len", "vocab_size", "num_classes"):
-        need(is_int(getattr(c, f)) and getattr(c, f) >= 1, f, "a positive int")
-    for f in ("num_encoder_layers", "num_decoder_layers"):
-        need(is_int(getattr(c, f)) and getattr(c, f) >= 0, f, "a non-negative int")
-    need(is_int(c.type_vocab_size) and c.type_vocab_size >= 0, "type_vocab_size",
-         "a non-negative int (0 = no segment embedding)")
-    for f in ("src_vocab_size", "tgt_vocab_size"):
-        v = getattr(c, f)
-        need(v is None or (is_int(v) and v >= 1), f, "None or a positive int")
-    need(c.d_model % c.num_heads == 0, "d_model", f"a multiple of num_heads={c.num_heads}")
-    need(c.activation in ACTIVATIONS, "activation", f"one of {ACTIVATIONS}")
-    need(c.positional in POSITIONALS, "positional", f"one of {POSITIONALS}")
-    need(c.pooling in POOLINGS, "pooling", f"one of {POOLINGS}")
-    need(c.dtype in DTYPES, "dtype", f"one of {DTYPES}")
-    for f in ("dropout", "attention_dropout", "activation_dropout"):
-        v = getattr(c, f)
-        need(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v < 1.0, f,
-             "a float in [0, 1)")
-    need(isinstance(c.layer_norm_eps, (int, float)) and c.layer_norm_eps > 0, "layer_norm_eps",
-         "a positive float")
-    for f in ("norm_first", "final_norm", "scale_embeddings", "tie_embeddings", "share_embeddings",
-              "bias", "output_bias", "embedding_norm"):
-        need(isinstance(getattr(c, f), bool), f, "a bool")
-    smallest = min(c.vocab_size, c.src_vocab, c.tgt_vocab)
-    need(c.pad_id is None or (is_int(c.pad_id) and 0 <= c.pad_id < smallest), "pad_id",
-         f"None or an int in [0, {smallest})")
-    need(not c.share_embeddings or c.src_vocab == c.tgt_vocab, "share_embeddings",
-         f"False when src_vocab_size ({c.src_vocab}) != tgt_vocab_size ({c.tgt_vocab})")
 
 
 # -- constructors -------------------------------------------------------------------------------------
