@@ -8,10 +8,23 @@ Suggested reading order: linear -> activations -> softmax -> layernorm -> embedd
 dropout -> attention -> feedforward -> encoder -> decoder -> transformer -> loss -> optim;
 then the families: classifier, causal_lm (GPT-style), bert (BERT-style), and hub (Hugging Face weights).
 """
+import npformer.guards  # noqa: F401  (registers the input checks of every layer and model)
 from npformer.checks.attention_maps import attention_weights
 from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode
+
+# the checked public names of the functional pairs and masks that refuse arguments (npformer.guards)
+from npformer.guards.functional import (
+                                 causal_mask,
+                                 combine_masks,
+                                 cross_entropy_forward,
+                                 dropout_forward,
+                                 padding_mask,
+                                 sdpa_backward,
+                                 sdpa_forward,
+                                 sinusoidal_table,
+)
 
 # the workflow API: save / load models and training states, decode, look at attention
 from npformer.io.checkpoint import CheckpointError, load_checkpoint, load_model, restore, save_checkpoint
@@ -24,26 +37,23 @@ from npformer.layers.activations import (
                                  relu_backward,
                                  relu_forward,
 )
-from npformer.layers.attention import MultiHeadAttention, sdpa_backward, sdpa_forward
+from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import (
                                  Dropout,
                                  collect_dropout_masks,
                                  dropout_backward,
-                                 dropout_forward,
                                  replay_dropout_masks,
 )
 from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward
 from npformer.layers.linear import Linear, linear_backward, linear_forward
-from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward, cross_entropy_forward
-from npformer.layers.masks import causal_mask, combine_masks, padding_mask
+from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward
 from npformer.layers.module import Module, ModuleList, Parameter
 from npformer.layers.positional import (
                                  LearnedPositionalEncoding,
                                  SinusoidalPositionalEncoding,
                                  make_positional,
-                                 sinusoidal_table,
 )
 from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
 from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward, tanh_forward

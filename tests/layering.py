@@ -2,7 +2,7 @@
 
 Each twin is a stack of floors, lowest first (docs/ARCHITECTURE.md):
 
-    layers -> models -> checks -> optim -> fast -> data -> decoding -> io -> training -> cli
+    layers -> models -> guards -> checks -> optim -> fast -> data -> decoding -> io -> training -> cli
 
 A file may import from its own floor or a lower one, in its own package or (torchformer only) in
 npformer; npformer names torchformer in exactly one file, the CLI's backend registry. Every import
@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-FLOORS = ("layers", "models", "checks", "optim", "fast", "data", "decoding", "io", "training", "cli")
+FLOORS = ("layers", "models", "guards", "checks", "optim", "fast", "data", "decoding", "io", "training", "cli")
 PACKAGES = ("npformer", "torchformer")
 # the one npformer file allowed to name torchformer (it picks a backend for the command line)
 BACKEND_REGISTRY = "npformer.cli.backends"

@@ -29,8 +29,8 @@ import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
 from npformer.fast.last_logits import last_position_only
+from npformer.guards.validation import check_ids
 from npformer.layers.masks import causal_mask, padding_mask
-from npformer.layers.validation import check_ids
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty", "check_source_eos",
            "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "decode_loop",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.fast.softmax import attention_weights_backward, attention_weights_forward
+from npformer.guards.validation import check_grad
 from npformer.layers.attention import MHACache, merge_heads, split_heads
-from npformer.layers.validation import check_grad
 
 __all__ = ["mha_forward", "mha_backward"]
 

@@ -18,7 +18,7 @@ from npformer.fast.dropout import dropout_backward as fast_dropout_backward
 from npformer.fast.dropout import dropout_forward as fast_dropout_forward
 from npformer.fast.layernorm import layernorm_backward, layernorm_forward
 from npformer.fast.loss import cross_entropy_backward, cross_entropy_forward
-from npformer.layers.validation import check_grad
+from npformer.guards.validation import check_grad
 
 __all__ = ["activation_forward", "activation_backward", "layernorm_module_forward",
            "layernorm_module_backward", "dropout_module_forward", "dropout_module_backward",

@@ -25,33 +25,14 @@ import numpy as np
 from npformer.layers.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import check_dtype, check_float, check_grad, check_mask, check_probability
 
 
-# ------------------------------------------------------------------------------------------------
-# functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V
-# ------------------------------------------------------------------------------------------------
+# -- functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V -----
 class WeightsCache(NamedTuple):
-    """What attention_weights_backward needs."""
-
     q: np.ndarray                 # (B, H, Tq, dk) queries
     k: np.ndarray                 # (B, H, Tk, dk) keys
     weights: np.ndarray           # (B, H, Tq, Tk) P = softmax(S), 0 at masked keys and on empty rows
     scale: float                  # 1 / sqrt(dk)
-
-
-def check_qkv(q, k, v=None) -> None:
-    """q (B, H, Tq, dk), k (B, H, Tk, dk) and v (B, H, Tk, dv), one float dtype."""
-    check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
-    B, H, Tq, dk = q.shape
-    if k.shape[:2] != (B, H) or k.shape[3] != dk:
-        raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {q.shape}, got {k.shape}")
-    if v is not None:
-        check_float("v", v, dtype=q.dtype, ndim=4)
-        if v.shape[:3] != k.shape[:3]:
-            raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
-                             f"got {v.shape}")
 
 
 def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
@@ -100,8 +81,6 @@ def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
 
 
 class SDPACache(NamedTuple):
-    """What sdpa_backward needs."""
-
     weights: WeightsCache         # q, k, P and the scale
     dropout: object               # dropout_forward's cache (identity when no dropout mask was given)
     dropped: np.ndarray           # (B, H, Tq, Tk) P~ = dropout(P), what multiplied V (P without one)
@@ -110,29 +89,17 @@ class SDPACache(NamedTuple):
 
 def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
                  dropout_mask: np.ndarray | None = None, dropout_p: float = 0.0):
-    """Scaled dot-product attention with a keep-mask, safe softmax and optional dropout on the weights.
+    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache).
 
-    Args:
-        q: (B, H, Tq, dk) queries.  k: (B, H, Tk, dk) keys.  v: (B, H, Tk, dv) values (one dtype).
-        mask: keep-mask broadcastable to (B, H, Tq, Tk) (bool, or 0/1 ints), or None (attend to all).
-        dropout_mask: bool (B, H, Tq, Tk) keep-mask for dropout on the weights, drawn by the caller,
-            or None (no attention dropout).  dropout_p: the drop probability that mask was drawn with;
-            kept weights are scaled by 1 / (1 - dropout_p) (inverted dropout).
+    mask: bool keep-mask broadcastable to (B, H, Tq, Tk) or None; dropout_mask: the caller's bool
+    (B, H, Tq, Tk) dropout keep-mask, drawn with probability dropout_p, or None. Forward:
 
-    Returns:
-        ((out (B, H, Tq, dv), weights (B, H, Tq, Tk)), cache). `weights` are the probabilities before
-        dropout (what torch.nn.MultiheadAttention returns).
-
-    Forward:
         S  = Q K^T / sqrt(dk)                 scores, -inf where the mask says "may not attend"
         P  = softmax(S) along keys            a fully masked row is all zeros instead of 0/0 = NaN
         P~ = P * M / (1 - p)                  attention dropout (P~ = P without it)
         O  = P~ V
     """
-    check_qkv(q, k, v)
-    B, H, Tq, _ = q.shape
-    keep = check_mask("mask", mask, (B, H, Tq, k.shape[2]))               # bool, not broadcast
-    weights, wcache = attention_weights_forward(q, k, keep)             # (B, H, Tq, Tk) P
+    weights, wcache = attention_weights_forward(q, k, mask)             # (B, H, Tq, Tk) P
     dropped, dcache = dropout_forward(weights, dropout_p, dropout_mask)  # (B, H, Tq, Tk) P~
     out = dropped @ v                                                   # (B, H, Tq, dv) O = P~ V
     return (out, weights), SDPACache(wcache, dcache, dropped, v)
@@ -149,7 +116,6 @@ def sdpa_backward(dout: np.ndarray, cache: SDPACache):
         S  = Q K^T / sqrt(dk)   dQ  = dS K / sqrt(dk),   dK = dS^T Q / sqrt(dk)
     """
     wcache, dcache, dropped, v = cache
-    check_grad("dout", dout, np.empty(dropped.shape[:3] + v.shape[3:], dtype=v.dtype))
     dv = dropped.swapaxes(-1, -2) @ dout                      # (B, H, Tk, dv)  P~^T dO
     ddropped = dout @ v.swapaxes(-1, -2)                      # (B, H, Tq, Tk)  dP~ = dO V^T
     dweights = dropout_backward(ddropped, dcache)             # (B, H, Tq, Tk)  dP = dP~ M / (1 - p)
@@ -157,9 +123,7 @@ def sdpa_backward(dout: np.ndarray, cache: SDPACache):
     return dq, dk, dv
 
 
-# ------------------------------------------------------------------------------------------------
-# head split / merge (pure reshapes: their backward is the other one)
-# ------------------------------------------------------------------------------------------------
+# -- head split / merge (pure reshapes: their backward is the other one) ---------------------------
 def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
     """(B, T, D) -> (B, H, T, D/H): head h holds features [h*dk, (h+1)*dk) of each position."""
     B, T, D = x.shape
@@ -172,12 +136,8 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.transpose(0, 2, 1, 3).reshape(B, T, H * dk)
 
 
-# ------------------------------------------------------------------------------------------------
-# module
-# ------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class MHACache(NamedTuple):
-    """What MultiHeadAttention.backward needs besides its children's own caches."""
-
     weights: WeightsCache         # q, k (B, H, T, dk), P (B, H, Tq, Tk), the scale
     dropped: np.ndarray           # (B, H, Tq, Tk) P~ = attn_dropout(P)
     v: np.ndarray                 # (B, H, Tk, dk) values, split into heads
@@ -185,81 +145,39 @@ class MHACache(NamedTuple):
 
 
 class MultiHeadAttention(Module):
-    """Multi-head attention: MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,
-    head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
+    """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     The H per-head projections are one (D, D) Linear each, split into heads by a reshape (no loop).
-
-    Args:
-        d_model: D, width of query/key/value and output; must be divisible by num_heads.
-        num_heads: H.  dropout: drop probability on the attention weights (module `attn_dropout`).
-        bias: biases in the four projections.  dtype: parameter dtype.  rng: initialisation Generator.
-
-    Children: q_proj, k_proj, v_proj, out_proj (Linear D -> D), attn_dropout (Dropout).
-    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D); it sets
-    `attn_weights` (B, H, Tq, Tk), the per-head probabilities before dropout.
-    backward(dout (B, Tq, D)) -> (dquery, dkey, dvalue). For self-attention (query is key is value)
-    the caller sums the three.
+    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) sets
+    `attn_weights` (B, H, Tq, Tk), P before dropout; backward(dout) -> (dquery, dkey, dvalue) (for
+    self-attention the caller sums the three).
 
     Incremental decoding (inference only): forward(..., cache=dict) appends this call's keys/values to
     cache["k"], cache["v"] (B, H, Tpast, dk) and attends over all of them; with static_kv=True
     (cross-attention) keys/values are projected from key/value on the first call and reused after
-    (key/value may then be None). A forward with a cache cannot be followed by backward.
+    (key/value may then be None).
     """
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        for name, v in (("d_model", d_model), ("num_heads", num_heads)):
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
-        if d_model % num_heads:
-            raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
-                             f"{num_heads}, got {d_model}")
         self.d_model = d_model
         self.num_heads = num_heads
         self.head_dim = d_model // num_heads
-        self.dtype = check_dtype("dtype", dtype)
+        self.dtype = np.dtype(dtype)
         self.q_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.k_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.v_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
-        self.attn_dropout = Dropout(check_probability("dropout", dropout))
+        self.attn_dropout = Dropout(dropout)
         self.attn_weights: np.ndarray | None = None
         self._cached_forward = False
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, num_heads={self.num_heads}, dtype={self.dtype}"
 
-    def _check_kv(self, name: str, x, B: int) -> np.ndarray:
-        check_float(name, x, dtype=self.dtype, ndim=3)
-        if x.shape[0] != B or x.shape[2] != self.d_model:
-            raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got {x.shape}")
-        return x
-
-    def check_inputs(self, query, key, value, mask=None, cache=None, static_kv=False):
-        check_float("query", query, dtype=self.dtype, ndim=3)
-        B, Tq, D = query.shape
-        if D != self.d_model:
-            raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got {query.shape}")
-        if cache is not None and not isinstance(cache, dict):
-            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
-        reuse_kv = cache is not None and static_kv and "k" in cache
-        if not reuse_kv:
-            self._check_kv("key", key, B)
-            self._check_kv("value", value, B)
-            if value.shape != key.shape:
-                raise ValueError(f"value: expected the key's shape {key.shape}, got {value.shape}")
-        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
-        if cache is not None and "k" in cache and cache["k"].shape[0] != B:
-            raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
-        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
-        keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk))
-        return query, key, value, keep, cache, static_kv
-
     def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        """mask: a bool keep-mask broadcastable to (B, H, Tq, Tk), or None (see check_inputs)."""
         reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
         past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------
@@ -293,8 +211,7 @@ class MultiHeadAttention(Module):
         if self._cached_forward:
             raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
                                "cache (inference only); run forward without cache= before backward")
-        wcache, dropped, v, out = self._require_cache()
-        check_grad("dout", dout, out)
+        wcache, dropped, v, _ = self._require_cache()
         dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
         # attention core, as sdpa_backward
         dv = dropped.swapaxes(-1, -2) @ dheads                         # (B, H, Tk, dk) P~^T dO

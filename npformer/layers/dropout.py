@@ -22,21 +22,20 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.module import Module
-from npformer.layers.validation import check_float, check_grad, check_probability, describe
 
 
-def _check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """A bool keep-mask, of exactly `shape` when given."""
+def check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """A replayed mask: bool, of exactly `shape` when given (checked when it is used, inside a model)."""
     if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
-        raise TypeError(f"{name}: expected a bool numpy array (True = keep), got {describe(mask)}")
+        got = (f"array of shape {mask.shape} and dtype {mask.dtype}" if isinstance(mask, np.ndarray)
+               else type(mask).__name__)
+        raise TypeError(f"{name}: expected a bool numpy array (True = keep), got {got}")
     if shape is not None and mask.shape != tuple(shape):
         raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got {mask.shape}")
     return mask
 
 
-# --------------------------------------------------------------------------------------------------
-# functional pair
-# --------------------------------------------------------------------------------------------------
+# -- functional pair -------------------------------------------------------------------------------
 class DropoutCache(NamedTuple):
     mask: np.ndarray | None  # bool keep-mask, x.shape; None = identity (nothing dropped)
     scale: np.floating       # 1 / (1 - p) in x's dtype
@@ -44,11 +43,9 @@ class DropoutCache(NamedTuple):
 
 def dropout_forward(x: np.ndarray, p: float, mask: np.ndarray | None):
     """y = x * mask / (1 - p); with mask None the identity. The caller supplies the mask."""
-    p = check_probability("p", p)
     scale = x.dtype.type(1.0 / (1.0 - p))                   # scalar in x's dtype: no upcast
     if mask is None:
         return x, DropoutCache(None, scale)                 # identity (eval, p == 0)
-    _check_keep_mask("mask", mask, x.shape)
     y = x * mask * scale                                    # (...) x's dtype; dropped entries 0
     return y, DropoutCache(mask, scale)
 
@@ -60,9 +57,7 @@ def dropout_backward(dout: np.ndarray, cache: DropoutCache) -> np.ndarray:
     return dout * cache.mask * cache.scale                  # (...)
 
 
-# --------------------------------------------------------------------------------------------------
-# module
-# --------------------------------------------------------------------------------------------------
+# -- module ----------------------------------------------------------------------------------------
 class Dropout(Module):
     """Inverted dropout with drop probability `p`, drawing masks from `self.rng`.
 
@@ -73,10 +68,7 @@ class Dropout(Module):
 
     def __init__(self, p: float, rng: np.random.Generator | None = None):
         super().__init__()
-        self.p = check_probability("p", p)
-        if rng is not None and not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng: expected a numpy.random.Generator or None, got "
-                            f"{type(rng).__name__}")
+        self.p = float(p)
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.last_mask: np.ndarray | None = None   # keep-mask of the last forward (None: identity)
         self._replay: np.ndarray | None = None     # mask queued by replay() for the next forward
@@ -92,10 +84,7 @@ class Dropout(Module):
         The dtype is checked now, the shape at that forward (the input is not known yet). The mask is
         used once; the generator does not advance for a replayed forward.
         """
-        self._replay = _check_keep_mask("mask", mask)
-
-    def check_inputs(self, x):
-        return (check_float("x", x),)
+        self._replay = check_keep_mask("mask", mask)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         if not self.active:
@@ -109,7 +98,7 @@ class Dropout(Module):
         else:
             if self._replay is not None:
                 queued, self._replay = self._replay, None       # used once, also when refused
-                mask = _check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
+                mask = check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
             else:
                 mask = self.rng.random(x.shape) >= self.p   # (...) bool, P(keep) = 1 - p
             y, cache = dropout_forward(x, self.p, mask)
@@ -118,17 +107,14 @@ class Dropout(Module):
         return y
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        cache, y = self._require_cache()
-        check_grad("dout", dout, y)
+        cache, _ = self._require_cache()
         return dropout_backward(dout, cache)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
 
 
-# --------------------------------------------------------------------------------------------------
-# whole-model record / replay
-# --------------------------------------------------------------------------------------------------
+# -- whole-model record / replay -------------------------------------------------------------------
 def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
     """{dotted module name: keep-mask} of every Dropout that drew (or replayed) a mask in the last
     forward. Modules that were inactive (eval, p == 0) are left out. The root module is named ""."""
@@ -145,6 +131,6 @@ def replay_dropout_masks(model: Module, masks: dict[str, np.ndarray]) -> None:
         raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
                          f"{sorted(dropouts)}")
     for name, mask in masks.items():
-        _check_keep_mask(f"masks[{name!r}]", mask)
+        check_keep_mask(f"masks[{name!r}]", mask)
     for name, mask in masks.items():
         dropouts[name].replay(mask)

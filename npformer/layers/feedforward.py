@@ -8,60 +8,37 @@ applied to every position separately (the same weights at every position). The a
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from npformer.layers.activations import Activation
 from npformer.layers.dropout import Dropout
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
-from npformer.layers.validation import check_float, check_grad, check_positive_int, check_probability
-
-
-class FFNCache(NamedTuple):
-    """The children hold their own caches; this keeps the output to check dout against."""
-
-    out: np.ndarray               # (B, T, D) the forward output
 
 
 class PositionwiseFeedForward(Module):
-    """Two linears with an activation (and optional dropout) between them.
-
-    Args:
-        d_model: D, input and output width.  d_ff: F, inner width.
-        activation: "relu", "gelu" or "gelu_tanh".  dropout: drop probability after the activation.
-        bias: biases in both linears.  dtype: parameter dtype.  rng: initialisation Generator.
-
-    Children: linear1 (D -> F), activation, dropout, linear2 (F -> D).
-    forward(x (B, T, D)) -> (B, T, D);  backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """linear1 (D -> F), activation, dropout, linear2 (F -> D): forward(x (B, T, D)) -> (B, T, D)."""
 
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0,
                  bias: bool = True, dtype="float32", rng: np.random.Generator | None = None):
         super().__init__()
-        check_positive_int("PositionwiseFeedForward: d_model", d_model)
-        check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
         self.d_model = d_model
         self.dtype = np.dtype(dtype)
         self.linear1 = Linear(d_model, d_ff, bias=bias, dtype=dtype, rng=rng)
         self.activation = Activation(activation)
-        self.dropout = Dropout(check_probability("dropout", dropout))
+        self.dropout = Dropout(dropout)
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng)
-
-    def check_inputs(self, x):
-        return (check_float("x", x, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model)),)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         h = self.linear1.forward(x)         # (B, T, F)  x W1^T + b1
         a = self.activation.forward(h)      # (B, T, F)  act(h)
         a = self.dropout.forward(a)         # (B, T, F)  a * M / (1 - p) in training
         out = self.linear2.forward(a)       # (B, T, D)  a W2^T + b2
-        self._cache = FFNCache(out)
+        self._cache = (out,)                # the children hold their own caches
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         da = self.linear2.backward(dout)    # (B, T, F)  dout W2; accumulates dW2, db2
         da = self.dropout.backward(da)      # (B, T, F)  da * M / (1 - p)
         dh = self.activation.backward(da)   # (B, T, F)  da * act'(h)

@@ -4,13 +4,15 @@ A Module registers the Parameters and sub-Modules assigned to its attributes (in
 like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_proj.weight` come out
 identical to torchformer's `state_dict()` keys.
 
-Calling a module is the public, checked entry: `module(*args)` runs `check_inputs(*args)` (every
-argument check of the module, in one place) and then `forward` on what it returned. Inside a module,
-children run through `child.forward(...)`, unchecked (see npformer.layers.validation).
+Calling a module is the public, checked entry: `module(*args)` checks the arguments once and then
+runs `forward` on the checked ones. Inside a module, children run through `child.forward(...)`,
+unchecked. The checks live apart from the math, in npformer.guards, which registers them per class in
+CHECKS below (as PyTorch registers its shape checks apart from its kernels): "init" checks a
+constructor's arguments, "call" a call's, "backward" the upstream gradients.
 
-Forward stores what backward needs on the module (`self._cache`); backward(grad_output) returns the
-gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a parameter used twice,
-like a tied embedding, sums both uses).
+Forward stores what backward needs on the module, its output last (`self._cache = (..., out)`, the
+upstream gradient is checked against it); backward(grad_output) returns the gradients of the float
+inputs and *accumulates* into each Parameter's `.grad` (a tied parameter sums both uses).
 """
 from __future__ import annotations
 
@@ -20,6 +22,17 @@ from collections import OrderedDict
 from typing import Iterator, Mapping
 
 import numpy as np
+
+# {"init":     {class: check(*args, **kwargs)}                  raises on a bad constructor argument
+#  "call":     {class: check(module, *args, **kwargs) -> args}  forward's arguments, as positions
+#  "backward": {class: check(module, *grads, **kwargs) -> grads}, and methods' checks by name}
+CHECKS: dict[str, dict] = {"init": {}, "call": {}, "backward": {}}
+
+
+def registered(kind: str, cls: type):
+    """The `kind` check registered for `cls` or its nearest base class, or None."""
+    table = CHECKS.get(kind, {})
+    return next((table[k] for k in cls.__mro__ if k in table), None)
 
 
 class Parameter:
@@ -89,9 +102,18 @@ class Module:
         object.__setattr__(self, "_cache", None)
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """Every backward a subclass defines frees the forward's cache when it is done, so a second
-        backward after one forward raises (as torch does) instead of adding every gradient again."""
+        """A subclass's __init__ first runs its "init" check; its backward checks the gradients and
+        frees the forward's cache when done, so a second backward after one forward raises (as torch)
+        instead of adding every gradient again."""
         super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            @functools.wraps(init)
+            def checked_init(self, *args, **kw):
+                if cls in CHECKS["init"]:
+                    CHECKS["init"][cls](*args, **kw)
+                init(self, *args, **kw)
+            cls.__init__ = checked_init
         bw = cls.__dict__.get("backward")
         if bw is None or getattr(bw, "_frees_cache", False):
             return
@@ -103,6 +125,9 @@ class Module:
                     f"{type(self).__name__}.backward called a second time after one forward: the "
                     f"first backward freed the forward's cache (as torch frees its graph), and a "
                     f"second one would add every gradient again; run forward again first")
+            check = registered("backward", type(self))
+            if check is not None and self.__dict__.get("_cache") is not None:
+                args, kw = check(self, *args, **kw), {}
             out = bw(self, *args, **kw)
             object.__setattr__(self, "_cache", None)
             object.__setattr__(self, "_cache_freed", True)
@@ -132,15 +157,23 @@ class Module:
         return self.forward(*self.check_inputs(*args, **kwargs))
 
     def check_inputs(self, *args, **kwargs) -> tuple:
-        """Validate forward's arguments; return them (normalised) as forward's positional arguments.
-        Layers override it; this default checks nothing and only turns keywords into positions."""
+        """forward's arguments, checked by the class's "call" check, as positions. Without one,
+        nothing is checked and keywords only become positions."""
+        check = registered("call", type(self))
+        if check is not None:
+            return check(self, *args, **kwargs)
         if not kwargs:
             return args
         bound = inspect.signature(self.forward).bind(*args, **kwargs)
         if bound.kwargs:
-            raise TypeError(f"{type(self).__name__}: define check_inputs to pass keyword-only "
+            raise TypeError(f"{type(self).__name__}: define check_inputs (or register one in "
+                            f"npformer.guards) to pass keyword-only "
                             f"arguments {sorted(bound.kwargs)} through a call")
         return bound.args
+
+    def checked(self, method: str, *args, **kwargs):
+        """The arguments of another public method (Transformer.encode ...), checked by its guard."""
+        return registered(method, type(self))(self, *args, **kwargs)
 
     def forward(self, *args, **kwargs):  # pragma: no cover - every layer overrides it
         raise NotImplementedError(f"{type(self).__name__} does not define forward")
@@ -185,13 +218,8 @@ class Module:
         return OrderedDict((n, p.data.copy()) for n, p in self._named_parameters_all())
 
     def load_state_dict(self, state: dict, strict: bool = True) -> None:
-        """Copy arrays into the parameters, casting to each parameter's dtype.
-
-        Everything is checked before anything is written (check_state_dict): with missing,
-        unexpected (when strict) or mis-shaped keys, or values that are not real arrays (complex,
-        strings, ragged lists), a ValueError lists them and no parameter changes. torchformer's
-        modules refuse the same things with the same messages.
-        """
+        """Copy arrays into the parameters, cast to each one's dtype, after checking them all
+        (check_state_dict: nothing is written when one is refused)."""
         own = OrderedDict(self._named_parameters_all())
         staged = check_state_dict(type(self).__name__, {k: p.data.shape for k, p in own.items()},
                                   state, strict)
@@ -245,12 +273,10 @@ def dtype_name(dtype) -> str:
 
 
 def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
-    """Validate `state` against `own` ({name: shape}) for `owner`.load_state_dict, both twins.
-
-    Values may be numpy arrays, lists, scalars or (torchformer) tensors: tensors are returned as they
-    are, everything else as a numpy array. Raises TypeError when `state` is not a mapping and one
-    ValueError listing every problem otherwise; returns {name: value} of the keys to copy.
-    """
+    """{name: value} of the keys of `state` to copy into `own` ({name: shape}), for both twins'
+    load_state_dict: a TypeError when `state` is not a mapping, else one ValueError listing every
+    missing / unexpected (when strict) key and every value that is not a real array of its shape.
+    Tensors are returned as they are, everything else as a numpy array."""
     if not isinstance(state, Mapping):
         raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
                         f"{type(state).__name__}")

@@ -28,9 +28,7 @@ def _shifted(x: np.ndarray, axis: int):
         return x - m                                        # (...) whose exp is the right 0
 
 
-# --------------------------------------------------------------------------------------------------
-# softmax
-# --------------------------------------------------------------------------------------------------
+# -- softmax ---------------------------------------------------------------------------------------
 class SoftmaxCache(NamedTuple):
     y: np.ndarray          # (...) the probabilities
     axis: int
@@ -49,9 +47,7 @@ def softmax_backward(dout: np.ndarray, cache: SoftmaxCache) -> np.ndarray:
     return y * (dout - (dout * y).sum(axis=axis, keepdims=True))    # (...)
 
 
-# --------------------------------------------------------------------------------------------------
-# log-softmax
-# --------------------------------------------------------------------------------------------------
+# -- log-softmax -----------------------------------------------------------------------------------
 class LogSoftmaxCache(NamedTuple):
     y: np.ndarray          # (...) the log-probabilities (softmax = exp(y))
     axis: int

@@ -32,15 +32,12 @@ from npformer.layers.linear import Linear
 from npformer.layers.masks import padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_float, check_grad, check_ids, check_mask, describe
 from npformer.models.config import BERT_LAYOUT, TransformerConfig, bert_config  # noqa: F401 (re-exported)
-from npformer.models.encoder import Encoder, check_config
-from npformer.models.transformer import check_seed, check_token_ids, embedding_scale, use_shared_dropout_rng
+from npformer.models.encoder import Encoder
+from npformer.models.transformer import embedding_scale, use_shared_dropout_rng
 
 
-# --------------------------------------------------------------------------------------------------
-# tanh pair and the pooler
-# --------------------------------------------------------------------------------------------------
+# -- tanh pair and the pooler -----------------------------------------------------------------------
 class TanhCache(NamedTuple):
     y: np.ndarray                 # (...) tanh(x), all the derivative needs
 
@@ -65,9 +62,6 @@ class Pooler(Module):
         self.dtype = np.dtype(dtype)
         self.dense = Linear(d_model, d_model, bias=True, dtype=dtype, rng=rng)
 
-    def check_inputs(self, h):
-        return (check_float("h", h, dtype=self.dtype, ndim=3, shape=(None, None, self.d_model)),)
-
     def forward(self, h: np.ndarray) -> np.ndarray:
         pooled, tcache = tanh_forward(self.dense.forward(h[:, 0, :]))   # (B, D)
         self._cache = (tcache, h.shape)
@@ -75,77 +69,23 @@ class Pooler(Module):
 
     def backward(self, dpooled: np.ndarray) -> np.ndarray:
         tcache, h_shape = self._require_cache()
-        check_grad("dpooled", dpooled, tcache.y)
         dz = tanh_backward(dpooled, tcache)                     # (B, D)
         dh = np.zeros(h_shape, dtype=self.dtype)                # (B, T, D)
         dh[:, 0, :] = self.dense.backward(dz)                   # only position 0 was read
         return dh
 
 
-# --------------------------------------------------------------------------------------------------
-# argument helpers (shared with the torch twin's checks through the same messages)
-# --------------------------------------------------------------------------------------------------
-def attention_keep(attention_mask, ids: np.ndarray, pad_id: int | None, num_heads: int):
-    """The encoder keep-mask from BERT's attention_mask.
-
-    None: padding_mask(ids, pad_id) (B, 1, 1, T), or None without pad_id (Hugging Face's default is
-    all ones: pass attention_mask explicitly to match it on padded input). (B, T) 0/1 or bool, 1 =
-    real token (Hugging Face's sense): becomes (B, 1, 1, T). A 4-d keep-mask broadcastable to
-    (B, H, T, T) is used as it is.
-    """
-    B, T = ids.shape
-    if attention_mask is None:
-        return None if pad_id is None else padding_mask(ids, pad_id)
-    m = attention_mask if isinstance(attention_mask, np.ndarray) else np.asarray(attention_mask)
-    if m.ndim == 2:
-        if m.shape != (B, T):
-            raise ValueError(f"attention_mask: expected shape ({B}, {T}) (input_ids' shape, 1 = "
-                             f"real token), got {m.shape}")
-        return check_mask("attention_mask", m[:, None, None, :], (B, num_heads, T, T))
-    if m.ndim == 4:
-        return check_mask("attention_mask", m, (B, num_heads, T, T))
-    raise ValueError(f"attention_mask: expected (B, T) = ({B}, {T}) or a 4-d keep-mask "
-                     f"broadcastable to ({B}, {num_heads}, {T}, {T}), got {describe(m)}")
-
-
-def check_token_types(token_type_ids, ids: np.ndarray, type_vocab_size: int) -> np.ndarray | None:
-    """Segment ids (B, T) in [0, type_vocab_size); None means all 0 (as Hugging Face)."""
-    if token_type_ids is None:
-        return np.zeros(ids.shape, dtype=np.int64) if type_vocab_size else None
-    if not type_vocab_size:
-        raise ValueError("token_type_ids: this model has no segment embedding "
-                         "(config.type_vocab_size=0); expected None")
-    tt = check_ids("token_type_ids", token_type_ids, type_vocab_size, ndim=2)
-    if tt.shape != ids.shape:
-        raise ValueError(f"token_type_ids: expected input_ids' shape {ids.shape}, got {tt.shape}")
-    return tt
-
-
-# --------------------------------------------------------------------------------------------------
-# the encoder with embeddings and pooler
-# --------------------------------------------------------------------------------------------------
+# -- the encoder with embeddings and pooler ---------------------------------------------------------
 class BertModel(Module):
-    """BertModel(config, seed=0, pooler=True): embeddings + encoder (+ pooler).
-
-    Children: tok_embed (Embedding V x D), pos (positional, learned for BERT), type_embed (Embedding
-    type_vocab_size x D, only when type_vocab_size > 0), embed_norm (LayerNorm, only when
-    embedding_norm), embed_dropout, encoder (Encoder), pooler (Pooler, only when pooler=True).
-    `seed` seeds initialisation; every Dropout shares np.random.default_rng(seed + 1).
-
-    forward(input_ids (B, T), token_type_ids=None, attention_mask=None)
-        -> (hidden (B, T, D), pooled (B, D) or None).  attention_mask: see attention_keep.
-    backward(dhidden (B, T, D) or None, dpooled (B, D) or None) -> {"encoder_input": (B, T, D)}, the
-        gradient at the first encoder layer's input; accumulates every parameter's .grad.
-    """
+    """Embeddings + encoder (+ pooler): forward(input_ids (B, T), token_type_ids=None,
+    attention_mask=None) -> (hidden (B, T, D), pooled (B, D) or None). attention_mask: (B, T) with
+    1 = real token (Hugging Face's sense) or a 4-d keep-mask; None masks pad_id. backward(dhidden,
+    dpooled) (either may be None) returns the gradient at the first encoder layer's input."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0, pooler: bool = True,
                  rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        if not isinstance(pooler, bool):
-            raise TypeError(f"pooler: expected a bool, got {pooler!r}")
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed) if rng is None else rng       # initialisation
         self.tok_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
@@ -162,15 +102,8 @@ class BertModel(Module):
             self.pooler = Pooler(c.d_model, c.dtype, rng)
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
-        c = self.config
-        ids = check_token_ids("input_ids", input_ids, c.vocab_size, c.max_len)
-        types = check_token_types(token_type_ids, ids, c.type_vocab_size)
-        return ids, types, attention_keep(attention_mask, ids, c.pad_id, c.num_heads)
-
     def forward(self, input_ids, token_type_ids=None, attention_mask=None):
-        """(hidden, pooled) (see the class docstring): token_type_ids and attention_mask as
-        check_inputs returns them (segment ids or None, a bool keep-mask or None)."""
+        """token_type_ids and attention_mask as the guard returns them (or None)."""
         c, ids, types, keep = self.config, input_ids, token_type_ids, attention_mask
         if types is None and c.type_vocab_size:
             types = np.zeros(ids.shape, dtype=np.int64)                 # all segment 0
@@ -190,13 +123,9 @@ class BertModel(Module):
         return h, pooled
 
     def backward(self, dhidden: np.ndarray | None, dpooled: np.ndarray | None = None):
-        h, pooled = self._require_cache()
-        if dhidden is None and dpooled is None:
-            raise ValueError("BertModel.backward: expected dhidden, dpooled or both, got neither")
-        dh = np.zeros_like(h) if dhidden is None else check_grad("dhidden", dhidden, h).copy()
+        h, _ = self._require_cache()
+        dh = np.zeros_like(h) if dhidden is None else dhidden.copy()     # (B, T, D)
         if dpooled is not None:
-            if pooled is None:
-                raise ValueError("dpooled: this BertModel has no pooler (pooler=False); expected None")
             dh += self.pooler.backward(dpooled)                         # (B, T, D) [CLS] row only
         dx = self.encoder.backward(dh)                                  # (B, T, D)
         de = self.embed_dropout.backward(dx)                            # (B, T, D)
@@ -208,25 +137,13 @@ class BertModel(Module):
         return {"encoder_input": dx}
 
 
-# --------------------------------------------------------------------------------------------------
-# heads
-# --------------------------------------------------------------------------------------------------
+# -- heads ------------------------------------------------------------------------------------------
 class BertForMaskedLM(Module):
-    """BERT with the masked-LM head: logits for every position.
-
-    Children: bert (BertModel without pooler), mlm_dense (Linear D -> D), mlm_activation
-    (config.activation, GELU for BERT), mlm_norm (LayerNorm), output_proj (Linear D -> V; its weight
-    is bert.tok_embed.weight when tie_embeddings, bias when output_bias).
-
-    forward(input_ids, token_type_ids=None, attention_mask=None) -> logits (B, T, V).
-    backward(dlogits (B, T, V)) -> {"encoder_input": (B, T, D)}.
-    """
+    """BERT with the masked-LM head: logits (B, T, V) for every position."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)
         self.bert = BertModel(c, seed, pooler=False, rng=rng)
@@ -239,39 +156,27 @@ class BertForMaskedLM(Module):
             self.output_proj.weight = self.bert.tok_embed.weight        # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
-        return self.bert.check_inputs(input_ids, token_type_ids, attention_mask)
-
     def forward(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         self._cache = None
         h, _ = self.bert.forward(input_ids, token_type_ids, attention_mask)     # (B, T, D)
         t = self.mlm_norm(self.mlm_activation(self.mlm_dense(h)))       # (B, T, D)
         logits = self.output_proj(t)                                    # (B, T, V)
-        self._cache = logits
+        self._cache = (logits,)
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
-        check_grad("dlogits", dlogits, self._require_cache())
+        self._require_cache()
         dt = self.output_proj.backward(dlogits)                         # (B, T, D)
         dh = self.mlm_dense.backward(self.mlm_activation.backward(self.mlm_norm.backward(dt)))
         return self.bert.backward(dh)                                   # (B, T, D) at encoder input
 
 
 class BertForSequenceClassification(Module):
-    """BERT with a classifier on the pooled [CLS] vector.
-
-    Children: bert (BertModel with pooler), cls_dropout (Dropout config.dropout), classifier
-    (Linear D -> num_classes, bias when output_bias).
-
-    forward(input_ids, token_type_ids=None, attention_mask=None) -> logits (B, C).
-    backward(dlogits (B, C)) -> {"encoder_input": (B, T, D)}.
-    """
+    """BERT with a classifier on the pooled [CLS] vector: logits (B, C)."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)
         self.bert = BertModel(c, seed, pooler=True, rng=rng)
@@ -280,17 +185,14 @@ class BertForSequenceClassification(Module):
                                  rng=rng)
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
-        return self.bert.check_inputs(input_ids, token_type_ids, attention_mask)
-
     def forward(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         self._cache = None
         _, pooled = self.bert.forward(input_ids, token_type_ids, attention_mask)    # (B, D)
         logits = self.classifier(self.cls_dropout(pooled))                  # (B, C)
-        self._cache = logits
+        self._cache = (logits,)
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
-        check_grad("dlogits", dlogits, self._require_cache())
+        self._require_cache()
         dpooled = self.cls_dropout.backward(self.classifier.backward(dlogits))   # (B, D)
         return self.bert.backward(None, dpooled)

@@ -14,59 +14,24 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import as_key_mask, check_model_mask, combine_masks, key_keep_mask
+from npformer.layers.masks import as_key_mask, combine_masks
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_grad
 from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder
-from npformer.models.encoder import check_config
-from npformer.models.transformer import (
-    ModelCache,
-    check_offset,
-    check_seed,
-    check_token_ids,
-    embedding_scale,
-    target_self_mask,
-    use_shared_dropout_rng,
-)
+from npformer.models.transformer import embedding_scale, target_self_mask, use_shared_dropout_rng
 
 
 class CausalLM(Module):
-    """Decoder-only language model.
-
-    CausalLM(config, seed=0). `seed` seeds initialisation; every Dropout shares the generator
-    np.random.default_rng(seed + 1).
-
-    Children: tgt_embed (Embedding), tgt_pos, tgt_dropout, decoder (Decoder, cross_attention=False),
-    output_proj (Linear D -> vocab_size; its weight is tgt_embed.weight when tie_embeddings).
-
-    forward(ids (B, T) int, mask=None, caches=None, offset=0) -> logits (B, T, V)
-        mask: keep-mask broadcastable to (B, H, T, offset + T). Default: causal (query i sees keys
-            j <= offset + i) AND key not pad_id.
-        caches / offset: incremental decoding (inference only). caches is a list of one dict per
-            decoder layer (start with [{} for _ in range(num_decoder_layers)]); ids then hold only the
-            new tokens, whose positions start at offset (the number of tokens fed before).
-    backward(dlogits (B, T, V)) -> {"decoder_input": (B, T, D)}; accumulates every parameter's .grad.
-        Only a forward without caches can be followed by backward.
-
-    Config fields:
-        vocab_size: embedding rows and output classes.  pad_id: default mask; its embedding row gets
-            no gradient.  max_len: offset + T must not exceed it.  positional, scale_embeddings: the
-            embedding.  tie_embeddings: output_proj.weight is tgt_embed.weight (one Parameter whose
-            .grad sums both uses).  output_bias: bias of output_proj.
-        d_model, num_heads, d_ff, num_decoder_layers, activation, norm_first, final_norm,
-        layer_norm_eps, bias: the decoder (see DecoderLayer; no cross-attention).
-        dropout, attention_dropout, activation_dropout: dropout rates.  dtype: parameters and
-        activations.  Unused here: num_encoder_layers, src/tgt_vocab_size, share_embeddings,
-        num_classes, pooling.
+    """Decoder-only language model: forward(ids (B, T), mask=None, caches=None, offset=0) -> logits
+    (B, T, V); the default mask is causal AND not pad_id. With caches (one dict per decoder layer,
+    inference only) ids hold only the new tokens, at positions offset ... backward(dlogits) returns
+    the gradient at the first decoder layer's input. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)                               # initialisation
         self.tgt_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
@@ -80,18 +45,8 @@ class CausalLM(Module):
             self.output_proj.weight = self.tgt_embed.weight             # (V, D), shared
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, ids, mask=None, caches=None, offset=0, *, key_keep=None):
-        c = self.config
-        offset = check_offset(offset, caches)
-        ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
-        B, T = ids.shape
-        if mask is not None:
-            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep")
-        return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T)
-
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
         if mask is None:
             mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, offset + T)
         mask = combine_masks(mask, as_key_mask(key_keep))
@@ -100,14 +55,13 @@ class CausalLM(Module):
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))   # (B, T, D)
         h = self.decoder(x, None, mask, caches=caches)                  # (B, T, D)
         logits = self.output_proj(h)                                    # (B, T, V)
-        self._cache = ModelCache(logits) if caches is None else None    # cached: inference only
+        self._cache = (logits,) if caches is None else None    # cached: inference only
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
         if self._cache is None:
             raise RuntimeError("CausalLM.backward called before forward (a forward with caches= is "
                                "inference only: run forward(ids) before backward)")
-        check_grad("dlogits", dlogits, self._cache.logits)
         dh = self.output_proj.backward(dlogits)                         # (B, T, D)
         dx, _ = self.decoder.backward(dh)                               # (B, T, D)
         self.tgt_embed.backward(self.tgt_pos.backward(self.tgt_dropout.backward(dx)))

@@ -14,55 +14,30 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import as_key_mask, check_model_mask, combine_masks, key_keep_mask, padding_mask
+from npformer.layers.masks import as_key_mask, combine_masks, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_grad
 from npformer.models.config import TransformerConfig
-from npformer.models.encoder import Encoder, check_config
-from npformer.models.transformer import check_seed, check_token_ids, embedding_scale, use_shared_dropout_rng
+from npformer.models.encoder import Encoder
+from npformer.models.transformer import embedding_scale, use_shared_dropout_rng
 
 
 class ClassifierCache(NamedTuple):
-    """What EncoderClassifier.backward needs (the children hold their own caches)."""
-
-    logits: np.ndarray            # (B, C) the forward output
     hidden_shape: tuple           # (B, S, D) the encoder output's shape
     pool_weights: np.ndarray | None  # (B, S) mean pooling weights keep / count; None for "first"
+    logits: np.ndarray            # (B, C) the forward output
 
 
 class EncoderClassifier(Module):
-    """Encoder + pooling + linear head: one label per sequence.
-
-    EncoderClassifier(config, seed=0). `seed` seeds initialisation; every Dropout shares the generator
-    np.random.default_rng(seed + 1).
-
-    Children: src_embed (Embedding), src_pos, src_dropout, encoder (Encoder), classifier (Linear
-    D -> num_classes).
-
-    forward(src (B, S) int, src_mask=None) -> logits (B, C)
-        src_mask: keep-mask broadcastable to (B, H, S, S); default padding_mask(src, pad_id)
-        (B, 1, 1, S), or None without pad_id.
-    backward(dlogits (B, C)) -> {"encoder_input": (B, S, D)}; accumulates every parameter's .grad.
-
-    Config fields:
-        vocab_size: embedding rows.  num_classes: outputs of the head.  pad_id: default mask, and the
-            positions the "mean" pooling skips; its embedding row gets no gradient.
-        pooling: "first" takes the first position's encoding; "mean" averages over positions whose
-            token is not pad_id (all positions when pad_id is None; a row of only pads pools to 0).
-            The pooled positions come from the ids, not from a passed src_mask.
-        d_model, num_heads, d_ff, num_encoder_layers, activation, norm_first, final_norm,
-        layer_norm_eps, bias: the encoder (see EncoderLayer).  max_len, positional, scale_embeddings:
-        the embedding.  output_bias: the head's bias.  dropout, attention_dropout, activation_dropout:
-        dropout rates.  dtype: parameters and activations.
-        Unused here: num_decoder_layers, src/tgt_vocab_size, tie/share_embeddings.
+    """Encoder + pooling + linear head, one label per sequence: forward(src (B, S), src_mask=None)
+    -> logits (B, C); backward(dlogits) returns the gradient at the first encoder layer's input.
+    The "mean" pooling averages the positions whose token is not pad_id (a row of pads pools to 0),
+    read from the ids, not from src_mask. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)                               # initialisation
         self.src_embed = Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id,
@@ -73,17 +48,7 @@ class EncoderClassifier(Module):
         self.classifier = Linear(c.d_model, c.num_classes, bias=c.output_bias, dtype=c.dtype, rng=rng)
         use_shared_dropout_rng(self, seed)
 
-    def check_inputs(self, src, src_mask=None, *, src_key_keep=None):
-        c = self.config
-        src = check_token_ids("src", src, c.vocab_size, c.max_len)
-        B, S = src.shape
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
-                                        "src_key_keep")
-        return src, src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S)
-
     def forward(self, src, src_mask=None, src_key_keep=None) -> np.ndarray:
-        """logits (B, C) (see the class docstring; the arguments as check_inputs returns them)."""
         c = self.config
         B, S = src.shape
         if src_mask is None and c.pad_id is not None:
@@ -102,12 +67,11 @@ class EncoderClassifier(Module):
             pool_weights = (keep / np.maximum(count, 1)).astype(self.dtype)         # (B, S) w
             pooled = np.einsum("bs,bsd->bd", pool_weights, h)           # (B, D) sum_s w h
         logits = self.classifier(pooled)                                # (B, C)
-        self._cache = ClassifierCache(logits, h.shape, pool_weights)
+        self._cache = ClassifierCache(h.shape, pool_weights, logits)
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
-        logits, hidden_shape, pool_weights = self._require_cache()
-        check_grad("dlogits", dlogits, logits)
+        hidden_shape, pool_weights, _ = self._require_cache()
         dpooled = self.classifier.backward(dlogits)                     # (B, D)
         if pool_weights is None:
             dh = np.zeros(hidden_shape, dtype=self.dtype)               # (B, S, D)

@@ -1,7 +1,9 @@
 """TransformerConfig: the one validated dataclass every model in both twins is built from.
 
 Field names follow the paper and `torch.nn.Transformer` where those have a name for the knob.
-The config is frozen: build a changed copy with `config.replace(field=value)`.
+The config is frozen: build a changed copy with `config.replace(field=value)`. Its fields are checked
+here, not in npformer.guards: the config is plain settings that the grading oracle's sandbox keeps
+importable after it removes every other npformer module, so it must not reach the guards.
 """
 from __future__ import annotations
 

@@ -27,82 +27,27 @@ from npformer.layers.dropout import Dropout
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
-from npformer.layers.validation import check_float, check_grad, check_mask
 from npformer.models.config import TransformerConfig
-from npformer.models.encoder import check_config
 
 
 class DecoderCache(NamedTuple):
-    """The children hold their own caches; this keeps what the layer itself needs."""
-
-    out: np.ndarray               # (B, T, D) the forward output (backward checks dout against it)
     memory: np.ndarray | None     # (B, S, D) the memory (for the shape of a zero dmemory), or None
-
-
-def check_decoder_inputs(module: Module, x, memory, self_mask, memory_mask, past: int = 0):
-    """Shared argument checks of DecoderLayer and Decoder; returns the bool masks.
-
-    `past` is the number of cached earlier positions (incremental decoding): the self-attention mask
-    then covers (T new queries, past + T keys).
-    """
-    c = module.config
-    check_float("x", x, dtype=module.dtype, ndim=3, shape=(None, None, c.d_model))
-    B, T, _ = x.shape
-    if module.cross_attention:
-        if memory is None:
-            raise ValueError(f"memory: {type(module).__name__} with cross_attention=True needs the "
-                             f"encoder output (B, S, {c.d_model}), got None")
-        check_float("memory", memory, dtype=module.dtype, ndim=3, shape=(B, None, c.d_model))
-        memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]))
-    else:
-        if memory is not None:
-            raise ValueError(f"memory: {type(module).__name__} with cross_attention=False takes no "
-                             f"memory, got {type(memory).__name__}")
-        if memory_mask is not None:
-            raise ValueError(f"memory_mask: {type(module).__name__} with cross_attention=False takes "
-                             f"no memory_mask, got {type(memory_mask).__name__}")
-    self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T))
-    return self_mask, memory_mask
-
-
-def cached_length(cache: dict | None) -> int:
-    """Number of positions already in a layer cache {"self": {"k": (B, H, Tpast, dk), ...}, ...}."""
-    if cache is None:
-        return 0
-    if not isinstance(cache, dict):
-        raise TypeError(f"cache: expected a dict {{'self': {{...}}, 'cross': {{...}}}} (or None), got "
-                        f"{type(cache).__name__}")
-    self_cache = cache.get("self") or {}
-    return self_cache["k"].shape[2] if "k" in self_cache else 0
+    out: np.ndarray               # (B, T, D) the forward output (backward checks dout against it)
 
 
 class DecoderLayer(Module):
-    """Masked self-attention, [cross-attention over memory], feed-forward; residual+dropout+norm each.
-
-    Args:
-        config: TransformerConfig. Fields used: d_model, num_heads, d_ff, activation, bias, dtype,
-            layer_norm_eps, norm_first, dropout (dropout1..3 on the sublayer outputs),
-            attention_dropout (inside self_attn / cross_attn), activation_dropout (inside feed_forward).
-        cross_attention: True for the encoder-decoder Transformer, False for a decoder-only model.
-        rng: initialisation Generator.
-
-    Children (in this order): self_attn, norm1, dropout1, [cross_attn, norm2, dropout2], feed_forward,
-    then norm3, dropout3 (with cross-attention) or norm2, dropout2 (without).
+    """Masked self-attention, [cross-attention over memory], feed-forward (the module docstring).
 
     forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, cache=None)
-        -> (B, T, D). self_mask broadcasts to (B, H, T, T) (T + past with a cache), memory_mask to
-        (B, H, T, S). cache: a dict {"self": {...}, "cross": {...}} for incremental decoding
-        (inference only, see MultiHeadAttention).
-    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None).
+    -> (B, T, D); self_mask for (B, H, T, past + T), memory_mask for (B, H, T, S); cache: a dict
+    {"self": {...}, "cross": {...}} for incremental decoding (inference only, see MultiHeadAttention).
+    backward(dout) -> (dx (B, T, D), dmemory (B, S, D) or None).
     """
 
     def __init__(self, config: TransformerConfig, cross_attention: bool = True,
                  rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        if not isinstance(cross_attention, bool):
-            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.cross_attention = cross_attention
         self._cached_forward = False
@@ -139,11 +84,6 @@ class DecoderLayer(Module):
     def ff_dropout(self) -> Dropout:
         return self.dropout3 if self.cross_attention else self.dropout2
 
-    def check_inputs(self, x, memory=None, self_mask=None, memory_mask=None, cache=None):
-        past = cached_length(cache)
-        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
-        return x, memory, self_mask, memory_mask, cache
-
     def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
                 memory_mask=None, cache: dict | None = None) -> np.ndarray:
         self_cache = cross_cache = None
@@ -172,16 +112,15 @@ class DecoderLayer(Module):
                 x = self.norm2.forward(x + cross_block(x))                   # (B, T, D) x2
             out = self.ff_norm.forward(x + ff_block(x))                      # (B, T, D)
         # an incremental (cached) forward is inference only: nothing for backward
-        self._cache = DecoderCache(out, memory) if cache is None else None
+        self._cache = DecoderCache(memory, out) if cache is None else None
         self._cached_forward = cache is not None
         return out
 
     def backward(self, dout: np.ndarray):
-        """(dx (B, T, D), dmemory (B, S, D) or None); accumulates every parameter's gradient."""
         if self._cached_forward:
             raise RuntimeError("DecoderLayer.backward: the last forward used an incremental cache "
                                "(inference only); run forward without cache= before backward")
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         dmemory = None
         if self.config.norm_first:
             # out = x2 + dropout3(ffn(norm3(x2)))
@@ -211,22 +150,14 @@ class DecoderLayer(Module):
 
 
 class Decoder(Module):
-    """A stack of config.num_decoder_layers DecoderLayers, plus a final LayerNorm if config.final_norm.
-
-    Children: layers (ModuleList: layers.0, layers.1, ...), norm (only with final_norm).
-    forward(x (B, T, D), memory (B, S, D) or None, self_mask=None, memory_mask=None, caches=None)
-        -> (B, T, D); caches: a list with one layer cache dict per layer (incremental decoding).
-    backward(dout (B, T, D)) -> (dx (B, T, D), dmemory (B, S, D) or None): every layer reads the
-    same memory, so dmemory is the sum of the layers' contributions.
-    """
+    """config.num_decoder_layers DecoderLayers (layers.0 ...), then LayerNorm `norm` when
+    config.final_norm. caches: one layer cache per layer. Every layer reads the same memory, so
+    dmemory is the sum of the layers' contributions."""
 
     def __init__(self, config: TransformerConfig, cross_attention: bool = True,
                  rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        if not isinstance(cross_attention, bool):
-            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.cross_attention = cross_attention
         self._cached_forward = False
@@ -235,16 +166,6 @@ class Decoder(Module):
         if c.final_norm:
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
 
-    def check_inputs(self, x, memory=None, self_mask=None, memory_mask=None, caches=None):
-        if caches is not None:
-            if not isinstance(caches, list) or len(caches) != len(self.layers):
-                got = len(caches) if isinstance(caches, list) else type(caches).__name__
-                raise ValueError(f"caches: expected a list of {len(self.layers)} dicts (one per "
-                                 f"layer), got {got}")
-        past = cached_length(caches[0]) if caches else 0
-        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
-        return x, memory, self_mask, memory_mask, caches
-
     def forward(self, x: np.ndarray, memory: np.ndarray | None = None, self_mask=None,
                 memory_mask=None, caches: list | None = None) -> np.ndarray:
         for i, layer in enumerate(self.layers):
@@ -252,7 +173,7 @@ class Decoder(Module):
                               None if caches is None else caches[i])        # (B, T, D)
         if self.config.final_norm:
             x = self.norm.forward(x)                                         # (B, T, D)
-        self._cache = DecoderCache(x, memory) if caches is None else None
+        self._cache = DecoderCache(memory, x) if caches is None else None
         self._cached_forward = caches is not None
         return x
 
@@ -260,8 +181,7 @@ class Decoder(Module):
         if self._cached_forward:
             raise RuntimeError("Decoder.backward: the last forward used incremental caches "
                                "(inference only); run forward without caches= before backward")
-        out, memory = self._require_cache()
-        check_grad("dout", dout, out)
+        memory, _ = self._require_cache()
         dx = self.norm.backward(dout) if self.config.final_norm else dout     # (B, T, D)
         dmemory = None if memory is None else np.zeros_like(memory)          # (B, S, D)
         for layer in reversed(list(self.layers)):

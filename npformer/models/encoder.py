@@ -12,8 +12,6 @@ Backward of a residual y = x + f(x) is dx = dy + f'(x)^T dy: the two paths add.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from npformer.layers.attention import MultiHeadAttention
@@ -21,46 +19,17 @@ from npformer.layers.dropout import Dropout
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
-from npformer.layers.validation import check_float, check_grad, check_mask
 from npformer.models.config import TransformerConfig
 
 
-class EncoderCache(NamedTuple):
-    """The children hold their own caches; this keeps the output to check dout against."""
-
-    out: np.ndarray               # (B, T, D) the forward output
-
-
-def check_config(name: str, config) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
-    return config
-
-
-def check_encoder_inputs(module: Module, x, mask=None):
-    """check_inputs of EncoderLayer and Encoder: x (B, T, D), mask a keep-mask for (B, H, T, T)."""
-    c = module.config
-    check_float("x", x, dtype=module.dtype, ndim=3, shape=(None, None, c.d_model))
-    B, T, _ = x.shape
-    return x, check_mask("mask", mask, (B, c.num_heads, T, T))
-
-
 class EncoderLayer(Module):
-    """Self-attention + feed-forward, each with residual, dropout and LayerNorm.
-
-    Config fields used: d_model, num_heads, d_ff, activation, bias, dtype, layer_norm_eps,
-    norm_first (placement of the norms), dropout (dropout1/dropout2 on each sublayer's output),
-    attention_dropout (inside self_attn), activation_dropout (inside feed_forward).
-
-    Children (in this order): self_attn, norm1, dropout1, feed_forward, norm2, dropout2.
-    forward(x (B, T, D), mask=None) -> (B, T, D); mask a keep-mask broadcastable to (B, H, T, T).
-    backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """Self-attention + feed-forward, each with residual, dropout and LayerNorm (the module docstring).
+    forward(x (B, T, D), mask=None) -> (B, T, D), mask a keep-mask for (B, H, T, T);
+    backward(dout) -> dx (B, T, D). The config gives the sizes, norm_first and the dropout rates."""
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.self_attn = MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias,
                                             c.dtype, rng)
@@ -71,8 +40,6 @@ class EncoderLayer(Module):
         self.norm2 = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
         self.dropout2 = Dropout(c.dropout)
 
-    check_inputs = check_encoder_inputs
-
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
         attn, ffn = self.self_attn.forward, self.feed_forward.forward
         if self.config.norm_first:
@@ -82,11 +49,11 @@ class EncoderLayer(Module):
         else:
             x1 = self.norm1.forward(x + self.dropout1.forward(attn(x, x, x, mask)))    # (B, T, D)
             out = self.norm2.forward(x1 + self.dropout2.forward(ffn(x1)))              # (B, T, D)
-        self._cache = EncoderCache(out)
+        self._cache = (out,)                                                      # children: their own
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         if self.config.norm_first:
             # out = x1 + dropout2(ffn(norm2(x1)))
             dx1 = dout + self.norm2.backward(self.feed_forward.backward(self.dropout2.backward(dout)))
@@ -103,33 +70,27 @@ class EncoderLayer(Module):
 
 
 class Encoder(Module):
-    """A stack of config.num_encoder_layers EncoderLayers, plus a final LayerNorm if config.final_norm.
-
-    Children: layers (ModuleList, named layers.0, layers.1, ...), norm (only with final_norm).
-    forward(x (B, T, D), mask=None) -> (B, T, D);  backward(dout (B, T, D)) -> dx (B, T, D).
-    """
+    """config.num_encoder_layers EncoderLayers (layers.0, layers.1 ...), then LayerNorm `norm` when
+    config.final_norm."""
 
     def __init__(self, config: TransformerConfig, rng: np.random.Generator | None = None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.layers = ModuleList(EncoderLayer(c, rng) for _ in range(c.num_encoder_layers))
         if c.final_norm:
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype)
-
-    check_inputs = check_encoder_inputs
 
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
         for layer in self.layers:
             x = layer.forward(x, mask)            # (B, T, D)
         if self.config.final_norm:
             x = self.norm.forward(x)              # (B, T, D)
-        self._cache = EncoderCache(x)
+        self._cache = (x,)
         return x
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        check_grad("dout", dout, self._require_cache().out)
+        self._require_cache()
         dx = self.norm.backward(dout) if self.config.final_norm else dout    # (B, T, D)
         for layer in reversed(list(self.layers)):
             dx = layer.backward(dx)               # (B, T, D)

@@ -3,57 +3,27 @@
     memory = Encoder(dropout(pos(embed_src(src))), src_mask)                       (B, S, D)
     logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
 
-Also here: the small helpers every model shares (token-id checks, the shared dropout generator, the
-target self-attention mask with its incremental-decoding form).
+Also here: the small helpers every model shares (the shared dropout generator, the embedding scale,
+the target self-attention mask with its incremental-decoding form).
 """
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import (
-    as_key_mask,
-    causal_mask,
-    check_model_mask,
-    combine_masks,
-    key_keep_mask,
-    padding_mask,
-)
+from npformer.layers.masks import as_key_mask, causal_mask, combine_masks, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
-from npformer.layers.validation import check_float, check_grad, check_ids, check_length, check_mask
 from npformer.models.config import TransformerConfig
-from npformer.models.decoder import Decoder, cached_length
-from npformer.models.encoder import Encoder, check_config
+from npformer.models.decoder import Decoder
+from npformer.models.encoder import Encoder
 
 
-# ------------------------------------------------------------------------------------------------
-# helpers shared by Transformer, EncoderClassifier and CausalLM
-# ------------------------------------------------------------------------------------------------
-def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0) -> np.ndarray:
-    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len."""
-    ids = check_ids(name, ids, vocab_size, ndim=2)
-    if ids.shape[0] < 1 or ids.shape[1] < 1:
-        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape {ids.shape}")
-    check_length(name, offset + ids.shape[1], max_len)
-    return ids
-
-
-def check_offset(offset, caches) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold."""
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    held = cached_length(caches[0]) if caches else offset
-    if held != offset:
-        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
-    return int(offset)
-
-
+# -- helpers shared by Transformer, EncoderClassifier and CausalLM ---------------------------------
 def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
     """Give every Dropout of `model` one generator, default_rng(seed + 1), drawn in forward order."""
     rng = np.random.default_rng(seed + 1)
@@ -61,12 +31,6 @@ def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
         if isinstance(m, Dropout):
             m.rng = rng
     return rng
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
-    return int(seed)
 
 
 def embedding_scale(config: TransformerConfig) -> float:
@@ -96,58 +60,21 @@ def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
     return combine_masks(causal, keep[:, None, None, :])                # (B, 1, T, offset + T)
 
 
-class ModelCache(NamedTuple):
-    """A model's own cache: the output to check the upstream gradient against (children hold theirs)."""
-
-    logits: np.ndarray            # the forward output
-
-
-# ------------------------------------------------------------------------------------------------
-# the model
-# ------------------------------------------------------------------------------------------------
+# -- the model ------------------------------------------------------------------------------------
 class Transformer(Module):
     """Encoder-decoder Transformer for sequence-to-sequence tasks (translation, copying, sorting...).
 
-    Transformer(config, seed=0). `seed` seeds the initialisation generator; every Dropout shares a
-    second generator, np.random.default_rng(seed + 1), drawing in forward order.
-
-    Children: src_embed, tgt_embed (Embedding), src_pos, tgt_pos (positional encodings), src_dropout,
-    tgt_dropout, encoder (Encoder), decoder (Decoder with cross-attention), output_proj (Linear D -> V).
-
-    forward(src (B, S) int, tgt (B, T) int, src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt)
-        src_mask: keep-mask broadcastable to (B, H, S, S) and (B, H, T, S); used by the encoder's
-            self-attention and as the decoder's memory mask. Default: padding_mask(src, pad_id)
-            (B, 1, 1, S), or None without pad_id.
-        tgt_mask: keep-mask broadcastable to (B, H, T, T). Default: causal (1, 1, T, T) AND target
-            padding (B, 1, 1, T).
-    backward(dlogits (B, T, V_tgt)) -> {"encoder_input": (B, S, D), "decoder_input": (B, T, D)}, the
-        gradients with respect to the first encoder / decoder layer's input; accumulates every
-        parameter's .grad. Only a full forward can be followed by backward.
-    encode(src, src_mask=None) -> memory (B, S, D);
-    decode(tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0) -> logits: inference.
-        With caches (a list of one dict per decoder layer, initially [{} ...]) tgt holds only the new
-        tokens, at positions offset.. offset + T - 1, and the masks cover (T, offset + T) keys.
-
-    Config fields:
-        d_model, num_heads, d_ff, num_encoder_layers, num_decoder_layers, activation, norm_first,
-        final_norm, layer_norm_eps, bias: the layers (see EncoderLayer, DecoderLayer).
-        src_vocab_size / tgt_vocab_size (default vocab_size): embedding rows and output classes.
-        pad_id: builds the default masks; its embedding rows get no gradient.
-        max_len: longest src / tgt; positional: "sinusoidal" (fixed table) or "learned" positions.
-        scale_embeddings: token embeddings times sqrt(d_model).
-        share_embeddings: src_embed and tgt_embed hold one weight Parameter (equal vocabularies);
-            its .grad sums both uses.
-        tie_embeddings: output_proj.weight is tgt_embed.weight (one Parameter, .grad sums both uses).
-        output_bias: bias of output_proj.  dropout, attention_dropout, activation_dropout: dropout
-            rates (embedding + every sublayer output; attention weights; after the FFN activation).
-        dtype: every parameter and activation ("float32" or "float64"); inputs must match.
+    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt).
+    src_mask (default: src padding) masks the encoder's self-attention and the decoder's memory;
+    tgt_mask defaults to causal AND target padding. backward(dlogits) returns the gradients at the
+    first encoder and decoder layer's inputs. encode / decode are the inference halves (decode with
+    caches: tgt holds only the new tokens, at positions offset ..). Initialisation draws from
+    default_rng(seed); every Dropout shares default_rng(seed + 1), drawing in forward order.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        self.config = c
+        self.config = c = config
         self.dtype = np.dtype(c.dtype)
         rng = np.random.default_rng(seed)                               # initialisation
         scale = embedding_scale(c)
@@ -187,60 +114,24 @@ class Transformer(Module):
     # -- public ----------------------------------------------------------------------------------
     def encode(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        B, S = src.shape
-        keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep")
+        src, src_mask, keep = self.checked("encode", src, src_mask, src_key_keep=src_key_keep)
         self._cache = None
         return self._encode(src, self._source_mask(src, src_mask, keep))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0, *, src_key_keep=None) -> np.ndarray:
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D); inference (no backward follows).
-
-        src_mask: the keep-mask over memory positions (build it with padding_mask(src, pad_id); None
-        attends to all S). With caches, tgt holds only the new tokens and offset counts earlier ones.
-        """
-        c = self.config
-        offset = check_offset(offset, caches)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
-        B, T = tgt.shape
-        check_float("memory", memory, dtype=self.dtype, ndim=3, shape=(B, None, c.d_model))
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
-                                        "src_key_keep")
-        src_mask = combine_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
-                                                         memory.shape[1]))
+        src_mask masks memory positions (None: attend to all S)."""
+        tgt, memory, src_mask, tgt_mask, caches, offset, src_keep = self.checked(
+            "decode", tgt, memory, src_mask, tgt_mask, caches, offset, src_key_keep=src_key_keep)
+        src_mask = combine_masks(src_mask, src_keep)
         if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
-        else:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
-                                        "a 4-D tgt_mask")
+            tgt_mask = target_self_mask(tgt, self.config.pad_id, offset, caches)   # (B, 1, T, offset + T)
         self._cache = None
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
-    def check_inputs(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
-                     tgt_key_keep=None):
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len)
-        (B, S), T, H = src.shape, tgt.shape[1], c.num_heads
-        if tgt.shape[0] != B:
-            raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tgt.shape}")
-        src_keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep")
-            check_mask("src_mask", src_mask, (B, H, T, S))
-        if tgt_mask is not None:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, H, T, T), "tgt_key_keep")
-        tgt_keep = key_keep_mask("tgt_key_keep", tgt_key_keep, B, T)
-        return src, tgt, src_mask, tgt_mask, src_keep, tgt_keep
-
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
                 tgt_key_keep=None) -> np.ndarray:
-        """logits (B, T, V) (see the class docstring; the arguments as check_inputs returns them)."""
         src_mask = self._source_mask(src, src_mask, src_key_keep)       # (B, 1, 1, S) or given
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, self.config.pad_id)         # (B, 1, T, T)
@@ -248,14 +139,13 @@ class Transformer(Module):
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)
-        self._cache = ModelCache(logits)
+        self._cache = (logits,)                                          # children: their own
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
         if self._cache is None:
             raise RuntimeError("Transformer.backward called before forward (encode/decode are "
                                "inference only: run forward(src, tgt) before backward)")
-        check_grad("dlogits", dlogits, self._cache.logits)
         dh = self.output_proj.backward(dlogits)                          # (B, T, D)
         d_dec_in, dmemory = self.decoder.backward(dh)                    # (B, T, D), (B, S, D)
         d_enc_in = self.encoder.backward(dmemory)                        # (B, S, D)

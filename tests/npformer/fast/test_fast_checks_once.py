@@ -11,7 +11,7 @@ import pytest
 
 import npformer as nf
 from npformer.fast.accelerate import accelerate
-from npformer.layers import validation
+from npformer.guards import validation
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.models.causal_lm import CausalLM
 from npformer.models.config import TransformerConfig

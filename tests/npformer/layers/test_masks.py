@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from npformer.layers.masks import causal_mask, combine_masks, padding_mask
+from npformer import causal_mask, combine_masks, padding_mask  # the checked public functions
 
 
 def test_padding_mask():

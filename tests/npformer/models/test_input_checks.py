@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-import npformer.layers.validation as validation
+import npformer.guards.validation as validation
 from npformer.layers.module import Module
 from npformer.models.transformer import Transformer
 from tests.npformer.layer_helpers import tiny_config

@@ -1,10 +1,10 @@
-"""Argument checks shared by every npformer component.
+"""The argument checks every guard of npformer.guards is built from.
 
 Every message names the argument, what was expected and what came, so a user never meets a NumPy
 broadcasting error from deep inside a layer. All checks run before any state changes.
 
-They run once, at the public entry: calling a module, `module(...)`, runs its `check_inputs(...)` and
-then `forward(...)` on what the check returned (npformer.layers.module.Module.__call__). Inside a
+They run once, at the public entry: calling a module, `module(...)`, runs the "call" check registered
+for its class and then `forward(...)` on what the check returned (npformer.layers.module). Inside a
 module, children run through `child.forward(...)`: their inputs are the module's own, already checked,
 arrays. A model calls its top-level stages (embeddings, encoder, decoder, head) through the checked
 entry, so a NaN/inf made inside it (a bad weight, a float32 overflow) is reported at the next stage

@@ -1,0 +1,112 @@
+"""The checked public names of the functional pairs and mask helpers that take arguments to refuse.
+
+`npformer.sdpa_forward`, `npformer.dropout_forward`, `npformer.padding_mask`, ... are these: each
+checks its arguments (the message names the argument, what was expected and what came) and then runs
+the plain function of npformer.layers, which checks nothing. The pairs not listed here (linear,
+layernorm, the activations, softmax ...) take any arrays NumPy can compute with and are exported as
+they are.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npformer.guards.layers import check_targets
+from npformer.guards.validation import (
+    bool_mask,
+    check_dtype,
+    check_float,
+    check_grad,
+    check_ids,
+    check_mask,
+    check_probability,
+    describe,
+)
+from npformer.layers import attention, dropout, loss, masks, positional
+from npformer.layers.dropout import check_keep_mask
+
+
+def dropout_forward(x, p: float, mask):
+    """npformer.layers.dropout.dropout_forward, checked: p in [0, 1), mask bool of x's shape or None."""
+    p = check_probability("p", p)
+    if mask is not None:
+        check_keep_mask("mask", mask, x.shape)
+    return dropout.dropout_forward(x, p, mask)
+
+
+def sdpa_forward(q, k, v, mask=None, dropout_mask=None, dropout_p: float = 0.0):
+    """npformer.layers.attention.sdpa_forward, checked: q (B, H, Tq, dk), k (B, H, Tk, dk),
+    v (B, H, Tk, dv) of one float dtype, mask a keep-mask broadcastable to (B, H, Tq, Tk)."""
+    check_float("q", q, ndim=4)
+    check_float("k", k, dtype=q.dtype, ndim=4)
+    B, H, Tq, dk = q.shape
+    if k.shape[:2] != (B, H) or k.shape[3] != dk:
+        raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {q.shape}, got {k.shape}")
+    check_float("v", v, dtype=q.dtype, ndim=4)
+    if v.shape[:3] != k.shape[:3]:
+        raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
+                         f"got {v.shape}")
+    keep = check_mask("mask", mask, (B, H, Tq, k.shape[2]))
+    dropout_p = check_probability("p", dropout_p)
+    if dropout_mask is not None:
+        check_keep_mask("mask", dropout_mask, (B, H, Tq, k.shape[2]))
+    return attention.sdpa_forward(q, k, v, keep, dropout_mask, dropout_p)
+
+
+def sdpa_backward(dout, cache):
+    """npformer.layers.attention.sdpa_backward, checked: dout has the shape and dtype of the output."""
+    dropped, v = cache.dropped, cache.v
+    check_grad("dout", dout, np.empty(dropped.shape[:3] + v.shape[3:], dtype=v.dtype))
+    return attention.sdpa_backward(dout, cache)
+
+
+def cross_entropy_forward(logits, targets, ignore_index: int = -100, label_smoothing: float = 0.0):
+    """npformer.layers.loss.cross_entropy_forward, checked: logits (N, C), targets (N,) class indices
+    or ignore_index, at least one counted."""
+    if logits.ndim != 2:
+        raise ValueError(f"logits: expected 2 dimensions (N, C), got shape {logits.shape}")
+    N, C = logits.shape
+    targets = check_targets(targets, C, ignore_index, N)
+    return loss.cross_entropy_forward(logits, targets, ignore_index, label_smoothing)
+
+
+def sinusoidal_table(max_len: int, d_model: int, dtype="float32"):
+    """npformer.layers.positional.sinusoidal_table, checked: dtype float32 or float64."""
+    return positional.sinusoidal_table(max_len, d_model, check_dtype("dtype", dtype))
+
+
+def padding_mask(ids, pad_id):
+    """npformer.layers.masks.padding_mask, checked: ids integer (B, T), pad_id an int or None."""
+    ids = check_ids("ids", ids, np.iinfo(np.int64).max)       # integer (B, T), non-negative
+    if pad_id is not None and (isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer))):
+        raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
+    return masks.padding_mask(ids, pad_id)
+
+
+def check_count(name: str, n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"{name}: expected a non-negative int, got {n!r}")
+    return int(n)
+
+
+def causal_mask(q_len, k_len=None):
+    """npformer.layers.masks.causal_mask, checked: non-negative int lengths."""
+    q_len = check_count("q_len", q_len)
+    return masks.causal_mask(q_len, None if k_len is None else check_count("k_len", k_len))
+
+
+def combine_masks(*given):
+    """npformer.layers.masks.combine_masks, checked: arrays of bool (or 0/1 integers) or None, shapes
+    that broadcast together."""
+    checked = []
+    for i, m in enumerate(given):
+        if m is None:
+            continue
+        if not isinstance(m, np.ndarray):
+            raise TypeError(f"masks[{i}]: expected a numpy array or None, got {describe(m)}")
+        checked.append(bool_mask(f"masks[{i}]", m))
+    try:
+        np.broadcast_shapes(*(m.shape for m in checked))
+    except ValueError:
+        raise ValueError(f"masks: expected shapes that broadcast together, got "
+                         f"{[m.shape for m in checked]}") from None
+    return masks.combine_masks(*checked)
