@@ -96,7 +96,7 @@ def test_bert_model_hidden_and_pooled(data):
     pooled vector, every attention map, every parameter gradient and the encoder_input gradient."""
     import torch
 
-    from parity_tests.harness.torch_utils import deterministic_torch, to_tensor
+    from parity_tests.harness.torch_utils import deterministic_torch, to_numpy, to_tensor
 
     cfg, seed, ids, types, mask, kind = data.draw(bert_cases(False), label="case")
     note_case(model="bert", config=cfg, ids=ids, token_types=types, mask_kind=kind, seed=seed)
@@ -112,17 +112,16 @@ def test_bert_model_hidden_and_pooled(data):
     a.zero_grad()
     dx = a.backward(gh, gp)["encoder_input"]
     th, tp = t(to_tensor(ids), to_tensor(types), to_tensor(mask))
-    torch.autograd.backward([th, tp], [torch.as_tensor(gh), torch.as_tensor(gp)])
-    items = [("hidden", h, th.detach().numpy(), "output"),
-             ("pooled", p, tp.detach().numpy(), "output")]
+    torch.autograd.backward([th, tp], [to_tensor(gh), to_tensor(gp)])      # on the twin's device
+    items = [("hidden", h, to_numpy(th), "output"), ("pooled", p, to_numpy(tp), "output")]
     for (name, m), (_, tm) in zip(_attn(a), _attn(t)):
-        items.append((f"{name}.attn_weights", m.attn_weights, tm.attn_weights.detach().numpy(),
+        items.append((f"{name}.attn_weights", m.attn_weights, to_numpy(tm.attn_weights),
                       "attention_weights"))
     tg = torch_grads(t)
     assert list(numpy_grads(a)) == list(tg)
     # backward order (the pooler first): the first failing gradient is nearest to the bug
     items += [(f"{n}.grad", g, tg[n], "param_grad") for n, g in reversed(numpy_grads(a).items())]
-    items.append(("encoder_input.grad", dx, t.encoder_input.grad.numpy(), "input_grad"))
+    items.append(("encoder_input.grad", dx, to_numpy(t.encoder_input.grad), "input_grad"))
     compare_all(items, dtype=cfg.dtype, check_dtype=True)
 
 

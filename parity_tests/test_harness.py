@@ -144,8 +144,8 @@ def test_recording_names_match_torch_named_modules():
     x = np.random.default_rng(0).standard_normal((1, 3, 4))
     with record_numpy(a) as ra:
         a(x, x, x)
-    import torch
-    xt = torch.tensor(x)
+    from parity_tests.harness.torch_utils import to_tensor
+    xt = to_tensor(x)                                   # on the parity device, as the twin
     with record_torch(b) as rb:
         b(xt, xt, xt)
     assert "forward" not in a.q_proj.__dict__          # the wrapper is gone after the block

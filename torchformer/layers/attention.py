@@ -121,6 +121,10 @@ def sdpa_fast(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None,
     dropout_p is applied as given (SDPA drops even in eval: the caller passes 0 outside training).
     """
     keep_eff, row_any = _empty_rows(mask)
+    if keep_eff is not None and keep_eff.shape[-1] != k.shape[-2]:
+        # a mask broadcast over the keys (a (1, 1, 1, 1) "attend" at a cached decoding step): CUDA's
+        # memory-efficient kernel refuses a bias whose key axis has stride 0, so write it out
+        keep_eff = keep_eff.expand(*keep_eff.shape[:-1], k.shape[-2]).contiguous()  # (.., Tq|1, Tk)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=keep_eff, dropout_p=dropout_p)
     if row_any is not None:
         out = out.masked_fill(~row_any, 0.0)                       # (B, H, Tq, dv)

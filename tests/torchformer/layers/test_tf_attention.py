@@ -74,6 +74,29 @@ def test_explicit_and_fast_match_torch_sdpa_forward_and_backward(mask_shape, tq,
             assert torch.all(out[empty] == 0) and torch.all(dq[empty] == 0), name
 
 
+@pytest.mark.parametrize("mask_shape", [(2, 1, 3, 1), (1, 1, 1, 1), (2, 1, 1, 1)])
+def test_fast_path_writes_out_a_mask_broadcast_over_the_keys(mask_shape, monkeypatch):
+    """A keep-mask whose key axis is 1 (broadcast over every key) reaches SDPA with that axis
+    written out at stride 1: CUDA's memory-efficient kernel refuses a stride-0 key axis, as at a
+    cached decoding step. The result equals the explicit path's."""
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = (randn(gen, (2, 2, 3, 4)), randn(gen, (2, 2, 5, 4)), randn(gen, (2, 2, 5, 4)))
+    keep = torch.ones(mask_shape, dtype=torch.bool)
+    if mask_shape[2] > 1:
+        keep[1, 0, 1, 0] = False                             # one empty query row (not dropped)
+    seen = []
+    real = F.scaled_dot_product_attention
+
+    def spy(q_, k_, v_, attn_mask=None, **kw):
+        seen.append(None if attn_mask is None else (attn_mask.shape[-1], attn_mask.stride(-1)))
+        return real(q_, k_, v_, attn_mask=attn_mask, **kw)
+    monkeypatch.setattr("torchformer.layers.attention.F.scaled_dot_product_attention", spy)
+    got = sdpa_fast(q, k, v, keep)
+    want, _ = sdpa_explicit(q, k, v, keep)
+    assert_close("sdpa_fast with a key-broadcast mask", got, want)
+    assert seen and all(m is None or m == (5, 1) for m in seen), seen
+
+
 def test_explicit_weights_are_softmax_probabilities_with_zero_rows():
     gen = torch.Generator().manual_seed(1)
     q, k, v = randn(gen, 2, 2, 4, 3), randn(gen, 2, 2, 6, 3), randn(gen, 2, 2, 6, 3)
