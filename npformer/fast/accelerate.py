@@ -35,15 +35,16 @@ from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.loss import CrossEntropyLoss
-from npformer.layers.module import Module
+from npformer.layers.module import Module, registered
 
 __all__ = ["accelerate", "restore_plain", "accelerated_threads", "FAST_METHODS"]
 
 
 def _frees_cache(backward):
-    """What npformer.layers.module.Module does to every class's backward: free the forward's cache
-    when done, so a second backward after one forward raises instead of adding every gradient
-    again."""
+    """What npformer.layers.module.Module does to every class's backward, for a method bound to an
+    instance: run the class's registered "backward" check on the upstream gradient (npformer.guards),
+    then free the forward's cache when done, so a second backward after one forward raises instead
+    of adding every gradient again. The fast methods themselves check nothing, as the plain ones."""
     @functools.wraps(backward)
     def wrapped(self, *args, **kw):
         if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
@@ -51,6 +52,9 @@ def _frees_cache(backward):
                 f"{type(self).__name__}.backward called a second time after one forward: the "
                 f"first backward freed the forward's cache (as torch frees its graph), and a "
                 f"second one would add every gradient again; run forward again first")
+        check = registered("backward", type(self))
+        if check is not None and self.__dict__.get("_cache") is not None:
+            args, kw = check(self, *args, **kw), {}
         out = backward(self, *args, **kw)
         object.__setattr__(self, "_cache", None)
         object.__setattr__(self, "_cache_freed", True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.fast.softmax import attention_weights_backward, attention_weights_forward
-from npformer.guards.validation import check_grad
 from npformer.layers.attention import MHACache, merge_heads, split_heads
 
 __all__ = ["mha_forward", "mha_backward"]
@@ -43,7 +42,6 @@ def mha_backward(self, dout: np.ndarray):
     if self._cached_forward:
         return type(self).backward(self, dout)                          # raises its error
     wcache, dropped, v, out = self._require_cache()
-    check_grad("dout", dout, out)
     dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
     dv = dropped.swapaxes(-1, -2) @ dheads                             # (B, H, Tk, dk)
     ddropped = dheads @ v.swapaxes(-1, -2)                             # (B, H, Tq, Tk)

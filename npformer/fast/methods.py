@@ -18,7 +18,6 @@ from npformer.fast.dropout import dropout_backward as fast_dropout_backward
 from npformer.fast.dropout import dropout_forward as fast_dropout_forward
 from npformer.fast.layernorm import layernorm_backward, layernorm_forward
 from npformer.fast.loss import cross_entropy_backward, cross_entropy_forward
-from npformer.guards.validation import check_grad
 
 __all__ = ["activation_forward", "activation_backward", "layernorm_module_forward",
            "layernorm_module_backward", "dropout_module_forward", "dropout_module_backward",
@@ -34,7 +33,6 @@ def activation_forward(self, x: np.ndarray) -> np.ndarray:
 
 def activation_backward(self, dout: np.ndarray) -> np.ndarray:
     cache, y = self._require_cache()
-    check_grad("dout", dout, y)
     return fast_act.FAST_PAIRS[self.name][1](dout, cache, self.fast_threads)
 
 
@@ -47,7 +45,6 @@ def layernorm_module_forward(self, x: np.ndarray) -> np.ndarray:
 
 def layernorm_module_backward(self, dout: np.ndarray) -> np.ndarray:
     cache, y = self._require_cache()
-    check_grad("dout", dout, y)
     dx, dgamma, dbeta = layernorm_backward(dout, cache, self.fast_threads)
     self.weight.accumulate(dgamma)
     self.bias.accumulate(dbeta)
@@ -68,7 +65,6 @@ def dropout_module_forward(self, x: np.ndarray) -> np.ndarray:
 
 def dropout_module_backward(self, dout: np.ndarray) -> np.ndarray:
     cache, y = self._require_cache()
-    check_grad("dout", dout, y)
     return fast_dropout_backward(dout, cache, self.fast_threads)
 
 
@@ -77,15 +73,10 @@ def loss_module_forward(self, logits: np.ndarray, targets: np.ndarray) -> np.nda
     C = logits.shape[-1]
     loss, cache = cross_entropy_forward(logits.reshape(-1, C), targets.reshape(-1),
                                         self.ignore_index, self.label_smoothing, self.fast_threads)
-    self._cache = (cache, loss, logits.shape)
+    self._cache = (cache, logits.shape, loss)             # the loss last, as the plain module's
     return loss
 
 
 def loss_module_backward(self, dout=1.0) -> np.ndarray:
-    cache, loss, shape = self._require_cache()
-    if isinstance(dout, np.generic):
-        dout = np.asarray(dout)
-    elif isinstance(dout, (int, float)) and not isinstance(dout, bool):
-        dout = np.asarray(dout, dtype=loss.dtype)
-    check_grad("dout", dout, loss)
+    cache, shape, _ = self._require_cache()             # dout: checked (an array) by the guard
     return cross_entropy_backward(dout, cache, self.fast_threads).reshape(shape)

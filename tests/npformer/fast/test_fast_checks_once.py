@@ -78,3 +78,21 @@ def test_bad_input_is_still_refused_by_an_accelerated_module():
         ln(np.array([[1.0, np.nan, 0.0, 2.0]]))
     with pytest.raises(ValueError, match="x: expected last dimension 4"):
         ln(np.ones((2, 3)))
+
+
+def test_bad_upstream_gradient_is_refused_by_an_accelerated_backward():
+    """The fast backward methods check nothing themselves: the class's registered backward guard
+    runs before them, as before the plain ones."""
+    ln = accelerate(nf.LayerNorm(4, dtype="float64"), 2)
+    ln(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="dout"):
+        ln.backward(np.ones((2, 3)))
+    loss = accelerate(CrossEntropyLoss(), 2)
+    loss(np.zeros((2, 5)), np.array([1, 2]))
+    with pytest.raises((TypeError, ValueError), match="dout"):
+        loss.backward(np.ones(3))
+    mha = accelerate(nf.MultiHeadAttention(4, 2, dtype="float64"), 2)
+    x = np.ones((1, 3, 4))
+    mha(x, x, x)
+    with pytest.raises(ValueError, match="dout"):
+        mha.backward(np.ones((1, 3, 5)))
