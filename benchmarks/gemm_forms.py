@@ -15,6 +15,16 @@ interleaved rounds with the settle wait of benchmarks/isolation.py before every 
   x@W_io      W kept as (in, out) C-contiguous (W.T copied once, outside the timing): y = x @ W_io
   W_F         W kept Fortran-ordered ((out, in) shape, (in, out) memory): y = x @ W.T, the plain
               line of code on a weight that a relayout would hand it
+  torch       the same product by torch's own GEMM (torch.addmm on the same memory, torch at the
+              same thread count; left out when torch is not installed): not a form npformer can
+              use, but the ceiling of what any NumPy form can reach against the twin
+
+After each configuration and thread count, the products of one forward are summed (per layer: 4
+D->D projections in each attention block (the decoder's two blocks: 8), one D->F and one F->D; one
+D->V output projection; every product at the forward's rows, the encoder's included, which matches
+the benchmark configurations, whose source and target lengths are equal): x@W^T against torch. Since
+the GEMMs are about 90 % of npformer's forward, that ratio bounds np-f32 / torchformer on the
+forward from below.
 
 Ratios are medians of per-round ratios against x@W^T (< 1: faster). The forms are the same dot
 products; x@W^T and W_F call the same OpenBLAS kernel on the same packed panels and were bit-equal
@@ -34,7 +44,7 @@ from benchmarks import load as load_meter
 from benchmarks.configs import CONFIGS
 from benchmarks.elementwise import _ratio, interleave
 
-FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F")
+FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F", "torch")
 
 
 def shapes(cfg) -> list[tuple[str, int, int, int]]:
@@ -75,7 +85,23 @@ def form_jobs(n: int, i: int, o: int, seed: int = 0) -> dict:
         y = x @ W_F.T
         y += b
         return y
-    return dict(zip(FORMS, (plain, transposed, inout, fortran)))
+    jobs = dict(zip(FORMS, (plain, transposed, inout, fortran)))
+    try:
+        import torch
+    except ImportError:
+        return jobs
+    xt, Wt, bt = torch.from_numpy(x), torch.from_numpy(W), torch.from_numpy(b)
+    jobs["torch"] = lambda: torch.addmm(bt, xt, Wt.T)
+    return jobs
+
+
+def forward_counts(cfg) -> dict[str, int]:
+    """How many of each product one forward makes (the decode-step products are not in a forward)."""
+    f = cfg.model_fields
+    enc, dec = f.get("num_encoder_layers", 6), f.get("num_decoder_layers", 6)
+    attn = 4 * enc + (8 if cfg.model == "seq2seq" else 4) * dec
+    return {"forward D->D": attn, "forward D->F": enc + dec, "forward F->D": enc + dec,
+            "forward D->V": 1}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,15 +142,27 @@ def main(argv: list[str] | None = None) -> int:
         for t in thread_counts:
             set_blas_threads(t)
             print(f"  {t} thread(s)", flush=True)
+            if "torch" in sys.modules:
+                sys.modules["torch"].set_num_threads(t)
+            total = {"x@W^T": 0.0, "torch": 0.0}
             for what, n, i, o in shapes(cfg):
                 res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)
-                ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:]}
+                ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:] if k in res}
+                for k in total:
+                    total[k] += forward_counts(cfg).get(what, 0) * res.get(k, {"wall_ms": np.nan})["wall_ms"]
                 cells = "  ".join(f"{k}/x@W^T {r:.3f}" for k, r in ratios.items())
                 print(f"  {what:>18} {n:5d} x {i:5d} -> {o:6d}  x@W^T {res[FORMS[0]]['wall_ms']:9.3f}"
                       f" ms  {cells}", flush=True)
                 results.append({"config": cname, "threads": t, "what": what, "rows": n, "in": i,
                                 "out": o, "wall_ms": {k: v["wall_ms"] for k, v in res.items()},
                                 "ratio_to_plain": ratios})
+            if np.isfinite(total["torch"]):
+                print(f"  one forward's products: numpy x@W^T {total['x@W^T']:.1f} ms, torch "
+                      f"{total['torch']:.1f} ms: numpy / torch {total['x@W^T'] / total['torch']:.3f}",
+                      flush=True)
+                results.append({"config": cname, "threads": t, "what": "one forward's products",
+                                "wall_ms": total, "ratio_numpy_to_torch":
+                                total["x@W^T"] / total["torch"]})
     stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
     print(f"\n{stamp['stamp']}")
     if args.out:

@@ -24,8 +24,28 @@ def test_every_form_computes_the_linear_product(n, i, o):
     assert set(jobs) == set(gf.FORMS)
     for name, fn in jobs.items():
         y = fn()
+        y = y.numpy() if name == "torch" else y           # torch's GEMM, the ceiling column
         assert y.shape == (n, o) and y.dtype == np.float32 and y.flags.c_contiguous, name
         assert np.all(np.abs(y - want) <= bound), name
+
+
+def test_one_forward_counts_every_linear_of_the_model():
+    import npformer as nf
+    for name in ("base", "gpt2s-cpu"):
+        bc = CONFIGS[name]
+        cfg = bc.transformer_config()
+        model = (nf.Transformer(cfg, seed=0) if bc.model == "seq2seq" else nf.CausalLM(cfg, seed=0))
+        kinds = {"forward D->D": 0, "forward D->F": 0, "forward F->D": 0}
+        D, F = cfg.d_model, cfg.d_ff
+        for _, m in model.named_modules():
+            if isinstance(m, nf.Linear):
+                shape = (m.in_features, m.out_features)
+                what = {(D, D): "forward D->D", (D, F): "forward D->F", (F, D): "forward F->D"}.get(shape)
+                if what:
+                    kinds[what] += 1
+        counts = gf.forward_counts(bc)
+        assert {k: counts[k] for k in kinds} == kinds, name
+        assert counts["forward D->V"] == 1
 
 
 def test_shapes_are_the_configuration_s_linear_products():
@@ -62,7 +82,10 @@ def test_a_tiny_run_reports_every_shape(tmp_path, capsys, monkeypatch):
     for what in ("forward D->D", "decode step D->V", "(W@x^T)^T/x@W^T", "W_F/x@W^T"):
         assert what in out, what
     doc = json.loads((tmp_path / "results.json").read_text())
-    assert len(doc["results"]) == 8 and "stamp" in doc["load"]
+    assert len(doc["results"]) == 9 and "stamp" in doc["load"]   # 8 shapes + one forward's sum
+    total = doc["results"][-1]
+    assert total["what"] == "one forward's products" and total["ratio_numpy_to_torch"] > 0
+    assert "one forward's products: numpy x@W^T" in out
 
 
 @pytest.mark.parametrize("name, expected", [("np-f32", True), ("np-f64", True),
