@@ -12,7 +12,7 @@ from npformer.cli.common import (
     load_for_backend,
 )
 from npformer.cli.errors import CliError
-from npformer.cli.guards import refuse_ignored_options
+from npformer.cli.option_rules import refuse_ignored_options
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import test_data_task
 

@@ -23,7 +23,7 @@ from npformer.cli.errors import CliError
 from npformer.cli.evaluate import cmd_evaluate
 from npformer.cli.generate import cmd_generate
 from npformer.cli.gradcheck import cmd_gradcheck
-from npformer.cli.guards import (
+from npformer.cli.option_rules import (
     check_threads,
     given_options,
     interrupted_message,

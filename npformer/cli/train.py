@@ -11,7 +11,7 @@ from npformer.cli.defaults import DEFAULTS, fill_task_defaults
 from npformer.cli.errors import CliError
 from npformer.cli.figures import to_numpy_model, train_plots
 from npformer.cli.finetune import check_init_args, finetune_state, save_pretrained_folder
-from npformer.cli.guards import (
+from npformer.cli.option_rules import (
     check_distinct_outputs,
     check_fits_memory,
     check_nproc,

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from npformer.cli.guards import check_nproc
 from npformer.cli.main import main
+from npformer.cli.option_rules import check_nproc
 from npformer.data import tasks as data
 from tests.npformer.conftest import tiny_train_args
 
@@ -63,7 +63,7 @@ def test_nproc_beyond_the_machine_is_refused():
 def test_threads_beyond_the_machine_are_refused_before_any_work(command, capsys):
     """`--threads 100000` used to be accepted: numpy 2 steps took 13.5 s instead of 0.1 s and
     torchformer did not finish 2 steps in 2 minutes (oversubscribed cores)."""
-    from npformer.cli.guards import available_cpus
+    from npformer.cli.option_rules import available_cpus
     n = available_cpus() + 1
     code = main([*command, "--threads", str(n)])
     err = capsys.readouterr().err

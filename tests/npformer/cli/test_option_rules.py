@@ -76,8 +76,8 @@ def test_lm_batch_beyond_memory_refused_before_building(monkeypatch, capsys):
 
 def test_mlm_rows_count_both_halves_in_the_memory_check(monkeypatch, capsys):
     """--task mlm's rows hold 2 * max_len + 3 tokens: the check must size them so."""
-    from npformer.cli import guards
-    monkeypatch.setattr(guards, "_physical_memory", lambda: 100 * 2 * 9 * 9 * 4 - 1)
+    from npformer.cli import option_rules
+    monkeypatch.setattr(option_rules, "_physical_memory", lambda: 100 * 2 * 9 * 9 * 4 - 1)
     argv = list(MLM)
     argv[argv.index("--batch-size") + 1] = "100"        # 100 rows x 2 heads x 9 x 9 tokens x 4 B
     refused(["train", *argv], capsys, "--max-len 3 with --batch-size 100")
@@ -172,8 +172,8 @@ def test_beam_search_score_is_not_called_a_log_prob(lm_ckpt, capsys):
 
 def test_threads_without_data_parallelism_says_where_the_threads_go(monkeypatch, capsys):
     """`--threads 2` on a small model used to say nothing about data parallelism staying off."""
-    from npformer.cli import guards
-    monkeypatch.setattr(guards, "available_cpus", lambda: 2)
+    from npformer.cli import option_rules
+    monkeypatch.setattr(option_rules, "available_cpus", lambda: 2)
     code, out, err = run(["train", *tiny_train_args(), "--threads", "2"], capsys)
     assert code == 0, err
     assert "data parallelism off (each replica's activations would be below 65536" in out

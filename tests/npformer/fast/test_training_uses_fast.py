@@ -53,8 +53,8 @@ def test_train_refuses_a_bad_fast_threads(bad):
 
 
 def test_npformer_train_uses_the_fast_methods_unless_told_not_to(capsys):
-    from npformer.cli.guards import available_cpus
     from npformer.cli.main import main
+    from npformer.cli.option_rules import available_cpus
     from npformer.training.blas import set_blas_threads
     from tests.npformer.conftest import tiny_train_args
     if available_cpus() < 2:

@@ -255,8 +255,8 @@ def test_choose_replicas():
 
 
 def test_cli_threads_trains_data_parallel(capsys):
-    from npformer.cli.guards import available_cpus
     from npformer.cli.main import main
+    from npformer.cli.option_rules import available_cpus
     from npformer.training.blas import set_blas_threads
     from tests.npformer.conftest import tiny_train_args
     if available_cpus() < 2:
