@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out: {args.out} exists and is not a directory")
 
+    try:
+        import torch  # before the first block sets its threads
+    except ImportError:
+        torch = None
     print("median ms of y = x W^T + b per form; ratios: medians of per-round ratios to x@W^T",
           flush=True)
     before = load_meter.sample(1.0)
@@ -142,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         for t in thread_counts:
             set_blas_threads(t)
             print(f"  {t} thread(s)", flush=True)
-            if "torch" in sys.modules:
-                sys.modules["torch"].set_num_threads(t)
+            if torch is not None:
+                torch.set_num_threads(t)                  # the torch column at the same threads
             total = {"x@W^T": 0.0, "torch": 0.0}
             for what, n, i, o in shapes(cfg):
                 res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)

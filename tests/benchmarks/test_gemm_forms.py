@@ -97,3 +97,4 @@ def test_numpy_backends_decode_with_last_position_logits_except_plain(name, expe
     s = make_session(bc, BACKENDS[name], master_weights(bc), make_inputs(bc, bc.transformer_config()), 1)
     assert last_position_logits_enabled(s.model) is expected
     assert s.fn("generate")().tokens.shape[0] == bc.gen_batch
+
