@@ -5,7 +5,8 @@ Registered here, in one place, by the hook point that consults them:
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
-              output widths, lengths, dtypes by their name)
+              output widths, lengths, dtypes by their name; flags: required switches such as
+              log_attention_weights get False)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -46,6 +47,7 @@ from . import (
     dict_args,
     ffn_layout,
     ffn_width,
+    flags,
     function_calls,
     global_width,
     grad_behaviour,
@@ -70,7 +72,7 @@ from . import (
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value)
+                                                  arg_meaning.value, flags.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
