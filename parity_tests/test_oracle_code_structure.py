@@ -69,3 +69,64 @@ def test_every_recogniser_of_a_registered_shape_is_registered(hook, params, regi
     registered = getattr(recognise, registry)
     missing = [f"{fn.__module__}.{hook}" for fn in shaped if fn not in registered]
     assert not missing, f"defined but not in recognise.{registry}: {missing}"
+
+
+RECOGNISE = ORACLE / "reading" / "recognise"
+RECOGNISERS = frozenset(f.stem for f in RECOGNISE.glob("*.py") if f.stem != "__init__")
+
+
+def recogniser_reaches(source: str, modules=RECOGNISERS) -> list[tuple[int, str]]:
+    """Imports of a module inside recognise/ (and reads of one as `recognise.<module>`): everything
+    outside recognise/ must go through the registry, recognise/__init__.py."""
+    found = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.ImportFrom):
+            parts = (n.module or "").split(".")
+            if "recognise" in parts:
+                below = parts[parts.index("recognise") + 1:]
+                names = [a.name for a in n.names if a.name in modules]
+                if below or names:
+                    found.append((n.lineno, ast.unparse(n)))
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                parts = a.name.split(".")
+                if "recognise" in parts and parts[-1] != "recognise":
+                    found.append((n.lineno, ast.unparse(n)))
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "recognise" \
+                and n.attr in modules:
+            found.append((n.lineno, ast.unparse(n)))
+    return found
+
+
+def test_the_recogniser_import_finder_finds_what_it_should():
+    planted = ("from . import naming, recognise\n"
+               "from .recognise import hooks, MISSING\n"
+               "from .recognise import valid_lens\n"
+               "from .recognise.configs import CONFIG_ARG_NAMES\n"
+               "from ..reading.recognise import head_axes as h\n"
+               "import parity_tests.oracle.reading.recognise.lazy\n"
+               "import parity_tests.oracle.reading.recognise\n"
+               "x = recognise.lazy.pending(m) + recognise.hooks('lazy').pending(m)\n")
+    assert [e for _, e in recogniser_reaches(planted)] == [
+        "from .recognise import valid_lens", "from .recognise.configs import CONFIG_ARG_NAMES",
+        "from ..reading.recognise import head_axes as h", "import parity_tests.oracle.reading.recognise.lazy",
+        "recognise.lazy"]
+
+
+def test_code_outside_recognise_reaches_recognisers_only_through_the_registry():
+    assert {"valid_lens", "head_axes", "configs", "base"} <= RECOGNISERS, "the check looks at the wrong folder"
+    outside = [f for f in FILES if RECOGNISE not in f.parents]
+    assert len(outside) > 20
+    bad = [f"{f.relative_to(ORACLE)}:{line}: {expr}" for f in outside
+           for line, expr in recogniser_reaches(f.read_text())]
+    assert not bad, "ask recognise.hooks(kind) (register the entry in recognise/__init__.py) instead:\n" \
+        + "\n".join(bad)
+
+
+def test_the_registry_answers_an_unknown_kind_or_entry_with_a_clear_error():
+    recognise = importlib.import_module("parity_tests.oracle.reading.recognise")
+    with pytest.raises(KeyError, match="no hook kind 'nonsense'.*'forward'"):
+        recognise.hooks("nonsense")
+    with pytest.raises(AttributeError, match="kind 'forward' have no 'nonsense'.*'take_keys'"):
+        recognise.hooks("forward").nonsense
+    assert recognise.hooks("forward").take_keys.__module__.endswith("recognise.valid_lens")

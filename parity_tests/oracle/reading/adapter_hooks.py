@@ -40,7 +40,9 @@ import numpy as np
 
 from . import naming
 from .naming import InterfaceError
-from .recognise import row_bias
+from .recognise import hooks
+
+RESOLVE = hooks("resolve")
 
 HOOKS = {"build": 2, "call": 2, "weights": 1, "backward": 2, "grads": 1}
 
@@ -190,7 +192,7 @@ def entries(adapter, obj, case) -> tuple[dict, dict]:
             e = Entry(ref, ref, how="map")
         elif len(r) == 2 and c == r[::-1]:
             e = Entry(ref, ref, transpose=True, how="map")
-        elif row_bias.unit_axes_shape(r, c) is not None:
+        elif RESOLVE.unit_axes_shape(r, c) is not None:
             e = Entry(ref, ref, how="map", cand_shape=c, ref_shape=r)
         else:
             raise InterfaceError(f"--adapter weights(): {ref} has shape {c}; the reference's is {r}")

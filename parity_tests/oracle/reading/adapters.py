@@ -37,9 +37,11 @@ from .findings import Findings
 from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
-from .recognise import absent, dict_args, ffn_layout, lazy, list_input, valid_lens
+from .recognise import hooks
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
+
+ABSENT, CALL, FORWARD, INSTANCE, LAZY = (hooks(k) for k in ("absent", "call", "forward", "instance", "lazy"))
 
 
 class Adapter(ConstructMixin, ExecuteMixin):
@@ -112,7 +114,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             ins = [("x", tuple(X_ALIASES) + tuple(Q_ALIASES), True)]
         else:
             ins = [(s.name, s.aliases, True) for s in self.comp.inputs]
-        return ins + [(m.name, tuple(m.aliases) + (valid_lens.NAMES if i == 0 else ()), False)
+        return ins + [(m.name, tuple(m.aliases) + (FORWARD.lens_names if i == 0 else ()), False)
                       for i, m in enumerate(self.comp.masks)]
 
     def _meanings(self, hyper: dict | None) -> dict:
@@ -137,9 +139,9 @@ class Adapter(ConstructMixin, ExecuteMixin):
     def _bind_forward(self, fn, hyper: dict | None = None) -> naming.Binding:
         b = self._note_guessed(self._bind_forward_names(fn, hyper))
         if self.mode in ("function", "pair") and self.comp.tree is not None and b.params:
-            b.nested = dict_args.trees(fn, b.params)
-            if b.nested and dict_args.note(b.nested) not in self.notes:
-                self.notes.append(dict_args.note(b.nested))
+            b.nested = CALL.dict_trees(fn, b.params)
+            if b.nested and CALL.dict_note(b.nested) not in self.notes:
+                self.notes.append(CALL.dict_note(b.nested))
         return b
 
     def _bind_forward_names(self, fn, hyper: dict | None = None) -> naming.Binding:
@@ -153,9 +155,9 @@ class Adapter(ConstructMixin, ExecuteMixin):
         what = f"{self._name()} forward"
         if self.hooks is not None and self.hooks.call is not None:
             return adapter_hooks.binding(self)
-        arg = list_input.detect(naming.signature_of(fn), self.comp, fn)
+        arg = FORWARD.list_arg(naming.signature_of(fn), self.comp, fn)
         if arg is not None:
-            b = naming.bind(fn, list_input.sources(arg, self.comp), constants=consts,
+            b = naming.bind(fn, FORWARD.list_sources(arg, self.comp), constants=consts,
                             flags=naming.CALL_FLAGS, keep_params=weights,
                             fallback_positional=not weights, what=what,
                             meanings=self._meanings(hyper))
@@ -231,11 +233,11 @@ class Adapter(ConstructMixin, ExecuteMixin):
         if self.caps.self_attention:
             self.notes.append("forward takes one input: checked as self-attention, "
                               "forward(x) = MultiHead(x, x, x), gradient of x = dq + dk + dv")
-        lens = valid_lens.detect(b, self.comp, self.caps)
+        lens = FORWARD.lens_detect(b, self.comp, self.caps)
         if lens:
             self.caps.valid_lens = lens
             for name in lens:
-                self.caps.mask_kinds[name] = valid_lens.KINDS
+                self.caps.mask_kinds[name] = FORWARD.lens_kinds
                 self.notes.append(f"mask {name!r} is taken as lengths ({b.arg_of[name]}, shape (B,)): "
                                   f"only key-padding masks drawn, causal draws skipped")
         for m in self.comp.masks:
@@ -283,8 +285,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
                         unclaimed=unclaimed)
         if recognise.reads_x_at_w(self, inst, case):
             return self._switch_layout(case)
-        if ffn_layout.applies(self, inst, case) and ffn_layout.probe(self, inst, case):
-            return ffn_layout.switch(self, case)
+        if INSTANCE.ffn_layout_applies(self, inst, case) and INSTANCE.ffn_layout_probe(self, inst, case):
+            return INSTANCE.ffn_layout_switch(self, case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)
@@ -312,18 +314,18 @@ class Adapter(ConstructMixin, ExecuteMixin):
     def _space(self, m, binding, case: Case):
         """The candidate's parameters (materialising lazy ones with a first call)."""
         if self.framework == "torch":
-            if self.comp.tree is None or not lazy.pending(m, "torch", ()):
+            if self.comp.tree is None or not LAZY.pending(m, "torch", ()):
                 return torch_space(m)
         else:
             space, slots = numpy_space(m)
-            if self.comp.tree is None or not lazy.pending(m, "numpy", space.names):
+            if self.comp.tree is None or not LAZY.pending(m, "numpy", space.names):
                 return space, slots
-        lazy.first_call(self, m, binding, case)
+        LAZY.first_call(self, m, binding, case)
         if self.framework == "torch":
             m.to(getattr(self.ops.torch, self.opts.dtype))
             return torch_space(m)
         space, slots = numpy_space(m)
-        names, slots = lazy.drop_activations(space, slots, case)
+        names, slots = LAZY.drop_activations(space, slots, case)
         return naming.Space(names, {n: space.shapes[n] for n in names},
                             {n: space.bare[n] for n in names}), slots
 
@@ -358,7 +360,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         ref_shapes = {n: tuple(v.shape) for n, v in case.params.items()}
 
         def optional(ref: str, entries: dict):
-            return absent.reason(self, module, ref, ref_shapes[ref], entries)
+            return ABSENT.reason(self, module, ref, ref_shapes[ref], entries)
 
         return naming.resolve(self.comp.tree, space, ref_shapes, case.hyper,
                               name_map=self.opts.name_map, layout=self.opts.weight_layout,
@@ -373,7 +375,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         binding = self._bind_forward(fn, case.hyper)
         entries: dict[str, naming.Entry] = {}
         if self.comp.tree is not None:
-            names = dict_args.leaves(list(binding.params), binding.nested)
+            names = CALL.dict_leaves(list(binding.params), binding.nested)
             if len(binding.params) == 1 and list(binding.params) == list(binding.nested):
                 binding.root = binding.params[0]        # one dict holds every weight: its keys
                 names = [n.split(".", 1)[1] for n in names]   # are the names (params["fc1"]["w"])

@@ -8,7 +8,8 @@ import numpy as np
 
 from . import naming, recognise
 from .naming import InterfaceError
-from .recognise.configs import CONFIG_ARG_NAMES
+
+CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 
 
 class ConstructMixin:

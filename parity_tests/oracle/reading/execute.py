@@ -10,8 +10,10 @@ from ..components import REF, Case
 from ..core.completeness import UNREAD
 from ..core.options import CandidateProblem
 from . import naming
-from .recognise import bh_layout, function_calls, grad_behaviour, list_input, pe_table, torch_mha_mask, valid_lens
+from .recognise import hooks
 from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
+
+BACKWARD, CALL, FORWARD, MASK, OUTPUT = (hooks(k) for k in ("backward", "call", "forward", "mask", "output"))
 
 
 @dataclass
@@ -62,7 +64,7 @@ class ExecuteMixin:
         extra = {}
         for cname, leaf in param_leaves.items():
             extra[cname] = leaf
-        values = pe_table.with_token_ids(self.caps, values, feeds, ops)   # a table from ids
+        values = OUTPUT.with_token_ids(self.caps, values, feeds, ops)     # a table from ids
         ret = inst.binding.call(inst.call, values, extra)
         # inputs must come back untouched
         for name, f in feeds.items():
@@ -90,19 +92,19 @@ class ExecuteMixin:
             ret = self._one_sequence_out(ret)
         out, weights = self.parse_output(ret, case, produced)
         if self.caps.bh_layout:                          # (B*H, T, d) -> (B, H, T, d)
-            out = bh_layout.split(out, case.out_shape)
-            weights = None if weights is None else bh_layout.split(weights, case.weights_shape)
+            out = FORWARD.bh_split(out, case.out_shape)
+            weights = None if weights is None else FORWARD.bh_split(weights, case.weights_shape)
         if self.key_perm is not None:                          # back to the original order
-            rows = valid_lens.axes(self.comp.name, case.self_attention)[1]
+            rows = FORWARD.lens_axes(self.comp.name, case.self_attention)[1]
             if weights is not None and tuple(weights.shape) == tuple(case.weights_shape or ()):
-                weights = valid_lens.untake_last(weights, self.key_perm)
+                weights = FORWARD.untake_last_keys(weights, self.key_perm)
                 if rows:
-                    weights = valid_lens.untake(weights, self.key_perm, len(weights.shape) - 2)
+                    weights = FORWARD.untake_keys(weights, self.key_perm, len(weights.shape) - 2)
             if rows and tuple(out.shape) == tuple(case.out_shape):
-                out = valid_lens.untake(out, self.key_perm, 1)
+                out = FORWARD.untake_keys(out, self.key_perm, 1)
         if self.caps.returns_table:                      # a positional table: x + table
-            out = pe_table.add_input(out, feeds["x"], case.out_shape)
-            self._mark_missing(case, produced, pe_table.NO_GRAD)
+            out = OUTPUT.add_input(out, feeds["x"], case.out_shape)
+            self._mark_missing(case, produced, OUTPUT.no_grad)
         produced.values["output"] = ops.to_np(out)
         produced.dtypes["output"] = ops.dtype_name(out)
         if weights is not None:
@@ -135,7 +137,7 @@ class ExecuteMixin:
         self.key_perm = None
         for n, keep in case.masks.items():
             if n in lens and keep is not None:
-                self.key_perm = valid_lens.key_order(keep)         # (B, Tk): kept keys first
+                self.key_perm = FORWARD.key_order(keep)            # (B, Tk): kept keys first
         leaves, feeds, fed_np = {}, {}, {}
         for name, a in case.inputs.items():
             is_float = a.dtype == REF
@@ -143,27 +145,26 @@ class ExecuteMixin:
             leaves[name] = ops.leaf(arr, grad=grad and is_float)
             feeds[name] = ops.feed(leaves[name])
             fed_np[name] = arr.copy()
-            axis = valid_lens.axes(self.comp.name, case.self_attention)[0].get(name)
+            axis = FORWARD.lens_axes(self.comp.name, case.self_attention)[0].get(name)
             if self.key_perm is not None and axis is not None:
-                feeds[name] = valid_lens.take(feeds[name], self.key_perm, axis)
-                fed_np[name] = valid_lens.take(fed_np[name], self.key_perm, axis)
+                feeds[name] = FORWARD.take_keys(feeds[name], self.key_perm, axis)
+                fed_np[name] = FORWARD.take_keys(fed_np[name], self.key_perm, axis)
             if bh:                                              # (B, H, T, d) -> (B*H, T, d)
-                feeds[name] = bh_layout.merge(feeds[name])
-                fed_np[name] = bh_layout.merge(fed_np[name])
+                feeds[name] = FORWARD.bh_merge(feeds[name])
+                fed_np[name] = FORWARD.bh_merge(fed_np[name])
         masks_np = {}
         for n, keep in case.masks.items():
             if n in lens:
                 if keep is not None:
-                    keep = valid_lens.take(np.asarray(keep), self.key_perm, 3)
-                masks_np[n] = valid_lens.from_keep(keep, n, per_query=lens[n],
-                                                   heads=case.inputs["q"].shape[1] if bh else 0)
+                    keep = FORWARD.take_keys(np.asarray(keep), self.key_perm, 3)
+                masks_np[n] = FORWARD.lens_mask(keep, n, per_query=lens[n],
+                                                heads=case.inputs["q"].shape[1] if bh else 0)
             elif bh and keep is not None:
                 m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)
-                masks_np[n] = bh_layout.merge(np.broadcast_to(
+                masks_np[n] = FORWARD.bh_merge(np.broadcast_to(
                     m, (m.shape[0], case.inputs["q"].shape[1]) + m.shape[2:])).copy()
             elif getattr(self, "torch_mha_mask", False) and keep is not None:
-                masks_np[n] = torch_mha_mask.torch_form(np.asarray(keep), self.opts, dtype,
-                                                        case.hyper["num_heads"])
+                masks_np[n] = MASK.torch_form(np.asarray(keep), self.opts, dtype, case.hyper["num_heads"])
             else:
                 if keep is None and n in getattr(self, "required_masks", ()):
                     keep = self._all_keep(case, n)      # a mask the signature requires
@@ -173,18 +174,18 @@ class ExecuteMixin:
         if case.self_attention:
             values["x"] = feeds["x"]
         if self.caps.one_sequence:                        # (T, d) code: batch 1 dropped
-            values = {k: (function_calls.squeeze_mask(v) if k in masks_np else
-                          function_calls.squeeze_input(v, self.comp.name)) for k, v in values.items()}
+            values = {k: (CALL.squeeze_mask(v) if k in masks_np else CALL.squeeze_input(v, self.comp.name))
+                      for k, v in values.items()}
         if self.caps.list_input:
-            values[list_input.SOURCE] = [values[s.name] for s in self.comp.inputs]
+            values[FORWARD.list_source] = [values[s.name] for s in self.comp.inputs]
         return leaves, feeds, fed_np, masks_np, mask_feeds, values
 
     def _one_sequence_out(self, ret):
         """What one-sequence code returned, with the batch axes put back."""
         if isinstance(ret, (tuple, list)):
-            return tuple(function_calls.unsqueeze(r, self.comp.name) if hasattr(r, "shape") else r
+            return tuple(CALL.unsqueeze(r, self.comp.name) if hasattr(r, "shape") else r
                          for r in ret)
-        return function_calls.unsqueeze(ret, self.comp.name) if hasattr(ret, "shape") else ret
+        return CALL.unsqueeze(ret, self.comp.name) if hasattr(ret, "shape") else ret
 
     def _all_keep(self, case: Case, name: str):
         """An all-attend keep-mask (B, 1, Tq, Tk) for a mask argument the candidate requires
@@ -314,19 +315,18 @@ class ExecuteMixin:
     def _module_backward(self, case: Case, inst: Instance, produced: Produced,
                          backward=None) -> None:
         dout = case.dout.astype(self.opts.dtype)
-        rows = self.key_perm is not None and valid_lens.axes(self.comp.name, case.self_attention)[1]
+        rows = self.key_perm is not None and FORWARD.lens_axes(self.comp.name, case.self_attention)[1]
         if rows:                             # the candidate saw reordered positions
-            dout = valid_lens.take(dout, self.key_perm, 1)
-        before = grad_behaviour.snapshot(inst.obj)
+            dout = FORWARD.take_keys(dout, self.key_perm, 1)
+        before = BACKWARD.snapshot(inst.obj)
         grads = (backward or inst.obj.backward)(dout)
         if rows:
-            grads = valid_lens.untake_grads(grads, self.key_perm)
+            grads = FORWARD.untake_key_grads(grads, self.key_perm)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)
         memo = self.__dict__.setdefault("_grad_paths", {})
-        by_name, unsure = grad_behaviour.param_grads(inst, before, self.notes, memo,
-                                                     grad_behaviour.fd_check(self, case, inst))
+        by_name, unsure = BACKWARD.param_grads(inst, before, self.notes, memo, BACKWARD.fd_check(self, case, inst))
         for ref, e in inst.entries.items():
             if e.cand is None:
                 continue

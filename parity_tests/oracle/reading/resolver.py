@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import map_entries
-from .recognise import add_norm_block, head_axes, inner_norm, per_head, row_bias, structure, wrapper
-from .recognise import class_layout as class_layout_mod
+from .recognise import hooks
 from .resolution import Entry, Space  # noqa: F401 (the resolver's types, imported from here too)
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
+
+RESOLVE = hooks("resolve")
 
 
 class Resolver:
@@ -61,7 +62,7 @@ class Resolver:
         hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
         if isinstance(hint, int) and self._take_heads(ref, cand, how, hint):
             return True
-        shaped = row_bias.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
+        shaped = RESOLVE.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)
             self.entries[ref] = Entry(ref, cand, how=how, cand_shape=shaped,
                                       ref_shape=tuple(self.ref_shapes[ref]))
@@ -78,7 +79,7 @@ class Resolver:
 
     def _take_heads(self, ref: str, cand: str, how: str, hint) -> bool:
         c, r = self.space.shapes.get(cand), tuple(self.ref_shapes[ref])
-        heads = head_axes.layout(ref, r, c, self.hyper, hint)
+        heads = RESOLVE.head_layout(ref, r, c, self.hyper, hint)
         if heads is not None:
             self.entries[ref] = Entry(ref, cand, heads[0], how=how, pre_shape=heads[1],
                                       perm=heads[2], cand_shape=tuple(c), ref_shape=r)
@@ -161,7 +162,7 @@ class Resolver:
                 self.child(child, ref_child, cand_prefix)
         if kind == "mha":
             self._packed_qkv(ref_prefix, cand_prefix)
-            per_head.resolve(self, ref_prefix, cand_prefix)
+            RESOLVE.per_head(self, ref_prefix, cand_prefix)
         if kind in ("mha", "ffn"):
             self._by_order(children, ref_prefix, cand_prefix)
 
@@ -214,7 +215,7 @@ class Resolver:
                     best = (gained, dict(self.entries), set(self.claimed))
                 self.entries, self.claimed = snap
         if child.kind in ("mha", "ffn") and cand_prefix == "" and \
-                structure.block(self, child, ref_child, cand_prefix):
+                RESOLVE.structure_block(self, child, ref_child, cand_prefix):
             return                         # a block no name matched, found by what it holds
         if best is not None:  # nothing complete: keep the attempt that found the most
             self.entries, self.claimed = best[1], best[2]
@@ -222,7 +223,7 @@ class Resolver:
         if child.kind == "linear" and child.raw_weight:
             self.linear_raw(ref_child, cand_prefix, child)
         if child.kind == "norm":           # Add & Norm inside the attention / feed-forward block
-            inner_norm.resolve(self, ref_child, cand_prefix)
+            RESOLVE.inner_norm(self, ref_child, cand_prefix)
 
     def is_complete(self, ref_prefix: str) -> bool:
         """Every required weight (Linear/Embedding weights) under ref_prefix has an entry."""
@@ -302,8 +303,8 @@ class Resolver:
         if kind in TREES:
             self.block(kind, "", "")
             if kind in ("encoder_layer", "decoder_layer"):
-                structure.norms(self)
-            wrapper.resolve(self, kind)
+                RESOLVE.structure_norms(self)
+            RESOLVE.wrapper(self, kind)
         else:  # a single leaf block at the top: linear / norm / embedding
             for leaf, _, _ in LEAVES[kind]:
                 self._apply_map(leaf)
@@ -332,7 +333,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"{', '.join(ref_shapes)}")
     r = Resolver(space, ref_shapes, hyper, name_map, layout, hints)
     entries = r.run(kind)
-    class_layout_mod.apply(entries, space, ref_shapes, class_layout)
+    RESOLVE.class_layout(entries, space, ref_shapes, class_layout)
     missing = []
     for ref in ref_shapes:
         if ref in entries:
@@ -349,7 +350,7 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"under that name was placed there); candidate parameters: "
                              f"{', '.join(space.names[:40])}")
     if missing:
-        block_norm = add_norm_block.message(kind, unclaimed, space.shapes)
+        block_norm = RESOLVE.add_norm_message(kind, unclaimed, space.shapes)
         if block_norm:
             raise InterfaceError(block_norm)
         listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"

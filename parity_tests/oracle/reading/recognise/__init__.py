@@ -5,7 +5,8 @@ Registered here, in one place, by the hook point that consults them:
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
-              output widths, lengths, dtypes by their name)
+              output widths, lengths, dtypes by their name; flags: required switches such as
+              log_attention_weights get False)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -26,10 +27,16 @@ OUTPUT        positional modules that return the table instead of x + PE (pe_tab
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
               (roles); square matrices used as x @ W, read as (in, out) (layout)
+
+This file is the only way in: code outside recognise/ imports nothing but this package's own names
+(run_probes, reads_x_at_w, constructor_value, hooks(kind), MISSING, BuildContext), never a
+recogniser module; parity_tests/test_oracle_code_structure.py enforces it.
 """
 from __future__ import annotations
 
 from . import (
+    absent,
+    add_norm_block,
     additive_mask,
     arg_meaning,
     bh_layout,
@@ -37,31 +44,73 @@ from . import (
     class_layout,
     configs,
     derived,
+    dict_args,
+    ffn_layout,
     ffn_width,
+    flags,
     function_calls,
     global_width,
+    grad_behaviour,
     head_axes,
+    inner_norm,
     layout,
     lazy,
+    list_input,
     mask_rank,
     meaning,
     norm_eps,
     pe_table,
+    per_head,
     roles,
+    row_bias,
+    structure,
     submodules,
     torch_mha_mask,
+    valid_lens,
+    wrapper,
 )
-from .base import MISSING, BuildContext, ConstructorRecogniser, Probe  # noqa: F401
+from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value)
+                                                  arg_meaning.value, flags.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              additive_mask.probe)        # run once when the adapter is prepared
-# INSTANCE (roles, layout) runs through reads_x_at_w below (ffn_layout after it, in adapters.py);
-# FORWARD (list_input, valid_lens), LAZY (lazy, also a probe), RESOLVE (per_head, row_bias, inner_norm)
-# and ABSENT (absent) are consulted where their hook sits: adapters.py, execute.py and resolver.py
+# INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
+# their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
+
+KINDS: dict[str, Hooks] = {h.kind: h for h in (
+    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES),
+    Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
+          ffn_layout_switch=ffn_layout.switch),
+    Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
+          lens_names=valid_lens.NAMES, lens_kinds=valid_lens.KINDS, lens_detect=valid_lens.detect,
+          lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
+          take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
+          untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split),
+    Hooks("mask", torch_form=torch_mha_mask.torch_form),
+    Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
+          unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,
+          dict_note=dict_args.note),
+    Hooks("output", with_token_ids=pe_table.with_token_ids, add_input=pe_table.add_input,
+          no_grad=pe_table.NO_GRAD),
+    Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
+    Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
+          fd_check=grad_behaviour.fd_check),
+    Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
+          arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
+          structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
+          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message),
+    Hooks("absent", reason=absent.reason),
+)}
+
+
+def hooks(kind: str) -> Hooks:
+    """The registered entries of one kind; a clear error for a kind the registry does not have."""
+    if kind not in KINDS:
+        raise KeyError(f"recognise has no hook kind {kind!r}; expected one of {sorted(KINDS)}")
+    return KINDS[kind]
 
 
 def run_probes(adapter) -> None:

@@ -1,5 +1,6 @@
-"""What recognisers share: the MISSING marker, the context a constructor recogniser gets, and the
-two shapes a registered recogniser has (ConstructorRecogniser, Probe)."""
+"""What recognisers share: the MISSING marker, the context a constructor recogniser gets, the
+two shapes a registered recogniser has (ConstructorRecogniser, Probe), and Hooks, the named
+entries of one kind that the registry hands to the rest of the oracle."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -43,3 +44,19 @@ class Probe(Protocol):
     only (registered in PROBES)."""
 
     def __call__(self, adapter: Any) -> None: ...
+
+
+class Hooks:
+    """The registry's entries of one kind ("forward", "resolve", ...): named callables and constants,
+    read as attributes. Code outside recognise/ reaches recognisers only through these."""
+
+    def __init__(self, kind: str, **entries: Any):
+        self.kind = kind
+        self.entries = dict(entries)
+
+    def __getattr__(self, name: str) -> Any:
+        entries = self.__dict__.get("entries", {})
+        if name in entries:
+            return entries[name]
+        raise AttributeError(f"recognise hooks of kind {self.__dict__.get('kind')!r} have no {name!r}; "
+                             f"expected one of {sorted(entries)}")

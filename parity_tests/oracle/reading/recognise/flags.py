@@ -1,0 +1,37 @@
+"""Recogniser: required constructor flags that only switch on extras the oracle does not read
+(gordic-style `log_attention_weights`, `return_attn`, `use_cache`, `output_attentions`, `verbose`):
+a boolean-looking REQUIRED parameter gets False, and the notes say so.
+
+Boolean-looking: annotated `bool`, or named like a switch (log_, return_, use_, output_, save_,
+store_, keep_, need_, enable_, with_, is_, has_, debug, verbose). Flags that decide the computation
+itself (a bias, a causal mask, a mask, pre-norm) are left alone: passing False there would be a guess
+about the computation, so they stay an interface error naming the argument. False is still only an
+assumption: if it switched the computation, the comparison on the output says so.
+"""
+from __future__ import annotations
+
+from .base import MISSING
+
+PREFIXES = ("log_", "return_", "use_", "output_", "save_", "store_", "keep_", "need_", "enable_",
+            "with_", "is_", "has_", "should_", "do_")
+WORDS = ("debug", "verbose", "trace", "logging", "log", "visualize", "visualise", "training")
+DECIDES = ("bias", "causal", "mask", "norm", "first", "scale", "share", "tie", "residual", "gelu", "relu")
+
+
+def looks_boolean(param) -> bool:
+    name = param.name.lower()
+    if any(word in name for word in DECIDES):
+        return False
+    ann = param.annotation
+    if ann is bool or ann == "bool":
+        return True
+    return name in WORDS or (name.startswith(PREFIXES) and param.default is param.empty)
+
+
+def value(ctx, param, values: dict):
+    """False for a required flag that only switches extras on, or MISSING."""
+    if param.default is not param.empty or not looks_boolean(param):
+        return MISSING
+    ctx.note(f"constructor argument {param.name!r}: a required flag; passed False (assumption: it "
+             f"only switches on extras, such as logging or returning attention weights)")
+    return False

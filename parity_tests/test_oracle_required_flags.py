@@ -1,0 +1,43 @@
+"""Required constructor flags that only switch on extras (log_attention_weights, return_attn, ...):
+the oracle passes False and says so; a flag that decides the computation (causal) is not guessed."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise import flags  # noqa: E402
+
+FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "required_flags.py")
+
+
+def test_a_required_flag_gets_false_and_the_notes_say_so():
+    res = check("mha", f"{FILE}:FlaggedAttention", examples=15)
+    assert res.verdict == "match", render_text(res)
+    assert any("'log_attention_weights'" in n and "passed False" in n for n in res.notes), res.notes
+
+
+def test_a_planted_bug_behind_a_required_flag_is_a_mismatch():
+    res = check("mha", f"{FILE}:FlaggedAttentionUnscaled", examples=25)
+    assert res.verdict in ("mismatch", "non_finite"), render_text(res)
+
+
+def test_a_required_flag_that_decides_the_computation_is_not_guessed():
+    res = check("mha", f"{FILE}:CausalFlagAttention", examples=3)
+    assert res.verdict == "interface_error", render_text(res)
+    assert "causal" in res.message, res.message
+
+
+@pytest.mark.parametrize("signature, flagged", [
+    ("(log_attention_weights)", True), ("(return_attn)", True), ("(use_cache)", True),
+    ("(verbose)", True), ("(anything: bool)", True), ("(use_bias)", False), ("(is_causal)", False), ("(causal)", False),
+    ("(d_model)", False), ("(dropout)", False), ("(norm_first: bool)", False)])
+def test_which_parameters_look_like_flags(signature, flagged):
+    ns: dict = {}
+    exec(f"def f{signature}: pass", ns)
+    param = next(iter(inspect.signature(ns["f"]).parameters.values()))
+    assert flags.looks_boolean(param) is flagged
