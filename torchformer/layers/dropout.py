@@ -36,15 +36,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers import compile_ops
-from torchformer.layers.validation import StrictLoad, check_float, compiling, describe, trusted
-
-
-def _check_p(name: str, p) -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
-    if not 0.0 <= float(p) < 1.0:
-        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
-    return float(p)
+from torchformer.layers.validation import StrictLoad, check_float, check_probability, compiling, describe, trusted
 
 
 def _check_keep_mask(name: str, mask, shape=None):
@@ -90,7 +82,7 @@ class Dropout(StrictLoad, nn.Module):
 
     def __init__(self, p: float = 0.1, rng: torch.Generator | None = None):
         super().__init__()
-        self.p = _check_p("p", p)
+        self.p = check_probability("p", p)
         if rng is not None and not isinstance(rng, torch.Generator):
             raise TypeError(f"rng: expected a torch.Generator or None, got {type(rng).__name__}")
         self.rng = rng

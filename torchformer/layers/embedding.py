@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import StrictLoad, check_ids, check_rng, to_torch_dtype, trusted
+from torchformer.layers.linear import draw_normal
+from torchformer.layers.validation import StrictLoad, check_ids, check_positive_int, check_rng, to_torch_dtype, trusted
 
 
 class Embedding(StrictLoad, nn.Module):
@@ -19,8 +19,8 @@ class Embedding(StrictLoad, nn.Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  scale: float = 1.0, dtype="float32", rng=None, device=None):
         super().__init__()
-        check_positive_int("Embedding", "num_embeddings", num_embeddings)
-        check_positive_int("Embedding", "embedding_dim", embedding_dim)
+        check_positive_int("num_embeddings", num_embeddings)
+        check_positive_int("embedding_dim", embedding_dim)
         if padding_idx is not None and not (isinstance(padding_idx, int)
                                             and 0 <= padding_idx < num_embeddings):
             raise ValueError(f"Embedding: padding_idx: expected None or an int in "

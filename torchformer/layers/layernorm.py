@@ -8,8 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int
-from torchformer.layers.validation import StrictLoad, check_float, to_torch_dtype, trusted
+from torchformer.layers.validation import StrictLoad, check_float, check_positive_int, to_torch_dtype, trusted
 
 
 class LayerNorm(StrictLoad, nn.Module):
@@ -17,7 +16,7 @@ class LayerNorm(StrictLoad, nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("LayerNorm", "d_model", d_model)
+        check_positive_int("d_model", d_model)
         if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
             raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
         self.d_model = d_model

@@ -13,7 +13,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.validation import StrictLoad, check_float, check_rng, to_torch_dtype, trusted
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_positive_int,
+    check_rng,
+    to_torch_dtype,
+    trusted,
+)
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -35,12 +42,6 @@ def draw_normal(shape, std: float, rng, dtype: torch.dtype, device) -> torch.Ten
     return t.to(device=device, dtype=dtype)
 
 
-def check_positive_int(owner: str, name: str, v) -> int:
-    if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-        raise ValueError(f"{owner}: {name}: expected a positive int, got {v!r}")
-    return v
-
-
 class Linear(StrictLoad, nn.Module):
     """y = x W^T + b on the last axis.
 
@@ -52,8 +53,8 @@ class Linear(StrictLoad, nn.Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype="float32",
                  rng=None, device=None):
         super().__init__()
-        check_positive_int("Linear", "in_features", in_features)
-        check_positive_int("Linear", "out_features", out_features)
+        check_positive_int("in_features", in_features)
+        check_positive_int("out_features", out_features)
         check_rng("rng", rng)
         self.in_features = in_features
         self.out_features = out_features

@@ -14,8 +14,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import StrictLoad, check_float, check_length, check_rng, to_torch_dtype, trusted
+from torchformer.layers.linear import draw_normal
+from torchformer.layers.validation import (
+    StrictLoad,
+    check_float,
+    check_length,
+    check_positive_int,
+    check_rng,
+    to_torch_dtype,
+    trusted,
+)
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:
@@ -41,8 +49,8 @@ class SinusoidalPositionalEncoding(StrictLoad, nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("SinusoidalPositionalEncoding", "d_model", d_model)
-        check_positive_int("SinusoidalPositionalEncoding", "max_len", max_len)
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
         self.d_model = d_model
         self.max_len = max_len
         self.dtype = to_torch_dtype(dtype)
@@ -67,8 +75,8 @@ class LearnedPositionalEncoding(StrictLoad, nn.Module):
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", rng=None,
                  device=None):
         super().__init__()
-        check_positive_int("LearnedPositionalEncoding", "d_model", d_model)
-        check_positive_int("LearnedPositionalEncoding", "max_len", max_len)
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
         check_rng("rng", rng)
         self.d_model = d_model
         self.max_len = max_len

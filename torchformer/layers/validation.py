@@ -148,7 +148,7 @@ def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
         s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
 
 
-def check_mask(name: str, mask, target: Sequence[int], device: torch.device | None = None
+def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device | None = None
                ) -> torch.Tensor | None:
     """A keep-mask (bool, or 0/1 integers: nonzero = may attend) broadcastable to `target`.
 
@@ -194,9 +194,18 @@ def check_rng(name: str, rng):
 
 
 def check_probability(name: str, p) -> float:
-    if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p < 1.0):
+    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
+    if not 0.0 <= float(p) < 1.0:
         raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
     return float(p)
+
+
+def check_positive_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name}: expected a positive int, got {v!r}")
+    return int(v)
 
 
 def param_dtype(module, default: torch.dtype) -> torch.dtype:
