@@ -10,10 +10,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers.linear import draw_normal
-from torchformer.layers.validation import StrictLoad, check_ids, check_positive_int, check_rng, to_torch_dtype, trusted
+from torchformer.layers.module import Module
+from torchformer.layers.validation import check_positive_int, check_rng, to_torch_dtype
 
 
-class Embedding(StrictLoad, nn.Module):
+class Embedding(Module):
     """Lookup table weight (V, D); forward(ids (...) int) -> (..., D) = weight[ids] * scale."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
@@ -40,8 +41,6 @@ class Embedding(StrictLoad, nn.Module):
         self.weight = nn.Parameter(w)
 
     def forward(self, ids) -> torch.Tensor:
-        if not trusted():                       # else the model checked the ids (range included)
-            ids = check_ids("ids", ids, self.num_embeddings, ndim=None, device=self.weight.device)
         out = F.embedding(ids, self.weight, padding_idx=self.padding_idx)   # (..., D)
         return out * self.scale if self.scale != 1.0 else out                # (..., D)
 

@@ -13,13 +13,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from torchformer.layers.module import Module
 from torchformer.layers.validation import (
-    StrictLoad,
-    check_float,
     check_positive_int,
     check_rng,
     to_torch_dtype,
-    trusted,
 )
 
 
@@ -42,7 +40,7 @@ def draw_normal(shape, std: float, rng, dtype: torch.dtype, device) -> torch.Ten
     return t.to(device=device, dtype=dtype)
 
 
-class Linear(StrictLoad, nn.Module):
+class Linear(Module):
     """y = x W^T + b on the last axis.
 
     Args: in_features I, out_features O, bias, dtype ("float32"/"float64"), rng, device.
@@ -68,11 +66,6 @@ class Linear(StrictLoad, nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if trusted():                                                      # checked by the caller
-            return F.linear(x, self.weight, self.bias)                     # (..., O)
-        check_float("x", x, dtype=self.weight.dtype)
-        if x.dim() < 1 or x.shape[-1] != self.in_features:
-            raise ValueError(f"x: expected shape (..., {self.in_features}), got {tuple(x.shape)}")
         return F.linear(x, self.weight, self.bias)                         # (..., O)
 
     def extra_repr(self) -> str:

@@ -42,27 +42,25 @@ class _Trust(threading.local):
     active = False
 
 
-_TRUST = _Trust()
+TRUST = _Trust()       # TRUST.active: inside a checked call (read it through trusted(), or as Module does)
 
 
 def trusted() -> bool:
     """True inside a torchformer model/module body that already checked its arguments (eager only;
     under torch.compile it is False, so shape and dtype checks are traced into guards)."""
-    if compiling():
-        return False
-    return _TRUST.active
+    return TRUST.active and not compiling()      # the flag first: False almost always, and cheap
 
 
 def run_checked(fn: Callable, *args, **kwargs):
     """fn(*args, **kwargs) with trusted() True inside: for a body whose arguments were just checked.
     Not a context manager on purpose: dynamo traces this plain call without a graph break."""
-    if compiling() or _TRUST.active:
+    if compiling() or TRUST.active:
         return fn(*args, **kwargs)
-    _TRUST.active = True
+    TRUST.active = True
     try:
         return fn(*args, **kwargs)
     finally:
-        _TRUST.active = False
+        TRUST.active = False
 
 
 def to_torch_dtype(dtype) -> torch.dtype:
