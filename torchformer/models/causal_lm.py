@@ -64,7 +64,7 @@ class CausalLM(ModelMixin, nn.Module):
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
                 key_keep=None) -> torch.Tensor:
         c = self.config
-        offset = check_offset(offset, caches)
+        offset = check_offset(offset, caches, c.num_decoder_layers)
         ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=self.device)
         B, T = ids.shape
         if mask is None:

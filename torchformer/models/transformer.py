@@ -54,13 +54,17 @@ def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int =
     return ids
 
 
-def check_offset(offset, caches) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold."""
+def check_offset(offset, caches, num_layers: int) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold,
+    a list of one cache dict per decoder layer (or None)."""
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
     held = cached_length(caches[0]) if caches else offset
     if held != offset:
         raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
+    if caches is not None and (not isinstance(caches, list) or len(caches) != num_layers):
+        got = len(caches) if isinstance(caches, list) else type(caches).__name__
+        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got {got}")
     return int(offset)
 
 
@@ -274,7 +278,7 @@ class Transformer(ModelMixin, nn.Module):
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D). src_mask: keep-mask over memory
         positions (None attends to all). With caches, tgt holds only the new tokens."""
         c = self.config
-        offset = check_offset(offset, caches)
+        offset = check_offset(offset, caches, c.num_decoder_layers)
         tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=self.device)
         B, T = tgt.shape
         check_float("memory", memory, dtype=self._weight_dtype, ndim=3,

@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[3] / "torchformer"
 PUBLIC_LAYERS = [getattr(tf, n) for n in tf.__all__
                  if inspect.isclass(getattr(tf, n)) and issubclass(getattr(tf, n), nn.Module)
                  and getattr(tf, n).__module__.startswith("torchformer.layers.")]
+# the models' building blocks, checked by torchformer/guards/models.py
+BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder]
+BLOCK_FILES = ("encoder.py", "decoder.py")
 NOT_IN_A_METHOD = ("trusted", "run_checked")
 
 
@@ -27,8 +30,8 @@ def test_the_public_layers_are_found():
                                                    "PositionwiseFeedForward", "CrossEntropyLoss"}
 
 
-@pytest.mark.parametrize("cls", PUBLIC_LAYERS, ids=lambda c: c.__name__)
-def test_every_public_layer_has_a_registered_call_check(cls):
+@pytest.mark.parametrize("cls", PUBLIC_LAYERS + BLOCKS, ids=lambda c: c.__name__)
+def test_every_public_layer_and_block_has_a_registered_call_check(cls):
     assert issubclass(cls, Module)
     assert registered("call", cls) is not None
 
@@ -38,10 +41,10 @@ def _calls(node) -> list[str]:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
 
 
-def test_the_layer_classes_check_no_call_argument_in_their_methods():
+def test_the_layer_and_block_classes_check_no_call_argument_in_their_methods():
     """Constructor arguments are still checked in __init__; everything a call takes is checked by the
     guard, so no other method of a layer class calls a check or the trust switch."""
-    for path in sorted((ROOT / "layers").glob("*.py")):
+    for path in sorted((ROOT / "layers").glob("*.py")) + [ROOT / "models" / f for f in BLOCK_FILES]:
         if path.name in ("validation.py", "module.py"):
             continue
         tree = ast.parse(path.read_text())
