@@ -1,13 +1,17 @@
-"""The guards of torchformer.models' building blocks: the call checks of the encoder and decoder
-layers and stacks (the twin of npformer.guards.models). Each returns forward's arguments with the
-masks as bool keep-masks on the input's device.
+"""The guards of torchformer.models: the call checks of the encoder and decoder layers and stacks,
+CausalLM and EncoderClassifier (the twin of npformer.guards.models). Each returns forward's arguments
+with token ids as int64 on the model's device and the masks as bool keep-masks on it.
 """
 from __future__ import annotations
 
 from torchformer.guards.register import checks
+from torchformer.layers.masks import check_model_mask, key_keep_mask
 from torchformer.layers.validation import check_float, check_mask, param_dtype
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.decoder import Decoder, DecoderLayer, cached_length
 from torchformer.models.encoder import Encoder, EncoderLayer
+from torchformer.models.transformer import check_offset, check_token_ids
 
 
 @checks("call", EncoderLayer, Encoder)
@@ -59,3 +63,27 @@ def decoder_call(m, x, memory=None, self_mask=None, memory_mask=None, caches=Non
     past = cached_length(caches[0]) if caches else 0
     self_mask, memory_mask = decoder_inputs(m, x, memory, self_mask, memory_mask, past)
     return x, memory, self_mask, memory_mask, caches
+
+
+@checks("call", CausalLM)
+def causal_lm_call(m, ids, mask=None, caches=None, offset=0, key_keep=None):
+    c = m.config
+    offset = check_offset(offset, caches, c.num_decoder_layers)
+    ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=m.device)
+    B, T = ids.shape
+    if mask is not None:
+        mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
+                                device=ids.device)
+    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T,
+                                                    device=ids.device)
+
+
+@checks("call", EncoderClassifier)
+def classifier_call(m, src, src_mask=None, src_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.vocab_size, c.max_len, device=m.device)
+    B, S = src.shape
+    if src_mask is not None:
+        src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep",
+                                    device=src.device)
+    return src, src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)

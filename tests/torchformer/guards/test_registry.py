@@ -20,8 +20,8 @@ PUBLIC_LAYERS = [getattr(tf, n) for n in tf.__all__
                  if inspect.isclass(getattr(tf, n)) and issubclass(getattr(tf, n), nn.Module)
                  and getattr(tf, n).__module__.startswith("torchformer.layers.")]
 # the models' building blocks, checked by torchformer/guards/models.py
-BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder]
-BLOCK_FILES = ("encoder.py", "decoder.py")
+BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder, tf.CausalLM, tf.EncoderClassifier]
+BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py")
 NOT_IN_A_METHOD = ("trusted", "run_checked")
 
 
