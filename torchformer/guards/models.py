@@ -1,12 +1,16 @@
 """The guards of torchformer.models: the call checks of the encoder and decoder layers and stacks,
-CausalLM and EncoderClassifier (the twin of npformer.guards.models). Each returns forward's arguments
+CausalLM, EncoderClassifier and the BERT models (the twin of npformer.guards.models). Each returns forward's arguments
 with token ids as int64 on the model's device and the masks as bool keep-masks on it.
 """
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 from torchformer.guards.register import checks
-from torchformer.layers.masks import check_model_mask, key_keep_mask
-from torchformer.layers.validation import check_float, check_mask, param_dtype
+from torchformer.layers.masks import check_model_mask, key_keep_mask, padding_mask
+from torchformer.layers.validation import check_float, check_ids, check_mask, describe, param_dtype
+from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.decoder import Decoder, DecoderLayer, cached_length
@@ -87,3 +91,51 @@ def classifier_call(m, src, src_mask=None, src_key_keep=None):
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep",
                                     device=src.device)
     return src, src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
+
+
+@checks("call", Pooler)
+def pooler_call(m, h):
+    check_float("h", h, dtype=m.dense.weight.dtype, ndim=3, shape=(None, None, m.d_model))
+    return (h,)
+
+
+def attention_keep(attention_mask, ids: torch.Tensor, pad_id, num_heads: int):
+    """As npformer.models.bert.attention_keep: None -> padding mask from pad_id; (B, T) 1 = real token ->
+    (B, 1, 1, T); a 4-d keep-mask broadcastable to (B, H, T, T) as it is."""
+    B, T = ids.shape
+    if attention_mask is None:
+        return padding_mask(ids, pad_id)
+    m = attention_mask if isinstance(attention_mask, torch.Tensor) else np.asarray(attention_mask)
+    if m.ndim == 2:
+        if tuple(m.shape) != (B, T):
+            raise ValueError(f"attention_mask: expected shape ({B}, {T}) (input_ids' shape, 1 = "
+                             f"real token), got {tuple(m.shape)}")
+        return check_mask("attention_mask", m[:, None, None, :], (B, num_heads, T, T),
+                          device=ids.device)
+    if m.ndim == 4:
+        return check_mask("attention_mask", m, (B, num_heads, T, T), device=ids.device)
+    raise ValueError(f"attention_mask: expected (B, T) = ({B}, {T}) or a 4-d keep-mask "
+                     f"broadcastable to ({B}, {num_heads}, {T}, {T}), got {describe(m)}")
+
+
+def check_token_types(token_type_ids, ids: torch.Tensor, type_vocab_size: int):
+    """Segment ids (B, T) in [0, type_vocab_size); None means all 0 (as Hugging Face)."""
+    if token_type_ids is None:
+        return torch.zeros_like(ids) if type_vocab_size else None
+    if not type_vocab_size:
+        raise ValueError("token_type_ids: this model has no segment embedding "
+                         "(config.type_vocab_size=0); expected None")
+    tt = check_ids("token_type_ids", token_type_ids, type_vocab_size, ndim=2, device=ids.device)
+    if tt.shape != ids.shape:
+        raise ValueError(f"token_type_ids: expected input_ids' shape {tuple(ids.shape)}, got "
+                         f"{tuple(tt.shape)}")
+    return tt
+
+
+@checks("call", BertModel, BertForMaskedLM, BertForSequenceClassification)
+def bert_call(m, input_ids, token_type_ids=None, attention_mask=None):
+    """(ids, token types, keep-mask) checked and on the model's device."""
+    c = m.config
+    ids = check_token_ids("input_ids", input_ids, c.vocab_size, c.max_len, device=m.device)
+    types = check_token_types(token_type_ids, ids, c.type_vocab_size)
+    return ids, types, attention_keep(attention_mask, ids, c.pad_id, c.num_heads)

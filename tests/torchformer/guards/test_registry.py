@@ -20,8 +20,9 @@ PUBLIC_LAYERS = [getattr(tf, n) for n in tf.__all__
                  if inspect.isclass(getattr(tf, n)) and issubclass(getattr(tf, n), nn.Module)
                  and getattr(tf, n).__module__.startswith("torchformer.layers.")]
 # the models' building blocks, checked by torchformer/guards/models.py
-BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder, tf.CausalLM, tf.EncoderClassifier]
-BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py")
+BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder, tf.CausalLM, tf.EncoderClassifier,
+          tf.BertModel, tf.BertForMaskedLM, tf.BertForSequenceClassification]
+BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py", "bert.py")
 NOT_IN_A_METHOD = ("trusted", "run_checked")
 
 
