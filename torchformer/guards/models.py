@@ -1,6 +1,7 @@
-"""The guards of torchformer.models: the call checks of the encoder and decoder layers and stacks,
-CausalLM, EncoderClassifier and the BERT models (the twin of npformer.guards.models). Each returns forward's arguments
-with token ids as int64 on the model's device and the masks as bool keep-masks on it.
+"""The guards of torchformer.models (the twin of npformer.guards.models): the call checks of the
+encoder and decoder layers and stacks, CausalLM, EncoderClassifier, the BERT models and Transformer,
+and Transformer's "encode" and "decode" checks. Each returns its method's arguments with token ids as
+int64 on the model's device and the masks as bool keep-masks on it.
 """
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.decoder import Decoder, DecoderLayer, cached_length
 from torchformer.models.encoder import Encoder, EncoderLayer
-from torchformer.models.transformer import check_offset, check_token_ids
+from torchformer.models.transformer import (
+    Transformer,
+    and_masks,
+    check_offset,
+    check_token_ids,
+    target_self_mask,
+)
 
 
 @checks("call", EncoderLayer, Encoder)
@@ -139,3 +146,66 @@ def bert_call(m, input_ids, token_type_ids=None, attention_mask=None):
     ids = check_token_ids("input_ids", input_ids, c.vocab_size, c.max_len, device=m.device)
     types = check_token_types(token_type_ids, ids, c.type_vocab_size)
     return ids, types, attention_keep(attention_mask, ids, c.pad_id, c.num_heads)
+
+
+def source_mask(m, src: torch.Tensor, src_mask, T: int | None = None, src_key_keep=None):
+    """The encoder's keep-mask: src_mask checked (or padding from pad_id), src_key_keep folded in;
+    with T, src_mask must also fit the decoder's cross-attention (T, S)."""
+    B, S = src.shape
+    H = m.config.num_heads
+    keep = key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
+    if src_mask is None:
+        pad = m.config.pad_id
+        return and_masks(None if pad is None else padding_mask(src, pad), keep)
+    src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep", device=src.device)
+    if T is not None:
+        check_mask("src_mask", src_mask, (B, H, T, S))
+    return and_masks(src_mask, keep)
+
+
+@checks("encode", Transformer)
+def transformer_encode(m, src, src_mask=None, *, src_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.src_vocab, c.max_len, device=m.device)
+    return src, source_mask(m, src, src_mask, src_key_keep=src_key_keep)
+
+
+@checks("decode", Transformer)
+def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0, *,
+                       src_key_keep=None):
+    c = m.config
+    offset = check_offset(offset, caches, c.num_decoder_layers)
+    tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=m.device)
+    B, T = tgt.shape
+    check_float("memory", memory, dtype=m._weight_dtype, ndim=3, shape=(B, None, c.d_model))
+    if src_mask is not None:
+        src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                    "src_key_keep", device=tgt.device)
+    src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                 memory.shape[1], device=tgt.device))
+    if tgt_mask is None:
+        tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)       # (B, 1, T, offset + T)
+    else:
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                    "a 4-D tgt_mask", device=tgt.device)
+    return tgt, memory, src_mask, tgt_mask, caches, offset
+
+
+@checks("call", Transformer)
+def transformer_call(m, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                     tgt_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.src_vocab, c.max_len, device=m.device)
+    tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=m.device)
+    B, T = src.shape[0], tgt.shape[1]
+    if tgt.shape[0] != B:
+        raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
+    src_mask = source_mask(m, src, src_mask, T, src_key_keep)            # (B,1,1,S) or given
+    if tgt_mask is None:
+        tgt_mask = target_self_mask(tgt, c.pad_id)                       # (B, 1, T, T)
+    else:
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T), "tgt_key_keep",
+                                    device=tgt.device)
+    tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
+                                                 device=tgt.device))
+    return src, tgt, src_mask, tgt_mask

@@ -17,7 +17,8 @@ from torch import nn
 
 from torchformer.layers.validation import TRUST, StrictLoad, compiling, run_checked
 
-# {"call": {class: check(module, *args, **kwargs) -> forward's arguments, as positions}}
+# {"call": {class: check(module, *args, **kwargs) -> forward's arguments, as positions},
+#  "encode", "decode", ...: the checks of other public methods, by name (Module.checked)}
 CHECKS: dict[str, dict] = {"call": {}}
 
 
@@ -40,3 +41,8 @@ class Module(StrictLoad, nn.Module):
         if check is None:
             return nn.Module.__call__(self, *args, **kwargs)
         return run_checked(nn.Module.__call__, self, *check(self, *args, **kwargs))
+
+    def checked(self, method: str, body, *args, **kwargs):
+        """Another public method (Transformer.encode ...): the check registered under `method`, then
+        `body` (the method's math) on the checked arguments, under run_checked."""
+        return run_checked(body, *registered(method, type(self))(self, *args, **kwargs))

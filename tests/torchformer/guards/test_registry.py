@@ -21,8 +21,8 @@ PUBLIC_LAYERS = [getattr(tf, n) for n in tf.__all__
                  and getattr(tf, n).__module__.startswith("torchformer.layers.")]
 # the models' building blocks, checked by torchformer/guards/models.py
 BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder, tf.CausalLM, tf.EncoderClassifier,
-          tf.BertModel, tf.BertForMaskedLM, tf.BertForSequenceClassification]
-BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py", "bert.py")
+          tf.BertModel, tf.BertForMaskedLM, tf.BertForSequenceClassification, tf.Transformer]
+BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py", "bert.py", "transformer.py")
 NOT_IN_A_METHOD = ("trusted", "run_checked")
 
 
@@ -118,3 +118,16 @@ def test_the_guard_hands_forward_converted_arguments():
     assert got[0].dtype == torch.bool and tuple(got[0].shape) == (3, 3)
     with pytest.raises(ValueError, match=r"^mask: expected 0/1 integer values, got values in \[2, 2\]"):
         mha(x, x, x, np.full((3, 3), 2))
+
+
+def test_transformer_encode_and_decode_are_checked_by_their_registered_guards():
+    assert registered("encode", tf.Transformer) is not None
+    assert registered("decode", tf.Transformer) is not None
+    from tests.torchformer.helpers import small_config
+    model = tf.Transformer(small_config())
+    with pytest.raises(ValueError, match=r"^src: expected token ids in \[0, 13\), got values in"):
+        model.encode(torch.tensor([[1, 99]]))
+    memory = model.encode(torch.tensor([[1, 2, 3]]))
+    with pytest.raises(TypeError, match=r"^memory: expected dtype torch.float64"):
+        model.decode(torch.tensor([[1]]), memory.float())
+    assert model.decode(torch.tensor([[1, 2]]), memory).shape == (1, 2, 13)
