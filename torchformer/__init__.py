@@ -13,6 +13,7 @@ except ImportError as _e:
 from npformer.checks.attention_maps import attention_weights
 from npformer.io.checkpoint import CheckpointError
 from npformer.models.config import TransformerConfig
+from torchformer import guards  # noqa: F401  (importing registers the input checks)
 from torchformer.decoding.beam import beam_search
 from torchformer.decoding.generate import greedy_decode
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-import torchformer.layers.linear as tf_linear
+import torchformer.guards.layers as layer_guards
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.linear import Linear
@@ -25,8 +25,8 @@ IDS = torch.tensor([[3, 5, 7, 2], [4, 4, 9, 11]])
 def test_model_body_checks_nothing_twice_but_direct_calls_check(monkeypatch):
     """Inside a model call the Linear layers skip their own checks; called directly, they check."""
     calls = []
-    real = tf_linear.check_float
-    monkeypatch.setattr(tf_linear, "check_float", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = layer_guards.check_float
+    monkeypatch.setattr(layer_guards, "check_float", lambda *a, **k: calls.append(1) or real(*a, **k))
     model = Transformer(small_config())
     model(IDS, IDS)
     assert calls == []                                   # every Linear trusted the model's checks

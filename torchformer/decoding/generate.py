@@ -88,7 +88,7 @@ class TorchDecodeStep:
                 out = m.decode(ids, stepper.memory, stepper.src_mask, mask, caches=stepper.caches,
                                offset=offset)
             elif isinstance(m, CausalLM):
-                out = run_checked(m._forward, ids, mask, stepper.caches, offset)
+                out = run_checked(m.forward, ids, mask, stepper.caches, offset)
             elif stepper.caches is None:
                 out = m(ids, mask)
             else:

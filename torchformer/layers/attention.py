@@ -26,15 +26,13 @@ from torch import nn
 
 from torchformer.layers.dropout import Dropout, dropout_apply
 from torchformer.layers.linear import Linear
+from torchformer.layers.module import Module
 from torchformer.layers.validation import (
-    StrictLoad,
     check_float,
     check_mask,
     check_rng,
     compiling,
-    run_checked,
     to_torch_dtype,
-    trusted,
 )
 
 # ------------------------------------------------------------------------------------------------
@@ -172,7 +170,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------------
 # module
 # ------------------------------------------------------------------------------------------------
-class MultiHeadAttention(StrictLoad, nn.Module):
+class MultiHeadAttention(Module):
     """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     Args: d_model D (divisible by num_heads H), num_heads, dropout (on the attention probabilities,
@@ -215,40 +213,9 @@ class MultiHeadAttention(StrictLoad, nn.Module):
         return (f"d_model={self.d_model}, num_heads={self.num_heads}, "
                 f"need_weights={self.need_weights}")
 
-    def _check_kv(self, name: str, x, B: int) -> torch.Tensor:
-        check_float(name, x, dtype=self.q_proj.weight.dtype, ndim=3)
-        if x.shape[0] != B or x.shape[2] != self.d_model:
-            raise ValueError(f"{name}: expected shape ({B}, Tk, {self.d_model}), got "
-                             f"{tuple(x.shape)}")
-        return x
-
     def forward(self, query: torch.Tensor, key: torch.Tensor | None, value: torch.Tensor | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> torch.Tensor:
-        # ---- checks first: nothing changes when an argument is wrong --------------------------
-        # (query/key/value/mask only when called directly: a torchformer caller checked them)
-        if cache is not None and not isinstance(cache, dict):
-            raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
-        if trusted():
-            return self._body(query, key, value, mask, cache, static_kv)
-        check_float("query", query, dtype=self.q_proj.weight.dtype, ndim=3)
-        B, Tq, D = query.shape
-        if D != self.d_model:
-            raise ValueError(f"query: expected shape (B, Tq, {self.d_model}), got "
-                             f"{tuple(query.shape)}")
-        reuse_kv = cache is not None and static_kv and "k" in cache
-        if not reuse_kv:
-            self._check_kv("key", key, B)
-            self._check_kv("value", value, B)
-            if value.shape != key.shape:
-                raise ValueError(f"value: expected the key's shape {tuple(key.shape)}, got "
-                                 f"{tuple(value.shape)}")
-        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
-        Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
-        keep = check_mask("mask", mask, (B, self.num_heads, Tq, Tk), device=query.device)
-        return run_checked(self._body, query, key, value, keep, cache, static_kv)
-
-    def _body(self, query, key, value, keep, cache, static_kv) -> torch.Tensor:
-        """forward after the checks; keep a bool keep-mask on query's device or None."""
+        """mask: a bool keep-mask on query's device, or None (the call's guard converts it)."""
         B, Tq, _ = query.shape
         H = self.num_heads
         if cache is not None and "k" in cache and cache["k"].shape[0] != B:
@@ -275,11 +242,11 @@ class MultiHeadAttention(StrictLoad, nn.Module):
         drop = self.attn_dropout
         if self.need_weights or drop.replay_pending or (drop.active and drop.records):
             dmask = drop.draw_mask((B, H, Tq, Tk), query.device)       # None when inactive
-            heads, weights = sdpa_explicit(q, k, v, keep, dmask, drop.p)
+            heads, weights = sdpa_explicit(q, k, v, mask, dmask, drop.p)
             self.attn_weights = weights                                # (B, H, Tq, Tk)
         else:
             drop.mark_unrecorded()                                          # SDPA drops, unrecorded
-            heads = sdpa_fast(q, k, v, keep, drop.p if drop.active else 0.0)
+            heads = sdpa_fast(q, k, v, mask, drop.p if drop.active else 0.0)
             if self.attn_weights is not None:                          # (a module setattr is dear)
                 self.attn_weights = None
         return self.out_proj(merge_heads(heads))                       # (B, Tq, D)

@@ -9,18 +9,19 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import StrictLoad, check_ids, check_rng, to_torch_dtype, trusted
+from torchformer.layers.linear import draw_normal
+from torchformer.layers.module import Module
+from torchformer.layers.validation import check_positive_int, check_rng, to_torch_dtype
 
 
-class Embedding(StrictLoad, nn.Module):
+class Embedding(Module):
     """Lookup table weight (V, D); forward(ids (...) int) -> (..., D) = weight[ids] * scale."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  scale: float = 1.0, dtype="float32", rng=None, device=None):
         super().__init__()
-        check_positive_int("Embedding", "num_embeddings", num_embeddings)
-        check_positive_int("Embedding", "embedding_dim", embedding_dim)
+        check_positive_int("num_embeddings", num_embeddings)
+        check_positive_int("embedding_dim", embedding_dim)
         if padding_idx is not None and not (isinstance(padding_idx, int)
                                             and 0 <= padding_idx < num_embeddings):
             raise ValueError(f"Embedding: padding_idx: expected None or an int in "
@@ -40,8 +41,6 @@ class Embedding(StrictLoad, nn.Module):
         self.weight = nn.Parameter(w)
 
     def forward(self, ids) -> torch.Tensor:
-        if not trusted():                       # else the model checked the ids (range included)
-            ids = check_ids("ids", ids, self.num_embeddings, ndim=None, device=self.weight.device)
         out = F.embedding(ids, self.weight, padding_idx=self.padding_idx)   # (..., D)
         return out * self.scale if self.scale != 1.0 else out                # (..., D)
 

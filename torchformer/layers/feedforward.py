@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from torchformer.layers.activations import Activation
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.linear import Linear
-from torchformer.layers.validation import StrictLoad, check_float, run_checked, to_torch_dtype, trusted
+from torchformer.layers.module import Module
+from torchformer.layers.validation import to_torch_dtype
 
 
-class PositionwiseFeedForward(StrictLoad, nn.Module):
+class PositionwiseFeedForward(Module):
     """Children: linear1 (D -> F), activation, dropout (after the activation), linear2 (F -> D).
     forward(x (B, T, D)) -> (B, T, D)."""
 
@@ -26,12 +26,5 @@ class PositionwiseFeedForward(StrictLoad, nn.Module):
         self.linear2 = Linear(d_ff, d_model, bias=bias, dtype=dtype, rng=rng, device=device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if trusted():
-            return self._body(x)
-        check_float("x", x, dtype=self.linear1.weight.dtype, ndim=3,
-                    shape=(None, None, self.d_model))
-        return run_checked(self._body, x)           # children skip their checks
-
-    def _body(self, x: torch.Tensor) -> torch.Tensor:
         h = self.activation(self.linear1(x))        # (B, T, F)
         return self.linear2(self.dropout(h))        # (B, T, D)

@@ -8,16 +8,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int
-from torchformer.layers.validation import StrictLoad, check_float, to_torch_dtype, trusted
+from torchformer.layers.module import Module
+from torchformer.layers.validation import check_positive_int, to_torch_dtype
 
 
-class LayerNorm(StrictLoad, nn.Module):
+class LayerNorm(Module):
     """Parameters weight (D,) = 1, bias (D,) = 0; forward(x (..., D)) -> (..., D)."""
 
     def __init__(self, d_model: int, eps: float = 1e-5, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("LayerNorm", "d_model", d_model)
+        check_positive_int("d_model", d_model)
         if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
             raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
         self.d_model = d_model
@@ -27,10 +27,6 @@ class LayerNorm(StrictLoad, nn.Module):
         self.bias = nn.Parameter(torch.zeros(d_model, dtype=self.dtype, device=device))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not trusted():                                                  # else checked by the caller
-            check_float("x", x, dtype=self.weight.dtype)
-            if x.dim() < 1 or x.shape[-1] != self.d_model:
-                raise ValueError(f"x: expected shape (..., {self.d_model}), got {tuple(x.shape)}")
         return F.layer_norm(x, (self.d_model,), self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

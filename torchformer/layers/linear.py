@@ -13,7 +13,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.validation import StrictLoad, check_float, check_rng, to_torch_dtype, trusted
+from torchformer.layers.module import Module
+from torchformer.layers.validation import (
+    check_positive_int,
+    check_rng,
+    to_torch_dtype,
+)
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -35,13 +40,7 @@ def draw_normal(shape, std: float, rng, dtype: torch.dtype, device) -> torch.Ten
     return t.to(device=device, dtype=dtype)
 
 
-def check_positive_int(owner: str, name: str, v) -> int:
-    if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-        raise ValueError(f"{owner}: {name}: expected a positive int, got {v!r}")
-    return v
-
-
-class Linear(StrictLoad, nn.Module):
+class Linear(Module):
     """y = x W^T + b on the last axis.
 
     Args: in_features I, out_features O, bias, dtype ("float32"/"float64"), rng, device.
@@ -52,8 +51,8 @@ class Linear(StrictLoad, nn.Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype="float32",
                  rng=None, device=None):
         super().__init__()
-        check_positive_int("Linear", "in_features", in_features)
-        check_positive_int("Linear", "out_features", out_features)
+        check_positive_int("in_features", in_features)
+        check_positive_int("out_features", out_features)
         check_rng("rng", rng)
         self.in_features = in_features
         self.out_features = out_features
@@ -67,11 +66,6 @@ class Linear(StrictLoad, nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if trusted():                                                      # checked by the caller
-            return F.linear(x, self.weight, self.bias)                     # (..., O)
-        check_float("x", x, dtype=self.weight.dtype)
-        if x.dim() < 1 or x.shape[-1] != self.in_features:
-            raise ValueError(f"x: expected shape (..., {self.in_features}), got {tuple(x.shape)}")
         return F.linear(x, self.weight, self.bias)                         # (..., O)
 
     def extra_repr(self) -> str:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
-from torchformer.layers.validation import StrictLoad, check_float
+from torchformer.layers.module import Module
 
 
-class CrossEntropyLoss(StrictLoad, nn.Module):
+class CrossEntropyLoss(Module):
     """CrossEntropyLoss(ignore_index=-100, label_smoothing=0.0);
     forward(logits (..., C), targets (...) int) -> scalar tensor (mean over counted targets)."""
 
@@ -30,27 +29,7 @@ class CrossEntropyLoss(StrictLoad, nn.Module):
         self.label_smoothing = float(label_smoothing)
 
     def forward(self, logits: torch.Tensor, targets) -> torch.Tensor:
-        check_float("logits", logits)
-        if logits.dim() < 1:
-            raise ValueError("logits: expected at least 1 dimension (..., C), got a 0-d tensor")
-        if not isinstance(targets, torch.Tensor):
-            targets = torch.as_tensor(targets)
-        if targets.dtype == torch.bool or targets.dtype.is_floating_point:
-            raise TypeError(f"targets: expected integer class indices, got dtype {targets.dtype}")
         C = logits.shape[-1]
-        if tuple(targets.shape) != tuple(logits.shape[:-1]):
-            raise ValueError(f"targets: expected shape {tuple(logits.shape[:-1])} (logits without "
-                             f"its class axis), got {tuple(targets.shape)}")
-        targets = targets.to(device=logits.device, dtype=torch.long)
-        counted = targets != self.ignore_index
-        if targets.numel():
-            bad = counted & ((targets < 0) | (targets >= C))
-            if bool(bad.any()):
-                raise ValueError(f"targets: expected class indices in [0, {C}) or ignore_index="
-                                 f"{self.ignore_index}, got {targets[bad][0].item()}")
-        if not bool(counted.any()):
-            raise ValueError(f"targets: every target equals ignore_index={self.ignore_index}; the "
-                             f"mean over zero counted targets is undefined (torch would return NaN)")
         return F.cross_entropy(logits.reshape(-1, C), targets.reshape(-1),
                                ignore_index=self.ignore_index,
                                label_smoothing=self.label_smoothing)

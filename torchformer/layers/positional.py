@@ -14,8 +14,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchformer.layers.linear import check_positive_int, draw_normal
-from torchformer.layers.validation import StrictLoad, check_float, check_length, check_rng, to_torch_dtype, trusted
+from torchformer.layers.linear import draw_normal
+from torchformer.layers.module import Module
+from torchformer.layers.validation import (
+    check_positive_int,
+    check_rng,
+    to_torch_dtype,
+)
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:
@@ -29,20 +34,14 @@ def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -
     return torch.from_numpy(pe).to(dtype=to_torch_dtype(dtype), device=device)
 
 
-def _check_offset(offset) -> int:
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    return int(offset)
-
-
-class SinusoidalPositionalEncoding(StrictLoad, nn.Module):
+class SinusoidalPositionalEncoding(Module):
     """x + pe[offset:offset+T]; the table `pe` (max_len, D) is a non-persistent buffer (not in
     state_dict, as npformer keeps it out of its parameters)."""
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("SinusoidalPositionalEncoding", "d_model", d_model)
-        check_positive_int("SinusoidalPositionalEncoding", "max_len", max_len)
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
         self.d_model = d_model
         self.max_len = max_len
         self.dtype = to_torch_dtype(dtype)
@@ -50,10 +49,6 @@ class SinusoidalPositionalEncoding(StrictLoad, nn.Module):
                              persistent=False)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        if not trusted():                       # else the model checked offset and length
-            check_float("x", x, dtype=self.pe.dtype, ndim=3, shape=(None, None, self.d_model))
-            offset = _check_offset(offset)
-            check_length("x", offset + x.shape[1], self.max_len)
         T = x.shape[1]
         return x + self.pe[offset:offset + T]                                # (B, T, D)
 
@@ -61,14 +56,14 @@ class SinusoidalPositionalEncoding(StrictLoad, nn.Module):
         return f"d_model={self.d_model}, max_len={self.max_len}"
 
 
-class LearnedPositionalEncoding(StrictLoad, nn.Module):
+class LearnedPositionalEncoding(Module):
     """x + weight[offset:offset+T] with a learned weight (max_len, D)."""
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", rng=None,
                  device=None):
         super().__init__()
-        check_positive_int("LearnedPositionalEncoding", "d_model", d_model)
-        check_positive_int("LearnedPositionalEncoding", "max_len", max_len)
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
         check_rng("rng", rng)
         self.d_model = d_model
         self.max_len = max_len
@@ -76,10 +71,6 @@ class LearnedPositionalEncoding(StrictLoad, nn.Module):
         self.weight = nn.Parameter(draw_normal((max_len, d_model), 0.02, rng, self.dtype, device))
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        if not trusted():                       # else the model checked offset and length
-            check_float("x", x, dtype=self.weight.dtype, ndim=3, shape=(None, None, self.d_model))
-            offset = _check_offset(offset)
-            check_length("x", offset + x.shape[1], self.max_len)
         T = x.shape[1]
         return x + self.weight[offset:offset + T]                            # (B, T, D)
 

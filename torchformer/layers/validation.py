@@ -42,27 +42,25 @@ class _Trust(threading.local):
     active = False
 
 
-_TRUST = _Trust()
+TRUST = _Trust()       # TRUST.active: inside a checked call (read it through trusted(), or as Module does)
 
 
 def trusted() -> bool:
     """True inside a torchformer model/module body that already checked its arguments (eager only;
     under torch.compile it is False, so shape and dtype checks are traced into guards)."""
-    if compiling():
-        return False
-    return _TRUST.active
+    return TRUST.active and not compiling()      # the flag first: False almost always, and cheap
 
 
 def run_checked(fn: Callable, *args, **kwargs):
     """fn(*args, **kwargs) with trusted() True inside: for a body whose arguments were just checked.
     Not a context manager on purpose: dynamo traces this plain call without a graph break."""
-    if compiling() or _TRUST.active:
+    if compiling() or TRUST.active:
         return fn(*args, **kwargs)
-    _TRUST.active = True
+    TRUST.active = True
     try:
         return fn(*args, **kwargs)
     finally:
-        _TRUST.active = False
+        TRUST.active = False
 
 
 def to_torch_dtype(dtype) -> torch.dtype:
@@ -148,7 +146,7 @@ def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
         s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
 
 
-def check_mask(name: str, mask, target: Sequence[int], device: torch.device | None = None
+def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device | None = None
                ) -> torch.Tensor | None:
     """A keep-mask (bool, or 0/1 integers: nonzero = may attend) broadcastable to `target`.
 
@@ -194,9 +192,18 @@ def check_rng(name: str, rng):
 
 
 def check_probability(name: str, p) -> float:
-    if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p < 1.0):
+    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
+    if not 0.0 <= float(p) < 1.0:
         raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
     return float(p)
+
+
+def check_positive_int(name: str, v) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name}: expected a positive int, got {v!r}")
+    return int(v)
 
 
 def param_dtype(module, default: torch.dtype) -> torch.dtype:

@@ -5,22 +5,19 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
-from torchformer.layers.masks import check_model_mask, key_keep_mask
+from torchformer.layers.module import Module
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import run_checked, to_torch_dtype
+from torchformer.layers.validation import to_torch_dtype
 from torchformer.models.decoder import Decoder
 from torchformer.models.encoder import check_config
 from torchformer.models.transformer import (
     ModelMixin,
     and_masks,
-    check_offset,
     check_seed,
-    check_token_ids,
     embedding_scale,
     init_rng,
     keep_input,
@@ -29,7 +26,7 @@ from torchformer.models.transformer import (
 )
 
 
-class CausalLM(ModelMixin, nn.Module):
+class CausalLM(ModelMixin, Module):
     """CausalLM(config, seed=0, device=None).
 
     Children: tgt_embed, tgt_pos, tgt_dropout, decoder (Decoder without cross-attention),
@@ -61,22 +58,15 @@ class CausalLM(ModelMixin, nn.Module):
         self.decoder_input: torch.Tensor | None = None
         self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
-    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0, *,
+    def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> torch.Tensor:
+        """ids (B, T) int64 on the model's device; mask a bool keep-mask or None (causal and not
+        padding); key_keep a (B, 1, 1, offset + T) bool keep-mask or None (the call's guard
+        converts the arguments)."""
         c = self.config
-        offset = check_offset(offset, caches)
-        ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=self.device)
-        B, T = ids.shape
         if mask is None:
             mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
-        else:
-            mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
-                                    device=ids.device)
-        mask = and_masks(mask, key_keep_mask("key_keep", key_keep, B, offset + T,
-                                             device=ids.device))
-        return run_checked(self._forward, ids, mask, caches, offset)     # nothing checked again
-
-    def _forward(self, ids, mask, caches, offset) -> torch.Tensor:
+        mask = and_masks(mask, key_keep)
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))  # (B, T, D)
         self.decoder_input = keep_input(x)
         h = self.decoder(x, None, mask, None, caches=caches)            # (B, T, D)

@@ -6,20 +6,19 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
-from torchformer.layers.masks import check_model_mask, key_keep_mask, padding_mask
+from torchformer.layers.masks import padding_mask
+from torchformer.layers.module import Module
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import run_checked, to_torch_dtype
+from torchformer.layers.validation import to_torch_dtype
 from torchformer.models.encoder import Encoder, check_config
 from torchformer.models.transformer import (
     ModelMixin,
     and_masks,
     check_seed,
-    check_token_ids,
     embedding_scale,
     init_rng,
     keep_input,
@@ -27,7 +26,7 @@ from torchformer.models.transformer import (
 )
 
 
-class EncoderClassifier(ModelMixin, nn.Module):
+class EncoderClassifier(ModelMixin, Module):
     """EncoderClassifier(config, seed=0, device=None).
 
     Children: src_embed, src_pos, src_dropout, encoder, classifier (Linear D -> num_classes).
@@ -64,20 +63,13 @@ class EncoderClassifier(ModelMixin, nn.Module):
         weights = keep / count                                              # (B, S) keep / count
         return torch.einsum("bs,bsd->bd", weights, h)                       # (B, D) sum_s w h
 
-    def forward(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
+    def forward(self, src, src_mask=None, src_key_keep=None) -> torch.Tensor:
+        """src (B, S) int64 on the model's device; src_mask a bool keep-mask or None (not padding);
+        src_key_keep a (B, 1, 1, S) bool keep-mask or None (the call's guard converts them)."""
         c = self.config
-        src = check_token_ids("src", src, c.vocab_size, c.max_len, device=self.device)
-        B, S = src.shape
-        if src_mask is None:
-            src_mask = None if c.pad_id is None else padding_mask(src, c.pad_id)   # (B, 1, 1, S)
-        else:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S),
-                                        "src_key_keep", device=src.device)
-        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S,
-                                                     device=src.device))
-        return run_checked(self._forward, src, src_mask)                # nothing checked again
-
-    def _forward(self, src, src_mask) -> torch.Tensor:
+        if src_mask is None and c.pad_id is not None:
+            src_mask = padding_mask(src, c.pad_id)                          # (B, 1, 1, S)
+        src_mask = and_masks(src_mask, src_key_keep)
         x = self.src_dropout(self.src_pos(self.src_embed(src)))             # (B, S, D)
         self.encoder_input = keep_input(x)
         h = self.encoder(x, src_mask)                                       # (B, S, D)

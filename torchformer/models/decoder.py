@@ -17,41 +17,11 @@ from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.module import Module
 from torchformer.layers.validation import (
-    StrictLoad,
-    check_float,
-    check_mask,
-    param_dtype,
-    run_checked,
     to_torch_dtype,
-    trusted,
 )
 from torchformer.models.encoder import check_config
-
-
-def check_decoder_inputs(module: nn.Module, x, memory, self_mask, memory_mask, past: int = 0):
-    """Shared argument checks of DecoderLayer and Decoder; returns the bool masks on x's device.
-    `past` cached positions widen the self-attention mask to (T, past + T)."""
-    c = module.config
-    dtype = param_dtype(module, module.dtype)
-    check_float("x", x, dtype=dtype, ndim=3, shape=(None, None, c.d_model))
-    B, T, _ = x.shape
-    if module.cross_attention:
-        if memory is None:
-            raise ValueError(f"memory: {type(module).__name__} with cross_attention=True needs the "
-                             f"encoder output (B, S, {c.d_model}), got None")
-        check_float("memory", memory, dtype=dtype, ndim=3, shape=(B, None, c.d_model))
-        memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]),
-                                 device=x.device)
-    else:
-        if memory is not None:
-            raise ValueError(f"memory: {type(module).__name__} with cross_attention=False takes no "
-                             f"memory, got {type(memory).__name__}")
-        if memory_mask is not None:
-            raise ValueError(f"memory_mask: {type(module).__name__} with cross_attention=False "
-                             f"takes no memory_mask, got {type(memory_mask).__name__}")
-    self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T), device=x.device)
-    return self_mask, memory_mask
 
 
 def cached_length(cache: dict | None) -> int:
@@ -65,7 +35,7 @@ def cached_length(cache: dict | None) -> int:
     return self_cache["k"].shape[2] if "k" in self_cache else 0
 
 
-class DecoderLayer(StrictLoad, nn.Module):
+class DecoderLayer(Module):
     """Children (in this order): self_attn, norm1, dropout1, [cross_attn, norm2, dropout2],
     feed_forward, then norm3, dropout3 (with cross-attention) or norm2, dropout2 (without).
 
@@ -116,13 +86,7 @@ class DecoderLayer(StrictLoad, nn.Module):
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, self_mask=None,
                 memory_mask=None, cache: dict | None = None) -> torch.Tensor:
-        past = cached_length(cache)
-        if trusted():                                           # called by a checked torchformer body
-            return self._body(x, memory, self_mask, memory_mask, cache)
-        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
-        return run_checked(self._body, x, memory, self_mask, memory_mask, cache)
-
-    def _body(self, x, memory, self_mask, memory_mask, cache) -> torch.Tensor:
+        """The masks: bool keep-masks on x's device, or None (the call's guard converts them)."""
         self_cache = cross_cache = None
         if cache is not None:
             self_cache = cache.setdefault("self", {})
@@ -149,7 +113,7 @@ class DecoderLayer(StrictLoad, nn.Module):
         return self.ff_norm(x + ff_block(x))                         # (B, T, D)
 
 
-class Decoder(StrictLoad, nn.Module):
+class Decoder(Module):
     """config.num_decoder_layers DecoderLayers (`layers.0`, ...) and, with config.final_norm, `norm`.
     forward(x, memory=None, self_mask=None, memory_mask=None, caches=None) -> (B, T, D); caches a
     list with one layer cache dict per layer."""
@@ -169,18 +133,7 @@ class Decoder(StrictLoad, nn.Module):
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, self_mask=None,
                 memory_mask=None, caches: list | None = None) -> torch.Tensor:
-        if caches is not None:
-            if not isinstance(caches, list) or len(caches) != len(self.layers):
-                got = len(caches) if isinstance(caches, list) else type(caches).__name__
-                raise ValueError(f"caches: expected a list of {len(self.layers)} dicts (one per "
-                                 f"layer), got {got}")
-        if trusted():                                           # called by a checked torchformer body
-            return self._body(x, memory, self_mask, memory_mask, caches)
-        past = cached_length(caches[0]) if caches else 0
-        self_mask, memory_mask = check_decoder_inputs(self, x, memory, self_mask, memory_mask, past)
-        return run_checked(self._body, x, memory, self_mask, memory_mask, caches)
-
-    def _body(self, x, memory, self_mask, memory_mask, caches) -> torch.Tensor:
+        """The masks: bool keep-masks on x's device, or None (the call's guard converts them)."""
         for i, layer in enumerate(self.layers):
             x = layer(x, memory, self_mask, memory_mask,
                       cache=None if caches is None else caches[i])   # (B, T, D)

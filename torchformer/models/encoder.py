@@ -14,14 +14,9 @@ from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.module import Module
 from torchformer.layers.validation import (
-    StrictLoad,
-    check_float,
-    check_mask,
-    param_dtype,
-    run_checked,
     to_torch_dtype,
-    trusted,
 )
 
 
@@ -31,7 +26,7 @@ def check_config(name: str, config):
     return config
 
 
-class EncoderLayer(StrictLoad, nn.Module):
+class EncoderLayer(Module):
     """Children (in this order): self_attn, norm1, dropout1, feed_forward, norm2, dropout2.
     forward(x (B, T, D), mask=None) -> (B, T, D); mask a keep-mask broadcastable to (B, H, T, T)."""
 
@@ -51,15 +46,7 @@ class EncoderLayer(StrictLoad, nn.Module):
         self.dropout2 = Dropout(c.dropout)
 
     def forward(self, x: torch.Tensor, mask=None) -> torch.Tensor:
-        if trusted():                                           # called by a checked torchformer body
-            return self._body(x, mask)
-        c = self.config
-        check_float("x", x, dtype=self.norm1.weight.dtype, ndim=3, shape=(None, None, c.d_model))
-        B, T, _ = x.shape
-        mask = check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
-        return run_checked(self._body, x, mask)                 # children skip their checks
-
-    def _body(self, x: torch.Tensor, mask) -> torch.Tensor:
+        """mask: a bool keep-mask on x's device, or None (the call's guard converts it)."""
         c = self.config
         if c.norm_first:
             h = self.norm1(x)                                                   # (B, T, D)
@@ -69,7 +56,7 @@ class EncoderLayer(StrictLoad, nn.Module):
         return self.norm2(x + self.dropout2(self.feed_forward(x)))              # (B, T, D)
 
 
-class Encoder(StrictLoad, nn.Module):
+class Encoder(Module):
     """config.num_encoder_layers EncoderLayers (`layers.0`, ...) and, with config.final_norm, `norm`.
     forward(x (B, T, D), mask=None) -> (B, T, D)."""
 
@@ -84,16 +71,7 @@ class Encoder(StrictLoad, nn.Module):
             self.norm = LayerNorm(c.d_model, c.layer_norm_eps, c.dtype, device)
 
     def forward(self, x: torch.Tensor, mask=None) -> torch.Tensor:
-        if trusted():                                           # called by a checked torchformer body
-            return self._body(x, mask)
-        c = self.config
-        check_float("x", x, dtype=param_dtype(self, self.dtype), ndim=3,
-                    shape=(None, None, c.d_model))
-        B, T, _ = x.shape
-        mask = check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
-        return run_checked(self._body, x, mask)                 # children skip their checks
-
-    def _body(self, x: torch.Tensor, mask) -> torch.Tensor:
+        """mask: a bool keep-mask on x's device, or None (the call's guard converts it)."""
         c = self.config
         for layer in self.layers:
             x = layer(x, mask)                                                  # (B, T, D)

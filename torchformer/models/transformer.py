@@ -23,16 +23,14 @@ from torch import nn
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
-from torchformer.layers.masks import causal_mask, check_model_mask, key_keep_mask, padding_mask
+from torchformer.layers.masks import causal_mask
+from torchformer.layers.module import Module
 from torchformer.layers.positional import make_positional
 from torchformer.layers.validation import (
     StrictLoad,
-    check_float,
     check_ids,
     check_length,
-    check_mask,
     compiling,
-    run_checked,
     to_torch_dtype,
 )
 from torchformer.models.decoder import Decoder, cached_length
@@ -54,13 +52,17 @@ def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int =
     return ids
 
 
-def check_offset(offset, caches) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold."""
+def check_offset(offset, caches, num_layers: int) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold,
+    a list of one cache dict per decoder layer (or None)."""
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
     held = cached_length(caches[0]) if caches else offset
     if held != offset:
         raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
+    if caches is not None and (not isinstance(caches, list) or len(caches) != num_layers):
+        got = len(caches) if isinstance(caches, list) else type(caches).__name__
+        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got {got}")
     return int(offset)
 
 
@@ -192,7 +194,7 @@ class ModelMixin:
 # ------------------------------------------------------------------------------------------------
 # the model
 # ------------------------------------------------------------------------------------------------
-class Transformer(ModelMixin, nn.Module):
+class Transformer(ModelMixin, Module):
     """Encoder-decoder Transformer; Transformer(config, seed=0, device=None).
 
     Children: src_embed, tgt_embed, src_pos, tgt_pos, src_dropout, tgt_dropout, encoder, decoder,
@@ -236,19 +238,6 @@ class Transformer(ModelMixin, nn.Module):
         self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
     # -- checks and masks ------------------------------------------------------------------------
-    def _src_mask(self, src: torch.Tensor, src_mask, T: int | None = None, src_key_keep=None):
-        B, S = src.shape
-        H = self.config.num_heads
-        keep = key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
-        if src_mask is None:
-            pad = self.config.pad_id
-            return and_masks(None if pad is None else padding_mask(src, pad), keep)
-        src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep",
-                                    device=src.device)
-        if T is not None:
-            check_mask("src_mask", src_mask, (B, H, T, S))
-        return and_masks(src_mask, keep)
-
     # -- pieces ----------------------------------------------------------------------------------
     def _encode(self, src: torch.Tensor, src_mask) -> torch.Tensor:
         x = self.src_dropout(self.src_pos(self.src_embed(src)))          # (B, S, D)
@@ -264,51 +253,17 @@ class Transformer(ModelMixin, nn.Module):
     # -- public ----------------------------------------------------------------------------------
     def encode(self, src, src_mask=None, *, src_key_keep=None) -> torch.Tensor:
         """memory (B, S, D) for src (B, S)."""
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
-        return run_checked(self._encode, src,
-                           self._src_mask(src, src_mask, src_key_keep=src_key_keep))
+        return self.checked("encode", self._encode, src, src_mask, src_key_keep=src_key_keep)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0, *, src_key_keep=None) -> torch.Tensor:
         """logits (B, T, V) of tgt (B, T) given memory (B, S, D). src_mask: keep-mask over memory
         positions (None attends to all). With caches, tgt holds only the new tokens."""
-        c = self.config
-        offset = check_offset(offset, caches)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=self.device)
-        B, T = tgt.shape
-        check_float("memory", memory, dtype=self._weight_dtype, ndim=3,
-                    shape=(B, None, c.d_model))
-        if src_mask is not None:
-            src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
-                                        "src_key_keep", device=tgt.device)
-        src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
-                                                     memory.shape[1], device=tgt.device))
-        if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)   # (B, 1, T, offset + T)
-        else:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
-                                        "a 4-D tgt_mask", device=tgt.device)
-        return run_checked(self._decode, tgt, memory, src_mask, tgt_mask, caches, offset)
+        return self.checked("decode", self._decode, tgt, memory, src_mask, tgt_mask, caches, offset,
+                            src_key_keep=src_key_keep)
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
-                tgt_key_keep=None) -> torch.Tensor:
-        c = self.config
-        src = check_token_ids("src", src, c.src_vocab, c.max_len, device=self.device)
-        tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=self.device)
-        B, T = src.shape[0], tgt.shape[1]
-        if tgt.shape[0] != B:
-            raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
-        src_mask = self._src_mask(src, src_mask, T, src_key_keep)         # (B,1,1,S) or given
-        if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, c.pad_id)                   # (B, 1, T, T)
-        else:
-            tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T),
-                                        "tgt_key_keep", device=tgt.device)
-        tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
-                                                     device=tgt.device))
-        return run_checked(self._forward, src, tgt, src_mask, tgt_mask)  # nothing checked again
-
-    def _forward(self, src, tgt, src_mask, tgt_mask) -> torch.Tensor:
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None) -> torch.Tensor:
+        """src (B, S), tgt (B, T) int64 and the bool keep-masks, on the model's device, as the call's
+        guard hands them over (padding and causal masks applied, key keep-masks folded in)."""
         memory = self._encode(src, src_mask)                             # (B, S, D)
         return self._decode(tgt, memory, src_mask, tgt_mask)             # (B, T, V)

@@ -1,0 +1,133 @@
+"""torchformer's layer guards: every public layer is checked at its call by a check registered apart
+from its math (torchformer/guards/layers.py), once per outermost call, subclasses inherit their base's
+check, user hooks still see the calls, and the layers' forward methods hold no argument check."""
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import torchformer as tf
+from torchformer.layers.module import CHECKS, Module, registered
+
+ROOT = Path(__file__).resolve().parents[3] / "torchformer"
+PUBLIC_LAYERS = [getattr(tf, n) for n in tf.__all__
+                 if inspect.isclass(getattr(tf, n)) and issubclass(getattr(tf, n), nn.Module)
+                 and getattr(tf, n).__module__.startswith("torchformer.layers.")]
+# the models' building blocks, checked by torchformer/guards/models.py
+BLOCKS = [tf.EncoderLayer, tf.Encoder, tf.DecoderLayer, tf.Decoder, tf.CausalLM, tf.EncoderClassifier,
+          tf.BertModel, tf.BertForMaskedLM, tf.BertForSequenceClassification, tf.Transformer]
+BLOCK_FILES = ("encoder.py", "decoder.py", "causal_lm.py", "classifier.py", "bert.py", "transformer.py")
+NOT_IN_A_METHOD = ("trusted", "run_checked")
+
+
+def test_the_public_layers_are_found():
+    assert {c.__name__ for c in PUBLIC_LAYERS} >= {"Linear", "LayerNorm", "MultiHeadAttention",
+                                                   "PositionwiseFeedForward", "CrossEntropyLoss"}
+
+
+@pytest.mark.parametrize("cls", PUBLIC_LAYERS + BLOCKS, ids=lambda c: c.__name__)
+def test_every_public_layer_and_block_has_a_registered_call_check(cls):
+    assert issubclass(cls, Module)
+    assert registered("call", cls) is not None
+
+
+def _calls(node) -> list[str]:
+    return [n.func.id for n in ast.walk(node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+
+
+def test_the_layer_and_block_classes_check_no_call_argument_in_their_methods():
+    """Constructor arguments are still checked in __init__; everything a call takes is checked by the
+    guard, so no other method of a layer class calls a check or the trust switch."""
+    for path in sorted((ROOT / "layers").glob("*.py")) + [ROOT / "models" / f for f in BLOCK_FILES]:
+        if path.name in ("validation.py", "module.py"):
+            continue
+        tree = ast.parse(path.read_text())
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name != "__init__"):
+                bad = [c for c in _calls(fn) if c.startswith("check_") or c in NOT_IN_A_METHOD]
+                assert not bad, f"{path.name}: {cls.name}.{fn.name} calls {bad}"
+        imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+        assert not set(imported) & set(NOT_IN_A_METHOD), (path.name, imported)
+
+
+def _spy(cls, calls):
+    original = registered("call", cls)
+
+    def spy(m, *args, **kwargs):
+        calls.append(type(m).__name__)
+        return original(m, *args, **kwargs)
+    return original, spy
+
+
+def test_a_registered_check_runs_once_at_the_outermost_call():
+    calls = []
+    ffn = tf.PositionwiseFeedForward(4, 6, dtype="float64")
+    saved = {c: registered("call", c) for c in (tf.PositionwiseFeedForward, tf.Linear)}
+    for c in saved:
+        CHECKS["call"][c] = _spy(c, calls)[1]
+    try:
+        x = torch.ones(2, 3, 4, dtype=torch.float64)
+        ffn(x)
+        assert calls == ["PositionwiseFeedForward"]          # its Linear children trusted it
+        ffn.linear1(x)
+        assert calls == ["PositionwiseFeedForward", "Linear"]  # called directly: checked
+        calls.clear()
+        ffn.forward(x)              # forward itself checks nothing; outside a checked call the
+        assert calls == ["Linear", "Linear"]                  # children it calls check their own
+    finally:
+        CHECKS["call"].update(saved)
+
+
+def test_a_subclass_is_checked_by_its_base_class_guard():
+    class Scaled(tf.Linear):
+        def forward(self, x):
+            return 2 * super().forward(x)
+
+    lin = Scaled(4, 3, dtype="float64")
+    with pytest.raises(ValueError, match=r"^x: expected shape \(\.\.\., 4\), got \(2, 5\)"):
+        lin(torch.ones(2, 5, dtype=torch.float64))
+    assert lin(torch.ones(2, 4, dtype=torch.float64)).shape == (2, 3)
+
+
+def test_user_hooks_on_a_child_see_the_checked_call_inside_a_model_call():
+    ffn = tf.PositionwiseFeedForward(4, 6, dtype="float64")
+    seen = []
+    pre = ffn.linear2.register_forward_pre_hook(lambda m, args: seen.append(("pre", args[0].shape)))
+    post = ffn.linear2.register_forward_hook(lambda m, args, out: seen.append(("post", out.shape)))
+    ffn(torch.ones(2, 3, 4, dtype=torch.float64))
+    pre.remove()
+    post.remove()
+    assert seen == [("pre", (2, 3, 6)), ("post", (2, 3, 4))]
+
+
+def test_the_guard_hands_forward_converted_arguments():
+    """The attention guard turns a 0/1 integer numpy mask into a bool keep-mask tensor, which is what
+    forward receives (a pre-hook sees the converted arguments)."""
+    mha = tf.MultiHeadAttention(4, 2, dtype="float64")
+    got = []
+    mha.register_forward_pre_hook(lambda m, args: got.append(args[3]))
+    x = torch.ones(1, 3, 4, dtype=torch.float64)
+    mha(x, x, x, np.tril(np.ones((3, 3), dtype=np.int64)))
+    assert got[0].dtype == torch.bool and tuple(got[0].shape) == (3, 3)
+    with pytest.raises(ValueError, match=r"^mask: expected 0/1 integer values, got values in \[2, 2\]"):
+        mha(x, x, x, np.full((3, 3), 2))
+
+
+def test_transformer_encode_and_decode_are_checked_by_their_registered_guards():
+    assert registered("encode", tf.Transformer) is not None
+    assert registered("decode", tf.Transformer) is not None
+    from tests.torchformer.helpers import small_config
+    model = tf.Transformer(small_config())
+    with pytest.raises(ValueError, match=r"^src: expected token ids in \[0, 13\), got values in"):
+        model.encode(torch.tensor([[1, 99]]))
+    memory = model.encode(torch.tensor([[1, 2, 3]]))
+    with pytest.raises(TypeError, match=r"^memory: expected dtype torch.float64"):
+        model.decode(torch.tensor([[1]]), memory.float())
+    assert model.decode(torch.tensor([[1, 2]]), memory).shape == (1, 2, 13)

@@ -1,0 +1,126 @@
+"""The guards of torchformer.layers: each layer's call checks (the twin of npformer.guards.layers).
+
+A "call" guard returns forward's arguments as forward expects them (a keep-mask as a bool tensor on
+the input's device, ids as an int64 tensor on the weight's); the layer's math then runs on them
+without checking anything again. Messages name the argument, what was expected and what came.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from torchformer.guards.register import checks
+from torchformer.layers.activations import Activation
+from torchformer.layers.attention import MultiHeadAttention
+from torchformer.layers.dropout import Dropout
+from torchformer.layers.embedding import Embedding
+from torchformer.layers.feedforward import PositionwiseFeedForward
+from torchformer.layers.layernorm import LayerNorm
+from torchformer.layers.linear import Linear
+from torchformer.layers.loss import CrossEntropyLoss
+from torchformer.layers.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
+from torchformer.layers.validation import check_float, check_ids, check_length, check_mask
+
+
+def last_axis(name: str, x: torch.Tensor, size: int) -> None:
+    if x.dim() < 1 or x.shape[-1] != size:
+        raise ValueError(f"{name}: expected shape (..., {size}), got {tuple(x.shape)}")
+
+
+@checks("call", Linear)
+def linear_call(m, x):
+    check_float("x", x, dtype=m.weight.dtype)
+    last_axis("x", x, m.in_features)
+    return (x,)
+
+
+@checks("call", LayerNorm)
+def layernorm_call(m, x):
+    check_float("x", x, dtype=m.weight.dtype)
+    last_axis("x", x, m.d_model)
+    return (x,)
+
+
+@checks("call", Activation, Dropout)
+def any_float_call(m, x):
+    check_float("x", x)
+    return (x,)
+
+
+@checks("call", Embedding)
+def embedding_call(m, ids):
+    return (check_ids("ids", ids, m.num_embeddings, ndim=None, device=m.weight.device),)
+
+
+def check_offset(offset) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
+    return int(offset)
+
+
+@checks("call", SinusoidalPositionalEncoding, LearnedPositionalEncoding)
+def positional_call(m, x, offset=0):
+    table = m.pe if isinstance(m, SinusoidalPositionalEncoding) else m.weight
+    check_float("x", x, dtype=table.dtype, ndim=3, shape=(None, None, m.d_model))
+    offset = check_offset(offset)
+    check_length("x", offset + x.shape[1], m.max_len)
+    return x, offset
+
+
+@checks("call", PositionwiseFeedForward)
+def feedforward_call(m, x):
+    check_float("x", x, dtype=m.linear1.weight.dtype, ndim=3, shape=(None, None, m.d_model))
+    return (x,)
+
+
+def key_or_value(m, name: str, x, B: int) -> None:
+    check_float(name, x, dtype=m.q_proj.weight.dtype, ndim=3)
+    if x.shape[0] != B or x.shape[2] != m.d_model:
+        raise ValueError(f"{name}: expected shape ({B}, Tk, {m.d_model}), got {tuple(x.shape)}")
+
+
+@checks("call", MultiHeadAttention)
+def attention_call(m, query, key, value, mask=None, cache=None, static_kv=False):
+    if cache is not None and not isinstance(cache, dict):
+        raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
+    check_float("query", query, dtype=m.q_proj.weight.dtype, ndim=3)
+    B, Tq, D = query.shape
+    if D != m.d_model:
+        raise ValueError(f"query: expected shape (B, Tq, {m.d_model}), got {tuple(query.shape)}")
+    reuse_kv = cache is not None and static_kv and "k" in cache
+    if not reuse_kv:
+        key_or_value(m, "key", key, B)
+        key_or_value(m, "value", value, B)
+        if value.shape != key.shape:
+            raise ValueError(f"value: expected the key's shape {tuple(key.shape)}, got "
+                             f"{tuple(value.shape)}")
+    past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
+    Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
+    keep = check_mask("mask", mask, (B, m.num_heads, Tq, Tk), device=query.device)
+    return query, key, value, keep, cache, static_kv
+
+
+@checks("call", CrossEntropyLoss)
+def loss_call(m, logits, targets):
+    check_float("logits", logits)
+    if logits.dim() < 1:
+        raise ValueError("logits: expected at least 1 dimension (..., C), got a 0-d tensor")
+    if not isinstance(targets, torch.Tensor):
+        targets = torch.as_tensor(targets)
+    if targets.dtype == torch.bool or targets.dtype.is_floating_point:
+        raise TypeError(f"targets: expected integer class indices, got dtype {targets.dtype}")
+    C = logits.shape[-1]
+    if tuple(targets.shape) != tuple(logits.shape[:-1]):
+        raise ValueError(f"targets: expected shape {tuple(logits.shape[:-1])} (logits without "
+                         f"its class axis), got {tuple(targets.shape)}")
+    targets = targets.to(device=logits.device, dtype=torch.long)
+    counted = targets != m.ignore_index
+    if targets.numel():
+        bad = counted & ((targets < 0) | (targets >= C))
+        if bool(bad.any()):
+            raise ValueError(f"targets: expected class indices in [0, {C}) or ignore_index="
+                             f"{m.ignore_index}, got {targets[bad][0].item()}")
+    if not bool(counted.any()):
+        raise ValueError(f"targets: every target equals ignore_index={m.ignore_index}; the "
+                         f"mean over zero counted targets is undefined (torch would return NaN)")
+    return logits, targets

@@ -1,0 +1,211 @@
+"""The guards of torchformer.models (the twin of npformer.guards.models): the call checks of the
+encoder and decoder layers and stacks, CausalLM, EncoderClassifier, the BERT models and Transformer,
+and Transformer's "encode" and "decode" checks. Each returns its method's arguments with token ids as
+int64 on the model's device and the masks as bool keep-masks on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from torchformer.guards.register import checks
+from torchformer.layers.masks import check_model_mask, key_keep_mask, padding_mask
+from torchformer.layers.validation import check_float, check_ids, check_mask, describe, param_dtype
+from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
+from torchformer.models.causal_lm import CausalLM
+from torchformer.models.classifier import EncoderClassifier
+from torchformer.models.decoder import Decoder, DecoderLayer, cached_length
+from torchformer.models.encoder import Encoder, EncoderLayer
+from torchformer.models.transformer import (
+    Transformer,
+    and_masks,
+    check_offset,
+    check_token_ids,
+    target_self_mask,
+)
+
+
+@checks("call", EncoderLayer, Encoder)
+def encoder_call(m, x, mask=None):
+    c = m.config
+    check_float("x", x, dtype=param_dtype(m, m.dtype), ndim=3, shape=(None, None, c.d_model))
+    B, T, _ = x.shape
+    return x, check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
+
+
+def decoder_inputs(m, x, memory, self_mask, memory_mask, past: int):
+    """The checks DecoderLayer and Decoder share; the bool masks on x's device. `past` cached
+    positions widen the self-attention mask to (T, past + T)."""
+    c = m.config
+    dtype = param_dtype(m, m.dtype)
+    check_float("x", x, dtype=dtype, ndim=3, shape=(None, None, c.d_model))
+    B, T, _ = x.shape
+    if m.cross_attention:
+        if memory is None:
+            raise ValueError(f"memory: {type(m).__name__} with cross_attention=True needs the "
+                             f"encoder output (B, S, {c.d_model}), got None")
+        check_float("memory", memory, dtype=dtype, ndim=3, shape=(B, None, c.d_model))
+        memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]),
+                                 device=x.device)
+    else:
+        if memory is not None:
+            raise ValueError(f"memory: {type(m).__name__} with cross_attention=False takes no "
+                             f"memory, got {type(memory).__name__}")
+        if memory_mask is not None:
+            raise ValueError(f"memory_mask: {type(m).__name__} with cross_attention=False takes "
+                             f"no memory_mask, got {type(memory_mask).__name__}")
+    self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T), device=x.device)
+    return self_mask, memory_mask
+
+
+@checks("call", DecoderLayer)
+def decoder_layer_call(m, x, memory=None, self_mask=None, memory_mask=None, cache=None):
+    past = cached_length(cache)
+    self_mask, memory_mask = decoder_inputs(m, x, memory, self_mask, memory_mask, past)
+    return x, memory, self_mask, memory_mask, cache
+
+
+@checks("call", Decoder)
+def decoder_call(m, x, memory=None, self_mask=None, memory_mask=None, caches=None):
+    if caches is not None and (not isinstance(caches, list) or len(caches) != len(m.layers)):
+        got = len(caches) if isinstance(caches, list) else type(caches).__name__
+        raise ValueError(f"caches: expected a list of {len(m.layers)} dicts (one per layer), "
+                         f"got {got}")
+    past = cached_length(caches[0]) if caches else 0
+    self_mask, memory_mask = decoder_inputs(m, x, memory, self_mask, memory_mask, past)
+    return x, memory, self_mask, memory_mask, caches
+
+
+@checks("call", CausalLM)
+def causal_lm_call(m, ids, mask=None, caches=None, offset=0, key_keep=None):
+    c = m.config
+    offset = check_offset(offset, caches, c.num_decoder_layers)
+    ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=m.device)
+    B, T = ids.shape
+    if mask is not None:
+        mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
+                                device=ids.device)
+    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T,
+                                                    device=ids.device)
+
+
+@checks("call", EncoderClassifier)
+def classifier_call(m, src, src_mask=None, src_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.vocab_size, c.max_len, device=m.device)
+    B, S = src.shape
+    if src_mask is not None:
+        src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, S, S), "src_key_keep",
+                                    device=src.device)
+    return src, src_mask, key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
+
+
+@checks("call", Pooler)
+def pooler_call(m, h):
+    check_float("h", h, dtype=m.dense.weight.dtype, ndim=3, shape=(None, None, m.d_model))
+    return (h,)
+
+
+def attention_keep(attention_mask, ids: torch.Tensor, pad_id, num_heads: int):
+    """As npformer.models.bert.attention_keep: None -> padding mask from pad_id; (B, T) 1 = real token ->
+    (B, 1, 1, T); a 4-d keep-mask broadcastable to (B, H, T, T) as it is."""
+    B, T = ids.shape
+    if attention_mask is None:
+        return padding_mask(ids, pad_id)
+    m = attention_mask if isinstance(attention_mask, torch.Tensor) else np.asarray(attention_mask)
+    if m.ndim == 2:
+        if tuple(m.shape) != (B, T):
+            raise ValueError(f"attention_mask: expected shape ({B}, {T}) (input_ids' shape, 1 = "
+                             f"real token), got {tuple(m.shape)}")
+        return check_mask("attention_mask", m[:, None, None, :], (B, num_heads, T, T),
+                          device=ids.device)
+    if m.ndim == 4:
+        return check_mask("attention_mask", m, (B, num_heads, T, T), device=ids.device)
+    raise ValueError(f"attention_mask: expected (B, T) = ({B}, {T}) or a 4-d keep-mask "
+                     f"broadcastable to ({B}, {num_heads}, {T}, {T}), got {describe(m)}")
+
+
+def check_token_types(token_type_ids, ids: torch.Tensor, type_vocab_size: int):
+    """Segment ids (B, T) in [0, type_vocab_size); None means all 0 (as Hugging Face)."""
+    if token_type_ids is None:
+        return torch.zeros_like(ids) if type_vocab_size else None
+    if not type_vocab_size:
+        raise ValueError("token_type_ids: this model has no segment embedding "
+                         "(config.type_vocab_size=0); expected None")
+    tt = check_ids("token_type_ids", token_type_ids, type_vocab_size, ndim=2, device=ids.device)
+    if tt.shape != ids.shape:
+        raise ValueError(f"token_type_ids: expected input_ids' shape {tuple(ids.shape)}, got "
+                         f"{tuple(tt.shape)}")
+    return tt
+
+
+@checks("call", BertModel, BertForMaskedLM, BertForSequenceClassification)
+def bert_call(m, input_ids, token_type_ids=None, attention_mask=None):
+    """(ids, token types, keep-mask) checked and on the model's device."""
+    c = m.config
+    ids = check_token_ids("input_ids", input_ids, c.vocab_size, c.max_len, device=m.device)
+    types = check_token_types(token_type_ids, ids, c.type_vocab_size)
+    return ids, types, attention_keep(attention_mask, ids, c.pad_id, c.num_heads)
+
+
+def source_mask(m, src: torch.Tensor, src_mask, T: int | None = None, src_key_keep=None):
+    """The encoder's keep-mask: src_mask checked (or padding from pad_id), src_key_keep folded in;
+    with T, src_mask must also fit the decoder's cross-attention (T, S)."""
+    B, S = src.shape
+    H = m.config.num_heads
+    keep = key_keep_mask("src_key_keep", src_key_keep, B, S, device=src.device)
+    if src_mask is None:
+        pad = m.config.pad_id
+        return and_masks(None if pad is None else padding_mask(src, pad), keep)
+    src_mask = check_model_mask("src_mask", src_mask, (B, H, S, S), "src_key_keep", device=src.device)
+    if T is not None:
+        check_mask("src_mask", src_mask, (B, H, T, S))
+    return and_masks(src_mask, keep)
+
+
+@checks("encode", Transformer)
+def transformer_encode(m, src, src_mask=None, *, src_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.src_vocab, c.max_len, device=m.device)
+    return src, source_mask(m, src, src_mask, src_key_keep=src_key_keep)
+
+
+@checks("decode", Transformer)
+def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0, *,
+                       src_key_keep=None):
+    c = m.config
+    offset = check_offset(offset, caches, c.num_decoder_layers)
+    tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=m.device)
+    B, T = tgt.shape
+    check_float("memory", memory, dtype=m._weight_dtype, ndim=3, shape=(B, None, c.d_model))
+    if src_mask is not None:
+        src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
+                                    "src_key_keep", device=tgt.device)
+    src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
+                                                 memory.shape[1], device=tgt.device))
+    if tgt_mask is None:
+        tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)       # (B, 1, T, offset + T)
+    else:
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+                                    "a 4-D tgt_mask", device=tgt.device)
+    return tgt, memory, src_mask, tgt_mask, caches, offset
+
+
+@checks("call", Transformer)
+def transformer_call(m, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=None,
+                     tgt_key_keep=None):
+    c = m.config
+    src = check_token_ids("src", src, c.src_vocab, c.max_len, device=m.device)
+    tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, device=m.device)
+    B, T = src.shape[0], tgt.shape[1]
+    if tgt.shape[0] != B:
+        raise ValueError(f"tgt: expected batch size {B} (src's), got shape {tuple(tgt.shape)}")
+    src_mask = source_mask(m, src, src_mask, T, src_key_keep)            # (B,1,1,S) or given
+    if tgt_mask is None:
+        tgt_mask = target_self_mask(tgt, c.pad_id)                       # (B, 1, T, T)
+    else:
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, T), "tgt_key_keep",
+                                    device=tgt.device)
+    tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
+                                                 device=tgt.device))
+    return src, tgt, src_mask, tgt_mask
