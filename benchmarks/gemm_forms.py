@@ -148,12 +148,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {t} thread(s)", flush=True)
             if torch is not None:
                 torch.set_num_threads(t)                  # the torch column at the same threads
-            total = {"x@W^T": 0.0, "torch": 0.0}
+            total, counts = {"x@W^T": 0.0, "torch": 0.0}, forward_counts(cfg)
             for what, n, i, o in shapes(cfg):
                 res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)
                 ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:] if k in res}
                 for k in total:
-                    total[k] += forward_counts(cfg).get(what, 0) * res.get(k, {"wall_ms": np.nan})["wall_ms"]
+                    total[k] += counts.get(what, 0) * res.get(k, {"wall_ms": np.nan})["wall_ms"]
                 cells = "  ".join(f"{k}/x@W^T {r:.3f}" for k, r in ratios.items())
                 print(f"  {what:>18} {n:5d} x {i:5d} -> {o:6d}  x@W^T {res[FORMS[0]]['wall_ms']:9.3f}"
                       f" ms  {cells}", flush=True)

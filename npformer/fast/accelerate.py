@@ -16,7 +16,6 @@ Where they pay: see docs/PERFORMANCE.md (npformer train uses them unless --no-fa
 """
 from __future__ import annotations
 
-import functools
 import types
 
 from npformer.fast.attention import mha_backward, mha_forward
@@ -35,40 +34,19 @@ from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.loss import CrossEntropyLoss
-from npformer.layers.module import Module, registered
+from npformer.layers.module import Module, checked_backward
 
 __all__ = ["accelerate", "restore_plain", "accelerated_threads", "FAST_METHODS"]
 
 
-def _frees_cache(backward):
-    """What npformer.layers.module.Module does to every class's backward, for a method bound to an
-    instance: run the class's registered "backward" check on the upstream gradient (npformer.guards),
-    then free the forward's cache when done, so a second backward after one forward raises instead
-    of adding every gradient again. The fast methods themselves check nothing, as the plain ones."""
-    @functools.wraps(backward)
-    def wrapped(self, *args, **kw):
-        if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
-            raise RuntimeError(
-                f"{type(self).__name__}.backward called a second time after one forward: the "
-                f"first backward freed the forward's cache (as torch frees its graph), and a "
-                f"second one would add every gradient again; run forward again first")
-        check = registered("backward", type(self))
-        if check is not None and self.__dict__.get("_cache") is not None:
-            args, kw = check(self, *args, **kw), {}
-        out = backward(self, *args, **kw)
-        object.__setattr__(self, "_cache", None)
-        object.__setattr__(self, "_cache_freed", True)
-        return out
-    return wrapped
-
-
-# module class -> (fast forward, fast backward)
+# module class -> (fast forward, fast backward); each backward wrapped as the class's own is (its
+# registered gradient check first, the cache freed after): the fast methods check nothing themselves
 FAST_METHODS = {
-    Activation: (activation_forward, _frees_cache(activation_backward)),
-    LayerNorm: (layernorm_module_forward, _frees_cache(layernorm_module_backward)),
-    Dropout: (dropout_module_forward, _frees_cache(dropout_module_backward)),
-    MultiHeadAttention: (mha_forward, _frees_cache(mha_backward)),
-    CrossEntropyLoss: (loss_module_forward, _frees_cache(loss_module_backward)),
+    Activation: (activation_forward, checked_backward(activation_backward)),
+    LayerNorm: (layernorm_module_forward, checked_backward(layernorm_module_backward)),
+    Dropout: (dropout_module_forward, checked_backward(dropout_module_backward)),
+    MultiHeadAttention: (mha_forward, checked_backward(mha_backward)),
+    CrossEntropyLoss: (loss_module_forward, checked_backward(loss_module_backward)),
 }
 
 _ATTRS = ("forward", "backward", "fast_threads")

@@ -35,6 +35,29 @@ def registered(kind: str, cls: type):
     return next((table[k] for k in cls.__mro__ if k in table), None)
 
 
+def checked_backward(bw):
+    """`bw` as every Module class's backward runs: the class's "backward" check on the upstream
+    gradient first, then bw, then the forward's cache freed, so a second backward after one forward
+    raises (as torch frees its graph) instead of adding every gradient again."""
+    @functools.wraps(bw)
+    def backward(self, *args, **kw):
+        if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
+            raise RuntimeError(
+                f"{type(self).__name__}.backward called a second time after one forward: the "
+                f"first backward freed the forward's cache (as torch frees its graph), and a "
+                f"second one would add every gradient again; run forward again first")
+        check = registered("backward", type(self))
+        if check is not None and self.__dict__.get("_cache") is not None:
+            args, kw = check(self, *args, **kw), {}
+        out = bw(self, *args, **kw)
+        object.__setattr__(self, "_cache", None)
+        object.__setattr__(self, "_cache_freed", True)
+        return out
+
+    backward._frees_cache = True
+    return backward
+
+
 class Parameter:
     """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype).
 
@@ -115,26 +138,8 @@ class Module:
                 init(self, *args, **kw)
             cls.__init__ = checked_init
         bw = cls.__dict__.get("backward")
-        if bw is None or getattr(bw, "_frees_cache", False):
-            return
-
-        @functools.wraps(bw)
-        def backward(self, *args, **kw):
-            if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
-                raise RuntimeError(
-                    f"{type(self).__name__}.backward called a second time after one forward: the "
-                    f"first backward freed the forward's cache (as torch frees its graph), and a "
-                    f"second one would add every gradient again; run forward again first")
-            check = registered("backward", type(self))
-            if check is not None and self.__dict__.get("_cache") is not None:
-                args, kw = check(self, *args, **kw), {}
-            out = bw(self, *args, **kw)
-            object.__setattr__(self, "_cache", None)
-            object.__setattr__(self, "_cache_freed", True)
-            return out
-
-        backward._frees_cache = True
-        cls.backward = backward
+        if bw is not None and not getattr(bw, "_frees_cache", False):
+            cls.backward = checked_backward(bw)
 
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:
