@@ -1,5 +1,5 @@
-"""`python -m benchmarks` options found by the input audit: each used to start measuring (minutes),
-or fail late with a traceback, instead of a one-line usage error (exit status 2)."""
+"""Bad `python -m benchmarks` options end in a one-line usage error (exit status 2) before any
+measuring starts, never minutes later or as a traceback."""
 import re
 
 import pytest

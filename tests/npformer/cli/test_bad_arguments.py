@@ -1,5 +1,5 @@
-"""Bad input to the command line found by the input audit: each was a silent ignore, a late failure
-or a hang before its fix (see docs/RELIABILITY.md)."""
+"""Bad input to the command line is refused at once with a message naming the option, never ignored
+silently, refused late or left hanging (see docs/RELIABILITY.md)."""
 import os
 
 import pytest
@@ -14,7 +14,7 @@ TINY = tiny_train_args()
 
 @pytest.fixture(scope="module")
 def run_ckpt(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("audit") / "run.npz")
+    path = str(tmp_path_factory.mktemp("bad_arguments") / "run.npz")
     assert main(["train", *TINY, "--save", path]) == 0
     return path
 

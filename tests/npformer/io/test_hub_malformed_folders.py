@@ -1,6 +1,7 @@
-"""Malformed Hugging Face folders found by the input audit: each gave a raw JSONDecodeError,
-AttributeError, KeyError, OverflowError, MemoryError or silently loaded NaN/integer weights before
-its fix. Both twins share the reader, so both are checked where torch is installed."""
+"""Malformed Hugging Face folders are refused with a message naming the file and what is wrong,
+never a raw JSONDecodeError, AttributeError, KeyError, OverflowError or MemoryError, and never
+NaN or integer weights loaded silently. Both twins share the reader, so both are checked where torch
+is installed."""
 import json
 import os
 
