@@ -24,7 +24,10 @@ D->D projections in each attention block (the decoder's two blocks: 8), one D->F
 D->V output projection; every product at the forward's rows, the encoder's included, which matches
 the benchmark configurations, whose source and target lengths are equal): x@W^T against torch. Since
 the GEMMs are about 90 % of npformer's forward, that ratio bounds np-f32 / torchformer on the
-forward from below.
+forward from below. With torch installed, each forward shape's two backward products (those of
+linear_backward: dx = dy @ W and dW = dy^T @ x) are timed the same way, NumPy against torch.mm on
+the same memory, and one training step's products (forward, dx and dW of every Linear) are summed:
+the same bound for np-f32 / torchformer on the training step, whose products are about 60-70 % of it.
 
 Ratios are medians of per-round ratios against x@W^T (< 1: faster). The forms are the same dot
 products; x@W^T and W_F call the same OpenBLAS kernel on the same packed panels and were bit-equal
@@ -95,6 +98,28 @@ def form_jobs(n: int, i: int, o: int, seed: int = 0) -> dict:
     return jobs
 
 
+BACKWARD = ("dy@W", "torch dy@W", "dy^T@x", "torch dy^T@x")
+
+
+_BW = {"x@W^T": ("dy@W", "dy^T@x"), "torch": ("torch dy@W", "torch dy^T@x")}
+
+
+def backward_jobs(n: int, i: int, o: int, seed: int = 1) -> dict:
+    """The two products of linear_backward at one shape, NumPy's and torch's on the same memory:
+    dx = dy @ W (N, O) @ (O, I) and dW = dy^T @ x (O, N) @ (N, I). Empty without torch."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, i)).astype(np.float32)
+    W = rng.standard_normal((o, i)).astype(np.float32)
+    dy = rng.standard_normal((n, o)).astype(np.float32)
+    xt, Wt, dyt = torch.from_numpy(x), torch.from_numpy(W), torch.from_numpy(dy)
+    return dict(zip(BACKWARD, (lambda: dy @ W, lambda: torch.mm(dyt, Wt),
+                               lambda: dy.T @ x, lambda: torch.mm(dyt.T, xt))))
+
+
 def forward_counts(cfg) -> dict[str, int]:
     """How many of each product one forward makes (the decode-step products are not in a forward)."""
     f = cfg.model_fields
@@ -149,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             if torch is not None:
                 torch.set_num_threads(t)                  # the torch column at the same threads
             total, counts = {"x@W^T": 0.0, "torch": 0.0}, forward_counts(cfg)
+            step = dict.fromkeys(total, 0.0)
             for what, n, i, o in shapes(cfg):
                 res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)
                 ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:] if k in res}
@@ -160,6 +186,16 @@ def main(argv: list[str] | None = None) -> int:
                 results.append({"config": cname, "threads": t, "what": what, "rows": n, "in": i,
                                 "out": o, "wall_ms": {k: v["wall_ms"] for k, v in res.items()},
                                 "ratio_to_plain": ratios})
+                if what.startswith("forward") and torch is not None:
+                    bw = interleave(backward_jobs(n, i, o), args.repeats, max_time=20.0)
+                    for k in total:                       # a training step: forward, dx and dW
+                        step[k] += counts[what] * (res[k]["wall_ms"] + bw[_BW[k][0]]["wall_ms"]
+                                                   + bw[_BW[k][1]]["wall_ms"])
+                    cells = "  ".join(f"{k} {bw[k]['wall_ms']:.3f} ms" for k in BACKWARD)
+                    print(f"  {'backward':>18} {n:5d} x {i:5d} -> {o:6d}  {cells}", flush=True)
+                    results.append({"config": cname, "threads": t, "what": "backward of " + what,
+                                    "rows": n, "in": i, "out": o,
+                                    "wall_ms": {k: v["wall_ms"] for k, v in bw.items()}})
             if np.isfinite(total["torch"]):
                 print(f"  one forward's products: numpy x@W^T {total['x@W^T']:.1f} ms, torch "
                       f"{total['torch']:.1f} ms: numpy / torch {total['x@W^T'] / total['torch']:.3f}",
@@ -167,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
                 results.append({"config": cname, "threads": t, "what": "one forward's products",
                                 "wall_ms": total, "ratio_numpy_to_torch":
                                 total["x@W^T"] / total["torch"]})
+                print(f"  one training step's products (forward, dx, dW): numpy {step['x@W^T']:.1f} ms, "
+                      f"torch {step['torch']:.1f} ms: numpy / torch "
+                      f"{step['x@W^T'] / step['torch']:.3f}", flush=True)
+                results.append({"config": cname, "threads": t, "what": "one training step's products",
+                                "wall_ms": step, "ratio_numpy_to_torch":
+                                step["x@W^T"] / step["torch"]})
     stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
     print(f"\n{stamp['stamp']}")
     if args.out:

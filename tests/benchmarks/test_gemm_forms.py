@@ -29,6 +29,25 @@ def test_every_form_computes_the_linear_product(n, i, o):
         assert np.all(np.abs(y - want) <= bound), name
 
 
+@pytest.mark.parametrize("n, i, o", [(1, 7, 5), (33, 12, 40)])
+def test_backward_products_are_linear_backward_s(n, i, o):
+    from npformer.layers.linear import linear_backward, linear_forward
+    jobs = gf.backward_jobs(n, i, o, seed=n)
+    rng = np.random.default_rng(n)                      # backward_jobs' draws, in its order
+    x = rng.standard_normal((n, i)).astype(np.float32)
+    W = rng.standard_normal((o, i)).astype(np.float32)
+    dy = rng.standard_normal((n, o)).astype(np.float32)
+    _, cache = linear_forward(x, W, None)
+    dx, dW, _ = linear_backward(dy, cache)
+    assert set(jobs) == set(gf.BACKWARD)
+    assert np.array_equal(jobs["dy@W"](), dx) and np.array_equal(jobs["dy^T@x"](), dW)
+    for name, want, k in (("torch dy@W", dx, o), ("torch dy^T@x", dW, n)):
+        got = jobs[name]().numpy()
+        bound = (k + 1) * np.finfo(np.float32).eps * (
+            np.abs(dy) @ np.abs(W) if name == "torch dy@W" else np.abs(dy).T @ np.abs(x))
+        assert got.shape == want.shape and np.all(np.abs(got - want) <= bound), name
+
+
 def test_one_forward_counts_every_linear_of_the_model():
     import npformer as nf
     for name in ("base", "gpt2s-cpu"):
@@ -82,10 +101,15 @@ def test_a_tiny_run_reports_every_shape(tmp_path, capsys, monkeypatch):
     for what in ("forward D->D", "decode step D->V", "(W@x^T)^T/x@W^T", "W_F/x@W^T"):
         assert what in out, what
     doc = json.loads((tmp_path / "results.json").read_text())
-    assert len(doc["results"]) == 9 and "stamp" in doc["load"]   # 8 shapes + one forward's sum
-    total = doc["results"][-1]
-    assert total["what"] == "one forward's products" and total["ratio_numpy_to_torch"] > 0
+    # 8 shapes, the backward of the 4 forward ones, one forward's sum, one training step's sum
+    assert len(doc["results"]) == 14 and "stamp" in doc["load"]
+    fwd, step = doc["results"][-2:]
+    assert fwd["what"] == "one forward's products" and fwd["ratio_numpy_to_torch"] > 0
+    assert step["what"] == "one training step's products"
+    assert step["wall_ms"]["x@W^T"] > fwd["wall_ms"]["x@W^T"]
     assert "one forward's products: numpy x@W^T" in out
+    assert "one training step's products (forward, dx, dW): numpy" in out
+    assert "torch dy^T@x" in out
 
 
 @pytest.mark.parametrize("name, expected", [("np-f32", True), ("np-f64", True),
