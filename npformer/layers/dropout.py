@@ -11,9 +11,8 @@ Scaling the kept entries by 1/(1-p) at training time keeps E[y] = x, so evaluati
 Masks are boolean keep-masks of x's shape, drawn as `rng.random(x.shape) >= p` from the module's
 `numpy.random.Generator`. The draw does not depend on x's dtype, so a float32 and a float64 run with the
 same seed drop the same entries. `Dropout.last_mask` holds the mask of the last forward;
-`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one. For a whole
-model, `collect_dropout_masks` / `replay_dropout_masks` do the same by dotted module name: gradient
-checks use them to hold the masks fixed, and training-mode parity copies masks into the torch twin.
+`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one (for a whole
+model by dotted module name: npformer.checks.dropout_masks, the tooling gradient checks use).
 """
 from __future__ import annotations
 
@@ -112,25 +111,3 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-# -- whole-model record / replay -------------------------------------------------------------------
-def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
-    """{dotted module name: keep-mask} of every Dropout that drew (or replayed) a mask in the last
-    forward. Modules that were inactive (eval, p == 0) are left out. The root module is named ""."""
-    return {name: m.last_mask for name, m in model.named_modules()
-            if isinstance(m, Dropout) and m.last_mask is not None}
-
-
-def replay_dropout_masks(model: Module, masks: dict[str, np.ndarray]) -> None:
-    """Queue `masks` ({dotted module name: bool mask}, as collect_dropout_masks returns) for the next
-    forward of `model`. Every name and mask is checked before anything is queued."""
-    dropouts = {name: m for name, m in model.named_modules() if isinstance(m, Dropout)}
-    unknown = sorted(k for k in masks if k not in dropouts)
-    if unknown:
-        raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
-                         f"{sorted(dropouts)}")
-    for name, mask in masks.items():
-        check_keep_mask(f"masks[{name!r}]", mask)
-    for name, mask in masks.items():
-        dropouts[name].replay(mask)
