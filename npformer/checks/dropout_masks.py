@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from npformer.layers.dropout import Dropout, check_keep_mask
+from npformer.guards.keep_masks import check_keep_mask
+from npformer.layers.dropout import Dropout
 from npformer.layers.module import Module
 
 __all__ = ["collect_dropout_masks", "replay_dropout_masks"]

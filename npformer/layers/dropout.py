@@ -23,17 +23,6 @@ import numpy as np
 from npformer.layers.module import Module
 
 
-def check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """A replayed mask: bool, of exactly `shape` when given (checked when it is used, inside a model)."""
-    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
-        got = (f"array of shape {mask.shape} and dtype {mask.dtype}" if isinstance(mask, np.ndarray)
-               else type(mask).__name__)
-        raise TypeError(f"{name}: expected a bool numpy array (True = keep), got {got}")
-    if shape is not None and mask.shape != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got {mask.shape}")
-    return mask
-
-
 # -- functional pair -------------------------------------------------------------------------------
 class DropoutCache(NamedTuple):
     mask: np.ndarray | None  # bool keep-mask, x.shape; None = identity (nothing dropped)
@@ -83,7 +72,7 @@ class Dropout(Module):
         The dtype is checked now, the shape at that forward (the input is not known yet). The mask is
         used once; the generator does not advance for a replayed forward.
         """
-        self._replay = check_keep_mask("mask", mask)
+        self._replay = self.checked("replay", mask)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         if not self.active:
@@ -97,7 +86,7 @@ class Dropout(Module):
         else:
             if self._replay is not None:
                 queued, self._replay = self._replay, None       # used once, also when refused
-                mask = check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
+                mask = self.checked("replayed_mask", queued, x.shape)
             else:
                 mask = self.rng.random(x.shape) >= self.p   # (...) bool, P(keep) = 1 - p
             y, cache = dropout_forward(x, self.p, mask)
