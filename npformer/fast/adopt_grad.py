@@ -59,6 +59,7 @@ def adopt_gradients(params, on: bool = True) -> int:
     for item in params:
         p = item[1] if isinstance(item, tuple) else item
         if on and type(p) in (Parameter, LazyZeroParameter):
+            p.__dict__.setdefault("grad_is_zero", False)        # a plain one has no mark yet
             p.__class__ = AdoptingParameter
             changed += 1
         elif not on and type(p) is AdoptingParameter:

@@ -24,12 +24,15 @@ __all__ = ["LazyZeroParameter", "lazy_zero_grad"]
 
 
 class LazyZeroParameter(Parameter):
-    """A Parameter whose zero_grad() only marks `.grad` as zero (see the module's docstring)."""
+    """A Parameter whose zero_grad() only marks `.grad` as zero (see the module's docstring).
+
+    Its state sits in the instance dict, as the plain Parameter's does, plus one flag, so a
+    Parameter can switch to this class and back without moving data."""
 
     @property
     def grad(self) -> np.ndarray | None:
         d = self.__dict__
-        if d.get("grad_is_zero", False):
+        if d["grad_is_zero"]:
             d["grad"][...] = 0                      # materialise the zeros on the first read
             d["grad_is_zero"] = False
         return d["grad"]
@@ -42,24 +45,26 @@ class LazyZeroParameter(Parameter):
     @property
     def grad_is_zero(self) -> bool:
         """True while `.grad`'s array holds stale values that count as zeros."""
-        return self.__dict__.get("grad_is_zero", False)
+        return self.__dict__["grad_is_zero"]
 
     def zero_grad(self) -> None:
         """Mark the gradient as zero (the array stays the same object)."""
-        if self.__dict__["grad"] is not None:
-            self.__dict__["grad_is_zero"] = True
+        d = self.__dict__
+        if d["grad"] is not None:
+            d["grad_is_zero"] = True
 
     def accumulate(self, g: np.ndarray) -> None:
         """grad += g, where a gradient marked zero is overwritten by g instead."""
         d = self.__dict__
-        if d["grad"] is None:                       # (set to None by the user): a fresh array
-            d["grad"] = np.empty_like(self.data)
+        grad = d["grad"]
+        if grad is None:                            # (set to None by the user): a fresh array
+            d["grad"] = grad = np.empty_like(self.data)
             d["grad_is_zero"] = True
-        if d.get("grad_is_zero", False):
-            np.copyto(d["grad"], g)
+        if d["grad_is_zero"]:
+            np.copyto(grad, g)
             d["grad_is_zero"] = False
         else:
-            d["grad"] += g
+            grad += g
 
 
 def lazy_zero_grad(params, on: bool = True) -> int:
@@ -71,6 +76,7 @@ def lazy_zero_grad(params, on: bool = True) -> int:
     for item in params:
         p = item[1] if isinstance(item, tuple) else item
         if on and type(p) is Parameter:
+            p.__dict__["grad_is_zero"] = False
             p.__class__ = LazyZeroParameter
             changed += 1
         elif not on and isinstance(p, LazyZeroParameter):
