@@ -10,6 +10,7 @@ then the families: classifier, causal_lm (GPT-style), bert (BERT-style), and hub
 """
 import npformer.guards  # noqa: F401  (registers the input checks of every layer and model)
 from npformer.checks.attention_maps import attention_weights
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.checks.gradcheck import GradcheckReport, check_pair, gradcheck, numerical_gradient, rel_error
 from npformer.decoding.beam import beam_search
 from npformer.decoding.generate import greedy_decode
@@ -38,12 +39,7 @@ from npformer.layers.activations import (
                                  relu_forward,
 )
 from npformer.layers.attention import MultiHeadAttention
-from npformer.layers.dropout import (
-                                 Dropout,
-                                 collect_dropout_masks,
-                                 dropout_backward,
-                                 replay_dropout_masks,
-)
+from npformer.layers.dropout import Dropout, dropout_backward
 from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
 from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward

@@ -35,8 +35,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.checks.numerical import GradcheckReport, TensorCheck, numerical_gradient, rel_error  # noqa: F401
-from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
 from npformer.layers.embedding import Embedding
 from npformer.layers.module import Module
 

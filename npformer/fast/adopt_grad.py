@@ -1,11 +1,11 @@
 """Gradients kept where backward made them, instead of copied into `.grad`: one pass fewer per step.
 
-After `zero_grad()`, a Parameter's first `accumulate(g)` copies g into its `.grad` array (a full
-read and write of the gradient). Every npformer layer hands `accumulate` a gradient it has just made
-and never touches again (`dW = g2.T @ x2`, `np.add.at` into fresh zeros, `g.sum(axis=0)`), so the
-copy can be skipped: the parameter takes that array as its `.grad`. Later uses in the same step (a
-tied weight) still add into it, in place, as before: the values are the same bits, only the array
-object behind `.grad` changes from step to step.
+After `zero_grad()`, a LazyZeroParameter's (npformer.fast.lazy_grad) first `accumulate(g)` copies g
+into its `.grad` array (a full read and write of the gradient). Every npformer layer hands
+`accumulate` a gradient it has just made and never touches again (`dW = g2.T @ x2`, `np.add.at` into
+fresh zeros, `g.sum(axis=0)`), so the copy can be skipped: the parameter takes that array as its
+`.grad`. Later uses in the same step (a tied weight) still add into it, in place, as before: the
+values are the same bits, only the array object behind `.grad` changes from step to step.
 
 `adopt_gradients(params)` switches Parameters to AdoptingParameter (the same object, its class
 changed; no data moves) and back. An array is taken only when it is safe to own: exactly the
@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from npformer.fast.lazy_grad import LazyZeroParameter
 from npformer.layers.module import Parameter
 
 __all__ = ["AdoptingParameter", "adopt_gradients", "can_adopt"]
@@ -40,26 +41,28 @@ def can_adopt(p: Parameter, g) -> bool:
             and sys.getrefcount(g) <= _MAX_REFS + 1)             # +1: can_adopt's own argument
 
 
-class AdoptingParameter(Parameter):
+class AdoptingParameter(LazyZeroParameter):
     """A Parameter whose first gradient after zero_grad() is taken as `.grad`, not copied into it."""
 
-    __slots__ = ()
-
     def accumulate(self, g: np.ndarray) -> None:
-        if self._grad_is_zero and can_adopt(self, g):
+        if self.grad_is_zero and can_adopt(self, g):
             self.grad = g                                        # the setter: no longer marked zero
             return
-        Parameter.accumulate(self, g)
+        LazyZeroParameter.accumulate(self, g)
 
 
 def adopt_gradients(params, on: bool = True) -> int:
-    """Make each plain Parameter of `params` (Parameters or (name, Parameter) pairs) adopt its
-    gradients (on=True) or copy them again (on=False); returns how many changed."""
+    """Make each Parameter of `params` (Parameters or (name, Parameter) pairs, plain or lazily
+    zeroed) adopt its gradients (on=True) or copy them again (on=False: a LazyZeroParameter);
+    returns how many changed."""
     changed = 0
     for item in params:
         p = item[1] if isinstance(item, tuple) else item
-        old, new = (Parameter, AdoptingParameter) if on else (AdoptingParameter, Parameter)
-        if type(p) is old:
-            p.__class__ = new
+        if on and type(p) in (Parameter, LazyZeroParameter):
+            p.__dict__.setdefault("grad_is_zero", False)        # a plain one has no mark yet
+            p.__class__ = AdoptingParameter
+            changed += 1
+        elif not on and type(p) is AdoptingParameter:
+            p.__class__ = LazyZeroParameter
             changed += 1
     return changed

@@ -27,7 +27,9 @@ Blocks are spread over `threads` worker threads (NumPy releases the GIL inside e
 Not done, and why: updating a parameter as soon as its gradient is ready (during backward). The
 training loop clips by the norm of *all* gradients and refuses to update at all when that norm is
 not finite, so no update may start before the last gradient exists. What can go without a pass is
-the copy of each gradient into `.grad`: npformer.fast.adopt_grad.
+the copy of each gradient into `.grad`: npformer.fast.adopt_grad. And the zeroing of `.grad`
+before each step: the parameters of a FusedAdam are switched to npformer.fast.lazy_grad's
+LazyZeroParameter when it is made (the same gradients, the zeros written only when read).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import numpy as np
 
 from npformer.fast.adam import BlockedAdam
 from npformer.fast.adopt_grad import adopt_gradients
+from npformer.fast.lazy_grad import lazy_zero_grad
 from npformer.optim.adam import AdamW
 
 __all__ = ["FusedAdam", "FusedAdamW", "clip_coefficient"]
@@ -86,6 +89,7 @@ class FusedAdam(BlockedAdam):
 
     def __init__(self, params, *args, threads: int | None = None, **kwargs) -> None:
         super().__init__(params, *args, threads=threads, **kwargs)
+        lazy_zero_grad(self.params)                 # zero_grad() marks, the next gradient overwrites
         self._scale: float | None = None
         self._scratch = _Scratch()
 

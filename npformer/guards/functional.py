@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npformer.guards.keep_masks import check_keep_mask
 from npformer.guards.layers import check_targets
 from npformer.guards.validation import (
     bool_mask,
@@ -22,7 +23,6 @@ from npformer.guards.validation import (
     describe,
 )
 from npformer.layers import attention, dropout, loss, masks, positional
-from npformer.layers.dropout import check_keep_mask
 
 
 def dropout_forward(x, p: float, mask):

@@ -11,9 +11,8 @@ Scaling the kept entries by 1/(1-p) at training time keeps E[y] = x, so evaluati
 Masks are boolean keep-masks of x's shape, drawn as `rng.random(x.shape) >= p` from the module's
 `numpy.random.Generator`. The draw does not depend on x's dtype, so a float32 and a float64 run with the
 same seed drop the same entries. `Dropout.last_mask` holds the mask of the last forward;
-`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one. For a whole
-model, `collect_dropout_masks` / `replay_dropout_masks` do the same by dotted module name: gradient
-checks use them to hold the masks fixed, and training-mode parity copies masks into the torch twin.
+`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one (for a whole
+model by dotted module name: npformer.checks.dropout_masks, the tooling gradient checks use).
 """
 from __future__ import annotations
 
@@ -22,17 +21,6 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.layers.module import Module
-
-
-def check_keep_mask(name: str, mask, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    """A replayed mask: bool, of exactly `shape` when given (checked when it is used, inside a model)."""
-    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
-        got = (f"array of shape {mask.shape} and dtype {mask.dtype}" if isinstance(mask, np.ndarray)
-               else type(mask).__name__)
-        raise TypeError(f"{name}: expected a bool numpy array (True = keep), got {got}")
-    if shape is not None and mask.shape != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got {mask.shape}")
-    return mask
 
 
 # -- functional pair -------------------------------------------------------------------------------
@@ -84,7 +72,7 @@ class Dropout(Module):
         The dtype is checked now, the shape at that forward (the input is not known yet). The mask is
         used once; the generator does not advance for a replayed forward.
         """
-        self._replay = check_keep_mask("mask", mask)
+        self._replay = self.checked("replay", mask)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         if not self.active:
@@ -98,7 +86,7 @@ class Dropout(Module):
         else:
             if self._replay is not None:
                 queued, self._replay = self._replay, None       # used once, also when refused
-                mask = check_keep_mask("mask (queued by Dropout.replay)", queued, x.shape)
+                mask = self.checked("replayed_mask", queued, x.shape)
             else:
                 mask = self.rng.random(x.shape) >= self.p   # (...) bool, P(keep) = 1 - p
             y, cache = dropout_forward(x, self.p, mask)
@@ -112,25 +100,3 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-# -- whole-model record / replay -------------------------------------------------------------------
-def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
-    """{dotted module name: keep-mask} of every Dropout that drew (or replayed) a mask in the last
-    forward. Modules that were inactive (eval, p == 0) are left out. The root module is named ""."""
-    return {name: m.last_mask for name, m in model.named_modules()
-            if isinstance(m, Dropout) and m.last_mask is not None}
-
-
-def replay_dropout_masks(model: Module, masks: dict[str, np.ndarray]) -> None:
-    """Queue `masks` ({dotted module name: bool mask}, as collect_dropout_masks returns) for the next
-    forward of `model`. Every name and mask is checked before anything is queued."""
-    dropouts = {name: m for name, m in model.named_modules() if isinstance(m, Dropout)}
-    unknown = sorted(k for k in masks if k not in dropouts)
-    if unknown:
-        raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
-                         f"{sorted(dropouts)}")
-    for name, mask in masks.items():
-        check_keep_mask(f"masks[{name!r}]", mask)
-    for name, mask in masks.items():
-        dropouts[name].replay(mask)

@@ -19,14 +19,15 @@ from __future__ import annotations
 import functools
 import inspect
 from collections import OrderedDict
-from typing import Iterator, Mapping
+from typing import Iterator
 
 import numpy as np
 
 # {"init":     {class: check(*args, **kwargs)}                  raises on a bad constructor argument
 #  "call":     {class: check(module, *args, **kwargs) -> args}  forward's arguments, as positions
-#  "backward": {class: check(module, *grads, **kwargs) -> grads}, and methods' checks by name}
-CHECKS: dict[str, dict] = {"init": {}, "call": {}, "backward": {}}
+#  "backward": {class: check(module, *grads, **kwargs) -> grads}, and methods' checks by name;
+#  "load_state_dict": {class: check(class name, {key: shape}, state, strict) -> {key: value}}}
+CHECKS: dict[str, dict] = {"init": {}, "call": {}, "backward": {}, "load_state_dict": {}}
 
 
 def registered(kind: str, cls: type):
@@ -61,47 +62,23 @@ def checked_backward(bw):
 class Parameter:
     """A trainable array `.data` and its accumulated gradient `.grad` (same shape and dtype).
 
-    Layers add their gradients with `accumulate(g)`. `zero_grad()` costs nothing: it only marks the
-    gradient as zero, and the first `accumulate` after it writes `g` over the old values instead of
-    adding to them. That saves two passes over every weight per training step (zeroing, then reading
-    the zeros back to add to them). Reading `.grad` while it is marked writes the zeros in then, so
-    `.grad` always shows the true gradient, in the same array.
+    Layers add their gradients with `accumulate(g)` (a tied parameter sums both uses); `zero_grad()`
+    fills `.grad` with zeros in place, so the array stays the same object.
     """
-
-    __slots__ = ("data", "_grad", "_grad_is_zero")
 
     def __init__(self, data: np.ndarray):
         self.data = np.ascontiguousarray(data)
-        self._grad = np.zeros_like(self.data)
-        self._grad_is_zero = False                  # True: _grad holds stale values that count as 0
-
-    @property
-    def grad(self) -> np.ndarray | None:
-        if self._grad_is_zero:
-            self._grad[...] = 0                     # materialise the zeros on the first read
-            self._grad_is_zero = False
-        return self._grad
-
-    @grad.setter
-    def grad(self, value: np.ndarray | None) -> None:
-        self._grad = value
-        self._grad_is_zero = False
+        self.grad: np.ndarray | None = np.zeros_like(self.data)
 
     def zero_grad(self) -> None:
-        """Mark the gradient as zero (in place: the array stays the same object)."""
-        if self._grad is not None:
-            self._grad_is_zero = True
+        if self.grad is not None:
+            self.grad.fill(0)
 
     def accumulate(self, g: np.ndarray) -> None:
-        """grad += g, where a gradient marked zero is overwritten by g instead."""
-        if self._grad is None:                      # (set to None by the user): a fresh array
-            self._grad = np.empty_like(self.data)
-            self._grad_is_zero = True
-        if self._grad_is_zero:
-            np.copyto(self._grad, g)
-            self._grad_is_zero = False
-        else:
-            self._grad += g
+        """grad += g; a gradient set to None by the user starts again from zeros."""
+        if self.grad is None:
+            self.grad = np.zeros_like(self.data)
+        self.grad += g
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -223,11 +200,11 @@ class Module:
         return OrderedDict((n, p.data.copy()) for n, p in self._named_parameters_all())
 
     def load_state_dict(self, state: dict, strict: bool = True) -> None:
-        """Copy arrays into the parameters, cast to each one's dtype, after checking them all
-        (check_state_dict: nothing is written when one is refused)."""
+        """Copy arrays into the parameters, cast to each one's dtype, after the registered
+        "load_state_dict" check accepts them all (nothing is written when one is refused)."""
         own = OrderedDict(self._named_parameters_all())
-        staged = check_state_dict(type(self).__name__, {k: p.data.shape for k, p in own.items()},
-                                  state, strict)
+        staged = registered("load_state_dict", type(self))(
+            type(self).__name__, {k: p.data.shape for k, p in own.items()}, state, strict)
         for k, v in staged.items():
             np.copyto(own[k].data, v, casting="unsafe")
 
@@ -270,52 +247,3 @@ class ModuleList(Module):
 
     def __getitem__(self, i: int) -> Module:
         return list(self._modules.values())[i]
-
-
-def dtype_name(dtype) -> str:
-    """numpy's name for a numpy or torch dtype ("float32", "complex64", "<U3" ...)."""
-    return str(dtype).replace("torch.", "")
-
-
-def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
-    """{name: value} of the keys of `state` to copy into `own` ({name: shape}), for both twins'
-    load_state_dict: a TypeError when `state` is not a mapping, else one ValueError listing every
-    missing / unexpected (when strict) key and every value that is not a real array of its shape.
-    Tensors are returned as they are, everything else as a numpy array."""
-    if not isinstance(state, Mapping):
-        raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
-                        f"{type(state).__name__}")
-    missing = [k for k in own if k not in state]
-    unexpected = [k for k in state if k not in own]
-    problems = []
-    if missing and strict:
-        problems.append(f"missing keys {missing}")
-    if unexpected and strict:
-        problems.append(f"unexpected keys {unexpected}")
-    staged = {}
-    for k, shape in own.items():
-        if k not in state:
-            continue
-        v = state[k]
-        if not hasattr(v, "dtype") or not hasattr(v, "shape"):
-            try:
-                v = np.asarray(v)
-            except (ValueError, TypeError) as e:
-                problems.append(f"{k}: expected an array, got a {type(state[k]).__name__} that is "
-                                f"not one ({str(e).splitlines()[0]})")
-                continue
-        if dtype_name(v.dtype) not in _REAL_NAMES:
-            problems.append(f"{k}: expected a real (float or integer) array, got dtype "
-                            f"{dtype_name(v.dtype)}")
-        elif tuple(v.shape) != tuple(shape):
-            problems.append(f"{k}: expected shape {tuple(shape)}, got {tuple(v.shape)}")
-        else:
-            staged[k] = v
-    if problems:
-        raise ValueError(f"{owner}.load_state_dict: " + "; ".join(problems)
-                         + " (nothing was loaded)")
-    return staged
-
-
-_REAL_NAMES = {"float16", "bfloat16", "float32", "float64", "longdouble", "float128", "int8", "int16",
-               "int32", "int64", "uint8", "uint16", "uint32", "uint64"}

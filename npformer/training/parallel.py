@@ -43,7 +43,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from npformer.layers.dropout import Dropout, collect_dropout_masks, replay_dropout_masks
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
+from npformer.layers.dropout import Dropout
 from npformer.layers.module import Module
 from npformer.training.blas import set_blas_threads
 from npformer.training.forward import model_forward

@@ -100,7 +100,7 @@ def run_numpy(module, args: Sequence = (), kwargs: Mapping | None = None, *,
     run.output = out.copy() if isinstance(out, np.ndarray) else out
     run.attention = _attention_weights(module, run.call_order)
     if collect_masks:
-        from npformer.layers.dropout import collect_dropout_masks
+        from npformer.checks.dropout_masks import collect_dropout_masks
         run.dropout_masks = collect_dropout_masks(module)
     if not backward:
         return run

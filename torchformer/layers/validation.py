@@ -214,15 +214,16 @@ def param_dtype(module, default: torch.dtype) -> torch.dtype:
 
 class StrictLoad:
     """Mixin (before nn.Module) making load_state_dict all-or-nothing, with npformer's checks and
-    messages (npformer.layers.module.check_state_dict): missing / unexpected keys (strict), wrong shapes,
+    messages (npformer.guards.state.check_state_dict): missing / unexpected keys (strict), wrong shapes,
     complex, string, bool or object values and ragged lists are refused before any parameter is
     written (torch's own copies matching keys first, warns on complex and fails unclearly on a
     list or a string array). numpy arrays and lists are accepted as values."""
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        from npformer.layers.module import check_state_dict
+        from npformer.layers.module import Module as NpModule  # npformer.guards.state
+        from npformer.layers.module import registered
         own = {k: tuple(v.shape) for k, v in torch.nn.Module.state_dict(self).items()}
-        staged = check_state_dict(type(self).__name__, own, state_dict, strict)
+        staged = registered("load_state_dict", NpModule)(type(self).__name__, own, state_dict, strict)
         state = {k: v if isinstance(v, torch.Tensor) else torch.from_numpy(np.array(v))
                  for k, v in staged.items()}
         return torch.nn.Module.load_state_dict(self, state, strict=strict, assign=assign)

@@ -14,8 +14,8 @@ import copy
 import numpy as np
 import pytest
 
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.fast.accelerate import FAST_METHODS, accelerate, accelerated_threads, restore_plain
-from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.models.causal_lm import CausalLM
 from npformer.models.config import TransformerConfig

@@ -7,6 +7,7 @@ import pytest
 
 from npformer.fast.adopt_grad import AdoptingParameter, adopt_gradients, can_adopt
 from npformer.fast.fused_adam import FusedAdam, clip_coefficient
+from npformer.fast.lazy_grad import LazyZeroParameter
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.layers.module import Parameter
 from npformer.models.causal_lm import CausalLM
@@ -87,4 +88,8 @@ def test_adoption_switches_off_again():
     ps = [Parameter(np.zeros(2)), Parameter(np.zeros(3))]
     assert adopt_gradients(ps, True) == 2 and adopt_gradients(ps, True) == 0
     assert adopt_gradients(list(zip("ab", ps)), False) == 2
-    assert all(type(p) is Parameter for p in ps)
+    assert all(type(p) is LazyZeroParameter for p in ps)           # copying again, zeroed lazily
+    g = np.ones(2)
+    ps[0].zero_grad()
+    ps[0].accumulate(g)
+    assert ps[0].grad is not g and ps[0].grad.tolist() == [1.0, 1.0]

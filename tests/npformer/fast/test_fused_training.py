@@ -8,7 +8,7 @@ import pytest
 
 from npformer.data.tasks import make_batches, make_task
 from npformer.fast.fused_adam import FusedAdam
-from npformer.layers.module import Parameter
+from npformer.fast.lazy_grad import LazyZeroParameter
 from npformer.optim import Adam, WarmupSchedule
 from npformer.training.train import TrainConfig, build_model, make_optimizer, model_config_for, peak_factor, train
 
@@ -43,7 +43,8 @@ def test_fast_training_equals_plain_training_bit_for_bit(dtype, clip_norm, weigh
     for (n, a), (_, b) in zip(plain.state_dict().items(), fast.state_dict().items()):
         np.testing.assert_array_equal(a, b, err_msg=n)
     kinds = {type(p) for _, p in fast.named_parameters()}
-    assert kinds == {Parameter}        # training does not adopt gradients (opt-in: it costs memory)
+    # training zeroes gradients lazily (FusedAdam) but does not adopt them (opt-in: it costs memory)
+    assert kinds == {LazyZeroParameter}
 
 
 def test_make_optimizer_takes_the_thread_count():

@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 from npformer import dropout_forward  # the checked public function
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.checks.gradcheck import check_pair, gradcheck
-from npformer.layers.dropout import Dropout, collect_dropout_masks, dropout_backward, replay_dropout_masks
+from npformer.layers.dropout import Dropout, dropout_backward
 from npformer.layers.module import Module
 
 TOL = 1e-6

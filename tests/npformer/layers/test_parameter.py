@@ -1,4 +1,4 @@
-"""Parameter.grad bookkeeping: zero_grad() only marks the gradient, accumulate() overwrites or adds."""
+"""Parameter.grad bookkeeping: zero_grad() fills zeros in place, accumulate() adds."""
 import numpy as np
 
 from npformer.layers.linear import Linear
@@ -14,27 +14,26 @@ def test_accumulate_adds_and_zero_grad_restarts_the_sum():
     p.accumulate(g2)
     np.testing.assert_allclose(p.grad, g1 + g2, rtol=0, atol=1e-15)
     p.zero_grad()
-    p.accumulate(g3)                                # overwrites the stale g1 + g2
+    assert p.grad is buf and not p.grad.any()       # zeros, in the same array
+    p.accumulate(g3)
     np.testing.assert_array_equal(p.grad, g3)
     assert p.grad is buf                            # always the same array
     g3[...] = 0
-    assert p.grad.any()                             # a copy was taken, not the caller's array
+    assert p.grad.any()                             # added into .grad, not the caller's array kept
 
 
-def test_reading_a_zeroed_gradient_shows_zeros_in_the_same_array():
+def test_a_plain_parameter_has_no_hidden_gradient_state():
     p = Parameter(np.ones(4))
+    assert set(vars(p)) == {"data", "grad"}
     p.accumulate(np.arange(4.0))
-    buf = p.grad
     p.zero_grad()
-    assert p.grad is buf and not p.grad.any()
-    p.accumulate(np.full(4, 2.0))                   # after the read, adding to real zeros
-    np.testing.assert_array_equal(p.grad, np.full(4, 2.0))
+    assert set(vars(p)) == {"data", "grad"} and not p.grad.any()
 
 
 def test_grad_set_to_none_then_accumulated():
     p = Parameter(np.ones(2, dtype=np.float32))
     p.grad = None
-    p.zero_grad()                                   # nothing to mark
+    p.zero_grad()                                   # nothing to zero
     assert p.grad is None
     p.accumulate(np.array([1.0, 2.0], dtype=np.float32))
     assert p.grad.dtype == np.float32 and p.grad.tolist() == [1.0, 2.0]

@@ -4,8 +4,8 @@ between the two forms; several optimizer steps stay equal; bad arguments are nam
 import numpy as np
 import pytest
 
+from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.data.tasks import make_batches, make_task
-from npformer.layers.dropout import collect_dropout_masks, replay_dropout_masks
 from npformer.training.forward import model_forward
 from npformer.training.parallel import (
     MIN_ELEMENTS_PER_REPLICA,
@@ -75,7 +75,7 @@ def test_replicas_share_parameter_arrays_and_own_gradients():
     _, model, _ = _setup()
     rep = replicate(model)
     for (n, p), (m, q) in zip(model.named_parameters(), rep.named_parameters()):
-        assert n == m and p.data is q.data and p is not q and p._grad is not q._grad
+        assert n == m and p.data is q.data and p is not q and p.grad is not q.grad
     assert list(model.state_dict()) == list(rep.state_dict())
 
 

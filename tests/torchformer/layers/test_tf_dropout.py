@@ -10,9 +10,9 @@ import torch
 
 import npformer.layers.attention as np_attn
 import npformer.models.transformer as np_tr
+from npformer.checks.dropout_masks import collect_dropout_masks as np_collect
+from npformer.checks.dropout_masks import replay_dropout_masks as np_replay
 from npformer.layers.dropout import Dropout as NpDropout
-from npformer.layers.dropout import collect_dropout_masks as np_collect
-from npformer.layers.dropout import replay_dropout_masks as np_replay
 from tests.torchformer.helpers import assert_close, randn, small_config
 from torchformer.layers.dropout import (
     Dropout,

@@ -12,7 +12,7 @@ import npformer.layers.loss as np_loss
 import npformer.models.causal_lm as np_lm
 import npformer.models.classifier as np_cls
 import npformer.models.transformer as np_tr
-from npformer.layers.dropout import collect_dropout_masks as np_collect
+from npformer.checks.dropout_masks import collect_dropout_masks as np_collect
 from npformer.layers.positional import sinusoidal_table as np_table
 from tests.torchformer.helpers import assert_close, assert_grads_close, small_config
 from torchformer.layers.attention import set_need_weights
