@@ -26,10 +26,8 @@ def test_every_file_of_the_twins_sits_on_a_floor():
 
 def test_torchformer_mirrors_npformer_file_names():
     """Where both twins have a file for a concept, it has the same name on the same floor."""
-    # torchformer's layer guards live in torchformer/guards as npformer's; its check helpers and its
-    # models' checks still live beside its layers and models (validation.py moves with the models')
     tf_only_ok = {"layers/compile_ops.py", "models/bridge.py", "models/torch_nn.py",
-                  "training/distributed.py", "layers/validation.py"}
+                  "training/distributed.py"}
     for f in (ROOT / "torchformer").rglob("*.py"):
         rel = f.relative_to(ROOT / "torchformer").as_posix()
         if rel in tf_only_ok or rel.endswith("__init__.py"):

@@ -10,11 +10,11 @@ import numpy as np
 
 from npformer.guards.layers import gradient_of_output
 from npformer.guards.register import checks
+from npformer.guards.rules import check_config, check_flag, check_seed
 from npformer.guards.validation import check_float, check_grad, check_ids, check_length, check_mask, describe
 from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier
-from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder, DecoderLayer
 from npformer.models.encoder import Encoder, EncoderLayer
 from npformer.models.transformer import Transformer
@@ -23,21 +23,6 @@ HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSeque
 
 
 # -- constructors -------------------------------------------------------------------------------------
-def check_config(name: str, config) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
-    return config
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
-    return int(seed)
-
-
-def check_flag(name: str, v) -> None:
-    if not isinstance(v, bool):
-        raise TypeError(f"{name}: expected a bool, got {v!r}")
 
 
 @checks("init", EncoderLayer, Encoder)

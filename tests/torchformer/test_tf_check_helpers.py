@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import npformer.guards.validation as np_checks
-import torchformer.layers.validation as tf_checks
+import torchformer.guards.validation as tf_checks
 
 SHARED = ("check_float", "check_ids", "check_mask", "check_length", "check_positive_int",
           "check_probability", "check_rng")
