@@ -61,3 +61,27 @@ def check_config(name: str, config) -> TransformerConfig:
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
     return config
+
+
+def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:
+    """The shape of a model's attention-mask argument: 4-D (batch, heads, q_len, k_len) with size-1
+    axes broadcasting, or 2-D (q_len, k_len) shared by the batch. Refused: rank 1 or 3 (which axes?),
+    and a 2-D mask whose first axis is the batch size (> 1), which could be a torch-style
+    (batch, k_len) key-padding mask: those go in `keep_arg`."""
+    if len(shape) not in (2, 4):
+        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
+                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
+                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
+    if len(shape) == 2 and batch > 1 and shape[0] == batch:
+        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
+                         f"with the batch size {batch}, so it could be a (batch, k_len) key-padding "
+                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
+                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+
+
+def check_key_keep_shape(name: str, shape: tuple, batch: int, k_len: int) -> None:
+    """The shape of a (batch, k_len) key keep-mask (True = a real token; the NEGATION of torch's
+    key_padding_mask)."""
+    if shape != (batch, k_len):
+        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
+                         f"(True = real token), got shape {shape}")

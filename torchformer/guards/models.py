@@ -16,8 +16,10 @@ from torchformer.guards.validation import (
     check_flag,
     check_float,
     check_ids,
+    check_key_keep_shape,
     check_length,
     check_mask,
+    check_model_mask_shape,
     check_positive_int,
     check_seed,
     describe,
@@ -75,17 +77,7 @@ def check_model_mask(name: str, mask, target, keep_arg: str, device=None):
     batch size (> 1), are refused as ambiguous. Returns a bool tensor on `device` (not broadcast)."""
     if mask is None:
         return None
-    shape = shape_of(mask)
-    B = target[0]
-    if len(shape) not in (2, 4):
-        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
-                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
-                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
-    if len(shape) == 2 and B > 1 and shape[0] == B:
-        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
-                         f"with the batch size {B}, so it could be a (batch, k_len) key-padding "
-                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
-                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+    check_model_mask_shape(name, shape_of(mask), target[0], keep_arg)
     return check_mask(name, mask, target, device=device)
 
 
@@ -94,10 +86,7 @@ def key_keep_mask(name: str, keep, batch: int, k_len: int, device=None):
     as a (batch, 1, 1, k_len) attention keep-mask; None stays None."""
     if keep is None:
         return None
-    shape = shape_of(keep)
-    if shape != (batch, k_len):
-        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
-                         f"(True = real token), got shape {shape}")
+    check_key_keep_shape(name, shape_of(keep), batch, k_len)
     return check_mask(name, keep, (batch, k_len), device=device)[:, None, None, :]
 
 

@@ -101,8 +101,23 @@ def test_a_subclass_with_its_own_constructor_is_checked_by_its_base_on_super():
 
 
 @pytest.mark.parametrize("name", ["check_positive_int", "check_probability", "check_length",
-                                  "check_count", "check_seed", "check_flag", "check_config"])
+                                  "check_count", "check_seed", "check_flag", "check_config",
+                                  "check_model_mask_shape", "check_key_keep_shape"])
 def test_the_twins_share_one_implementation_of_each_framework_free_rule(name):
     assert getattr(tf_checks, name) is getattr(rules, name)
     if hasattr(np_checks, name):
         assert getattr(np_checks, name) is getattr(rules, name)
+
+
+def test_a_shared_rule_refuses_alike_in_both_twins():
+    """One ambiguous 2-D mask (its first axis is the batch size), refused by both models alike."""
+    import npformer as nf
+    from tests.torchformer.helpers import small_config
+    c = small_config()
+    ids = np.array([[1, 2, 3], [4, 5, 6]])
+    errors = []
+    for model, arg in ((nf.CausalLM(c), ids), (tf.CausalLM(c), torch.as_tensor(ids))):
+        with pytest.raises(ValueError, match=r"^mask: a 2-D mask is read as \(q_len, k_len\)") as e:
+            model(arg, mask=np.ones((2, 3), dtype=bool))
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
