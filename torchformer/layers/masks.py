@@ -15,11 +15,12 @@ from __future__ import annotations
 import torch
 
 
-def padding_mask(ids: torch.Tensor, pad_id: int | None) -> torch.Tensor | None:
-    """(B, 1, 1, T) bool keep-mask: True where ids (B, T) != pad_id; None when pad_id is None."""
+def padding_mask(ids, pad_id: int | None) -> torch.Tensor | None:
+    """(B, 1, 1, T) bool keep-mask: True where ids (B, T) != pad_id; None when pad_id is None.
+    ids: a tensor, or anything torch.as_tensor takes."""
     if pad_id is None:
         return None
-    return (ids != pad_id)[:, None, None, :]                                 # (B, 1, 1, T)
+    return (torch.as_tensor(ids) != pad_id)[:, None, None, :]                # (B, 1, 1, T)
 
 
 def causal_mask(q_len: int, k_len: int | None = None, device=None) -> torch.Tensor:
@@ -32,11 +33,12 @@ def causal_mask(q_len: int, k_len: int | None = None, device=None) -> torch.Tens
     return (j <= i + (k_len - q_len))[None, None]                            # (1, 1, Tq, Tk)
 
 
-def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
-    """Logical AND of the given bool keep-masks with broadcasting; None entries are skipped, None if
-    all are None."""
+def combine_masks(*masks) -> torch.Tensor | None:
+    """Logical AND of the given bool keep-masks (tensors, or anything torch.as_tensor takes) with
+    broadcasting; None entries are skipped, None if all are None."""
     out = None
     for m in masks:
         if m is not None:
+            m = torch.as_tensor(m)
             out = m if out is None else out & m.to(out.device)
     return out
