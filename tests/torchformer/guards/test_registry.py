@@ -1,6 +1,6 @@
 """torchformer's layer guards: every public layer is checked at its call by a check registered apart
 from its math (torchformer/guards/layers.py), once per outermost call, subclasses inherit their base's
-check, user hooks still see the calls, and the layers' forward methods hold no argument check."""
+check, user hooks still see the calls, and the layer and model files hold no argument check."""
 from __future__ import annotations
 
 import ast
