@@ -63,6 +63,14 @@ def test_a_clean_tree_passes(tmp_path):
     assert check(tmp_path) == []
 
 
+def test_torchformer_guards_may_use_the_rules_of_npformer_guards(tmp_path):
+    """Same floor, the other twin: allowed (torchformer imports npformer only downward or level)."""
+    write(tmp_path, {**CLEAN, "npformer/guards/__init__.py": "", "npformer/guards/rules.py": "",
+                     "torchformer/guards/__init__.py": "",
+                     "torchformer/guards/validation.py": "from npformer.guards.rules import x\n"})
+    assert check(tmp_path) == []
+
+
 @pytest.mark.parametrize("rule, plant", [
     # an upward import, at module level and hidden inside a function
     ("upward", {"npformer/layers/lin.py": "from npformer.models import other\n"}),
@@ -76,6 +84,9 @@ def test_a_clean_tree_passes(tmp_path):
                 "npformer/models/net.py": "from npformer.guards import reg\n"}),
     # torchformer reaching above its floor in npformer
     ("upward", {"torchformer/layers/lin.py": "from npformer.models.net import Net\n"}),
+    # torchformer's math reaching up to the rules npformer's guards share with torchformer's guards
+    ("upward", {"npformer/guards/__init__.py": "", "npformer/guards/rules.py": "",
+                "torchformer/layers/lin.py": "from npformer.guards import rules\n"}),
     # npformer naming torchformer outside the backend registry
     ("torchformer", {"npformer/models/net.py": "def f():\n    import torchformer.layers.lin\n"}),
     # a private name from another module
