@@ -26,10 +26,8 @@ def test_every_file_of_the_twins_sits_on_a_floor():
 
 def test_torchformer_mirrors_npformer_file_names():
     """Where both twins have a file for a concept, it has the same name on the same floor."""
-    # torchformer's layer guards live in torchformer/guards as npformer's; its check helpers and its
-    # models' checks still live beside its layers and models (validation.py moves with the models')
     tf_only_ok = {"layers/compile_ops.py", "models/bridge.py", "models/torch_nn.py",
-                  "training/distributed.py", "layers/validation.py"}
+                  "training/distributed.py"}
     for f in (ROOT / "torchformer").rglob("*.py"):
         rel = f.relative_to(ROOT / "torchformer").as_posix()
         if rel in tf_only_ok or rel.endswith("__init__.py"):
@@ -65,6 +63,14 @@ def test_a_clean_tree_passes(tmp_path):
     assert check(tmp_path) == []
 
 
+def test_torchformer_guards_may_use_the_rules_of_npformer_guards(tmp_path):
+    """Same floor, the other twin: allowed (torchformer imports npformer only downward or level)."""
+    write(tmp_path, {**CLEAN, "npformer/guards/__init__.py": "", "npformer/guards/rules.py": "",
+                     "torchformer/guards/__init__.py": "",
+                     "torchformer/guards/validation.py": "from npformer.guards.rules import x\n"})
+    assert check(tmp_path) == []
+
+
 @pytest.mark.parametrize("rule, plant", [
     # an upward import, at module level and hidden inside a function
     ("upward", {"npformer/layers/lin.py": "from npformer.models import other\n"}),
@@ -78,6 +84,9 @@ def test_a_clean_tree_passes(tmp_path):
                 "npformer/models/net.py": "from npformer.guards import reg\n"}),
     # torchformer reaching above its floor in npformer
     ("upward", {"torchformer/layers/lin.py": "from npformer.models.net import Net\n"}),
+    # torchformer's math reaching up to the rules npformer's guards share with torchformer's guards
+    ("upward", {"npformer/guards/__init__.py": "", "npformer/guards/rules.py": "",
+                "torchformer/layers/lin.py": "from npformer.guards import rules\n"}),
     # npformer naming torchformer outside the backend registry
     ("torchformer", {"npformer/models/net.py": "def f():\n    import torchformer.layers.lin\n"}),
     # a private name from another module

@@ -16,18 +16,18 @@ from npformer.models.config import TransformerConfig
 from torchformer import guards  # noqa: F401  (importing registers the input checks)
 from torchformer.decoding.beam import beam_search
 from torchformer.decoding.generate import greedy_decode
+from torchformer.guards.functional import causal_mask, combine_masks, padding_mask, scaled_dot_product_attention
 
 # the workflow API (the same names as npformer's)
 from torchformer.io.checkpoint import load_checkpoint, load_model, restore, save_checkpoint
 from torchformer.layers.activations import Activation
-from torchformer.layers.attention import MultiHeadAttention, scaled_dot_product_attention, set_need_weights
+from torchformer.layers.attention import MultiHeadAttention, set_need_weights
 from torchformer.layers.dropout import Dropout, collect_dropout_masks, replay_dropout_masks, set_record_masks
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
 from torchformer.layers.loss import CrossEntropyLoss
-from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
 from torchformer.layers.positional import (
     LearnedPositionalEncoding,
     SinusoidalPositionalEncoding,

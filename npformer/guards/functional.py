@@ -12,6 +12,7 @@ import numpy as np
 
 from npformer.guards.keep_masks import check_keep_mask
 from npformer.guards.layers import check_targets
+from npformer.guards.rules import check_count
 from npformer.guards.validation import (
     bool_mask,
     check_dtype,
@@ -80,12 +81,6 @@ def padding_mask(ids, pad_id):
     if pad_id is not None and (isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer))):
         raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
     return masks.padding_mask(ids, pad_id)
-
-
-def check_count(name: str, n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"{name}: expected a non-negative int, got {n!r}")
-    return int(n)
 
 
 def causal_mask(q_len, k_len=None):

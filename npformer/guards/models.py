@@ -10,11 +10,17 @@ import numpy as np
 
 from npformer.guards.layers import gradient_of_output
 from npformer.guards.register import checks
+from npformer.guards.rules import (
+    check_config,
+    check_flag,
+    check_key_keep_shape,
+    check_model_mask_shape,
+    check_seed,
+)
 from npformer.guards.validation import check_float, check_grad, check_ids, check_length, check_mask, describe
 from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier
-from npformer.models.config import TransformerConfig
 from npformer.models.decoder import Decoder, DecoderLayer
 from npformer.models.encoder import Encoder, EncoderLayer
 from npformer.models.transformer import Transformer
@@ -23,21 +29,6 @@ HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSeque
 
 
 # -- constructors -------------------------------------------------------------------------------------
-def check_config(name: str, config) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
-    return config
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
-    return int(seed)
-
-
-def check_flag(name: str, v) -> None:
-    if not isinstance(v, bool):
-        raise TypeError(f"{name}: expected a bool, got {v!r}")
 
 
 @checks("init", EncoderLayer, Encoder)
@@ -75,17 +66,7 @@ def check_model_mask(name: str, mask, target, keep_arg: str):
     key-padding mask: those go in `keep_arg`. Returns the bool mask (not broadcast), or None."""
     if mask is None:
         return None
-    shape = shape_of(mask)
-    B = target[0]
-    if len(shape) not in (2, 4):
-        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
-                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
-                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
-    if len(shape) == 2 and B > 1 and shape[0] == B:
-        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
-                         f"with the batch size {B}, so it could be a (batch, k_len) key-padding "
-                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
-                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+    check_model_mask_shape(name, shape_of(mask), target[0], keep_arg)
     return check_mask(name, mask, target)
 
 
@@ -94,10 +75,7 @@ def key_keep_mask(name: str, keep, batch: int, k_len: int) -> np.ndarray | None:
     of torch's key_padding_mask) as a (batch, 1, 1, k_len) bool keep-mask; None stays None."""
     if keep is None:
         return None
-    shape = shape_of(keep)
-    if shape != (batch, k_len):
-        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
-                         f"(True = real token), got shape {shape}")
+    check_key_keep_shape(name, shape_of(keep), batch, k_len)
     return check_mask(name, keep, (batch, k_len))[:, None, None, :]          # (B, 1, 1, K)
 
 

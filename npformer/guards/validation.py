@@ -16,6 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
+from npformer.guards.rules import check_length, check_positive_int, check_probability  # noqa: F401
+
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -117,17 +119,6 @@ def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
     return dout
 
 
-def check_positive_int(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name}: expected a positive int, got {v!r}")
-    return int(v)
-
-
-def check_length(name: str, length: int, max_len: int) -> None:
-    if length > max_len:
-        raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
-
-
 def check_dtype(name: str, dtype) -> np.dtype:
     """A parameter dtype, float32 or float64, given as a name ("float32"), numpy dtype or type."""
     try:
@@ -137,15 +128,6 @@ def check_dtype(name: str, dtype) -> np.dtype:
     if dt is None or dt not in FLOAT_DTYPES:
         raise ValueError(f"{name}: expected 'float32' or 'float64', got {dtype!r}")
     return dt
-
-
-def check_probability(name: str, p) -> float:
-    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
-    if not 0.0 <= float(p) < 1.0:
-        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
-    return float(p)
 
 
 def check_rng(name: str, rng) -> np.random.Generator:

@@ -14,9 +14,9 @@ import pytest
 import torch
 
 import npformer.guards.validation as np_checks
-import torchformer.layers.validation as tf_checks
+import torchformer.guards.validation as tf_checks
 
-SHARED = ("check_float", "check_ids", "check_mask", "check_length", "check_positive_int",
+SHARED = ("check_float", "check_ids", "check_mask", "check_length", "check_positive_int", "check_dtype",
           "check_probability", "check_rng")
 BACKEND_ONLY = {"npformer": {"finite"}, "torchformer": {"device"}}
 

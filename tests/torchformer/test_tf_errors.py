@@ -6,14 +6,14 @@ import pytest
 import torch
 
 from tests.torchformer.helpers import small_config
+from torchformer import causal_mask, combine_masks, padding_mask
+from torchformer.guards.validation import broadcasts_to
 from torchformer.layers.activations import Activation
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
-from torchformer.layers.masks import causal_mask, combine_masks, padding_mask
 from torchformer.layers.positional import SinusoidalPositionalEncoding
-from torchformer.layers.validation import broadcasts_to
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.decoder import DecoderLayer

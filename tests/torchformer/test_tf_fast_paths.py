@@ -15,7 +15,7 @@ import torchformer.guards.layers as layer_guards
 from tests.torchformer.helpers import assert_close, perturb, randn, small_config
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.linear import Linear
-from torchformer.layers.validation import trusted
+from torchformer.layers.module import trusted
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.transformer import Transformer
 

@@ -26,8 +26,9 @@ from npformer.decoding.generate import (
     suppressed_ids,
 )
 from npformer.decoding.generate import setup_decoding as np_setup_decoding
+from torchformer.guards.validation import check_ids
 from torchformer.layers.masks import causal_mask, padding_mask
-from torchformer.layers.validation import check_ids, run_checked
+from torchformer.layers.module import run_checked
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.transformer import Transformer
 

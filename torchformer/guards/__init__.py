@@ -1,3 +1,3 @@
-"""Input checks, apart from the math: importing torchformer.guards registers the call guards of
-torchformer's layers in torchformer.layers.module.CHECKS (`import torchformer` does it)."""
-from torchformer.guards import layers, models  # noqa: F401  (importing registers the guards)
+"""Input checks, apart from the math: importing torchformer.guards registers the constructor and call
+guards of torchformer's layers and models in torchformer.layers.module.CHECKS (`import torchformer` does it)."""
+from torchformer.guards import functional, layers, models  # noqa: F401  (importing registers the guards)

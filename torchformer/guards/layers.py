@@ -1,6 +1,8 @@
-"""The guards of torchformer.layers: each layer's call checks (the twin of npformer.guards.layers).
+"""The guards of torchformer.layers: each layer's constructor and call checks (the twin of
+npformer.guards.layers).
 
-A "call" guard returns forward's arguments as forward expects them (a keep-mask as a bool tensor on
+An "init" guard takes the constructor's arguments and raises on a bad one before anything is built. A
+"call" guard returns forward's arguments as forward expects them (a keep-mask as a bool tensor on
 the input's device, ids as an int64 tensor on the weight's); the layer's math then runs on them
 without checking anything again. Messages name the argument, what was expected and what came.
 """
@@ -9,8 +11,20 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
-from torchformer.layers.activations import Activation
+from torchformer.guards.validation import (
+    check_count,
+    check_dtype,
+    check_float,
+    check_ids,
+    check_length,
+    check_mask,
+    check_positive_int,
+    check_probability,
+    check_rng,
+)
+from torchformer.layers.activations import ACTIVATIONS, Activation
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
@@ -18,10 +32,106 @@ from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
 from torchformer.layers.loss import CrossEntropyLoss
+from torchformer.layers.module import StrictLoad
 from torchformer.layers.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
-from torchformer.layers.validation import check_float, check_ids, check_length, check_mask
+
+POSITIONAL = (SinusoidalPositionalEncoding, LearnedPositionalEncoding)
 
 
+# -- constructors -------------------------------------------------------------------------------------
+@checks("init", Linear)
+def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None, device=None):
+    check_positive_int("in_features", in_features)
+    check_positive_int("out_features", out_features)
+    check_rng("rng", rng)
+    check_dtype("dtype", dtype)
+
+
+@checks("init", LayerNorm)
+def layernorm_init(d_model, eps=1e-5, dtype="float32", device=None):
+    check_positive_int("d_model", d_model)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+        raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
+    check_dtype("dtype", dtype)
+
+
+@checks("init", Activation)
+def activation_init(name):
+    if name not in ACTIVATIONS:
+        raise ValueError(f"Activation: name: expected one of {tuple(ACTIVATIONS)}, got {name!r}")
+
+
+@checks("init", Dropout)
+def dropout_init(p=0.1, rng=None):
+    check_probability("p", p)
+    if rng is not None and not isinstance(rng, torch.Generator):
+        raise TypeError(f"rng: expected a torch.Generator or None, got {type(rng).__name__}")
+
+
+@checks("init", Embedding)
+def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, dtype="float32",
+                   rng=None, device=None):
+    check_positive_int("num_embeddings", num_embeddings)
+    check_positive_int("embedding_dim", embedding_dim)
+    if padding_idx is not None and (isinstance(padding_idx, bool)
+                                    or not isinstance(padding_idx, (int, np.integer))
+                                    or not 0 <= padding_idx < num_embeddings):
+        raise ValueError(f"Embedding: padding_idx: expected None or an int in "
+                         f"[0, {num_embeddings}), got {padding_idx!r}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"Embedding: scale: expected a float, got {type(scale).__name__}")
+    check_rng("rng", rng)
+    check_dtype("dtype", dtype)
+
+
+@checks("init", SinusoidalPositionalEncoding)
+def sinusoidal_init(d_model, max_len=512, dtype="float32", device=None):
+    check_positive_int("d_model", d_model)
+    check_positive_int("max_len", max_len)
+    check_dtype("dtype", dtype)
+
+
+@checks("init", LearnedPositionalEncoding)
+def learned_init(d_model, max_len=512, dtype="float32", rng=None, device=None):
+    check_positive_int("d_model", d_model)
+    check_positive_int("max_len", max_len)
+    check_rng("rng", rng)
+    check_dtype("dtype", dtype)
+
+
+@checks("init", MultiHeadAttention)
+def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", rng=None,
+                   device=None, need_weights=False):
+    for name, v in (("d_model", d_model), ("num_heads", num_heads)):
+        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
+    if d_model % num_heads:
+        raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
+                         f"{num_heads}, got {d_model}")
+    check_rng("rng", rng)
+    check_dtype("dtype", dtype)
+    check_probability("dropout", dropout)
+
+
+@checks("init", PositionwiseFeedForward)
+def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, dtype="float32",
+                     rng=None, device=None):
+    check_positive_int("PositionwiseFeedForward: d_model", d_model)
+    check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
+    check_probability("dropout", dropout)
+    check_dtype("dtype", dtype)
+
+
+@checks("init", CrossEntropyLoss)
+def loss_init(ignore_index=-100, label_smoothing=0.0):
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
+        raise TypeError(f"ignore_index: expected an int, got {ignore_index!r}")
+    if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float))
+            or not 0.0 <= label_smoothing <= 1.0):
+        raise ValueError(f"label_smoothing: expected a float in [0, 1], got {label_smoothing!r}")
+
+
+# -- calls --------------------------------------------------------------------------------------------
 def last_axis(name: str, x: torch.Tensor, size: int) -> None:
     if x.dim() < 1 or x.shape[-1] != size:
         raise ValueError(f"{name}: expected shape (..., {size}), got {tuple(x.shape)}")
@@ -52,17 +162,11 @@ def embedding_call(m, ids):
     return (check_ids("ids", ids, m.num_embeddings, ndim=None, device=m.weight.device),)
 
 
-def check_offset(offset) -> int:
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    return int(offset)
-
-
-@checks("call", SinusoidalPositionalEncoding, LearnedPositionalEncoding)
+@checks("call", *POSITIONAL)
 def positional_call(m, x, offset=0):
     table = m.pe if isinstance(m, SinusoidalPositionalEncoding) else m.weight
     check_float("x", x, dtype=table.dtype, ndim=3, shape=(None, None, m.d_model))
-    offset = check_offset(offset)
+    offset = check_count("offset", offset)
     check_length("x", offset + x.shape[1], m.max_len)
     return x, offset
 
@@ -87,6 +191,8 @@ def attention_call(m, query, key, value, mask=None, cache=None, static_kv=False)
     B, Tq, D = query.shape
     if D != m.d_model:
         raise ValueError(f"query: expected shape (B, Tq, {m.d_model}), got {tuple(query.shape)}")
+    if cache is not None and "k" in cache and cache["k"].shape[0] != B:
+        raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
     reuse_kv = cache is not None and static_kv and "k" in cache
     if not reuse_kv:
         key_or_value(m, "key", key, B)
@@ -124,3 +230,7 @@ def loss_call(m, logits, targets):
         raise ValueError(f"targets: every target equals ignore_index={m.ignore_index}; the "
                          f"mean over zero counted targets is undefined (torch would return NaN)")
     return logits, targets
+
+
+# load_state_dict: npformer's rule and messages (framework-free: names, shapes, dtype names)
+checks("load_state_dict", StrictLoad)(check_state_dict)

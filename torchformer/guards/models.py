@@ -1,5 +1,5 @@
-"""The guards of torchformer.models (the twin of npformer.guards.models): the call checks of the
-encoder and decoder layers and stacks, CausalLM, EncoderClassifier, the BERT models and Transformer,
+"""The guards of torchformer.models (the twin of npformer.guards.models): the constructor and call
+checks of the encoder and decoder layers and stacks, CausalLM, EncoderClassifier, the BERT models and Transformer,
 and Transformer's "encode" and "decode" checks. Each returns its method's arguments with token ids as
 int64 on the model's device and the masks as bool keep-masks on it.
 """
@@ -9,20 +9,133 @@ import numpy as np
 import torch
 
 from torchformer.guards.register import checks
-from torchformer.layers.masks import check_model_mask, key_keep_mask, padding_mask
-from torchformer.layers.validation import check_float, check_ids, check_mask, describe, param_dtype
+from torchformer.guards.validation import (
+    check_config,
+    check_count,
+    check_dtype,
+    check_flag,
+    check_float,
+    check_ids,
+    check_key_keep_shape,
+    check_length,
+    check_mask,
+    check_model_mask_shape,
+    check_positive_int,
+    check_seed,
+    describe,
+    param_dtype,
+)
+from torchformer.layers.masks import padding_mask
 from torchformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, Pooler
 from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
-from torchformer.models.decoder import Decoder, DecoderLayer, cached_length
+from torchformer.models.decoder import Decoder, DecoderLayer
 from torchformer.models.encoder import Encoder, EncoderLayer
-from torchformer.models.transformer import (
-    Transformer,
-    and_masks,
-    check_offset,
-    check_token_ids,
-    target_self_mask,
-)
+from torchformer.models.transformer import Transformer, and_masks, target_self_mask
+
+HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSequenceClassification)
+
+
+# -- constructors -------------------------------------------------------------------------------------
+@checks("init", EncoderLayer, Encoder)
+def stack_init(config, rng=None, device=None):
+    check_config("config", config)
+
+
+@checks("init", DecoderLayer, Decoder)
+def decoder_init(config, cross_attention=True, rng=None, device=None):
+    check_config("config", config)
+    check_flag("cross_attention", cross_attention)
+
+
+@checks("init", *HEADS)
+def model_init(config, seed=0, device=None):
+    check_config("config", config)
+    check_seed(seed)
+
+
+@checks("init", BertModel)
+def bert_init(config, seed=0, pooler=True, device=None, rng=None):
+    model_init(config, seed)
+    check_flag("pooler", pooler)
+
+
+@checks("init", Pooler)
+def pooler_init(d_model, dtype="float32", rng=None, device=None):
+    check_positive_int("d_model", d_model)
+    check_dtype("dtype", dtype)
+
+
+# -- mask, id and cache arguments -----------------------------------------------------------------------
+def shape_of(mask) -> tuple:
+    return tuple(mask.shape) if hasattr(mask, "shape") else tuple(np.shape(mask))
+
+
+def check_model_mask(name: str, mask, target, keep_arg: str, device=None):
+    """A model's attention-mask argument (as npformer.guards.models.check_model_mask): 4-D (batch,
+    heads, q_len, k_len) or 2-D (q_len, k_len); rank 1 or 3, and a 2-D mask whose first axis is the
+    batch size (> 1), are refused as ambiguous. Returns a bool tensor on `device` (not broadcast)."""
+    if mask is None:
+        return None
+    check_model_mask_shape(name, shape_of(mask), target[0], keep_arg)
+    return check_mask(name, mask, target, device=device)
+
+
+def key_keep_mask(name: str, keep, batch: int, k_len: int, device=None):
+    """A (batch, k_len) key keep-mask (True = real token; the negation of torch's key_padding_mask)
+    as a (batch, 1, 1, k_len) attention keep-mask; None stays None."""
+    if keep is None:
+        return None
+    check_key_keep_shape(name, shape_of(keep), batch, k_len)
+    return check_mask(name, keep, (batch, k_len), device=device)[:, None, None, :]
+
+
+def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0,
+                    device=None) -> torch.Tensor:
+    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len; int64 on
+    `device` (numpy arrays are accepted)."""
+    ids = check_ids(name, ids, vocab_size, ndim=2, device=device)
+    if ids.shape[0] < 1 or ids.shape[1] < 1:
+        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape "
+                         f"{tuple(ids.shape)}")
+    check_length(name, offset + ids.shape[1], max_len)
+    return ids
+
+
+def cached_length(cache) -> int:
+    """Positions already in a layer cache {"self": {"k": (B, H, Tpast, dk), ...}, "cross": {...}}."""
+    if cache is None:
+        return 0
+    if not isinstance(cache, dict):
+        raise TypeError(f"cache: expected a dict {{'self': {{...}}, 'cross': {{...}}}} (or None), "
+                        f"got {type(cache).__name__}")
+    self_cache = cache.get("self") or {}
+    return self_cache["k"].shape[2] if "k" in self_cache else 0
+
+
+def check_offset(offset, caches, num_layers: int) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold,
+    a list of one cache dict per decoder layer (or None)."""
+    offset = check_count("offset", offset)
+    held = cached_length(caches[0]) if caches else offset
+    if held != offset:
+        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
+    if caches is not None and (not isinstance(caches, list) or len(caches) != num_layers):
+        got = len(caches) if isinstance(caches, list) else type(caches).__name__
+        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got {got}")
+    return offset
+
+
+def check_cache_batch(caches, batch: int) -> None:
+    """The caches of an incremental decode hold keys for this call's batch."""
+    for cache in caches or ():
+        for part in (cache.get("self") or {}, cache.get("cross") or {}):
+            if "k" in part and part["k"].shape[0] != batch:
+                raise ValueError(f"cache: holds keys for batch {part['k'].shape[0]}, query has "
+                                 f"batch {batch}")
+
+
+# -- calls ----------------------------------------------------------------------------------------------
 
 
 @checks("call", EncoderLayer, Encoder)
@@ -82,6 +195,7 @@ def causal_lm_call(m, ids, mask=None, caches=None, offset=0, key_keep=None):
     offset = check_offset(offset, caches, c.num_decoder_layers)
     ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=m.device)
     B, T = ids.shape
+    check_cache_batch(caches, B)
     if mask is not None:
         mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
                                 device=ids.device)
@@ -177,6 +291,7 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     offset = check_offset(offset, caches, c.num_decoder_layers)
     tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=m.device)
     B, T = tgt.shape
+    check_cache_batch(caches, B)
     check_float("memory", memory, dtype=m._weight_dtype, ndim=3, shape=(B, None, c.d_model))
     if src_mask is not None:
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),

@@ -10,8 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from torchformer.layers import compile_ops
-from torchformer.layers.module import Module
-from torchformer.layers.validation import compiling
+from torchformer.layers.module import Module, compiling
 
 
 def relu(x: torch.Tensor) -> torch.Tensor:
@@ -34,8 +33,6 @@ class Activation(Module):
 
     def __init__(self, name: str):
         super().__init__()
-        if name not in ACTIVATIONS:
-            raise ValueError(f"Activation: name: expected one of {tuple(ACTIVATIONS)}, got {name!r}")
         self.name = name
         self.fn = ACTIVATIONS[name]
 

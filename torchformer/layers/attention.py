@@ -26,14 +26,7 @@ from torch import nn
 
 from torchformer.layers.dropout import Dropout, dropout_apply
 from torchformer.layers.linear import Linear
-from torchformer.layers.module import Module
-from torchformer.layers.validation import (
-    check_float,
-    check_mask,
-    check_rng,
-    compiling,
-    to_torch_dtype,
-)
+from torchformer.layers.module import Module, compiling, to_torch_dtype
 
 # ------------------------------------------------------------------------------------------------
 # functional cores
@@ -75,19 +68,6 @@ def _empty_rows(mask: torch.Tensor | None):
     return (None if keeps_all else mask), None              # no empty row: nothing to zero
 
 
-def _check_qkv(q, k, v):
-    check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
-    check_float("v", v, dtype=q.dtype, ndim=4)
-    B, H, Tq, dk = q.shape
-    if k.shape[:2] != (B, H) or k.shape[3] != dk:
-        raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {tuple(q.shape)}, "
-                         f"got {tuple(k.shape)}")
-    Tk = k.shape[2]
-    if v.shape[:3] != (B, H, Tk):
-        raise ValueError(f"v: expected shape ({B}, {H}, {Tk}, dv) to match k {tuple(k.shape)}, "
-                         f"got {tuple(v.shape)}")
-    return B, H, Tq, Tk
 
 
 def sdpa_explicit(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None,
@@ -131,25 +111,17 @@ def sdpa_fast(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None,
 
 def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask=None,
                                  dropout_mask=None, dropout_p: float = 0.0, need_weights=True):
-    """The twin of npformer's sdpa_forward (without its cache): checks the arguments, then returns
-    (out (B, H, Tq, dv), weights (B, H, Tq, Tk) or None).
+    """The twin of npformer's sdpa_forward (without its cache): (out (B, H, Tq, dv), weights
+    (B, H, Tq, Tk) or None). mask: a bool keep-mask tensor broadcastable to (B, H, Tq, Tk) or None;
+    dropout_mask: a bool (B, H, Tq, Tk) tensor or None. `torchformer.scaled_dot_product_attention` is
+    this function with its arguments checked (torchformer.guards.functional); this one checks nothing.
 
     need_weights=True (default) or a dropout_mask: explicit path; otherwise SDPA (weights None, and
     no dropout: there is no mask to apply).
     """
-    B, H, Tq, Tk = _check_qkv(q, k, v)
-    keep = check_mask("mask", mask, (B, H, Tq, Tk), device=q.device)
-    if isinstance(dropout_p, bool) or not (isinstance(dropout_p, (int, float))
-                                           and 0.0 <= dropout_p < 1.0):
-        raise ValueError(f"dropout_p: expected a float in [0, 1), got {dropout_p!r}")
-    if dropout_mask is not None:
-        dropout_mask = torch.as_tensor(dropout_mask, device=q.device)
-        if dropout_mask.dtype != torch.bool or tuple(dropout_mask.shape) != (B, H, Tq, Tk):
-            raise ValueError(f"dropout_mask: expected a bool tensor of shape {(B, H, Tq, Tk)}, got "
-                             f"shape {tuple(dropout_mask.shape)} and dtype {dropout_mask.dtype}")
     if need_weights or dropout_mask is not None:
-        return sdpa_explicit(q, k, v, keep, dropout_mask, dropout_p)
-    return sdpa_fast(q, k, v, keep), None
+        return sdpa_explicit(q, k, v, mask, dropout_mask, dropout_p)
+    return sdpa_fast(q, k, v, mask), None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,13 +162,6 @@ class MultiHeadAttention(Module):
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  dtype="float32", rng=None, device=None, need_weights: bool = False):
         super().__init__()
-        for name, v in (("d_model", d_model), ("num_heads", num_heads)):
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
-        if d_model % num_heads:
-            raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
-                             f"{num_heads}, got {d_model}")
-        check_rng("rng", rng)
         self.d_model = d_model
         self.num_heads = num_heads
         self.head_dim = d_model // num_heads
@@ -218,9 +183,6 @@ class MultiHeadAttention(Module):
         """mask: a bool keep-mask on query's device, or None (the call's guard converts it)."""
         B, Tq, _ = query.shape
         H = self.num_heads
-        if cache is not None and "k" in cache and cache["k"].shape[0] != B:
-            raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has "
-                             f"batch {B}")
         reuse_kv = cache is not None and static_kv and "k" in cache
         past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
 

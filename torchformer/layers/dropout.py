@@ -36,17 +36,18 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers import compile_ops
-from torchformer.layers.module import Module
-from torchformer.layers.validation import check_probability, compiling, describe
+from torchformer.layers.module import Module, compiling
 
 
-def _check_keep_mask(name: str, mask, shape=None):
-    """A bool keep-mask (numpy array or tensor), of exactly `shape` when given."""
+def check_keep_mask(name: str, mask, shape=None):
+    """A bool keep-mask (numpy array or tensor), of exactly `shape` when given: the masks replayed
+    into a Dropout, whose shape is known only at the forward that uses them (as npformer's)."""
     ok = ((isinstance(mask, np.ndarray) and mask.dtype == np.bool_)
           or (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool))
     if not ok:
-        raise TypeError(f"{name}: expected a bool numpy array or bool tensor (True = keep), got "
-                        f"{describe(mask)}")
+        got = (f"dtype {mask.dtype}" if isinstance(mask, (np.ndarray, torch.Tensor))
+               else type(mask).__name__)
+        raise TypeError(f"{name}: expected a bool numpy array or bool tensor (True = keep), got {got}")
     if shape is not None and tuple(mask.shape) != tuple(shape):
         raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got "
                          f"{tuple(mask.shape)}")
@@ -83,9 +84,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.1, rng: torch.Generator | None = None):
         super().__init__()
-        self.p = check_probability("p", p)
-        if rng is not None and not isinstance(rng, torch.Generator):
-            raise TypeError(f"rng: expected a torch.Generator or None, got {type(rng).__name__}")
+        self.p = float(p)
         self.rng = rng
         self.record_masks = False
         self.last_mask: torch.Tensor | None = None
@@ -100,7 +99,7 @@ class Dropout(Module):
     def replay(self, mask) -> None:
         """Make the next forward use `mask` (bool, the input's shape; numpy or torch) instead of
         drawing one. The dtype is checked now, the shape at that forward."""
-        self._replay = _check_keep_mask("mask", mask)
+        self._replay = check_keep_mask("mask", mask)
 
     @property
     def replay_pending(self) -> bool:
@@ -137,7 +136,7 @@ class Dropout(Module):
             self._note(None, False)
             return None
         if self._replay is not None:
-            mask = _check_keep_mask("mask (queued by Dropout.replay)", self._replay, shape)
+            mask = check_keep_mask("mask (queued by Dropout.replay)", self._replay, shape)
             self._replay = None
             mask = torch.as_tensor(mask).to(device)
         else:
@@ -197,6 +196,6 @@ def replay_dropout_masks(model: nn.Module, masks: dict) -> None:
         raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
                          f"{sorted(dropouts)}")
     for name, mask in masks.items():
-        _check_keep_mask(f"masks[{name!r}]", mask)
+        check_keep_mask(f"masks[{name!r}]", mask)
     for name, mask in masks.items():
         dropouts[name].replay(mask)

@@ -10,8 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from torchformer.layers.linear import draw_normal
-from torchformer.layers.module import Module
-from torchformer.layers.validation import check_positive_int, check_rng, to_torch_dtype
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 class Embedding(Module):
@@ -20,15 +19,6 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  scale: float = 1.0, dtype="float32", rng=None, device=None):
         super().__init__()
-        check_positive_int("num_embeddings", num_embeddings)
-        check_positive_int("embedding_dim", embedding_dim)
-        if padding_idx is not None and not (isinstance(padding_idx, int)
-                                            and 0 <= padding_idx < num_embeddings):
-            raise ValueError(f"Embedding: padding_idx: expected None or an int in "
-                             f"[0, {num_embeddings}), got {padding_idx!r}")
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-            raise TypeError(f"Embedding: scale: expected a float, got {type(scale).__name__}")
-        check_rng("rng", rng)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx

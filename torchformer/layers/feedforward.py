@@ -7,8 +7,7 @@ import torch
 from torchformer.layers.activations import Activation
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.linear import Linear
-from torchformer.layers.module import Module
-from torchformer.layers.validation import to_torch_dtype
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 class PositionwiseFeedForward(Module):

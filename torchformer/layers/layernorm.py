@@ -8,8 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.module import Module
-from torchformer.layers.validation import check_positive_int, to_torch_dtype
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 class LayerNorm(Module):
@@ -17,9 +16,6 @@ class LayerNorm(Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("d_model", d_model)
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-            raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
         self.d_model = d_model
         self.eps = float(eps)
         self.dtype = to_torch_dtype(dtype)

@@ -13,12 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.module import Module
-from torchformer.layers.validation import (
-    check_positive_int,
-    check_rng,
-    to_torch_dtype,
-)
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 def draw_uniform(shape, bound: float, rng, dtype: torch.dtype, device) -> torch.Tensor:
@@ -51,9 +46,6 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype="float32",
                  rng=None, device=None):
         super().__init__()
-        check_positive_int("in_features", in_features)
-        check_positive_int("out_features", out_features)
-        check_rng("rng", rng)
         self.in_features = in_features
         self.out_features = out_features
         self.dtype = to_torch_dtype(dtype)

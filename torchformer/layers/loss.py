@@ -19,12 +19,6 @@ class CrossEntropyLoss(Module):
 
     def __init__(self, ignore_index: int = -100, label_smoothing: float = 0.0):
         super().__init__()
-        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
-            raise TypeError(f"ignore_index: expected an int, got {ignore_index!r}")
-        if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float))
-                or not 0.0 <= label_smoothing <= 1.0):
-            raise ValueError(f"label_smoothing: expected a float in [0, 1], got "
-                             f"{label_smoothing!r}")
         self.ignore_index = ignore_index
         self.label_smoothing = float(label_smoothing)
 

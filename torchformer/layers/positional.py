@@ -15,12 +15,7 @@ import torch
 from torch import nn
 
 from torchformer.layers.linear import draw_normal
-from torchformer.layers.module import Module
-from torchformer.layers.validation import (
-    check_positive_int,
-    check_rng,
-    to_torch_dtype,
-)
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype="float32", device=None) -> torch.Tensor:
@@ -40,8 +35,6 @@ class SinusoidalPositionalEncoding(Module):
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", device=None):
         super().__init__()
-        check_positive_int("d_model", d_model)
-        check_positive_int("max_len", max_len)
         self.d_model = d_model
         self.max_len = max_len
         self.dtype = to_torch_dtype(dtype)
@@ -62,9 +55,6 @@ class LearnedPositionalEncoding(Module):
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32", rng=None,
                  device=None):
         super().__init__()
-        check_positive_int("d_model", d_model)
-        check_positive_int("max_len", max_len)
-        check_rng("rng", rng)
         self.d_model = d_model
         self.max_len = max_len
         self.dtype = to_torch_dtype(dtype)

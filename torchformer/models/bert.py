@@ -15,15 +15,11 @@ from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
-from torchformer.layers.module import Module
+from torchformer.layers.module import Module, to_torch_dtype
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import (
-    to_torch_dtype,
-)
-from torchformer.models.encoder import Encoder, check_config
+from torchformer.models.encoder import Encoder
 from torchformer.models.transformer import (
     ModelMixin,
-    check_seed,
     embedding_scale,
     init_rng,
     keep_input,
@@ -56,10 +52,8 @@ class BertModel(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, pooler: bool = True, device=None, rng=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
-        if not isinstance(pooler, bool):
-            raise TypeError(f"pooler: expected a bool, got {pooler!r}")
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed) if rng is None else rng
@@ -103,8 +97,8 @@ class BertForMaskedLM(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)
@@ -139,8 +133,8 @@ class BertForSequenceClassification(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)

@@ -9,15 +9,12 @@ import torch
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
-from torchformer.layers.module import Module
+from torchformer.layers.module import Module, to_torch_dtype
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import to_torch_dtype
 from torchformer.models.decoder import Decoder
-from torchformer.models.encoder import check_config
 from torchformer.models.transformer import (
     ModelMixin,
     and_masks,
-    check_seed,
     embedding_scale,
     init_rng,
     keep_input,
@@ -41,8 +38,8 @@ class CausalLM(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)

@@ -11,14 +11,12 @@ from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
 from torchformer.layers.masks import padding_mask
-from torchformer.layers.module import Module
+from torchformer.layers.module import Module, to_torch_dtype
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import to_torch_dtype
-from torchformer.models.encoder import Encoder, check_config
+from torchformer.models.encoder import Encoder
 from torchformer.models.transformer import (
     ModelMixin,
     and_masks,
-    check_seed,
     embedding_scale,
     init_rng,
     keep_input,
@@ -35,8 +33,8 @@ class EncoderClassifier(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)

@@ -17,22 +17,7 @@ from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
-from torchformer.layers.module import Module
-from torchformer.layers.validation import (
-    to_torch_dtype,
-)
-from torchformer.models.encoder import check_config
-
-
-def cached_length(cache: dict | None) -> int:
-    """Positions already in a layer cache {"self": {"k": (B, H, Tpast, dk), ...}, "cross": {...}}."""
-    if cache is None:
-        return 0
-    if not isinstance(cache, dict):
-        raise TypeError(f"cache: expected a dict {{'self': {{...}}, 'cross': {{...}}}} (or None), "
-                        f"got {type(cache).__name__}")
-    self_cache = cache.get("self") or {}
-    return self_cache["k"].shape[2] if "k" in self_cache else 0
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 class DecoderLayer(Module):
@@ -45,10 +30,7 @@ class DecoderLayer(Module):
 
     def __init__(self, config, cross_attention: bool = True, rng=None, device=None):
         super().__init__()
-        c = check_config("config", config)
-        if not isinstance(cross_attention, bool):
-            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
-        self.config = c
+        self.config = c = config
         self.dtype = to_torch_dtype(c.dtype)
         self.cross_attention = cross_attention
 
@@ -120,10 +102,7 @@ class Decoder(Module):
 
     def __init__(self, config, cross_attention: bool = True, rng=None, device=None):
         super().__init__()
-        c = check_config("config", config)
-        if not isinstance(cross_attention, bool):
-            raise TypeError(f"cross_attention: expected a bool, got {cross_attention!r}")
-        self.config = c
+        self.config = c = config
         self.dtype = to_torch_dtype(c.dtype)
         self.cross_attention = cross_attention
         self.layers = nn.ModuleList(DecoderLayer(c, cross_attention, rng, device)

@@ -9,21 +9,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from npformer.models.config import TransformerConfig
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
-from torchformer.layers.module import Module
-from torchformer.layers.validation import (
-    to_torch_dtype,
-)
-
-
-def check_config(name: str, config):
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
-    return config
+from torchformer.layers.module import Module, to_torch_dtype
 
 
 class EncoderLayer(Module):
@@ -32,8 +22,7 @@ class EncoderLayer(Module):
 
     def __init__(self, config, rng=None, device=None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = to_torch_dtype(c.dtype)
         self.self_attn = MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias,
                                             c.dtype, rng, device)
@@ -62,8 +51,7 @@ class Encoder(Module):
 
     def __init__(self, config, rng=None, device=None):
         super().__init__()
-        c = check_config("config", config)
-        self.config = c
+        self.config = c = config
         self.dtype = to_torch_dtype(c.dtype)
         self.layers = nn.ModuleList(EncoderLayer(c, rng, device)
                                     for _ in range(c.num_encoder_layers))

@@ -40,7 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from torchformer.layers.validation import to_torch_dtype
+from torchformer.layers.module import to_torch_dtype
 
 
 # ------------------------------------------------------------------------------------------------

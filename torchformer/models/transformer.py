@@ -3,7 +3,7 @@
     memory = Encoder(dropout(pos(embed_src(src))), src_mask)                       (B, S, D)
     logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
 
-Also here: helpers every torchformer model shares (token-id checks, the target self-mask with its
+Also here: helpers every torchformer model shares (the target self-mask with its
 incremental-decoding form, the initialisation generator, the first-layer input kept for parity).
 
 Initialisation draws from `numpy.random.default_rng(seed)` in npformer's order, so a torchformer and an
@@ -24,54 +24,15 @@ from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.linear import Linear
 from torchformer.layers.masks import causal_mask
-from torchformer.layers.module import Module
+from torchformer.layers.module import Module, StrictLoad, compiling, to_torch_dtype
 from torchformer.layers.positional import make_positional
-from torchformer.layers.validation import (
-    StrictLoad,
-    check_ids,
-    check_length,
-    compiling,
-    to_torch_dtype,
-)
-from torchformer.models.decoder import Decoder, cached_length
-from torchformer.models.encoder import Encoder, check_config
+from torchformer.models.decoder import Decoder
+from torchformer.models.encoder import Encoder
 
 
 # ------------------------------------------------------------------------------------------------
 # helpers shared by Transformer, EncoderClassifier and CausalLM
 # ------------------------------------------------------------------------------------------------
-def check_token_ids(name: str, ids, vocab_size: int, max_len: int, offset: int = 0,
-                    device=None) -> torch.Tensor:
-    """Integer ids (B, T), 1 <= T, every id in [0, vocab_size), offset + T <= max_len; int64 on
-    `device` (numpy arrays are accepted)."""
-    ids = check_ids(name, ids, vocab_size, ndim=2, device=device)
-    if ids.shape[0] < 1 or ids.shape[1] < 1:
-        raise ValueError(f"{name}: expected a non-empty (batch, seq) array, got shape "
-                         f"{tuple(ids.shape)}")
-    check_length(name, offset + ids.shape[1], max_len)
-    return ids
-
-
-def check_offset(offset, caches, num_layers: int) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold,
-    a list of one cache dict per decoder layer (or None)."""
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-        raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    held = cached_length(caches[0]) if caches else offset
-    if held != offset:
-        raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
-    if caches is not None and (not isinstance(caches, list) or len(caches) != num_layers):
-        got = len(caches) if isinstance(caches, list) else type(caches).__name__
-        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got {got}")
-    return int(offset)
-
-
-def check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
-    return int(seed)
-
-
 def embedding_scale(config) -> float:
     """sqrt(d_model) when config.scale_embeddings (the paper, section 3.4), else 1."""
     return math.sqrt(config.d_model) if config.scale_embeddings else 1.0
@@ -211,8 +172,8 @@ class Transformer(ModelMixin, Module):
 
     def __init__(self, config, seed: int = 0, device=None):
         super().__init__()
-        c = check_config("config", config)
-        seed = check_seed(seed)
+        c = config
+        seed = int(seed)
         self.config = c
         self.dtype = to_torch_dtype(c.dtype)
         rng = init_rng(seed)

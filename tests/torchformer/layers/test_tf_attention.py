@@ -2,6 +2,7 @@
 torch.nn.MultiheadAttention (slow path), forward and backward, float64 (tolerances: helpers.py)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -115,19 +116,30 @@ def test_explicit_weights_are_softmax_probabilities_with_zero_rows():
 
 
 def test_public_sdpa_checks_and_paths():
+    """torchformer.scaled_dot_product_attention checks its arguments, then runs the plain one."""
+    import torchformer as tf
     gen = torch.Generator().manual_seed(2)
     q, k, v = randn(gen, 1, 2, 3, 4), randn(gen, 1, 2, 5, 4), randn(gen, 1, 2, 5, 4)
-    out_w, w = scaled_dot_product_attention(q, k, v)
-    out_f, none = scaled_dot_product_attention(q, k, v, need_weights=False)
+    out_w, w = tf.scaled_dot_product_attention(q, k, v)
+    out_f, none = tf.scaled_dot_product_attention(q, k, v, need_weights=False)
     assert none is None and w.shape == (1, 2, 3, 5)
     assert_close("public fast vs explicit", out_f, out_w)
     with pytest.raises(ValueError, match="k: expected shape"):
-        scaled_dot_product_attention(q, k[..., :3], v)
+        tf.scaled_dot_product_attention(q, k[..., :3], v)
     with pytest.raises(ValueError, match="mask: expected a shape broadcastable"):
-        scaled_dot_product_attention(q, k, v, mask=torch.ones(2, 3, dtype=torch.bool))
+        tf.scaled_dot_product_attention(q, k, v, mask=torch.ones(2, 3, dtype=torch.bool))
     with pytest.raises(ValueError, match="dropout_mask"):
-        scaled_dot_product_attention(q, k, v, dropout_mask=torch.ones(1, 2, 3, 4, dtype=torch.bool),
-                                     dropout_p=0.5)
+        tf.scaled_dot_product_attention(q, k, v, dropout_mask=torch.ones(1, 2, 3, 4, dtype=torch.bool),
+                                        dropout_p=0.5)
+    with pytest.raises(ValueError, match=r"^dropout_p: expected a float in \[0, 1\), got 1.0"):
+        tf.scaled_dot_product_attention(q, k, v, dropout_p=1.0)
+    # an integer 0/1 numpy mask is turned into a bool one before the plain function runs
+    keep = np.ones((1, 1, 3, 5), dtype=np.int64)
+    keep[..., -1] = 0
+    out_m, w_m = tf.scaled_dot_product_attention(q, k, v, mask=keep)
+    assert torch.all(w_m[..., -1] == 0)
+    plain, _ = scaled_dot_product_attention(q, k, v, torch.from_numpy(keep != 0))
+    assert_close("checked vs plain", out_m, plain)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""Argument checks shared by every torchformer component (the twin of npformer/validation.py).
+"""The argument checks every guard of torchformer.guards is built from (the twin of
+npformer.guards.validation; the framework-free rules, the same in both twins, come from
+npformer.guards.rules).
 
 Messages name the argument, what was expected and what came. Differences from npformer, on purpose:
 
@@ -9,11 +11,11 @@ Messages name the argument, what was expected and what came. Differences from np
 - token ids are range-checked (one small sync), because an out-of-range id on CUDA is an
   unreadable device-side assert.
 
-Checked once, not at every level. A model checks its arguments at its entry and then runs its body
-under `run_checked`: the modules it calls see `trusted()` True and skip their own checks (their
-inputs are the model's own, already checked, tensors). Called directly, every module still checks
-(trusted() is False outside a checked body). The flag is thread-local, so one thread's model body
-never switches checks off in another thread.
+Checked once, not at every level: torchformer.layers.module.Module runs a class's registered check at
+the outermost call and its body under `run_checked`, where the modules it calls see `trusted()` True
+and skip their own checks (their inputs are the model's own, already checked, tensors). Called
+directly, every module still checks. The flag is thread-local, so one thread's model body never
+switches checks off in another thread.
 
 Under torch.compile (`torch.compiler.is_compiling()`): checks on shapes and dtypes still run (dynamo
 turns them into guards: they cost nothing per call), but checks on tensor VALUES (ids in range, 0/1
@@ -23,57 +25,23 @@ embedding lookup instead of with the message here. The eager path always checks.
 """
 from __future__ import annotations
 
-import threading
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
 
-FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-_DTYPE_NAMES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
-                "bfloat16": torch.bfloat16, "float": torch.float64, "double": torch.float64,
-                "single": torch.float32, "half": torch.float16}
-
-
-compiling = torch.compiler.is_compiling
-
-
-class _Trust(threading.local):
-    active = False
-
-
-TRUST = _Trust()       # TRUST.active: inside a checked call (read it through trusted(), or as Module does)
-
-
-def trusted() -> bool:
-    """True inside a torchformer model/module body that already checked its arguments (eager only;
-    under torch.compile it is False, so shape and dtype checks are traced into guards)."""
-    return TRUST.active and not compiling()      # the flag first: False almost always, and cheap
-
-
-def run_checked(fn: Callable, *args, **kwargs):
-    """fn(*args, **kwargs) with trusted() True inside: for a body whose arguments were just checked.
-    Not a context manager on purpose: dynamo traces this plain call without a graph break."""
-    if compiling() or TRUST.active:
-        return fn(*args, **kwargs)
-    TRUST.active = True
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        TRUST.active = False
-
-
-def to_torch_dtype(dtype) -> torch.dtype:
-    """'float32' / 'float64' / numpy dtype / torch.dtype -> torch.dtype (floating only)."""
-    if isinstance(dtype, torch.dtype):
-        out = dtype
-    else:
-        name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or str(dtype)
-        out = _DTYPE_NAMES.get(name)
-    if out not in FLOAT_DTYPES:
-        raise TypeError(f"dtype: expected one of 'float32', 'float64' (or a torch float dtype), "
-                        f"got {dtype!r}")
-    return out
+from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, exported here too)
+    check_config,
+    check_count,
+    check_flag,
+    check_key_keep_shape,
+    check_length,
+    check_model_mask_shape,
+    check_positive_int,
+    check_probability,
+    check_seed,
+)
+from torchformer.layers.module import FLOAT_DTYPES, compiling, to_torch_dtype
 
 
 def describe(x) -> str:
@@ -178,11 +146,6 @@ def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device |
     return mask
 
 
-def check_length(name: str, length: int, max_len: int) -> None:
-    if length > max_len:
-        raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
-
-
 def check_rng(name: str, rng):
     """A torch.Generator, a numpy.random.Generator (its draws seed torch's) or None."""
     if rng is not None and not isinstance(rng, (torch.Generator, np.random.Generator)):
@@ -191,39 +154,18 @@ def check_rng(name: str, rng):
     return rng
 
 
-def check_probability(name: str, p) -> float:
-    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
-    if not 0.0 <= float(p) < 1.0:
-        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
-    return float(p)
-
-
-def check_positive_int(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name}: expected a positive int, got {v!r}")
-    return int(v)
-
-
 def param_dtype(module, default: torch.dtype) -> torch.dtype:
     """The dtype of a module's first parameter (it follows .to()/.double()), `default` without any."""
     p = next(module.parameters(), None)
     return default if p is None else p.dtype
 
 
-class StrictLoad:
-    """Mixin (before nn.Module) making load_state_dict all-or-nothing, with npformer's checks and
-    messages (npformer.guards.state.check_state_dict): missing / unexpected keys (strict), wrong shapes,
-    complex, string, bool or object values and ragged lists are refused before any parameter is
-    written (torch's own copies matching keys first, warns on complex and fails unclearly on a
-    list or a string array). numpy arrays and lists are accepted as values."""
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        from npformer.layers.module import Module as NpModule  # npformer.guards.state
-        from npformer.layers.module import registered
-        own = {k: tuple(v.shape) for k, v in torch.nn.Module.state_dict(self).items()}
-        staged = registered("load_state_dict", NpModule)(type(self).__name__, own, state_dict, strict)
-        state = {k: v if isinstance(v, torch.Tensor) else torch.from_numpy(np.array(v))
-                 for k, v in staged.items()}
-        return torch.nn.Module.load_state_dict(self, state, strict=strict, assign=assign)
+def check_dtype(name: str, dtype) -> torch.dtype:
+    """A parameter dtype: 'float32' / 'float64' / a numpy dtype / a torch float dtype."""
+    try:
+        return to_torch_dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name}: expected one of 'float32', 'float64' (or a torch float dtype), "
+                        f"got {dtype!r}") from None
+

@@ -1,0 +1,87 @@
+"""The argument rules both twins share: numbers, flags, names and configs, never an array or a tensor.
+
+npformer.guards.validation and torchformer.guards.validation export these same functions (torchformer
+imports them from here), so a rule and its message are written once: `check_probability("p", 1.0)`
+raises the same error in npformer and in torchformer. Each message names the argument, what was
+expected and what came.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npformer.models.config import TransformerConfig
+
+
+def is_int(v) -> bool:
+    """A Python or NumPy integer, not a bool."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def check_positive_int(name: str, v) -> int:
+    if not is_int(v) or v < 1:
+        raise ValueError(f"{name}: expected a positive int, got {v!r}")
+    return int(v)
+
+
+def check_count(name: str, n) -> int:
+    """A non-negative int (a length, an offset)."""
+    if not is_int(n) or n < 0:
+        raise ValueError(f"{name}: expected a non-negative int, got {n!r}")
+    return int(n)
+
+
+def check_length(name: str, length: int, max_len: int) -> None:
+    if length > max_len:
+        raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
+
+
+def check_probability(name: str, p) -> float:
+    """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a float in [0, 1), got {type(p).__name__}")
+    if not 0.0 <= float(p) < 1.0:
+        raise ValueError(f"{name}: expected a float in [0, 1), got {p!r}")
+    return float(p)
+
+
+def check_seed(seed) -> int:
+    """A model's initialisation seed: a non-negative int."""
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def check_flag(name: str, v) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"{name}: expected a bool, got {v!r}")
+    return v
+
+
+def check_config(name: str, config) -> TransformerConfig:
+    if not isinstance(config, TransformerConfig):
+        raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
+    return config
+
+
+def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:
+    """The shape of a model's attention-mask argument: 4-D (batch, heads, q_len, k_len) with size-1
+    axes broadcasting, or 2-D (q_len, k_len) shared by the batch. Refused: rank 1 or 3 (which axes?),
+    and a 2-D mask whose first axis is the batch size (> 1), which could be a torch-style
+    (batch, k_len) key-padding mask: those go in `keep_arg`."""
+    if len(shape) not in (2, 4):
+        raise ValueError(f"{name}: expected a 4-D (batch, heads, q_len, k_len) keep-mask (size-1 "
+                         f"axes broadcast) or a 2-D (q_len, k_len) one, got shape {shape}; a "
+                         f"(batch, k_len) key-padding keep-mask goes in {keep_arg}")
+    if len(shape) == 2 and batch > 1 and shape[0] == batch:
+        raise ValueError(f"{name}: a 2-D mask is read as (q_len, k_len), but shape {shape} starts "
+                         f"with the batch size {batch}, so it could be a (batch, k_len) key-padding "
+                         f"mask: ambiguous. Pass key padding as {keep_arg} (True = a real token) "
+                         f"or a 4-D mask (batch, heads, q_len, k_len)")
+
+
+def check_key_keep_shape(name: str, shape: tuple, batch: int, k_len: int) -> None:
+    """The shape of a (batch, k_len) key keep-mask (True = a real token; the NEGATION of torch's
+    key_padding_mask)."""
+    if shape != (batch, k_len):
+        raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
+                         f"(True = real token), got shape {shape}")
