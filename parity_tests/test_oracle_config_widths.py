@@ -90,3 +90,20 @@ def test_attention_with_its_own_add_and_norm_is_named_as_such():
     assert res.message.startswith("constructing the candidate: the candidate keeps a LayerNorm inside "
                                   "the block"), res.message
     assert "output.LayerNorm.weight" in res.message and "encoder_layer" in res.message, res.message
+
+
+NORMS = os.path.join(os.path.dirname(FILE), "tiny_eps_norms.py")
+
+
+def test_the_layernorm_component_never_draws_a_degenerate_width():
+    assert _narrow("layernorm", lambda d: d < MIN_D_MODEL) is None
+
+
+def test_a_correct_layernorm_with_eps_1e_12_matches():
+    res = check("layernorm", f"{NORMS}:TinyEpsLayerNorm", examples=60)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_bug_in_a_layernorm_with_eps_1e_12_is_a_mismatch():
+    res = check("layernorm", f"{NORMS}:TinyEpsUnbiasedNorm", examples=25)
+    assert res.verdict in ("mismatch", "non_finite"), render_text(res)

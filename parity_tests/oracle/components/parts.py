@@ -267,7 +267,9 @@ class LayerNormComponent(Component):
         def draw(d):
             return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
                     "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
-                    "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
+                    # from hs.MIN_D_MODEL: over 1-3 features a LayerNorm is degenerate
+                    "d_model": d(_choice(fixed, "d_model",
+                                         st.integers(hs.MIN_D_MODEL, SEARCH["max_d_model"]))),
                     "eps": fixed.get("eps", _own_eps(caps)),
                     # the spread of x: small spreads make eps matter, large ones the rest
                     "scale": d(st.sampled_from((1.0, 0.01, 10.0))),
