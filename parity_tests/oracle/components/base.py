@@ -52,7 +52,8 @@ SEARCH = {
     "max_len": 16,        # sequence lengths (queries, keys, positions) 1..16
     "max_heads": 8,       # heads 1..8
     "max_d_head": 16,     # head width 1..16 (sdpa: q/k and v widths separately)
-    "max_d_model": 64,    # d_model 1..64 (multi-head: num_heads * head width, capped at 64)
+    "max_d_model": 64,    # d_model 1..64 (multi-head: num_heads * head width, capped at 64; from
+    #                       hs.MIN_D_MODEL = 4 where a LayerNorm is inside: norms, layers, models)
     "max_d_ff": 64,       # feed-forward width 1..64
     "max_seq_model": 8,   # whole models: source / target lengths 1..8
     "max_vocab": 16,      # whole models: vocabularies 3..16

@@ -41,7 +41,7 @@ LAYER_SETTABLE = {"d_model": _int, "num_heads": _int, "d_ff": _int, "activation"
 
 
 def _layer_hyper(d, fixed, caps=None) -> dict:
-    D, H = _heads(d, fixed)
+    D, H = _heads(d, fixed, min_width=hs.MIN_D_MODEL)      # a LayerNorm inside: no degenerate widths
     ratio = caps.d_ff_ratio if caps is not None else None       # the candidate's width is ratio * d_model
     return {"d_model": D, "num_heads": H,
             "d_ff": ratio * D if ratio and "d_ff" not in fixed else
@@ -196,7 +196,8 @@ class Model(Component):
     def strategy(self, fixed, strict, caps):
         @st.composite
         def draw(d):
-            D, H = _heads(d, fixed, even=True)   # sinusoidal positions: the paper's even d_model
+            # sinusoidal positions: the paper's even d_model; LayerNorms inside: no degenerate widths
+            D, H = _heads(d, fixed, even=True, min_width=hs.MIN_D_MODEL)
             n = fixed.get("num_layers")
             ne = fixed.get("num_encoder_layers", n) or d(st.integers(1, 2))
             nd = fixed.get("num_decoder_layers", n) or d(st.integers(1, 2))

@@ -86,18 +86,22 @@ class SDPA(Component):
 # ------------------------------------------------------------------------------------------------
 # multi-head attention
 # ------------------------------------------------------------------------------------------------
-def _heads(d, fixed, even: bool = False):
+def _heads(d, fixed, even: bool = False, min_width: int = 1):
+    """(d_model, num_heads) for one example; d_model >= min_width unless --set fixes it (layers
+    that hold a LayerNorm ask for hs.MIN_D_MODEL: over 1-3 features a LayerNorm is degenerate and
+    a comparison there measures rounding amplified by 1/sqrt(eps), not correctness)."""
     if "d_model" in fixed and "num_heads" in fixed:
         return fixed["d_model"], fixed["num_heads"]
     if "num_heads" in fixed:
         h = fixed["num_heads"]
-        return h * d(st.integers(1, max(1, SEARCH["max_d_model"] // h))), h
+        top = max(1, SEARCH["max_d_model"] // h)
+        return h * d(st.integers(min(top, max(1, -(-min_width // h))), top)), h
     if "d_model" in fixed:
         D = fixed["d_model"]
         divisors = [h for h in range(1, min(D, SEARCH["max_heads"]) + 1) if D % h == 0]
         return D, d(st.sampled_from(divisors))
     D, h = d(hs.heads_and_width(max_heads=SEARCH["max_heads"], max_d_head=SEARCH["max_d_head"],
-                                even=even))
+                                even=even, min_width=min_width))
     if D > SEARCH["max_d_model"]:                      # keep d_model <= 64: narrower heads
         dk = SEARCH["max_d_model"] // h
         dk -= 1 if even and (h * dk) % 2 else 0
@@ -263,7 +267,9 @@ class LayerNormComponent(Component):
         def draw(d):
             return {"B": d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"]))),
                     "T": d(st.integers(1, fixed.get("max_len", SEARCH["max_len"]))),
-                    "d_model": d(_choice(fixed, "d_model", st.integers(1, SEARCH["max_d_model"]))),
+                    # from hs.MIN_D_MODEL: over 1-3 features a LayerNorm is degenerate
+                    "d_model": d(_choice(fixed, "d_model",
+                                         st.integers(hs.MIN_D_MODEL, SEARCH["max_d_model"]))),
                     "eps": fixed.get("eps", _own_eps(caps)),
                     # the spread of x: small spreads make eps matter, large ones the rest
                     "scale": d(st.sampled_from((1.0, 0.01, 10.0))),

@@ -41,7 +41,8 @@ from .recognise import hooks
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
-ABSENT, CALL, FORWARD, INSTANCE, LAZY = (hooks(k) for k in ("absent", "call", "forward", "instance", "lazy"))
+ABSENT, CALL, FORWARD, INSTANCE, LAZY, RESOLVE = (hooks(k) for k in ("absent", "call", "forward", "instance",
+                                                                    "lazy", "resolve"))
 
 
 class Adapter(ConstructMixin, ExecuteMixin):
@@ -291,7 +292,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)
         if unclaimed and self.framework == "torch" and not self.opts.allow_unmapped:
-            raise InterfaceError(
+            raise InterfaceError(RESOLVE.add_norm_message(self.comp.name, unclaimed, space.shapes) or
                 f"the candidate has parameters the reference has no counterpart for: "
                 f"{', '.join(f'{n} {tuple(space.shapes[n])}' for n in unclaimed)}. Mapped so far: "
                 + "; ".join(e.describe() for e in entries.values())
@@ -303,10 +304,6 @@ class Adapter(ConstructMixin, ExecuteMixin):
         return inst
 
     def _hint_unclaimed(self, unclaimed) -> str:
-        if self.comp.name in ("mha", "ffn") and any("norm" in n.lower() or n.lower().startswith("ln")
-                                                    for n in unclaimed):
-            return (" (A LayerNorm inside the block, Add & Norm done by the block itself? Such a "
-                    "block computes more than the component: check it as part of encoder_layer.)")
         if self.comp.name == "model" and any("norm" in n for n in unclaimed):
             return " (A final LayerNorm after each stack? try --set final_norm=true.)"
         return ""

@@ -125,14 +125,21 @@ class ConstructMixin:
                                      target_name=getattr(target, "__name__", ""),
                                      target_module=getattr(target, "__module__", ""),
                                      dtype=self.opts.dtype)
-        for p in required:
+        # a config argument defaulting to None that the class reads anyway (Whisper's, BART's
+        # attention) gets one too, said in the notes
+        none_configs = [p for p in params if p.default is None and p.name.lower() in CONFIG_ARG_NAMES]
+        given: dict[str, Any] = {}                      # by name, over the None default
+        for p in required + none_configs:
             low = p.name.lower()
             if p.name in init or low in hyper_names or low in const_names:
                 continue
             v = recognise.constructor_value(
                 ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
             if v is not recognise.MISSING:
-                consts[p.name] = v
+                (given if p in none_configs else consts)[p.name] = v
+                if p in none_configs:
+                    ctx.note(f"constructor argument {p.name!r} defaults to None: given the config "
+                             f"above instead")
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
@@ -154,6 +161,7 @@ class ConstructMixin:
                 args.append(values[src])
         kwargs.update({a: values[src] for a, src in b.keywords.items()})
         kwargs.update(b.constants)
+        kwargs.update(given)
         kwargs.update(init)
         return target(*args, **kwargs)
 

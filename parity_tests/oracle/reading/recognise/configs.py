@@ -127,7 +127,10 @@ def value(ctx, param, values: dict):
     cls = annotation_class(param, ctx.module)
     if cls is not None and dataclasses.is_dataclass(cls):
         bag = fill(values, HYPER_ALIASES)
-        kwargs = {f.name: bag[f.name] for f in dataclasses.fields(cls) if f.init and f.name in bag}
+        fields = [f.name for f in dataclasses.fields(cls) if f.init]
+        claims = _claims(set(fields).__contains__, values)
+        kwargs = {n: values[claims[n]] if n in claims else bag[n] for n in fields
+                  if n in claims or n in bag}
         ctx.note(f"constructor argument {param.name!r}: built {cls.__name__}("
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
@@ -145,7 +148,35 @@ def value(ctx, param, values: dict):
 
 # -- a library's own config class --------------------------------------------------------------
 CONFIG_ORDER = ("d_model", "num_heads", "d_ff", "eps", "max_len", "vocab_size", "num_layers")
-EXTRA_NAMES = {"d_ff": ("n_inner",), "eps": ("layer_norm_epsilon",), "max_len": ("n_positions",)}
+EXTRA_NAMES = {"d_ff": ("n_inner", "encoder_ffn_dim", "decoder_ffn_dim"),
+               "num_heads": ("encoder_attention_heads", "decoder_attention_heads"),
+               "eps": ("layer_norm_epsilon",), "max_len": ("n_positions",)}
+"""Names library configs give a hyperparameter beside its usual aliases (BART's and Whisper's
+encoder_/decoder_ heads and feed-forward widths)."""
+
+
+def _claims(has, values: dict) -> dict:
+    """Which hyperparameter each attribute of a config gets (`has(name)`: the config has it). A
+    name that two hyperparameters share (`hidden_dim`: d_ff in DistilBERT's config beside `dim`)
+    goes by meaning: to the one of them the config names nowhere else, the earlier in
+    CONFIG_ORDER when both or neither are named elsewhere; `hidden_size` is always the model
+    width (Hugging Face's name for it)."""
+    from ..signatures import HYPER_ALIASES
+    order = [h for h in CONFIG_ORDER if h in values] + [h for h in values if h not in CONFIG_ORDER]
+    names = {h: [a for a in list(HYPER_ALIASES.get(h, [h])) + list(EXTRA_NAMES.get(h, ()))
+                 if has(a)] for h in order if h != "activation"}
+    owners: dict[str, list] = {}
+    for h, found in names.items():
+        for a in found:
+            if a == "hidden_size" and h != "d_model" and "d_model" in names:
+                continue              # Hugging Face's name of the model width, never d_ff
+            owners.setdefault(a, []).append(h)
+    claims = {}
+    for a, hs in owners.items():
+        sole = [h for h in hs if any(owners.get(b) == [h] for b in names[h])]
+        free = [h for h in hs if h not in sole]
+        claims[a] = (free or hs)[0]
+    return claims
 
 
 def _config_class(ctx):
@@ -185,17 +216,13 @@ def library_config(ctx, values: dict):
         cfg = cls()
     except Exception:  # noqa: BLE001 - a config class that needs arguments: use the bag
         return None
-    done, said = set(), []
-    for h in [h for h in CONFIG_ORDER if h in values] + [h for h in values if h not in CONFIG_ORDER]:
-        for a in list(HYPER_ALIASES.get(h, [h])) + list(EXTRA_NAMES.get(h, ())):
-            if a in done or h == "activation" or not hasattr(cfg, a):
-                continue
-            try:
-                setattr(cfg, a, values[h])
-            except Exception:  # noqa: BLE001
-                continue
-            done.add(a)
-            said.append(f"{a}={h}")
+    said = []
+    for a, h in _claims(lambda a: hasattr(cfg, a), values).items():
+        try:
+            setattr(cfg, a, values[h])
+        except Exception:  # noqa: BLE001
+            continue
+        said.append(f"{a}={h}")
     for a, v in list(vars(cfg).items()):
         if "drop" in a.lower() and isinstance(v, float):
             setattr(cfg, a, 0.0)
