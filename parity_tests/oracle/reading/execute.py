@@ -236,7 +236,7 @@ class ExecuteMixin:
                 if s == (B, H, Tq, Tk):
                     weights = a
                     break
-                if s == (B, Tq, Tk) and H > 1:
+                if s == (B, Tq, Tk):               # averaged over the heads (one head: itself)
                     weights = a
                     produced.weights_averaged = True
                     break
