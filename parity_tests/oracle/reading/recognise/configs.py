@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import types
 import typing
 
 from ..signatures import InterfaceError
@@ -122,6 +123,20 @@ def annotation_class(param, module):
     return ann if inspect.isclass(ann) else None
 
 
+def annotation_members(param, module) -> list:
+    """The classes named *Config in a parameter's annotation when it names several
+    (`CLIPVisionConfig | CLIPTextConfig`, `Union[...]`), in the order written; else []."""
+    ann = param.annotation
+    if isinstance(ann, str) and module is not None:
+        try:
+            ann = eval(ann, vars(module))          # noqa: S307 - the module's own annotation text
+        except Exception:  # noqa: BLE001 - unresolvable: no members
+            return []
+    if typing.get_origin(ann) not in (typing.Union, types.UnionType):
+        return []
+    return [a for a in typing.get_args(ann) if inspect.isclass(a) and a.__name__.endswith("Config")]
+
+
 def value(ctx, param, values: dict):
     from ..signatures import HYPER_ALIASES
     cls = annotation_class(param, ctx.module)
@@ -135,7 +150,8 @@ def value(ctx, param, values: dict):
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
     if param.name.lower() in CONFIG_ARG_NAMES and (cls is None or cls in (dict, object)):
-        real = library_config(ctx, values)
+        real = library_config(ctx, values, annotation_members(param, ctx.module),
+                              _attributes_read(ctx, param.name))
         if real is not None:
             return real
         ctx.note(f"constructor argument {param.name!r}: a config object (attributes and items) "
@@ -179,10 +195,9 @@ def _claims(has, values: dict) -> dict:
     return claims
 
 
-def _config_class(ctx):
-    """The config class the candidate's module names (`GPT2Config` beside `GPT2Attention`): a
-    class named *Config with a no-argument constructor; the one sharing the longest prefix with
-    the class being built when there are several. None when there is none."""
+def _config_classes(ctx) -> list:
+    """The config classes the candidate's module names (`GPT2Config` beside `GPT2Attention`):
+    classes named *Config, those sharing the longest prefix with the class being built first."""
     import sys
     found = []
     for mod in (sys.modules.get(ctx.target_module or ""), ctx.module):
@@ -190,8 +205,6 @@ def _config_class(ctx):
             continue
         found = [(n, c) for n, c in vars(mod).items() if inspect.isclass(c) and n.endswith("Config")
                  and n != "Config"]
-    if not found:
-        return None
     target = str(getattr(ctx, "target_name", "") or "")
 
     def common(n):
@@ -200,21 +213,52 @@ def _config_class(ctx):
             k += 1
         return k
     found.sort(key=lambda t: -common(t[0]))
-    return found[0][1]
+    return [c for _, c in found]
 
 
-def library_config(ctx, values: dict):
+def _attributes_read(ctx, name: str) -> set:
+    """The attributes the class being built reads from its argument `name` (`config.hidden_size`
+    in its source text); empty when the source cannot be read."""
+    import re
+    import sys
+    cls = getattr(sys.modules.get(ctx.target_module or ""), str(ctx.target_name or ""), None)
+    try:
+        src = inspect.getsource(cls)
+    except (TypeError, OSError):
+        return set()
+    return set(re.findall(rf"\b{re.escape(name)}\.([A-Za-z_]\w*)", src))
+
+
+def _best_config(classes, values: dict, reads=()):
+    """(class, instance) of the first class with a no-argument constructor whose instance answers
+    the most hyperparameters, then the most attributes the candidate reads: a composite config
+    (CLIPConfig, holding a text and a vision config) answers none of the widths, its text config
+    answers them all; of two that do (BLIP's text and vision configs), the one that also has the
+    `attention_dropout` the attention reads. (None, None) when none builds."""
+    best, score = (None, None), (-1, -1)
+    for cls in classes:
+        try:
+            cfg = cls()
+        except Exception:  # noqa: BLE001 - a config class that needs arguments: next one
+            continue
+        n = (len(_claims(lambda a, cfg=cfg: hasattr(cfg, a), values)),
+             sum(hasattr(cfg, a) for a in reads))
+        if n > score:
+            best, score = (cls, cfg), n
+    return best
+
+
+def library_config(ctx, values: dict, annotated=(), reads=()):
     """The library's own config object (transformers' GPT2Config, BertConfig), built with its
     defaults, then every attribute it has that names a hyperparameter set to the drawn value,
-    every dropout probability 0 and its activation the drawn one. None when the module names no
-    config class or building one fails."""
+    every dropout probability 0 and its activation the drawn one. The classes the annotation names
+    come first, then the module's; of those, the one answering the most hyperparameters (then the
+most of `reads`, the attributes the candidate reads from it). None when
+    there is no config class or none builds without arguments."""
     from ..signatures import HYPER_ALIASES
-    cls = _config_class(ctx)
+    classes = list(dict.fromkeys([*annotated, *_config_classes(ctx)]))
+    cls, cfg = _best_config(classes, values, reads)
     if cls is None:
-        return None
-    try:
-        cfg = cls()
-    except Exception:  # noqa: BLE001 - a config class that needs arguments: use the bag
         return None
     said = []
     for a, h in _claims(lambda a: hasattr(cfg, a), values).items():
