@@ -87,7 +87,7 @@ def test_gpt2_training_loop_equals_transformers_and_torch_adam(tmp_path):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(ref.parameters(), CLIP)
         opt.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     np.testing.assert_allclose(result.lrs, [warmup_lr(n) for n in range(1, STEPS + 1)], rtol=1e-14)
     np.testing.assert_allclose(result.losses, losses, rtol=LOSS_TOL)
     assert result.losses[-1] < result.losses[0]
@@ -125,5 +125,5 @@ def test_bert_classifier_with_a_fresh_head_fine_tunes_like_transformers(tmp_path
         t_opt.zero_grad()
         out.loss.backward()
         t_opt.step()
-        assert loss == pytest.approx(float(out.loss), rel=LOSS_TOL, abs=0), n
+        assert loss == pytest.approx(out.loss.item(), rel=LOSS_TOL, abs=0), n
     assert_same_weights(hub.to_hf_state_dict(ours), ref)
