@@ -69,7 +69,7 @@ def torch_train_step(model, opt, sched, inputs, targets) -> float:
     tfo.clip_grad_norm(model.parameters(), 1.0)
     opt.step()
     sched.step()
-    return float(loss)
+    return loss.item()
 
 
 def np_weights(model):

@@ -14,6 +14,7 @@ from npformer.checks.attention_maps import attention_weights
 from npformer.io.checkpoint import CheckpointError
 from npformer.models.config import TransformerConfig
 from torchformer import guards  # noqa: F401  (importing registers the input checks)
+from torchformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks, set_record_masks
 from torchformer.decoding.beam import beam_search
 from torchformer.decoding.generate import greedy_decode
 from torchformer.guards.functional import causal_mask, combine_masks, padding_mask, scaled_dot_product_attention
@@ -22,7 +23,7 @@ from torchformer.guards.functional import causal_mask, combine_masks, padding_ma
 from torchformer.io.checkpoint import load_checkpoint, load_model, restore, save_checkpoint
 from torchformer.layers.activations import Activation
 from torchformer.layers.attention import MultiHeadAttention, set_need_weights
-from torchformer.layers.dropout import Dropout, collect_dropout_masks, replay_dropout_masks, set_record_masks
+from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
 from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm

@@ -161,7 +161,7 @@ def run_torch(module, args: Sequence = (), kwargs: Mapping | None = None, *,
         targs.append(t)
     tkwargs = {k: to_tensor(v, device=device) for k, v in kwargs.items()}
     if replay_masks is not None:
-        from torchformer.layers.dropout import replay_dropout_masks
+        from torchformer.checks.dropout_masks import replay_dropout_masks
         replay_dropout_masks(module, replay_masks)
     run = Run()
     zero_torch_grads(module)

@@ -12,14 +12,17 @@ Two ways to drop, the same function:
   forward 1.1 ms against F.dropout's 2.0 ms, forward + backward 1.5 against 2.4 (one thread).
 - recorded (`record_masks = True`, switched on for a whole model by `set_record_masks(model, True)`):
   the bool keep-mask is drawn explicitly, `torch.rand(x.shape) >= p` from torch's RNG, and kept in
-  `last_mask`, like npformer, so `collect_dropout_masks` can hand it to the other twin. A module
-  given its own `rng` (a torch.Generator) always draws this way: F.dropout cannot take a generator.
-  The models give every Dropout one generator seeded from the model's seed (seed + 1), so a seed
-  fixes a CPU run bit for bit without torch.manual_seed; only code traced by torch.compile (which
-  cannot trace a generator) drops from torch's global RNG instead.
+  `last_mask`, like npformer, so `collect_dropout_masks` can hand it to the other twin (both walk a
+  whole model: torchformer.checks.dropout_masks, tooling above the models). A module given its
+  own `rng` (a torch.Generator) always draws this way: F.dropout cannot take a generator. The models
+  give every Dropout one generator seeded from the model's seed (seed + 1), so a seed fixes a CPU run
+  bit for bit without torch.manual_seed; only code traced by torch.compile (which cannot trace a
+  generator) drops from torch's global RNG instead.
 
 `replay(mask)` (bool numpy array or tensor) queues a mask for the next forward, whatever the mode;
-`replay_dropout_masks` does it for a whole model, so replaying needs no switch.
+`replay_dropout_masks` does it for a whole model, so replaying needs no switch. The mask's type is
+checked when it is queued and its shape at the forward that takes it, by the "replay" and
+"replayed_mask" checks torchformer.guards.keep_masks registers for Dropout.
 
 Recording is opt-in because it costs: a bool mask per site kept alive until the next forward, and
 on CUDA three extra kernels per site.
@@ -30,28 +33,11 @@ can neither record nor replay masks).
 """
 from __future__ import annotations
 
-import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from torchformer.layers import compile_ops
 from torchformer.layers.module import Module, compiling
-
-
-def check_keep_mask(name: str, mask, shape=None):
-    """A bool keep-mask (numpy array or tensor), of exactly `shape` when given: the masks replayed
-    into a Dropout, whose shape is known only at the forward that uses them (as npformer's)."""
-    ok = ((isinstance(mask, np.ndarray) and mask.dtype == np.bool_)
-          or (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool))
-    if not ok:
-        got = (f"dtype {mask.dtype}" if isinstance(mask, (np.ndarray, torch.Tensor))
-               else type(mask).__name__)
-        raise TypeError(f"{name}: expected a bool numpy array or bool tensor (True = keep), got {got}")
-    if shape is not None and tuple(mask.shape) != tuple(shape):
-        raise ValueError(f"{name}: expected shape {tuple(shape)} (the input's), got "
-                         f"{tuple(mask.shape)}")
-    return mask
 
 
 def dropout_apply(x: torch.Tensor, mask: torch.Tensor, p: float) -> torch.Tensor:
@@ -99,7 +85,10 @@ class Dropout(Module):
     def replay(self, mask) -> None:
         """Make the next forward use `mask` (bool, the input's shape; numpy or torch) instead of
         drawing one. The dtype is checked now, the shape at that forward."""
-        self._replay = check_keep_mask("mask", mask)
+        self.checked("replay", self._queue, mask)
+
+    def _queue(self, mask) -> None:
+        self._replay = mask
 
     @property
     def replay_pending(self) -> bool:
@@ -136,9 +125,9 @@ class Dropout(Module):
             self._note(None, False)
             return None
         if self._replay is not None:
-            mask = check_keep_mask("mask (queued by Dropout.replay)", self._replay, shape)
+            mask = self.checked("replayed_mask", torch.as_tensor, self._replay, shape)
             self._replay = None
-            mask = torch.as_tensor(mask).to(device)
+            mask = mask.to(device)
         else:
             gen_device = self.rng.device if self.rng is not None else device
             mask = torch.rand(tuple(shape), generator=self.rng, device=gen_device) >= self.p
@@ -157,45 +146,3 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-def set_record_masks(model: nn.Module, flag: bool = True) -> nn.Module:
-    """Switch every Dropout in `model` between explicit, recorded masks (True; attention dropout
-    then takes the explicit attention path) and unrecorded dropout (False, the default)."""
-    for m in model.modules():
-        if isinstance(m, Dropout):
-            m.record_masks = bool(flag)
-    return model
-
-
-def collect_dropout_masks(model: nn.Module) -> dict[str, torch.Tensor]:
-    """{dotted module name: bool keep-mask tensor} of every Dropout that drew (or replayed) a mask in
-    the last forward; inactive ones are left out. The root module is named "".
-
-    Raises RuntimeError when an active Dropout dropped without recording in the last forward (its
-    mask is gone): switch recording on with set_record_masks(model, True) before that forward.
-    """
-    dropouts = [(name, m) for name, m in model.named_modules(remove_duplicate=False)
-                if isinstance(m, Dropout)]
-    unrecorded = [name for name, m in dropouts if m.last_unrecorded]
-    if unrecorded:
-        raise RuntimeError(f"collect_dropout_masks: {unrecorded} dropped without recording in the "
-                           f"last forward and kept no mask; call set_record_masks(model, True) "
-                           f"before the forward whose masks you want")
-    return {name: m.last_mask for name, m in dropouts if m.last_mask is not None}
-
-
-def replay_dropout_masks(model: nn.Module, masks: dict) -> None:
-    """Queue `masks` ({dotted module name: bool mask}, numpy arrays or tensors, as either twin's
-    collect_dropout_masks returns) for the next forward. Everything is checked before anything is
-    queued."""
-    dropouts = {name: m for name, m in model.named_modules(remove_duplicate=False)
-                if isinstance(m, Dropout)}
-    unknown = sorted(k for k in masks if k not in dropouts)
-    if unknown:
-        raise ValueError(f"masks: unknown Dropout module names {unknown}; expected names from "
-                         f"{sorted(dropouts)}")
-    for name, mask in masks.items():
-        check_keep_mask(f"masks[{name!r}]", mask)
-    for name, mask in masks.items():
-        dropouts[name].replay(mask)

@@ -42,9 +42,6 @@ def _calls(node) -> list[str]:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
 
 
-# the checks left beside the math, as in npformer: a mask replayed into a Dropout (its shape is known
-# only at the forward that uses it), and a state dict loaded into a module (npformer's own rule)
-REPLAY_CHECK = {"dropout.py": {"check_keep_mask"}, "module.py": {"check_state_dict"}}
 MATH_FILES = sorted((ROOT / "layers").glob("*.py")) + sorted((ROOT / "models").glob("*.py"))
 
 
@@ -53,11 +50,10 @@ def test_the_layer_and_model_files_define_call_and_import_no_check(path):
     """No argument check in the math: no check_* function defined or called, nothing imported from
     torchformer.guards, and no method but the Module base's reads the trust switch."""
     tree = ast.parse(path.read_text())
-    allowed = REPLAY_CHECK.get(path.name, set())
     defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    assert not {n for n in defined if n.lstrip("_").startswith("check_")} - allowed, defined
+    assert not {n for n in defined if n.lstrip("_").startswith("check_")}, defined
     called = set(_calls(tree))
-    assert not {n for n in called if n.lstrip("_").startswith("check_")} - allowed, called
+    assert not {n for n in called if n.lstrip("_").startswith("check_")}, called
     sources = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     sources += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert not [m for m in sources if "guards" in m.split(".")], sources
@@ -68,11 +64,25 @@ def test_the_layer_and_model_files_define_call_and_import_no_check(path):
                 assert not bad, f"{path.name}: {cls.name}.{fn.name} calls {bad}"
 
 
-def test_the_check_finder_sees_a_planted_check(tmp_path):
-    """The test above fails on a constructor that checks its own argument."""
-    planted = tmp_path / "linear.py"
-    planted.write_text("from torchformer.guards.validation import check_positive_int\n"
-                       "class Linear:\n    def __init__(self, n):\n        check_positive_int('n', n)\n")
+PLANTED_CHECKS = {
+    # a constructor that checks its own argument, with a helper imported from the guards
+    "linear.py": "from torchformer.guards.validation import check_positive_int\n"
+                 "class Linear:\n    def __init__(self, n):\n        check_positive_int('n', n)\n",
+    # a keep-mask check defined and called beside Dropout's math (it lives in guards/keep_masks.py)
+    "dropout.py": "def check_keep_mask(name, mask):\n    return mask\n"
+                  "class Dropout:\n    def replay(self, mask):\n"
+                  "        self._replay = check_keep_mask('mask', mask)\n",
+    # a check helper only called there (imported from elsewhere)
+    "module.py": "from somewhere import check_keep_mask\n"
+                 "def load(mask):\n    return check_keep_mask('mask', mask)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED_CHECKS))
+def test_the_check_finder_sees_a_planted_check(tmp_path, name):
+    """The test above fails on a check helper defined or called in a layer file."""
+    planted = tmp_path / name
+    planted.write_text(PLANTED_CHECKS[name])
     with pytest.raises(AssertionError):
         test_the_layer_and_model_files_define_call_and_import_no_check(planted)
 

@@ -14,13 +14,8 @@ from npformer.checks.dropout_masks import collect_dropout_masks as np_collect
 from npformer.checks.dropout_masks import replay_dropout_masks as np_replay
 from npformer.layers.dropout import Dropout as NpDropout
 from tests.torchformer.helpers import assert_close, randn, small_config
-from torchformer.layers.dropout import (
-    Dropout,
-    collect_dropout_masks,
-    dropout_unrecorded,
-    replay_dropout_masks,
-    set_record_masks,
-)
+from torchformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks, set_record_masks
+from torchformer.layers.dropout import Dropout, dropout_unrecorded
 from torchformer.models.bridge import masks_to_numpy, to_torch
 from torchformer.models.transformer import Transformer
 

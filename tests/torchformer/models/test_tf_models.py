@@ -15,8 +15,8 @@ import npformer.models.transformer as np_tr
 from npformer.checks.dropout_masks import collect_dropout_masks as np_collect
 from npformer.layers.positional import sinusoidal_table as np_table
 from tests.torchformer.helpers import assert_close, assert_grads_close, small_config
+from torchformer.checks.dropout_masks import replay_dropout_masks
 from torchformer.layers.attention import set_need_weights
-from torchformer.layers.dropout import replay_dropout_masks
 from torchformer.layers.loss import CrossEntropyLoss
 from torchformer.layers.positional import sinusoidal_table
 from torchformer.models.bridge import copy_grads_to_numpy, grads_by_name, to_numpy, to_torch

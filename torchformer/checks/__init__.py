@@ -1,0 +1,1 @@
+"""torchformer.checks."""
