@@ -82,6 +82,9 @@ def test_torchformer_guards_may_use_the_rules_of_npformer_guards(tmp_path):
     # a model (or layer) reaching up to the input checks registered above it
     ("upward", {"npformer/guards/__init__.py": "", "npformer/guards/reg.py": "",
                 "npformer/models/net.py": "from npformer.guards import reg\n"}),
+    # a torchformer layer reaching up to the mask tooling of torchformer's checks floor
+    ("upward", {"torchformer/checks/__init__.py": "", "torchformer/checks/dropout_masks.py": "",
+                "torchformer/layers/lin.py": "from torchformer.checks import dropout_masks\n"}),
     # torchformer reaching above its floor in npformer
     ("upward", {"torchformer/layers/lin.py": "from npformer.models.net import Net\n"}),
     # torchformer's math reaching up to the rules npformer's guards share with torchformer's guards

@@ -161,3 +161,36 @@ def test_transformer_encode_and_decode_are_checked_by_their_registered_guards():
     with pytest.raises(TypeError, match=r"^memory: expected dtype torch.float64"):
         model.decode(torch.tensor([[1]]), memory.float())
     assert model.decode(torch.tensor([[1, 2]]), memory).shape == (1, 2, 13)
+
+
+def test_dropout_replay_runs_the_keep_mask_checks_registered_for_it():
+    """Dropout.replay checks the mask's type, and the forward that takes it its shape, through the
+    "replay" and "replayed_mask" checks in CHECKS (torchformer/guards/keep_masks.py)."""
+    seen = []
+    saved = {kind: registered(kind, tf.Dropout) for kind in ("replay", "replayed_mask")}
+    assert all(saved.values())
+
+    def spy(kind):
+        def check(m, *args):
+            seen.append(kind)
+            return saved[kind](m, *args)
+        return check
+    for kind in saved:
+        CHECKS[kind][tf.Dropout] = spy(kind)
+    try:
+        d = tf.Dropout(0.5)
+        mask = np.array([[True, False, True]])
+        d.replay(mask)
+        assert seen == ["replay"]
+        y = d(torch.ones(1, 3, dtype=torch.float64))
+        assert seen == ["replay", "replayed_mask"]
+        assert torch.equal(y, torch.tensor([[2.0, 0.0, 2.0]], dtype=torch.float64))
+        with pytest.raises(TypeError, match=r"^mask: expected a bool numpy array or bool tensor"):
+            d.replay(mask.astype(np.int64))
+        d.replay(mask)
+        with pytest.raises(ValueError, match=r"^mask \(queued by Dropout.replay\): expected shape "
+                                             r"\(1, 4\) \(the input's\), got \(1, 3\)"):
+            d(torch.ones(1, 4, dtype=torch.float64))
+    finally:
+        for kind, fn in saved.items():
+            CHECKS[kind][tf.Dropout] = fn

@@ -232,3 +232,12 @@ def test_seeded_dropout_runs_are_bit_identical_and_leave_the_global_rng_alone():
     before = torch.get_rng_state()
     _train_20_steps(0)
     assert torch.equal(before, torch.get_rng_state())        # dropout never drew from it
+
+
+def test_the_mask_tooling_is_public_under_torchformer():
+    import torchformer
+    import torchformer.checks.dropout_masks as tooling
+    for name in ("set_record_masks", "collect_dropout_masks", "replay_dropout_masks"):
+        assert getattr(torchformer, name) is getattr(tooling, name)
+        assert name in torchformer.__all__
+
