@@ -2,7 +2,10 @@
 
   np-f32 / np-f64          npformer float32 / float64 with the npformer.fast variants training uses
                            (FusedAdam, few-rows Linear, the elementwise variants on the run's threads)
-                           and those `npformer generate` uses (last-position logits while decoding)
+                           and those `npformer generate` uses (last-position logits while decoding);
+                           fwd_bwd and train_step run as `npformer train --threads N` runs the batch:
+                           N data-parallel replicas where its --data-parallel auto rule
+                           (npformer.training.parallel.choose_replicas) picks them, else one model
   np-f32-plain             npformer float32 as a learner reads it: plain Adam, no npformer.fast
   hf-cpu                   transformers' GPT2LMHeadModel, causal configs (benchmarks/hf_backend.py)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
@@ -24,7 +27,8 @@ npformer float64 on them, so "the same model" is verified, not assumed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -147,6 +151,13 @@ def prompt_length(bc) -> int:
     return 1 if bc.model == "seq2seq" else 16
 
 
+class TrainBatch(NamedTuple):
+    """One training batch as DataParallel shards it (every field batch-first)."""
+    src: np.ndarray               # (B, S) source ids (B, 0 for a causal model)
+    tgt_in: np.ndarray            # (B, T) decoder input ids
+    tgt_out: np.ndarray           # (B, T) next-token targets
+
+
 # -- sessions --------------------------------------------------------------------------------------------
 class Session:
     """A built model of one backend, ready to run each workload; `fn(workload)` gives the callable."""
@@ -180,23 +191,76 @@ class NumpySession(Session):
         self.model = _np_model(bc.model, tcfg)
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
+        self.threads = threads or 1
+        self.parallel = None                              # the DataParallel of training, if chosen
         if backend.fast:                                  # the speed variants, as training picks them
             from npformer.fast.accelerate import accelerate
             from npformer.fast.fused_adam import FusedAdam
             from npformer.fast.last_logits import use_last_position_logits
             from npformer.fast.linear import use_few_rows_linear
             use_last_position_logits(use_few_rows_linear(self.model))
-            accelerate(self.model, threads or 1)
-            accelerate(self.loss, threads or 1)
-            self.opt = FusedAdam(self.model.named_parameters(), lr=1e-4, threads=threads)
+            accelerate(self.model, self.threads)
+            accelerate(self.loss, self.threads)
+            self.train_model, self.train_loss, replicas = self._training_model(bc, tcfg, master_state)
+            self.opt = FusedAdam(self.train_model.named_parameters(), lr=1e-4, threads=threads)
+            if replicas > 1:                              # after the optimizer, as training does
+                from npformer.training.parallel import DataParallel
+                self.parallel = DataParallel(self.train_model, replicas, blas_threads=None,
+                                             forward=partial(_shard_logits, bc.model))
         else:
             from npformer.optim import Adam
+            self.train_model, self.train_loss = self.model, self.loss
             self.opt = Adam(self.model.named_parameters(), lr=1e-4)
 
-    def _logits(self, ids_a, ids_b=None):
+    def _training_model(self, bc, tcfg, master_state: dict):
+        """The model fwd_bwd and train_step run, as `npformer train --threads N` runs it: with
+        data parallelism when `choose_replicas` (--data-parallel auto) picks it for this batch, a
+        copy of the model split over N replicas, one BLAS thread and one elementwise thread each;
+        otherwise the forward's own model."""
+        from npformer.training.parallel import choose_replicas
+        replicas = choose_replicas(self.threads, bc.batch, "auto", tokens_per_row=bc.tgt_len,
+                                   d_model=tcfg.d_model)
+        if replicas == 1:
+            return self.model, self.loss, 1
+        from npformer.fast.accelerate import accelerate
+        from npformer.layers.loss import CrossEntropyLoss
+        model = _np_model(bc.model, tcfg)
+        model.load_state_dict(master_state)
+        accelerate(model, 1)                              # before the replicas are copied
+        return model, accelerate(CrossEntropyLoss(), 1), replicas
+
+    def workload_note(self, workload: str) -> str | None:
+        """How this backend ran `workload` when it differs from one model on the run's threads."""
+        if self.parallel is None or workload not in ("fwd_bwd", "train_step"):
+            return None
+        k = self.parallel.num_replicas
+        extra = (k - 1) * sum(p.data.nbytes for p in self.train_model.parameters())
+        return (f"data parallelism: {k} replicas, one BLAS and one elementwise thread each, as "
+                f"`npformer train --threads {self.threads}` runs this batch (--data-parallel auto); "
+                f"the other replicas' gradients, {extra / 2**20:.0f} MiB, are held outside the "
+                f"step's peak")
+
+    def close(self) -> None:
+        if self.parallel is not None:
+            self.parallel.close()
+
+    def _logits(self, ids_a, ids_b=None, model=None):
+        model = self.model if model is None else model
         if self.bc.model == "seq2seq":
-            return self.model.forward(ids_a, ids_b)
-        return self.model.forward(ids_b)
+            return model.forward(ids_a, ids_b)
+        return model.forward(ids_b)
+
+    def _parallel_step(self) -> float:
+        """One data-parallel forward + backward, OpenBLAS at one thread per replica during it (as
+        the training loop sets it for a whole run; restored after, for the other workloads)."""
+        from npformer.training.blas import set_blas_threads
+        self.train_model.train()
+        set_blas_threads(1)
+        try:
+            x = self.inputs
+            return self.parallel.step(TrainBatch(x.src, x.tgt_in, x.tgt_out), self.train_loss)
+        finally:
+            set_blas_threads(self.threads)
 
     def fn(self, workload: str) -> Callable[[], object]:
         m, x = self.model, self.inputs
@@ -206,11 +270,14 @@ class NumpySession(Session):
             return self._logits(x.src, x.tgt_in)
 
         def fwd_bwd():
-            m.train()
-            m.zero_grad()
-            logits = self._logits(x.src, x.tgt_in)                       # (B, T, V)
-            loss = self.loss.forward(logits, x.tgt_out)
-            m.backward(self.loss.backward())
+            if self.parallel is not None:
+                return self._parallel_step()
+            tm = self.train_model
+            tm.train()
+            tm.zero_grad()
+            logits = self._logits(x.src, x.tgt_in, tm)                   # (B, T, V)
+            loss = self.train_loss.forward(logits, x.tgt_out)
+            tm.backward(self.train_loss.backward())
             return loss
 
         def train_step():
@@ -233,6 +300,13 @@ class NumpySession(Session):
     def logits(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         self.model.eval()
         return np.asarray(self._logits(src, tgt), dtype=np.float64)
+
+
+def _shard_logits(kind: str, model, batch: TrainBatch):
+    """(logits, targets) of one DataParallel shard of a `kind` ("seq2seq" or causal) model."""
+    if kind == "seq2seq":
+        return model.forward(batch.src, batch.tgt_in), batch.tgt_out
+    return model.forward(batch.tgt_in), batch.tgt_out
 
 
 def _np_model(model: str, tcfg):

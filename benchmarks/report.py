@@ -75,6 +75,9 @@ def format_table(rows: list[dict[str, Any]], configs: list[dict[str, Any]],
         spin = _spin_line(crow)
         if spin:
             out.append(spin)
+        notes = sorted({f"{r['backend']} {r['note']}" for r in crow if r["status"] == "ok"
+                        and r.get("note")})
+        out.extend(f"how it ran: {n}" for n in notes)
         firsts = [f"{r['backend']} {r['workload']} {r['timing']['first_call']:.1f}s"
                   + (f" ({r['compile']['unique_graphs']} graphs, {r['compile']['graph_breaks']} graph "
                      f"breaks)" if r.get("compile") else "")

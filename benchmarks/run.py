@@ -97,6 +97,9 @@ def _finish_row(row: dict[str, Any], session, bc, tcfg, workload: str, fn, t, op
     row["tokens_per_s"] = tokens / t.median
     if workload == "generate":
         row["kv_cache"] = session.kv_cache
+    note = getattr(session, "workload_note", lambda w: None)(workload)
+    if note:
+        row["note"] = note
     if opts.memory:
         row["memory"] = measure_peak(fn, b.memory_kind)
 
