@@ -233,12 +233,19 @@ class NumpySession(Session):
         """How this backend ran `workload` when it differs from one model on the run's threads."""
         if self.parallel is None or workload not in ("fwd_bwd", "train_step"):
             return None
-        k = self.parallel.num_replicas
-        extra = (k - 1) * sum(p.data.nbytes for p in self.train_model.parameters())
-        return (f"data parallelism: {k} replicas, one BLAS and one elementwise thread each, as "
-                f"`npformer train --threads {self.threads}` runs this batch (--data-parallel auto); "
-                f"the other replicas' gradients, {extra / 2**20:.0f} MiB, are held outside the "
-                f"step's peak")
+        return (f"data parallelism: {self.parallel.num_replicas} replicas, one BLAS and one "
+                f"elementwise thread each, as `npformer train --threads {self.threads}` runs this "
+                f"batch (--data-parallel auto); the other replicas' gradients hold "
+                f"{self.resident_extra_bytes(workload) / 2**20:.0f} MiB between steps, counted "
+                f"with the step's peak in the memory goal")
+
+    def resident_extra_bytes(self, workload: str) -> int:
+        """Bytes `workload` keeps allocated between calls beyond one model's parameters and
+        gradients: the other data-parallel replicas' gradients (0 without data parallelism)."""
+        if self.parallel is None or workload not in ("fwd_bwd", "train_step"):
+            return 0
+        per_model = sum(p.data.nbytes for p in self.train_model.parameters())
+        return (self.parallel.num_replicas - 1) * per_model
 
     def close(self) -> None:
         if self.parallel is not None:

@@ -102,6 +102,9 @@ def _finish_row(row: dict[str, Any], session, bc, tcfg, workload: str, fn, t, op
         row["note"] = note
     if opts.memory:
         row["memory"] = measure_peak(fn, b.memory_kind)
+        extra = getattr(session, "resident_extra_bytes", lambda w: 0)(workload)
+        if extra:
+            row["memory"]["resident_extra_bytes"] = int(extra)
 
 
 def _new_row(bc, b, workload: str) -> dict[str, Any]:

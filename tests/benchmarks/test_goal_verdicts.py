@@ -80,3 +80,12 @@ def test_memory_goal_compares_the_fast_path_with_the_plain_one(fast_mib, met):
     g = _by_text(evaluate_goals(rows[:1], 1, ["base"]), "peak memory")               # no plain row
     assert g["value"] is None and "np-f32-plain" in g["needs"]
     assert not [g for g in evaluate_goals(rows, 1, ["tiny"]) if "memory" in g["goal"]]
+
+
+def test_memory_goal_counts_what_data_parallel_replicas_hold_between_steps():
+    fast = _row("base", "np-f32", "train_step", 1.0, peak_bytes=90 * 2**20)
+    fast["memory"]["resident_extra_bytes"] = 40 * 2**20          # the other replica's gradients
+    rows = [fast, _row("base", "np-f32-plain", "train_step", 1.1, peak_bytes=100 * 2**20)]
+    g = _by_text(evaluate_goals(rows, 1, ["base"]), "peak memory")
+    assert g["value"] == pytest.approx(1.3) and g["met"] is False     # 90 alone would pass
+    assert "40 MiB" in g["goal"]

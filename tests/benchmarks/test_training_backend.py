@@ -32,6 +32,9 @@ def test_a_data_parallel_step_gives_the_one_model_gradients_and_restores_the_bla
         note = s.workload_note("train_step")
         assert "2 replicas" in note and "MiB" in note
         assert s.workload_note("forward") is None
+        one_model = sum(p.data.nbytes for p in s.train_model.parameters())
+        assert s.resident_extra_bytes("train_step") == one_model       # the second replica's grads
+        assert s.resident_extra_bytes("forward") == 0
         calls = []
         monkeypatch.setattr(blas, "set_blas_threads", lambda n: calls.append(n) or True)
         loss = s.fn("fwd_bwd")()
@@ -58,5 +61,5 @@ def test_one_model_trains_where_the_rule_picks_one_replica(threads, batch):
     bc = resolve_config("small", batch_size=batch, dropout=0.0)
     s = _session(bc, "np-f32", threads)
     assert s.parallel is None and s.train_model is s.model
-    assert s.workload_note("train_step") is None
+    assert s.workload_note("train_step") is None and s.resident_extra_bytes("train_step") == 0
     assert np.isfinite(float(s.fn("train_step")()))
