@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated, from {','.join(WORKLOADS)} (default: all)")
     p.add_argument("--out", default="benchmark_results",
                    help="directory for results.json and the PNG plots (default: %(default)s)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the files an earlier run left in --out (results.json, the plots, "
+                        "the log); without it such a folder is refused before anything is measured")
     p.add_argument("--threads", type=_threads, default=None,
                    help=f"threads for BLAS/OpenMP/torch (default: what `npformer train` uses, "
                         f"{npformer_train_threads()}; {available_cores()} cores available here); "
@@ -209,6 +212,16 @@ def _skip_torch_backends(lists: dict[str, tuple[list[str], bool]]) -> dict[str, 
     return out
 
 
+def _written_files(args) -> list[str]:
+    """The files a run with these options writes into --out."""
+    names = ["results.json", "third_party_output.log"]
+    if not args.no_plots:
+        names.append("throughput.png")
+        if not args.no_sweeps:
+            names += ["sweep_seq_len.png", "sweep_d_model.png"]
+    return names
+
+
 def _overrides(args) -> dict[str, Any]:
     return {k: getattr(args, k) for k in ("batch_size", "seq_len", "dropout")
             if getattr(args, k) is not None}
@@ -232,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.flops import __doc__ as flop_doc
     from benchmarks.goals import caveats, evaluate_goals, format_goals
     from benchmarks.load import LoadMeter, sample, summarize
-    from benchmarks.output import count_lines, quarantine
+    from benchmarks.output import count_lines, quarantine, refuse_to_replace
     from benchmarks.peak import combine_peaks, measure_peaks
     from benchmarks.report import format_legend, format_machine, format_table, plot_throughput, write_json
     from benchmarks.run import SCHEMA, Options, add_peak_fractions, run_benchmark, workload_docs
@@ -250,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from npformer.io.files import check_output_dir
         check_output_dir(args.out, "--out")                     # before any measurement
+        refuse_to_replace(args.out, _written_files(args), args.overwrite)
         for b in backends + args.sweep_backends:
             get_backend(b)
         given = argv if argv is not None else sys.argv[1:]

@@ -37,6 +37,7 @@ import numpy as np
 from benchmarks import load as load_meter
 from benchmarks.configs import CONFIGS
 from benchmarks.isolation import settle
+from benchmarks.output import refuse_to_replace
 
 
 def variant_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, dict[str, Callable]]:
@@ -251,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-steps", action="store_true", help="only the per-variant table")
     p.add_argument("--no-variants", action="store_true", help="only the training-step table")
     p.add_argument("--out", help="write results.json into this directory")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the file(s) an earlier run left in --out")
     args = p.parse_args(argv)
     from npformer.training.blas import set_blas_threads
 
@@ -268,6 +271,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--repeats: expected a positive int, got {args.repeats}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out: {args.out} exists and is not a directory")
+    if args.out:
+        try:
+            refuse_to_replace(args.out, ["results.json"], args.overwrite)
+        except ValueError as e:
+            p.error(str(e))
 
     print("median ms per call: wall (CPU of all this process's threads); ratios are medians of "
           "per-round ratios", flush=True)

@@ -46,6 +46,7 @@ import numpy as np
 from benchmarks import load as load_meter
 from benchmarks.configs import CONFIGS
 from benchmarks.elementwise import _ratio, interleave
+from benchmarks.output import refuse_to_replace
 
 FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F", "torch")
 
@@ -138,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
                                                    "(default: %(default)s)")
     p.add_argument("--repeats", type=int, default=15, help="rounds per shape (default: %(default)s)")
     p.add_argument("--out", help="write results.json into this directory")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the file(s) an earlier run left in --out")
     args = p.parse_args(argv)
     from npformer.training.blas import set_blas_threads
 
@@ -155,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--repeats: expected a positive int, got {args.repeats}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out: {args.out} exists and is not a directory")
+    if args.out:
+        try:
+            refuse_to_replace(args.out, ["results.json"], args.overwrite)
+        except ValueError as e:
+            p.error(str(e))
 
     try:
         import torch  # before the first block sets its threads

@@ -129,12 +129,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=_ints, default=[1, 2], help="thread counts (default 1,2)")
     p.add_argument("--repeats", type=_int_at_least(1), default=9, help="rounds (default 9)")
     p.add_argument("--out", default=None, help="also write OUT/optimizer.json")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the file(s) an earlier run left in --out")
     args = p.parse_args(argv)
     from benchmarks.load import LoadMeter, sample, summarize
     from npformer.io.files import check_output_dir
 
     if args.out:
         check_output_dir(args.out, "--out")
+        from benchmarks.output import refuse_to_replace
+        try:
+            refuse_to_replace(args.out, ["optimizer.json"], args.overwrite)
+        except ValueError as e:
+            p.error(str(e))
     shapes = parameter_shapes(args.config)
     before, meter = sample(), LoadMeter()
     runs = []

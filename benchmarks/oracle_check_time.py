@@ -62,6 +62,8 @@ def main() -> int:
     ap.add_argument("--components", default=",".join(c for c, _, _ in CASES))
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
+    if a.out and os.path.lexists(a.out):
+        ap.error(f"--out {a.out}: exists; choose a new file")
     roots = [os.path.abspath(r) for r in a.root]
     wanted = a.components.split(",")
     rows: dict = {}

@@ -70,9 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", default="2", help="threads (default: %(default)s)")
     p.add_argument("--repeats", default="12", help="rounds per run (default: %(default)s)")
     p.add_argument("--out", default="order_bias_results", help="folder (default: %(default)s)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace what an earlier run left in --out")
     args = p.parse_args(argv)
     if "," in args.configs or "," in args.workloads:
         p.error("--configs/--workloads: expected one name each")
+    from benchmarks.output import refuse_to_replace
+    tags = [f"{'isolated' if i else 'not-isolated'}-{'-'.join(o)}" for i in (False, True)
+            for o in ORDERS]
+    try:
+        refuse_to_replace(args.out, ["order_bias.json", *tags], args.overwrite)
+    except ValueError as e:
+        p.error(str(e))
     os.makedirs(args.out, exist_ok=True)
     runs = []
     for isolate in (False, True):
@@ -83,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                    "--workloads", args.workloads, "--backends", ",".join(order), "--threads",
                    args.threads, "--repeats", args.repeats, "--warmup", "2", "--max-time", "60",
                    "--no-sweeps", "--no-plots", "--no-memory", "--no-check", "--peak-sizes", "512",
-                   "--quiet", "--out", out] + ([] if isolate else ["--no-isolate"])
+                   "--quiet", "--out", out] + ([] if isolate else ["--no-isolate"]) \
+                + (["--overwrite"] if args.overwrite else [])
             res = subprocess.run(cmd, capture_output=True, text=True)
             if res.returncode != 0:
                 print(res.stdout[-2000:], res.stderr[-2000:], file=sys.stderr)

@@ -78,3 +78,47 @@ def test_a_huge_warmup_stays_within_max_time():
     assert time.perf_counter() - t0 < 5.0 and timing.samples >= 1
     assert 1 <= len(calls) < 1000
 
+
+
+@pytest.mark.parametrize("earlier, extra", [("results.json", []), ("throughput.png", []),
+                                            ("sweep_seq_len.png", []),
+                                            ("third_party_output.log", ["--no-plots"])])
+def test_an_earlier_runs_files_in_out_are_never_replaced_silently(tmp_path, capsys, earlier, extra):
+    f = tmp_path / earlier
+    f.write_text("an earlier run's file")
+    rc = cli.main(["--quick", *extra, "--out", str(tmp_path)])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert earlier in err and "--overwrite" in err and str(tmp_path) in err
+    assert f.read_text() == "an earlier run's file"                      # untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == [earlier]       # nothing else written
+
+
+def test_a_plot_the_run_will_not_write_does_not_block_it(tmp_path):
+    from benchmarks.cli import _written_files, build_parser
+    args = build_parser().parse_args(["--no-plots", "--out", str(tmp_path)])
+    assert "throughput.png" not in _written_files(args)
+    args = build_parser().parse_args(["--no-sweeps", "--out", str(tmp_path)])
+    assert "throughput.png" in _written_files(args) and "sweep_d_model.png" not in _written_files(args)
+
+
+def test_scaling_refuses_an_earlier_scaling_json(tmp_path, capsys):
+    (tmp_path / "scaling.json").write_text("{}")
+    rc = cli.main(["--scaling", "--quick", "--out", str(tmp_path)])
+    assert rc == 2 and "scaling.json" in capsys.readouterr().err
+    assert (tmp_path / "scaling.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("module, written", [("benchmarks.gemm_forms", "results.json"),
+                                             ("benchmarks.elementwise", "results.json"),
+                                             ("benchmarks.optimizer", "optimizer.json")])
+def test_the_single_purpose_benchmarks_refuse_an_earlier_result_too(tmp_path, capsys, module,
+                                                                     written):
+    import importlib
+    (tmp_path / written).write_text("kept")
+    with pytest.raises(SystemExit) as e:
+        importlib.import_module(module).main(["--out", str(tmp_path)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert written in err and "--overwrite" in err
+    assert (tmp_path / written).read_text() == "kept"
