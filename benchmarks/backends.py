@@ -6,6 +6,7 @@
                            fwd_bwd and train_step run as `npformer train --threads N` runs the batch:
                            N data-parallel replicas where its --data-parallel auto rule
                            (npformer.training.parallel.choose_replicas) picks them, else one model
+  np-f32-one-model         np-f32 trained as with --data-parallel off: always one model
   np-f32-plain             npformer float32 as a learner reads it: plain Adam, no npformer.fast
   hf-cpu                   transformers' GPT2LMHeadModel, causal configs (benchmarks/hf_backend.py)
   tf-cpu                   torchformer on CPU, eager, float32, attention via F.scaled_dot_product_attention
@@ -47,6 +48,7 @@ class Backend:
     attention: str = "sdpa"         # "sdpa" or "explicit" (torchformer only)
     note: str = ""
     fast: bool = True               # npformer: the npformer.fast variants training uses
+    data_parallel: str = "auto"     # npformer's training workloads: as `--data-parallel` says
 
     @property
     def family(self) -> str:
@@ -73,7 +75,7 @@ class Backend:
         return {"name": self.name, "impl": self.impl, "device": self.device, "dtype": self.dtype,
                 "compile": self.compile, "tf32": self.tf32, "autocast": self.autocast,
                 "attention": self.attention, "precision": self.precision, "note": self.note,
-                "fast": self.fast}
+                "fast": self.fast, "data_parallel": self.data_parallel}
 
 
 _B = Backend
@@ -81,6 +83,8 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     _B("np-f32", "npformer"),
     _B("np-f64", "npformer", dtype="float64"),
     _B("np-f32-plain", "npformer", fast=False, note="npformer.optim.Adam, no npformer.fast"),
+    _B("np-f32-one-model", "npformer", data_parallel="off",
+       note="np-f32 trained as with --data-parallel off: one model, its products on every thread"),
     _B("hf-cpu", "transformers", note="transformers GPT2LMHeadModel (causal configs)"),
     _B("tf-cpu", "torchformer"),
     _B("tf-cpu-explicit", "torchformer", attention="explicit"),
@@ -218,8 +222,8 @@ class NumpySession(Session):
         copy of the model split over N replicas, one BLAS thread and one elementwise thread each;
         otherwise the forward's own model."""
         from npformer.training.parallel import choose_replicas
-        replicas = choose_replicas(self.threads, bc.batch, "auto", tokens_per_row=bc.tgt_len,
-                                   d_model=tcfg.d_model)
+        replicas = choose_replicas(self.threads, bc.batch, self.backend.data_parallel,
+                                   tokens_per_row=bc.tgt_len, d_model=tcfg.d_model)
         if replicas == 1:
             return self.model, self.loss, 1
         from npformer.fast.accelerate import accelerate
@@ -233,9 +237,10 @@ class NumpySession(Session):
         """How this backend ran `workload` when it differs from one model on the run's threads."""
         if self.parallel is None or workload not in ("fwd_bwd", "train_step"):
             return None
+        mode = self.backend.data_parallel
         return (f"data parallelism: {self.parallel.num_replicas} replicas, one BLAS and one "
                 f"elementwise thread each, as `npformer train --threads {self.threads}` runs this "
-                f"batch (--data-parallel auto); the other replicas' gradients hold "
+                f"batch (--data-parallel {mode}); the other replicas' gradients hold "
                 f"{self.resident_extra_bytes(workload) / 2**20:.0f} MiB between steps, counted "
                 f"with the step's peak in the memory goal")
 

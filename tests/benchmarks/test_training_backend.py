@@ -56,10 +56,12 @@ def test_a_data_parallel_step_gives_the_one_model_gradients_and_restores_the_bla
         s.close()
 
 
-@pytest.mark.parametrize("threads, batch", [(1, 64), (2, 8)])
-def test_one_model_trains_where_the_rule_picks_one_replica(threads, batch):
+@pytest.mark.parametrize("name, threads, batch", [("np-f32", 1, 64), ("np-f32", 2, 8),
+                                                  ("np-f32-one-model", 2, 64)])
+def test_one_model_trains_where_the_rule_picks_one_replica_or_it_is_switched_off(name, threads,
+                                                                                 batch):
     bc = resolve_config("small", batch_size=batch, dropout=0.0)
-    s = _session(bc, "np-f32", threads)
+    s = _session(bc, name, threads)
     assert s.parallel is None and s.train_model is s.model
     assert s.workload_note("train_step") is None and s.resident_extra_bytes("train_step") == 0
     assert np.isfinite(float(s.fn("train_step")()))
