@@ -169,6 +169,7 @@ def _list() -> str:
     lines += ["backends:"] + [f"  {b.name:<24} {b.impl} {b.device} {b.precision}"
                               + (" compile" if b.compile else "")
                               + (" explicit-attention" if b.attention == "explicit" else "")
+                              + (f"  ({b.note})" if b.note else "")
                               for b in BACKENDS.values()]
     lines += ["workloads:"] + [f"  {k:<11} {v}" for k, v in WORKLOAD_HELP.items()]
     return "\n".join(lines)
