@@ -240,17 +240,17 @@ class NumpySession(Session):
         mode = self.backend.data_parallel
         return (f"data parallelism: {self.parallel.num_replicas} replicas, one BLAS and one "
                 f"elementwise thread each, as `npformer train --threads {self.threads}` runs this "
-                f"batch (--data-parallel {mode}); the other replicas' gradients hold "
-                f"{self.resident_extra_bytes(workload) / 2**20:.0f} MiB between steps, counted "
-                f"with the step's peak in the memory goal")
+                f"batch (--data-parallel {mode}); the other replicas' gradients exist only during "
+                f"a step (in its peak)")
 
     def resident_extra_bytes(self, workload: str) -> int:
         """Bytes `workload` keeps allocated between calls beyond one model's parameters and
-        gradients: the other data-parallel replicas' gradients (0 without data parallelism)."""
+        gradients: the gradient arrays the other data-parallel replicas hold now (read, not
+        assumed; 0 without data parallelism)."""
         if self.parallel is None or workload not in ("fwd_bwd", "train_step"):
             return 0
-        per_model = sum(p.data.nbytes for p in self.train_model.parameters())
-        return (self.parallel.num_replicas - 1) * per_model
+        return sum(g.nbytes for r in self.parallel.replicas[1:] for p in r.parameters()
+                   if (g := p.__dict__.get("grad")) is not None)
 
     def close(self) -> None:
         if self.parallel is not None:

@@ -45,7 +45,9 @@ class AdoptingParameter(LazyZeroParameter):
     """A Parameter whose first gradient after zero_grad() is taken as `.grad`, not copied into it."""
 
     def accumulate(self, g: np.ndarray) -> None:
-        if self.grad_is_zero and can_adopt(self, g):
+        """Take g as `.grad` when the gradient is marked zero or was released (None) and g is
+        safe to own; otherwise copy or add it as LazyZeroParameter does."""
+        if (self.__dict__["grad"] is None or self.grad_is_zero) and can_adopt(self, g):
             self.grad = g                                        # the setter: no longer marked zero
             return
         LazyZeroParameter.accumulate(self, g)

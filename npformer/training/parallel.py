@@ -28,6 +28,11 @@ the whole process through ctypes (`npformer.training.blas.set_blas_threads`; opt
 symbol is found, nothing changes and `blas_threads_set` is False). Setting `OPENBLAS_NUM_THREADS=1`
 before NumPy is imported does the same. Concurrent calls into OpenBLAS from several threads are safe.
 
+Memory: replica k > 0 holds gradients only during a step. Its Parameters adopt the gradient
+arrays backward makes (npformer.fast.adopt_grad: taken, not copied into a zeroed `.grad`), and
+the all-reduce releases them (`.grad = None`) once they are summed into the model's: between steps
+the replicas hold no gradient memory, and no pass zeroes or copies theirs.
+
 Dropout: replica k > 0 draws from its own generator, spawned (numpy `Generator.spawn`) from the model's,
 so a run is reproducible for a given seed and number of replicas, but its masks differ from a
 one-thread run's. `collect_dropout_masks()` returns each replica's masks of the last step,
@@ -44,6 +49,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
+from npformer.fast.adopt_grad import adopt_gradients
 from npformer.layers.dropout import Dropout
 from npformer.layers.module import Module
 from npformer.training.blas import set_blas_threads
@@ -164,6 +170,8 @@ class DataParallel:
         self.forward_fn = forward or model_forward
         self.replicas = [model] + [replicate(model) for _ in range(int(replicas) - 1)]
         self._params = [r.parameters() for r in self.replicas]       # [replica][param]
+        for params in self._params[1:]:                               # gradients only during a step
+            adopt_gradients(params)
         self._pool = ThreadPoolExecutor(int(replicas) - 1, thread_name_prefix="npformer-dp") \
             if replicas > 1 else None
         self._losses: list = []                                       # per-replica loss modules
@@ -264,6 +272,7 @@ class DataParallel:
                 p0 = self._params[0][j]
                 for k in others:
                     p0.accumulate(self._params[k][j].grad)             # (param shape)
+                    self._params[k][j].grad = None                     # released until next step
 
         self._map(reduce, [(g,) for g in groups if g])
 

@@ -30,15 +30,19 @@ def test_a_data_parallel_step_gives_the_one_model_gradients_and_restores_the_bla
         assert s.parallel is not None and s.parallel.num_replicas == 2
         assert s.train_model is not s.model                # the forward keeps its own threads
         note = s.workload_note("train_step")
-        assert "2 replicas" in note and "MiB" in note
+        assert "2 replicas" in note
         assert s.workload_note("forward") is None
+        rep = s.parallel.replicas[1]
         one_model = sum(p.data.nbytes for p in s.train_model.parameters())
-        assert s.resident_extra_bytes("train_step") == one_model       # the second replica's grads
+        assert s.resident_extra_bytes("train_step") == one_model       # the replica's first zeros
         assert s.resident_extra_bytes("forward") == 0
         calls = []
         monkeypatch.setattr(blas, "set_blas_threads", lambda n: calls.append(n) or True)
         loss = s.fn("fwd_bwd")()
         assert calls == [1, 2]                             # one BLAS thread per replica, then back
+        assert s.resident_extra_bytes("train_step") == 0   # released by the all-reduce
+        rep.parameters()[0].grad = np.zeros_like(rep.parameters()[0].data)
+        assert s.resident_extra_bytes("train_step") == rep.parameters()[0].data.nbytes   # read
         # the same step on one model, float64, same weights and ids
         ref = Transformer(bc.transformer_config("float64"), seed=0)
         ref.load_state_dict(master_weights(bc))
