@@ -271,8 +271,10 @@ class DataParallel:
             for j in group:
                 p0 = self._params[0][j]
                 for k in others:
-                    p0.accumulate(self._params[k][j].grad)             # (param shape)
-                    self._params[k][j].grad = None                     # released until next step
+                    g = self._params[k][j].grad                        # (param shape)
+                    if g is not None:                                  # None: untouched this step
+                        p0.accumulate(g)
+                        self._params[k][j].grad = None                 # released until next step
 
         self._map(reduce, [(g,) for g in groups if g])
 

@@ -65,3 +65,14 @@ def test_the_model_itself_keeps_its_gradient_arrays():
     for n, p in model.named_parameters():
         assert p.grad is before[n], n                         # summed into, in place
         assert type(p) is not AdoptingParameter, n
+
+
+def test_a_parameter_no_step_touches_keeps_a_zero_gradient_step_after_step():
+    from npformer.layers.module import Parameter
+    task, model = _model()
+    model.unused = Parameter(np.ones(3))                       # registered, never in forward
+    loss_fn = make_loss(model, 0.0, False)
+    with DataParallel(model, 2, blas_threads=None) as dp:
+        for batch in make_batches(task, 6, 3, seed=2):
+            dp.step(batch, loss_fn)
+            assert np.array_equal(model.unused.grad, np.zeros(3))
