@@ -66,6 +66,12 @@ def cmd_generate(args) -> int:
     meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
     kind = type(model).__name__
     c = model.config
+    if args.beam > 1 and kind in ("Transformer", "CausalLM"):
+        V = c.tgt_vocab if kind == "Transformer" else c.vocab_size
+        if args.beam > V:
+            raise CliError(f"--beam {args.beam}: expected at most {V}, the model's output vocabulary "
+                           f"(each step runs K rows through the decoder, and the first step has only "
+                           f"{V} candidates)")
     if meta is not None:
         task = task_from(argparse.Namespace(), meta)
         vocab = task.vocab

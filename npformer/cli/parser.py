@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     # -- train --------------------------------------------------------------------------------------
-    p = sub.add_parser("train", formatter_class=fmt, help="train a model on a synthetic task",
+    p = sub.add_parser("train", formatter_class=fmt, help="train a model on a synthetic task or your own text "
+                                                             "(--data), or fine-tune (--init)",
                        description="Train an encoder-decoder (or, for 'majority', an encoder "
                                    "classifier) on a synthetic task with teacher forcing, Adam "
                                    "(betas 0.9/0.98, eps 1e-9), the warm-up schedule and gradient "
@@ -161,7 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="decoded examples to print (default: %(default)s)")
 
     # -- generate -----------------------------------------------------------------------------------
-    p = sub.add_parser("generate", formatter_class=fmt, help="decode input sequences",
+    p = sub.add_parser("generate", formatter_class=fmt,
+                       help="decode with a checkpoint or a Hugging Face folder: reverse, "
+                            "continue text, translate, classify, fill [MASK]",
                        description="Decode source sequences with a trained encoder-decoder, "
                                    "continue prompts with a CausalLM, or classify with an "
                                    "EncoderClassifier. Inputs are written in the task's symbols "

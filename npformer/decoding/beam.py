@@ -16,7 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
-from npformer.decoding.generate import NUMPY_STEP, BeamOutput, length_penalty, setup_decoding, suppressed_ids
+from npformer.decoding.generate import (
+    NUMPY_STEP,
+    BeamOutput,
+    check_decodable,
+    length_penalty,
+    setup_decoding,
+    suppressed_ids,
+)
 
 __all__ = ["beam_search", "check_beam_args", "beam_loop"]
 
@@ -51,6 +58,7 @@ def beam_loop(model, inputs, K: int, alpha: float, *, max_new_tokens, use_cache,
               prompt_lengths, suppress_ids, early_stopping, step=NUMPY_STEP) -> BeamOutput:
     """The beam search of both twins (step: NUMPY_STEP here, torchformer's TORCH_STEP): bookkeeping in NumPy,
     the model run by `step`; outputs come back as the twin's arrays."""
+    check_decodable(model, step)
     was_training = model.training
     model.eval()
     try:

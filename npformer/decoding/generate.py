@@ -31,10 +31,11 @@ from npformer.data.vocab import BOS, EOS, PAD
 from npformer.fast.last_logits import last_position_only
 from npformer.guards.validation import check_ids
 from npformer.layers.masks import causal_mask, padding_mask
+from npformer.layers.module import Module
 
 __all__ = ["GenerateOutput", "BeamOutput", "greedy_decode", "length_penalty", "check_source_eos",
            "reorder_caches", "new_caches", "setup_decoding", "suppressed_ids", "decode_loop",
-           "Stepper", "NumpyDecodeStep", "NUMPY_STEP"]
+           "Stepper", "NumpyDecodeStep", "NUMPY_STEP", "check_decodable"]
 
 
 class GenerateOutput(NamedTuple):
@@ -188,12 +189,27 @@ def _is_seq2seq(model) -> bool:
     return hasattr(model, "encode") and hasattr(model, "decode")
 
 
+def check_decodable(model, step=NUMPY_STEP) -> None:
+    """Refuse, before touching it, a `model` the decode loops cannot run: not a Transformer or CausalLM,
+    or a model of the other twin than the one whose function was called (`step` tells which)."""
+    kind = f"{type(model).__module__.split('.')[0]} {type(model).__name__}"
+    if not all(hasattr(model, a) for a in ("config", "decoder", "training", "eval", "train")):
+        raise TypeError(f"model: expected a Transformer or CausalLM, got {kind}")
+    numpy_twin = isinstance(step, NumpyDecodeStep)
+    if numpy_twin and not isinstance(model, Module):
+        raise TypeError(f"model: expected an npformer model, got a {kind}; decode a torchformer "
+                        f"model with torchformer's greedy_decode / beam_search / sample")
+    if not numpy_twin and isinstance(model, Module):
+        raise TypeError(f"model: expected a torchformer model, got an {kind}; decode it with "
+                        f"npformer's greedy_decode / beam_search / sample, or convert it with "
+                        f"torchformer.to_torch(model)")
+
+
 def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat: int, use_cache: bool,
                    eos_id=None, step=NUMPY_STEP):
     """Common start: (stepper, seq (B*repeat, total), start (B,), N, B), NumPy arrays."""
+    check_decodable(model, step)
     c = model.config
-    if not hasattr(model, "decoder"):
-        raise TypeError(f"model: expected a Transformer or CausalLM, got {type(model).__name__}")
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
     if _is_seq2seq(model):
@@ -291,6 +307,7 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
     """The step loop of greedy decoding and sampling (npformer.decoding.sampling), in both twins (step:
     NUMPY_STEP here, torchformer's TORCH_STEP): one token per row per step, `pick(allowed)` choosing it from
     the logits (B, V) (NumPy) with suppressed ids at -inf. Outputs come back as the twin's arrays."""
+    check_decodable(model, step)
     was_training = model.training
     model.eval()
     try:

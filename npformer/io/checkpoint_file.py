@@ -19,6 +19,7 @@ by identity when saving), so a state saved by npformer maps onto torch.optim's p
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from npformer.io.files import atomic_write
 from npformer.models.config import TransformerConfig
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CheckpointError", "CheckpointNotFoundError", "Checkpoint",
-           "write_checkpoint", "MODEL_CLASSES", "OPTIMIZER_STATE_KEYS", "HEADER_FIELDS"]
+           "write_checkpoint", "checkpoint_path", "MODEL_CLASSES", "OPTIMIZER_STATE_KEYS", "HEADER_FIELDS"]
 
 FORMAT_NAME = "npformer-checkpoint"
 FORMAT_VERSION = 1
@@ -54,6 +55,23 @@ class CheckpointError(ValueError):
 
 class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
     """The checkpoint file does not exist (also a FileNotFoundError)."""
+
+
+def checkpoint_path(path, *, writing: bool = False) -> Path:
+    """`path` as a Path, refused unless it is a str or os.PathLike naming a file; when `writing`, also
+    refused (before anything is written) when it is a folder or its folder is missing or a file."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise TypeError(f"checkpoint path: expected a file path (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r}"[:200])
+    p = Path(path)
+    if writing:
+        if p.is_dir():
+            raise CheckpointError(p, "is a folder; expected a file path")
+        folder = p.absolute().parent
+        if not folder.is_dir():
+            raise CheckpointError(p, f"folder {folder} is a file" if folder.exists() else
+                                     f"folder {folder} does not exist (create it first)")
+    return p
 
 
 @dataclass
@@ -100,7 +118,7 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
     (npformer.io.files.atomic_write), so an interrupted save never leaves a half-written checkpoint under
     `path`, and a failed one (disk full: an OSError) leaves the earlier file there unchanged.
     """
-    path = Path(path)
+    path = checkpoint_path(path, writing=True)
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
         raise CheckpointError(path, f"step: expected an int >= 0, got {step!r}")
     arrays: dict[str, np.ndarray] = {}

@@ -18,6 +18,7 @@ from npformer.io.checkpoint_file import (
     Checkpoint,
     CheckpointError,
     CheckpointNotFoundError,
+    checkpoint_path,
 )
 from npformer.models.config import TransformerConfig
 
@@ -194,7 +195,7 @@ def load_checkpoint(path) -> Checkpoint:
     the header are all present as float arrays, the config, and the optimizer state's structure.
     Shapes against a model are checked by `load_model` / `restore`.
     """
-    path = Path(path)
+    path = checkpoint_path(path)
     arrays = _read_arrays(path)
     for key in ("format", "format_version", "header"):
         if key not in arrays:

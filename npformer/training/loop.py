@@ -11,10 +11,11 @@ A step object supplies what one backend does with one batch:
     step.update() -> None            the optimizer's step, then the schedule's
     step.close() -> None             free what the step holds (worker threads), called once at the end
 
-The loop owns everything else: the batch stream and its end, the checks that stop a run whose loss or
-gradient norm is not finite before the weights are updated, the per-step record (TrainResult), the
-callback, the progress display, and the held-out evaluation every `config.eval_every` steps (the
-time it takes is not counted in the throughput).
+The loop owns everything else: the batch stream and its end, the checks that stop a run before the
+weights are updated when its loss or gradient norm is not finite or its loss has diverged (above
+DIVERGED_LOSS nats per token: float32 overflow inside LayerNorm can keep a runaway loss finite), the
+per-step record (TrainResult), the callback, the progress display, and the held-out evaluation
+every `config.eval_every` steps (the time it takes is not counted in the throughput).
 """
 from __future__ import annotations
 
@@ -22,10 +23,17 @@ import math
 import time
 from typing import Callable, Iterator
 
+import numpy as np
+
 from npformer.training.metrics import TrainResult
 from npformer.training.progress import Progress
 
-__all__ = ["run_steps"]
+__all__ = ["run_steps", "DIVERGED_LOSS"]
+
+# A per-token cross-entropy above this puts the target's probability below e^-1000: no run that is
+# learning gets there (a fresh model gives about ln(vocab_size), 10.8 for GPT-2's 50257 tokens), while
+# a learning rate many orders too high does within a step or two.
+DIVERGED_LOSS = 1e3
 
 
 def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
@@ -50,11 +58,18 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
                 raise ValueError(f"batches: ran out after {n - 1 - start_step} batches, "
                                  f"config.steps={config.steps}") from None
             lr = float(step.lr())
-            loss = float(step.gradients(batch))                            # fills every .grad
+            with np.errstate(over="ignore", invalid="ignore"):    # judged by the loss checks below
+                loss = float(step.gradients(batch))                        # fills every .grad
             if not math.isfinite(loss):
                 raise FloatingPointError(f"training loss became {loss} at step {n}; lower the "
                                          f"learning rate (lr={config.lr}) or raise warmup")
-            norm = float(step.clip())
+            if loss > DIVERGED_LOSS:
+                raise FloatingPointError(f"training diverged at step {n}: loss {loss:.4g} per token "
+                                         f"(above {DIVERGED_LOSS:g}; a fresh model gives about "
+                                         f"ln(vocab_size)); lower the learning rate (lr={config.lr}) "
+                                         f"or raise warmup; stopped before updating the weights")
+            with np.errstate(over="ignore", invalid="ignore"):    # an inf norm is refused below
+                norm = float(step.clip())
             if not math.isfinite(norm):
                 raise FloatingPointError(f"step {n}: the gradient norm is {norm} (a gradient is "
                                          f"not finite); stopped before updating the weights")

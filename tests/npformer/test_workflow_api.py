@@ -72,3 +72,17 @@ def test_attention_weights_from_either_twin_agree():
         np.testing.assert_allclose(a[k], b[k], rtol=1e-12, atol=1e-12)
     assert npm.training and tfm.training                            # modes restored
     assert not any(m.need_weights for m in tfm.modules() if hasattr(m, "need_weights"))
+
+
+def test_readme_python_blocks_run_as_written(tmp_path, monkeypatch):
+    """The README's Python blocks, pasted in order into one session in an empty folder, run."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), scope)
+    assert (tmp_path / "model.npz").is_file()

@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+import npformer as nf
 from npformer.cli.main import main
 from npformer.cli.option_rules import check_nproc
 from npformer.data import tasks as data
@@ -135,3 +136,22 @@ def test_max_len_whose_attention_cannot_exist_is_refused_before_building(monkeyp
     err = capsys.readouterr().err
     assert "--max-len 100000000" in err and "one attention-weight array" in err
     assert "more than this machine's" in err
+
+
+@pytest.mark.parametrize("task", ["reverse", "lm"])
+def test_beam_wider_than_the_vocabulary_is_refused_before_decoding(task, tmp_path, capsys):
+    """A beam of 100000 used to run for minutes (100000 decoder rows a step); the widest useful beam
+    is bounded by the output vocabulary, named in the message."""
+    path = str(tmp_path / f"{task}.npz")
+    args = tiny_train_args(task="lm", max_number=5, max_len=None, num_symbols=None) \
+        if task == "lm" else TINY
+    assert main(["train", *args, "--save", path]) == 0
+    V = nf.load_model(path).config.tgt_vocab
+    capsys.readouterr()
+    prompt = "1+2=" if task == "lm" else "abc"
+    assert main(["generate", path, prompt, "--beam", str(V + 1)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"npformer generate: error: --beam {V + 1}: expected at most {V}, the model's "
+                   f"output vocabulary (each step runs K rows through the decoder, and the first "
+                   f"step has only {V} candidates)"]
+    assert main(["generate", path, prompt, "--beam", str(V)]) == 0      # the widest is allowed

@@ -53,3 +53,13 @@ def test_help_example_runs(example, model_npz, tmp_path, monkeypatch, capsys):
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 0, (example, err)
+
+
+def test_command_list_names_the_own_text_and_pretrained_workflows(capsys):
+    """`npformer --help` is where a newcomer starts: the one-line summaries must not hide that train
+    takes your own text and Hugging Face folders, and generate continues, translates and classifies."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "train a model on a synthetic task or your own text (--data), or fine-tune (--init)" in out
+    assert "continue text, translate, classify, fill [MASK]" in out

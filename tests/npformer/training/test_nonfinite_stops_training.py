@@ -77,3 +77,44 @@ def test_torch_twin_stops_too():
     with pytest.raises(FloatingPointError, match=r"^step 2: the gradient norm is nan"):
         T.train(model, task, TrainConfig(steps=5, batch_size=4, warmup=2, progress=False))
     assert all(torch.isfinite(v).all() for v in model.state_dict().values())
+
+
+def test_runaway_learning_rate_stops_as_diverged_in_one_line(tmp_path, capsys):
+    """A learning rate many orders too high keeps the loss finite (LayerNorm renormalises float32
+    overflow) but astronomically large: the run stops, naming the step and the option to change,
+    with no NumPy warning from inside a layer, and saves nothing."""
+    f = tmp_path / "m.npz"
+    code = main(["train", *tiny_train_args(steps=30), "--lr", "1e9", "--warmup", "1",
+                 "--save", str(f)])
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert code == 2 and len(err) == 1, captured.err
+    assert "training diverged at step" in err[0] and "lower the learning rate (lr=1000000000.0)" in err[0]
+    assert "nothing was saved" in err[0]
+    assert "RuntimeWarning" not in captured.err + captured.out
+    assert not f.exists()
+
+
+def test_a_loss_just_above_the_divergence_bound_stops_the_api_run(monkeypatch):
+    import npformer.training.train as T
+    from npformer.training.loop import DIVERGED_LOSS
+    task = Task("reverse", num_symbols=4, max_len=3)
+    model = T.build_model(T.model_config_for(task, d_model=8, num_heads=2, d_ff=8,
+                                             num_encoder_layers=1, num_decoder_layers=1), task)
+    real = np_loss.CrossEntropyLoss.forward
+    calls = {"k": 0}
+
+    def forward(self, logits, targets):
+        out = real(self, logits, targets)
+        calls["k"] += 1
+        return out + 2 * DIVERGED_LOSS if calls["k"] == 2 else out
+    monkeypatch.setattr(np_loss.CrossEntropyLoss, "forward", forward)
+    before = {}
+
+    def remember(step, loss):
+        before.update({k: v.copy() for k, v in model.state_dict().items()})
+    with pytest.raises(FloatingPointError, match=r"^training diverged at step 2: loss 2\d{3}"):
+        T.train(model, task, TrainConfig(steps=5, batch_size=4, warmup=2, progress=False),
+                callback=remember, fast_threads=0)
+    after = model.state_dict()
+    assert all(np.array_equal(after[k], before[k]) for k in after)    # step 2 changed nothing

@@ -1,0 +1,49 @@
+"""Every decoding function of either twin refuses, with one line naming `model`, what is not a model
+it can decode: not a model at all, a model with nothing to decode with, or the other twin's model."""
+import numpy as np
+import pytest
+
+import npformer as nf
+from npformer.data.vocab import EOS
+
+CFG = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=8, num_encoder_layers=1,
+                           num_decoder_layers=1, vocab_size=9, max_len=8, dropout=0.0)
+SRC = np.array([[3, 4, EOS]])
+DECODERS = {"greedy_decode": {}, "beam_search": {"beam_size": 2}, "sample": {}}
+
+
+def decoder(pkg, name):
+    return getattr(__import__(f"{pkg}.decoding", fromlist=[name]), name)
+
+
+@pytest.mark.parametrize("name", DECODERS)
+@pytest.mark.parametrize("bad", ["model.npz", None, object()])
+def test_not_a_model(name, bad):
+    with pytest.raises(TypeError, match=r"^model: expected a Transformer or CausalLM, got builtins "):
+        decoder("npformer", name)(bad, SRC, **DECODERS[name])
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_encoder_classifier(name):
+    clf = nf.EncoderClassifier(nf.TransformerConfig(d_model=8, num_heads=2, d_ff=8,
+                                                    num_encoder_layers=1, num_decoder_layers=0,
+                                                    vocab_size=9, max_len=8, num_classes=3), seed=0)
+    with pytest.raises(TypeError, match=r"^model: expected a Transformer or CausalLM, got npformer "
+                                        r"EncoderClassifier$"):
+        decoder("npformer", name)(clf, SRC, **DECODERS[name])
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_the_other_twins_model(name):
+    pytest.importorskip("torch")
+    import torchformer
+    np_model = nf.Transformer(CFG, seed=0)
+    torch_model = torchformer.to_torch(np_model)
+    with pytest.raises(TypeError, match=r"^model: expected an npformer model, got a torchformer "
+                                        r"Transformer; decode a torchformer model with torchformer"):
+        decoder("npformer", name)(torch_model, SRC, **DECODERS[name])
+    if name != "sample":            # torchformer's sample reads model.device before the shared loop
+        with pytest.raises(TypeError, match=r"^model: expected a torchformer model, got an npformer "
+                                            r"Transformer; .* torchformer.to_torch\(model\)"):
+            decoder("torchformer", name)(np_model, SRC, **DECODERS[name])
+    assert np_model.training and torch_model.training              # neither was switched to eval
