@@ -279,6 +279,19 @@ def _policy_lines(res: CheckResult) -> list[str]:
     return L
 
 
+def _lines(entries: list[str]) -> str:
+    """The report's lines; an entry holding a newline (a message or note written by the
+    submission) continues indented under its own first line, so no text from a submission starts
+    a line of its own (a forged `verdict: MATCH` line)."""
+    out = []
+    for e in entries:
+        first, *rest = e.split("\n")
+        pad = " " * (len(first) - len(first.lstrip(" ")) + 4)
+        out.append(first)
+        out.extend(pad + r for r in rest)
+    return "\n".join(out)
+
+
 def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
@@ -294,7 +307,7 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
             L.append(f"  not compared: {k}: {why}")
         for n in res.notes:
             L.append(f"  note: {n}")
-        return "\n".join(L)
+        return _lines(L)
     if res.quantity:
         L.append(f"  first differing quantity: {res.quantity_label}  [{res.quantity}]")
     L.append(f"  {res.message}")
@@ -355,4 +368,4 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     if res.replay:
         L.append("  replay exactly this case:")
         L.append(f"    {res.replay}")
-    return "\n".join(L)
+    return _lines(L)
