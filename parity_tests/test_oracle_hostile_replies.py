@@ -4,14 +4,15 @@ leave a quantity unjudged, hide a gap, or choose how the parent compares.
 
 Each hostile file in parity_tests/oracle_hostile/ rewrites one part of the reply: no arrays at
 all (`omits_output`), the reason for missing gradients (`forged_gradient_reasons`), a note with
-the parent's own float32 hint (`forged_float32_hint`), the output's dtype (`forged_dtype`). Each
-got a match before the parent stopped believing that part.
+the parent's own float32 hint (`forged_float32_hint`), the output's dtype (`forged_dtype`); or
+fails naming a quantity of its own making (`odd_quantity`, `leaks_hidden_inputs`). Each got a
+match, an oracle failure or a leak before the parent stopped believing that part.
 """
 from __future__ import annotations
 
 import os
 
-from parity_tests.oracle import check
+from parity_tests.oracle import check, gradescope_results
 from parity_tests.oracle.core.completeness import REQUIREMENTS, find_gaps
 from parity_tests.oracle.core.verdicts import VERDICTS
 from parity_tests.oracle.reading.findings import Findings
@@ -69,3 +70,18 @@ def test_float32_output_claimed_by_the_worker_is_checked_on_the_values():
     res = check("sdpa", spec("forged_dtype"), examples=25, dtype="float32")
     assert res.verdict == "wrong_dtype", (res.verdict, res.message)
     assert "float32" in res.message
+
+
+def test_a_failure_naming_an_unknown_quantity_is_the_submissions_verdict():
+    res = check("sdpa", spec("odd_quantity"), examples=3)
+    assert res.verdict == "mismatch" and res.exit_code == 1, (res.verdict, res.message)
+    assert res.quantity is None
+
+
+def test_a_hidden_failure_does_not_carry_the_submissions_words_to_the_student():
+    public = check("sdpa", spec("right"), examples=3)
+    hidden = check("sdpa", spec("leaks_hidden_inputs"), examples=3, seed=777)
+    assert hidden.verdict == "mismatch"
+    res = gradescope_results(public, hidden, hidden_visibility="visible")
+    shown = [t["output"] for t in res["tests"] if t["name"].endswith("(hidden)")]
+    assert shown and not any("LEAK" in s for s in shown), shown

@@ -83,15 +83,17 @@ class Reply:
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
 
 
-def _failure(h: dict, case: Case | None = None) -> Outcome:
+def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
+    """A failure the worker reported: a known failing verdict, and a quantity only if it is one of
+    this case's (`keys`): any other string would reach the report's labels, hidden checks' too."""
     verdict = failing_verdict(h.get("verdict"))
     q = h.get("quantity")
+    q = q if isinstance(q, str) and q in keys else None
     msg = text(h.get("message")) or "the candidate failed"
     if verdict != h.get("verdict"):
         msg = (f"the submission's process reported the verdict {text(h.get('verdict'), 40)!r}, "
                f"which only the oracle may give: {msg}")
-    return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
-                   message=msg, case=case,
+    return Outcome(verdict, quantity=q, message=msg, case=case,
                    traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
 
 
@@ -107,7 +109,7 @@ def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
 def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int = 1,
                  name_map: dict | None = None) -> Reply | Outcome:
     if h.get("status") != "ok":
-        return _failure(h, case)
+        return _failure(h, case, {q.key for q in comp.quantities(case)})
     claimed = [a for a in texts(h.get("absent")) if a in case.params]
     refused = [a for a in claimed if not may_be_absent(a, case.params[a].shape, name_map or {})]
     if refused:
