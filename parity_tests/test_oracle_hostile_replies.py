@@ -85,3 +85,16 @@ def test_a_hidden_failure_does_not_carry_the_submissions_words_to_the_student():
     res = gradescope_results(public, hidden, hidden_visibility="visible")
     shown = [t["output"] for t in res["tests"] if t["name"].endswith("(hidden)")]
     assert shown and not any("LEAK" in s for s in shown), shown
+
+
+def test_a_hidden_gap_is_named_in_gradescope_results_never_explained():
+    """Gap reasons quote the worker (why a gradient is missing): from a hidden check they could
+    carry the hidden inputs to the student's "everything compared" test."""
+    import dataclasses
+
+    public = dataclasses.replace(check("sdpa", spec("right"), examples=3), gaps={})
+    hidden = dataclasses.replace(public, gaps={"gradients": "grad_input:q (LEAK 0.1257)"})
+    res = gradescope_results(public, hidden, hidden_visibility="visible")
+    text = "\n".join(t["output"] for t in res["tests"])
+    assert "LEAK" not in text
+    assert "gradients: not compared on the hidden examples" in text

@@ -191,7 +191,9 @@ def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *
     tests = gradescope_tests(public, points=points)
     if hidden is not None:
         tests += gradescope_tests(hidden, hidden=True, points=points, visibility=hidden_visibility)
-    gaps = {**(hidden.gaps if hidden is not None else {}), **public.gaps}
+    # a hidden gap is named, never explained: its reasons may quote the worker (hidden inputs)
+    gaps = {**{g: f"{g}: not compared on the hidden examples"
+               for g in (hidden.gaps if hidden is not None else {})}, **public.gaps}
     if gaps and not public.required:   # a quick check's partial comparison is never full marks
         tests.append({"name": f"{public.component}: everything compared", "score": 0.0,
                       "max_score": points, "visibility": "visible", "status": "failed",
