@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     g.add_argument("--timeout", type=float, default=20.0,
                    help="seconds allowed per candidate call (default 20)")
+    g.add_argument("--time-budget", type=float, default=300.0, metavar="SECONDS",
+                   help="seconds for the whole search (default 300): a submission slow on "
+                        "purpose gets 'timeout', not hours of grading")
     g.add_argument("--replay", type=_json_arg, default=None, metavar="JSON",
                    help="run exactly this example (as printed in a failure's replay command)")
     g = c.add_argument_group("how the candidate is called")
@@ -199,6 +202,7 @@ def _options(args) -> "Options":
     return Options(mask_convention=args.mask_convention, mask_dtype=args.mask_dtype,
                    mask_rank=args.mask_rank, strict=args.strict, examples=args.examples,
                    seed=args.seed, dtype=args.dtype, timeout=args.timeout,
+                   time_budget=getattr(args, "time_budget", 300.0),
                    framework=args.framework, weight_layout=args.weight_layout, name_map=name_map,
                    init_kwargs=dict(args.init_kwargs or {}), settings=dict(args.settings),
                    allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype,

@@ -11,6 +11,7 @@ fields only, strings bounded, arrays float64 under known names, verdicts only fa
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,10 +32,19 @@ MAX_TEXT = 8000
 _CONTROL = {c: None for c in list(range(0, 9)) + list(range(11, 32)) + list(range(127, 160))}
 
 
+def _visible(c: str) -> str:
+    if c.isprintable() or c in "\n\t":
+        return c
+    return " " if unicodedata.category(c) == "Zs" else ""
+
+
 def clean(s: str) -> str:
     """A worker's string without control characters (newlines and tabs kept): no terminal escape
-    sequence a submission writes into an exception or its output reaches the grader's terminal."""
-    return s.translate(_CONTROL)
+    sequence a submission writes into an exception or its output reaches the grader's terminal,
+    and no invisible Unicode formatting either (bidirectional overrides that show a line
+    reversed, zero-width characters, line and paragraph separators); other spaces become ' '."""
+    s = s.translate(_CONTROL)
+    return s if s.isprintable() else "".join(map(_visible, s))
 
 
 def text(v: Any, limit: int = MAX_TEXT) -> str:
@@ -73,15 +83,17 @@ class Reply:
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
 
 
-def _failure(h: dict, case: Case | None = None) -> Outcome:
+def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
+    """A failure the worker reported: a known failing verdict, and a quantity only if it is one of
+    this case's (`keys`): any other string would reach the report's labels, hidden checks' too."""
     verdict = failing_verdict(h.get("verdict"))
     q = h.get("quantity")
+    q = q if isinstance(q, str) and q in keys else None
     msg = text(h.get("message")) or "the candidate failed"
     if verdict != h.get("verdict"):
         msg = (f"the submission's process reported the verdict {text(h.get('verdict'), 40)!r}, "
                f"which only the oracle may give: {msg}")
-    return Outcome(verdict, quantity=clean(q[:200]) if isinstance(q, str) else None,
-                   message=msg, case=case,
+    return Outcome(verdict, quantity=q, message=msg, case=case,
                    traceback=text(h.get("traceback")), printed=text(h.get("printed"), 4000))
 
 
@@ -97,7 +109,7 @@ def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
 def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int = 1,
                  name_map: dict | None = None) -> Reply | Outcome:
     if h.get("status") != "ok":
-        return _failure(h, case)
+        return _failure(h, case, {q.key for q in comp.quantities(case)})
     claimed = [a for a in texts(h.get("absent")) if a in case.params]
     refused = [a for a in claimed if not may_be_absent(a, case.params[a].shape, name_map or {})]
     if refused:
@@ -125,8 +137,10 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
             return Outcome("wrong_type", message=f"the worker returned an unexpected array {name!r}",
                            case=case)
     rep.again = [again[i] for i in sorted(again)]
-    if "output" in rep.values and (len(rep.again) != runs - 1
-                                   or any("output" not in g for g in rep.again)):
+    if "output" not in rep.values:      # every candidate has an output: a reply without it lies
+        return Outcome("crashed", message="the submission's process answered without the output "
+                       "(a malformed answer); nothing of it was used", case=case)
+    if len(rep.again) != runs - 1 or any("output" not in g for g in rep.again):
         return Outcome("crashed", message=f"the submission's process answered {len(rep.again) + 1} "
                        f"of the {runs} runs asked for; its answer was not used", case=case)
     return rep

@@ -75,8 +75,7 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
         gaps["cross_attention"] = ("cross-attention was not compared: forward takes a single input, "
                                    "so key and value were always the query. Take query, key and "
                                    "value as separate arguments")
-    grads = {k: why for k, why in not_checked.items() if k.startswith("grad_")
-             and "no such parameter" not in why}
+    grads = ungraded(not_checked, absent)
     if grads:
         gaps["gradients"] = ("gradients were not compared: " + "; ".join(
             f"{k} ({why})" for k, why in list(grads.items())[:6])
@@ -97,6 +96,13 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
                        f"of the assignment's {(getattr(opts, 'settings', {}) or {}).get('eps', DEFAULT_EPS):g}")
     return gaps
+
+
+def ungraded(not_checked: dict, absent: Iterable[str]) -> dict[str, str]:
+    """Gradients not compared, but for the parameters the parent itself accepted as absent: the
+    reasons are the worker's words (a rewritten reply may say anything), never the test."""
+    gone = {f"grad_param:{a}" for a in absent}
+    return {k: why for k, why in not_checked.items() if k.startswith("grad_") and k not in gone}
 
 
 def reference_eps(comp, caps: Findings, opts) -> float | None:

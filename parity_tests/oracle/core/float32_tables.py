@@ -26,8 +26,7 @@ def retry(component: str, first: CheckResult, opts, run: Callable) -> CheckResul
     """`first`, or the float32 check's MATCH when the assumption above holds."""
     if component not in ASSUMED or first.verdict != "mismatch" or opts.dtype != "float64":
         return first
-    hint = next((n for n in first.notes if HINT in n), None)
-    if hint is None:
+    if not first.float32_sized:     # the parent's finding, never a note's text
         return first
     second = run(dataclasses.replace(opts, dtype="float32"))
     if second.verdict != "match":

@@ -70,6 +70,13 @@ class Judge:
                                message=f"output has dtype {reply.dtypes['output']}, inputs were "
                                        f"{opts.dtype} (the output must keep the input dtype)",
                                case=case, mapping=mapping, checked=out.checked)
+            if q.key == "output" and opts.check_dtype and opts.dtype == "float32" and not \
+                    np.array_equal(got.astype(np.float32).astype(np.float64), got, equal_nan=True):
+                return Outcome("wrong_dtype", quantity=q.key,
+                               message="output holds values no float32 array can hold (computed in "
+                                       "float64?), inputs were float32 (the output must keep the "
+                                       "input dtype)", case=case, mapping=mapping,
+                               checked=out.checked)
             rep = measure(label, got, ref, dtype=opts.dtype, quantity=q.kind)
             if out.quantity is not None:
                 # after the first difference: measured for the report, never the verdict

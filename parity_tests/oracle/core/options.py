@@ -27,6 +27,7 @@ class Options:
     seed: int = 0
     dtype: str = "float64"
     timeout: float = 20.0
+    time_budget: float | None = 300.0   # seconds for the whole search (None: unlimited)
     framework: str = "auto"             # auto | torch | numpy
     weight_layout: str = "out_in"       # out_in | in_out, for square bare matrices
     name_map: dict = field(default_factory=dict)
@@ -61,3 +62,6 @@ class Options:
                  self.adapter_path)
         need(self.timeout is None or self.timeout > 0, "--timeout", "a positive number of seconds",
              self.timeout)
+        need(self.time_budget is None or (isinstance(self.time_budget, (int, float))
+                                          and self.time_budget > 0),
+             "--time-budget", "a positive number of seconds", self.time_budget)

@@ -191,7 +191,9 @@ def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *
     tests = gradescope_tests(public, points=points)
     if hidden is not None:
         tests += gradescope_tests(hidden, hidden=True, points=points, visibility=hidden_visibility)
-    gaps = {**(hidden.gaps if hidden is not None else {}), **public.gaps}
+    # a hidden gap is named, never explained: its reasons may quote the worker (hidden inputs)
+    gaps = {**{g: f"{g}: not compared on the hidden examples"
+               for g in (hidden.gaps if hidden is not None else {})}, **public.gaps}
     if gaps and not public.required:   # a quick check's partial comparison is never full marks
         tests.append({"name": f"{public.component}: everything compared", "score": 0.0,
                       "max_score": points, "visibility": "visible", "status": "failed",
@@ -279,6 +281,19 @@ def _policy_lines(res: CheckResult) -> list[str]:
     return L
 
 
+def _lines(entries: list[str]) -> str:
+    """The report's lines; an entry holding a newline (a message or note written by the
+    submission) continues indented under its own first line, so no text from a submission starts
+    a line of its own (a forged `verdict: MATCH` line)."""
+    out = []
+    for e in entries:
+        first, *rest = e.split("\n")
+        pad = " " * (len(first) - len(first.lstrip(" ")) + 4)
+        out.append(first)
+        out.extend(pad + r for r in rest)
+    return "\n".join(out)
+
+
 def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     L = [f"npformer-oracle check {res.component} {res.candidate}" + (f"  ({res.kind})" if res.kind else "")]
     L.append(f"verdict: {res.verdict.upper()} (exit {res.exit_code}) - {VERDICTS[res.verdict][1]}"
@@ -294,7 +309,7 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
             L.append(f"  not compared: {k}: {why}")
         for n in res.notes:
             L.append(f"  note: {n}")
-        return "\n".join(L)
+        return _lines(L)
     if res.quantity:
         L.append(f"  first differing quantity: {res.quantity_label}  [{res.quantity}]")
     L.append(f"  {res.message}")
@@ -355,4 +370,4 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     if res.replay:
         L.append("  replay exactly this case:")
         L.append(f"    {res.replay}")
-    return "\n".join(L)
+    return _lines(L)

@@ -22,8 +22,9 @@ from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
+from . import float32_tables
 from .backend import InProcessBackend, Prepared, SandboxBackend
-from .completeness import find_gaps, reference_eps, requirements, unread_gradients
+from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
 from .judge import Judge, nondeterminism
@@ -49,6 +50,7 @@ class Checker:
         self.gaps: dict[str, str] = {}
         self.opts = opts or Options()
         self.opts.validate()
+        self.t0 = time.perf_counter()
         if self.opts.adapter_path:   # the worker's working directory is its scratch folder
             self.opts.adapter_path = os.path.abspath(self.opts.adapter_path)
         self.comp = get(component) if isinstance(component, str) else component
@@ -180,7 +182,7 @@ class Checker:
 
     # -- the search -------------------------------------------------------------------------------
     def run(self, replay: dict | None = None) -> CheckResult:
-        t0 = time.perf_counter()
+        t0 = self.t0 = time.perf_counter()
         try:
             bad = self._load()
             if bad is not None:
@@ -222,7 +224,7 @@ class Checker:
         @seed(self.opts.seed)
         @given(strategy)
         def prop(example):
-            if state["stop"] is not None:
+            if state["stop"] is not None or self._out_of_time(state):
                 return
             out = self.evaluate(example)
             self.examples_run += 1
@@ -262,6 +264,17 @@ class Checker:
             return res
         return self._result(self._required(), None, t0)
 
+    def _out_of_time(self, state: dict) -> bool:
+        """Past --time-budget: no more calls; a failure found stands (as shrunk), else timeout."""
+        budget = self.opts.time_budget
+        if budget is None or time.perf_counter() - self.t0 <= budget:
+            return False
+        if state["fail"] is None and state["stop"] is None:
+            state["stop"] = Outcome("timeout", message=(
+                f"the check ran past its time budget of {budget:g} s (--time-budget) after "
+                f"{self.examples_run} example(s) without a failure (each call: --timeout s)"))
+        return True
+
     def _structural(self, state: dict) -> None:
         """After a random search that found nothing, the structural cases, on purpose
         (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
@@ -271,6 +284,8 @@ class Checker:
         if state["fail"] is not None or state["stop"] is not None or not planned:
             return
         for ex in planned:
+            if self._out_of_time(state):
+                return
             out = self.evaluate(ex)
             self.examples_run += 1
             if out.ok:
@@ -292,8 +307,7 @@ class Checker:
         if not due:
             return Outcome()
         if "gradients" in due:
-            first = next(k for k, why in self.not_checked.items() if k.startswith("grad_")
-                         and "no such parameter" not in why)
+            first = next(iter(ungraded(self.not_checked, self.absent_seen)))
             return Outcome("missing_gradient", quantity=first,
                            message="required by this assignment but not compared: "
                                    + " | ".join(self.gaps[g] for g in due))
@@ -332,7 +346,8 @@ class Checker:
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
-            res.notes.extend(self._hints(out))
+            res.notes.extend(hints := self._hints(out))
+            res.float32_sized = any(float32_tables.HINT in h for h in hints)
         return res
 
     def _policy_dict(self) -> dict:

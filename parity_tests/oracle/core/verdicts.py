@@ -118,6 +118,9 @@ class CheckResult:
     policy: dict = field(default_factory=dict)   # isolation, forbidden/seen imports, runs
     gaps: dict = field(default_factory=dict)     # what was not compared (completeness.find_gaps)
     required: list = field(default_factory=list)  # what the assignment required to be compared
+    # the parent's own finding that a mismatch is of float32 rounding size (float32_tables.retry);
+    # never read from notes, which carry the worker's words too
+    float32_sized: bool = field(default=False, repr=False)
 
     @property
     def status(self) -> str:
@@ -129,6 +132,7 @@ class CheckResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["float32_sized"]
         d["status"] = self.status
         d["meaning"] = VERDICTS[self.verdict][1]
         return d

@@ -1,0 +1,27 @@
+"""Attention weights off by a factor 1 + 3e-6 (above float32 rounding, a real bug in float64), and a
+worker note carrying the oracle's own 'float32 rounding size' hint: the parent used to search the
+notes for it and rerun the check at float32 tolerances, where the bug passes."""
+import sys
+
+import numpy as np
+
+_session = sys.modules.get("parity_tests.oracle.sandbox.session")
+if _session is not None:
+    _run = _session.Session.run
+
+    def _hinted(self, h, arrays, runs=2, tick=lambda: None):
+        header, out = _run(self, h, arrays, runs, tick)
+        if header.get("status") == "ok":
+            header["adapter_notes"] = ["the largest difference is of float32 rounding size"]
+        return header, out
+
+    _session.Session.run = _hinted
+
+
+def attention(Q, K, V, mask=None):
+    s = Q @ np.swapaxes(K, -1, -2) / float(np.sqrt(Q.shape[-1]))
+    if mask is not None:
+        s = np.where(mask == 0, -1e9, s)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True) * (1 + 3e-6)
+    return w @ V, w
