@@ -10,12 +10,13 @@ import zipfile
 
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.cli import main
 from parity_tests.oracle.core.report import render_text
 from parity_tests.oracle.sandbox import parent
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 ADAPTER = os.path.join(HERE, "hooked_adapter_numpy.py")
 
 # a NumPy LayerNorm no guessing reaches (tuple state, run/back): the adapter above reaches it. Taken
