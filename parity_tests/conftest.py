@@ -1,7 +1,10 @@
-"""pytest setup for the parity suite: Hypothesis profile, and a fresh case description per test.
+"""pytest setup for the parity suite: Hypothesis profile, a fresh case description per test, and
+the path of the oracle's candidate files (`candidate_file` fixture, `candidate_path`).
 
 NPFORMER_HYPOTHESIS_PROFILE=dev|ci|thorough picks the profile (parity_tests/harness/profiles.py).
 """
+import os
+
 import pytest
 
 from parity_tests.harness.case import clear_case
@@ -19,3 +22,18 @@ def _fresh_case():
     clear_case()
     yield
     clear_case()
+
+
+CANDIDATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+"""The oracle's own candidate files (test data the oracle checks by file path)."""
+
+
+def candidate_path(*parts: str) -> str:
+    """The path of a file under parity_tests/oracle_candidates/."""
+    return os.path.join(CANDIDATES, *parts)
+
+
+@pytest.fixture
+def candidate_file():
+    """candidate_file("name.py") -> the path of an oracle candidate file, for `check`."""
+    return candidate_path

@@ -17,12 +17,13 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 from parity_tests.oracle.reading.naming import Space, bind, resolve  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CANDIDATES = os.path.join(ROOT, "parity_tests", "oracle_candidates")
+CANDIDATES = candidate_path()
 N = 6  # examples per check that should match
 
 

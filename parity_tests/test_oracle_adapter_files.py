@@ -8,10 +8,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import Options, check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 FILE = os.path.join(HERE, "hooked_styles.py")
 TORCH_ADAPTER = os.path.join(HERE, "hooked_adapter_torch.py")
 NUMPY_ADAPTER = os.path.join(HERE, "hooked_adapter_numpy.py")

@@ -3,17 +3,15 @@ interface error names the norm and points to encoder_layer (never the reference'
 may lack); checked as part of a layer they are compared."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import add_norm_block  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "add_norm_blocks.py")
+FILE = candidate_path("add_norm_blocks.py")
 
 
 @pytest.mark.parametrize("component,name", [("mha", "NormedAttention"),

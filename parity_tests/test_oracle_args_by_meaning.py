@@ -4,19 +4,18 @@ output widths get d_model, lengths a length covering the examples, dtypes the ex
 from __future__ import annotations
 
 import inspect
-import os
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import arg_meaning  # noqa: E402
 from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "config_items.py")
+FILE = candidate_path("config_items.py")
 
 
 def test_output_width_and_context_length_are_filled():

@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle.grading.batch import grade, grade_one
 from parity_tests.oracle.grading.spec import SpecError, load_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
-CANDIDATES = os.path.join(ROOT, "parity_tests", "oracle_candidates")
+CANDIDATES = candidate_path()
 
 SPEC = """
 [assignment]

@@ -6,16 +6,14 @@ handed to the layer; of two that answer them, the one that has every attribute t
 (`attention_dropout`). A planted scaling bug is still a MISMATCH."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "composite_configs.py")
+FILE = candidate_path("composite_configs.py")
 
 
 @pytest.mark.parametrize("name", ["PairAttention", "PairPlainAttention", "PairDropoutAttention"])

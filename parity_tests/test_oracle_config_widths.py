@@ -15,13 +15,14 @@ from hypothesis.errors import NoSuchExample
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.harness.strategies import MIN_D_MODEL  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.components import get  # noqa: E402
 from parity_tests.oracle.reading.findings import Findings  # noqa: E402
 from parity_tests.oracle.reading.recognise.configs import _claims  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "config_layers.py")
+FILE = candidate_path("config_layers.py")
 VALUES = {"d_model": 8, "num_heads": 2, "d_ff": 5, "eps": 1e-5}
 
 

@@ -6,19 +6,18 @@ Each candidate style reaches "match" from the plain command, and a deliberately 
 from __future__ import annotations
 
 import inspect
-import os
 
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import configs, derived, submodules  # noqa: E402
 from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FILE = os.path.join(HERE, "oracle_candidates", "constructor_styles.py")
+FILE = candidate_path("constructor_styles.py")
 N = 5
 
 

@@ -3,18 +3,16 @@
 ends as an interface error naming it and the option that sets it."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise.configs import ConfigAttributeMissing, ConfigBag, fill  # noqa: E402
 from parity_tests.oracle.reading.signatures import HYPER_ALIASES  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "config_items.py")
+FILE = candidate_path("config_items.py")
 
 
 def test_item_config_matches_and_says_what_it_answered():

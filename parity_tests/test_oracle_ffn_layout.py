@@ -3,14 +3,12 @@ layout, a probe does (b1 far positive: the output is (x A + c) C or (x A.T + c) 
 says so, and a wrong candidate still fails."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check, render_text
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "dense_parts.py")
+FILE = candidate_path("dense_parts.py")
 
 
 def test_square_in_out_feed_forward_matches():

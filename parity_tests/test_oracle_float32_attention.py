@@ -2,15 +2,14 @@
 after a float32 re-check; the same code with a wrong scale is still a mismatch."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "float32_softmax.py")
+FILE = candidate_path("float32_softmax.py")
 
 
 def test_float32_softmax_attention_matches_under_a_stated_assumption():

@@ -2,16 +2,14 @@
 after a float32 re-check; a wrong table is still a mismatch."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "position_tables.py")
+FILE = candidate_path("position_tables.py")
 
 
 def test_float32_table_matches_under_a_stated_assumption():

@@ -9,10 +9,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 TORCH = os.path.join(HERE, "torch_styles.py")
 NUMPY = os.path.join(HERE, "numpy_styles.py")
 N = 5

@@ -9,12 +9,13 @@ import os
 import numpy as np
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.core.report import render_text
 from parity_tests.oracle.reading.recognise import dict_args
 from parity_tests.oracle.reading.signatures import nest
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 FUNCS = os.path.join(HERE, "function_styles.py")
 N = 6
 

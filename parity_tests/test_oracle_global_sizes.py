@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "global_sizes.py")
+FILE = candidate_path("global_sizes.py")
 
 
 @pytest.mark.parametrize("component,name", [("mha", "GlobalWidthAttention"),

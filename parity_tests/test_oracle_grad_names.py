@@ -10,11 +10,12 @@ import os
 import numpy as np
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.core.report import render_text
 from parity_tests.oracle.reading.recognise import grad_behaviour
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 GRADS = os.path.join(HERE, "grad_name_styles.py")
 N = 8
 IN_OUT = {"weight_layout": "in_out"}

@@ -13,6 +13,7 @@ import os
 
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.core.completeness import REQUIREMENTS
 from parity_tests.oracle.core.report import gradescope_results
@@ -21,7 +22,7 @@ pytest.importorskip("torch")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
-CANDS = os.path.join(ROOT, "parity_tests", "oracle_candidates")
+CANDS = candidate_path()
 
 CASES = [  # component, hostile file:name, the requirement whose gap must fail it, verdicts
     ("sdpa", "claims_no_masks.py:attention", "masks", {"incomplete"}),

@@ -10,12 +10,13 @@ import zipfile
 
 import pytest
 
+from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.cli import main
 from parity_tests.oracle.core.report import render_text
 from parity_tests.oracle.sandbox import parent
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 ADAPTER = os.path.join(HERE, "hooked_adapter_numpy.py")
 
 # a NumPy LayerNorm no guessing reaches (tuple state, run/back): the adapter above reaches it. Taken
@@ -164,10 +165,13 @@ def test_activation_kept_by_a_lazy_forward_is_not_a_home_for_a_missing_bias():
 
 
 def test_a_weight_matrix_claimed_absent_is_still_refused():
-    """The parent's rule is unchanged: a worker may call only biases and norm parameters absent."""
+    """The parent's rule: a worker may call only biases, norm parameters and an attention's own
+    output projection absent (each a "parameters" gap); no other weight matrix."""
     from parity_tests.oracle.core.backend import may_be_absent
     assert may_be_absent("q_proj.bias", (1,), {}) and may_be_absent("norm1.weight", (4,), {})
+    assert may_be_absent("out_proj.weight", (4, 4), {})
     assert not may_be_absent("q_proj.weight", (1, 1), {})
+    assert not may_be_absent("self_attn.out_proj.weight", (4, 4), {})
     assert may_be_absent("q_proj.weight", (1, 1), {"q_proj.weight": "-"})
 
 

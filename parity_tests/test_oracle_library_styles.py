@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check
 from parity_tests.oracle.core.report import render_text
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DIR = os.path.join(HERE, "oracle_candidates")
+DIR = candidate_path()
 FILE = os.path.join(DIR, "library_styles.py")
 
 

@@ -2,20 +2,18 @@
 (T, d) for ids (B, T) is called with token ids, and x + table is compared (said in the notes)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.findings import Findings  # noqa: E402
 from parity_tests.oracle.reading.frameworks import NumpyOps  # noqa: E402
 from parity_tests.oracle.reading.recognise import pe_table  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "position_tables.py")
+FILE = candidate_path("position_tables.py")
 
 
 @pytest.mark.parametrize("right,wrong", [("IdsPositionTable", "IdsPositionTableWrongBase"),

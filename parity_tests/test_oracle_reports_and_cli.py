@@ -13,12 +13,13 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import gradescope_results, json_report  # noqa: E402
 from parity_tests.oracle.grading.fixtures import export, verify  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CANDIDATES = os.path.join(ROOT, "parity_tests", "oracle_candidates")
+CANDIDATES = candidate_path()
 
 
 def cand(file: str, name: str) -> str:

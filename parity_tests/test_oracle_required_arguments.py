@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.map_entries import unused_block_maps  # noqa: E402
 from parity_tests.oracle.reading.resolution import Entry  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates")
+HERE = candidate_path()
 MASKED = os.path.join(HERE, "required_args.py")
 PLAIN = os.path.join(HERE, "config_items.py") + ":OutWidthAttention"
 

@@ -3,16 +3,16 @@ the oracle passes False and says so; a flag that decides the computation (causal
 from __future__ import annotations
 
 import inspect
-import os
 
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import flags  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "required_flags.py")
+FILE = candidate_path("required_flags.py")
 
 
 def test_a_required_flag_gets_false_and_the_notes_say_so():

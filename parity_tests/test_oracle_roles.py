@@ -5,17 +5,15 @@ weights go: a wrong candidate still mismatches, and one the probe cannot read ke
 mapping (and fails there)."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 
-ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                     "unnamed_roles.py")
+ROLES = candidate_path("unnamed_roles.py")
 
 
 def test_matrices_named_a_to_d_in_another_order_are_placed_by_probing():

@@ -2,16 +2,14 @@
 so, never a crash of the oracle."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
-FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates",
-                    "torch_non_modules.py")
+FILE = candidate_path("torch_non_modules.py")
 
 
 def test_torch_code_that_is_not_a_module_is_an_interface_error():

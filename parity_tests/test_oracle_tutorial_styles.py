@@ -13,12 +13,13 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import derived, ffn_width, head_axes, list_input  # noqa: E402
 from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "tutorial_styles")
+HERE = candidate_path("tutorial_styles")
 GPT, ANN, MISC, NP, PAIR, LIB = (os.path.join(HERE, f) for f in (
     "gpt_style.py", "annotated_style.py", "torch_misc_style.py", "numpy_params_style.py",
     "numpy_pair_style.py", "torch_library_style.py"))

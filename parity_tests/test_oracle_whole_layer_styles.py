@@ -14,13 +14,14 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check  # noqa: E402
 from parity_tests.oracle.core.report import render_text  # noqa: E402
 from parity_tests.oracle.reading.recognise import derived, norm_eps  # noqa: E402
 from parity_tests.oracle.reading.recognise.base import MISSING, BuildContext  # noqa: E402
 from parity_tests.oracle.reading.slots import numpy_space  # noqa: E402
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_candidates", "whole_layer_styles")
+HERE = candidate_path("whole_layer_styles")
 LAY, S2S, NPL = (os.path.join(HERE, f) for f in
                  ("layered_style.py", "seq2seq_style.py", "numpy_layer_style.py"))
 N = 5

@@ -181,8 +181,11 @@ def draw_params(rng: np.random.Generator, shapes: dict[str, tuple], dtype: str) 
 
 
 def neutral_value(name: str, shape: tuple) -> np.ndarray:
-    """What a parameter the candidate does not have is held at: 1 for norm gains, else 0."""
+    """What a parameter the candidate does not have is held at: 1 for norm gains, the identity for a
+    square projection (an attention with no output projection), else 0."""
     leaf = name.rsplit(".", 1)[-1]
+    if leaf == "weight" and len(shape) == 2 and shape[0] == shape[1]:
+        return np.eye(shape[0], dtype=REF)
     return np.ones(shape, REF) if (leaf == "weight" and len(shape) == 1) else np.zeros(shape, REF)
 
 

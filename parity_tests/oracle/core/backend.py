@@ -98,11 +98,12 @@ def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
 
 
 def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
-    """Only biases and 1-D norm parameters may be missing from a submission (held at their neutral
-    value), or what the user mapped to '-'; a worker claiming more is not believed."""
+    """Only biases, 1-D norm parameters and an attention's own output projection (`out_proj.weight`,
+    held at the identity) may be missing from a submission (held at their neutral value), or what
+    the user mapped to '-'; a worker claiming more is not believed. Each is a "parameters" gap."""
     leaf = ref.rsplit(".", 1)[-1]
     owner = ref.rsplit(".", 1)[0] if "." in ref else ""
-    return (name_map.get(ref) == "-" or leaf == "bias"
+    return (name_map.get(ref) == "-" or leaf == "bias" or (ref == "out_proj.weight" and len(shape) == 2)
             or (len(shape) == 1 and ("norm" in owner or owner == "")))
 
 

@@ -82,7 +82,12 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
             + ". Compute the output with differentiable operations (torch), or give a backward")
     mapped_out = {k for k, v in (getattr(opts, "name_map", None) or {}).items() if v == "-"}
     lost = sorted(set(absent) - mapped_out)
-    if lost:
+    if lost and "out_proj.weight" in lost:
+        gaps["parameters"] = ("parameters were not compared: the candidate has no output projection ("
+                              + ", ".join(lost[:8]) + "): checked against the reference's attention "
+                              "before out_proj (held at the identity, its bias at 0). Apply the "
+                              "output projection inside the attention")
+    elif lost:
         gaps["parameters"] = ("parameters were not compared: the candidate has no "
                               + ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")
                               + " (held at 0 / 1 in the reference). Give every layer its bias "

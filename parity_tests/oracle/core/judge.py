@@ -61,6 +61,7 @@ class Judge:
             if q.key == "attention_weights" and reply.weights_averaged:
                 ref = ref.mean(axis=1)
                 label += " (averaged over heads, as returned)"
+                out.compared_as[q.key] = "as the mean over the heads, as the candidate returns them"
             if q.key == "output" and case.row_keep is not None and got.shape == ref.shape:
                 keep = case.row_keep.reshape(case.row_keep.shape + (1,) * (ref.ndim - 2))
                 got, ref = np.where(keep, got, 0.0), np.where(keep, ref, 0.0)

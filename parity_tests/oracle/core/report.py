@@ -304,7 +304,8 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
         L.extend(_policy_lines(res))
     if res.exit_code == 0:
         if res.checked:
-            L.append("  compared: " + ", ".join(res.checked))
+            L.append("  compared: " + ", ".join(
+                k + (f" ({res.compared_as[k]})" if k in res.compared_as else "") for k in res.checked))
         for k, why in res.not_checked.items():
             L.append(f"  not compared: {k}: {why}")
         for n in res.notes:

@@ -66,6 +66,7 @@ class Checker:
         self.kind = self.framework = ""
         self.examples_run = 0
         self.checked: list[str] = []
+        self.compared_as: dict[str, str] = {}
         self.not_checked: dict[str, str] = {}
         self.notes: list[str] = []
         self.mapping: list[str] = []
@@ -204,6 +205,7 @@ class Checker:
         for k in out.checked:
             if k not in self.checked:
                 self.checked.append(k)
+        self.compared_as.update(out.compared_as)
         for k, v in out.not_checked.items():
             self.not_checked.setdefault(k, v)
         if out.mapping and not self.mapping:
@@ -330,7 +332,7 @@ class Checker:
             message=out.message or VERDICTS[out.verdict][1], detail=out.detail,
             example=example, case=self._describe_case(out.case) if out.case is not None else {},
             mapping=list(self.mapping), checked=list(self.checked),
-            not_checked=dict(self.not_checked), quantities=list(self.available),
+            compared_as=dict(self.compared_as), not_checked=dict(self.not_checked), quantities=list(self.available),
             examples_run=self.examples_run,
             notes=list(dict.fromkeys(self.notes + out.notes)), traceback=out.traceback,
             printed=out.printed, options=self._options_dict(), versions=versions(),

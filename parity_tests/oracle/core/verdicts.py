@@ -80,6 +80,7 @@ class Outcome:
     case: Case | None = None
     available: list = field(default_factory=list)   # quantities the candidate provided
     after: dict = field(default_factory=dict)       # quantities after the first difference
+    compared_as: dict = field(default_factory=dict)  # key -> how it was compared, when not as is
 
     @property
     def ok(self) -> bool:
@@ -105,6 +106,7 @@ class CheckResult:
     replay: str | None = None
     mapping: list = field(default_factory=list)
     checked: list = field(default_factory=list)
+    compared_as: dict = field(default_factory=dict)  # key -> how it was compared, when not as is
     not_checked: dict = field(default_factory=dict)
     quantities: list = field(default_factory=list)   # what the candidate provides, in order
     examples_run: int = 0

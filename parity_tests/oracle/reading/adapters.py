@@ -64,6 +64,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.mode = self._mode()
         self.kind = self._kind_label()
         self._unclaimed_constant: set | None = None
+        self.heads_merged_mask = False        # set by the merged_mask probe
         self._prepare_forward()
         self.probe = self._probe_build()
         recognise.run_probes(self)

@@ -118,8 +118,7 @@ class ExecuteMixin:
         elif self.mode == "pair":
             self._pair_backward(cache, case, inst, produced)
         elif self.hooks is not None and self.hooks.backward is not None:
-            self._module_backward(case, inst, produced,
-                                  backward=lambda d: self.hooks.backward(inst.obj, d))
+            self._module_backward(case, inst, produced, backward=lambda d: self.hooks.backward(inst.obj, d))
         elif inst.obj is not None and callable(getattr(inst.obj, "backward", None)):
             self._module_backward(case, inst, produced)
         else:
@@ -129,8 +128,8 @@ class ExecuteMixin:
         return produced
 
     def feed(self, case: Case, grad: bool):
-        """Inputs and masks as the candidate takes them: leaves (which collect gradients), what is
-        fed, the numpy copies to check they come back untouched, and the values by source name."""
+        """Inputs and masks as the candidate takes them: leaves (collecting gradients), what is fed,
+        numpy copies to check they come back untouched, and the values by source name."""
         ops, dtype = self.ops, self.opts.dtype
         bh = self.caps.bh_layout
         lens = self.caps.valid_lens
@@ -163,8 +162,9 @@ class ExecuteMixin:
                 m = convert_mask(keep, replace(self.opts, mask_rank=4), dtype)
                 masks_np[n] = FORWARD.bh_merge(np.broadcast_to(
                     m, (m.shape[0], case.inputs["q"].shape[1]) + m.shape[2:])).copy()
-            elif getattr(self, "torch_mha_mask", False) and keep is not None:
-                masks_np[n] = MASK.torch_form(np.asarray(keep), self.opts, dtype, case.hyper["num_heads"])
+            elif keep is not None and (getattr(self, "torch_mha_mask", False) or self.heads_merged_mask):
+                H = case.hyper["num_heads"]
+                masks_np[n] = MASK.torch_form(keep, self.opts, dtype, H, not self.heads_merged_mask)
             else:
                 if keep is None and n in getattr(self, "required_masks", ()):
                     keep = self._all_keep(case, n)      # a mask the signature requires

@@ -20,7 +20,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               attention matrices no name placed, their roles probed (roles)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
-              masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask)
+              masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
+              masks spread over a merged batch*heads axis (merged_mask)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
@@ -58,6 +59,7 @@ from . import (
     list_input,
     mask_rank,
     meaning,
+    merged_mask,
     norm_eps,
     pe_table,
     per_head,
@@ -76,7 +78,7 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.valu
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             additive_mask.probe)        # run once when the adapter is prepared
+                             merged_mask.probe, additive_mask.probe)        # run once when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

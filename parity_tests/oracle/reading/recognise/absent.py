@@ -5,6 +5,10 @@ interface error naming it, and `--map REF=-` states that it is absent.
     function / pair  the signature lists every array the function takes: none was given for it
     torch module     named_parameters() lists every parameter; absent when no unclaimed parameter
                      or buffer has a shape it could be
+    output projection  an attention module (ELECTRA's self-attention) whose q, k, v projections
+                     are all placed and that has no unclaimed (d, d) matrix: it returns the merged
+                     heads, checked against the reference's attention before out_proj (held at the
+                     identity); the report lists it as not compared
     numpy module     never known (a weight kept where the oracle does not look would be silently
                      left at 1 or 0 and hide bugs): interface error unless --map REF=-
 """
@@ -24,10 +28,29 @@ def _torch_tensors(m):
     return {n: t for n, t in out.items() if t.is_floating_point()}
 
 
+def _no_output_projection(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
+    if adapter.comp.name != "mha" or ref != "out_proj.weight" or adapter.framework != "torch" or \
+            module is None or len(ref_shape) != 2:
+        return None
+    placed = [entries.get(f"{p}_proj.weight") for p in "qkv"]
+    if any(e is None or (e.cand is None and not e.parts) for e in placed):
+        return None
+    claimed = {e.cand for e in entries.values() if e.cand} | \
+        {p[0] for e in entries.values() for p in e.parts}
+    if any(n not in claimed and t.dim() == 2 for n, t in _torch_tensors(module).items()):
+        return None
+    return ("the module has no output projection (q, k, v placed, no other matrix): checked "
+            "against the reference's attention before out_proj, held at the identity")
+
+
 def reason(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
-    """Why the candidate has no `ref` (a bias or a norm parameter), or None when it may have one."""
+    """Why the candidate has no `ref` (a bias, a norm parameter, an attention's output projection),
+    or None when it may have one."""
     leaf = ref.rsplit(".", 1)[-1]
     owner = ref.rsplit(".", 1)[0] if "." in ref else ""
+    why = _no_output_projection(adapter, module, ref, ref_shape, entries)
+    if why is not None:
+        return why
     if not (leaf == "bias" or (len(ref_shape) == 1 and ("norm" in owner or owner == ""))):
         return None
     if adapter.mode in ("function", "pair"):

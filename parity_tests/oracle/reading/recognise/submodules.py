@@ -9,9 +9,11 @@ no class of its own in the file becomes torch.nn.LayerNorm for a torch candidate
 from __future__ import annotations
 
 import inspect
+import re
 
 from .base import MISSING
 from .configs import annotation_class
+from .flags import PREFIXES
 
 ROLES = {
     "mha": (("self_attn", "attn", "attention", "mha", "self_attention", "slf_attn", "multihead_attn",
@@ -20,7 +22,7 @@ ROLES = {
             ("multihead", "multi_head", "mha", "attention", "attn")),
     "ffn": (("feed_forward", "ffn", "ff", "pos_ffn", "mlp", "feedforward", "positionwise_ffn",
              "position_wise_ffn", "pwff", "feed_forward_layer", "ffn_layer"),
-            ("feedforward", "feed_forward", "ffn", "mlp", "positionwise", "position_wise")),
+            ("feedforward", "feed_forward", "ffn", "mlp", "positionwise", "position_wise", "pointwise")),
     "norm": (("norm", "layer_norm", "layernorm", "ln", "norm1", "norm2", "norm3", "ln1", "ln2"),
              ("layernorm", "layer_norm", "norm")),
 }
@@ -28,12 +30,23 @@ ORDER = {"mha": ("d_model", "num_heads"), "ffn": ("d_ff", "d_model", "activation
          "norm": ("d_model", "eps")}
 
 
+WORDS = {"mha": ("attention", "attn", "mha", "multihead"),
+         "ffn": ("feedforward", "ffn", "ff", "mlp", "pointwise", "positionwise")}
+"""Words that name a block inside a longer argument name (`multi_headed_attention`,
+`pointwise_net`, `feed_forward_block`); a name holding words of both roles names neither."""
+
+
 def role_of(name: str) -> str | None:
     n = name.lower()
     for role, (names, _) in ROLES.items():
         if n in names:
             return role
-    return None
+    if n.startswith(PREFIXES):                 # log_attention_weights is a switch, not a block
+        return None
+    words = [w for w in re.split(r"[^a-z]+", n) if w]
+    joined = {a + b for a, b in zip(words, words[1:])}     # feed_forward -> feedforward
+    found = {role for role, keys in WORDS.items() if any(k in words or k in joined for k in keys)}
+    return found.pop() if len(found) == 1 else None
 
 
 def sibling_class(module, role: str, exclude=None):

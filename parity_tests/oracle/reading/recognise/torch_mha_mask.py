@@ -25,9 +25,11 @@ def heads_merged(mask: np.ndarray, heads: int) -> np.ndarray:
     return np.broadcast_to(mask, (B, heads, Tq, Tk)).reshape(B * heads, Tq, Tk).copy()
 
 
-def torch_form(keep: np.ndarray, opts, dtype: str, heads: int) -> np.ndarray:
+def torch_form(keep: np.ndarray, opts, dtype: str, heads: int, torch_convention: bool = True) -> np.ndarray:
+    """(batch*heads, Tq, Tk); in torch's convention (True = hidden) unless torch_convention is
+    False (merged_mask: the chosen convention)."""
     from ..slots import convert_mask
-    conv = "drop" if opts.mask_convention == "keep" else opts.mask_convention
+    conv = "drop" if opts.mask_convention == "keep" and torch_convention else opts.mask_convention
     return heads_merged(convert_mask(keep, replace(opts, mask_convention=conv, mask_rank=4), dtype),
                         heads)
 
