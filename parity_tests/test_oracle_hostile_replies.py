@@ -5,12 +5,15 @@ leave a quantity unjudged, hide a gap, or choose how the parent compares.
 Each hostile file in parity_tests/oracle_hostile/ rewrites one part of the reply: no arrays at
 all (`omits_output`), the reason for missing gradients (`forged_gradient_reasons`), a note with
 the parent's own float32 hint (`forged_float32_hint`), the output's dtype (`forged_dtype`); or
-fails naming a quantity of its own making (`odd_quantity`, `leaks_hidden_inputs`). Each got a
+fails naming a quantity of its own making (`odd_quantity`, `leaks_hidden_inputs`); or says its
+code fixes a width the parent cannot afford to draw (`claims_huge_width`). Each got a
 match, an oracle failure or a leak before the parent stopped believing that part.
 """
 from __future__ import annotations
 
 import os
+
+import pytest
 
 from parity_tests.oracle import check, gradescope_results
 from parity_tests.oracle.core.completeness import REQUIREMENTS, find_gaps
@@ -98,3 +101,28 @@ def test_a_hidden_gap_is_named_in_gradescope_results_never_explained():
     text = "\n".join(t["output"] for t in res["tests"])
     assert "LEAK" not in text
     assert "gradients: not compared on the hidden examples" in text
+
+
+def test_sizes_a_worker_says_the_code_fixes_are_drawn_only_when_affordable():
+    from parity_tests.oracle.core.backend import unaffordable
+
+    refused = unaffordable(Findings(fixed_sizes={"d_model": 4096}, d_ff_ratio=16))
+    assert refused is not None and refused.verdict == "interface_error"
+    assert "d_model = 4096" in refused.message and "16 x d_model" in refused.message
+    assert unaffordable(Findings(fixed_sizes={"d_model": 4096})) is not None
+    for width, ratio in ((24, None), (512, 4), (1024, 4), (2048, None)):     # tutorial widths
+        assert unaffordable(Findings(fixed_sizes={"d_model": width}, d_ff_ratio=ratio)) is None
+    assert unaffordable(Findings(d_ff_ratio=16)) is None        # the search's own widths
+
+
+def test_a_claimed_huge_width_ends_before_the_parent_builds_an_example():
+    pytest.importorskip("torch")
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res = check("encoder_layer", f"{os.path.join(HOSTILE, 'claims_huge_width')}.py:EncoderLayer",
+                examples=2)
+    assert res.verdict == "interface_error", (res.verdict, res.message)
+    assert res.examples_run == 0
+    grew_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grew_mib < 512, grew_mib
