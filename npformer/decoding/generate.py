@@ -197,7 +197,8 @@ def check_decodable(model, step=NUMPY_STEP) -> None:
     if not all(hasattr(model, a) for a in ("config", "decoder", "training", "eval", "train")):
         raise TypeError(f"model: expected a Transformer or CausalLM, got {kind}")
     numpy_twin = isinstance(step, NumpyDecodeStep)
-    if numpy_twin and not isinstance(model, Module):
+    torch_module = any(k.__module__.split(".")[0] == "torch" for k in type(model).__mro__)
+    if numpy_twin and torch_module:                     # (duck-typed stand-ins stay welcome)
         raise TypeError(f"model: expected an npformer model, got a {kind}; decode a torchformer "
                         f"model with torchformer's greedy_decode / beam_search / sample")
     if not numpy_twin and isinstance(model, Module):
