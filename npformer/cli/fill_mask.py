@@ -98,8 +98,11 @@ def fill_mask(model, tokenizer, text: str, top_k: int = DEFAULT_TOP_K, backend: 
     logits = np.asarray(to_numpy(model(x)), dtype=np.float64)[0, where]          # (M, V)
     z = logits - logits.max(axis=-1, keepdims=True)
     probs = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)           # (M, V) softmax
-    k = min(top_k, probs.shape[-1])
-    best = np.argsort(-probs, axis=-1, kind="stable")[:, :k]            # (M, k) most probable first
+    # candidates only among the tokenizer's ids (ids past them, a vocabulary padded in the weights or
+    # a vocab.txt that is not the model's, have no text); scores stay the softmax over every logit
+    V = min(tokenizer.vocab_size, probs.shape[-1])
+    k = min(top_k, V)
+    best = np.argsort(-probs[:, :V], axis=-1, kind="stable")[:, :k]     # (M, k) most probable first
     out = []
     for m, pos in enumerate(where):
         row = []

@@ -215,22 +215,32 @@ def _tokens_per_row(args) -> tuple[int, str]:
 
 
 def check_fits_memory(args) -> None:
-    """`train` sizes whose single largest array cannot exist on this machine, refused before the
-    model is built (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then
-    fail): one layer's attention weights of a training batch, (batch, heads, T, T) with T the
-    task's longest row (--max-len; --max-number for --task lm), and the positional table (T,
-    d_model). A lower bound: what passes may still not fit (the MemoryError handler in cli.main
-    then reports it in one line)."""
+    """`train` sizes that cannot exist on this machine, refused before the model is built
+    (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then fail,
+    `--layers 100000` and `--eval-size 1000000000` to run until killed): one layer's attention weights
+    of a training batch, (batch, heads, T, T) with T the task's longest row (--max-len; --max-number
+    for --task lm); the positional table (T, d_model); the layers' weights with their gradients and
+    Adam's two moments; the held-out set's token ids. Lower bounds: what passes may still not fit
+    (the MemoryError handler in cli.main then reports it in one line)."""
     mem = _physical_memory()
     if not mem:
         return
     item = 8 if getattr(args, "dtype", "float32") == "float64" else 4
     T, sized_by = _tokens_per_row(args)
-    need = {"one attention-weight array (batch, heads, T, T)": args.batch_size * args.heads * T * T,
-            "the positional table (max_len, d_model)": T * args.d_model}
-    for what, n in need.items():
-        if n * item > mem:
-            raise ValueError(f"{sized_by} with --batch-size {args.batch_size}, "
-                             f"--heads {args.heads}, --d-model {args.d_model}: {what} alone needs "
-                             f"{n * item / 2 ** 30:,.0f} GiB, more than this machine's "
-                             f"{mem / 2 ** 30:,.0f} GiB")
+    shape = f"--batch-size {args.batch_size}, --heads {args.heads}, --d-model {args.d_model}"
+    d, d_ff = args.d_model, args.d_ff
+    layers = max(getattr(args, "encoder_layers", None) or args.layers,
+                 getattr(args, "decoder_layers", None) or args.layers)
+    eval_size = getattr(args, "eval_size", None) or 0
+    need = [(f"{sized_by} with {shape}", "one attention-weight array (batch, heads, T, T)",
+             args.batch_size * args.heads * T * T * item),
+            (f"{sized_by} with {shape}", "the positional table (max_len, d_model)", T * d * item),
+            (f"--layers {layers} with --d-model {d}, --d-ff {d_ff}",
+             "the layers' weights (4 d_model^2 + 2 d_model d_ff each) with their gradients and "
+             "Adam's two moments", 4 * layers * (4 * d * d + 2 * d * d_ff) * item),
+            (f"--eval-size {eval_size} with {sized_by}", "the held-out set's token ids (source and "
+             "target, int64)", 2 * eval_size * T * 8)]
+    for options, what, nbytes in need:
+        if nbytes > mem:
+            raise ValueError(f"{options}: {what} alone needs {nbytes / 2 ** 30:,.0f} GiB, more "
+                             f"than this machine's {mem / 2 ** 30:,.0f} GiB")

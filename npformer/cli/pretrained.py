@@ -75,6 +75,9 @@ def generate_pretrained(args) -> int:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
                        f"(--temperature/--top-k/--top-p/--seed)")
     limit = model.config.max_len
+    # ids past the tokenizer's (a vocabulary padded in the weights, or a vocab.json that is not the
+    # model's) have no text: never chosen
+    untokenizable = tuple(range(tok.vocab_size, model.config.vocab_size))
     gen = backends.module(args.backend, "generate")
     for text in args.inputs:
         ids = tok.encode(text)
@@ -85,7 +88,7 @@ def generate_pretrained(args) -> int:
                            f"room to generate")
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
-                      use_cache=not args.no_cache, eos_id=eos, suppress_ids=())
+                      use_cache=not args.no_cache, eos_id=eos, suppress_ids=untokenizable)
         if sampling:
             out = backends.module(args.backend, "sampling").sample(
                 model, prompt, temperature=1.0 if args.temperature is None else args.temperature,

@@ -18,6 +18,8 @@ from npformer.data.vocab import PAD
 __all__ = ["ClassifyTask", "BertRows", "build_classify_task"]
 
 
+SHOWN_LABELS = 12                    # labels listed by describe(); the rest are counted
+
 class BertRows(TextExamples):
     """TextExamples whose src rows are already [CLS] text [SEP] (src_len counts both): batched
     as they are, PAD-padded, no BOS/EOS added."""
@@ -102,8 +104,16 @@ class ClassifyTask(RowsTask):
         counts = self.class_counts(self.reference_rows())
         share = counts / counts.sum()
         top = int(share.argmax())
-        labels = ", ".join(f"{lab} {c:,}" for lab, c in zip(self.labels, counts))
+        shown = SHOWN_LABELS if self.num_classes > SHOWN_LABELS + 1 else self.num_classes
+        labels = ", ".join(f"{lab} {c:,}" for lab, c in zip(self.labels[:shown], counts[:shown]))
+        if shown < self.num_classes:
+            labels += f", and {self.num_classes - shown:,} more"
         notes = []
+        once = int((counts == 1).sum())
+        if once > self.num_classes / 2 and self.num_classes > SHOWN_LABELS:
+            notes.append(f"  {once:,} of the {self.num_classes:,} labels occur in one training row "
+                         f"only: the label column looks like text, not labels (the layout "
+                         f"is text<TAB>label; for source<TAB>target pairs, --task translate)")
         if self.truncated:
             notes.append(f"  {self.truncated:,} texts over {self.context - 2} tokens cut to that "
                          f"length (--context sets it)")

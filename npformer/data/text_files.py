@@ -19,8 +19,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TextFileError", "Corpus", "read_text_file", "read_corpus"]
+__all__ = ["TextFileError", "Corpus", "read_text_file", "read_corpus", "read_saved"]
 
+MISSING = "no such file or folder"
 BINARY_PROBE = 8192                 # bytes looked at for a NUL (what `grep` and `git` do)
 
 
@@ -49,7 +50,7 @@ def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
     p = Path(path)
     if not p.exists():
-        raise TextFileError(path, "no such file or folder")
+        raise TextFileError(path, MISSING)
     if not p.is_file():
         raise TextFileError(path, "not a regular file")
     try:
@@ -112,3 +113,17 @@ def read_corpus(paths) -> Corpus:
             files.append(str(p))
     text = "".join(t if t.endswith("\n") else t + "\n" for t in parts)
     return Corpus(text=text, files=files, skipped=skipped)
+
+
+def read_saved(read, files, sha256):
+    """`read(files)` for a task rebuilt from a checkpoint (`sha256` set): a training file that is no
+    longer where the run read it says that it is the checkpoint's own text, and where it must be."""
+    try:
+        return read(files)
+    except TextFileError as e:
+        if sha256 is None or e.problem != MISSING:
+            raise
+        raise TextFileError(e.path, f"{MISSING}; it is the text this checkpoint was trained on "
+                                    f"(--data as given then, relative to the folder training ran "
+                                    f"in), read again for the same held-out split: run from that "
+                                    f"folder or put the file back") from None

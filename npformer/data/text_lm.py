@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.data.lm_data import LMBatch, TextLMBatch
-from npformer.data.text_files import Corpus, TextFileError, read_corpus
+from npformer.data.text_files import Corpus, TextFileError, read_corpus, read_saved
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
@@ -175,7 +175,8 @@ class TextLMTask:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(training token ids, validation token ids), int32; reads the corpus on first use."""
         if self._arrays is None:
-            corpus = self._corpus if self._corpus is not None else read_corpus(self.files)
+            corpus = self._corpus if self._corpus is not None else \
+                read_saved(read_corpus, self.files, self.sha256)
             if self.sha256 is not None and corpus.sha256 != self.sha256:
                 raise TextFileError(self._where(), "the text has changed since the checkpoint "
                                                    "was written (its SHA-256 differs); training "

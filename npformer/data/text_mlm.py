@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.data.mlm_data import MLMBatch, mask_tokens
-from npformer.data.text_files import TextFileError, read_corpus
+from npformer.data.text_files import TextFileError, read_corpus, read_saved
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextLMTask, split_text
 from npformer.data.tokenizers import tokenizer_from_dict
 from npformer.data.vocab import PAD
@@ -89,7 +89,8 @@ class TextMLMTask(TextLMTask):
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(training ids, validation ids), int32, without [CLS]/[SEP]; read on first use."""
         if self._arrays is None:
-            corpus = self._corpus if self._corpus is not None else read_corpus(self.files)
+            corpus = self._corpus if self._corpus is not None else \
+                read_saved(read_corpus, self.files, self.sha256)
             if self.sha256 is not None and corpus.sha256 != self.sha256:
                 raise TextFileError(self._where(), "the text has changed since the checkpoint "
                                                    "was written (its SHA-256 differs)")

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from npformer.data.tasks import Examples, collate
-from npformer.data.text_files import TextFileError
+from npformer.data.text_files import TextFileError, read_saved
 from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab
 from npformer.data.text_rows import Rows
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
@@ -162,7 +162,8 @@ class RowsTask:
 
     def rows(self) -> Rows:
         if self._rows is None:
-            rows = self.reader(self.files if len(self.files) > 1 else self.files[0])
+            rows = read_saved(self.reader, self.files if len(self.files) > 1 else self.files[0],
+                              self.sha256)
             if self.sha256 is not None and rows_digest(rows) != self.sha256:
                 raise TextFileError(self._where(), "the file has changed since the checkpoint was "
                                                    "written (its SHA-256 differs); training and "

@@ -23,6 +23,7 @@ No Python loop runs over the batch or the beams: loops are over time steps only.
 """
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -196,7 +197,8 @@ def check_decodable(model, step=NUMPY_STEP) -> None:
     if not all(hasattr(model, a) for a in ("config", "decoder", "training", "eval", "train")):
         raise TypeError(f"model: expected a Transformer or CausalLM, got {kind}")
     numpy_twin = isinstance(step, NumpyDecodeStep)
-    if numpy_twin and not isinstance(model, Module):
+    torch_module = any(k.__module__.split(".")[0] == "torch" for k in type(model).__mro__)
+    if numpy_twin and torch_module:                     # (duck-typed stand-ins stay welcome)
         raise TypeError(f"model: expected an npformer model, got a {kind}; decode a torchformer "
                         f"model with torchformer's greedy_decode / beam_search / sample")
     if not numpy_twin and isinstance(model, Module):
@@ -210,6 +212,10 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
     """Common start: (stepper, seq (B*repeat, total), start (B,), N, B), NumPy arrays."""
     check_decodable(model, step)
     c = model.config
+    vocab = c.tgt_vocab if _is_seq2seq(model) else c.vocab_size
+    if eos_id is not None and (isinstance(eos_id, bool) or not isinstance(eos_id, (int, np.integer))
+                               or not 0 <= eos_id < vocab):
+        raise ValueError(f"eos_id: expected None or a token id in [0, {vocab}), got {eos_id!r}")
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
     if _is_seq2seq(model):
@@ -231,6 +237,10 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
             raise ValueError(f"prompts: expected a non-empty (batch, seq) array, got shape {prompt.shape}")
         if prompt_lengths is None:
             start = (prompt != c.pad_id).sum(axis=1) if c.pad_id is not None else np.full(B, P)
+            empty = np.flatnonzero(start == 0)
+            if empty.size:
+                raise ValueError(f"prompts: rows {empty[:8].tolist()} hold only padding (pad_id="
+                                 f"{c.pad_id}); every prompt needs at least one token")
         else:
             start = step.array(prompt_lengths)
             if start.shape != (B,) or not np.issubdtype(start.dtype, np.integer):
@@ -265,7 +275,11 @@ def suppressed_ids(model, suppress_ids, bos_id) -> list[int]:
         if _is_seq2seq(model):
             ids.append(bos_id)
         return sorted(set(ids))
-    ids = [int(i) for i in suppress_ids]
+    try:
+        ids = [operator.index(i) for i in suppress_ids]
+    except TypeError:
+        raise TypeError(f"suppress_ids: expected a list of int token ids, got "
+                        f"{suppress_ids!r}"[:200]) from None
     bad = [i for i in ids if not 0 <= i < vocab]
     if bad:
         raise ValueError(f"suppress_ids: expected token ids in [0, {vocab}), got {bad}")

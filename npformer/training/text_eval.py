@@ -39,7 +39,8 @@ class TextEvalResult(EvalResult):
     sample: str = ""
 
     def summary(self) -> str:
-        line = (f"loss {self.loss:.4f} nats/token  perplexity {self.perplexity:.2f}  "
+        ppl = f"{self.perplexity:.2f}" if self.perplexity < 1e6 else f"{self.perplexity:.3g}"
+        line = (f"loss {self.loss:.4f} nats/token  perplexity {ppl}  "
                 f"{self.bits_per_char:.3f} bits/char  next-token acc "
                 f"{100 * self.token_accuracy:.2f}%  ({self.num_tokens:,} tokens, "
                 f"{self.num_chars:,} characters)")

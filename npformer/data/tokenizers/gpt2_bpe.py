@@ -26,6 +26,7 @@ import json
 import os
 from itertools import pairwise
 
+from .files import read_utf8, read_utf8_lines
 from .pretokenize import gpt2_pieces, split_specials
 
 __all__ = ["GPT2Tokenizer", "bytes_to_unicode"]
@@ -61,11 +62,10 @@ def merge_pair(tokens: list[str], pair: tuple[str, str]) -> list[str]:
 def read_vocab(path: str) -> dict[str, int]:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"vocab.json: expected a file at {path}, found none")
-    with open(path, encoding="utf-8") as f:
-        try:
-            vocab = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: expected a JSON object of token -> id, got invalid JSON ({e})")
+    try:
+        vocab = json.loads(read_utf8(path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: expected a JSON object of token -> id, got invalid JSON ({e})")
     if not isinstance(vocab, dict) or not all(
             isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
             for k, v in vocab.items()):
@@ -77,16 +77,14 @@ def read_merges(path: str) -> list[tuple[str, str]]:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"merges.txt: expected a file at {path}, found none")
     merges = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
-            if (n == 1 and line.startswith("#version")) or not line:
-                continue                                    # the header line, blank lines
-            parts = line.split(" ")
-            if len(parts) != 2 or not parts[0] or not parts[1]:
-                raise ValueError(f"{path}, line {n}: expected two tokens separated by one space, "
-                                 f"got {line[:80]!r}")
-            merges.append((parts[0], parts[1]))
+    for n, line in enumerate(read_utf8_lines(path), start=1):
+        if (n == 1 and line.startswith("#version")) or not line:
+            continue                                        # the header line, blank lines
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise ValueError(f"{path}, line {n}: expected two tokens separated by one space, "
+                             f"got {line[:80]!r}")
+        merges.append((parts[0], parts[1]))
     return merges
 
 

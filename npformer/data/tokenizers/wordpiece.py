@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import unicodedata
 
+from .files import read_utf8_lines
 from .pretokenize import is_space, split_specials
 
 __all__ = ["WordPieceTokenizer", "basic_tokenize", "wordpiece"]
@@ -172,9 +173,7 @@ class WordPieceTokenizer:
     def from_file(cls, vocab_file: str, lowercase: bool = True) -> WordPieceTokenizer:
         if not os.path.isfile(vocab_file):
             raise FileNotFoundError(f"vocab.txt: expected a file at {vocab_file}, found none")
-        with open(vocab_file, encoding="utf-8") as f:
-            tokens = [line.rstrip("\r\n") for line in f]
-        return cls(tokens, lowercase)
+        return cls(read_utf8_lines(vocab_file), lowercase)
 
     @classmethod
     def from_folder(cls, folder: str, lowercase: bool = True) -> WordPieceTokenizer:

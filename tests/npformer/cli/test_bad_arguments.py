@@ -112,9 +112,12 @@ def test_save_and_plot_on_the_same_path_refused_before_training(tmp_path, capsys
     assert not os.path.exists(p)                         # no folder made, nothing trained
 
 
-def test_sizes_beyond_memory_are_one_line(capsys):
+def test_sizes_beyond_memory_are_one_line(capsys, monkeypatch):
     """`--batch-size 10000000000` (or --eval-size, --d-model) used to end in a raw
-    _ArrayMemoryError traceback, exit status 1."""
+    _ArrayMemoryError traceback, exit status 1. (Where the machine's memory cannot be read, so that
+    check_fits_memory cannot refuse first, the MemoryError itself is the one line.)"""
+    import npformer.cli.option_rules as rules
+    monkeypatch.setattr(rules, "_physical_memory", lambda: None)
     argv = [a for a in TINY]
     argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
     assert main(["train", *argv]) == 2
@@ -155,3 +158,30 @@ def test_beam_wider_than_the_vocabulary_is_refused_before_decoding(task, tmp_pat
                    f"output vocabulary (each step runs K rows through the decoder, and the first "
                    f"step has only {V} candidates)"]
     assert main(["generate", path, prompt, "--beam", str(V)]) == 0      # the widest is allowed
+
+
+@pytest.mark.parametrize("option,value,what", [
+    ("--layers", 200_000, "the layers' weights (4 d_model^2 + 2 d_model d_ff each) with their "
+                          "gradients and Adam's two moments alone needs 2 GiB"),
+    ("--eval-size", 10 ** 8, "the held-out set's token ids (source and target, int64) alone needs "
+                             "4 GiB")])
+def test_layers_and_eval_size_beyond_memory_are_refused_before_building(option, value, what,
+                                                                        monkeypatch, capsys):
+    """`--layers 100000` and `--eval-size 1000000000` used to run until killed (small allocations
+    one after another, never one MemoryError)."""
+    import npformer.cli.option_rules as rules
+    import npformer.training.train as T
+
+    def never(*a, **kw):
+        raise AssertionError("the model was built")
+    monkeypatch.setattr(T, "build_model", never)
+    monkeypatch.setattr(rules, "_physical_memory", lambda: 2 ** 30)       # a 1 GiB machine
+    argv = [a for a in TINY]
+    if option in argv:
+        argv[argv.index(option) + 1] = str(value)
+    else:
+        argv += [option, str(value)]
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"npformer train: error: {option} {value} with ")
+    assert err[0].endswith(f"{what}, more than this machine's 1 GiB"), err

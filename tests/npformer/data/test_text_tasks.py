@@ -170,3 +170,25 @@ def test_the_batch_stream_draws_training_rows_only_and_resumes(tmp_path):
     again = BatchStream(task, 8, seed=1)
     again.load_state_dict(state)
     assert (next(again).src == nxt.src).all()
+
+
+def test_a_label_column_of_text_is_pointed_out_and_not_listed_in_full(tmp_path):
+    """Columns swapped (label<TAB>text) or a translation file given to classify: every row its own
+    label. The description used to list all of them on one line and say nothing."""
+    f = tmp_path / "swapped.tsv"
+    f.write_text("".join(f"{'pos' if i % 2 else 'neg'}\tsome text number {i}\n" for i in range(100)),
+                 encoding="utf-8")
+    text = build_classify_task(str(f)).describe()
+    first, *notes = text.splitlines()
+    assert "100 labels (training rows: some text number 0 1, " in first
+    assert ", and 88 more; majority-class rate" in first and "some text number 99" not in first
+    assert any("labels occur in one training row only: the label column looks like text, not "
+               "labels (the layout is text<TAB>label" in n for n in notes)
+
+
+def test_a_few_labels_are_all_listed_without_the_note(tmp_path):
+    f = tmp_path / "ok.tsv"
+    f.write_text("".join(f"text {i}\t{'abcdefghijklm'[i % 13]}\n" for i in range(130)),
+                 encoding="utf-8")
+    text = build_classify_task(str(f)).describe()
+    assert "13 labels" in text and "more;" not in text and "looks like text" not in text

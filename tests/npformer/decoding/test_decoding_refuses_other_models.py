@@ -47,3 +47,33 @@ def test_the_other_twins_model(name):
                                             r"Transformer; .* torchformer.to_torch\(model\)"):
             decoder("torchformer", name)(np_model, SRC, **DECODERS[name])
     assert np_model.training and torch_model.training              # neither was switched to eval
+
+
+LM = nf.CausalLM(nf.TransformerConfig(d_model=8, num_heads=2, d_ff=8, num_encoder_layers=0,
+                                      num_decoder_layers=1, vocab_size=9, max_len=8), seed=0)
+
+
+@pytest.mark.parametrize("name", DECODERS)
+@pytest.mark.parametrize("bad", ["ab", 5, [1.5], [None]])
+def test_suppress_ids_that_are_not_ids(name, bad):
+    with pytest.raises(TypeError, match=r"^suppress_ids: expected a list of int token ids, got "):
+        decoder("npformer", name)(LM, np.array([[3, 4]]), suppress_ids=bad, **DECODERS[name])
+
+
+@pytest.mark.parametrize("name", DECODERS)
+@pytest.mark.parametrize("model,inputs", [(LM, np.array([[3, 4]])),
+                                          (nf.Transformer(CFG, seed=0), SRC)])
+@pytest.mark.parametrize("bad", [9, -1, 2.0, True])
+def test_eos_id_outside_the_vocabulary(name, model, inputs, bad):
+    """An eos_id no token can equal used to run every row to the length limit, silently."""
+    with pytest.raises(ValueError, match=rf"^eos_id: expected None or a token id in \[0, 9\), "
+                                         rf"got {bad!r}$"):
+        decoder("npformer", name)(model, inputs, eos_id=bad, **DECODERS[name])
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_a_prompt_of_only_padding_is_named(name):
+    prompts = np.array([[3, 4], [0, 0]])                     # row 1: pad_id only
+    with pytest.raises(ValueError, match=r"^prompts: rows \[1\] hold only padding \(pad_id=0\); "
+                                         r"every prompt needs at least one token$"):
+        decoder("npformer", name)(LM, prompts, **DECODERS[name])

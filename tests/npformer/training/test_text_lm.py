@@ -188,3 +188,16 @@ def test_drawing_batches_does_not_grow_memory(corpus):
     late = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert late - early < 64 * 1024, (early, late)                        # nothing accumulates
+
+
+def test_summary_writes_a_huge_perplexity_in_a_few_digits():
+    """A nearly diverged model's perplexity (exp of a loss in the hundreds) used to print as a
+    300-digit number."""
+    from npformer.training.text_eval import TextEvalResult, text_metrics
+    loss, ppl, bpc = text_metrics(total_nats=650.0 * 10, tokens=10, chars=10)
+    line = TextEvalResult(loss, 0.0, 0.0, 1, 10, perplexity=ppl, bits_per_char=bpc,
+                          num_chars=10).summary()
+    assert "perplexity 1.96e+282  " in line and len(line) < 200
+    small = TextEvalResult(1.0, 0.5, 0.0, 1, 10, perplexity=math.e, bits_per_char=1.0,
+                           num_chars=10).summary()
+    assert "perplexity 2.72  " in small
