@@ -27,6 +27,7 @@ from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.linear import Linear
 from npformer.layers.loss import CrossEntropyLoss
+from npformer.layers.module import Module
 from npformer.layers.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 POSITIONAL = (SinusoidalPositionalEncoding, LearnedPositionalEncoding)
@@ -239,3 +240,12 @@ def loss_backward(m, dout=1.0):
     elif isinstance(dout, (int, float)) and not isinstance(dout, bool):
         dout = np.asarray(dout, dtype=loss.dtype)              # the usual call: backward()
     return (check_grad("dout", dout, loss),)
+
+
+@checks("train", Module)
+def training_mode(module, mode=True) -> bool:
+    """Module.train's mode: a bool (NumPy's too), as torch.nn.Module.train requires."""
+    if not isinstance(mode, (bool, np.bool_)):
+        raise ValueError(f"{type(module).__name__}.train: mode: expected a bool (True: training, "
+                         f"False: evaluation), got {mode!r}")
+    return bool(mode)

@@ -213,6 +213,9 @@ class Module:
             p.zero_grad()
 
     def train(self, mode: bool = True) -> "Module":
+        """Training mode on or off for this module and every descendant (after the "train" check)."""
+        check = registered("train", type(self))
+        mode = check(self, mode) if check is not None else mode
         for _, m in self.named_modules():
             object.__setattr__(m, "training", bool(mode))
         return self
