@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from npformer.data.vocab import BOS, EOS
-from npformer.decoding.generate import GenerateOutput, decode_loop
+from npformer.decoding.generate import GenerateOutput, check_decodable, decode_loop
 from npformer.decoding.sampling import check_sampling_args
 from torchformer.decoding.generate import TORCH_STEP
 
@@ -85,6 +85,7 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
            eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None) -> GenerateOutput:
     """Continue `prompts` (B, P) by sampling (see npformer.decoding.sampling.sample): npformer's
     decode loop, with u ~ U[0, 1) and the choice made by torch on the model's device."""
+    check_decodable(model, TORCH_STEP)                   # before model.device is read
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
     dev = model.device
     gen_rng = _generator(seed, generator, dev)
