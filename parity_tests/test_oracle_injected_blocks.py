@@ -20,7 +20,12 @@ def blocks(candidate_file):
 def test_a_feed_forward_taking_model_dimension_matches(blocks):
     res = check("ffn", f"{blocks}:PointwiseNet", examples=10)
     assert res.verdict == "match", render_text(res)
-    assert any("'model_dimension': passed d_model" in n for n in res.notes), res.notes
+    assert not any("'model_dimension': passed d_ff" in n for n in res.notes), res.notes
+
+
+def test_heads_after_a_width_named_for_the_model_still_take_the_head_count(blocks):
+    res = check("mha", f"{blocks}:CountedHeadsAttention", examples=25)
+    assert res.verdict == "match", render_text(res)
 
 
 @pytest.mark.parametrize("comp,name", [("encoder_layer", "InjectedEncoderLayer"),

@@ -39,6 +39,14 @@ class HeadedAttention(nn.Module):
         return self.merge(y)
 
 
+class CountedHeadsAttention(HeadedAttention):
+    """The same, its head count under a name no alias holds (`number_of_heads`): it takes the heads
+    by position after the width named for the model."""
+
+    def __init__(self, model_dimension, number_of_heads, p_drop):
+        super().__init__(model_dimension, number_of_heads, p_drop)
+
+
 class PointwiseNet(nn.Module):
     """Feed-forward with its hidden width fixed at `widen` x the model width."""
 

@@ -127,13 +127,14 @@ class Adapter(ConstructMixin, ExecuteMixin):
             h = hyper or self._dummy_hyper()
             width = PerCall(lambda v, h=h: int(h["d_model"]) // max(int(h.get("num_heads", 1)), 1),
                             "d_model // num_heads")
-        return {"dropout": None, "cache": None, "head_width": width}
+        return {"dropout": None, "cache": None, "head_width": width, **FORWARD.mask_parts(self)}
 
     def _note_guessed(self, b: naming.Binding) -> naming.Binding:
         for arg, k in b.guessed.items():
-            text = (f"forward argument {arg!r} is required: passed "
-                    + ("the head width (" + repr(b.constants[arg]) + ")" if k == "head_width"
-                       else "None (no " + k + ")"))
+            v = b.constants[arg]
+            given = repr(v) if isinstance(v, PerCall) else "None (no " + k + ")"
+            given = f"the head width ({v!r})" if k == "head_width" else given
+            text = f"forward argument {arg!r} is required: passed {given}"
             if text not in self.notes:
                 self.notes.append(text)
         return b

@@ -166,11 +166,43 @@ def _meaning(name: str) -> str | None:
         return "cache"
     if n in HEAD_WIDTH_NAMES:
         return "head_width"
+    return _mask_part(n)
+
+
+PAD_WORDS = ("pad", "padding", "key_padding", "keypad")
+CAUSAL_WORDS = ("autoregressive", "causal", "subsequent", "future", "look_ahead", "lookahead",
+                "no_peak", "nopeak", "tril", "triangular", "ar")
+MEMORY_WORDS = ("memory", "mem", "src", "source", "enc", "encoder", "cross", "context")
+
+
+def _mask_part(n: str) -> str | None:
+    """One part of a mask a layer takes in pieces (`tgt_pad_mask`, `tgt_autoregressive_mask`,
+    `memory_pad_mask`): `padding_mask:self`, `padding_mask:memory` or `causal_mask:self`."""
+    words = [w for w in n.split("_") if w]
+    if "mask" not in words:
+        return None
+    joined = {a + "_" + b for a, b in zip(words, words[1:])} | set(words)
+    memory = any(w in MEMORY_WORDS for w in words)
+    if any(w in joined for w in CAUSAL_WORDS) and not memory:
+        return "causal_mask:self"
+    if any(w in joined for w in PAD_WORDS):
+        return "padding_mask:" + ("memory" if memory else "self")
     return None
 
 
 def _norm(name: str) -> str:
     return name.lower()
+
+
+MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality")
+
+
+def _names_d_model(name: str) -> bool:
+    """A name holding the word `model` and a width word (model_dimension, model_width): d_model, as
+    an alias would (a feed-forward, whose first size is d_ff, would otherwise get d_ff there by
+    position, and the next argument d_model)."""
+    words = [w for w in name.lower().split("_") if w]
+    return "model" in words and any(w in MODEL_WIDTH_WORDS for w in words)
 
 
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
@@ -201,7 +233,7 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         for s, _, _ in srcs:
-            if s not in taken and _norm(p.name) in alias_of[s]:
+            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))):
                 chosen[p.name] = s
                 taken.add(s)
                 break

@@ -12,7 +12,8 @@ SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
-              (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout)
+              (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
+              named for what they are, key padding and causal (mask_parts)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -57,6 +58,7 @@ from . import (
     layout,
     lazy,
     list_input,
+    mask_parts,
     mask_rank,
     meaning,
     merged_mask,
@@ -78,7 +80,7 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.valu
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             merged_mask.probe, additive_mask.probe)        # run once when the adapter is prepared
+                             merged_mask.probe, additive_mask.probe, mask_parts.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
@@ -90,7 +92,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           lens_names=valid_lens.NAMES, lens_kinds=valid_lens.KINDS, lens_detect=valid_lens.detect,
           lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
-          untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split),
+          untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
+          mask_parts=mask_parts.meanings),
     Hooks("mask", torch_form=torch_mha_mask.torch_form),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,

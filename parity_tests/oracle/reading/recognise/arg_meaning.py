@@ -1,9 +1,6 @@
 """Recogniser: required constructor arguments whose name says which quantity they are, although no
 hyperparameter alias names them:
 
-    model width    a name holding the word `model` and a width word: model_dimension,
-                   model_width, d_model_size = d_model (a feed-forward, whose first size is d_ff,
-                   would otherwise get d_ff there by position)
     output width   d_out, out_dim, output_dim, out_size, out_features, ... = d_model
                    (`MultiHeadAttention(d_in, d_out, ...)`: the component maps d_model to d_model)
     length         context_length, block_size, n_timesteps, max_len, ... = the drawn max_len, else a
@@ -20,7 +17,6 @@ from .base import MISSING
 
 OUT_WIDTH = ("d_out", "out_dim", "output_dim", "out_size", "out_features", "dim_out", "n_out",
              "d_output", "output_size", "out_channels", "outdim", "dout")
-MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality")
 LENGTH = ("context_length", "block_size", "n_timesteps", "timesteps", "num_timesteps", "n_ctx",
           "max_len", "max_length", "max_seq_len", "max_seq_length", "seq_len", "seq_length",
           "sequence_length", "max_sequence_length", "ctx_len", "context_len", "context_size",
@@ -48,12 +44,6 @@ def value(ctx, param, values: dict):
         v = int(values["d_model"])
         ctx.note(f"constructor argument {param.name!r}: passed d_model {v} (an output width: the "
                  f"component maps d_model to d_model)")
-        return v
-    words = [w for w in name.split("_") if w]
-    if "model" in words and any(w in MODEL_WIDTH_WORDS for w in words) and "d_model" in values:
-        v = int(values["d_model"])
-        ctx.note(f"constructor argument {param.name!r}: passed d_model {v} (the model's width, "
-                 f"by its name)")
         return v
     if name in LENGTH:
         v = int(values.get("max_len", LONGEST))
