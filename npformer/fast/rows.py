@@ -19,14 +19,11 @@ from typing import Callable
 
 __all__ = ["BLOCK", "MIN_ELEMENTS", "MIN_ELEMENTS_BLOCKED", "row_ranges", "run_rows", "shared_pool"]
 
-# Elements per thread from which a job is split. A job of a few cheap passes (LayerNorm, the
-# attention softmax, ReLU, dropout's apply) split in two took 1.2-1.8x the CPU time of one thread
-# at 100-260K elements and 1.16x at 1M (ReLU, dropout's apply at base's 8 x 64 x 2048), on a loaded
-# 2-core machine (docs/benchmarks/elementwise/): the hand-over to the pool and the GIL passed
-# between the threads at every NumPy call cost about what the second thread saved. A `blocked` job,
-# many passes per element (GELU, the loss), split in two at 393K elements (GELU-tanh at GPT-2's
-# 128 x 3072) ran in 0.43x the wall time of one thread there once, 1.4x in another run: an idle
-# machine has to settle both thresholds (python -m benchmarks.elementwise).
+# Elements per thread from which a job is split (a `blocked` job, many passes per element such as
+# GELU or the loss, from fewer): below them, handing work to the pool and passing the GIL between
+# the threads at every NumPy call costs about what the second thread saves. How they were measured,
+# loaded and idle: docs/PERFORMANCE.md ("Elementwise variants"; "The training step as npformer
+# train runs it") and docs/benchmarks/training-as-run/.
 MIN_ELEMENTS = 1048576
 MIN_ELEMENTS_BLOCKED = 32768
 
