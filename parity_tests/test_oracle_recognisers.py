@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -151,8 +152,10 @@ def test_pe_table_add_input():
 
 
 class _Ad:
-    def __init__(self, mode, framework):
+    """The adapter's fields absent.reason reads: its mode, framework and component."""
+    def __init__(self, mode, framework, component="ffn"):
         self.mode, self.framework = mode, framework
+        self.comp = SimpleNamespace(name=component)
 
 
 def test_absent_reasons():

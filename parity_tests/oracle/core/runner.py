@@ -199,12 +199,8 @@ class Checker:
                 self.backend.close()
 
     def _merge(self, out: Outcome) -> None:
-        for k in out.available:
-            if k not in self.available:
-                self.available.append(k)
-        for k in out.checked:
-            if k not in self.checked:
-                self.checked.append(k)
+        for mine, theirs in ((self.available, out.available), (self.checked, out.checked)):
+            mine.extend(k for k in dict.fromkeys(theirs) if k not in mine)     # in order, once
         self.compared_as.update(out.compared_as)
         for k, v in out.not_checked.items():
             self.not_checked.setdefault(k, v)
