@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.flops import __doc__ as flop_doc
     from benchmarks.goals import caveats, evaluate_goals, format_goals
     from benchmarks.load import LoadMeter, sample, summarize
-    from benchmarks.output import count_lines, quarantine, refuse_to_replace
+    from benchmarks.output import count_lines, quarantine
     from benchmarks.peak import combine_peaks, measure_peaks
     from benchmarks.report import format_legend, format_machine, format_table, plot_throughput, write_json
     from benchmarks.run import SCHEMA, Options, add_peak_fractions, run_benchmark, workload_docs
@@ -263,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     overrides = _overrides(args)
     try:
         from npformer.io.files import check_output_dir
-        check_output_dir(args.out, "--out")                     # before any measurement
-        refuse_to_replace(args.out, _written_files(args), args.overwrite)
+        check_output_dir(args.out, "--out", writes=_written_files(args),     # before measuring
+                         overwrite=args.overwrite)
         for b in backends + args.sweep_backends:
             get_backend(b)
         given = argv if argv is not None else sys.argv[1:]

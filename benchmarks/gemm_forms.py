@@ -46,7 +46,6 @@ import numpy as np
 from benchmarks import load as load_meter
 from benchmarks.configs import CONFIGS
 from benchmarks.elementwise import _ratio, interleave
-from benchmarks.output import refuse_to_replace
 
 FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F", "torch")
 
@@ -156,11 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
     if args.repeats < 1:
         p.error(f"--repeats: expected a positive int, got {args.repeats}")
-    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
-        p.error(f"--out: {args.out} exists and is not a directory")
     if args.out:
+        from npformer.io.files import check_output_dir
         try:
-            refuse_to_replace(args.out, ["results.json"], args.overwrite)
+            check_output_dir(args.out, "--out", writes=["results.json"], overwrite=args.overwrite)
         except ValueError as e:
             p.error(str(e))
 

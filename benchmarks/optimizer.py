@@ -136,10 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     from npformer.io.files import check_output_dir
 
     if args.out:
-        check_output_dir(args.out, "--out")
-        from benchmarks.output import refuse_to_replace
         try:
-            refuse_to_replace(args.out, ["optimizer.json"], args.overwrite)
+            check_output_dir(args.out, "--out", writes=["optimizer.json"], overwrite=args.overwrite)
         except ValueError as e:
             p.error(str(e))
     shapes = parameter_shapes(args.config)

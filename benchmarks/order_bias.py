@@ -75,11 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if "," in args.configs or "," in args.workloads:
         p.error("--configs/--workloads: expected one name each")
-    from benchmarks.output import refuse_to_replace
+    from npformer.io.files import check_output_dir
     tags = [f"{'isolated' if i else 'not-isolated'}-{'-'.join(o)}" for i in (False, True)
             for o in ORDERS]
     try:
-        refuse_to_replace(args.out, ["order_bias.json", *tags], args.overwrite)
+        check_output_dir(args.out, "--out", writes=["order_bias.json", *tags],
+                         overwrite=args.overwrite)
     except ValueError as e:
         p.error(str(e))
     os.makedirs(args.out, exist_ok=True)

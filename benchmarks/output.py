@@ -53,12 +53,3 @@ def count_lines(path: str) -> int:
     except OSError:
         return 0
 
-
-def refuse_to_replace(folder: str, names, overwrite: bool, option: str = "--out") -> None:
-    """Raise ValueError when `folder` already holds any of the files `names` this run would write
-    (an earlier run's results, plots or log), unless `overwrite`: a user's results are never
-    replaced silently, and the check runs before anything is measured."""
-    taken = sorted(n for n in names if os.path.lexists(os.path.join(folder, n)))
-    if taken and not overwrite:
-        raise ValueError(f"{option} {folder}: already holds {', '.join(taken)} from an earlier run, "
-                         f"which this run would replace; choose another folder or pass --overwrite")

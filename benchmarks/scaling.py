@@ -251,9 +251,7 @@ def main(args: argparse.Namespace) -> int:
     out_path = os.path.join(args.out, "scaling.json")
     try:                                                 # checked before the long work starts
         from npformer.io.files import check_output_dir
-        check_output_dir(args.out, "--out")              # a file there, no permission: one line
-        from benchmarks.output import refuse_to_replace
-        refuse_to_replace(args.out, ["scaling.json"], args.overwrite)
+        check_output_dir(args.out, "--out", writes=["scaling.json"], overwrite=args.overwrite)
     except ValueError as e:
         print(f"python -m benchmarks: error: {e}", file=sys.stderr)
         return 2

@@ -159,12 +159,8 @@ def check_init_args(args) -> None:
         args.context = min(FT_CONTEXT, n_pos) if isinstance(n_pos, int) else FT_CONTEXT
     if getattr(args, "save_pretrained", None):
         from npformer.io.files import check_output_dir
-        check_output_dir(args.save_pretrained, "--save-pretrained")
-        taken = [f for f in ("config.json", "model.safetensors", *fam["files"], *OPTIONAL_FILES)
-                 if os.path.exists(os.path.join(args.save_pretrained, f))]
-        if taken and not args.overwrite:
-            raise CliError(f"--save-pretrained {args.save_pretrained}: holds {', '.join(taken)}; "
-                           f"pass --overwrite to replace them")
+        check_output_dir(args.save_pretrained, "--save-pretrained", overwrite=args.overwrite,
+                         writes=("config.json", "model.safetensors", *fam["files"], *OPTIONAL_FILES))
 
 
 def finetune_state(args):

@@ -136,13 +136,21 @@ def check_output_file(path, option: str, overwrite: bool = False) -> Path:
     return p
 
 
-def check_output_dir(path, option: str) -> Path:
-    """Check that `path` is (or can be created as) a folder files can be written into; returns it."""
+def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> Path:
+    """Check that `path` is (or can be created as) a folder files can be written into; returns it.
+
+    `writes`: the names of the files the caller will write there; any that already exists (an
+    earlier run's results, a model saved before) is refused unless `overwrite`, before any work.
+    """
     if path is None or str(path) == "":
         raise OutputPathError(option, repr(path), "expected a folder path")
     p = Path(path)
     if (p.exists() or p.is_symlink()) and not p.is_dir():
         raise OutputPathError(option, path, "is a file; expected a folder")
+    taken = [name for name in writes if os.path.lexists(p / name)]
+    if taken and not overwrite:
+        raise OutputPathError(option, path, f"holds {', '.join(taken)}; pass --overwrite to replace "
+                                            f"them, or choose another folder")
     _make_parents(option, p.absolute(), path)
     _writable_dir(option, p.absolute(), path)
     return p

@@ -171,3 +171,13 @@ def test_kill_9_during_save_then_next_save_cleans_up(tmp_path):
     assert len(left) == 1 and not target.exists()
     nio.atomic_write(target, lambda f: f.write(b"ok"))
     assert os.listdir(tmp_path) == ["m.npz"]
+
+
+def test_output_dir_refuses_files_it_would_replace_unless_overwrite(tmp_path):
+    from npformer.io.files import OutputPathError, check_output_dir
+    (tmp_path / "results.json").write_text("kept")
+    with pytest.raises(OutputPathError, match=r"--out .*: holds results.json; pass --overwrite"):
+        check_output_dir(tmp_path, "--out", writes=["results.json", "plot.png"])
+    assert (tmp_path / "results.json").read_text() == "kept"
+    assert check_output_dir(tmp_path, "--out", writes=["results.json"], overwrite=True) == tmp_path
+    assert check_output_dir(tmp_path, "--out", writes=["plot.png"]) == tmp_path   # nothing taken
