@@ -32,7 +32,7 @@ def test_out_that_is_a_file_is_refused_before_measuring(tmp_path, capsys, monkey
     with pytest.raises(SystemExit):
         ew.main(["--out", str(f)])
     assert f.read_text() == "keep"
-    assert "exists and is not a directory" in capsys.readouterr().err
+    assert f"--out {f}: is a file; expected a folder" in capsys.readouterr().err
 
 
 def test_a_tiny_run_reports_every_variant_and_the_step(tmp_path, capsys, monkeypatch):
