@@ -25,18 +25,14 @@ a run on a loaded machine says so, and its ratios are only indicative.
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import os
 import sys
-import time
 from typing import Callable
 
 import numpy as np
 
 from benchmarks import load as load_meter
+from benchmarks.ab_rounds import add_ab_arguments, interleave, paired_ratio, parsed_ab_arguments, write_results
 from benchmarks.configs import CONFIGS
-from benchmarks.isolation import settle
 
 
 def variant_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, dict[str, Callable]]:
@@ -188,51 +184,13 @@ def step_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, Callable]:
     return jobs
 
 
-def interleave(fns: dict[str, Callable], repeats: int, max_time: float) -> dict[str, dict]:
-    """Rounds of one sample of each callable (order reversed every other round), after two untimed
-    calls each and the settle wait before every sample. Per name: median wall ms, median CPU ms
-    (this process, all its threads: what the work cost, which other processes' load does not
-    inflate) and the per-round samples."""
-    for fn in fns.values():
-        fn()
-        fn()
-    est = max(1e-4, min(_time_once(fn) for fn in fns.values()))
-    number = max(1, int(0.02 / est))                       # about 20 ms per sample at least
-    wall: dict[str, list[float]] = {n: [] for n in fns}
-    cpu: dict[str, list[float]] = {n: [] for n in fns}
-    t_start = time.perf_counter()
-    for r in range(repeats):
-        for n in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-            settle()
-            c0, t0 = time.process_time(), time.perf_counter()
-            for _ in range(number):
-                fns[n]()
-            wall[n].append((time.perf_counter() - t0) / number * 1e3)
-            cpu[n].append((time.process_time() - c0) / number * 1e3)
-        if time.perf_counter() - t_start > max_time:
-            break
-    return {n: {"wall_ms": float(np.median(wall[n])), "cpu_ms": float(np.median(cpu[n])),
-                "wall_samples": wall[n], "cpu_samples": cpu[n]} for n in fns}
-
-
-def _time_once(fn: Callable) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def _ratio(res: dict, num: str, den: str, key: str) -> float:
-    pairs = [a / b for a, b in zip(res[num][key], res[den][key]) if b > 0]
-    return float(np.median(pairs)) if pairs else math.nan
-
-
 def _report(cname: str, n: int, variant: str, res: dict) -> dict:
     others = [k for k in res if k != "plain"]
     row = {"config": cname, "threads": n, "variant": variant,
            "wall_ms": {k: v["wall_ms"] for k, v in res.items()},
            "cpu_ms": {k: v["cpu_ms"] for k, v in res.items()},
-           "wall_ratio_vs_plain": {k: _ratio(res, k, "plain", "wall_samples") for k in others},
-           "cpu_ratio_vs_plain": {k: _ratio(res, k, "plain", "cpu_samples") for k in others}}
+           "wall_ratio_vs_plain": {k: paired_ratio(res, k, "plain", "wall_samples") for k in others},
+           "cpu_ratio_vs_plain": {k: paired_ratio(res, k, "plain", "cpu_samples") for k in others}}
     cells = "  ".join(f"{k} {res[k]['wall_ms']:8.2f} ({res[k]['cpu_ms']:8.2f})" for k in res)
     rats = "  ".join(f"{k}/plain {row['wall_ratio_vs_plain'][k]:.2f} "
                      f"({row['cpu_ratio_vs_plain'][k]:.2f})" for k in others)
@@ -243,37 +201,13 @@ def _report(cname: str, n: int, variant: str, res: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.elementwise", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--configs", default="base", help="comma-separated, from " + ",".join(CONFIGS)
-                   + " (default: %(default)s)")
-    p.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default: "
-                                                   "%(default)s)")
-    p.add_argument("--repeats", type=int, default=15, help="rounds per table (default: %(default)s)")
+    add_ab_arguments(p, configs="base", repeats=15)
     p.add_argument("--no-steps", action="store_true", help="only the per-variant table")
     p.add_argument("--no-variants", action="store_true", help="only the training-step table")
-    p.add_argument("--out", help="write results.json into this directory")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace the file(s) an earlier run left in --out")
     args = p.parse_args(argv)
     from npformer.training.blas import set_blas_threads
 
-    names = [c for c in args.configs.split(",") if c]
-    unknown = [c for c in names if c not in CONFIGS]
-    if unknown:
-        p.error(f"--configs: unknown {unknown}; expected names from {list(CONFIGS)}")
-    try:
-        thread_counts = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
-    if not thread_counts or min(thread_counts) < 1:
-        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
-    if args.repeats < 1:
-        p.error(f"--repeats: expected a positive int, got {args.repeats}")
-    if args.out:
-        from npformer.io.files import check_output_dir
-        try:
-            check_output_dir(args.out, "--out", writes=["results.json"], overwrite=args.overwrite)
-        except ValueError as e:
-            p.error(str(e))
+    names, thread_counts = parsed_ab_arguments(p, args)
 
     print("median ms per call: wall (CPU of all this process's threads); ratios are medians of "
           "per-round ratios", flush=True)
@@ -297,11 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
     print(f"\n{stamp['stamp']}")
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "results.json")
-        with open(path + ".tmp", "w") as fh:
-            json.dump({"results": results, "load": stamp, "argv": sys.argv[1:]}, fh, indent=1)
-        os.replace(path + ".tmp", path)
+        path = write_results(args.out, {"results": results, "load": stamp, "argv": sys.argv[1:]})
         print(f"wrote {path}")
     return 0
 

@@ -37,15 +37,13 @@ The load on the machine is measured and printed: a loaded run's ratios are only 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 
 import numpy as np
 
 from benchmarks import load as load_meter
+from benchmarks.ab_rounds import add_ab_arguments, interleave, paired_ratio, parsed_ab_arguments, write_results
 from benchmarks.configs import CONFIGS
-from benchmarks.elementwise import _ratio, interleave
 
 FORMS = ("x@W^T", "(W@x^T)^T", "x@W_io", "W_F", "torch")
 
@@ -132,35 +130,11 @@ def forward_counts(cfg) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.gemm_forms", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--configs", default="base,gpt2s-cpu",
-                   help="comma-separated, from " + ",".join(CONFIGS) + " (default: %(default)s)")
-    p.add_argument("--threads", default="1,2", help="BLAS thread counts, comma-separated "
-                                                   "(default: %(default)s)")
-    p.add_argument("--repeats", type=int, default=15, help="rounds per shape (default: %(default)s)")
-    p.add_argument("--out", help="write results.json into this directory")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace the file(s) an earlier run left in --out")
+    add_ab_arguments(p, configs="base,gpt2s-cpu", repeats=15, threads_help="BLAS thread counts")
     args = p.parse_args(argv)
     from npformer.training.blas import set_blas_threads
 
-    names = [c for c in args.configs.split(",") if c]
-    unknown = [c for c in names if c not in CONFIGS]
-    if unknown:
-        p.error(f"--configs: unknown {unknown}; expected names from {list(CONFIGS)}")
-    try:
-        thread_counts = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
-    if not thread_counts or min(thread_counts) < 1:
-        p.error(f"--threads: expected comma-separated positive ints, got {args.threads!r}")
-    if args.repeats < 1:
-        p.error(f"--repeats: expected a positive int, got {args.repeats}")
-    if args.out:
-        from npformer.io.files import check_output_dir
-        try:
-            check_output_dir(args.out, "--out", writes=["results.json"], overwrite=args.overwrite)
-        except ValueError as e:
-            p.error(str(e))
+    names, thread_counts = parsed_ab_arguments(p, args)
 
     try:
         import torch  # before the first block sets its threads
@@ -183,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             step = dict.fromkeys(total, 0.0)
             for what, n, i, o in shapes(cfg):
                 res = interleave(form_jobs(n, i, o), args.repeats, max_time=20.0)
-                ratios = {k: _ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:] if k in res}
+                ratios = {k: paired_ratio(res, k, FORMS[0], "wall_samples") for k in FORMS[1:] if k in res}
                 for k in total:
                     total[k] += counts.get(what, 0) * res.get(k, {"wall_ms": np.nan})["wall_ms"]
                 cells = "  ".join(f"{k}/x@W^T {r:.3f}" for k, r in ratios.items())
@@ -218,11 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp = load_meter.summarize(before, meter.others(), load_meter.sample(1.0))
     print(f"\n{stamp['stamp']}")
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "results.json")
-        with open(path + ".tmp", "w") as fh:
-            json.dump({"results": results, "load": stamp, "argv": sys.argv[1:]}, fh, indent=1)
-        os.replace(path + ".tmp", path)
+        path = write_results(args.out, {"results": results, "load": stamp, "argv": sys.argv[1:]})
         print(f"wrote {path}")
     return 0
 

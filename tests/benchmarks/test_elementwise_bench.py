@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import benchmarks.ab_rounds as ab
 import benchmarks.elementwise as ew
 
 
@@ -39,7 +40,7 @@ def test_a_tiny_run_reports_every_variant_and_the_step(tmp_path, capsys, monkeyp
     import benchmarks.load as load
     monkeypatch.setattr(load, "sample", lambda seconds=1.0: {"other_processes_cores": 0.0,
                                                              "cpus": 2, "utc": "2026-01-01T00:00"})
-    monkeypatch.setattr(ew, "settle", lambda: None)
+    monkeypatch.setattr(ab, "settle", lambda: None)
     assert ew.main(["--configs", "tiny", "--threads", "1,2", "--repeats", "1",
                     "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -65,3 +66,10 @@ def test_numpy_backends_run_the_fast_variants_on_the_run_threads_except_plain(na
     assert accelerated_threads(s.model) == expected
     assert accelerated_threads(s.loss) == expected
     assert np.isfinite(float(s.fn("train_step")()))
+
+
+def test_paired_ratio_is_the_median_of_round_by_round_ratios():
+    # rounds 1..3: 2/1, 9/3, 4/4 -> ratios 2, 3, 1 -> median 2 (the ratio of medians would be 4/3)
+    res = {"a": {"wall_samples": [2.0, 9.0, 4.0]}, "b": {"wall_samples": [1.0, 3.0, 4.0]}}
+    assert ab.paired_ratio(res, "a", "b", "wall_samples") == 2.0
+    assert np.isnan(ab.paired_ratio({"a": {"w": []}, "b": {"w": []}}, "a", "b", "w"))

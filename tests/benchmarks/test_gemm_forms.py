@@ -90,11 +90,11 @@ def test_bad_options_are_usage_errors(argv, match, capsys, monkeypatch):
 
 
 def test_a_tiny_run_reports_every_shape(tmp_path, capsys, monkeypatch):
-    import benchmarks.elementwise as ew
+    import benchmarks.ab_rounds as ab
     import benchmarks.load as load
     monkeypatch.setattr(load, "sample", lambda seconds=1.0: {"other_processes_cores": 0.0,
                                                              "cpus": 2, "utc": "2026-01-01T00:00"})
-    monkeypatch.setattr(ew, "settle", lambda: None)
+    monkeypatch.setattr(ab, "settle", lambda: None)
     assert gf.main(["--configs", "tiny", "--threads", "1", "--repeats", "1",
                     "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
