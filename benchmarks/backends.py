@@ -192,7 +192,7 @@ class NumpySession(Session):
 
         self.bc, self.backend, self.inputs = bc, backend, inputs
         tcfg = bc.transformer_config(backend.dtype)
-        self.model = _np_model(bc.model, tcfg)
+        self.model = np_model(bc.model, tcfg)
         self.model.load_state_dict(master_state)
         self.loss = CrossEntropyLoss()
         self.threads = threads or 1
@@ -228,7 +228,7 @@ class NumpySession(Session):
             return self.model, self.loss, 1
         from npformer.fast.accelerate import accelerate
         from npformer.layers.loss import CrossEntropyLoss
-        model = _np_model(bc.model, tcfg)
+        model = np_model(bc.model, tcfg)
         model.load_state_dict(master_state)
         accelerate(model, 1)                              # before the replicas are copied
         return model, accelerate(CrossEntropyLoss(), 1), replicas
@@ -321,7 +321,8 @@ def _shard_logits(kind: str, model, batch: TrainBatch):
     return model.forward(batch.tgt_in), batch.tgt_out
 
 
-def _np_model(model: str, tcfg):
+def np_model(model: str, tcfg):
+    """npformer's model of a benchmark configuration ("seq2seq": Transformer, else CausalLM), seed 0."""
     if model == "seq2seq":
         from npformer.models.transformer import Transformer
         return Transformer(tcfg, seed=0)
@@ -341,4 +342,4 @@ def make_session(bc, backend: Backend, master_state: dict, inputs: Inputs, threa
 
 def master_weights(bc) -> dict[str, np.ndarray]:
     """The configuration's weights every backend loads: npformer float32, seed 0."""
-    return dict(_np_model(bc.model, bc.transformer_config("float32")).state_dict())
+    return dict(np_model(bc.model, bc.transformer_config("float32")).state_dict())

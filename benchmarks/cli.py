@@ -30,7 +30,7 @@ def _csv(s: str) -> list[str]:
     return vals
 
 
-def _int_at_least(lo: int):
+def int_at_least(lo: int):
     def parse(s: str) -> int:
         try:
             v = int(s)
@@ -65,7 +65,7 @@ def _probability(s: str) -> float:
 def _threads(s: str) -> int:
     """A thread count in [1, the cores this process may use]: more only oversubscribes the cores
     and measures the contention."""
-    v = _int_at_least(1)(s)
+    v = int_at_least(1)(s)
     if v > available_cores():
         raise argparse.ArgumentTypeError(f"expected at most {available_cores()} (the cores "
                                          f"available here), got {s!r}")
@@ -73,13 +73,13 @@ def _threads(s: str) -> int:
 
 
 def _thread_list(s: str) -> list[int]:
-    vals = _ints(s)
+    vals = int_list(s)
     for v in vals:
         _threads(str(v))
     return vals
 
 
-def _ints(s: str) -> list[int]:
+def int_list(s: str) -> list[int]:
     try:
         vals = [int(x) for x in _csv(s)]
     except ValueError:
@@ -115,19 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"threads for BLAS/OpenMP/torch (default: what `npformer train` uses, "
                         f"{npformer_train_threads()}; {available_cores()} cores available here); "
                         f"set before NumPy/torch load")
-    p.add_argument("--batch-size", type=_int_at_least(1), default=None,
+    p.add_argument("--batch-size", type=int_at_least(1), default=None,
                    help="rows per step of forward/fwd_bwd/train_step, for every config (default: "
                         "each config's own; generation keeps its own batch)")
-    p.add_argument("--seq-len", type=_int_at_least(1), default=None,
+    p.add_argument("--seq-len", type=int_at_least(1), default=None,
                    help="tokens per row, for every config: source and target length of an "
                         "encoder-decoder, the context of a causal LM (default: each config's own; "
                         "at most the config's max_len)")
     p.add_argument("--dropout", type=_probability, default=None,
                    help="dropout probability at every dropout site a config has, in [0, 1) "
                         "(default: each config's own, 0.1 for most)")
-    p.add_argument("--repeats", type=_int_at_least(1), default=None, help="timed samples per measurement "
+    p.add_argument("--repeats", type=int_at_least(1), default=None, help="timed samples per measurement "
                    "(default 10; --quick 3)")
-    p.add_argument("--warmup", type=_int_at_least(0), default=None, help="untimed calls first (default 2; --quick 1)")
+    p.add_argument("--warmup", type=int_at_least(0), default=None, help="untimed calls first (default 2; --quick 1)")
     p.add_argument("--max-time", type=_seconds, default=None,
                    help="seconds of samples per measurement at most (default 15; --quick 2)")
     p.add_argument("--interleave", action="store_true",
@@ -144,11 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="write no PNG")
     p.add_argument("--sweep-backends", type=_csv, default=["np-f32", "tf-cpu"],
                    help="backends of the sweeps (default: np-f32,tf-cpu)")
-    p.add_argument("--sweep-lengths", type=_ints, default=None,
+    p.add_argument("--sweep-lengths", type=int_list, default=None,
                    help="sequence lengths of the sweep (default 16..512; --quick 16,64,256)")
-    p.add_argument("--sweep-d-models", type=_ints, default=None,
+    p.add_argument("--sweep-d-models", type=int_list, default=None,
                    help="d_model values of the sweep (default 64,128,256,512; --quick 64,256)")
-    p.add_argument("--peak-sizes", type=_ints, default=None,
+    p.add_argument("--peak-sizes", type=int_list, default=None,
                    help="square matmul sizes of the peak measurement (default 512,1024,2048; "
                         "--quick 1024)")
     p.add_argument("--scaling", action="store_true",

@@ -156,7 +156,7 @@ def qkv_jobs(N: int, D: int, dt, rng) -> dict[str, Callable]:
 def step_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, Callable]:
     """{"plain": step, "fast": step}: one training step (forward, loss, backward, Adam) of two
     copies of one model, the second accelerated on `threads` threads."""
-    from benchmarks.backends import _np_model, make_inputs
+    from benchmarks.backends import make_inputs, np_model
     from npformer.fast.accelerate import accelerate
     from npformer.fast.adam import BlockedAdam
     from npformer.layers.loss import CrossEntropyLoss
@@ -165,7 +165,7 @@ def step_jobs(cfg, threads: int, dtype: str = "float32") -> dict[str, Callable]:
     x = make_inputs(cfg, tcfg)
     jobs = {}
     for name in ("plain", "fast"):
-        model = _np_model(cfg.model, tcfg)
+        model = np_model(cfg.model, tcfg)
         loss = CrossEntropyLoss()
         if name == "fast":
             accelerate(model, threads)

@@ -79,7 +79,7 @@ def _loaded_libraries() -> list[str]:
     return paths
 
 
-def _openblas_handles() -> list[tuple[str, Any, str]]:
+def openblas_handles() -> list[tuple[str, Any, str]]:
     """(path, CDLL, symbol prefix) for each OpenBLAS loaded in this process (NumPy's, maybe others)."""
     out = []
     for path in _loaded_libraries():
@@ -96,7 +96,9 @@ def _openblas_handles() -> list[tuple[str, Any, str]]:
     return out
 
 
-def _call(lib, tag: str, what: str, *args):
+def openblas_call(lib, tag: str, what: str, *args):
+    """Call OpenBLAS's `what` (get_num_threads, set_num_threads, get_config) in a library from
+    openblas_handles, whose symbols carry the tag's prefix and suffix."""
     prefix, suffix = tag.split("|")
     fn = getattr(lib, f"{prefix}_{what}{suffix}")
     if what == "get_config":
@@ -108,11 +110,11 @@ def _call(lib, tag: str, what: str, *args):
 def blas_info() -> list[dict[str, Any]]:
     """What each loaded OpenBLAS reports: library, threads, config string (NumPy's BLAS on this image)."""
     info = []
-    for path, lib, tag in _openblas_handles():
+    for path, lib, tag in openblas_handles():
         entry: dict[str, Any] = {"library": os.path.basename(path)}
         try:
-            entry["threads"] = int(_call(lib, tag, "get_num_threads"))
-            entry["config"] = _call(lib, tag, "get_config")
+            entry["threads"] = int(openblas_call(lib, tag, "get_num_threads"))
+            entry["config"] = openblas_call(lib, tag, "get_config")
         except (AttributeError, OSError):  # pragma: no cover - unusual builds
             pass
         info.append(entry)
@@ -125,9 +127,9 @@ def apply_threads(n: int) -> dict[str, Any]:
     The environment is left alone here (`pin_threads_from_argv` sets it for `python -m benchmarks`),
     so an in-process call (tests) does not leak thread settings into later subprocesses.
     """
-    for path, lib, tag in _openblas_handles():
+    for path, lib, tag in openblas_handles():
         try:
-            _call(lib, tag, "set_num_threads", ctypes.c_int(n))
+            openblas_call(lib, tag, "set_num_threads", ctypes.c_int(n))
         except (AttributeError, OSError):  # pragma: no cover
             pass
     try:

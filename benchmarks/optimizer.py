@@ -35,11 +35,11 @@ VARIANTS = ("plain", "blocked", "fused", ".grad copy")
 
 def parameter_shapes(config: str) -> list[tuple[int, ...]]:
     """The shapes of the configuration's npformer model's distinct parameters."""
-    from benchmarks.backends import _np_model
+    from benchmarks.backends import np_model
     from benchmarks.configs import get_config
 
     bc = get_config(config)
-    model = _np_model(bc.model, bc.transformer_config("float32"))
+    model = np_model(bc.model, bc.transformer_config("float32"))
     return [p.data.shape for _, p in model.named_parameters()]
 
 
@@ -119,15 +119,15 @@ def format_results(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.cli import _int_at_least, _ints
+    from benchmarks.cli import int_at_least, int_list
     from benchmarks.configs import CONFIGS
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.optimizer",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default="base", choices=sorted(CONFIGS),
                    help="whose parameter shapes (default: %(default)s)")
-    p.add_argument("--threads", type=_ints, default=[1, 2], help="thread counts (default 1,2)")
-    p.add_argument("--repeats", type=_int_at_least(1), default=9, help="rounds (default 9)")
+    p.add_argument("--threads", type=int_list, default=[1, 2], help="thread counts (default 1,2)")
+    p.add_argument("--repeats", type=int_at_least(1), default=9, help="rounds (default 9)")
     p.add_argument("--out", default=None, help="also write OUT/optimizer.json")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the file(s) an earlier run left in --out")

@@ -51,12 +51,12 @@ def _set_threads(blas: int, torch_threads: int | None) -> None:
     """OpenBLAS and torch thread counts for the next call (skipped when already set)."""
     import ctypes
 
-    from benchmarks.machine import _call, _openblas_handles
+    from benchmarks.machine import openblas_call, openblas_handles
     if not _BLAS:
-        _BLAS.extend((lib, tag) for _, lib, tag in _openblas_handles())
+        _BLAS.extend((lib, tag) for _, lib, tag in openblas_handles())
     if _NOW.get("blas") != blas:
         for lib, tag in _BLAS:
-            _call(lib, tag, "set_num_threads", ctypes.c_int(blas))
+            openblas_call(lib, tag, "set_num_threads", ctypes.c_int(blas))
         _NOW["blas"] = blas
     if torch_threads is not None and _NOW.get("torch") != torch_threads:
         import torch
@@ -66,7 +66,7 @@ def _set_threads(blas: int, torch_threads: int | None) -> None:
 
 def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
     """{backend: {workload: fn}} for np-plain (and np-dp when t >= 2)."""
-    from benchmarks.backends import _np_model
+    from benchmarks.backends import np_model
     from npformer.data.tasks import Seq2SeqBatch
     from npformer.fast.fused_adam import FusedAdam as Adam
     from npformer.layers.loss import CrossEntropyLoss
@@ -74,7 +74,7 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
 
     tcfg = bc.transformer_config("float32")
     out: dict[str, Any] = {}
-    plain = _np_model(bc.model, tcfg)
+    plain = np_model(bc.model, tcfg)
     plain.load_state_dict(state)
     loss = CrossEntropyLoss()
     opt = Adam(plain.named_parameters(), lr=1e-4, threads=t)
@@ -96,7 +96,7 @@ def _np_callables(bc, state: dict, inputs, t: int) -> dict[str, Any]:
 
     out["np-plain"] = {"train_step": plain_train, "forward": plain_forward}
     if t >= 2:
-        dpm = _np_model(bc.model, tcfg)
+        dpm = np_model(bc.model, tcfg)
         dpm.load_state_dict(state)
         dp = DataParallel(dpm, t, forward=lambda m, b: (m.forward(b.src, b.tgt_in), b.tgt_out),
                           blas_threads=None)
@@ -167,7 +167,7 @@ def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, wa
                 max_time: float = 10.0, with_torch: bool = True, log=print,
                 isolate: bool = True) -> list[dict[str, Any]]:
     """Rows {config, workload, threads, backend, median_s, q1_s, q3_s, samples, x_tf, speedup}."""
-    from benchmarks.backends import _np_model, make_inputs
+    from benchmarks.backends import make_inputs, np_model
     from benchmarks.configs import get_config
     from benchmarks.isolation import settle
     from benchmarks.timing import time_interleaved
@@ -180,7 +180,7 @@ def run_scaling(configs: list[str], threads: list[int], *, repeats: int = 10, wa
         if bc.model != "seq2seq":
             raise ValueError(f"--configs: scaling runs the encoder-decoder configs, got {cname!r}")
         tcfg = bc.transformer_config("float32")
-        state = _np_model(bc.model, tcfg).state_dict()
+        state = np_model(bc.model, tcfg).state_dict()
         inputs = make_inputs(bc, tcfg)
         for t in threads:
             cands = _np_callables(bc, state, inputs, t)

@@ -33,10 +33,10 @@ class Violation:
         return f"{self.rule}: {self.where}: {self.detail}"
 
 
-def module_files(root: Path) -> dict[str, Path]:
+def module_files(root: Path, packages=PACKAGES) -> dict[str, Path]:
     """Dotted module name -> file, for every .py file of the packages under `root`."""
     out = {}
-    for pkg in PACKAGES:
+    for pkg in packages:
         for f in sorted((root / pkg).rglob("*.py")):
             parts = list(f.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -189,3 +189,19 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
             elif child in on_stack:
                 low[node] = min(low[node], index[child])
     return found
+
+
+def private_imports(root: Path, packages) -> list[Violation]:
+    """Only the private-name rule, for packages outside the twins' floors (benchmarks): every
+    `from a.module import _name` of one of their files from another of their files."""
+    modules = module_files(root, packages)
+    out: list[Violation] = []
+    for mod, path in modules.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for line, target, name in _imports(mod, tree, path.name == "__init__.py"):
+            dest = _resolve(target, name, modules)
+            if dest not in (None, mod) and name and name.startswith("_") \
+                    and not name.startswith("__"):
+                out.append(Violation("private", f"{mod}:{line}",
+                                     f"imports private name {name} from {dest}"))
+    return out

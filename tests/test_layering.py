@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.layering import FLOORS, check
+from tests.layering import FLOORS, check, private_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -14,6 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_npformer_and_torchformer_follow_the_import_rule():
     problems = check(ROOT)
     assert not problems, "\n".join(map(str, problems))
+
+
+def test_benchmarks_import_no_private_name_of_another_module():
+    problems = private_imports(ROOT, ("benchmarks",))
+    assert not problems, "\n".join(map(str, problems))
+
+
+def test_a_planted_private_import_in_benchmarks_is_caught(tmp_path):
+    write(tmp_path, {"benchmarks/__init__.py": "", "benchmarks/a.py": "def _f():\n    pass\n",
+                     "benchmarks/b.py": "def g():\n    from benchmarks.a import _f\n"})
+    problems = private_imports(tmp_path, ("benchmarks",))
+    assert [(p.rule, p.where) for p in problems] == [("private", "benchmarks.b:2")]
 
 
 def test_every_file_of_the_twins_sits_on_a_floor():
