@@ -187,7 +187,7 @@ for name, ns in namespaces.items():
 
 # %% [markdown]
 # The finite-difference check names the tensor (`input:x`) whose gradient is wrong, while the
-# parameter gradients still pass. It checks the candidate against *itself*; it needs no reference.
+# gradients of `gamma` and `beta` still pass. It checks the candidate against *itself*; it needs no reference.
 #
 # ## The oracle finds it and shrinks it
 #
@@ -215,9 +215,10 @@ shutil.rmtree(workdir)
 # %% [markdown]
 # Read the second report from the top: the verdict is a mismatch in the gradient of the input `x`;
 # the output and the gain and bias gradients still match, which puts the bug in `dx`. The shrunk
-# counterexample (the `sizes:` line) is as small as Hypothesis could make it while the bug still
-# shows: a LayerNorm over a single feature has no variance to get wrong, so `d_model` cannot shrink
-# below two. The last line replays exactly that case, so the fix can be tested on it.
+# counterexample (the `sizes:` line) is as small as Hypothesis could make it: one sequence of one
+# position, and `d_model` at the narrowest width the oracle draws (over one to three features a
+# LayerNorm is degenerate: over one, its output is `beta` whatever the input, so it never draws fewer
+# than four). The last line replays exactly that case, so the fix can be tested on it.
 #
 # **Try it:** drop the *other* mean term instead (`- g.mean(...)`) or use the unbiased variance
 # (`ddof=1`) in the forward, and rerun the two checks. Next: notebook 3 trains a whole model.

@@ -154,7 +154,8 @@ for path in (bad, good):
 #
 # By default the oracle never draws a query row whose every key is hidden: the paper leaves its output
 # undefined. `strict=True` draws such rows and expects what `F.scaled_dot_product_attention` gives
-# there (zero weights, zero output, zero gradients; notebook 1). Our candidate fills hidden scores
+# there (zero weights, zero output, zero gradients; notebook 1), so the module's output on that row
+# is just the output projection's bias (the `expected` value below). Our candidate fills hidden scores
 # with `-inf`, and the softmax of a row of `-inf` is `0/0`:
 
 # %%

@@ -138,7 +138,7 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
 
 # -- module ----------------------------------------------------------------------------------------
 class MHACache(NamedTuple):
-    weights: WeightsCache         # q, k (B, H, T, dk), P (B, H, Tq, Tk), the scale
+    weights: WeightsCache         # q (B, H, Tq, dk), k (B, H, Tk, dk), P (B, H, Tq, Tk), scale
     dropped: np.ndarray           # (B, H, Tq, Tk) P~ = attn_dropout(P)
     v: np.ndarray                 # (B, H, Tk, dk) values, split into heads
     out: np.ndarray               # (B, Tq, D) the forward output (backward checks dout against it)

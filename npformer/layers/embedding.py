@@ -53,7 +53,7 @@ def embedding_backward(dout: np.ndarray, cache: EmbeddingCache) -> np.ndarray:
 
 # -- module ----------------------------------------------------------------------------------------
 class Embedding(Module):
-    """`weight (num_embeddings, embedding_dim)` ~ N(0, embedding_dim^-0.5) (padding row zero);
+    """`weight (num_embeddings, embedding_dim)` normal, mean 0, std embedding_dim^-0.5 (padding row 0);
     forward(ids) = weight[ids] * scale. ids have no gradient: backward returns None and accumulates
     into weight.grad."""
 

@@ -5,8 +5,8 @@ The paper's sinusoids (section 3.5), for position pos and column pairs (2i, 2i+1
     PE[pos, 2i]   = sin(pos / 10000^(2i / d_model))
     PE[pos, 2i+1] = cos(pos / 10000^(2i / d_model))
 
-Each pair of columns is a rotation at its own frequency, from 1 down to 1/10000, so a fixed offset k
-is a linear map of PE[pos] (what the paper hoped lets attention use relative positions). With an odd
+Each pair of columns is a rotation at its own frequency, from 1 down towards 1/10000, so PE[pos + k] is
+a linear map of PE[pos] fixed by k (what the paper hoped lets attention use relative positions). With an odd
 d_model the last column is a sine without its cosine partner.
 
 Both encodings compute y = x + table[offset : offset + T] and share one functional pair:
@@ -94,7 +94,7 @@ class SinusoidalPositionalEncoding(_PositionalEncoding):
 
 
 class LearnedPositionalEncoding(_PositionalEncoding):
-    """x + weight[offset : offset + T] with a trained `weight (max_len, d_model)` ~ N(0, 0.02)."""
+    """x + weight[offset : offset + T] with a trained `weight (max_len, d_model)`, normal with std 0.02."""
 
     def __init__(self, d_model: int, max_len: int = 512, dtype="float32",
                  rng: np.random.Generator | None = None):

@@ -10,7 +10,7 @@ NumPy on whole arrays. Three regions of |x|:
 
     |x| <= 0.46875       erf(x)  = x R1(x^2)                      R1 a degree (4, 4) rational
     0.46875 < |x| <= 4   erfc(y) = exp(-y^2) R2(y)                R2 a degree (8, 8) rational
-    |x| > 4              erfc(y) = exp(-y^2) / y (1/sqrt(pi) + R3(1/y^2) / y^2)
+    |x| > 4              erfc(y) = exp(-y^2) / y (1/sqrt(pi) - R3(1/y^2) / y^2)
 
 exp(-y^2) is evaluated as exp(-s^2) exp(-(y - s)(y + s)) with s = y rounded down to a multiple of 1/16,
 which keeps the rounding of y^2 out of the exponent (what loses accuracy in the tails otherwise).
