@@ -4,11 +4,11 @@ A Module registers the Parameters and sub-Modules assigned to its attributes (in
 like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_proj.weight` come out
 identical to torchformer's `state_dict()` keys.
 
-Calling a module is the public, checked entry: `module(*args)` checks the arguments once and then
-runs `forward` on the checked ones. Inside a module, children run through `child.forward(...)`,
-unchecked. The checks live apart from the math, in npformer.guards, which registers them per class in
-CHECKS below (as PyTorch registers its shape checks apart from its kernels): "init" checks a
-constructor's arguments, "call" a call's, "backward" the upstream gradients.
+Calling a module is the public, checked entry: `module(*args)` checks the arguments once, then runs
+`forward` on them. Inside a module, children run through `child.forward(...)`, unchecked (only a
+model calls its top-level stages, embeddings, stacks and head, checked). npformer.guards registers the
+checks per class in CHECKS below (as PyTorch registers its shape checks apart from its kernels):
+"init" checks a constructor's arguments, "call" a call's, "backward" the upstream gradients.
 
 Forward stores what backward needs on the module, its output last (`self._cache = (..., out)`, the
 upstream gradient is checked against it); backward(grad_output) returns the gradients of the float
