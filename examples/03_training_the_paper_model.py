@@ -263,6 +263,8 @@ print(f"head {best} puts {100 * anti[best].mean():.0f} % of its weight, on avera
 
 # %% [markdown]
 # **Try it:** set `EPS_LS = 0.0` and rerun: the floor drops to zero and the training loss falls far
-# below its old floor, though dropout still keeps it above the held-out loss. Shorten
-# `WARMUP` to 1 (no warm-up) or raise `PEAK_LR` ten-fold, and watch the early loss curve. Sort
-# instead of reversing (`make_task("sort", ...)`) and look at the cross-attention again.
+# below its old floor, though dropout still keeps it above the held-out loss. Shorten `WARMUP` to 1
+# (no warm-up: the same peak at step 1, so by step 100 the rate is ten times lower) or raise `PEAK_LR`
+# ten-fold, and watch the early loss curve. Sort instead of reversing (`make_task("sort", ...)`) and
+# look at the cross-attention again (give the attention cell `"".join(sorted(src_text))` where it
+# reverses `src_text`; the anti-diagonal numbers then no longer apply).

@@ -73,7 +73,8 @@ def build_tiny_gpt2(folder):
     transformers.GPT2LMHeadModel(cfg).save_pretrained(str(folder), safe_serialization=True)
 
 
-candidates = [os.environ.get("NPFORMER_GPT2_DIR", ""), "gpt2"]
+# examples/gpt2 from Jupyter (which starts in the notebook's folder) or from the repository root
+candidates = [os.environ.get("NPFORMER_GPT2_DIR", ""), "gpt2", os.path.join("examples", "gpt2")]
 found = next((c for c in candidates if c and has_gpt2_files(c)), None)
 if found:
     gpt2_dir = Path(found)
