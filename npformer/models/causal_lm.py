@@ -48,7 +48,7 @@ class CausalLM(Module):
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> np.ndarray:
         if mask is None:
-            mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, offset + T)
+            mask = target_self_mask(ids, self.config.pad_id, offset, caches)  # (B, 1, T, past + T)
         mask = combine_masks(mask, as_key_mask(key_keep))
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 

@@ -75,7 +75,6 @@ class DecoderLayer(Module):
             self.norm2 = norm()
             self.dropout2 = Dropout(c.dropout)
 
-    # the feed-forward sublayer's norm / dropout, whichever slot they sit in
     @property
     def ff_norm(self) -> LayerNorm:
         return self.norm3 if self.cross_attention else self.norm2

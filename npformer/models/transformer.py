@@ -40,24 +40,25 @@ def embedding_scale(config: TransformerConfig) -> float:
 
 def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
                      caches: list | None = None) -> np.ndarray:
-    """Keep-mask of decoder self-attention: causal AND key is not padding, (B, 1, T, offset + T).
+    """Keep-mask of decoder self-attention: causal AND key is not padding, (B, 1, T, past + T).
 
-    Query i (absolute position offset + i) may see key j when j <= offset + i and token j is not
-    pad_id. With incremental caches, the keys of earlier calls are not in `ids`: their padding is kept
-    in caches[0]["tgt_keep"] (B, offset), extended here with this call's tokens.
+    Keys: the `past` tokens the caches hold (offset; 0 without caches, where offset only moves the
+    positions), then this call's T; query i may see key j <= past + i unless token j is pad_id. The
+    padding of cached keys is kept in caches[0]["tgt_keep"] (B, past), extended with this call's.
     """
     B, T = ids.shape
-    causal = causal_mask(T, offset + T)                                 # (1, 1, T, offset + T)
+    past = offset if caches else 0                                      # keys the caches hold
+    causal = causal_mask(T, past + T)                                   # (1, 1, T, past + T)
     if pad_id is None:
         return causal
     keep = ids != pad_id                                                # (B, T) new keys
     if caches:
-        past = caches[0].get("tgt_keep")                                # (B, offset) or None
-        if past is None or past.shape != (B, offset):
-            past = np.ones((B, offset), dtype=bool)                     # unknown: all kept
-        keep = np.concatenate([past, keep], axis=1)                     # (B, offset + T)
+        kept = caches[0].get("tgt_keep")                                # (B, past) or None
+        if kept is None or kept.shape != (B, past):
+            kept = np.ones((B, past), dtype=bool)                       # unknown: all kept
+        keep = np.concatenate([kept, keep], axis=1)                     # (B, past + T)
         caches[0]["tgt_keep"] = keep
-    return combine_masks(causal, keep[:, None, None, :])                # (B, 1, T, offset + T)
+    return combine_masks(causal, keep[:, None, None, :])                # (B, 1, T, past + T)
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ class Transformer(Module):
             "decode", tgt, memory, src_mask, tgt_mask, caches, offset, src_key_keep=src_key_keep)
         src_mask = combine_masks(src_mask, src_keep)
         if tgt_mask is None:
-            tgt_mask = target_self_mask(tgt, self.config.pad_id, offset, caches)   # (B, 1, T, offset + T)
+            tgt_mask = target_self_mask(tgt, self.config.pad_id, offset, caches)   # (B, 1, T, past + T)
         self._cache = None
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
