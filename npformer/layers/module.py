@@ -102,9 +102,7 @@ class Module:
         object.__setattr__(self, "_cache", None)
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """A subclass's __init__ first runs its "init" check; its backward checks the gradients and
-        frees the forward's cache when done, so a second backward after one forward raises (as torch)
-        instead of adding every gradient again."""
+        """A subclass's __init__ first runs its "init" check; its backward is `checked_backward`'s."""
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         if init is not None:
@@ -133,6 +131,8 @@ class Module:
             self._parameters.pop(name, None)
             self._modules.pop(name, None)
         object.__setattr__(self, name, value)
+        if name == "_cache":                    # a forward ran (maybe an inference one): not freed
+            object.__setattr__(self, "_cache_freed", False)
 
     def __call__(self, *args, **kwargs):
         """The public entry: check the arguments once, then run forward on the checked ones."""
