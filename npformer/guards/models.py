@@ -204,9 +204,9 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     if src_mask is not None:
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, S), "src_key_keep")
     src_keep = key_keep_mask("src_key_keep", src_key_keep, B, S)
+    keys = (offset if caches else 0) + T     # the cached keys (offset), then these T
     if tgt_mask is not None:
-        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
-                                    "a 4-D tgt_mask")
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, keys), "a 4-D tgt_mask")
     return tgt, memory, src_mask, tgt_mask, caches, offset, src_keep
 
 
@@ -227,9 +227,10 @@ def causal_lm_call(m, ids, mask=None, caches=None, offset=0, *, key_keep=None):
     offset = check_offset(offset, caches)
     ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
     B, T = ids.shape
+    keys = (offset if caches else 0) + T     # the cached keys (offset), then these T
     if mask is not None:
-        mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep")
-    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T)
+        mask = check_model_mask("mask", mask, (B, c.num_heads, T, keys), "key_keep")
+    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, keys)
 
 
 def attention_keep(attention_mask, ids: np.ndarray, num_heads: int):

@@ -57,3 +57,26 @@ def test_transformer_decode_at_an_offset_without_caches_attends_over_its_own_tok
     memory = model.encode(SRC)
     np.testing.assert_allclose(model.decode(IDS, memory, offset=OFFSET), ref.decode(IDS, memory),
                                rtol=1e-12, atol=1e-13)
+
+
+def test_explicit_masks_at_an_offset_without_caches_cover_the_calls_own_keys():
+    config = tiny_config(max_len=12, num_decoder_layers=2)
+    T = IDS.shape[1]
+    keep = IDS != 0                                                  # (B, T) the real tokens
+    causal = np.tril(np.ones((T, T), bool))[None, None]              # (1, 1, T, T)
+    lm, lm_ref = build(CausalLM, config, 0), build(CausalLM, config, OFFSET)
+    want = lm_ref(IDS)
+    np.testing.assert_allclose(lm(IDS, causal & keep[:, None, None, :], offset=OFFSET), want,
+                               rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(lm(IDS, causal, offset=OFFSET, key_keep=keep), want,
+                               rtol=1e-12, atol=1e-13)
+    with pytest.raises(ValueError, match="mask"):                    # offset + T keys: none cached
+        lm(IDS, np.ones((1, 1, T, OFFSET + T), bool), offset=OFFSET)
+
+    model, ref = build(Transformer, config, 0), build(Transformer, config, OFFSET)
+    model.eval()
+    ref.eval()
+    memory = model.encode(SRC)
+    np.testing.assert_allclose(model.decode(IDS, memory, None, causal & keep[:, None, None, :],
+                                            offset=OFFSET),
+                               ref.decode(IDS, memory), rtol=1e-12, atol=1e-13)
