@@ -20,8 +20,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, dropout_mask=None, dropout_
     k (B, H, Tk, dk), v (B, H, Tk, dv) of one float dtype, mask a keep-mask broadcastable to
     (B, H, Tq, Tk) (bool or 0/1, tensor or numpy), dropout_p in [0, 1), dropout_mask bool (B, H, Tq, Tk)."""
     check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
-    check_float("v", v, dtype=q.dtype, ndim=4)
+    check_float("k", k, dtype=q.dtype, device=q.device, ndim=4, owner="q's")
+    check_float("v", v, dtype=q.dtype, device=q.device, ndim=4, owner="q's")
     B, H, Tq, dk = q.shape
     if k.shape[:2] != (B, H) or k.shape[3] != dk:
         raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {tuple(q.shape)}, "
