@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Callable
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
-           "clean_stale_temps", "temp_name"]
+           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir"]
 
 
 class OutputPathError(ValueError):
@@ -156,7 +156,7 @@ def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> P
     return p
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:                            # some platforms cannot open a folder
@@ -169,12 +169,23 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def named_os_error(e: OSError, message: str, path: Path) -> OSError:
+    """An OSError of e's class and errno whose message names `path` (an error raised while writing
+    the temp file names the temp file, or nothing at all)."""
+    try:
+        return type(e)(e.errno, message, str(path))
+    except TypeError:                          # a subclass with another constructor
+        return OSError(e.errno, message, str(path))
+
+
 def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None) -> Path:
     """Write a file atomically: `write(f)` fills a temp file, which is fsynced and renamed to `path`.
 
     Stale temp files of dead processes for the same `path` are removed first. On any failure (disk
-    full, interrupted) the temp file is removed, the earlier file at `path` (if any) is untouched, and
-    an OSError is raised; with `option` given, an OutputPathError naming it instead.
+    full, interrupted, an exception inside `write`) the temp file is removed, the earlier file at
+    `path` (if any) is untouched, and the error is raised: an OSError as an OSError of the same class
+    and errno whose message names `path` and says whether an earlier file was kept; with `option`
+    given, an OutputPathError naming the option instead.
     """
     path = Path(path)
     folder = path.absolute().parent
@@ -186,12 +197,12 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        fsync_dir(folder)
     except OSError as e:
-        if option is None:
-            raise
         what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
+        if option is None:           # the same OSError subclass and errno, naming the file
+            raise named_os_error(e, f"write failed: {what} ({kept})", path) from None
         raise OutputPathError(option, path, f"write failed: {what} ({kept})") from None
     finally:
         try:

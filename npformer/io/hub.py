@@ -9,6 +9,7 @@ The names and configs that map onto ours: npformer.io.hub_mapping.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from npformer.io.files import check_output_dir, fsync_dir, named_os_error
 from npformer.io.hub_checks import read_json
 from npformer.io.hub_mapping import (  # noqa: F401
     ARCHITECTURES,
@@ -176,7 +178,6 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
         raise FileExistsError(f"folder: {existing} exist; pass overwrite=True to replace them")
-    from npformer.io.files import check_output_dir
     check_output_dir(folder, "folder")                  # a file there, no permission: named
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
@@ -193,9 +194,14 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
             os.fsync(f.fileno())
         os.replace(tmp_st, files[0])
         os.replace(tmp_cfg, files[1])
-    except BaseException:
+        fsync_dir(folder)
+    except BaseException as e:
         for t in (tmp_st, Path(tmp_cfg or tmp_st)):
             if t.exists():
                 t.unlink()
-        raise
+        if not isinstance(e, OSError):
+            raise
+        what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
+        kept = ("the earlier files there are unchanged" if existing else "nothing was written")
+        raise named_os_error(e, f"write failed: {what} ({kept})", folder) from None
     return folder

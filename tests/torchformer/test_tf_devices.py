@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+import npformer as nf
 import torchformer as tf
 from npformer.models.config import TransformerConfig
 
@@ -58,6 +59,9 @@ def test_attention_function_names_the_query_dtype_not_a_module():
     q = torch.randn(1, 2, 3, 4)
     with pytest.raises(TypeError, match=re.escape("k: expected dtype torch.float32 (q's dtype")):
         tf.scaled_dot_product_attention(q, q.double(), q)
+    a = q.numpy()
+    with pytest.raises(TypeError, match=re.escape("v: expected dtype float32 (q's dtype")):
+        nf.sdpa_forward(a, a, a.astype(np.float64))
 
 
 def test_ids_and_masks_on_the_host_still_reach_the_model():

@@ -218,7 +218,7 @@ def restore(path_or_ckpt, model: torch.nn.Module, optimizer=None, schedule=None)
         raise TypeError(f"restore: model: expected a torch.nn.Module, got {type(model).__name__}")
     model = unwrap(model)
     named = list(model.named_parameters(remove_duplicate=False))
-    check_weights(ckpt, {n: tuple(p.shape) for n, p in named})
+    check_weights(ckpt, {n: tuple(p.shape) for n, p in named}, type(model).__name__)
     opt_sd = None
     if optimizer is not None:
         if ckpt.optimizer_state is None:
