@@ -169,13 +169,16 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def named_os_error(e: OSError, message: str, path: Path) -> OSError:
-    """An OSError of e's class and errno whose message names `path` (an error raised while writing
-    the temp file names the temp file, or nothing at all)."""
+def named_os_error(e: OSError, path: Path, kept: str) -> OSError:
+    """An OSError of e's class, errno and strerror whose filename is `path` (an error raised while
+    writing the temp file names the temp file, or nothing at all), with a note saying what became
+    of the earlier file (`kept`), shown under the traceback."""
     try:
-        return type(e)(e.errno, message, str(path))
+        new = type(e)(e.errno, e.strerror or str(e), str(path))
     except TypeError:                          # a subclass with another constructor
-        return OSError(e.errno, message, str(path))
+        new = OSError(e.errno, e.strerror or str(e), str(path))
+    new.add_note(f"{path}: {kept}; no temporary file was left")
+    return new
 
 
 def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None) -> Path:
@@ -183,9 +186,9 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
 
     Stale temp files of dead processes for the same `path` are removed first. On any failure (disk
     full, interrupted, an exception inside `write`) the temp file is removed, the earlier file at
-    `path` (if any) is untouched, and the error is raised: an OSError as an OSError of the same class
-    and errno whose message names `path` and says whether an earlier file was kept; with `option`
-    given, an OutputPathError naming the option instead.
+    `path` (if any) is untouched, and the error is raised: an OSError as an OSError of the same class,
+    errno and strerror whose filename is `path`, with a note saying whether an earlier file was
+    kept; with `option` given, an OutputPathError naming the option instead.
     """
     path = Path(path)
     folder = path.absolute().parent
@@ -202,7 +205,7 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
         what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
         if option is None:           # the same OSError subclass and errno, naming the file
-            raise named_os_error(e, f"write failed: {what} ({kept})", path) from None
+            raise named_os_error(e, path, kept) from None
         raise OutputPathError(option, path, f"write failed: {what} ({kept})") from None
     finally:
         try:

@@ -9,7 +9,6 @@ The names and configs that map onto ours: npformer.io.hub_mapping.
 """
 from __future__ import annotations
 
-import errno
 import json
 import os
 import tempfile
@@ -201,7 +200,6 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
                 t.unlink()
         if not isinstance(e, OSError):
             raise
-        what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = ("the earlier files there are unchanged" if existing else "nothing was written")
-        raise named_os_error(e, f"write failed: {what} ({kept})", folder) from None
+        raise named_os_error(e, folder, kept) from None
     return folder
