@@ -11,6 +11,7 @@ import torch
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_config,
+    check_config_fits_memory,
     check_count,
     check_device_arg,
     check_dtype,
@@ -56,6 +57,7 @@ def decoder_init(config, cross_attention=True, rng=None, device=None):
 def model_init(config, seed=0, device=None):
     check_config("config", config)
     check_seed(seed)
+    check_config_fits_memory("config", config)
     check_device_arg("device", device)
 
 

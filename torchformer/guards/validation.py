@@ -32,6 +32,7 @@ import torch
 
 from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, exported here too)
     check_config,
+    check_config_fits_memory,
     check_count,
     check_flag,
     check_key_keep_shape,
