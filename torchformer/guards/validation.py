@@ -152,6 +152,24 @@ def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
         s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
 
 
+def additive_hint(mask) -> str:
+    """For a float mask of only 0 and -inf (torch's additive convention, what
+    nn.Transformer.generate_square_subsequent_mask returns), how to pass it; else ""."""
+    if compiling():
+        return ""
+    try:
+        m = torch.as_tensor(mask)
+        if not m.dtype.is_floating_point or m.numel() == 0:
+            return ""
+        neg = torch.isneginf(m)
+        if not bool(neg.any()) or not bool(((m == 0) | neg).all()):
+            return ""
+    except (TypeError, RuntimeError, NotImplementedError):
+        return ""
+    return ("; it holds only 0 and -inf, torch's additive convention (0 = may attend): pass "
+            "`mask == 0` as the keep-mask")
+
+
 def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device | None = None
                ) -> torch.Tensor | None:
     """A keep-mask (bool, or 0/1 integers: nonzero = may attend) broadcastable to `target`.
@@ -164,12 +182,12 @@ def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device |
         arr = np.asarray(mask)
         if arr.dtype != np.bool_ and not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
-                            f"{arr.dtype}")
+                            f"{arr.dtype}{additive_hint(arr)}")
         mask = torch.as_tensor(arr)
     if mask.dtype != torch.bool:
         if mask.dtype.is_floating_point or mask.dtype.is_complex:
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
-                            f"{mask.dtype}")
+                            f"{mask.dtype}{additive_hint(mask)}")
         if mask.numel() and not compiling():  # a value check: skipped in a compiled graph
             lo, hi = torch.aminmax(mask)
             if int(lo) < 0 or int(hi) > 1:
