@@ -204,8 +204,8 @@ def test_restore_refuses_the_other_twins_model_by_name(tmp_path):
 
 
 # -- a real full disk --------------------------------------------------------------------------------
-@pytest.fixture
-def tiny_disk(tmp_path):
+def mounted_tmpfs(tmp_path):
+    """A 64 KiB tmpfs under tmp_path (skips where it cannot be mounted); unmounted afterwards."""
     mount = tmp_path / f"tmpfs-{uuid.uuid4().hex[:8]}"
     mount.mkdir()
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
@@ -218,6 +218,39 @@ def tiny_disk(tmp_path):
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    yield from mounted_tmpfs(tmp_path)
+
+
+@pytest.fixture
+def read_only_disk(tmp_path):
+    """A tmpfs holding `earlier.npz` and `earlier.safetensors`, then remounted read-only (root
+    ignores permission bits, a read-only mount refuses even root)."""
+    for mount in mounted_tmpfs(tmp_path):
+        save_np(mount / "earlier.npz")
+        save_st(mount / "earlier.safetensors")
+        done = subprocess.run(["mount", "-o", "remount,ro", str(mount)], capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot remount read-only: {done.stderr.decode(errors='replace').strip()}")
+        yield mount
+
+
+@pytest.mark.parametrize("write, name", [(save_np, "earlier.npz"), (save_st, "earlier.safetensors"),
+                                         (save_np, "new.npz")])
+def test_a_read_only_folder_names_the_file_and_keeps_the_earlier_one(read_only_disk, write, name):
+    path = read_only_disk / name
+    before = sorted(os.listdir(read_only_disk))
+    content = path.read_bytes() if path.exists() else None
+    with pytest.raises(OSError) as err:
+        write(path)
+    assert err.value.errno == errno.EROFS and err.value.filename == str(path)
+    assert ("unchanged" if content is not None else "nothing was written") in note_of(err.value)
+    assert sorted(os.listdir(read_only_disk)) == before
+    if content is not None:
+        assert path.read_bytes() == content
 
 
 @pytest.mark.parametrize("name", TWINS)
