@@ -97,3 +97,9 @@ def test_cuda_without_cuda_is_named(build):
 def test_cpu_device_arguments_still_build():
     for device in (None, "cpu", torch.device("cpu"), "cpu:0"):
         assert tf.Linear(4, 3, device=device).weight.device.type == "cpu"
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:7"] if not torch.cuda.is_available() else ["gpu"])
+def test_to_torch_names_a_device_it_cannot_use(device):
+    with pytest.raises(ValueError, match=re.escape(f"device: cannot place the model on {device!r} (")):
+        tf.to_torch(nf.Linear(3, 2), device=device)

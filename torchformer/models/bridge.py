@@ -186,7 +186,11 @@ def to_torch(np_model, device="cpu", dtype=None):
     cls = _twin_class("torchformer", type(np_model).__name__)
     args, kwargs = _constructor(np_model, dtype)
     twin = cls(*args, **kwargs)
-    twin.to(device)
+    try:
+        twin.to(device)
+    except (AssertionError, RuntimeError, TypeError) as e:   # torch: no CUDA, "gpu", ...
+        raise ValueError(f"device: cannot place the model on {device!r} "
+                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
     copy_weights(np_model, twin)
     _train_mode(np_model, twin)
     return twin
