@@ -14,7 +14,13 @@ import torch
 
 import npformer as nf
 import torchformer as tf
+from npformer.checks.dropout_masks import collect_dropout_masks as np_collect
 from npformer.io.checkpoint import load_checkpoint
+from torchformer.checks.dropout_masks import (
+    collect_dropout_masks,
+    replay_dropout_masks,
+    set_record_masks,
+)
 from torchformer.models.bridge import copy_weights, unwrap
 
 CFG = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
@@ -112,3 +118,26 @@ def test_a_partly_prefixed_state_dict_still_lists_its_keys():
 def test_bridge_functions_given_the_wrong_twin_name_the_argument(call, message):
     with pytest.raises(TypeError, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+def test_attention_maps_and_dropout_masks_of_a_wrapped_model_use_the_plain_names(wrap):
+    model = tf.Transformer(CFG.replace(dropout=0.3), seed=8)
+    src, tgt = torch.tensor([[3, 4, 2]]), torch.tensor([[1, 3]])
+    maps = tf.attention_weights(wrap(model), src, tgt)
+    assert set(maps) == set(tf.attention_weights(model, src, tgt))
+    assert "decoder.layers.0.cross_attn" in maps
+    twin = nf.Transformer(CFG.replace(dropout=0.3), seed=8)
+    twin.train()
+    twin(src.numpy(), tgt.numpy())
+    masks = nf.collect_dropout_masks(twin) if hasattr(nf, "collect_dropout_masks") else None
+    masks = np_collect(twin)
+    wrapped = wrap(model)
+    replay_dropout_masks(wrapped, masks)                 # npformer's names fit the wrapped model
+    set_record_masks(wrapped, True)
+    model.train()
+    model(src, tgt)                                      # the plain model: no compilation here
+    got = collect_dropout_masks(wrapped)
+    assert set(got) == set(masks)
+    for k, v in masks.items():
+        np.testing.assert_array_equal(got[k].numpy(), v)
