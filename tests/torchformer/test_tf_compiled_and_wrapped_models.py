@@ -141,3 +141,16 @@ def test_attention_maps_and_dropout_masks_of_a_wrapped_model_use_the_plain_names
     assert set(got) == set(masks)
     for k, v in masks.items():
         np.testing.assert_array_equal(got[k].numpy(), v)
+
+
+@pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
+def test_a_wrapped_model_saves_a_hugging_face_folder(tmp_path, wrap):
+    from npformer.models.config import gpt2_config
+    from torchformer.io.hub import from_pretrained, save_pretrained, to_hf_state_dict
+    model = tf.CausalLM(gpt2_config(d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1,
+                                    vocab_size=11, max_len=8), seed=9)
+    assert set(to_hf_state_dict(wrap(model))) == set(to_hf_state_dict(model))
+    save_pretrained(wrap(model), tmp_path / "gpt")
+    loaded = from_pretrained(tmp_path / "gpt")
+    for k, v in plain_state(model).items():
+        np.testing.assert_array_equal(loaded.state_dict()[k].numpy(), v)
