@@ -103,3 +103,12 @@ def test_cpu_device_arguments_still_build():
 def test_to_torch_names_a_device_it_cannot_use(device):
     with pytest.raises(ValueError, match=re.escape(f"device: cannot place the model on {device!r} (")):
         tf.to_torch(nf.Linear(3, 2), device=device)
+
+
+def test_load_model_names_a_device_it_cannot_use_before_reading(tmp_path):
+    path = tf.save_checkpoint(tmp_path / "m.npz", tf.Transformer(CFG))
+    with pytest.raises(ValueError, match=re.escape("device: expected a torch device such as 'cpu'")):
+        tf.load_model(path, device="gpu")
+    with pytest.raises(ValueError, match=re.escape("device: expected a torch device")):
+        tf.load_model(tmp_path / "not-there.npz", device="gpu")
+    assert tf.load_model(path, device="cpu").src_embed.weight.device.type == "cpu"

@@ -37,6 +37,7 @@ from npformer.io.checkpoint import (
 )
 from npformer.models.config import TransformerConfig
 from npformer.optim import WarmupSchedule as _NpWarmupSchedule
+from torchformer.guards.validation import check_device_arg
 from torchformer.models.bridge import unwrap
 from torchformer.optim import WarmupSchedule, load_portable_schedule_state, portable_schedule_state
 
@@ -254,6 +255,7 @@ def load_model(path_or_ckpt, model_class: Callable | None = None, device=None,
     override the saved config's dtype. model_class: a class to build instead of the one named in the
     file (called with the config, or with no argument when the file has no config).
     """
+    check_device_arg("device", device)                  # before the file is read
     ckpt = _as_checkpoint(path_or_ckpt)
     config = ckpt.config
     tdtype = None
