@@ -152,15 +152,19 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     if not path.exists():
         raise CheckpointNotFoundError(path, "no such file")
     if not path.is_file():
-        raise CheckpointError(path, "not a file")
+        hint = ("; it is a Hugging Face model folder (config.json): load it with from_pretrained"
+                if (path / "config.json").is_file() else "")
+        raise CheckpointError(path, f"not a file{hint}")
     with open(path, "rb") as f:
         magic = f.read(4)
     if not zipfile.is_zipfile(path):
         if magic == b"PK\x03\x04":
             raise CheckpointError(path, "truncated or corrupt zip archive (no central directory); "
                                         "the file was probably cut short while being written or copied")
+        hint = ("; a .safetensors file holds weights only: load its Hugging Face folder with "
+                "from_pretrained" if path.suffix == ".safetensors" else "")
         raise CheckpointError(path, f"not an .npz checkpoint (the file does not start with a zip "
-                                    f"signature; first bytes {magic!r})")
+                                    f"signature; first bytes {magic!r}){hint}")
     out: dict[str, np.ndarray] = {}
     try:
         with zipfile.ZipFile(path) as zf:

@@ -45,6 +45,11 @@ def read_pretrained(folder) -> tuple[dict, dict]:
     (model.safetensors, or shards listed in model.safetensors.index.json)."""
     folder = Path(folder)
     cfg_path = folder / "config.json"
+    if folder.is_file():
+        hint = ("; an npformer checkpoint (.npz) loads with load_model" if folder.suffix == ".npz"
+                else "")
+        raise NotADirectoryError(f"folder: expected a Hugging Face model folder, got the file "
+                                 f"{folder}{hint}")
     if not cfg_path.is_file():
         raise FileNotFoundError(f"folder: expected {cfg_path} (a Hugging Face model folder)")
     hf_config = read_json(cfg_path, "a JSON object (a Hugging Face config)")
