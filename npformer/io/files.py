@@ -7,12 +7,12 @@ Every file npformer writes for a user (checkpoints, plots, results) goes through
                                                        (unless overwrite), or whose folder cannot be
                                                        written; create missing parent folders
     check_output_dir(path, option)                     the same for an output folder (created if missing)
-    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>` beside `path`,
-                                                       flush + fsync the file, rename it over `path`,
+    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>.<thread>` beside
+                                                       `path`, flush + fsync it, rename it over `path`,
                                                        fsync the folder; on any error the temp file is
                                                        removed and whatever was at `path` is untouched
-    clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>` files whose process is
-                                                       dead (left by a kill -9 during a save)
+    clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>[.<thread>]` files whose
+                                                       process is dead (left by a kill -9 in a save)
 
 Missing parent folders are created (like `mkdir -p`) at check time, so a long run never fails at the
 end because a folder was not there. Every error is an OutputPathError (a ValueError) whose message
@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import threading
 from pathlib import Path
 from typing import IO, Callable
 
@@ -39,8 +40,13 @@ class OutputPathError(ValueError):
 
 
 def temp_name(path: Path, pid: int | None = None) -> Path:
-    """The temporary file a save of `path` by process `pid` writes first: `.<name>.tmp.<pid>`."""
-    return path.with_name(f".{path.name}.tmp.{os.getpid() if pid is None else pid}")
+    """The temporary file a save of `path` writes first: `.<name>.tmp.<pid>` for process `pid`; for
+    this process (pid None) `.<name>.tmp.<pid>.<thread id>`, so two threads saving the same path at
+    once each write their own file (with one temp name they wrote into the same file and could leave
+    a corrupt archive under `path`)."""
+    if pid is not None:
+        return path.with_name(f".{path.name}.tmp.{pid}")
+    return path.with_name(f".{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -58,12 +64,12 @@ def _pid_alive(pid: int) -> bool:
 
 
 def clean_stale_temps(folder, name: str) -> list[Path]:
-    """Remove `.<name>.tmp.<pid>` files in `folder` whose process is no longer running.
+    """Remove `.<name>.tmp.<pid>[.<thread>]` files in `folder` whose process is no longer running.
 
     Returns the removed paths. A temp file of a live process (another save in progress) is left alone.
     """
     folder = Path(folder)
-    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)$")
+    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)(?:\.\d+)?$")
     removed = []
     try:
         entries = list(folder.iterdir())

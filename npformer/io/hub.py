@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from npformer.io.files import check_output_dir, fsync_dir, named_os_error
+from npformer.io.files import check_output_dir, fsync_dir, named_os_error, temp_name
 from npformer.io.hub_checks import read_json
 from npformer.io.hub_mapping import (  # noqa: F401
     ARCHITECTURES,
@@ -188,7 +188,7 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
         state.pop(d, None)
     # both files complete on disk before either replaces its predecessor: a failure (disk full)
     # leaves the earlier pair as it was, never new weights beside an old config.json
-    tmp_st, tmp_cfg = folder / f".model.safetensors.tmp.{os.getpid()}", None
+    tmp_st, tmp_cfg = temp_name(files[0]), None            # this process and thread's own
     try:
         write_safetensors(tmp_st, state, {"format": "pt"}, overwrite=True)      # fsynced
         fd, tmp_cfg = tempfile.mkstemp(prefix=".config.json.", dir=folder)
