@@ -14,6 +14,10 @@ import numpy as np
 
 __all__ = ["attention_weights", "collect_attention"]
 
+# torch wrappers (torch.compile, DDP, DataParallel) -> the attribute holding the model they wrap
+WRAPPERS = {"OptimizedModule": "_orig_mod", "DistributedDataParallel": "module",
+            "DataParallel": "module"}
+
 
 def collect_attention(model) -> dict[str, np.ndarray]:
     """Every MultiHeadAttention's `attn_weights` from the model's last forward, by dotted name (a copy).
@@ -51,6 +55,8 @@ def attention_weights(model, *inputs, **kwargs) -> dict[str, np.ndarray]:
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model: expected an npformer or torchformer model, got "
                         f"{type(model).__name__}")
+    while type(model).__name__ in WRAPPERS:        # the model inside: names without the prefix
+        model = getattr(model, WRAPPERS[type(model).__name__])
     attns = [m for m in model.modules() if hasattr(m, "need_weights") and hasattr(m, "q_proj")]
     flags = [m.need_weights for m in attns]
     model.eval()

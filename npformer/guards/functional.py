@@ -38,11 +38,11 @@ def sdpa_forward(q, k, v, mask=None, dropout_mask=None, dropout_p: float = 0.0):
     """npformer.layers.attention.sdpa_forward, checked: q (B, H, Tq, dk), k (B, H, Tk, dk),
     v (B, H, Tk, dv) of one float dtype, mask a keep-mask broadcastable to (B, H, Tq, Tk)."""
     check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
+    check_float("k", k, dtype=q.dtype, ndim=4, owner="q's")
     B, H, Tq, dk = q.shape
     if k.shape[:2] != (B, H) or k.shape[3] != dk:
         raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {q.shape}, got {k.shape}")
-    check_float("v", v, dtype=q.dtype, ndim=4)
+    check_float("v", v, dtype=q.dtype, ndim=4, owner="q's")
     if v.shape[:3] != k.shape[:3]:
         raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
                          f"got {v.shape}")

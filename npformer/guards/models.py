@@ -12,6 +12,7 @@ from npformer.guards.layers import gradient_of_output
 from npformer.guards.register import checks
 from npformer.guards.rules import (
     check_config,
+    check_config_fits_memory,
     check_flag,
     check_key_keep_shape,
     check_model_mask_shape,
@@ -46,6 +47,7 @@ def decoder_init(config, cross_attention=True, rng=None):
 def model_init(config, seed=0):
     check_config("config", config)
     check_seed(seed)
+    check_config_fits_memory("config", config)
 
 
 @checks("init", BertModel)

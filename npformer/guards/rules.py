@@ -7,6 +7,8 @@ expected and what came.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from npformer.models.config import TransformerConfig
@@ -61,6 +63,37 @@ def check_config(name: str, config) -> TransformerConfig:
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
     return config
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes, None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
+    """Refuse, before anything is allocated, a config whose weights alone cannot fit in this
+    machine's memory (num_encoder_layers=10**9 used to build layers until the process was killed;
+    d_model=2**20 asked numpy for 8 TiB). A lower bound, counted with Python ints: every layer's
+    attention and feed-forward weights, one embedding table and the positional table."""
+    mem = physical_memory()
+    if not mem:
+        return
+    c = config
+    d, f = int(c.d_model), int(c.d_ff)
+    layers = int(c.num_encoder_layers) + int(c.num_decoder_layers)
+    params = layers * (4 * d * d + 2 * d * f) + max(int(c.src_vocab), int(c.tgt_vocab)) * d \
+        + int(c.max_len) * d
+    nbytes = params * np.dtype(c.dtype).itemsize
+    if nbytes > mem:
+        raise ValueError(
+            f"{name}: expected a model that fits in this machine's {mem / 2 ** 30:,.1f} GiB, got "
+            f"at least {params:,} parameters ({nbytes / 2 ** 30:,.1f} GiB in {c.dtype}) from "
+            f"d_model={d}, d_ff={f}, num_encoder_layers={c.num_encoder_layers}, "
+            f"num_decoder_layers={c.num_decoder_layers}, vocabulary {max(c.src_vocab, c.tgt_vocab)}, "
+            f"max_len={c.max_len}")
 
 
 def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:

@@ -24,6 +24,25 @@ def dtype_name(dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
+# prefixes that wrappers put before every key of the model they hold
+WRAPPER_PREFIXES = {"_orig_mod.": ("a torch.compile'd model", "compiled._orig_mod"),
+                    "module.": ("a DistributedDataParallel or DataParallel model", "wrapper.module")}
+
+
+def wrapper_prefix_hint(own, missing: list, unexpected: list) -> str | None:
+    """When every given key is one of the module's own keys behind a wrapper's prefix, a message
+    saying so and how to load them; else None."""
+    if not unexpected or len(missing) != len(own):
+        return None
+    for prefix, (what, inner) in WRAPPER_PREFIXES.items():
+        if all(k.startswith(prefix) and k[len(prefix):] in own for k in unexpected):
+            return (f"every key starts with {prefix!r} (the state_dict of {what}); expected the "
+                    f"plain model's keys such as {missing[0]!r}: load "
+                    f"{{k.removeprefix({prefix!r}): v for k, v in state.items()}}, or take the "
+                    f"state_dict of the model inside ({inner}.state_dict())")
+    return None
+
+
 @checks("load_state_dict", Module)
 def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
     """{name: value} of the keys of `state` to copy into `own` ({name: shape}) of the module class
@@ -36,6 +55,10 @@ def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
     missing = [k for k in own if k not in state]
     unexpected = [k for k in state if k not in own]
     problems = []
+    hint = wrapper_prefix_hint(own, missing, unexpected)
+    if hint and strict:
+        problems.append(hint)
+        missing = unexpected = []
     if missing and strict:
         problems.append(f"missing keys {missing}")
     if unexpected and strict:

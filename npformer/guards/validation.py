@@ -29,8 +29,10 @@ def describe(x) -> str:
 
 
 def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
-                shape: Sequence[int | None] | None = None, finite: bool = True) -> np.ndarray:
+                shape: Sequence[int | None] | None = None, finite: bool = True,
+                owner: str = "the module's") -> np.ndarray:
     """A floating array of the given dtype, rank and shape (None in `shape` matches any size).
+    `owner` says whose dtype it is in the message ("the module's", "q's").
 
     Non-finite values are rejected when `finite` (NaN/inf would otherwise flow silently to the
     output).
@@ -40,7 +42,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
     if x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected dtype float32 or float64, got {x.dtype}")
     if dtype is not None and x.dtype != np.dtype(dtype):
-        raise TypeError(f"{name}: expected dtype {np.dtype(dtype)} (the module's dtype; mixed "
+        raise TypeError(f"{name}: expected dtype {np.dtype(dtype)} ({owner} dtype; mixed "
                         f"dtypes are not converted silently), got {x.dtype}")
     if ndim is not None and x.ndim != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions, got shape {x.shape}")

@@ -114,7 +114,10 @@ def restore(path_or_ckpt, model: Module, optimizer=None, schedule=None) -> Check
     shapes, schedule state); only then is anything written. Returns the Checkpoint.
     """
     ckpt = as_checkpoint(path_or_ckpt)
-    check_weights(ckpt, {n: p.data.shape for n, p in model._named_parameters_all()})
+    if not isinstance(model, Module):
+        raise TypeError(f"restore: model: expected an npformer Module, got {type(model).__name__}")
+    check_weights(ckpt, {n: p.data.shape for n, p in model._named_parameters_all()},
+                  type(model).__name__)
     opt_staged = None
     if optimizer is not None:
         if ckpt.optimizer_state is None:

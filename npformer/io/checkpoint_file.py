@@ -114,7 +114,7 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
                      versions: dict[str, str] | None = None) -> Path:
     """Write a checkpoint from plain arrays (what both twins' save_checkpoint call).
 
-    The file is written to `.<name>.tmp.<pid>` in the same folder, fsynced and renamed into place
+    The file is written to `.<name>.tmp.<pid>.<thread>` in the same folder, fsynced and renamed into place
     (npformer.io.files.atomic_write), so an interrupted save never leaves a half-written checkpoint under
     `path`, and a failed one (disk full: an OSError) leaves the earlier file there unchanged.
     """

@@ -152,15 +152,19 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     if not path.exists():
         raise CheckpointNotFoundError(path, "no such file")
     if not path.is_file():
-        raise CheckpointError(path, "not a file")
+        hint = ("; it is a Hugging Face model folder (config.json): load it with from_pretrained"
+                if (path / "config.json").is_file() else "")
+        raise CheckpointError(path, f"not a file{hint}")
     with open(path, "rb") as f:
         magic = f.read(4)
     if not zipfile.is_zipfile(path):
         if magic == b"PK\x03\x04":
             raise CheckpointError(path, "truncated or corrupt zip archive (no central directory); "
                                         "the file was probably cut short while being written or copied")
+        hint = ("; a .safetensors file holds weights only: load its Hugging Face folder with "
+                "from_pretrained" if path.suffix == ".safetensors" else "")
         raise CheckpointError(path, f"not an .npz checkpoint (the file does not start with a zip "
-                                    f"signature; first bytes {magic!r})")
+                                    f"signature; first bytes {magic!r}){hint}")
     out: dict[str, np.ndarray] = {}
     try:
         with zipfile.ZipFile(path) as zf:
@@ -300,21 +304,36 @@ def as_checkpoint(path_or_ckpt) -> Checkpoint:
     return path_or_ckpt if isinstance(path_or_ckpt, Checkpoint) else load_checkpoint(path_or_ckpt)
 
 
-def check_weights(ckpt: Checkpoint, expected: dict[str, tuple[int, ...]]) -> None:
-    """Raise CheckpointError unless the saved weights have exactly `expected`'s names and shapes."""
+def _some(names: list, limit: int = 8) -> str:
+    """A list of names, the first `limit` of them and a count of the rest."""
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return f"[{shown}{f', ... and {len(names) - limit} more' if len(names) > limit else ''}]"
+
+
+def check_weights(ckpt: Checkpoint, expected: dict[str, tuple[int, ...]],
+                  model_class: str | None = None) -> None:
+    """Raise CheckpointError unless the saved weights have exactly `expected`'s names and shapes.
+
+    `model_class`: the class name of the model being loaded into; when the file holds another
+    class's weights, the message starts by saying so. Long name lists are shortened (first 8)."""
     missing = [k for k in expected if k not in ckpt.state]
     unexpected = [k for k in ckpt.state if k not in expected]
     shapes = [f"{k}: model {tuple(s)} vs file {ckpt.state[k].shape}" for k, s in expected.items()
               if k in ckpt.state and tuple(ckpt.state[k].shape) != tuple(s)]
     problems = []
     if missing:
-        problems.append(f"missing weights {missing}")
+        problems.append(f"missing weights {_some(missing)}")
     if unexpected:
-        problems.append(f"unexpected weights {unexpected}")
+        problems.append(f"unexpected weights {_some(unexpected)}")
     if shapes:
-        problems.append("wrong shapes: " + "; ".join(shapes))
+        problems.append("wrong shapes: " + "; ".join(shapes[:8])
+                        + (f"; ... and {len(shapes) - 8} more" if len(shapes) > 8 else ""))
     if problems:
-        raise CheckpointError(ckpt.path, "does not fit the model: " + "; ".join(problems))
+        intro = "does not fit the model"
+        if model_class is not None and ckpt.model_class != model_class:
+            intro = (f"holds a {ckpt.model_class}'s weights; the model is a {model_class}, so "
+                     f"they do not fit")
+        raise CheckpointError(ckpt.path, intro + ": " + "; ".join(problems))
 
 
 def rename_optimizer_state(ckpt_path, sd: dict[str, Any], names_from: list[str],

@@ -7,12 +7,12 @@ Every file npformer writes for a user (checkpoints, plots, results) goes through
                                                        (unless overwrite), or whose folder cannot be
                                                        written; create missing parent folders
     check_output_dir(path, option)                     the same for an output folder (created if missing)
-    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>` beside `path`,
-                                                       flush + fsync the file, rename it over `path`,
+    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>.<thread>` beside
+                                                       `path`, flush + fsync it, rename it over `path`,
                                                        fsync the folder; on any error the temp file is
                                                        removed and whatever was at `path` is untouched
-    clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>` files whose process is
-                                                       dead (left by a kill -9 during a save)
+    clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>[.<thread>]` files whose
+                                                       process is dead (left by a kill -9 in a save)
 
 Missing parent folders are created (like `mkdir -p`) at check time, so a long run never fails at the
 end because a folder was not there. Every error is an OutputPathError (a ValueError) whose message
@@ -23,11 +23,12 @@ from __future__ import annotations
 import errno
 import os
 import re
+import threading
 from pathlib import Path
 from typing import IO, Callable
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
-           "clean_stale_temps", "temp_name"]
+           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir"]
 
 
 class OutputPathError(ValueError):
@@ -39,8 +40,13 @@ class OutputPathError(ValueError):
 
 
 def temp_name(path: Path, pid: int | None = None) -> Path:
-    """The temporary file a save of `path` by process `pid` writes first: `.<name>.tmp.<pid>`."""
-    return path.with_name(f".{path.name}.tmp.{os.getpid() if pid is None else pid}")
+    """The temporary file a save of `path` writes first: `.<name>.tmp.<pid>` for process `pid`; for
+    this process (pid None) `.<name>.tmp.<pid>.<thread id>`, so two threads saving the same path at
+    once each write their own file (with one temp name they wrote into the same file and could leave
+    a corrupt archive under `path`)."""
+    if pid is not None:
+        return path.with_name(f".{path.name}.tmp.{pid}")
+    return path.with_name(f".{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -58,12 +64,12 @@ def _pid_alive(pid: int) -> bool:
 
 
 def clean_stale_temps(folder, name: str) -> list[Path]:
-    """Remove `.<name>.tmp.<pid>` files in `folder` whose process is no longer running.
+    """Remove `.<name>.tmp.<pid>[.<thread>]` files in `folder` whose process is no longer running.
 
     Returns the removed paths. A temp file of a live process (another save in progress) is left alone.
     """
     folder = Path(folder)
-    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)$")
+    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)(?:\.\d+)?$")
     removed = []
     try:
         entries = list(folder.iterdir())
@@ -156,7 +162,7 @@ def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> P
     return p
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:                            # some platforms cannot open a folder
@@ -169,12 +175,26 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def named_os_error(e: OSError, path: Path, kept: str) -> OSError:
+    """An OSError of e's class, errno and strerror whose filename is `path` (an error raised while
+    writing the temp file names the temp file, or nothing at all), with a note saying what became
+    of the earlier file (`kept`), shown under the traceback."""
+    try:
+        new = type(e)(e.errno, e.strerror or str(e), str(path))
+    except TypeError:                          # a subclass with another constructor
+        new = OSError(e.errno, e.strerror or str(e), str(path))
+    new.add_note(f"{path}: {kept}; no temporary file was left")
+    return new
+
+
 def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None) -> Path:
     """Write a file atomically: `write(f)` fills a temp file, which is fsynced and renamed to `path`.
 
     Stale temp files of dead processes for the same `path` are removed first. On any failure (disk
-    full, interrupted) the temp file is removed, the earlier file at `path` (if any) is untouched, and
-    an OSError is raised; with `option` given, an OutputPathError naming it instead.
+    full, interrupted, an exception inside `write`) the temp file is removed, the earlier file at
+    `path` (if any) is untouched, and the error is raised: an OSError as an OSError of the same class,
+    errno and strerror whose filename is `path`, with a note saying whether an earlier file was
+    kept; with `option` given, an OutputPathError naming the option instead.
     """
     path = Path(path)
     folder = path.absolute().parent
@@ -186,12 +206,12 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        fsync_dir(folder)
     except OSError as e:
-        if option is None:
-            raise
         what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
+        if option is None:           # the same OSError subclass and errno, naming the file
+            raise named_os_error(e, path, kept) from None
         raise OutputPathError(option, path, f"write failed: {what} ({kept})") from None
     finally:
         try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from npformer.io.files import check_output_dir, fsync_dir, named_os_error, temp_name
 from npformer.io.hub_checks import read_json
 from npformer.io.hub_mapping import (  # noqa: F401
     ARCHITECTURES,
@@ -44,6 +45,11 @@ def read_pretrained(folder) -> tuple[dict, dict]:
     (model.safetensors, or shards listed in model.safetensors.index.json)."""
     folder = Path(folder)
     cfg_path = folder / "config.json"
+    if folder.is_file():
+        hint = ("; an npformer checkpoint (.npz) loads with load_model" if folder.suffix == ".npz"
+                else "")
+        raise NotADirectoryError(f"folder: expected a Hugging Face model folder, got the file "
+                                 f"{folder}{hint}")
     if not cfg_path.is_file():
         raise FileNotFoundError(f"folder: expected {cfg_path} (a Hugging Face model folder)")
     hf_config = read_json(cfg_path, "a JSON object (a Hugging Face config)")
@@ -176,14 +182,13 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
         raise FileExistsError(f"folder: {existing} exist; pass overwrite=True to replace them")
-    from npformer.io.files import check_output_dir
     check_output_dir(folder, "folder")                  # a file there, no permission: named
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
     # both files complete on disk before either replaces its predecessor: a failure (disk full)
     # leaves the earlier pair as it was, never new weights beside an old config.json
-    tmp_st, tmp_cfg = folder / f".model.safetensors.tmp.{os.getpid()}", None
+    tmp_st, tmp_cfg = temp_name(files[0]), None            # this process and thread's own
     try:
         write_safetensors(tmp_st, state, {"format": "pt"}, overwrite=True)      # fsynced
         fd, tmp_cfg = tempfile.mkstemp(prefix=".config.json.", dir=folder)
@@ -193,9 +198,13 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
             os.fsync(f.fileno())
         os.replace(tmp_st, files[0])
         os.replace(tmp_cfg, files[1])
-    except BaseException:
+        fsync_dir(folder)
+    except BaseException as e:
         for t in (tmp_st, Path(tmp_cfg or tmp_st)):
             if t.exists():
                 t.unlink()
-        raise
+        if not isinstance(e, OSError):
+            raise
+        kept = ("the earlier files there are unchanged" if existing else "nothing was written")
+        raise named_os_error(e, folder, kept) from None
     return folder

@@ -15,13 +15,15 @@ upper half).
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from npformer.io.files import atomic_write
 
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
           "I8": "i1", "U8": "u1", "BOOL": "?", "BF16": "<u2"}
@@ -110,13 +112,32 @@ def read_safetensors(path, names=None) -> dict[str, np.ndarray]:
     return out
 
 
+def _output_path(path, overwrite: bool) -> Path:
+    """`path` as a Path a file can be written at: refused (an OSError naming it, before anything is
+    written) when it is a folder, when its folder is missing or a file, or when it exists and not
+    `overwrite`."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise TypeError(f"path: expected a file path (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r}"[:200])
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder; expected a file path", str(path))
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        if folder.exists():
+            raise NotADirectoryError(errno.ENOTDIR, f"folder {folder} is a file", str(path))
+        raise FileNotFoundError(errno.ENOENT, f"folder {folder} does not exist (create it first)",
+                                str(path))
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"path: {path} exists; pass overwrite=True to replace it")
+    return path
+
+
 def write_safetensors(path, tensors: dict, metadata: dict | None = None,
                       overwrite: bool = False) -> Path:
     """Write {name: array} atomically (temp file, fsync, rename); an existing file is replaced only
     with overwrite=True. Arrays are stored in their own dtype, little-endian, C order."""
-    path = Path(path)
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"path: {path} exists; pass overwrite=True to replace it")
+    path = _output_path(path, overwrite)
     arrays, header, offset = [], {}, 0
     for name, v in tensors.items():
         if not isinstance(name, str):
@@ -133,18 +154,12 @@ def write_safetensors(path, tensors: dict, metadata: dict | None = None,
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)                                       # 8-byte aligned data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(len(raw).to_bytes(8, "little"))
-            f.write(raw)
-            for a in arrays:
-                f.write(a.tobytes())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    def write(f) -> None:
+        f.write(len(raw).to_bytes(8, "little"))
+        f.write(raw)
+        for a in arrays:
+            f.write(a.tobytes())
+
+    atomic_write(path, write)                  # temp file, fsync, rename, folder fsync
     return path

@@ -121,7 +121,19 @@ def set_dropout_rng_state(model, states: list) -> None:
             import torch
             if not isinstance(st, dict) or not isinstance(st.get("torch"), str):
                 raise ValueError("dropout generator state: expected a torch generator's state")
-            raw = np.frombuffer(base64.b64decode(st["torch"]), dtype=np.uint8).copy()
+            try:
+                raw = np.frombuffer(base64.b64decode(st["torch"], validate=True),
+                                    dtype=np.uint8).copy()
+            except ValueError:                          # binascii.Error: not base64
+                raise ValueError("dropout generator state: expected a torch generator's state "
+                                 "in base64, got text that is not base64") from None
+            fresh = torch.Generator(device=g.device)
+            try:                                        # tried on a scratch generator first
+                fresh.set_state(torch.from_numpy(raw))
+            except RuntimeError as e:
+                raise ValueError(f"dropout generator state: expected a torch generator's state "
+                                 f"({fresh.get_state().numel()} bytes), got {raw.size} bytes "
+                                 f"({str(e).splitlines()[0]})") from None
             staged.append((g, torch.from_numpy(raw)))
     for g, st in staged:
         if isinstance(g, np.random.Generator):

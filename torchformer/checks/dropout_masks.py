@@ -9,7 +9,8 @@ Tooling around the model, not part of it: training-mode parity copies masks betw
 these (either twin's masks replay into the other), and the tests hold a forward fixed with them.
 Each Dropout records its own mask (`last_mask`, when recording is on) and takes a mask for its next
 forward (`replay`); these walk the model. Recording is off by default (the faster, unrecorded
-dropout runs then), so a replay needs no switch but a collect does.
+dropout runs then), so a replay needs no switch but a collect does. A model wrapped by torch.compile
+or DDP is walked inside its wrapper, so the names are the plain model's (no `_orig_mod.` prefix).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from torch import nn
 
 from torchformer.guards.keep_masks import check_keep_mask
 from torchformer.layers.dropout import Dropout
+from torchformer.models.bridge import unwrap
 
 __all__ = ["set_record_masks", "collect_dropout_masks", "replay_dropout_masks"]
 
@@ -38,7 +40,7 @@ def collect_dropout_masks(model: nn.Module) -> dict[str, torch.Tensor]:
     Raises RuntimeError when an active Dropout dropped without recording in the last forward (its
     mask is gone): switch recording on with set_record_masks(model, True) before that forward.
     """
-    dropouts = [(name, m) for name, m in model.named_modules(remove_duplicate=False)
+    dropouts = [(name, m) for name, m in unwrap(model).named_modules(remove_duplicate=False)
                 if isinstance(m, Dropout)]
     unrecorded = [name for name, m in dropouts if m.last_unrecorded]
     if unrecorded:
@@ -52,7 +54,7 @@ def replay_dropout_masks(model: nn.Module, masks: dict) -> None:
     """Queue `masks` ({dotted module name: bool mask}, numpy arrays or tensors, as either twin's
     collect_dropout_masks returns) for the next forward. Every name and mask is checked before
     anything is queued."""
-    dropouts = {name: m for name, m in model.named_modules(remove_duplicate=False)
+    dropouts = {name: m for name, m in unwrap(model).named_modules(remove_duplicate=False)
                 if isinstance(m, Dropout)}
     unknown = sorted(k for k in masks if k not in dropouts)
     if unknown:

@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from torchformer.guards.validation import check_count, check_float, check_ids, check_mask
+from torchformer.guards.validation import (
+    check_count,
+    check_device_arg,
+    check_float,
+    check_ids,
+    check_mask,
+)
 from torchformer.layers import attention, masks
 
 
@@ -20,8 +26,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, dropout_mask=None, dropout_
     k (B, H, Tk, dk), v (B, H, Tk, dv) of one float dtype, mask a keep-mask broadcastable to
     (B, H, Tq, Tk) (bool or 0/1, tensor or numpy), dropout_p in [0, 1), dropout_mask bool (B, H, Tq, Tk)."""
     check_float("q", q, ndim=4)
-    check_float("k", k, dtype=q.dtype, ndim=4)
-    check_float("v", v, dtype=q.dtype, ndim=4)
+    check_float("k", k, dtype=q.dtype, device=q.device, ndim=4, owner="q's")
+    check_float("v", v, dtype=q.dtype, device=q.device, ndim=4, owner="q's")
     B, H, Tq, dk = q.shape
     if k.shape[:2] != (B, H) or k.shape[3] != dk:
         raise ValueError(f"k: expected shape ({B}, {H}, Tk, {dk}) to match q {tuple(q.shape)}, "
@@ -46,10 +52,8 @@ def scaled_dot_product_attention(q, k, v, mask=None, dropout_mask=None, dropout_
 def padding_mask(ids, pad_id):
     """torchformer.layers.masks.padding_mask, checked: ids integer (B, T) (tensor, numpy or lists),
     pad_id an int or None."""
-    if not isinstance(ids, torch.Tensor):
-        ids = check_ids("ids", ids, vocab_size=2 ** 62)
-    if ids.dim() != 2:
-        raise ValueError(f"ids: expected 2 dimensions (batch, seq), got shape {tuple(ids.shape)}")
+    device = ids.device if isinstance(ids, torch.Tensor) else None
+    ids = check_ids("ids", ids, vocab_size=2 ** 62, device=device)   # integer (B, T), non-negative
     if pad_id is not None and (isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer))):
         raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
     return masks.padding_mask(ids, None if pad_id is None else int(pad_id))
@@ -59,7 +63,7 @@ def causal_mask(q_len, k_len=None, device=None):
     """torchformer.layers.masks.causal_mask, checked: non-negative int lengths."""
     q_len = check_count("q_len", q_len)
     return masks.causal_mask(q_len, None if k_len is None else check_count("k_len", k_len),
-                             device=device)
+                             device=check_device_arg("device", device))
 
 
 def combine_masks(*given):

@@ -15,6 +15,7 @@ from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_count,
+    check_device_arg,
     check_dtype,
     check_float,
     check_ids,
@@ -41,6 +42,7 @@ POSITIONAL = (SinusoidalPositionalEncoding, LearnedPositionalEncoding)
 # -- constructors -------------------------------------------------------------------------------------
 @checks("init", Linear)
 def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None, device=None):
+    check_device_arg("device", device)
     check_positive_int("in_features", in_features)
     check_positive_int("out_features", out_features)
     check_rng("rng", rng)
@@ -49,6 +51,7 @@ def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None,
 
 @checks("init", LayerNorm)
 def layernorm_init(d_model, eps=1e-5, dtype="float32", device=None):
+    check_device_arg("device", device)
     check_positive_int("d_model", d_model)
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
         raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
@@ -71,6 +74,7 @@ def dropout_init(p=0.1, rng=None):
 @checks("init", Embedding)
 def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, dtype="float32",
                    rng=None, device=None):
+    check_device_arg("device", device)
     check_positive_int("num_embeddings", num_embeddings)
     check_positive_int("embedding_dim", embedding_dim)
     if padding_idx is not None and (isinstance(padding_idx, bool)
@@ -86,6 +90,7 @@ def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, d
 
 @checks("init", SinusoidalPositionalEncoding)
 def sinusoidal_init(d_model, max_len=512, dtype="float32", device=None):
+    check_device_arg("device", device)
     check_positive_int("d_model", d_model)
     check_positive_int("max_len", max_len)
     check_dtype("dtype", dtype)
@@ -93,6 +98,7 @@ def sinusoidal_init(d_model, max_len=512, dtype="float32", device=None):
 
 @checks("init", LearnedPositionalEncoding)
 def learned_init(d_model, max_len=512, dtype="float32", rng=None, device=None):
+    check_device_arg("device", device)
     check_positive_int("d_model", d_model)
     check_positive_int("max_len", max_len)
     check_rng("rng", rng)
@@ -102,6 +108,7 @@ def learned_init(d_model, max_len=512, dtype="float32", rng=None, device=None):
 @checks("init", MultiHeadAttention)
 def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", rng=None,
                    device=None, need_weights=False):
+    check_device_arg("device", device)
     for name, v in (("d_model", d_model), ("num_heads", num_heads)):
         if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
             raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
@@ -116,6 +123,7 @@ def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", 
 @checks("init", PositionwiseFeedForward)
 def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, dtype="float32",
                      rng=None, device=None):
+    check_device_arg("device", device)
     check_positive_int("PositionwiseFeedForward: d_model", d_model)
     check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
     check_probability("dropout", dropout)
@@ -139,14 +147,14 @@ def last_axis(name: str, x: torch.Tensor, size: int) -> None:
 
 @checks("call", Linear)
 def linear_call(m, x):
-    check_float("x", x, dtype=m.weight.dtype)
+    check_float("x", x, dtype=m.weight.dtype, device=m.weight.device)
     last_axis("x", x, m.in_features)
     return (x,)
 
 
 @checks("call", LayerNorm)
 def layernorm_call(m, x):
-    check_float("x", x, dtype=m.weight.dtype)
+    check_float("x", x, dtype=m.weight.dtype, device=m.weight.device)
     last_axis("x", x, m.d_model)
     return (x,)
 
@@ -165,7 +173,7 @@ def embedding_call(m, ids):
 @checks("call", *POSITIONAL)
 def positional_call(m, x, offset=0):
     table = m.pe if isinstance(m, SinusoidalPositionalEncoding) else m.weight
-    check_float("x", x, dtype=table.dtype, ndim=3, shape=(None, None, m.d_model))
+    check_float("x", x, dtype=table.dtype, device=table.device, ndim=3, shape=(None, None, m.d_model))
     offset = check_count("offset", offset)
     check_length("x", offset + x.shape[1], m.max_len)
     return x, offset
@@ -173,12 +181,13 @@ def positional_call(m, x, offset=0):
 
 @checks("call", PositionwiseFeedForward)
 def feedforward_call(m, x):
-    check_float("x", x, dtype=m.linear1.weight.dtype, ndim=3, shape=(None, None, m.d_model))
+    check_float("x", x, dtype=m.linear1.weight.dtype, device=m.linear1.weight.device, ndim=3,
+                shape=(None, None, m.d_model))
     return (x,)
 
 
 def key_or_value(m, name: str, x, B: int) -> None:
-    check_float(name, x, dtype=m.q_proj.weight.dtype, ndim=3)
+    check_float(name, x, dtype=m.q_proj.weight.dtype, device=m.q_proj.weight.device, ndim=3)
     if x.shape[0] != B or x.shape[2] != m.d_model:
         raise ValueError(f"{name}: expected shape ({B}, Tk, {m.d_model}), got {tuple(x.shape)}")
 
@@ -187,7 +196,8 @@ def key_or_value(m, name: str, x, B: int) -> None:
 def attention_call(m, query, key, value, mask=None, cache=None, static_kv=False):
     if cache is not None and not isinstance(cache, dict):
         raise TypeError(f"cache: expected a dict (or None), got {type(cache).__name__}")
-    check_float("query", query, dtype=m.q_proj.weight.dtype, ndim=3)
+    check_float("query", query, dtype=m.q_proj.weight.dtype, device=m.q_proj.weight.device,
+                ndim=3)
     B, Tq, D = query.shape
     if D != m.d_model:
         raise ValueError(f"query: expected shape (B, Tq, {m.d_model}), got {tuple(query.shape)}")

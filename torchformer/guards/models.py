@@ -11,7 +11,9 @@ import torch
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_config,
+    check_config_fits_memory,
     check_count,
+    check_device_arg,
     check_dtype,
     check_flag,
     check_float,
@@ -23,6 +25,7 @@ from torchformer.guards.validation import (
     check_positive_int,
     check_seed,
     describe,
+    param_device,
     param_dtype,
 )
 from torchformer.layers.masks import padding_mask
@@ -40,11 +43,13 @@ HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSeque
 @checks("init", EncoderLayer, Encoder)
 def stack_init(config, rng=None, device=None):
     check_config("config", config)
+    check_device_arg("device", device)
 
 
 @checks("init", DecoderLayer, Decoder)
 def decoder_init(config, cross_attention=True, rng=None, device=None):
     check_config("config", config)
+    check_device_arg("device", device)
     check_flag("cross_attention", cross_attention)
 
 
@@ -52,11 +57,13 @@ def decoder_init(config, cross_attention=True, rng=None, device=None):
 def model_init(config, seed=0, device=None):
     check_config("config", config)
     check_seed(seed)
+    check_config_fits_memory("config", config)
+    check_device_arg("device", device)
 
 
 @checks("init", BertModel)
 def bert_init(config, seed=0, pooler=True, device=None, rng=None):
-    model_init(config, seed)
+    model_init(config, seed, device)
     check_flag("pooler", pooler)
 
 
@@ -141,7 +148,8 @@ def check_cache_batch(caches, batch: int) -> None:
 @checks("call", EncoderLayer, Encoder)
 def encoder_call(m, x, mask=None):
     c = m.config
-    check_float("x", x, dtype=param_dtype(m, m.dtype), ndim=3, shape=(None, None, c.d_model))
+    check_float("x", x, dtype=param_dtype(m, m.dtype), device=param_device(m), ndim=3,
+                shape=(None, None, c.d_model))
     B, T, _ = x.shape
     return x, check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
 
@@ -151,13 +159,15 @@ def decoder_inputs(m, x, memory, self_mask, memory_mask, past: int):
     positions widen the self-attention mask to (T, past + T)."""
     c = m.config
     dtype = param_dtype(m, m.dtype)
-    check_float("x", x, dtype=dtype, ndim=3, shape=(None, None, c.d_model))
+    check_float("x", x, dtype=dtype, device=param_device(m), ndim=3,
+                shape=(None, None, c.d_model))
     B, T, _ = x.shape
     if m.cross_attention:
         if memory is None:
             raise ValueError(f"memory: {type(m).__name__} with cross_attention=True needs the "
                              f"encoder output (B, S, {c.d_model}), got None")
-        check_float("memory", memory, dtype=dtype, ndim=3, shape=(B, None, c.d_model))
+        check_float("memory", memory, dtype=dtype, device=x.device, ndim=3,
+                    shape=(B, None, c.d_model))
         memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]),
                                  device=x.device)
     else:
@@ -216,7 +226,7 @@ def classifier_call(m, src, src_mask=None, src_key_keep=None):
 
 @checks("call", Pooler)
 def pooler_call(m, h):
-    check_float("h", h, dtype=m.dense.weight.dtype, ndim=3, shape=(None, None, m.d_model))
+    check_float("h", h, dtype=m.dense.weight.dtype, device=m.dense.weight.device, ndim=3, shape=(None, None, m.d_model))
     return (h,)
 
 
@@ -292,7 +302,8 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset, device=m.device)
     B, T = tgt.shape
     check_cache_batch(caches, B)
-    check_float("memory", memory, dtype=m._weight_dtype, ndim=3, shape=(B, None, c.d_model))
+    check_float("memory", memory, dtype=m._weight_dtype, device=param_device(m), ndim=3,
+                shape=(B, None, c.d_model))
     if src_mask is not None:
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
                                     "src_key_keep", device=tgt.device)

@@ -32,6 +32,7 @@ import torch
 
 from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, exported here too)
     check_config,
+    check_config_fits_memory,
     check_count,
     check_flag,
     check_key_keep_shape,
@@ -61,16 +62,19 @@ def autocasting(x: torch.Tensor) -> bool:
 
 
 def check_float(name: str, x, *, dtype: torch.dtype | None = None, ndim: int | None = None,
-                shape: Sequence[int | None] | None = None) -> torch.Tensor:
-    """A floating tensor of the given rank and shape (None in `shape` matches any size); its dtype
-    must equal `dtype` unless autocast is active."""
+                shape: Sequence[int | None] | None = None, device: torch.device | None = None,
+                owner: str = "the module's") -> torch.Tensor:
+    """A floating tensor of the given rank and shape (None in `shape` matches any size) on `device`;
+    its dtype must equal `dtype` unless autocast is active. `owner` says whose dtype and device they
+    are in the message ("the module's", "q's")."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: expected a torch.Tensor, got {describe(x)}")
     if x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected a floating tensor, got dtype {x.dtype}")
     if dtype is not None and x.dtype != dtype and not autocasting(x):
-        raise TypeError(f"{name}: expected dtype {dtype} (the module's dtype; mixed dtypes are not "
+        raise TypeError(f"{name}: expected dtype {dtype} ({owner} dtype; mixed dtypes are not "
                         f"converted silently outside autocast), got {x.dtype}")
+    check_device(name, x, device, owner)
     if ndim is not None and x.dim() != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions, got shape {tuple(x.shape)}")
     if shape is not None:
@@ -79,6 +83,40 @@ def check_float(name: str, x, *, dtype: torch.dtype | None = None, ndim: int | N
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name}: expected shape {want}, got {tuple(x.shape)}")
     return x
+
+
+def check_device(name: str, x: torch.Tensor, device, owner: str = "the module's") -> None:
+    """Refuse a float tensor on another device than `device` (None: any). Float inputs are never
+    moved silently (a copy per call between host and GPU); ids and masks are small and are moved."""
+    if device is None:
+        return
+    device = torch.device(device)
+    if x.device.type != device.type or (device.index is not None and x.device.index is not None
+                                        and x.device.index != device.index):
+        raise ValueError(f"{name}: expected a tensor on {device} ({owner} device; move it with "
+                         f".to({str(device)!r})), got one on {x.device}")
+
+
+def check_device_arg(name: str, device):
+    """A device argument of a constructor: None, a torch.device or a string torch.device reads, and
+    for CUDA one this torch can use. Returns it unchanged."""
+    if device is None:
+        return device
+    try:
+        d = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"{name}: expected a torch device such as 'cpu', 'cuda' or 'cuda:0', got "
+                         f"{device!r}") from None
+    if d.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{name}: {device!r} asked for, but torch.cuda.is_available() is False "
+                             f"(torch {torch.__version__}, built "
+                             f"{'with' if torch.backends.cuda.is_built() else 'without'} CUDA); "
+                             f"use device='cpu'")
+        if d.index is not None and d.index >= torch.cuda.device_count():
+            raise ValueError(f"{name}: {device!r} asked for, but {torch.cuda.device_count()} CUDA "
+                             f"device(s) are visible")
+    return device
 
 
 def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2,
@@ -114,6 +152,24 @@ def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
         s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
 
 
+def additive_hint(mask) -> str:
+    """For a float mask of only 0 and -inf (torch's additive convention, what
+    nn.Transformer.generate_square_subsequent_mask returns), how to pass it; else ""."""
+    if compiling():
+        return ""
+    try:
+        m = torch.as_tensor(mask)
+        if not m.dtype.is_floating_point or m.numel() == 0:
+            return ""
+        neg = torch.isneginf(m)
+        if not bool(neg.any()) or not bool(((m == 0) | neg).all()):
+            return ""
+    except (TypeError, RuntimeError, NotImplementedError):
+        return ""
+    return ("; it holds only 0 and -inf, torch's additive convention (0 = may attend): pass "
+            "`mask == 0` as the keep-mask")
+
+
 def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device | None = None
                ) -> torch.Tensor | None:
     """A keep-mask (bool, or 0/1 integers: nonzero = may attend) broadcastable to `target`.
@@ -126,12 +182,12 @@ def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device |
         arr = np.asarray(mask)
         if arr.dtype != np.bool_ and not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
-                            f"{arr.dtype}")
+                            f"{arr.dtype}{additive_hint(arr)}")
         mask = torch.as_tensor(arr)
     if mask.dtype != torch.bool:
         if mask.dtype.is_floating_point or mask.dtype.is_complex:
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "
-                            f"{mask.dtype}")
+                            f"{mask.dtype}{additive_hint(mask)}")
         if mask.numel() and not compiling():  # a value check: skipped in a compiled graph
             lo, hi = torch.aminmax(mask)
             if int(lo) < 0 or int(hi) > 1:
@@ -152,6 +208,15 @@ def check_rng(name: str, rng):
         raise TypeError(f"{name}: expected a torch.Generator, a numpy.random.Generator or None, got "
                         f"{type(rng).__name__}")
     return rng
+
+
+def param_device(module) -> torch.device | None:
+    """The device of a module's first parameter or buffer (it follows .to()), None without any."""
+    for t in module.parameters():
+        return t.device
+    for t in module.buffers():
+        return t.device
+    return None
 
 
 def param_dtype(module, default: torch.dtype) -> torch.dtype:

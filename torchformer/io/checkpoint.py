@@ -10,6 +10,10 @@ module converts between torch objects and that format:
   order, so `optimizer.step()` continues exactly where the saved run stopped, whichever twin saved it;
 - schedule: torchformer.optim.WarmupSchedule <-> npformer's WarmupSchedule.state_dict() format.
 
+A model wrapped by `torch.compile` or DistributedDataParallel is saved and restored as the model inside
+(`torchformer.models.bridge.unwrap`): the file names the model's class and its plain parameter names,
+so it loads in either twin whether or not the reader compiles.
+
 Same functions as npformer.io.checkpoint: save_checkpoint, load_checkpoint, load_model, restore.
 """
 from __future__ import annotations
@@ -33,6 +37,8 @@ from npformer.io.checkpoint import (
 )
 from npformer.models.config import TransformerConfig
 from npformer.optim import WarmupSchedule as _NpWarmupSchedule
+from torchformer.guards.validation import check_device_arg
+from torchformer.models.bridge import unwrap
 from torchformer.optim import WarmupSchedule, load_portable_schedule_state, portable_schedule_state
 
 __all__ = ["Checkpoint", "CheckpointError", "CheckpointNotFoundError", "FORMAT_VERSION",
@@ -186,6 +192,7 @@ def save_checkpoint(path, model: torch.nn.Module, optimizer=None, schedule=None,
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"save_checkpoint: model: expected a torch.nn.Module, got "
                         f"{type(model).__name__}")
+    model = unwrap(model)
     config = getattr(model, "config", None)
     config = config if isinstance(config, TransformerConfig) else None
     state = {n: _to_numpy(p) for n, p in model.named_parameters(remove_duplicate=False)}
@@ -208,8 +215,11 @@ def restore(path_or_ckpt, model: torch.nn.Module, optimizer=None, schedule=None)
     first write (torch's own load_state_dict can leave a model half-loaded; this never does).
     """
     ckpt = _as_checkpoint(path_or_ckpt)
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"restore: model: expected a torch.nn.Module, got {type(model).__name__}")
+    model = unwrap(model)
     named = list(model.named_parameters(remove_duplicate=False))
-    check_weights(ckpt, {n: tuple(p.shape) for n, p in named})
+    check_weights(ckpt, {n: tuple(p.shape) for n, p in named}, type(model).__name__)
     opt_sd = None
     if optimizer is not None:
         if ckpt.optimizer_state is None:
@@ -245,6 +255,7 @@ def load_model(path_or_ckpt, model_class: Callable | None = None, device=None,
     override the saved config's dtype. model_class: a class to build instead of the one named in the
     file (called with the config, or with no argument when the file has no config).
     """
+    check_device_arg("device", device)                  # before the file is read
     ckpt = _as_checkpoint(path_or_ckpt)
     config = ckpt.config
     tdtype = None

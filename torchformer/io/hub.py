@@ -7,6 +7,8 @@ builds torchformer models from them and adds `to_transformers`, which needs tran
     model = from_pretrained("path/to/gpt2", device="cuda")   # config.json + model.safetensors
     model = from_transformers(hf_model)
     hf_model = to_transformers(model)                          # a transformers model, same weights
+
+A model wrapped by torch.compile or DDP is saved and converted as the model inside it.
 """
 from __future__ import annotations
 
@@ -22,13 +24,24 @@ from npformer.io.hub import (
     kind_from_hf,
     kind_of,
     pretrained_parts,
-    save_pretrained,
-    to_hf_state_dict,
     warn_new_weights,
 )
+from npformer.io.hub import save_pretrained as _save_pretrained
+from npformer.io.hub import to_hf_state_dict as _to_hf_state_dict
+from torchformer.models.bridge import unwrap
 
 __all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_state_dict",
            "save_pretrained"]
+
+
+def save_pretrained(model, folder, overwrite: bool = False):
+    """npformer.io.hub.save_pretrained for a torchformer model, unwrapped from torch.compile / DDP."""
+    return _save_pretrained(unwrap(model), folder, overwrite=overwrite)
+
+
+def to_hf_state_dict(model) -> dict:
+    """npformer.io.hub.to_hf_state_dict for a torchformer model, unwrapped from torch.compile / DDP."""
+    return _to_hf_state_dict(unwrap(model))
 
 
 def _build(kind: str, c, state: dict, device=None):
@@ -67,6 +80,7 @@ def to_transformers(model, attn_implementation: str = "eager"):
         import transformers
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("to_transformers needs transformers: pip install 'npformer[hf]'") from None
+    model = unwrap(model)
     kind = kind_of(model)
     cfg_dict = dict(hf_config_for(kind, model.config))
     cfg_cls = transformers.GPT2Config if kind == "gpt2" else transformers.BertConfig

@@ -8,6 +8,11 @@ Both twins use the same class names and parameter names, so a bridge is a plain 
     grads_by_name(model)                           -> {name: numpy gradient}, either twin
     copy_grads_to_numpy(torch_model, np_model)     -> torch's .grad into npformer's .grad
     masks_to_numpy(masks) / masks_to_torch(masks, device)
+    unwrap(model)                                  -> the model inside torch.compile / DDP wrappers
+
+A torch model wrapped by `torch.compile` (its parameter names start with `_orig_mod.`) or by
+DistributedDataParallel / DataParallel (`module.`) is unwrapped first everywhere here, so its names
+are the plain model's and a bridge or checkpoint of it is the plain model's.
 
 Twins are built by class name: the models (Transformer, EncoderClassifier, CausalLM) and the config
 layers (Encoder, EncoderLayer, Decoder, DecoderLayer) from the model's config (dtype replaced when a
@@ -38,6 +43,36 @@ _FILES = {
     "BertModel": "models.bert", "BertForMaskedLM": "models.bert", "BertForSequenceClassification": "models.bert",
 }
 _MODELS = ("Transformer", "EncoderClassifier", "CausalLM")
+
+
+def unwrap(model):
+    """The model inside `torch.compile`'s OptimizedModule and DistributedDataParallel / DataParallel
+    wrappers (nested ones too); any other object unchanged. The wrapped model shares the wrapper's
+    parameters, so reading or writing it reads or writes the wrapper's."""
+    while isinstance(model, torch.nn.Module):
+        if type(model).__name__ == "OptimizedModule" and isinstance(
+                getattr(model, "_orig_mod", None), torch.nn.Module):
+            model = model._orig_mod
+        elif isinstance(model, (torch.nn.parallel.DistributedDataParallel, torch.nn.DataParallel)):
+            model = model.module
+        else:
+            break
+    return model
+
+
+def _twin_of(name: str, model, want_torch: bool):
+    """Refuse an object that is not a module of the expected twin, naming the argument."""
+    is_torch = isinstance(model, torch.nn.Module)
+    is_numpy = hasattr(model, "named_parameters") and not is_torch
+    if want_torch and not is_torch:
+        what = (f"the npformer module {type(model).__name__}" if is_numpy
+                else type(model).__name__)
+        raise TypeError(f"{name}: expected a torchformer module, got {what}")
+    if not want_torch and not is_numpy:
+        what = (f"the torch module {type(model).__name__}" if is_torch
+                else type(model).__name__)
+        raise TypeError(f"{name}: expected an npformer module, got {what}")
+    return unwrap(model)
 
 
 def _twin_class(package: str, name: str):
@@ -121,6 +156,11 @@ def _state_numpy(model) -> dict:
 def copy_weights(src, dst) -> None:
     """Copy every parameter of `src` into `dst` by name (either twin to either twin); the keys must
     match exactly and nothing is written when they do not. Values are cast to dst's dtype."""
+    src, dst = unwrap(src), unwrap(dst)
+    for name, m in (("src", src), ("dst", dst)):
+        if not hasattr(m, "state_dict") or not hasattr(m, "load_state_dict"):
+            raise TypeError(f"copy_weights: {name}: expected an npformer or torchformer module, got "
+                            f"{type(m).__name__}")
     state = _state_numpy(src)
     if isinstance(dst, torch.nn.Module):
         own = dst.state_dict()
@@ -141,14 +181,16 @@ def _train_mode(src, dst) -> None:
 def to_torch(np_model, device="cpu", dtype=None):
     """The torchformer twin of an npformer model or component, with its weights, on `device`, in
     `dtype` ("float32"/"float64"/torch dtype; default the npformer model's)."""
-    if isinstance(np_model, torch.nn.Module):
-        raise TypeError(f"np_model: expected an npformer module, got the torch module "
-                        f"{type(np_model).__name__}")
+    np_model = _twin_of("np_model", np_model, want_torch=False)
     dtype = _dtype_name(dtype) if dtype is not None else _module_dtype(np_model)
     cls = _twin_class("torchformer", type(np_model).__name__)
     args, kwargs = _constructor(np_model, dtype)
     twin = cls(*args, **kwargs)
-    twin.to(device)
+    try:
+        twin.to(device)
+    except (AssertionError, RuntimeError, TypeError) as e:   # torch: no CUDA, "gpu", ...
+        raise ValueError(f"device: cannot place the model on {device!r} "
+                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
     copy_weights(np_model, twin)
     _train_mode(np_model, twin)
     return twin
@@ -157,9 +199,7 @@ def to_torch(np_model, device="cpu", dtype=None):
 def to_numpy(torch_model):
     """The npformer twin of a torchformer model or component, with its weights (in the torch model's
     dtype)."""
-    if not isinstance(torch_model, torch.nn.Module):
-        raise TypeError(f"torch_model: expected a torchformer module, got "
-                        f"{type(torch_model).__name__}")
+    torch_model = _twin_of("torch_model", torch_model, want_torch=True)
     dtype = _module_dtype(torch_model)
     cls = _twin_class("npformer", type(torch_model).__name__)
     args, kwargs = _constructor(torch_model, dtype)
@@ -172,6 +212,10 @@ def to_numpy(torch_model):
 def grads_by_name(model) -> dict[str, np.ndarray]:
     """{name: gradient as a numpy array} for every distinct parameter of either twin (a tied one under
     its first name). A torch parameter without .grad gives zeros (npformer's grads start at zero)."""
+    model = unwrap(model)
+    if not hasattr(model, "named_parameters"):
+        raise TypeError(f"grads_by_name: model: expected an npformer or torchformer module, got "
+                        f"{type(model).__name__}")
     out = {}
     for name, p in model.named_parameters():
         if isinstance(p, torch.Tensor):
@@ -186,6 +230,8 @@ def grads_by_name(model) -> dict[str, np.ndarray]:
 def copy_grads_to_numpy(torch_model, np_model) -> None:
     """Write the torch twin's gradients into the npformer twin's .grad arrays (cast to their dtype);
     names must match."""
+    torch_model = _twin_of("torch_model", torch_model, want_torch=True)
+    np_model = _twin_of("np_model", np_model, want_torch=False)
     grads = grads_by_name(torch_model)
     params = dict(np_model.named_parameters())
     if set(grads) != set(params):
