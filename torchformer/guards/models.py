@@ -206,10 +206,11 @@ def causal_lm_call(m, ids, mask=None, caches=None, offset=0, key_keep=None):
     ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset, device=m.device)
     B, T = ids.shape
     check_cache_batch(caches, B)
+    keys = (offset if caches else 0) + T     # the cached keys (offset), then these T
     if mask is not None:
-        mask = check_model_mask("mask", mask, (B, c.num_heads, T, offset + T), "key_keep",
+        mask = check_model_mask("mask", mask, (B, c.num_heads, T, keys), "key_keep",
                                 device=ids.device)
-    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, offset + T,
+    return ids, mask, caches, offset, key_keep_mask("key_keep", key_keep, B, keys,
                                                     device=ids.device)
 
 
@@ -310,9 +311,10 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     src_mask = and_masks(src_mask, key_keep_mask("src_key_keep", src_key_keep, B,
                                                  memory.shape[1], device=tgt.device))
     if tgt_mask is None:
-        tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)       # (B, 1, T, offset + T)
+        tgt_mask = target_self_mask(tgt, c.pad_id, offset, caches)       # (B, 1, T, past + T)
     else:
-        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, offset + T),
+        keys = (offset if caches else 0) + T     # the cached keys (offset), then these T
+        tgt_mask = check_model_mask("tgt_mask", tgt_mask, (B, c.num_heads, T, keys),
                                     "a 4-D tgt_mask", device=tgt.device)
     return tgt, memory, src_mask, tgt_mask, caches, offset
 

@@ -58,11 +58,11 @@ class CausalLM(ModelMixin, Module):
     def forward(self, ids, mask=None, caches: list | None = None, offset: int = 0,
                 key_keep=None) -> torch.Tensor:
         """ids (B, T) int64 on the model's device; mask a bool keep-mask or None (causal and not
-        padding); key_keep a (B, 1, 1, offset + T) bool keep-mask or None (the call's guard
-        converts the arguments)."""
+        padding); key_keep a (B, 1, 1, past + T) bool keep-mask or None, past the keys the caches
+        hold (the call's guard converts the arguments)."""
         c = self.config
         if mask is None:
-            mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, offset + T)
+            mask = target_self_mask(ids, c.pad_id, offset, caches)      # (B, 1, T, past + T)
         mask = and_masks(mask, key_keep)
         x = self.tgt_dropout(self.tgt_pos(self.tgt_embed(ids), offset=offset))  # (B, T, D)
         self.decoder_input = keep_input(x)

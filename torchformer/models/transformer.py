@@ -40,23 +40,25 @@ def embedding_scale(config) -> float:
 
 def target_self_mask(ids: torch.Tensor, pad_id: int | None, offset: int = 0,
                      caches: list | None = None) -> torch.Tensor:
-    """Decoder self-attention keep-mask: causal AND key is not padding, (B, 1, T, offset + T).
+    """Decoder self-attention keep-mask: causal AND key is not padding, (B, 1, T, past + T).
 
-    With incremental caches the padding of earlier keys is kept in caches[0]["tgt_keep"] (B, offset)
-    (unknown: all kept) and extended with this call's tokens, as npformer does.
+    Keys: the `past` tokens the caches hold (offset; 0 without caches, where offset only moves the
+    positions), then this call's T. The padding of cached keys is kept in caches[0]["tgt_keep"]
+    (B, past) (unknown: all kept) and extended with this call's tokens, as npformer does.
     """
     B, T = ids.shape
-    causal = causal_mask(T, offset + T, device=ids.device)             # (1, 1, T, offset + T)
+    past = offset if caches else 0                                      # keys the caches hold
+    causal = causal_mask(T, past + T, device=ids.device)               # (1, 1, T, past + T)
     if pad_id is None:
         return causal
     keep = ids != pad_id                                                # (B, T) new keys
     if caches:
-        past = caches[0].get("tgt_keep")                                # (B, offset) or None
-        if past is None or tuple(past.shape) != (B, offset):
-            past = torch.ones((B, offset), dtype=torch.bool, device=ids.device)
-        keep = torch.cat([torch.as_tensor(past, device=ids.device), keep], dim=1)
-        caches[0]["tgt_keep"] = keep                                    # (B, offset + T)
-    return causal & keep[:, None, None, :]                              # (B, 1, T, offset + T)
+        kept = caches[0].get("tgt_keep")                                # (B, past) or None
+        if kept is None or tuple(kept.shape) != (B, past):
+            kept = torch.ones((B, past), dtype=torch.bool, device=ids.device)
+        keep = torch.cat([torch.as_tensor(kept, device=ids.device), keep], dim=1)
+        caches[0]["tgt_keep"] = keep                                    # (B, past + T)
+    return causal & keep[:, None, None, :]                              # (B, 1, T, past + T)
 
 
 def keep_input(x: torch.Tensor) -> torch.Tensor:
