@@ -1,7 +1,7 @@
 """Token embedding: out = W[ids] * scale (twin of npformer.layers.embedding).
 
 The row `padding_idx` gets no gradient (F.embedding's padding_idx), as in npformer's backward.
-Initialisation as npformer: N(0, embedding_dim^-0.5), padding row zero.
+Initialisation as npformer: normal, mean 0, std embedding_dim^-0.5, padding row zero.
 """
 from __future__ import annotations
 

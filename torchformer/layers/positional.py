@@ -3,7 +3,7 @@
 Sinusoidal (the paper, section 3.5), a fixed table, not a parameter:
     PE[pos, 2i]   = sin(pos / 10000^(2i / D))
     PE[pos, 2i+1] = cos(pos / 10000^(2i / D))
-Learned (GPT-2): a parameter `weight` (max_len, D), initialised N(0, 0.02^2).
+Learned (GPT-2): a parameter `weight` (max_len, D), initialised normal, mean 0, std 0.02.
 
 forward(x (B, T, D), offset=0) -> x + table[offset:offset + T]; `offset` is the number of positions
 already decoded (incremental decoding).
