@@ -16,7 +16,6 @@ The main benchmark (`python -m benchmarks`) times whole backends with `benchmark
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import time
@@ -25,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from benchmarks.configs import CONFIGS
+from benchmarks.files import write_json
 from benchmarks.isolation import settle
 
 RESULTS = "results.json"
@@ -111,9 +111,4 @@ def parsed_ab_arguments(p: argparse.ArgumentParser, args) -> tuple[list[str], li
 
 def write_results(out: str, payload: dict) -> str:
     """payload as out/results.json, through a temporary file renamed into place; returns the path."""
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, RESULTS)
-    with open(path + ".tmp", "w") as fh:
-        json.dump(payload, fh, indent=1)
-    os.replace(path + ".tmp", path)
-    return path
+    return str(write_json(os.path.join(out, RESULTS), payload))

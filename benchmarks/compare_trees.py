@@ -162,7 +162,9 @@ def main(argv=None) -> int:
             results.append(dict(config=name, threads=t, samples_s=times, median_s=med, iqr_s=iqr,
                                 paired_ratio_to_first=paired))
     if a.out is not None:
-        a.out.write_text(json.dumps(dict(roots=[str(r) for r in a.root], results=results), indent=1))
+        tmp = a.out.with_name(a.out.name + ".tmp")   # whole or not at all (a script: stdlib only)
+        tmp.write_text(json.dumps(dict(roots=[str(r) for r in a.root], results=results), indent=1))
+        os.replace(tmp, a.out)
     return 0
 
 

@@ -22,13 +22,14 @@ The machine's load is measured before, during and after, and printed with the ta
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tracemalloc
 from typing import Any
 
 import numpy as np
+
+from benchmarks.files import write_json
 
 VARIANTS = ("plain", "blocked", "fused", ".grad copy")
 
@@ -153,9 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                    else sys.argv[1:])}
     print(format_results(doc))
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "optimizer.json"), "w") as f:
-            json.dump(doc, f, indent=1)
+        write_json(os.path.join(args.out, "optimizer.json"), doc)
     return 0
 
 

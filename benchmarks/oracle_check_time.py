@@ -87,9 +87,11 @@ def main() -> int:
             + (f" (x{med[r] / base:.2f})" if base and med[r] and r != roots[0] else "")
             for r in roots if med[r] is not None), flush=True)
     if a.out:
-        with open(a.out, "w") as f:
+        tmp = a.out + ".tmp"                   # whole or not at all (run as a script: stdlib only)
+        with open(tmp, "w") as f:
             json.dump({"roots": roots, "examples": a.examples, "reps": a.reps, "checks": rows},
                       f, indent=1)
+        os.replace(tmp, a.out)
     return 0
 
 

@@ -20,6 +20,8 @@ import subprocess
 import sys
 from typing import Any
 
+from benchmarks.files import write_json
+
 ORDERS = (("np-f32", "tf-cpu", "nn-cpu"), ("np-f32", "nn-cpu", "tf-cpu"))
 
 
@@ -105,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     text = (f"{args.configs} {args.workloads}, {args.threads} thread(s), {args.repeats} interleaved "
             f"rounds per run\n" + format_summary(runs))
     print(text)
-    with open(os.path.join(args.out, "order_bias.json"), "w") as f:
-        json.dump(runs, f, indent=1)
+    write_json(os.path.join(args.out, "order_bias.json"), runs)
     return 0
 
 

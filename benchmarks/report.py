@@ -1,9 +1,9 @@
 """Output: a table on stdout, the JSON document, PNG plots (matplotlib, imported lazily)."""
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
+
+from benchmarks import files
 
 
 def _mib(b) -> str:
@@ -113,9 +113,8 @@ def format_legend() -> str:
 
 
 def write_json(doc: dict[str, Any], path: str) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
+    """The run's document at path, written whole or not at all (benchmarks.files)."""
+    files.write_json(path, doc)
 
 
 # -- plots ---------------------------------------------------------------------------------------------
@@ -158,7 +157,7 @@ def plot_throughput(doc: dict[str, Any], path: str) -> str | None:
         ax.set_yscale("log")
         ax.legend(fontsize=7)
     stamp_figure(fig, doc.get("plot_stamp") or _stamp(doc))
-    fig.savefig(path, dpi=110)
+    files.save_figure(fig, path)
     plt.close(fig)
     return path
 

@@ -26,13 +26,14 @@ OUT/scaling.json. Timings on a machine shared with other work are noisy: report 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
 from typing import Any
 
 import numpy as np
+
+from benchmarks.files import write_json
 
 DEFAULT_CONFIGS = ("tiny", "small", "base")
 WORKLOADS = ("train_step", "forward")
@@ -279,11 +280,6 @@ def main(args: argparse.Namespace) -> int:
     doc = {"kind": "thread scaling", "threads": threads, "available_cores": cores,
            "machine": describe_machine(), "load": load, "isolate": not args.no_isolate,
            "rows": rows, "doc": __doc__}
-    tmp = out_path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, out_path)
+    write_json(out_path, doc)
     log(f"wrote {out_path}")
     return 0

@@ -108,6 +108,7 @@ def _log2_axis(ax, values) -> None:
 def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str,
                 stamp: str | None = None) -> list[str]:
     """The two sweep figures; `stamp` (threads, load, date) is written along each one's bottom."""
+    from benchmarks.files import save_figure
     from benchmarks.report import pyplot, stamp_figure
 
     plt = pyplot()
@@ -146,7 +147,7 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str,
             a.legend(fontsize=7)
         stamp_figure(fig, stamp or 'load not measured')
         p = f"{out_dir}/sweep_seq_len.png"
-        fig.savefig(p, dpi=110)
+        save_figure(fig, p)
         plt.close(fig)
         paths.append(p)
     dm = [r for r in sweeps["d_model"] if r["status"] == "ok"]
@@ -168,7 +169,7 @@ def plot_sweeps(sweeps: dict[str, Any], peak_f32: float | None, out_dir: str,
             a.legend(fontsize=7)
         stamp_figure(fig, stamp or 'load not measured')
         p = f"{out_dir}/sweep_d_model.png"
-        fig.savefig(p, dpi=110)
+        save_figure(fig, p)
         plt.close(fig)
         paths.append(p)
     return paths
