@@ -5,7 +5,8 @@ Hostile submissions in parity_tests/oracle_hostile/: partial_credit_minimal (out
 everywhere; weights and gradients right only with one query and one key, where the search's
 counterexample shrinks to) and partial_credit_reversed (gradients wrong everywhere; output and
 weights right only at the smallest sizes) each scored 4 of 6 (public and hidden) before groups were
-judged by searches of their own; claims_no_masks (a masks gap) scored 2 of 3. Honest partial
+judged by searches of their own; claims_no_masks (a masks gap) scored 2 of 3; weights_when_right
+(output wrong, attention weights returned only where they are right) scored 2 of 4. Honest partial
 credit (attention weights right, output wrong) still scores its group.
 """
 from __future__ import annotations
@@ -92,3 +93,21 @@ def test_honest_partial_credit_is_kept(tmp_path):
                       "sdpa: input gradients": 0.0}, results
     weights = next(t for t in results["tests"] if t["name"] == "sdpa: attention weights")
     assert "a search comparing it alone" in weights["output"]
+
+
+def test_weights_returned_only_where_they_are_right_score_nothing(tmp_path):
+    results = _results(tmp_path, spec("weights_when_right"), "--require", "masks",
+                       "--hidden-seed", "5", "--hidden-examples", "10")
+    assert results["score"] == 0.0, [(t["name"], t["score"]) for t in results["tests"]]
+    weights = next(t for t in results["tests"] if t["name"] == "sdpa: attention weights")
+    assert "returned on some examples only" in weights["output"]
+
+
+def test_a_match_with_weights_on_some_examples_only_does_not_score_them(tmp_path):
+    src = (open(os.path.join(HOSTILE, "weights_when_right.py")).read()
+           .replace("1.5 * (w @ V)", "w @ V"))
+    (tmp_path / "fast_path.py").write_text(src)
+    res = check("sdpa", f"{tmp_path / 'fast_path.py'}:attention", examples=10)
+    assert res.verdict == "match", res.message
+    scores = {t["name"]: t["score"] for t in gradescope_results(res)["tests"]}
+    assert scores["sdpa: output"] == 1.0 and scores["sdpa: attention weights"] == 0.0, scores

@@ -42,8 +42,8 @@ def needs_follow_up(res: CheckResult) -> bool:
 def follow_up(res: CheckResult, search: Callable[[frozenset], CheckResult]) -> dict[str, dict]:
     """{group: {"status": "passed" | "failed", "verdict", "examples"}} for every group the
     candidate provides other than the failing one, each from a search comparing that group
-    only. A search that stops for any other reason (nondeterminism, a crash, a timeout) fails
-    its group."""
+    only. A search that stops for any other reason (nondeterminism, a crash, a timeout), or in
+    which the group was returned on some examples only, fails it."""
     if not needs_follow_up(res):
         return {}
     failing = group_of(res.quantity) if res.quantity else "output"
@@ -53,6 +53,8 @@ def follow_up(res: CheckResult, search: Callable[[frozenset], CheckResult]) -> d
         if group == failing or group not in provided:
             continue
         alone = search(frozenset({group}))
-        out[group] = {"status": "passed" if alone.exit_code == 0 else "failed",
-                      "verdict": alone.verdict, "examples": alone.examples_run}
+        partial = any(k in alone.not_checked for k in alone.checked if group_of(k) == group)
+        out[group] = {"status": "passed" if alone.exit_code == 0 and not partial else "failed",
+                      "verdict": alone.verdict, "examples": alone.examples_run,
+                      "partial": partial}
     return out

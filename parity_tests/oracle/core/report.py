@@ -124,6 +124,9 @@ def _public_text(res: CheckResult, group: str, status: str) -> str:
     if status == "not reached":
         return (f"{res.component}: {group} not checked: the search stopped at an earlier "
                 f"difference ({res.quantity_label or res.verdict}).")
+    if group in _partial(res) or (alone or {}).get("partial"):
+        return (f"{res.component}: {group} returned on some examples only (a group scores "
+                f"when it is compared on every example).")
     if res.quantity and _group_of(res.quantity) != group:
         why = (f"a search comparing it alone ended in {alone['verdict']}" if alone else
                f"the search stopped at {res.quantity_label or res.verdict}")
@@ -138,6 +141,8 @@ def _hidden_text(res: CheckResult, group: str, status: str) -> str:
         return f"{res.component}: {group} matched the reference on the hidden examples."
     if status == "not reached":
         return f"{res.component}: {group} not checked on the hidden examples (an earlier check failed)."
+    if group in _partial(res) or (res.group_searches or {}).get(group, {}).get("partial"):
+        return f"{res.component}: {group} returned on some hidden examples only."
     what = res.quantity_label or group
     if res.quantity and _group_of(res.quantity) != group:
         return (f"{res.component}: hidden check failed: {group} did not match when compared "
@@ -151,6 +156,20 @@ def _statuses(res: CheckResult) -> dict[str, str]:
     shrank: every other group passes only by a search of its own (groups.follow_up, in
     `res.group_searches`), never by the shrunk counterexample alone. A gap that concerns every
     group (masks, cross-attention, batch, eps never compared) fails them all."""
+    out = _group_statuses(res)
+    for g in _partial(res):      # returned on some examples only: never passed
+        if out.get(g) == "passed":
+            out[g] = "failed"
+    return out
+
+
+def _partial(res: CheckResult) -> set[str]:
+    """Groups with a quantity compared on some examples and not returned on others (attention
+    weights given only where they are right): their pass would cover the examples they chose."""
+    return {_group_of(k) for k in res.checked if k in res.not_checked}
+
+
+def _group_statuses(res: CheckResult) -> dict[str, str]:
     groups = _groups(res)
     if res.exit_code >= 2:
         return {g: "failed" for g in groups}
