@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -111,3 +112,32 @@ def test_a_match_with_weights_on_some_examples_only_does_not_score_them(tmp_path
     assert res.verdict == "match", res.message
     scores = {t["name"]: t["score"] for t in gradescope_results(res)["tests"]}
     assert scores["sdpa: output"] == 1.0 and scores["sdpa: attention weights"] == 0.0, scores
+
+
+def test_group_searches_share_the_checks_time_budget(monkeypatch):
+    """A submission slow on purpose must not multiply --time-budget by the number of groups."""
+    from parity_tests.oracle.core import entry
+    from parity_tests.oracle.core.verdicts import CheckResult
+
+    budgets = []
+
+    class Slow:        # stands in for the search: each takes 1.5 s; the first fails at the output
+        def __init__(self, component, candidate, opts, *args):
+            self.opts, self.judge = opts, type("J", (), {"only": None})()
+
+        def run(self, replay=None):
+            budgets.append(self.opts.time_budget)
+            time.sleep(1.5)
+            if len(budgets) == 1:
+                return CheckResult(verdict="mismatch", exit_code=1, component="sdpa",
+                                   candidate="x", quantity="output",
+                                   quantities=["output", "attention_weights", "grad_input:q"])
+            return CheckResult(verdict="match", exit_code=0, component="sdpa", candidate="x")
+
+    monkeypatch.setattr(entry, "Checker", Slow)
+    res = check("sdpa", "slow.py:attention", time_budget=3.0, score_groups=True, require=("masks",))
+    assert budgets[0] == 3.0 and len(budgets) == 2          # weights searched; then nothing left
+    assert budgets[1] <= 1.5
+    assert res.group_searches["attention weights"]["status"] == "passed"
+    assert res.group_searches["input gradients"] == {"status": "failed", "verdict": "timeout",
+                                                     "examples": 0, "partial": False}

@@ -4,7 +4,8 @@ component, a bad option) raises.
 """
 from __future__ import annotations
 
-from dataclasses import asdict
+import time
+from dataclasses import asdict, replace
 from typing import Any
 
 from ..reading.adapters import Options
@@ -38,11 +39,20 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
                         limits, threads, require_gradients and not only, () if only else require)
             c.judge.only = only
             return c.run(replay)
+        start = time.perf_counter()
         res = run(opts)
         if replay is None and not require:   # a quick check: float32-sized mismatches rerun
             res = float32_tables.retry(component, res, opts, run)
+
+        def alone(only: frozenset) -> CheckResult:   # --time-budget covers these searches too
+            left = None if opts.time_budget is None else \
+                opts.time_budget - (time.perf_counter() - start)
+            if left is not None and left < 1.0:
+                return CheckResult(verdict="timeout", exit_code=2, component=str(component),
+                                   candidate=str(candidate), message="no time left (--time-budget)")
+            return run(replace(opts, time_budget=left), only=only)
         if score_groups and replay is None:
-            res.group_searches = groups.follow_up(res, lambda only: run(opts, only=only))
+            res.group_searches = groups.follow_up(res, alone)
         return res
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
