@@ -235,6 +235,7 @@ def cmd_check(args) -> int:
     kw = dict(forbid_import=list(DEFAULT_FORBIDDEN) + list(args.forbid_import),
               allow_import=args.allow_import, runs=args.runs,
               limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients,
+              score_groups=bool(args.results),
               require=_required(args.require or ([] if args.require_gradients or not args.results
                                                  else ["all"])))
     public = check(args.component, spec, opts, replay=args.replay, **kw)

@@ -68,8 +68,9 @@ class SDPA(Component):
     def build(self, ex, dtype, caps):
         rng = np.random.default_rng(ex["seed"])
         B, H, Tq, Tk, dk, dv = (ex[k] for k in ("B", "H", "Tq", "Tk", "dk", "dv"))
-        q = _cast(rng.standard_normal((B, H, Tq, dk)), dtype)
-        k = _cast(rng.standard_normal((B, H, Tk, dk)), dtype)
+        scale = float(ex.get("scale", 1.0))        # structural.py: large scores on purpose
+        q = _cast(scale * rng.standard_normal((B, H, Tq, dk)), dtype)
+        k = _cast(scale * rng.standard_normal((B, H, Tk, dk)), dtype)
         v = _cast(rng.standard_normal((B, H, Tk, dv)), dtype)
         dout = self._upstream(rng, (B, H, Tq, dv), dtype)
         return Case(self.name, ex, {}, {"q": q, "k": k, "v": v}, {"mask": mask_array(ex["mask"])},

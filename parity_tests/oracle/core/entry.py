@@ -4,13 +4,14 @@ component, a bad option) raises.
 """
 from __future__ import annotations
 
-from dataclasses import asdict
+import time
+from dataclasses import asdict, replace
 from typing import Any
 
 from ..reading.adapters import Options
 from ..sandbox import policy
 from ..sandbox.limits import Limits
-from . import float32_tables
+from . import float32_tables, groups
 from .runner import Checker
 from .verdicts import CheckResult, versions
 
@@ -18,25 +19,41 @@ from .verdicts import CheckResult, versions
 def check(component: str, candidate: Any, opts: Options | None = None, *, backward: Any = None,
           replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
           runs: int = 2, limits: Limits | None = None, threads: int | None = None,
-          require_gradients: bool = False, require=(), **option_fields) -> CheckResult:
+          require_gradients: bool = False, require=(), score_groups: bool = False,
+          **option_fields) -> CheckResult:
     """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
     here) as `component`; never raises for anything the candidate does. `option_fields` override
     fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
     runs: calls per example (>= 2 catches nondeterminism); limits: the worker's resource limits;
     require_gradients: a match needs every input and parameter gradient compared; require: the
-    completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all)."""
+    completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all);
+    score_groups: after a failure, judge every other quantity group by a search of its own
+    (groups.py; what Gradescope results score per group)."""
     if opts is None:
         opts = Options(**option_fields)
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
-        def run(o: Options, replay=replay) -> CheckResult:
-            return Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
-                           limits, threads, require_gradients, require).run(replay)
+        def run(o: Options, replay=replay, only=None) -> CheckResult:
+            c = Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
+                        limits, threads, require_gradients and not only, () if only else require)
+            c.judge.only = only
+            return c.run(replay)
+        start = time.perf_counter()
         res = run(opts)
-        if replay is not None or require:   # a replay, or grading's requirements: as computed
-            return res
-        return float32_tables.retry(component, res, opts, run)
+        if replay is None and not require:   # a quick check: float32-sized mismatches rerun
+            res = float32_tables.retry(component, res, opts, run)
+
+        def alone(only: frozenset) -> CheckResult:   # --time-budget covers these searches too
+            left = None if opts.time_budget is None else \
+                opts.time_budget - (time.perf_counter() - start)
+            if left is not None and left < 1.0:
+                return CheckResult(verdict="timeout", exit_code=2, component=str(component),
+                                   candidate=str(candidate), message="no time left (--time-budget)")
+            return run(replace(opts, time_budget=left), only=only)
+        if score_groups and replay is None:
+            res.group_searches = groups.follow_up(res, alone)
+        return res
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's
         raise

@@ -41,6 +41,7 @@ def nondeterminism(reply, case: Case, mapping: list) -> Outcome | None:
 class Judge:
     def __init__(self, comp: Component, opts):
         self.comp, self.opts = comp, opts
+        self.only: frozenset[str] | None = None   # compare only these groups (groups.py)
 
     def compare(self, reply, ref_vals: dict, case: Case, mapping: list) -> Outcome:
         comp, opts = self.comp, self.opts
@@ -48,6 +49,8 @@ class Judge:
         out.available = [q.key for q in comp.quantities(case) if q.key in reply.values
                          and q.key.split(":", 1)[-1] not in case.absent]
         for q in comp.quantities(case):
+            if self.only is not None and q.group not in self.only:
+                continue
             name = q.key.split(":", 1)[-1]
             if q.kind == "param_grad" and name in case.absent:
                 out.not_checked[q.key] = "the candidate has no such parameter"

@@ -10,8 +10,9 @@ Gradescope (`--results results.json`): one test per quantity group (output, atte
 gradients, parameter gradients), in dependency order. Public tests show the full failure; hidden tests
 (a second search with another seed) say only which component and which property failed, never the
 data, shapes or the replay command. Each test is worth `points`; a group is passed when every one of
-its quantities matched on every example, failed when it holds the first differing quantity, and gets 0
-("not reached") when it comes after that.
+its quantities matched on every example, failed when it holds the first differing quantity; after a
+failure every other group is judged by a search comparing it alone (groups.py, `score_groups`) and
+gets 0 ("not reached") without one.
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from .groups import COMPLETE_SEARCH, GROUP_ORDER
+from .groups import group_of as _group_of
 from .verdicts import VERDICTS, CheckResult
-
-GROUP_ORDER = ("output", "attention weights", "input gradients", "parameter gradients")
 
 
 def _json_default(o: Any):
@@ -95,14 +96,6 @@ def combined_exit(*results: CheckResult | None) -> int:
 # ------------------------------------------------------------------------------------------------
 # Gradescope
 # ------------------------------------------------------------------------------------------------
-def _group_of(key: str) -> str:
-    if key == "output":
-        return "output"
-    if key == "attention_weights":
-        return "attention weights"
-    return "input gradients" if key.startswith("grad_input:") else "parameter gradients"
-
-
 def _groups(res: CheckResult) -> list[str]:
     keys = list(res.quantities) + list(res.checked) + ([res.quantity] if res.quantity else [])
     seen = {_group_of(k) for k in keys}
@@ -120,19 +113,25 @@ def _groups(res: CheckResult) -> list[str]:
 
 
 def _public_text(res: CheckResult, group: str, status: str) -> str:
+    alone = (res.group_searches or {}).get(group)
     if status == "passed":
         keys = [k for k in dict.fromkeys(list(res.quantities) + list(res.checked))
                 if _group_of(k) == group]
-        return (f"{res.component}: {group} matched the reference on all {res.examples_run} "
-                f"examples ({len(keys)} quantit{'y' if len(keys) == 1 else 'ies'}).")
+        n = alone["examples"] if alone else res.examples_run
+        return (f"{res.component}: {group} matched the reference on all {n} examples"
+                + (" of a search comparing it alone" if alone else "")
+                + f" ({len(keys)} quantit{'y' if len(keys) == 1 else 'ies'}).")
     if status == "not reached":
         return (f"{res.component}: {group} not checked: the search stopped at an earlier "
                 f"difference ({res.quantity_label or res.verdict}).")
+    if group in _partial(res) or (alone or {}).get("partial"):
+        return (f"{res.component}: {group} returned on some examples only (a group scores "
+                f"when it is compared on every example).")
     if res.quantity and _group_of(res.quantity) != group:
-        bad = [k for k, v in res.detail.get("after_first_difference", {}).items()
-               if v == "differs" and _group_of(k) == group]
-        return (f"{res.component}: {group} also differ on the counterexample of the first "
-                f"difference ({res.quantity_label}): {', '.join(bad)}. Fix that first; see the "
+        why = (f"a search comparing it alone ended in {alone['verdict']}" if alone else
+               f"the search stopped at {res.quantity_label or res.verdict}")
+        return (f"{res.component}: {group} failed too: {why}. Fix the first difference "
+                f"({res.quantity_label or res.verdict}) first; see the "
                 f"'{_group_of(res.quantity)}' test for the full report.")
     return render_text(res)
 
@@ -142,36 +141,51 @@ def _hidden_text(res: CheckResult, group: str, status: str) -> str:
         return f"{res.component}: {group} matched the reference on the hidden examples."
     if status == "not reached":
         return f"{res.component}: {group} not checked on the hidden examples (an earlier check failed)."
+    if group in _partial(res) or (res.group_searches or {}).get(group, {}).get("partial"):
+        return f"{res.component}: {group} returned on some hidden examples only."
     what = res.quantity_label or group
+    if res.quantity and _group_of(res.quantity) != group:
+        return (f"{res.component}: hidden check failed: {group} did not match when compared "
+                f"alone, and {what} differs first. The hidden inputs are not shown.")
     return (f"{res.component}: hidden check failed: {what} - {VERDICTS[res.verdict][1]} "
             f"(verdict {res.verdict}). The hidden inputs are not shown.")
 
 
 def _statuses(res: CheckResult) -> dict[str, str]:
-    """passed / failed / not reached per group. Groups after the one holding the first difference
-    pass when each of their quantities matched on every example run, the counterexample included
-    (where they were measured after the first difference, for the report only)."""
+    """passed / failed / not reached per group. After a value failure the search stopped and
+    shrank: every other group passes only by a search of its own (groups.follow_up, in
+    `res.group_searches`), never by the shrunk counterexample alone. A gap that concerns every
+    group (masks, cross-attention, batch, eps never compared) fails them all."""
+    out = _group_statuses(res)
+    for g in _partial(res):      # returned on some examples only: never passed
+        if out.get(g) == "passed":
+            out[g] = "failed"
+    return out
+
+
+def _partial(res: CheckResult) -> set[str]:
+    """Groups with a quantity compared on some examples and not returned on others (attention
+    weights given only where they are right): their pass would cover the examples they chose."""
+    return {_group_of(k) for k in res.checked if k in res.not_checked}
+
+
+def _group_statuses(res: CheckResult) -> dict[str, str]:
     groups = _groups(res)
     if res.exit_code >= 2:
         return {g: "failed" for g in groups}
     if res.exit_code == 0:
         return {g: "passed" for g in groups}
     failing = _group_of(res.quantity) if res.quantity else "output"
-    after = res.detail.get("after_first_difference", {}) if isinstance(res.detail, dict) else {}
-    keys = list(dict.fromkeys(list(res.quantities) + list(res.checked)))
-    out, reached = {}, True
-    for g in groups:
-        if g == failing:
-            out[g], reached = "failed", False
-        elif reached:
-            out[g] = "passed"
-        else:
-            mine = [k for k in keys if _group_of(k) == g]
-            ok = mine and all(after.get(k) == "match" or (k in res.checked and k not in after)
-                              for k in mine)
-            out[g] = "passed" if ok else ("failed" if any(after.get(k) == "differs" for k in mine)
-                                          else "not reached")
-    return out
+    if res.verdict in COMPLETE_SEARCH:     # the search ran to its end
+        if res.verdict == "incomplete" and failing == "output":
+            return {g: "failed" for g in groups}
+        keys = list(dict.fromkeys(list(res.quantities) + list(res.checked)))
+        return {g: "failed" if g == failing else (
+            "passed" if all(k in res.checked for k in keys if _group_of(k) == g) else "failed")
+            for g in groups}
+    searched = res.group_searches or {}
+    return {g: "failed" if g == failing else searched.get(g, {}).get("status", "not reached")
+            for g in groups}
 
 
 def gradescope_tests(res: CheckResult, *, hidden: bool = False, points: float = 1.0,

@@ -278,7 +278,7 @@ class Checker:
         (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
         difference the random search finds keeps its minimal counterexample."""
         from . import structural
-        planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed)
+        planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed, self.opts.dtype)
         if state["fail"] is not None or state["stop"] is not None or not planned:
             return
         for ex in planned:

@@ -48,7 +48,14 @@ def _keep(kind: str, B: int, H: int, Tq: int, Tk: int, rng) -> list | None:
     return keep.astype(int).tolist()
 
 
-def cases(comp, fixed: dict, caps: Findings, seed: int) -> list[dict]:
+# sdpa with scores far past exp's float64 range (|q|, |k| ~ 30, so scores ~ +-900 and more): a
+# softmax without its row maximum subtracted overflows (inf / inf = NaN) where the reference does
+# not. Width 1 makes every score one product, rounded alike by any correct implementation; float64
+# only (in float32 one rounding of a score of 900 moves a weight by 1e-4, the tolerance itself).
+LARGE_SCORES = {"B": 2, "H": 2, "Tq": 3, "Tk": 4, "dk": 1, "dv": 2, "scale": 30.0}
+
+
+def cases(comp, fixed: dict, caps: Findings, seed: int, dtype: str = "float64") -> list[dict]:
     if comp.name not in ("sdpa", "mha"):
         return []
     kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
@@ -84,6 +91,12 @@ def cases(comp, fixed: dict, caps: Findings, seed: int) -> list[dict]:
         keep = _keep(kind, B, H, Tq, Tk, rng)
         ex["mask"] = {"kind": kind, "keep": keep}
         out.append(ex)
+    if comp.name == "sdpa" and dtype == "float64":
+        cap = {"B": "max_batch", "H": "max_heads", "Tq": "max_len", "Tk": "max_len",
+               "dv": "max_d_head"}
+        ex = {k: min(v, fixed.get(cap[k], v)) if k in cap else v for k, v in LARGE_SCORES.items()}
+        out.append({**ex, "mask": {"kind": "none", "keep": None},
+                    "seed": int(rng.integers(0, 2**32))})
     return out
 
 

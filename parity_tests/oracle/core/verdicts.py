@@ -120,6 +120,8 @@ class CheckResult:
     policy: dict = field(default_factory=dict)   # isolation, forbidden/seen imports, runs
     gaps: dict = field(default_factory=dict)     # what was not compared (completeness.find_gaps)
     required: list = field(default_factory=list)  # what the assignment required to be compared
+    # after a failure, each other quantity group judged by a search of its own (groups.py)
+    group_searches: dict = field(default_factory=dict)
     # the parent's own finding that a mismatch is of float32 rounding size (float32_tables.retry);
     # never read from notes, which carry the worker's words too
     float32_sized: bool = field(default=False, repr=False)
