@@ -171,6 +171,10 @@ EXTRA_NAMES = {"d_ff": ("n_inner", "encoder_ffn_dim", "decoder_ffn_dim"),
 encoder_/decoder_ heads and feed-forward widths)."""
 
 
+CROSS_SWITCHES = ("is_decoder", "add_cross_attention")
+"""Config switches that build a decoder layer's cross-attention (TrOCR's, XGLM's; off by default)."""
+
+
 def _claims(has, values: dict) -> dict:
     """Which hyperparameter each attribute of a config gets (`has(name)`: the config has it). A
     name that two hyperparameters share (`hidden_dim`: d_ff in DistilBERT's config beside `dim`)
@@ -275,6 +279,11 @@ most of `reads`, the attributes the candidate reads from it). None when
         if act is not None and isinstance(getattr(cfg, a, None), str):
             setattr(cfg, a, act)
             said.append(f"{a}=activation ({act})")
+    if ctx.component == "decoder_layer":
+        for a in CROSS_SWITCHES:            # a decoder layer is compared with its cross-attention
+            if isinstance(getattr(cfg, a, None), bool):
+                setattr(cfg, a, True)
+                said.append(f"{a}=True (the component has a cross-attention)")
     if hasattr(cfg, "_attn_implementation"):
         try:
             cfg._attn_implementation = "eager"   # the attention weights are returned
