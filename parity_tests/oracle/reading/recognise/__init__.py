@@ -28,7 +28,8 @@ CALLS         plain functions: one sequence at a time, (in, out) argument matric
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
-              (roles); square matrices used as x @ W, read as (in, out) (layout)
+              (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
+              matrices used as x @ W, read as (in, out) (layout)
 
 This file is the only way in: code outside recognise/ imports nothing but this package's own names
 (run_probes, reads_x_at_w, constructor_value, hooks(kind), MISSING, BuildContext), never a
@@ -65,6 +66,7 @@ from . import (
     norm_eps,
     pe_table,
     per_head,
+    qkv_groups,
     roles,
     row_bias,
     structure,
@@ -126,9 +128,11 @@ def run_probes(adapter) -> None:
 
 def reads_x_at_w(adapter, inst, case) -> bool:
     """Every freshly built instance: attention matrices no name placed get their probed roles
-    (roles), then, once, whether its square matrices are used as x @ W (layout); True when the
-    instance must be built again with --weight-layout in_out."""
+    (roles), a packed q|k|v its head-grouped rows (qkv_groups), then, once, whether its square
+    matrices are used as x @ W (layout); True when the instance must be built again with
+    --weight-layout in_out."""
     roles.place(adapter, inst)
+    qkv_groups.place(adapter, inst, case)
     return layout.applies(adapter, inst) and layout.probe(adapter, inst, case)
 
 
