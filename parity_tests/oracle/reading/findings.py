@@ -33,6 +33,7 @@ class Findings:
     list_input: bool = False            # forward(self, inputs) with q, k, v = inputs
     valid_lens: dict = field(default_factory=dict)        # {mask source: per_query} length masks
     bh_layout: bool = False             # sdpa on (batch*heads, T, d) tensors
+    time_first: bool = False            # layers on (T, B, d) sequences (recognise/time_first)
     returns_table: bool = False         # a positional module returning the table, not x + PE
     table_from_ids: bool = False        # ... and its forward takes token ids (B, T), not x
 

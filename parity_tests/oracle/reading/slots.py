@@ -313,3 +313,10 @@ def convert_mask(keep: np.ndarray | None, opts: Options, dtype: str):
     if opts.mask_dtype == "float":
         return arr.astype(dtype)
     return arr.copy()
+
+
+def grad_in_ref_layout(entries: dict, key: str, g: np.ndarray) -> np.ndarray:
+    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
+    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
+    e = entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
+    return read_param_grad(e, g) if e is not None and e.cand is not None else g
