@@ -18,6 +18,7 @@ def time_first(candidate_file):
 
 @pytest.mark.parametrize("comp,name", [("mha", "TimeFirstAttention"),
                                        ("encoder_layer", "TimeFirstEncoderLayer"),
+                                       ("encoder_layer", "TimeFirstPaddedEncoderLayer"),
                                        ("decoder_layer", "TimeFirstDecoderLayer")])
 def test_a_time_first_layer_is_fed_and_read_time_first(time_first, comp, name):
     res = check(comp, f"{time_first}:{name}", examples=12)
@@ -37,3 +38,14 @@ def test_batch_first_code_is_not_taken_for_time_first(candidate_file):
                 examples=5)
     assert res.verdict == "match", render_text(res)
     assert not any("time-first" in n for n in res.notes), res.notes
+
+
+def test_a_key_padding_flag_true_where_padded_is_found_by_behaviour(time_first):
+    res = check("encoder_layer", f"{time_first}:TimeFirstPaddingFlagEncoderLayer", examples=25)
+    assert res.verdict == "match", render_text(res)
+    assert any("True where a key is padding" in n for n in res.notes), res.notes
+
+
+def test_a_planted_bug_behind_a_padding_flag_is_a_mismatch(time_first):
+    res = check("encoder_layer", f"{time_first}:TimeFirstPaddingFlagEncoderLayerBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)

@@ -88,3 +88,30 @@ class TimeFirstDecoderLayer(nn.Module):
         x = self.n1(x + self.self_attn(x, x, x, self_attn_mask)[0])
         x = self.n2(x + self.encoder_attn(x, encoder_out, encoder_out, encoder_mask)[0])
         return self.n3(x + self.fc2(torch.relu(self.fc1(x))))
+
+
+class TimeFirstPaddedEncoderLayer(TimeFirstEncoderLayer):
+    """The same layer taking the key padding (B, T) as a required argument (1 = a real token)."""
+
+    def forward(self, x, src_pad_mask):
+        keep = src_pad_mask[:, None, None, :]
+        x = self.self_attn_layer_norm(x + self.self_attn(x, x, x, keep)[0])
+        return self.final_layer_norm(x + self.fc2(torch.relu(self.fc1(x))))
+
+
+class TimeFirstPaddingFlagEncoderLayer(TimeFirstEncoderLayer):
+    """The same layer taking a required key padding flag (B, T), True where a key is padding."""
+
+    def forward(self, x, encoder_key_padding_mask):
+        keep = (~encoder_key_padding_mask.bool())[:, None, None, :]
+        x = self.self_attn_layer_norm(x + self.self_attn(x, x, x, keep)[0])
+        return self.final_layer_norm(x + self.fc2(torch.relu(self.fc1(x))))
+
+
+class TimeFirstPaddingFlagEncoderLayerBUG(TimeFirstPaddingFlagEncoderLayer):
+    """BUG: the attention's residual is missing."""
+
+    def forward(self, x, encoder_key_padding_mask):
+        keep = (~encoder_key_padding_mask.bool())[:, None, None, :]
+        x = self.self_attn_layer_norm(self.self_attn(x, x, x, keep)[0])
+        return self.final_layer_norm(x + self.fc2(torch.relu(self.fc1(x))))

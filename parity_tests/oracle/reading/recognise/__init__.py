@@ -13,8 +13,8 @@ SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
-              named for what they are, key padding and causal (mask_parts); time-first (T, B, d)
-              sequences (time_first)
+              named for what they are, key padding and causal (mask_parts), the padding part's
+              convention (part_convention); time-first (T, B, d) sequences (time_first)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -65,6 +65,7 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    part_convention,
     pe_table,
     per_head,
     qkv_groups,
@@ -84,8 +85,8 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.valu
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             merged_mask.probe, additive_mask.probe, mask_parts.probe,
-                             time_first.probe)  # when the adapter is prepared
+                             merged_mask.probe, additive_mask.probe, time_first.probe, mask_parts.probe,
+                             part_convention.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

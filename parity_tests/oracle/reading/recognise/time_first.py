@@ -49,21 +49,39 @@ def probe(adapter) -> None:
         fn = adapter.finish_module(obj)
     except Exception:  # noqa: BLE001
         return
+    conventions = ("keep", "drop") if adapter.opts.mask_convention == "keep" else (adapter.opts.mask_convention,)
+    found = None
+    for conv in conventions:               # a padding flag read the other way round hides every key
+        adapter.opts.mask_convention, before = conv, adapter.opts.mask_convention
+        try:
+            found = _time_first(adapter, fn)
+        finally:
+            adapter.opts.mask_convention = before
+        if found is not None:
+            break
+    if found:
+        adapter.caps.time_first = True
+        adapter.notes.append("the candidate takes its sequences time-first, (T, B, d): a probe found one "
+                             "sequence's positions changing another's output when fed (B, T, d), never "
+                             "when fed (T, B, d); inputs handed over and outputs read back time-first")
+
+
+def _time_first(adapter, fn) -> bool | None:
+    """True: time-first; False: not; None: no finite answer fed time-first (try another reading)."""
     D = int(adapter.probe_hyper()["d_model"])
     B, T, S = 2, 3, 4
     rng = np.random.default_rng(5)
     x, mem = rng.standard_normal((B, T, D)), rng.standard_normal((B, S, D))
     x2 = x.copy()
     x2[1, 0] += 1.0                                    # sequence 1, position 0
-    tf = [_call(adapter, fn, a.swapaxes(0, 1), mem.swapaxes(0, 1)) for a in (x, x2)]
-    if any(o is None or o.shape != (T, B, D) for o in tf):
-        return
+    adapter.caps.time_first = True                     # parts of masks cut from (T, B, d) inputs
+    try:
+        tf = [_call(adapter, fn, a.swapaxes(0, 1), mem.swapaxes(0, 1)) for a in (x, x2)]
+    finally:
+        adapter.caps.time_first = False
+    if any(o is None or o.shape != (T, B, D) or not np.all(np.isfinite(o)) for o in tf):
+        return None
     if _moved(*tf, (slice(None), 0)) or not _moved(*tf, (slice(None), 1)):
-        return                                         # fed (T, B, d), sequence 0 must stay put
+        return False                                   # fed (T, B, d), sequence 0 must stay put
     bf = [_call(adapter, fn, a, mem) for a in (x, x2)]
-    if all(o is not None and o.shape == (B, T, D) for o in bf) and not _moved(*bf, 0):
-        return                                         # batch-first works as well: nothing to do
-    adapter.caps.time_first = True
-    adapter.notes.append("the candidate takes its sequences time-first, (T, B, d): a probe found one "
-                         "sequence's positions changing another's output when fed (B, T, d), never "
-                         "when fed (T, B, d); inputs handed over and outputs read back time-first")
+    return not (all(o is not None and o.shape == (B, T, D) for o in bf) and not _moved(*bf, 0))
