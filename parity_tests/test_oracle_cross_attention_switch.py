@@ -17,7 +17,8 @@ def switched(candidate_file):
 
 
 @pytest.mark.parametrize("name,switch", [("CrossSwitchDecoderLayer", "add_cross_attention"),
-                                         ("RoleSwitchDecoderLayer", "is_decoder")])
+                                         ("RoleSwitchDecoderLayer", "is_decoder"),
+                                         ("DataclassSwitchDecoderLayer", "add_cross_attention")])
 def test_a_decoder_layer_gets_its_cross_attention_switched_on(switched, name, switch):
     res = check("decoder_layer", f"{switched}:{name}", examples=10)
     assert res.verdict == "match", render_text(res)

@@ -3,6 +3,7 @@ by default (`add_cross_attention=False`, `is_decoder=False`), the layer then bui
 code in that style; the wrong twin says BUG."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -91,3 +92,21 @@ class CrossSwitchDecoderLayerBUG(CrossSwitchDecoderLayer):
         if encoder_hidden_states is not None and hasattr(self, "cross_attn"):
             x = self.cross_norm(self.cross_attn(x, encoder_hidden_states, encoder_attention_mask))
         return self.final_norm(x + self.fc2(self.act(self.fc1(x))))
+
+
+@dataclasses.dataclass
+class DataclassSwitchConfig:
+    hidden_size: int = 8
+    num_attention_heads: int = 2
+    intermediate_size: int = 16
+    layer_norm_eps: float = 1e-5
+    hidden_act: str = "relu"
+    attention_dropout: float = 0.1
+    add_cross_attention: bool = False
+
+
+class DataclassSwitchDecoderLayer(CrossSwitchDecoderLayer):
+    """The same layer, its config a dataclass named by the annotation."""
+
+    def __init__(self, config: DataclassSwitchConfig):
+        super().__init__(config)

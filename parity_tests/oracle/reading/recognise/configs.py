@@ -146,6 +146,8 @@ def value(ctx, param, values: dict):
         claims = _claims(set(fields).__contains__, values)
         kwargs = {n: values[claims[n]] if n in claims else bag[n] for n in fields
                   if n in claims or n in bag}
+        if ctx.component == "decoder_layer":      # the component has a cross-attention
+            kwargs.update({a: True for a in CROSS_SWITCHES if a in fields})
         ctx.note(f"constructor argument {param.name!r}: built {cls.__name__}("
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
