@@ -124,7 +124,7 @@ class ConstructMixin:
                                      notes=self.notes, depth=depth,
                                      target_name=getattr(target, "__name__", ""),
                                      target_module=getattr(target, "__module__", ""),
-                                     dtype=self.opts.dtype)
+                                     dtype=self.opts.dtype, component=self.comp.name)
         # a config argument defaulting to None that the class reads anyway (Whisper's, BART's
         # attention) gets one too, said in the notes
         none_configs = [p for p in params if p.default is None and p.name.lower() in CONFIG_ARG_NAMES]

@@ -11,7 +11,7 @@ from ..core.completeness import UNREAD
 from ..core.options import CandidateProblem
 from . import naming
 from .recognise import hooks
-from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
+from .slots import candidate_arrays, convert_mask, entry_grad, grad_in_ref_layout
 
 BACKWARD, CALL, FORWARD, MASK, OUTPUT = (hooks(k) for k in ("backward", "call", "forward", "mask", "output"))
 
@@ -91,6 +91,8 @@ class ExecuteMixin:
         if self.caps.one_sequence:
             ret = self._one_sequence_out(ret)
         out, weights = self.parse_output(ret, case, produced)
+        if self.caps.time_first and len(out.shape) == 3:        # (T, B, d) -> (B, T, d)
+            out = out.swapaxes(0, 1)
         if self.caps.bh_layout:                          # (B*H, T, d) -> (B, H, T, d)
             out = FORWARD.bh_split(out, case.out_shape)
             weights = None if weights is None else FORWARD.bh_split(weights, case.weights_shape)
@@ -151,6 +153,8 @@ class ExecuteMixin:
             if bh:                                              # (B, H, T, d) -> (B*H, T, d)
                 feeds[name] = FORWARD.bh_merge(feeds[name])
                 fed_np[name] = FORWARD.bh_merge(fed_np[name])
+            if self.caps.time_first and len(arr.shape) == 3:   # (B, T, d) -> (T, B, d)
+                feeds[name], fed_np[name] = feeds[name].swapaxes(0, 1), fed_np[name].swapaxes(0, 1)
         masks_np = {}
         for n, keep in case.masks.items():
             if n in lens:
@@ -352,7 +356,7 @@ class ExecuteMixin:
                 for k in (arg, "d" + arg, "d_" + arg, "grad_" + arg, name, "d" + name, "d_" + name):
                     v = lower.get(k.lower())
                     if v is not None:
-                        produced.values[key] = _ref_layout(inst, key, self.ops.to_np(v))
+                        produced.values[key] = grad_in_ref_layout(inst.entries, key, self.ops.to_np(v))
                         break
                 else:
                     produced.missing[key] = f"{what} returned a dict without a gradient for {arg!r}"
@@ -363,7 +367,7 @@ class ExecuteMixin:
                                    f"arguments) or a dict")
         for i, (arg, key) in enumerate(targets):
             if i < len(grads) and grads[i] is not None:
-                produced.values[key] = _ref_layout(inst, key, self.ops.to_np(grads[i]))
+                produced.values[key] = grad_in_ref_layout(inst.entries, key, self.ops.to_np(grads[i]))
             else:
                 produced.missing[key] = f"{what} returned {len(grads)} gradient(s); none for {arg!r}"
 
@@ -392,9 +396,3 @@ class ExecuteMixin:
         produced.notes["output"] = "table function: compared x + table[:T]"
         return produced
 
-
-def _ref_layout(inst: Instance, key: str, g: np.ndarray) -> np.ndarray:
-    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
-    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
-    e = inst.entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
-    return read_param_grad(e, g) if e is not None and e.cand is not None else g

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
+MAX_FIXED_MATRIX = 1 << 22   # elements of one weight matrix fixed sizes may imply (core/backend's bound)
 PARENT_FLAGS = ("self_attention", "table", "one_vocab", "one_layer_count", "one_sequence")
 
 
@@ -26,11 +27,13 @@ class Findings:
     one_sequence: bool = False          # code written for one (T, d) sequence: batch 1 drawn
     d_ff_ratio: int | None = None       # a feed-forward width fixed by the code: ratio * d_model
     norm_eps: float | None = None       # a norm epsilon fixed by the code
-    fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes
+    fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes,
+    #                                                       {"d_ff": n} a feed-forward's own constant
     # worker side only: how the candidate is called
     list_input: bool = False            # forward(self, inputs) with q, k, v = inputs
     valid_lens: dict = field(default_factory=dict)        # {mask source: per_query} length masks
     bh_layout: bool = False             # sdpa on (batch*heads, T, d) tensors
+    time_first: bool = False            # layers on (T, B, d) sequences (recognise/time_first)
     returns_table: bool = False         # a positional module returning the table, not x + PE
     table_from_ids: bool = False        # ... and its forward takes token ids (B, T), not x
 
@@ -52,6 +55,10 @@ class Findings:
         width = sizes.get("d_model")        # a width the candidate's code fixes (recognise/global_width)
         if isinstance(width, int) and not isinstance(width, bool) and 8 <= width <= 4096:
             out.fixed_sizes = {"d_model": width}
+        hidden = sizes.get("d_ff")          # a feed-forward width the code fixes (recognise/ffn_width)
+        if isinstance(hidden, int) and not isinstance(hidden, bool) and 1 <= hidden <= 8192 \
+                and hidden * out.fixed_sizes.get("d_model", 1) <= MAX_FIXED_MATRIX:
+            out.fixed_sizes["d_ff"] = hidden
         eps = raw.get("norm_eps")           # the candidate's own norm epsilon (recognise/norm_eps)
         if isinstance(eps, float) and 0.0 < eps < 0.1:
             out.norm_eps = eps

@@ -46,6 +46,7 @@ class Entry:
     why: str = ""                    # absent: how the oracle knows the candidate has none
     pre_shape: tuple | None = None   # heads on axes of their own: (W.T if transpose else W)
     perm: tuple | None = None        # .reshape(pre_shape).transpose(perm) (recognise/head_axes)
+    grouped: int = 0                 # packed rows grouped by head: H heads (recognise/qkv_groups)
 
     def describe(self) -> str:
         if self.cand is None:
@@ -59,7 +60,8 @@ class Entry:
             extra.append(f"kept as {self.cand_shape}" + (", heads on axes of their own"
                                                          if self.pre_shape else ""))
         if self.rows:
-            extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix")
+            extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix"
+                         + (f" grouped by head ({self.grouped} heads)" if self.grouped else ""))
         if self.transpose:
             extra.append("transposed")
         if self.why:

@@ -13,7 +13,8 @@ SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
-              named for what they are, key padding and causal (mask_parts)
+              named for what they are, key padding and causal (mask_parts), the padding part's
+              convention (part_convention); time-first (T, B, d) sequences (time_first)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -28,7 +29,8 @@ CALLS         plain functions: one sequence at a time, (in, out) argument matric
 OUTPUT        positional modules that return the table instead of x + PE (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
-              (roles); square matrices used as x @ W, read as (in, out) (layout)
+              (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
+              matrices used as x @ W, read as (in, out) (layout)
 
 This file is the only way in: code outside recognise/ imports nothing but this package's own names
 (run_probes, reads_x_at_w, constructor_value, hooks(kind), MISSING, BuildContext), never a
@@ -63,12 +65,15 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    part_convention,
     pe_table,
     per_head,
+    qkv_groups,
     roles,
     row_bias,
     structure,
     submodules,
+    time_first,
     torch_mha_mask,
     valid_lens,
     wrapper,
@@ -80,7 +85,8 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.valu
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             merged_mask.probe, additive_mask.probe, mask_parts.probe)  # when the adapter is prepared
+                             merged_mask.probe, additive_mask.probe, time_first.probe, mask_parts.probe,
+                             part_convention.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
@@ -126,9 +132,11 @@ def run_probes(adapter) -> None:
 
 def reads_x_at_w(adapter, inst, case) -> bool:
     """Every freshly built instance: attention matrices no name placed get their probed roles
-    (roles), then, once, whether its square matrices are used as x @ W (layout); True when the
-    instance must be built again with --weight-layout in_out."""
+    (roles), a packed q|k|v its head-grouped rows (qkv_groups), then, once, whether its square
+    matrices are used as x @ W (layout); True when the instance must be built again with
+    --weight-layout in_out."""
     roles.place(adapter, inst)
+    qkv_groups.place(adapter, inst, case)
     return layout.applies(adapter, inst) and layout.probe(adapter, inst, case)
 
 

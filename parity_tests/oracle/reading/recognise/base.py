@@ -25,6 +25,7 @@ class BuildContext:
     target_name: str = ""                          # the class being built (its config's name)
     target_module: str = ""                        # and the module defining it
     dtype: str = "float64"                         # the dtype the examples are drawn in
+    component: str = ""                            # the component checked (decoder_layer, ...)
 
     def note(self, text: str) -> None:
         if text not in self.notes:

@@ -146,6 +146,8 @@ def value(ctx, param, values: dict):
         claims = _claims(set(fields).__contains__, values)
         kwargs = {n: values[claims[n]] if n in claims else bag[n] for n in fields
                   if n in claims or n in bag}
+        if ctx.component == "decoder_layer":      # the component has a cross-attention
+            kwargs.update({a: True for a in CROSS_SWITCHES if a in fields})
         ctx.note(f"constructor argument {param.name!r}: built {cls.__name__}("
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
@@ -169,6 +171,10 @@ EXTRA_NAMES = {"d_ff": ("n_inner", "encoder_ffn_dim", "decoder_ffn_dim"),
                "eps": ("layer_norm_epsilon",), "max_len": ("n_positions",)}
 """Names library configs give a hyperparameter beside its usual aliases (BART's and Whisper's
 encoder_/decoder_ heads and feed-forward widths)."""
+
+
+CROSS_SWITCHES = ("is_decoder", "add_cross_attention")
+"""Config switches that build a decoder layer's cross-attention (TrOCR's, XGLM's; off by default)."""
 
 
 def _claims(has, values: dict) -> dict:
@@ -275,6 +281,11 @@ most of `reads`, the attributes the candidate reads from it). None when
         if act is not None and isinstance(getattr(cfg, a, None), str):
             setattr(cfg, a, act)
             said.append(f"{a}=activation ({act})")
+    if ctx.component == "decoder_layer":
+        for a in CROSS_SWITCHES:            # a decoder layer is compared with its cross-attention
+            if isinstance(getattr(cfg, a, None), bool):
+                setattr(cfg, a, True)
+                said.append(f"{a}=True (the component has a cross-attention)")
     if hasattr(cfg, "_attn_implementation"):
         try:
             cfg._attn_implementation = "eager"   # the attention weights are returned

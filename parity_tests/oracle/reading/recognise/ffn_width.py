@@ -1,8 +1,10 @@
-"""Recogniser: a feed-forward width fixed by the candidate's own code (nanoGPT's MLP:
-`Linear(n_embd, 4 * n_embd)`), which no constructor argument sets. Found by a probe: built with two
-different d_ff, the candidate's parameter shapes do not change, and its hidden width is k * d_model
-at two different d_model. Then d_ff is drawn as k * d_model (unless --set d_ff fixes it) and the
-report says so; without the probe no reference weight would fit its shapes."""
+"""Recogniser: a feed-forward width fixed by the candidate's own code, which no constructor argument
+sets: a multiple (nanoGPT's MLP: `Linear(n_embd, 4 * n_embd)`) or a constant (a layer that takes no
+d_ff and builds `FeedForward(d_model)`, whose own default is d_ff=2048). Found by a probe: built with
+two different d_ff, the candidate's parameter shapes do not change, and its hidden width is k *
+d_model at two different d_model (drawn as k * d_model), or the same F at both (drawn at F, as a
+size the code fixes), unless --set d_ff fixes it; the report says so. Without the probe no
+reference weight would fit its shapes."""
 from __future__ import annotations
 
 COMPONENTS = ("ffn", "encoder_layer", "decoder_layer")
@@ -24,6 +26,12 @@ def _ratios(shapes, D) -> set:
             and (D, s[0]) in two}
 
 
+def _hidden(shapes, D) -> set:
+    """F for every pair of matrices shaped (F, D) and (D, F), F != D: up and down projections."""
+    two = {s for s in shapes if len(s) == 2}
+    return {s[0] for s in two if s[1] == D and s[0] != D and (D, s[0]) in two}
+
+
 def probe(adapter) -> None:
     if adapter.comp.name not in COMPONENTS or adapter.mode != "class" or adapter.probe is None:
         return
@@ -43,6 +51,13 @@ def probe(adapter) -> None:
     finally:
         adapter.notes[:] = notes
     both = _ratios(a, 4) & _ratios(wide, 6)
+    constant = _hidden(a, 4) & _hidden(wide, 6)
+    if not both and len(constant) == 1:
+        f = constant.pop()
+        adapter.caps.fixed_sizes["d_ff"] = f
+        adapter.notes.append(f"the feed-forward width is fixed by the candidate's code at {f} (built "
+                             f"with two different d_ff and two d_model, its hidden width did not "
+                             f"change): d_ff drawn as {f}")
     if len(both) == 1:
         k = both.pop()
         adapter.caps.d_ff_ratio = k

@@ -37,8 +37,9 @@ def _keep(adapter, m, shape) -> np.ndarray:
 
 def _part(adapter, values: dict, src: str, memory: bool, kind: str):
     from ..slots import convert_mask
-    B, T = tuple(values["x"].shape[:2])
-    Tk = int(values["memory"].shape[1]) if memory and "memory" in values else T
+    b, t = (1, 0) if adapter.caps.time_first else (0, 1)       # (T, B, d) layers (recognise/time_first)
+    B, T = int(values["x"].shape[b]), int(values["x"].shape[t])
+    Tk = int(values["memory"].shape[t]) if memory and "memory" in values else T
     keep = _keep(adapter, values.get(src), (B, T, Tk))
     pad = keep[:, -1, :]                                        # the last query sees every unpadded key
     causal = next((c for c in (np.ones((T, Tk), bool), np.tril(np.ones((T, Tk), bool)))
@@ -76,10 +77,13 @@ def probe(adapter) -> None:
     if not parts:
         return
     src = _sources(adapter.comp)
-    used = {src[k.split(":")[1]] for k in parts.values()}
+    said: dict[str, set] = {}                 # per mask: the kinds its parts can say
+    for k in parts.values():
+        kind, which = k.split(":")
+        said.setdefault(src[which], {"none"}).add("padding" if kind == "padding_mask" else "causal")
     for m in adapter.comp.masks:
-        if m.name in used:
-            adapter.caps.mask_kinds[m.name] = tuple(k for k in m.kinds if k in SAID)
+        if m.name in said:
+            adapter.caps.mask_kinds[m.name] = tuple(k for k in m.kinds if k in SAID and k in said[m.name])
             adapter.notes[:] = [n for n in adapter.notes if n != f"forward has no {m.name!r} argument: "
                                 f"drew no {m.name}"]
     adapter.notes.append("forward takes its masks in parts, named for what they are: "
