@@ -25,6 +25,9 @@ from torchformer.models.bridge import copy_weights, unwrap
 
 CFG = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
                            num_decoder_layers=1, vocab_size=11, pad_id=0, max_len=8)
+# torch.compile imports torch._dynamo, which trips torch's own deprecation of torch.jit.script_method
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+
 WRAPPERS = {"compiled": torch.compile, "DataParallel": torch.nn.DataParallel}
 
 

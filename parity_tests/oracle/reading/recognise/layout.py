@@ -73,15 +73,13 @@ def applies(adapter, inst) -> bool:
     return True
 
 
-def probe(adapter, inst, case) -> bool:
-    """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
-    get the probe's weights written into them, functions as arguments."""
-    from ..slots import candidate_arrays
+def probe_weights(adapter, case, seed: int):
+    """The weights and inputs of a probe that reads how the attention's value-then-output product
+    is written: every parameter 0 (so q = k = 0: uniform attention over the keys) except each
+    attention's v_proj.weight = A and out_proj.weight = C (random (D, D)) and the norms' gains 1.
+    Returns (params, [(A, C) per attention], x (1, 3, D), memory (1, 4, D))."""
     D = case.hyper["d_model"]
-    if D < 2:
-        return False                     # a 1 x 1 matrix has no layout: decide on a later example
-    adapter.layout_probed = True
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(seed)
     pres = PREFIX[adapter.comp.name]
     AC = [(rng.standard_normal((D, D)), rng.standard_normal((D, D))) for _ in pres]
     params = {k: np.zeros_like(v) for k, v in case.params.items()}
@@ -91,6 +89,18 @@ def probe(adapter, inst, case) -> bool:
         if k.startswith("norm") and k.endswith(".weight"):
             params[k] = np.ones_like(params[k])                  # norms: gain 1, bias 0
     x, mem = rng.standard_normal((1, 3, D)), rng.standard_normal((1, 4, D))
+    return params, AC, x, mem
+
+
+def probe(adapter, inst, case) -> bool:
+    """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
+    get the probe's weights written into them, functions as arguments."""
+    from ..slots import candidate_arrays
+    D = case.hyper["d_model"]
+    if D < 2:
+        return False                     # a 1 x 1 matrix has no layout: decide on a later example
+    adapter.layout_probed = True
+    params, AC, x, mem = probe_weights(adapter, case, seed=11)
     dtype = adapter.opts.dtype
     try:
         extra = {}
@@ -109,7 +119,7 @@ def probe(adapter, inst, case) -> bool:
     got = array_out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
-    out_in, in_out = (_expected(adapter.comp.name, case.hyper, x, mem, Ms)
+    out_in, in_out = (probe_output(adapter.comp.name, case.hyper, x, mem, Ms)
                       for Ms in ([A.T @ C.T for A, C in AC], [A @ C for A, C in AC]))
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
@@ -120,7 +130,7 @@ def _ln(x, eps):
     return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
 
 
-def _expected(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list) -> np.ndarray:
+def probe_output(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list) -> np.ndarray:
     """The probe's output when each attention's value-then-output projection is y -> y @ M
     (uniform attention: the mean of its values); the feed-forward adds 0."""
     def avg(t):

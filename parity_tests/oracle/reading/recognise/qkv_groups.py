@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..calls import Finished, run_limited
-from .layout import PREFIX, _expected, array_out
+from .layout import PREFIX, array_out, probe_output, probe_weights
 
 QKV = ("q_proj", "k_proj", "v_proj")
 
@@ -56,19 +56,9 @@ def place(adapter, inst, case) -> None:
 
 def _probe(adapter, inst, case, heads: int) -> bool:
     from ..slots import candidate_arrays
-    D = case.hyper["d_model"]
-    rng = np.random.default_rng(13)
-    pres = PREFIX[adapter.comp.name]
-    AC = [(rng.standard_normal((D, D)), rng.standard_normal((D, D))) for _ in pres]
-    params = {k: np.zeros_like(v) for k, v in case.params.items()}
-    for pre, (A, C) in zip(pres, AC):
-        params[f"{pre}v_proj.weight"], params[f"{pre}out_proj.weight"] = A, C
-    for k in params:
-        if k.startswith("norm") and k.endswith(".weight"):
-            params[k] = np.ones_like(params[k])
-    x, mem = rng.standard_normal((1, 3, D)), rng.standard_normal((1, 4, D))
+    params, AC, x, mem = probe_weights(adapter, case, seed=13)
     in_out = adapter.opts.weight_layout == "in_out"
-    want = _expected(adapter.comp.name, case.hyper, x, mem,
+    want = probe_output(adapter.comp.name, case.hyper, x, mem,
                      [A @ C if in_out else A.T @ C.T for A, C in AC])
     dtype = adapter.opts.dtype
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(want).max()))

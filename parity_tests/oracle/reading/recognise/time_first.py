@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..calls import Finished, run_limited
+from .layout import array_out
 
 COMPONENTS = ("mha", "encoder_layer", "decoder_layer")
 
@@ -26,13 +27,7 @@ def _call(adapter, fn, x: np.ndarray, mem: np.ndarray):
         return None
     if not isinstance(res, Finished):
         return None
-    out = res.value[0] if isinstance(res.value, (tuple, list)) and res.value else res.value
-    if hasattr(out, "detach"):
-        out = out.detach().cpu().numpy()
-    try:
-        return np.asarray(out, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
+    return array_out(res.value)
 
 
 def _moved(a, b, index) -> bool:
