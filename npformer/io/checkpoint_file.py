@@ -19,14 +19,13 @@ by identity when saving), so a state saved by npformer maps onto torch.optim's p
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from npformer.io.files import atomic_write
+from npformer.io.files import atomic_write, file_path, write_target_problem
 from npformer.models.config import TransformerConfig
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CheckpointError", "CheckpointNotFoundError", "Checkpoint",
@@ -60,17 +59,10 @@ class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
 def checkpoint_path(path, *, writing: bool = False) -> Path:
     """`path` as a Path, refused unless it is a str or os.PathLike naming a file; when `writing`, also
     refused (before anything is written) when it is a folder or its folder is missing or a file."""
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
-        raise TypeError(f"checkpoint path: expected a file path (str or os.PathLike), got "
-                        f"{type(path).__name__} {path!r}"[:200])
-    p = Path(path)
-    if writing:
-        if p.is_dir():
-            raise CheckpointError(p, "is a folder; expected a file path")
-        folder = p.absolute().parent
-        if not folder.is_dir():
-            raise CheckpointError(p, f"folder {folder} is a file" if folder.exists() else
-                                     f"folder {folder} does not exist (create it first)")
+    p = file_path(path, "checkpoint path")
+    problem = write_target_problem(p) if writing else None
+    if problem is not None:
+        raise CheckpointError(p, problem[1])
     return p
 
 

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import IO, Callable
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
-           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir"]
+           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
+           "write_target_problem"]
 
 
 class OutputPathError(ValueError):
@@ -117,6 +118,29 @@ def _make_parents(option: str, folder: Path, shown) -> None:
     except OSError as e:
         raise OutputPathError(option, shown, f"cannot create folder {folder} ({e.strerror or e})") \
             from None
+
+
+def file_path(path, what: str) -> Path:
+    """`path` as a Path; a TypeError naming `what` unless it is a non-empty str or os.PathLike (the
+    API's functions that read or write one file)."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise TypeError(f"{what}: expected a file path (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r}"[:200])
+    return Path(path)
+
+
+def write_target_problem(p: Path) -> tuple[int, str] | None:
+    """Why no file can be written at `p`, as (errno, message), checked before anything is written:
+    it is a folder, or its folder is a file or missing (the API creates no folders). None when it can.
+    Each caller raises its own error class with the message."""
+    if p.is_dir():
+        return errno.EISDIR, "is a folder; expected a file path"
+    folder = p.absolute().parent
+    if folder.is_dir():
+        return None
+    if folder.exists():
+        return errno.ENOTDIR, f"folder {folder} is a file"
+    return errno.ENOENT, f"folder {folder} does not exist (create it first)"
 
 
 def check_output_file(path, option: str, overwrite: bool = False) -> Path:

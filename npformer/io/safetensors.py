@@ -15,15 +15,13 @@ upper half).
 """
 from __future__ import annotations
 
-import errno
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 
-from npformer.io.files import atomic_write
+from npformer.io.files import atomic_write, file_path, write_target_problem
 
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
           "I8": "i1", "U8": "u1", "BOOL": "?", "BF16": "<u2"}
@@ -116,18 +114,10 @@ def _output_path(path, overwrite: bool) -> Path:
     """`path` as a Path a file can be written at: refused (an OSError naming it, before anything is
     written) when it is a folder, when its folder is missing or a file, or when it exists and not
     `overwrite`."""
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or str(path) == "":
-        raise TypeError(f"path: expected a file path (str or os.PathLike), got "
-                        f"{type(path).__name__} {path!r}"[:200])
-    path = Path(path)
-    if path.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a folder; expected a file path", str(path))
-    folder = path.absolute().parent
-    if not folder.is_dir():
-        if folder.exists():
-            raise NotADirectoryError(errno.ENOTDIR, f"folder {folder} is a file", str(path))
-        raise FileNotFoundError(errno.ENOENT, f"folder {folder} does not exist (create it first)",
-                                str(path))
+    path = file_path(path, "path")
+    problem = write_target_problem(path)
+    if problem is not None:              # OSError(errno, ...) is IsADirectoryError, ... by errno
+        raise OSError(*problem, str(path))
     if path.exists() and not overwrite:
         raise FileExistsError(f"path: {path} exists; pass overwrite=True to replace it")
     return path
