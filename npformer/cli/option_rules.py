@@ -19,6 +19,8 @@ import contextlib
 import os
 import signal
 
+from npformer.guards.rules import physical_memory
+
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
            "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
            "interrupted_message", "check_distinct_outputs", "check_fits_memory",
@@ -191,13 +193,6 @@ def check_distinct_outputs(args) -> None:
                          f"same path")
 
 
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def _tokens_per_row(args) -> tuple[int, str]:
     """(the longest row a training batch holds, in tokens; the options that set it)."""
     task = getattr(args, "task", None)
@@ -222,7 +217,7 @@ def check_fits_memory(args) -> None:
     for --task lm); the positional table (T, d_model); the layers' weights with their gradients and
     Adam's two moments; the held-out set's token ids. Lower bounds: what passes may still not fit
     (the MemoryError handler in cli.main then reports it in one line)."""
-    mem = _physical_memory()
+    mem = physical_memory()
     if not mem:
         return
     item = 8 if getattr(args, "dtype", "float32") == "float64" else 4

@@ -75,8 +75,8 @@ def physical_memory() -> int | None:
 
 def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
     """Refuse, before anything is allocated, a config whose weights alone cannot fit in this
-    machine's memory (num_encoder_layers=10**9 used to build layers until the process was killed;
-    d_model=2**20 asked numpy for 8 TiB). A lower bound, counted with Python ints: every layer's
+    machine's memory (an absurd layer count or width would otherwise build until the process is
+    killed, or fail deep inside NumPy). A lower bound, counted with Python ints: every layer's
     attention and feed-forward weights, one embedding table and the positional table."""
     mem = physical_memory()
     if not mem:

@@ -117,7 +117,7 @@ def test_sizes_beyond_memory_are_one_line(capsys, monkeypatch):
     _ArrayMemoryError traceback, exit status 1. (Where the machine's memory cannot be read, so that
     check_fits_memory cannot refuse first, the MemoryError itself is the one line.)"""
     import npformer.cli.option_rules as rules
-    monkeypatch.setattr(rules, "_physical_memory", lambda: None)
+    monkeypatch.setattr(rules, "physical_memory", lambda: None)
     argv = [a for a in TINY]
     argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
     assert main(["train", *argv]) == 2
@@ -175,7 +175,7 @@ def test_layers_and_eval_size_beyond_memory_are_refused_before_building(option, 
     def never(*a, **kw):
         raise AssertionError("the model was built")
     monkeypatch.setattr(T, "build_model", never)
-    monkeypatch.setattr(rules, "_physical_memory", lambda: 2 ** 30)       # a 1 GiB machine
+    monkeypatch.setattr(rules, "physical_memory", lambda: 2 ** 30)       # a 1 GiB machine
     argv = [a for a in TINY]
     if option in argv:
         argv[argv.index(option) + 1] = str(value)
