@@ -19,7 +19,7 @@ import numpy as np
 
 from ..components import Case, Component
 from ..reading.calls import Raised, TimedOut, run_limited
-from ..reading.findings import Findings
+from ..reading.findings import MAX_FIXED_MATRIX, Findings
 from ..sandbox.limits import Limits
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
@@ -157,25 +157,22 @@ def reply_budget(case: Case, arrays: dict, runs: int) -> int:
                 * max(runs, 1)) + (1 << 20)
 
 
-MAX_CLAIMED_MATRIX = 1 << 22     # elements (32 MiB in float64) of one weight matrix a claim may imply
-
-
 def unaffordable(caps: Findings) -> Outcome | None:
     """The sizes a worker says the candidate's code fixes (a global d_model, d_ff as a multiple
     of it) are drawn by the parent, which builds every array of each example in its own memory:
-    a claim implying weight matrices over MAX_CLAIMED_MATRIX elements is refused, whoever made it
+    a claim implying weight matrices over MAX_FIXED_MATRIX elements is refused, whoever made it
     (d_model 512 with d_ff 2048 is 1 Mi elements; 4096 with 16 x 4096 was 2 GiB a matrix)."""
     width = (caps.fixed_sizes or {}).get("d_model")
     if not width:
         return None
     widest = width * max(1, caps.d_ff_ratio or 1)
-    if width * widest <= MAX_CLAIMED_MATRIX:
+    if width * widest <= MAX_FIXED_MATRIX:
         return None
     return Outcome("interface_error", message=(
         f"the candidate's code fixes d_model = {width}" + (
             f" and d_ff = {caps.d_ff_ratio} x d_model" if caps.d_ff_ratio else "")
         + f": a {width} x {widest} weight matrix per example is more than the oracle draws "
-        f"(at most {MAX_CLAIMED_MATRIX} elements); make the width a constructor argument"))
+        f"(at most {MAX_FIXED_MATRIX} elements); make the width a constructor argument"))
 
 
 class SandboxBackend:

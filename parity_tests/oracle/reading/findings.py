@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
-MAX_FIXED_MATRIX = 1 << 22   # elements of one weight matrix fixed sizes may imply (core/backend's bound)
+MAX_FIXED_MATRIX = 1 << 22   # elements (32 MiB in float64) of one weight matrix fixed sizes may imply
 PARENT_FLAGS = ("self_attention", "table", "one_vocab", "one_layer_count", "one_sequence")
 
 
