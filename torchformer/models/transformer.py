@@ -101,11 +101,6 @@ def init_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def model_device(module: nn.Module) -> torch.device:
-    p = next(module.parameters(), None)
-    return torch.device("cpu") if p is None else p.device
-
-
 class ModelMixin:
     """What the three models add to nn.Module: num_parameters() (distinct trainable scalars, a tied
     weight counted once), `device`, and a load_state_dict that, like npformer's, checks every key and
