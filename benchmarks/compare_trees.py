@@ -1,13 +1,14 @@
 """npformer's training step in two checkouts of the project, timed in one interleaved run.
 
     python benchmarks/compare_trees.py --root OLD --root NEW [--configs small,base] [--threads 1,2]
-                                       [--repeats 15] [--out FILE.json]
+                                       [--repeats 15] [--workload train_step|forward] [--out FILE.json]
 
 Each root gets a worker process per thread count (PYTHONPATH=root, OMP/OPENBLAS threads fixed before
 NumPy loads) that builds the same model from the same seed with that checkout's public API
 (`import npformer as nf`) and the speed variants its training loop uses (the optimizer; in trees that
 have them, npformer.fast.accelerate's elementwise methods and FusedAdam's fused clipping), and times one
-training step (forward, label-smoothed loss, backward, gradient clipping, Adam) per request. The parent asks the
+training step (forward, label-smoothed loss, backward, gradient clipping, Adam) per request (with
+--workload forward: one forward, the model in eval mode, as the benchmark's forward). The parent asks the
 workers for one sample each in turn, so load from other processes falls on every checkout alike,
 and waits `--settle` seconds before each sample (OpenBLAS's worker threads spin for about 0.1 s after
 a call and would take a core from the next worker's sample); it prints medians, interquartile ranges
@@ -73,7 +74,8 @@ accelerate(model, loss_fn)
 params = model.named_parameters()
 FUSED = hasattr(opt, "adopt_gradients")
 
-def step():
+def train_step():
+    model.train()
     logits = model(src, tgt[:, :-1])
     loss_fn(logits, tgt[:, 1:])
     model.zero_grad()
@@ -85,6 +87,11 @@ def step():
         nf.clip_grad_norm(params, 1.0)
         opt.step()
 
+def forward():                                      # the benchmark's forward: eval mode
+    model.eval()
+    model(src, tgt[:, :-1])
+
+step = forward if c.get("workload") == "forward" else train_step
 for _ in range(2):
     step()                                          # warm-up
 print("ready", flush=True)
@@ -120,6 +127,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per root (default 15)")
     ap.add_argument("--settle", type=float, default=0.3,
                     help="seconds to wait before each sample (default 0.3)")
+    ap.add_argument("--workload", default="train_step", choices=("train_step", "forward"),
+                    help="what one sample times (default train_step)")
     ap.add_argument("--out", type=Path, help="write the samples and medians here (JSON)")
     a = ap.parse_args(argv)
     if len(a.root) < 2:
@@ -140,7 +149,7 @@ def main(argv=None) -> int:
     print(f"{'config':8} {'thr':>3} {heads}  ratio to root 0 (median of per-round ratios)")
     for name in configs:
         for t in threads:
-            workers = [start(r, CONFIGS[name], t) for r in a.root]
+            workers = [start(r, dict(CONFIGS[name], workload=a.workload), t) for r in a.root]
             try:
                 times = [[] for _ in workers]
                 for _ in range(a.repeats):
@@ -159,7 +168,7 @@ def main(argv=None) -> int:
             paired = [statistics.median(b / a for a, b in zip(times[0], x)) for x in times[1:]]
             ratios = " ".join(f"{r:.3f}" for r in paired)
             print(f"{name:8} {t:>3} {cells}  {ratios}", flush=True)
-            results.append(dict(config=name, threads=t, samples_s=times, median_s=med, iqr_s=iqr,
+            results.append(dict(config=name, threads=t, workload=a.workload, samples_s=times, median_s=med, iqr_s=iqr,
                                 paired_ratio_to_first=paired))
     if a.out is not None:
         tmp = a.out.with_name(a.out.name + ".tmp")   # whole or not at all (a script: stdlib only)

@@ -17,7 +17,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
-__all__ = ["BLOCK", "MIN_ELEMENTS", "MIN_ELEMENTS_BLOCKED", "row_ranges", "run_rows", "shared_pool"]
+__all__ = ["BLOCK", "MIN_ELEMENTS", "MIN_ELEMENTS_BLOCKED", "row_ranges", "run_rows", "shared_pool",
+           "split_parts"]
 
 # Elements per thread from which a job is split (a `blocked` job, many passes per element such as
 # GELU or the loss, from fewer): below them, handing work to the pool and passing the GIL between
@@ -61,6 +62,13 @@ def row_ranges(rows: int, parts: int) -> list[tuple[int, int]]:
     return out
 
 
+def split_parts(rows: int, elements: int, threads: int, *, blocked: bool = False) -> int:
+    """How many ranges run_rows cuts a job of `rows` rows and `elements` elements into on `threads`
+    threads (1: the calling thread alone), so a caller can take a one-piece path instead."""
+    least = MIN_ELEMENTS_BLOCKED if blocked else MIN_ELEMENTS
+    return max(1, min(threads, rows, max(1, elements // least)))
+
+
 def run_rows(job: Callable[[int, int], object], rows: int, elements: int, threads: int, *,
              blocked: bool = False) -> None:
     """job(lo, hi) over `rows` rows cut into ranges, on up to `threads` threads.
@@ -71,7 +79,6 @@ def run_rows(job: Callable[[int, int], object], rows: int, elements: int, thread
     blocked   each thread calls job on consecutive blocks of its range, of about BLOCK elements
               (at least one row), instead of once on the whole range
     """
-    least = MIN_ELEMENTS_BLOCKED if blocked else MIN_ELEMENTS
     if blocked and rows and elements > BLOCK:
         whole = job
         per = max(1, (rows * BLOCK) // elements)              # rows per block
@@ -79,7 +86,7 @@ def run_rows(job: Callable[[int, int], object], rows: int, elements: int, thread
         def job(lo: int, hi: int) -> None:
             for s in range(lo, hi, per):
                 whole(s, min(hi, s + per))
-    parts = min(threads, rows, max(1, elements // least))
+    parts = split_parts(rows, elements, threads, blocked=blocked)
     if parts <= 1:
         job(0, rows)
         return
