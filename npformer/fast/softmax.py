@@ -7,7 +7,8 @@ batch, head or query axis, whichever is longest, each slice with the matching sl
 keep-mask; every softmax row lies whole in one slice. Each element gets the plain operations in the
 same order, so the results are the plain ones bit for bit (tests/npformer/fast/test_fast_elementwise.py).
 A pass that stays in one piece (one thread, or too few elements to split) runs the plain
-operations, except the row max of short rows (row_max): a reduction along a last axis of a few dozen
+operations (skipping the masking when the keep-mask is all True: a copy that changes nothing),
+except the row max of short rows (row_max): a reduction along a last axis of a few dozen
 elements pays NumPy's per-row cost once per row, so rows of at most SHORT_ROW keys are transposed into
 one contiguous (keys, rows) array and reduced down its columns. A maximum does not depend on the
 order it is taken in, so this is the plain max bit for bit. The log-softmax runs in cache blocks,
@@ -49,7 +50,7 @@ def _weights_one_piece(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
     scale = 1.0 / math.sqrt(q.shape[-1])
     scores = q @ k.swapaxes(-1, -2)                         # (B, H, Tq, Tk) Q K^T, new array
     scores *= scale                                         # S = Q K^T / sqrt(dk)
-    if keep is not None:
+    if keep is not None and not keep.all():                 # an all-True mask changes nothing
         np.copyto(scores, -np.inf, where=~keep)             # masked keys -> -inf
     m = row_max(scores)                                     # (B, H, Tq, 1)
     m = np.where(np.isfinite(m), m, 0)                      # empty row: shift by 0
@@ -84,6 +85,8 @@ def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | N
         return _weights_one_piece(q, k, keep)
     scale = 1.0 / math.sqrt(q.shape[-1])
     scores = q @ k.swapaxes(-1, -2)                         # (B, H, Tq, Tk) Q K^T, new array
+    if keep is not None and keep.all():
+        keep = None                                         # an all-True mask changes nothing
     if keep is not None:
         keep = keep.reshape((1,) * (4 - keep.ndim) + keep.shape)   # 4-d, for slicing
     axis = _split_axis(scores.shape)

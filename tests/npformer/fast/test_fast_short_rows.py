@@ -5,7 +5,7 @@ piece, the row max of short rows (npformer.fast.softmax.row_max) reduced down th
 transposed copy, and the per-head products written straight into the merged-heads layout
 (npformer.fast.attention.merged_product). The shapes have at least MIN_SHORT_ROWS rows of at most
 SHORT_ROW keys (the transposed branch), and also one row, or rows just past SHORT_ROW (the plain
-branch); non-finite scores, fully masked rows and non-contiguous inputs are included.
+branch); non-finite scores, fully masked rows, all-True masks and non-contiguous inputs are included.
 """
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def _masks(B, H, Tq, Tk):
     full[0, 0, 0] = False                                          # a fully masked query row
     causal = np.tril(np.ones((Tq, Tk), dtype=bool))[None, None]
     padding = rng.random((B, 1, 1, Tk)) > 0.2
-    return [None, full, causal, padding]
+    no_padding = np.ones((B, 1, 1, Tk), dtype=bool)                # all True: the masking skipped
+    return [None, full, causal, padding, no_padding]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
