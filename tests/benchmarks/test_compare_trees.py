@@ -12,6 +12,7 @@ from tests.paths import ROOT
     (["--root", str(ROOT), "--root", "/nonexistent"], "no npformer package"),
     (["--root", str(ROOT), "--root", str(ROOT), "--configs", "huge"], "--configs"),
     (["--root", str(ROOT), "--root", str(ROOT), "--settle", "-1"], "--settle"),
+    (["--root", str(ROOT), "--root", str(ROOT), "--workload", "generate"], "--workload"),
 ])
 def test_bad_arguments_are_one_usage_error(args, needle, capsys):
     with pytest.raises(SystemExit) as e:
