@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from npformer.fast.rows import run_rows
+from npformer.fast.rows import run_rows, split_parts
 from npformer.layers.activations import GeluCache, GeluTanhCache, ReluCache
 from npformer.layers.special import erfc
 
@@ -48,8 +48,14 @@ def _contiguous(*arrays) -> bool:
 # --------------------------------------------------------------------------------------------------
 # ReLU: y = x * (x > 0)
 # --------------------------------------------------------------------------------------------------
+def _one_piece(x: np.ndarray, threads: int) -> bool:
+    """Whether run_rows would run an unblocked pass over x in one piece (then the plain call is
+    the same work without the wrapping)."""
+    return threads == 1 or split_parts(_rows(x).shape[0], x.size, threads) <= 1
+
+
 def relu_forward(x: np.ndarray, threads: int = 1):
-    if threads == 1:                                        # two passes: nothing to fuse
+    if _one_piece(x, threads):                              # two passes: nothing to fuse
         from npformer.layers.activations import relu_forward as plain
         return plain(x)
     positive = np.empty(x.shape, dtype=bool)
@@ -63,7 +69,7 @@ def relu_forward(x: np.ndarray, threads: int = 1):
 
 
 def relu_backward(dout: np.ndarray, cache: ReluCache, threads: int = 1) -> np.ndarray:
-    if threads == 1 or dout.shape != cache.positive.shape or not _contiguous(dout):
+    if _one_piece(dout, threads) or dout.shape != cache.positive.shape or not _contiguous(dout):
         return dout * cache.positive
     dx = np.empty_like(dout)
     _elementwise(lambda g, p, o: np.multiply(g, p, out=o), threads, dout, cache.positive, dx,

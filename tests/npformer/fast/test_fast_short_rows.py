@@ -14,9 +14,11 @@ import copy
 import numpy as np
 import pytest
 
+from npformer.fast import activations as fa
 from npformer.fast import softmax as fs
 from npformer.fast.accelerate import accelerate
 from npformer.fast.attention import merged_product
+from npformer.layers import activations as pa
 from npformer.layers import attention as pat
 from npformer.layers.attention import MultiHeadAttention, merge_heads, split_heads
 
@@ -126,3 +128,17 @@ def test_accelerated_attention_equals_the_plain_module(dtype, threads, cross):
         same(g1, g0, ("dquery", "dkey", "dvalue")[i])
     for (name, p0), (_, p1) in zip(plain.named_parameters(), fast.named_parameters()):
         same(p1.grad, p0.grad, f"{name}.grad")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1, 1), (3, 7, 33), (8, 32, 64)])
+def test_relu_on_threads_in_one_piece_equals_the_plain_one(dtype, shape):
+    rng = np.random.default_rng(6)
+    x = (3 * rng.standard_normal(shape)).astype(dtype)
+    x.flat[0] = -0.0
+    g = rng.standard_normal(shape).astype(dtype)
+    y0, c0 = pa.relu_forward(x)
+    y1, c1 = fa.relu_forward(x, 2)                                # too small to split: one piece
+    same(y1, y0, "y")
+    same(c1.positive, c0.positive, "mask")
+    same(fa.relu_backward(g, c1, 2), pa.relu_backward(g, c0), "dx")
