@@ -158,7 +158,8 @@ def cmd_train(args) -> int:
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,
                          **extra)
     except FloatingPointError as e:
-        kept = f"; nothing was saved ({args.save} unchanged)" if args.save else ""
+        kept = ("" if not args.save else f"; nothing was saved ({args.save} unchanged)"
+                if os.path.exists(args.save) else f"; nothing was saved ({args.save} not written)")
         raise CliError(f"training stopped: {e}{kept}") from None
     state.step = result.steps
     train_s = time.perf_counter() - t0

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TextFileError", "Corpus", "read_text_file", "read_corpus", "read_saved"]
+__all__ = ["TextFileError", "Corpus", "normalise_text", "read_text_file", "read_corpus", "read_saved"]
 
 MISSING = "no such file or folder"
 BINARY_PROBE = 8192                 # bytes looked at for a NUL (what `grep` and `git` do)
@@ -46,6 +46,12 @@ class Corpus:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
+def normalise_text(text: str) -> str:
+    """`text` as the corpus holds it: a leading UTF-8 byte-order mark dropped, "\\r\\n" and a lone
+    "\\r" turned into "\\n" (a prompt goes through this too, so it meets the model's characters)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
     p = Path(path)
@@ -68,7 +74,7 @@ def read_text_file(path) -> str:
         raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
                                   f"({e.reason}); convert it, e.g. iconv -f latin1 -t utf-8") \
             from None
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = normalise_text(text)
     if not text.strip():
         raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
     return text

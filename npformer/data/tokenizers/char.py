@@ -48,6 +48,13 @@ class CharTokenizer:
         ids = [self.index.get(c, UNK) for c in text]
         return ([BOS] if add_bos else []) + ids + ([EOS] if add_eos else [])
 
+    def unseen(self, text: str) -> str:
+        """The distinct characters of `text` that the vocabulary lacks (each encodes to UNK), in
+        order of first appearance."""
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected str, got {type(text).__name__}")
+        return "".join(dict.fromkeys(c for c in text if c not in self.index))
+
     def decode(self, ids) -> str:
         """Text of token ids: PAD, BOS and EOS are skipped, UNK becomes U+FFFD."""
         out = []
