@@ -155,7 +155,7 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
 def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
-    from npformer.cli.lm import refuse_alpha_without_beam, sampling_requested
+    from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
     sampling = sampling_requested(args)
     if args.beam > 1 and sampling:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "

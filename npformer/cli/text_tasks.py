@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.cli.common import as_backend, to_numpy
+from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
-from npformer.cli.lm import refuse_alpha_without_beam
 from npformer.cli.text import read_inputs
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
