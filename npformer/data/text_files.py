@@ -52,9 +52,17 @@ def normalise_text(text: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _path(path) -> Path:
+    """`path` as a Path, or a TypeError naming --data (a number or None is no file name)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"--data: expected a file or folder path (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r:.60}")
+    return Path(path)
+
+
 def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
-    p = Path(path)
+    p = _path(path)
     if not p.exists():
         raise TextFileError(path, MISSING)
     if not p.is_file():
@@ -93,12 +101,15 @@ def read_corpus(paths) -> Corpus:
     """The corpus of `paths` (files and folders, in order); see the module docstring."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    if isinstance(paths, (bytes, bytearray)) or not hasattr(paths, "__iter__"):
+        raise TypeError(f"--data: expected a file or folder path (str or os.PathLike) or a list of "
+                        f"them, got {type(paths).__name__} {paths!r:.60}")
     paths = list(paths)
     if not paths:
         raise TextFileError("", "expected at least one file or folder")
     parts, files, skipped = [], [], []
     for path in paths:
-        p = Path(path)
+        p = _path(path)
         if p.is_dir():
             found = 0
             for f in _folder_files(p):

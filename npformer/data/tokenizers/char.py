@@ -10,6 +10,8 @@ counts), so the same corpus always gives the same ids.
 """
 from __future__ import annotations
 
+from .ids import token_ids
+
 __all__ = ["BOS", "EOS", "NUM_SPECIAL", "PAD", "UNK", "CharTokenizer"]
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
@@ -58,10 +60,7 @@ class CharTokenizer:
     def decode(self, ids) -> str:
         """Text of token ids: PAD, BOS and EOS are skipped, UNK becomes U+FFFD."""
         out = []
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < self.vocab_size:
-                raise ValueError(f"ids: expected token ids in [0, {self.vocab_size}), got {i}")
+        for i in token_ids(ids, self.vocab_size):
             if i == UNK:
                 out.append(UNK_TEXT)
             elif i >= NUM_SPECIAL:

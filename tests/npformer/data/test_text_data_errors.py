@@ -74,3 +74,12 @@ def test_output_path_is_checked_before_reading_the_corpus(tmp_path, capsys):
     assert main(["train", "--task", "lm", "--data", str(tmp_path / "nowhere.txt"), "--steps", "1",
                  "--save", str(taken)]) == 2
     assert "--save" in capsys.readouterr().err and taken.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize("paths, got", [(123, "int 123"), ([123], "int 123"), (None, "NoneType None"),
+                                        (b"notes.txt", "bytes b'notes.txt'"), ([None], "NoneType")])
+def test_a_corpus_path_that_is_not_a_path_is_a_type_error_naming_data(paths, got):
+    from npformer.data.text_files import read_corpus
+    with pytest.raises(TypeError, match=r"--data: expected a file or folder path \(str or "
+                                        r"os.PathLike\).* got " + got):
+        read_corpus(paths)
