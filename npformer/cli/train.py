@@ -182,6 +182,9 @@ def cmd_train(args) -> int:
     print_examples(ev.examples, task.is_classification)
     if args.save:
         _save(args, state, ev, train_s)
+    elif not (args.init and args.save_pretrained):
+        print("not saved: no --save PATH was given (a checkpoint is what generate, evaluate, plot "
+              "and --resume read)")
     if args.init and args.save_pretrained:
         save_pretrained_folder(args, model)
     if args.plot:

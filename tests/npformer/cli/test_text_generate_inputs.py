@@ -77,3 +77,10 @@ def test_a_byte_level_tokenizer_has_no_unseen_characters():
                                            ("\r\r\n", "\n\n")])
 def test_normalise_text_drops_a_leading_bom_and_unifies_line_ends(raw, expected):
     assert normalise_text(raw) == expected
+
+
+def test_a_run_without_save_says_that_nothing_was_kept(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
+    assert main(["train", "--task", "lm", "--data", str(tmp_path / "c.txt"), *SMALL]) == 0
+    assert "not saved: no --save PATH was given" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
