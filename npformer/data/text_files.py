@@ -89,12 +89,13 @@ def read_text_file(path) -> str:
 
 
 def _folder_files(folder: Path) -> list[Path]:
-    """Regular, non-hidden files under `folder`, sorted by path (hidden folders skipped too)."""
+    """Non-hidden files under `folder`, sorted by path (hidden folders skipped too); a broken link
+    or a special file is listed too, so that reading it skips it with its reason and counts it."""
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         out += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
-    return [f for f in out if f.is_file()]
+    return out
 
 
 def read_corpus(paths) -> Corpus:
@@ -111,19 +112,20 @@ def read_corpus(paths) -> Corpus:
     for path in paths:
         p = _path(path)
         if p.is_dir():
-            found = 0
+            found, left_out = 0, 0
             for f in _folder_files(p):
                 try:
                     t = read_text_file(f)
                 except TextFileError as e:
                     skipped.append((str(f), e.problem))
+                    left_out += 1
                     continue
                 parts.append(t)
                 files.append(str(f))
                 found += 1
             if not found:
-                why = f" ({len([s for s in skipped if s[0].startswith(str(p))])} files skipped: " \
-                      f"empty, binary or not UTF-8)" if skipped else " (it is empty)"
+                why = f" ({left_out} files skipped: empty, binary, not UTF-8 or not readable)" \
+                    if left_out else " (it is empty)"
                 raise TextFileError(path, f"the folder holds no text files{why}")
         else:
             parts.append(read_text_file(p))

@@ -83,3 +83,26 @@ def test_a_corpus_path_that_is_not_a_path_is_a_type_error_naming_data(paths, got
     with pytest.raises(TypeError, match=r"--data: expected a file or folder path \(str or "
                                         r"os.PathLike\).* got " + got):
         read_corpus(paths)
+
+
+def test_a_broken_link_in_a_folder_is_skipped_and_counted(tmp_path):
+    from npformer.data.text_files import read_corpus
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("some text\n", encoding="utf-8")
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    corpus = read_corpus(folder)
+    assert corpus.files == [str(folder / "a.txt")]
+    assert corpus.skipped == [(str(folder / "gone.txt"), "no such file or folder")]
+
+
+def test_a_folder_without_text_counts_its_own_skipped_files_only(tmp_path):
+    """Folders `a` and `ab`: a name prefix is not a folder prefix."""
+    from npformer.data.text_files import TextFileError, read_corpus
+    for name, n_bad in (("a", 2), ("ab", 1)):
+        (tmp_path / name).mkdir()
+        for k in range(n_bad):
+            (tmp_path / name / f"{k}.bin").write_bytes(b"\0\1")
+    (tmp_path / "a" / "keep.txt").write_text("text\n", encoding="utf-8")
+    with pytest.raises(TextFileError, match=r"--data .*ab: the folder holds no text files \(1 files"):
+        read_corpus([tmp_path / "a", tmp_path / "ab"])
