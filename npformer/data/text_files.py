@@ -66,7 +66,8 @@ def read_text_file(path) -> str:
     if not p.exists():
         raise TextFileError(path, MISSING)
     if not p.is_file():
-        raise TextFileError(path, "not a regular file")
+        raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
+                                  "twice, to train and again to resume, so write it to a file)")
     try:
         data = p.read_bytes()
     except OSError as e:

@@ -106,3 +106,11 @@ def test_a_folder_without_text_counts_its_own_skipped_files_only(tmp_path):
     (tmp_path / "a" / "keep.txt").write_text("text\n", encoding="utf-8")
     with pytest.raises(TextFileError, match=r"--data .*ab: the folder holds no text files \(1 files"):
         read_corpus([tmp_path / "a", tmp_path / "ab"])
+
+
+def test_a_pipe_as_data_is_refused_saying_to_write_a_file(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert main(["train", "--task", "lm", "--data", str(fifo), "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"--data {fifo}: not a regular file (a pipe, device or socket" in err and "write it to a file" in err
