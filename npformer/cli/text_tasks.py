@@ -9,6 +9,8 @@ The tokenizer(s) and the label names come from the checkpoint; the training file
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from npformer.cli.common import as_backend, to_numpy
@@ -74,6 +76,14 @@ def classify_texts(args, model, task) -> int:
         raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one label per input; it "
                        f"decodes no tokens (drop {', '.join(decoding)})")
     texts = read_inputs(args.inputs, task.tokenizer)
+    limit = task.context - 2
+    for text, n in zip(texts, task.text_lengths(texts)):
+        if n == 0:
+            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to classify")
+        if n > limit:
+            print(f"note: INPUT {text[:40]!r}: {n} tokens, cut to the first {limit} (--context "
+                  f"{task.context} less the two marks around a text), as in training",
+                  file=sys.stderr)
     src = task.examples_from_text(texts).collate().src                                  # (N, S)
     z = np.asarray(to_numpy(model(as_backend(src, model, args))), dtype=np.float64)  # (N, C)
     p = np.exp(z - z.max(axis=1, keepdims=True))

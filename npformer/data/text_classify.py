@@ -88,6 +88,10 @@ class ClassifyTask(RowsTask):
         """Examples of user texts (plots, generate), cut to the context; label ids 0."""
         return self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))[0]
 
+    def text_lengths(self, texts: list[str]) -> np.ndarray:
+        """(N,) tokens of each text before the cut to context - 2 (BERT: without [CLS] and [SEP])."""
+        return self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))[1]
+
     def texts(self, ex: TextExamples) -> list[tuple[str, str]]:
         rows = self.rows().rows
         return [(rows[i][1], rows[i][2]) for i in ex.index]

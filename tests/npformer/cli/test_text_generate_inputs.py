@@ -84,3 +84,27 @@ def test_a_run_without_save_says_that_nothing_was_kept(tmp_path, capsys):
     assert main(["train", "--task", "lm", "--data", str(tmp_path / "c.txt"), *SMALL]) == 0
     assert "not saved: no --save PATH was given" in capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+
+@pytest.fixture(scope="module")
+def classifier(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cls")
+    rows = [f"a fine film {i}\tpos\nwhat a waste {i}\tneg\n" for i in range(30)]
+    (d / "rows.tsv").write_text("".join(rows), encoding="utf-8")
+    save = str(d / "cls.npz")
+    small = [a if a != "24" else "12" for a in SMALL]                          # --context 12
+    assert main(["train", "--task", "classify", "--data", str(d / "rows.tsv"), *small, "--save",
+                 save]) == 0
+    return save
+
+
+def test_an_empty_input_to_a_classifier_is_refused(classifier, capsys):
+    assert main(["generate", classifier, "a film", ""]) == 2
+    assert "INPUT '': encodes to no tokens; give some text to classify" in capsys.readouterr().err
+
+
+def test_an_input_longer_than_the_classifier_reads_is_cut_with_a_note(classifier, capsys):
+    assert main(["generate", classifier, "a film", "w" * 15]) == 0       # 6 and 15 characters
+    err = capsys.readouterr().err
+    assert f"note: INPUT {'w' * 15!r}: 15 tokens, cut to the first 10 (--context 12" in err
+    assert err.count("note:") == 1                         # none for the input that fits
