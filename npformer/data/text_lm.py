@@ -236,6 +236,20 @@ class TextLMTask:
     def collate(self, ex: TextWindows) -> LMBatch:
         return ex.collate()
 
+    def examples_from_text(self, texts: Sequence[str]) -> TextWindows:
+        """One window per text (`npformer plot --input`): its tokens as the model reads them, padded
+        with PAD to the longest; each text must give 1 to `context` tokens."""
+        rows = [self.tokenizer.encode(t) for t in texts]
+        for t, r in zip(texts, rows):
+            if not 1 <= len(r) <= self.context:
+                raise ValueError(f"input {t[:40]!r}: {len(r)} {self.tokenizer.kind} tokens; the "
+                                 f"model reads 1 to {self.context} (its --context)")
+        width = max(len(r) for r in rows) + 1                   # + 1: the window's last target
+        source = np.zeros(len(rows) * width, dtype=np.int32)    # PAD = 0 after each text
+        for i, r in enumerate(rows):
+            source[i * width: i * width + len(r)] = r
+        return TextWindows(source, np.arange(len(rows), dtype=np.int64) * width, width - 1)
+
     def iterate(self, ex: TextWindows, batch_size: int) -> Iterator[tuple[TextWindows, LMBatch]]:
         """(windows, batch) over a fixed set, in order (evaluation)."""
         for start in range(0, len(ex), batch_size):

@@ -108,3 +108,24 @@ def test_an_input_longer_than_the_classifier_reads_is_cut_with_a_note(classifier
     err = capsys.readouterr().err
     assert f"note: INPUT {'w' * 15!r}: 15 tokens, cut to the first 10 (--context 12" in err
     assert err.count("note:") == 1                         # none for the input that fits
+
+
+def test_plot_draws_a_text_language_model_on_a_given_input(lm, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "maps"
+    assert main(["plot", lm, "--out", str(out), "--input", "the cat"]) == 0   # was AttributeError
+    assert sorted(p.name for p in out.iterdir()) == ["attn_decoder_layer0.png"]
+
+
+@pytest.mark.parametrize("text, message", [("", "input '': 0 char tokens; the model reads 1 to 24"),
+                                           ("the " * 10, "40 char tokens; the model reads 1 to 24")])
+def test_plot_refuses_an_input_the_language_model_cannot_read(lm, tmp_path, capsys, text, message):
+    pytest.importorskip("matplotlib")
+    assert main(["plot", lm, "--out", str(tmp_path / "maps"), "--input", text]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_plot_refuses_an_empty_input_to_a_classifier(classifier, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["plot", classifier, "--out", str(tmp_path / "maps"), "--input", ""]) == 2
+    assert "input '': encodes to no tokens; give some text to classify" in capsys.readouterr().err
