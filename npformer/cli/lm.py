@@ -15,23 +15,11 @@ import numpy as np
 
 from npformer.cli import backends
 from npformer.cli.common import to_numpy
+from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
 from npformer.cli.errors import CliError
 from npformer.cli.printing import print_decoded
 
 __all__ = ["sampling_requested", "generate_lm", "fill_masks", "refuse_alpha_without_beam"]
-
-
-def refuse_alpha_without_beam(args) -> None:
-    """`--alpha` is the beam search's length penalty: given without --beam K > 1 it did nothing."""
-    given = getattr(args, "given", {}) or {}
-    if "alpha" in given and args.beam <= 1:
-        raise CliError(f"{given['alpha']}: the length penalty of beam search; it needs --beam K "
-                       f"with K > 1 (greedy decoding and sampling have no length penalty)")
-
-
-def sampling_requested(args) -> bool:
-    """Whether any sampling option (--temperature/--top-k/--top-p/--seed) was given."""
-    return any(getattr(args, k, None) is not None for k in ("temperature", "top_k", "top_p", "seed"))
 
 
 def _prompts(task, vocab, texts):

@@ -23,7 +23,7 @@ from npformer.guards.rules import physical_memory
 
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
            "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
-           "interrupted_message", "check_distinct_outputs", "check_fits_memory",
+           "interrupted_message", "check_distinct_outputs", "refuse_outputs_over_inputs", "check_fits_memory",
            "refuse_ignored_options", "IGNORED_BY_TASK"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
@@ -191,6 +191,49 @@ def check_distinct_outputs(args) -> None:
     if save and plot and os.path.abspath(save) == os.path.abspath(plot):
         raise ValueError(f"--plot {plot}: expected a folder other than --save's file path, got the "
                          f"same path")
+    refuse_outputs_over_inputs(args)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies under it (both resolved, symbolic links followed)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _read_by(out: str, data: str) -> bool:
+    """Whether the existing path `out` is text the corpus of `--data data` reads: that file itself,
+    or a text file under that folder (a checkpoint or a picture there is skipped as binary)."""
+    from npformer.data.text_files import TextFileError, read_text_file
+    if not os.path.isdir(data):
+        return os.path.realpath(out) == os.path.realpath(data)
+    if not (os.path.isfile(out) and _inside(out, data)):
+        return False
+    try:
+        read_text_file(out)
+    except TextFileError:
+        return False
+    return True
+
+
+def refuse_outputs_over_inputs(args, data=None) -> None:
+    """An output path (--save, --save-pretrained, --plot) that is one of the run's inputs (a --data
+    file, a text file under a --data folder, the --init folder or a file in it) would replace what
+    the run reads, even with --overwrite (meant for an earlier output): refused before any work.
+    `--resume X --save X --overwrite` stays allowed (continuing a run in place); on --resume,
+    `data` is the list of files the checkpoint's task reads."""
+    init = getattr(args, "init", None)
+    for option in ("save", "save_pretrained", "plot"):
+        out = getattr(args, option, None)
+        if not out or not os.path.exists(out):
+            continue
+        hit = next((f"--data {d}" for d in data or getattr(args, "data", None) or []
+                    if os.path.exists(d) and _read_by(out, d)), None)
+        if hit is None and init and os.path.isdir(init) and _inside(out, init):
+            hit = f"--init {init}"
+        if hit:
+            raise ValueError(f"--{option.replace('_', '-')} {out}: is an input of this run ({hit}); "
+                             f"expected an output path that replaces none of the files training "
+                             f"reads (--overwrite replaces earlier outputs only)")
 
 
 def _tokens_per_row(args) -> tuple[int, str]:

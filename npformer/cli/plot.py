@@ -29,7 +29,11 @@ def cmd_plot(args) -> int:
     args.task = None
     task = checkpoint_task(args, ckpt)
     if args.input is not None:
-        examples = examples_from_text(task, [args.input])
+        text = args.input
+        if getattr(task, "tokenizer", None) is not None:          # your own text: as generate reads it
+            from npformer.cli.text import read_inputs
+            text = read_inputs([text], task.tokenizer)[0]
+        examples = examples_from_text(task, [text])
     else:
         examples = task.heldout(1).take(np.arange(1))
     c = model.config

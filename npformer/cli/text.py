@@ -9,6 +9,7 @@ and the rule that no long option is an abbreviation of another (forbid_abbreviat
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from npformer.cli.argtypes import float_in, int_at_least
 from npformer.cli.errors import CliError
 
 __all__ = ["add_text_args", "add_test_data_arg", "test_data_task", "check_text_args",
-           "text_task_from", "refuse_text_on_resume", "generate_text", "forbid_abbreviations", "TEXT_OPTIONS"]
+           "text_task_from", "refuse_text_on_resume", "read_inputs", "generate_text",
+           "forbid_abbreviations", "TEXT_OPTIONS"]
 
 # dest -> option string: the text options, each fixed by a checkpoint on --resume
 TEXT_OPTIONS = {"data": "--data", "tokenizer": "--tokenizer", "vocab_size": "--vocab-size",
@@ -133,13 +135,32 @@ def text_task_from(args):
                                       shared_vocab=bool(args.shared_vocab), seed=args.seed)
 
 
+def read_inputs(inputs, tokenizer, file=None) -> list[str]:
+    """The INPUT texts as the checkpoint's corpus was read (npformer.data.text_files.normalise_text:
+    Windows and old-Mac line ends become "\\n"), with a note on stderr for each INPUT holding
+    characters a character vocabulary never saw in training (each is read as its unknown token)."""
+    from npformer.data.text_files import normalise_text
+    texts = [normalise_text(t) for t in inputs]
+    unseen = getattr(tokenizer, "unseen", None)
+    for text in texts if unseen is not None else ():
+        new = unseen(text)
+        if new:
+            shown = ", ".join(repr(c) for c in new[:10]) + (", ..." if len(new) > 10 else "")
+            print(f"note: INPUT {text[:40]!r}: {len(new)} character(s) the checkpoint's character "
+                  f"vocabulary never saw in training ({shown}); each is read as the unknown token "
+                  f"(written as U+FFFD if decoded)", file=file or sys.stderr)
+    return texts
+
+
 def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
-    if args.beam > 1 and args.temperature is not None:
-        raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling")
-    sampling = any(getattr(args, k, None) is not None for k in ("temperature", "top_k", "top_p",
-                                                                "seed"))
+    from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
+    sampling = sampling_requested(args)
+    if args.beam > 1 and sampling:
+        raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
+                       f"(--temperature/--top-k/--top-p/--seed)")
+    refuse_alpha_without_beam(args)
     limit = model.config.max_len
     if sampling:
         t = 1.0 if args.temperature is None else args.temperature
@@ -150,7 +171,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
         how = "greedy" if args.beam == 1 else f"beam search (K={args.beam}, alpha={args.alpha})"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} tokenizer saved in {args.checkpoint}")
-    for text in args.inputs:
+    for text in read_inputs(args.inputs, task.tokenizer):
         ids = task.vocab.encode(text)
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")

@@ -9,11 +9,14 @@ The tokenizer(s) and the label names come from the checkpoint; the training file
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from npformer.cli.common import as_backend, to_numpy
+from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
-from npformer.cli.lm import refuse_alpha_without_beam
+from npformer.cli.text import read_inputs
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
 
@@ -35,8 +38,9 @@ def translate_texts(args, model, task, gen) -> int:
     from npformer.data.text_tasks import cut_at_eos
     from npformer.data.vocab import EOS
     refuse_alpha_without_beam(args)
+    texts = read_inputs(args.inputs, task.tokenizer)
     rows = []
-    for text in args.inputs:
+    for text in texts:
         ids = task.tokenizer.encode(text)
         if not ids or len(ids) > task.context - 1:
             raise CliError(f"INPUT {text[:40]!r}: {len(ids)} {task.tokenizer.kind} tokens; the model "
@@ -59,7 +63,7 @@ def translate_texts(args, model, task, gen) -> int:
     side = "shared vocabulary" if task.shared_vocab else "source and target vocabularies"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} {side} saved in {args.checkpoint}")
-    for text, row in zip(args.inputs, tokens):
+    for text, row in zip(texts, tokens):
         print(f"{text} -> {task.target_vocab.decode(cut_at_eos(row))}")
     return 0
 
@@ -71,14 +75,23 @@ def classify_texts(args, model, task) -> int:
     if decoding:                                                  # never silently ignored
         raise CliError(f"{decoding[0]}: a classifier checkpoint predicts one label per input; it "
                        f"decodes no tokens (drop {', '.join(decoding)})")
-    src = task.examples_from_text(list(args.inputs)).collate().src                        # (N, S)
+    texts = read_inputs(args.inputs, task.tokenizer)
+    limit = task.context - 2
+    for text, n in zip(texts, task.text_lengths(texts)):
+        if n == 0:
+            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to classify")
+        if n > limit:
+            print(f"note: INPUT {text[:40]!r}: {n} tokens, cut to the first {limit} (--context "
+                  f"{task.context} less the two marks around a text), as in training",
+                  file=sys.stderr)
+    src = task.examples_from_text(texts).collate().src                                  # (N, S)
     z = np.asarray(to_numpy(model(as_backend(src, model, args))), dtype=np.float64)  # (N, C)
     p = np.exp(z - z.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)                                               # (N, C)
     order = np.argsort(-p, axis=1)                                                  # (N, C)
     print(f"{task.num_classes} labels {task.labels}, {args.backend}; {task.tokenizer.kind} "
           f"tokenizer saved in {args.checkpoint}")
-    for text, row, o in zip(args.inputs, p, order):
+    for text, row, o in zip(texts, p, order):
         best, second = int(o[0]), int(o[1])
         print(f"{text} -> {task.labels[best]} (p={row[best]:.3f}; next: "
               f"{task.labels[second]} {row[second]:.3f})")

@@ -17,6 +17,7 @@ from npformer.cli.option_rules import (
     check_nproc,
     refuse_fixed_on_resume,
     refuse_ignored_options,
+    refuse_outputs_over_inputs,
 )
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import check_text_args, refuse_text_on_resume, text_task_from
@@ -121,6 +122,8 @@ def cmd_train(args) -> int:
             text_task_from(args)
         return backends.module("torch", "distributed").launch_from_cli(args)
     state = _resumed_state(args) if args.resume else _fresh_state(args)
+    if args.resume:                                       # the files the checkpoint's run reads
+        refuse_outputs_over_inputs(args, data=getattr(state.task, "files", None))
     model, task, tc = state.model, state.task, state.config
     if args.backend == "numpy" and hasattr(state.optimizer, "threads"):
         state.optimizer.threads = args.threads            # the fused Adam's worker threads
@@ -158,7 +161,8 @@ def cmd_train(args) -> int:
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,
                          **extra)
     except FloatingPointError as e:
-        kept = f"; nothing was saved ({args.save} unchanged)" if args.save else ""
+        kept = ("" if not args.save else f"; nothing was saved ({args.save} unchanged)"
+                if os.path.exists(args.save) else f"; nothing was saved ({args.save} not written)")
         raise CliError(f"training stopped: {e}{kept}") from None
     state.step = result.steps
     train_s = time.perf_counter() - t0
@@ -178,6 +182,9 @@ def cmd_train(args) -> int:
     print_examples(ev.examples, task.is_classification)
     if args.save:
         _save(args, state, ev, train_s)
+    elif not (args.init and args.save_pretrained):
+        print("not saved: no --save PATH was given (a checkpoint is what generate, evaluate, plot "
+              "and --resume read)")
     if args.init and args.save_pretrained:
         save_pretrained_folder(args, model)
     if args.plot:

@@ -85,8 +85,17 @@ class ClassifyTask(RowsTask):
         return ex
 
     def examples_from_text(self, texts: list[str]) -> TextExamples:
-        """Examples of user texts (plots, generate), cut to the context; label ids 0."""
-        return self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))[0]
+        """Examples of user texts (plots, generate), cut to the context; label ids 0. A text of no
+        tokens is refused (the model would label the empty text)."""
+        ex, lengths = self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))
+        for t, n in zip(texts, lengths):
+            if n == 0:
+                raise ValueError(f"input {t!r}: encodes to no tokens; give some text to classify")
+        return ex
+
+    def text_lengths(self, texts: list[str]) -> np.ndarray:
+        """(N,) tokens of each text before the cut to context - 2 (BERT: without [CLS] and [SEP])."""
+        return self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))[1]
 
     def texts(self, ex: TextExamples) -> list[tuple[str, str]]:
         rows = self.rows().rows

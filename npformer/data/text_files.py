@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TextFileError", "Corpus", "read_text_file", "read_corpus", "read_saved"]
+__all__ = ["TextFileError", "Corpus", "normalise_text", "read_text_file", "read_corpus", "read_saved"]
 
 MISSING = "no such file or folder"
 BINARY_PROBE = 8192                 # bytes looked at for a NUL (what `grep` and `git` do)
@@ -46,13 +46,28 @@ class Corpus:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
+def normalise_text(text: str) -> str:
+    """`text` as the corpus holds it: a leading UTF-8 byte-order mark dropped, "\\r\\n" and a lone
+    "\\r" turned into "\\n" (a prompt goes through this too, so it meets the model's characters)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _path(path) -> Path:
+    """`path` as a Path, or a TypeError naming --data (a number or None is no file name)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"--data: expected a file or folder path (str or os.PathLike), got "
+                        f"{type(path).__name__} {path!r:.60}")
+    return Path(path)
+
+
 def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
-    p = Path(path)
+    p = _path(path)
     if not p.exists():
         raise TextFileError(path, MISSING)
     if not p.is_file():
-        raise TextFileError(path, "not a regular file")
+        raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
+                                  "twice, to train and again to resume, so write it to a file)")
     try:
         data = p.read_bytes()
     except OSError as e:
@@ -68,45 +83,50 @@ def read_text_file(path) -> str:
         raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
                                   f"({e.reason}); convert it, e.g. iconv -f latin1 -t utf-8") \
             from None
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = normalise_text(text)
     if not text.strip():
         raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
     return text
 
 
 def _folder_files(folder: Path) -> list[Path]:
-    """Regular, non-hidden files under `folder`, sorted by path (hidden folders skipped too)."""
+    """Non-hidden files under `folder`, sorted by path (hidden folders skipped too); a broken link
+    or a special file is listed too, so that reading it skips it with its reason and counts it."""
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         out += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
-    return [f for f in out if f.is_file()]
+    return out
 
 
 def read_corpus(paths) -> Corpus:
     """The corpus of `paths` (files and folders, in order); see the module docstring."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    if isinstance(paths, (bytes, bytearray)) or not hasattr(paths, "__iter__"):
+        raise TypeError(f"--data: expected a file or folder path (str or os.PathLike) or a list of "
+                        f"them, got {type(paths).__name__} {paths!r:.60}")
     paths = list(paths)
     if not paths:
         raise TextFileError("", "expected at least one file or folder")
     parts, files, skipped = [], [], []
     for path in paths:
-        p = Path(path)
+        p = _path(path)
         if p.is_dir():
-            found = 0
+            found, left_out = 0, 0
             for f in _folder_files(p):
                 try:
                     t = read_text_file(f)
                 except TextFileError as e:
                     skipped.append((str(f), e.problem))
+                    left_out += 1
                     continue
                 parts.append(t)
                 files.append(str(f))
                 found += 1
             if not found:
-                why = f" ({len([s for s in skipped if s[0].startswith(str(p))])} files skipped: " \
-                      f"empty, binary or not UTF-8)" if skipped else " (it is empty)"
+                why = f" ({left_out} files skipped: empty, binary, not UTF-8 or not readable)" \
+                    if left_out else " (it is empty)"
                 raise TextFileError(path, f"the folder holds no text files{why}")
         else:
             parts.append(read_text_file(p))

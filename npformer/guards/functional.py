@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.keep_masks import check_keep_mask
-from npformer.guards.layers import check_targets
+from npformer.guards.layers import check_targets, loss_init
 from npformer.guards.rules import check_count
 from npformer.guards.validation import (
     bool_mask,
@@ -62,7 +62,10 @@ def sdpa_backward(dout, cache):
 
 def cross_entropy_forward(logits, targets, ignore_index: int = -100, label_smoothing: float = 0.0):
     """npformer.layers.loss.cross_entropy_forward, checked: logits (N, C), targets (N,) class indices
-    or ignore_index, at least one counted."""
+    or ignore_index, at least one counted; ignore_index an int, label_smoothing in [0, 1] (as for
+    CrossEntropyLoss: NaN would make every loss NaN)."""
+    loss_init(ignore_index, label_smoothing)
+    logits = check_float("logits", logits, finite=False)
     if logits.ndim != 2:
         raise ValueError(f"logits: expected 2 dimensions (N, C), got shape {logits.shape}")
     N, C = logits.shape

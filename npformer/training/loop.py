@@ -12,8 +12,9 @@ A step object supplies what one backend does with one batch:
     step.close() -> None             free what the step holds (worker threads), called once at the end
 
 The loop owns everything else: the batch stream and its end, the checks that stop a run before the
-weights are updated when its loss or gradient norm is not finite or its loss has diverged (above
-DIVERGED_LOSS nats per token: float32 overflow inside LayerNorm can keep a runaway loss finite), the
+weights are updated when its loss or gradient norm is not finite, its loss has diverged (above
+DIVERGED_LOSS nats per token: float32 overflow inside LayerNorm can keep a runaway loss finite) or a
+stage of its forward pass meets non-finite values (overflowed weights, reported as divergence), the
 per-step record (TrainResult), the callback, the progress display, and the held-out evaluation
 every `config.eval_every` steps (the time it takes is not counted in the throughput).
 """
@@ -34,6 +35,9 @@ __all__ = ["run_steps", "DIVERGED_LOSS"]
 # learning gets there (a fresh model gives about ln(vocab_size), 10.8 for GPT-2's 50257 tokens), while
 # a learning rate many orders too high does within a step or two.
 DIVERGED_LOSS = 1e3
+# What a model's checked stage entry says of a non-finite input (npformer.guards.validation): the
+# inputs of a training step are token ids, so inside its forward this means the weights overflowed.
+NONFINITE = "expected finite values"
 
 
 def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
@@ -59,7 +63,16 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
                                  f"config.steps={config.steps}") from None
             lr = float(step.lr())
             with np.errstate(over="ignore", invalid="ignore"):    # judged by the loss checks below
-                loss = float(step.gradients(batch))                        # fills every .grad
+                try:
+                    loss = float(step.gradients(batch))                    # fills every .grad
+                except ValueError as e:
+                    if NONFINITE not in str(e):
+                        raise
+                    raise FloatingPointError(
+                        f"training diverged at step {n}: a stage of the forward pass met "
+                        f"non-finite values ({e}); the weights overflowed, so lower the learning "
+                        f"rate (lr={config.lr}) or raise warmup; stopped before updating the "
+                        f"weights") from None
             if not math.isfinite(loss):
                 raise FloatingPointError(f"training loss became {loss} at step {n}; lower the "
                                          f"learning rate (lr={config.lr}) or raise warmup")

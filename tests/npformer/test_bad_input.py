@@ -588,3 +588,21 @@ def test_ragged_id_lists_are_named_not_numpy_internals():
         m([[1, 2], [3]])
     with pytest.raises(ValueError, match=r"^prompts: expected a rectangular"):
         nf.greedy_decode(m, [[1, 2], [3]])
+
+
+@pytest.mark.parametrize("kw, error, message", [
+    ({"label_smoothing": float("nan")}, ValueError, r"label_smoothing: expected a float in \[0, 1\], got nan"),
+    ({"label_smoothing": 1.5}, ValueError, r"label_smoothing: expected a float in \[0, 1\], got 1.5"),
+    ({"ignore_index": 0.5}, TypeError, "ignore_index: expected an int, got float"),
+])
+def test_functional_cross_entropy_checks_its_options_as_the_module_does(kw, error, message):
+    logits, targets = np.zeros((2, 3), np.float32), np.array([0, 1])
+    with pytest.raises(error, match=message):
+        nf.cross_entropy_forward(logits, targets, **kw)
+    with pytest.raises(error, match=message):
+        nf.CrossEntropyLoss(**kw)
+
+
+def test_functional_cross_entropy_names_logits_that_are_not_an_array():
+    with pytest.raises(TypeError, match="logits: expected a numpy array, got list"):
+        nf.cross_entropy_forward([[0.0, 1.0]], np.array([0]))

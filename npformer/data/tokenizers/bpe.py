@@ -28,6 +28,7 @@ import heapq
 from collections import Counter, defaultdict
 from itertools import pairwise
 
+from .ids import token_ids
 from .pretokenize import gpt2_pieces
 
 __all__ = [
@@ -185,10 +186,7 @@ class BPETokenizer:
         """Text of token ids; special tokens are skipped. Bytes that are not valid UTF-8 (ids cut
         inside a character) become U+FFFD, never an error."""
         data = bytearray()
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < self.vocab_size:
-                raise ValueError(f"ids: expected token ids in [0, {self.vocab_size}), got {i}")
+        for i in token_ids(ids, self.vocab_size):
             data += self.token_bytes[i]
         return data.decode("utf-8", errors="replace")
 

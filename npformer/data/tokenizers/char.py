@@ -10,6 +10,8 @@ counts), so the same corpus always gives the same ids.
 """
 from __future__ import annotations
 
+from .ids import token_ids
+
 __all__ = ["BOS", "EOS", "NUM_SPECIAL", "PAD", "UNK", "CharTokenizer"]
 
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
@@ -48,13 +50,17 @@ class CharTokenizer:
         ids = [self.index.get(c, UNK) for c in text]
         return ([BOS] if add_bos else []) + ids + ([EOS] if add_eos else [])
 
+    def unseen(self, text: str) -> str:
+        """The distinct characters of `text` that the vocabulary lacks (each encodes to UNK), in
+        order of first appearance."""
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected str, got {type(text).__name__}")
+        return "".join(dict.fromkeys(c for c in text if c not in self.index))
+
     def decode(self, ids) -> str:
         """Text of token ids: PAD, BOS and EOS are skipped, UNK becomes U+FFFD."""
         out = []
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < self.vocab_size:
-                raise ValueError(f"ids: expected token ids in [0, {self.vocab_size}), got {i}")
+        for i in token_ids(ids, self.vocab_size):
             if i == UNK:
                 out.append(UNK_TEXT)
             elif i >= NUM_SPECIAL:

@@ -27,6 +27,7 @@ import os
 from itertools import pairwise
 
 from .files import read_utf8, read_utf8_lines
+from .ids import token_ids
 from .pretokenize import gpt2_pieces, split_specials
 
 __all__ = ["GPT2Tokenizer", "bytes_to_unicode"]
@@ -168,10 +169,10 @@ class GPT2Tokenizer:
     def decode(self, ids, skip_special_tokens: bool = False) -> str:
         """Text of token ids (bytes that are not valid UTF-8 become U+FFFD, as GPT-2 does)."""
         data = bytearray()
-        for i in ids:
-            token = self.id_to_token.get(int(i))
+        for i in token_ids(ids):
+            token = self.id_to_token.get(i)
             if token is None:
-                raise ValueError(f"ids: expected ids present in vocab.json, got {int(i)}")
+                raise ValueError(f"ids: expected ids present in vocab.json, got {i}")
             if skip_special_tokens and token in self.special_tokens:
                 continue
             for ch in token:

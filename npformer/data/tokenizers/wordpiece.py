@@ -22,6 +22,7 @@ import os
 import unicodedata
 
 from .files import read_utf8_lines
+from .ids import token_ids
 from .pretokenize import is_space, split_specials
 
 __all__ = ["WordPieceTokenizer", "basic_tokenize", "wordpiece"]
@@ -207,10 +208,7 @@ class WordPieceTokenizer:
     def decode(self, ids, skip_special_tokens: bool = True) -> str:
         """Tokens joined by spaces, "##" pieces glued on, then DECODE_CLEANUP on each token."""
         parts = []
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < len(self.tokens):
-                raise ValueError(f"ids: expected token ids in [0, {len(self.tokens)}), got {i}")
+        for i in token_ids(ids, len(self.tokens)):
             if skip_special_tokens and i in self.special_ids:
                 continue
             token = self.tokens[i]

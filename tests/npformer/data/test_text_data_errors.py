@@ -74,3 +74,43 @@ def test_output_path_is_checked_before_reading_the_corpus(tmp_path, capsys):
     assert main(["train", "--task", "lm", "--data", str(tmp_path / "nowhere.txt"), "--steps", "1",
                  "--save", str(taken)]) == 2
     assert "--save" in capsys.readouterr().err and taken.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize("paths, got", [(123, "int 123"), ([123], "int 123"), (None, "NoneType None"),
+                                        (b"notes.txt", "bytes b'notes.txt'"), ([None], "NoneType")])
+def test_a_corpus_path_that_is_not_a_path_is_a_type_error_naming_data(paths, got):
+    from npformer.data.text_files import read_corpus
+    with pytest.raises(TypeError, match=r"--data: expected a file or folder path \(str or "
+                                        r"os.PathLike\).* got " + got):
+        read_corpus(paths)
+
+
+def test_a_broken_link_in_a_folder_is_skipped_and_counted(tmp_path):
+    from npformer.data.text_files import read_corpus
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("some text\n", encoding="utf-8")
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    corpus = read_corpus(folder)
+    assert corpus.files == [str(folder / "a.txt")]
+    assert corpus.skipped == [(str(folder / "gone.txt"), "no such file or folder")]
+
+
+def test_a_folder_without_text_counts_its_own_skipped_files_only(tmp_path):
+    """Folders `a` and `ab`: a name prefix is not a folder prefix."""
+    from npformer.data.text_files import TextFileError, read_corpus
+    for name, n_bad in (("a", 2), ("ab", 1)):
+        (tmp_path / name).mkdir()
+        for k in range(n_bad):
+            (tmp_path / name / f"{k}.bin").write_bytes(b"\0\1")
+    (tmp_path / "a" / "keep.txt").write_text("text\n", encoding="utf-8")
+    with pytest.raises(TextFileError, match=r"--data .*ab: the folder holds no text files \(1 files"):
+        read_corpus([tmp_path / "a", tmp_path / "ab"])
+
+
+def test_a_pipe_as_data_is_refused_saying_to_write_a_file(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert main(["train", "--task", "lm", "--data", str(fifo), "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"--data {fifo}: not a regular file (a pipe, device or socket" in err and "write it to a file" in err

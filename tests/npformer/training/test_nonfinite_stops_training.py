@@ -118,3 +118,19 @@ def test_a_loss_just_above_the_divergence_bound_stops_the_api_run(monkeypatch):
                 callback=remember, fast_threads=0)
     after = model.state_dict()
     assert all(np.array_equal(after[k], before[k]) for k in after)    # step 2 changed nothing
+
+
+@pytest.mark.parametrize("task", ["lm", "copy"])
+def test_weights_overflowed_by_a_runaway_learning_rate_stop_as_diverged(task, tmp_path, capsys):
+    """When an update leaves weights whose products overflow, the next forward's stage check meets
+    non-finite activations (before any loss exists): that is divergence, reported with the step and
+    the option to change, not as an argument error about an internal array."""
+    f = tmp_path / "m.npz"
+    code = main(["train", "--task", task, "--lr", "1e9", "--warmup", "1", "--steps", "30",
+                 "--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1",
+                 "--batch-size", "8", "--no-progress", "--threads", "1", "--save", str(f)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "training diverged at step 2: a stage of the forward pass met non-finite values" in err[0]
+    assert "lower the learning rate (lr=1000000000.0)" in err[0]
+    assert "nothing was saved" in err[0] and not f.exists()
