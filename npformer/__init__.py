@@ -26,33 +26,46 @@ from npformer.guards.functional import (
                                  sdpa_forward,
                                  sinusoidal_table,
 )
-
-# the workflow API: save / load models and training states, decode, look at attention
-from npformer.io.checkpoint import CheckpointError, load_checkpoint, load_model, restore, save_checkpoint
-from npformer.layers.activations import (
-                                 Activation,
+from npformer.guards.functional_layers import (
+                                 cross_entropy_backward,
+                                 dropout_backward,
+                                 embedding_backward,
+                                 embedding_forward,
                                  gelu_backward,
                                  gelu_forward,
                                  gelu_tanh_backward,
                                  gelu_tanh_forward,
+                                 layernorm_backward,
+                                 layernorm_forward,
+                                 linear_backward,
+                                 linear_forward,
+                                 log_softmax_backward,
+                                 log_softmax_forward,
                                  relu_backward,
                                  relu_forward,
+                                 softmax_backward,
+                                 softmax_forward,
+                                 tanh_backward,
+                                 tanh_forward,
 )
+
+# the workflow API: save / load models and training states, decode, look at attention
+from npformer.io.checkpoint import CheckpointError, load_checkpoint, load_model, restore, save_checkpoint
+from npformer.layers.activations import Activation
 from npformer.layers.attention import MultiHeadAttention
-from npformer.layers.dropout import Dropout, dropout_backward
-from npformer.layers.embedding import Embedding, embedding_backward, embedding_forward
+from npformer.layers.dropout import Dropout
+from npformer.layers.embedding import Embedding
 from npformer.layers.feedforward import PositionwiseFeedForward
-from npformer.layers.layernorm import LayerNorm, layernorm_backward, layernorm_forward
-from npformer.layers.linear import Linear, linear_backward, linear_forward
-from npformer.layers.loss import CrossEntropyLoss, cross_entropy_backward
+from npformer.layers.layernorm import LayerNorm
+from npformer.layers.linear import Linear
+from npformer.layers.loss import CrossEntropyLoss
 from npformer.layers.module import Module, ModuleList, Parameter
 from npformer.layers.positional import (
                                  LearnedPositionalEncoding,
                                  SinusoidalPositionalEncoding,
                                  make_positional,
 )
-from npformer.layers.softmax import log_softmax_backward, log_softmax_forward, softmax_backward, softmax_forward
-from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel, tanh_backward, tanh_forward
+from npformer.models.bert import BertForMaskedLM, BertForSequenceClassification, BertModel
 from npformer.models.causal_lm import CausalLM
 from npformer.models.classifier import EncoderClassifier
 from npformer.models.config import TransformerConfig, bert_config, gpt2_config

@@ -2,9 +2,8 @@
 
 `npformer.sdpa_forward`, `npformer.dropout_forward`, `npformer.padding_mask`, ... are these: each
 checks its arguments (the message names the argument, what was expected and what came) and then runs
-the plain function of npformer.layers, which checks nothing. The pairs not listed here (linear,
-layernorm, the activations, softmax ...) take any arrays NumPy can compute with and are exported as
-they are.
+the plain function of npformer.layers, which checks nothing. The per-layer pairs (linear, layernorm,
+embedding, the activations, softmax ...) are checked the same way in functional_layers.py.
 """
 from __future__ import annotations
 
