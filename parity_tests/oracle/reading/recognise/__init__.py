@@ -6,7 +6,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
-              log_attention_weights get False)
+              log_attention_weights get False; shape_list: a norm's list of normalised
+              dimensions, Norm(parameters_shape=[d_model]))
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -19,7 +20,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
               a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
-              attention matrices no name placed, their roles probed (roles)
+              attention matrices no name placed, their roles probed (roles); a packed q|k|v
+              no name placed, found by its (3D, D) shape (packed_shape)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -65,12 +67,14 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    packed_shape,
     part_convention,
     pe_table,
     per_head,
     qkv_groups,
     roles,
     row_bias,
+    shape_list,
     structure,
     submodules,
     time_first,
@@ -81,7 +85,7 @@ from . import (
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value, flags.value)
+                                                  arg_meaning.value, flags.value, shape_list.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
@@ -112,7 +116,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
-          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message),
+          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
+          packed_by_shape=packed_shape.resolve),
     Hooks("absent", reason=absent.reason),
 )}
 
