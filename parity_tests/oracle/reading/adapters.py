@@ -41,8 +41,8 @@ from .recognise import hooks
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
-ABSENT, CALL, FORWARD, INSTANCE, LAZY, RESOLVE = (hooks(k) for k in ("absent", "call", "forward", "instance",
-                                                                    "lazy", "resolve"))
+ABSENT, CALL, FORWARD, INSTANCE, LAZY, OUTPUT, RESOLVE = (hooks(k) for k in (
+    "absent", "call", "forward", "instance", "lazy", "output", "resolve"))
 
 
 class Adapter(ConstructMixin, ExecuteMixin):
@@ -220,7 +220,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
             if not names & {a.lower() for a in X_ALIASES}:
                 self.caps.table = True
-        if self.caps.table:
+        if self.caps.table or OUTPUT.no_input_table(self, fn):   # the table is the call's result
             self.binding = naming.Binding()
             return
         b = self._bind_forward(fn)
@@ -275,7 +275,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             table=True)
         m = self.finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
-        binding = self._bind_forward(getattr(m, "forward", m), hyper)
+        binding = naming.Binding() if self.caps.table_no_input else \
+            self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, m)
         if self.hooks is not None and self.hooks.weights is not None:
