@@ -351,6 +351,9 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"under that name was placed there); candidate parameters: "
                              f"{', '.join(space.names[:40])}")
     if missing:
+        weightless = RESOLVE.weightless_message(kind, space, missing, ref_shapes)
+        if weightless:
+            raise InterfaceError(weightless)
         block_norm = RESOLVE.add_norm_message(kind, unclaimed, space.shapes)
         if block_norm:
             raise InterfaceError(block_norm)

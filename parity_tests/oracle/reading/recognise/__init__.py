@@ -15,13 +15,15 @@ LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
               named for what they are, key padding and causal (mask_parts), the padding part's
-              convention (part_convention); time-first (T, B, d) sequences (time_first)
+              convention (part_convention); time-first (T, B, d) sequences (time_first); a
+              decoder-only layer checked as decoder_layer, named as such (decoder_only)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
               a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
               attention matrices no name placed, their roles probed (roles); a packed q|k|v
-              no name placed, found by its (3D, D) shape (packed_shape)
+              no name placed, found by its (3D, D) shape (packed_shape); a candidate with no
+              weights at all, said plainly (weightless)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -50,6 +52,7 @@ from . import (
     builtin_causal,
     class_layout,
     configs,
+    decoder_only,
     derived,
     dict_args,
     ffn_layout,
@@ -81,6 +84,7 @@ from . import (
     time_first,
     torch_mha_mask,
     valid_lens,
+    weightless,
     wrapper,
 )
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
@@ -104,7 +108,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
-          mask_parts=mask_parts.meanings),
+          mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only),
     Hooks("mask", torch_form=torch_mha_mask.torch_form),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,
@@ -119,7 +123,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
           wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
-          packed_by_shape=packed_shape.resolve),
+          packed_by_shape=packed_shape.resolve, weightless_message=weightless.message),
     Hooks("absent", reason=absent.reason),
 )}
 
