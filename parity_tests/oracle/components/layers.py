@@ -62,8 +62,10 @@ class EncoderLayerComponent(Component):
     name = "encoder_layer"
     title = "Transformer encoder layer (module)"
     inputs = (InputSpec("x", X_ALIASES + ("enc_input", "src_emb", "encoder_input")),)
+    # a decoder-only (GPT-style) layer is checked here too: its self-attention mask's names count
     masks = (MaskSpec("mask", MASK_ALIASES + ("enc_mask", "src_key_mask", "slf_attn_mask",
-                                               "enc_self_attn_mask", "self_attn_mask"),
+                                               "enc_self_attn_mask", "self_attn_mask", "tgt_mask",
+                                               "trg_mask", "dec_mask", "dec_self_attn_mask", "target_mask"),
                       ("none", "padding", "causal", "causal_padding", "random_2d"), "T", "T"),)
     hypers = ("d_model", "num_heads", "d_ff", "eps", "activation", "norm_first")
     tree = "encoder_layer"

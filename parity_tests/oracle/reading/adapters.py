@@ -41,8 +41,8 @@ from .recognise import hooks
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 
-ABSENT, CALL, FORWARD, INSTANCE, LAZY, RESOLVE = (hooks(k) for k in ("absent", "call", "forward", "instance",
-                                                                    "lazy", "resolve"))
+ABSENT, CALL, FORWARD, INSTANCE, LAZY, OUTPUT, RESOLVE = (hooks(k) for k in (
+    "absent", "call", "forward", "instance", "lazy", "output", "resolve"))
 
 
 class Adapter(ConstructMixin, ExecuteMixin):
@@ -65,7 +65,10 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.kind = self._kind_label()
         self._unclaimed_constant: set | None = None
         self.heads_merged_mask = False        # set by the merged_mask probe
-        self._prepare_forward()
+        try:
+            self._prepare_forward()
+        except InterfaceError as e:    # a decoder-only layer checked as decoder_layer: say so
+            raise FORWARD.decoder_only(self, e) from None
         self.probe = self._probe_build()
         recognise.run_probes(self)
 
@@ -178,8 +181,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             if self.comp.name != "mha" or self.caps.self_attention:
                 raise
         b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
-                        keep_params=weights, fallback_positional=not weights, what=what,
-                        meanings=means)
+                        keep_params=weights, fallback_positional=not weights, what=what, meanings=means)
         self.caps.self_attention = True
         return b
 
@@ -220,14 +222,13 @@ class Adapter(ConstructMixin, ExecuteMixin):
             names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
             if not names & {a.lower() for a in X_ALIASES}:
                 self.caps.table = True
-        if self.caps.table:
+        if self.caps.table or OUTPUT.no_input_table(self, fn):   # the table is the call's result
             self.binding = naming.Binding()
             return
         b = self._bind_forward(fn)
         self.binding = b
         self.required_masks = self._required_masks(fn, b)
-        if self.comp.name == "mha" and not self.caps.self_attention and \
-                not self.caps.list_input:
+        if self.comp.name == "mha" and not self.caps.self_attention and not self.caps.list_input:
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
             if len(bound) < 3:
                 raise InterfaceError(f"{self._name()} forward: expected query, key and value "
@@ -275,7 +276,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             table=True)
         m = self.finish_module(made)
         fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
-        binding = self._bind_forward(getattr(m, "forward", m), hyper)
+        binding = self.binding if self.caps.table_no_input else self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, m)
         if self.hooks is not None and self.hooks.weights is not None:
@@ -284,8 +285,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         else:
             space, slots = self._space(m, binding, case)
             entries, unclaimed = self._resolve(space, case, m)
-        inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding,
-                        unclaimed=unclaimed)
+        inst = Instance(call=fn, obj=m, entries=entries, slots=slots, binding=binding, unclaimed=unclaimed)
         if recognise.reads_x_at_w(self, inst, case):
             return self._switch_layout(case)
         if INSTANCE.ffn_layout_applies(self, inst, case) and INSTANCE.ffn_layout_probe(self, inst, case):
@@ -325,8 +325,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return torch_space(m)
         space, slots = numpy_space(m)
         names, slots = LAZY.drop_activations(space, slots, case)
-        return naming.Space(names, {n: space.shapes[n] for n in names},
-                            {n: space.bare[n] for n in names}), slots
+        return naming.Space(names, {n: space.shapes[n] for n in names}, {n: space.bare[n] for n in names}), slots
 
     def _numpy_unclaimed(self, unclaimed, slots, space, case: Case) -> None:
         """Arrays of a NumPy candidate the reference has no counterpart for: fine when they are the

@@ -6,7 +6,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               (derived: head width, temperature, device; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
-              log_attention_weights get False)
+              log_attention_weights get False; shape_list: a norm's list of normalised
+              dimensions, Norm(parameters_shape=[d_model]))
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -14,19 +15,23 @@ LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
               named for what they are, key padding and causal (mask_parts), the padding part's
-              convention (part_convention); time-first (T, B, d) sequences (time_first)
+              convention (part_convention); time-first (T, B, d) sequences (time_first); a
+              decoder-only layer checked as decoder_layer, named as such (decoder_only)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
               a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
-              attention matrices no name placed, their roles probed (roles)
+              attention matrices no name placed, their roles probed (roles); a packed q|k|v
+              no name placed, found by its (3D, D) shape (packed_shape); a candidate with no
+              weights at all, said plainly (weightless)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
               masks spread over a merged batch*heads axis (merged_mask)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
-OUTPUT        positional modules that return the table instead of x + PE (pe_table)
+OUTPUT        positional modules that return the table instead of x + PE, or take no input at
+              all and return it (pe_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
               (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
@@ -47,6 +52,7 @@ from . import (
     builtin_causal,
     class_layout,
     configs,
+    decoder_only,
     derived,
     dict_args,
     ffn_layout,
@@ -65,23 +71,26 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    packed_shape,
     part_convention,
     pe_table,
     per_head,
     qkv_groups,
     roles,
     row_bias,
+    shape_list,
     structure,
     submodules,
     time_first,
     torch_mha_mask,
     valid_lens,
+    weightless,
     wrapper,
 )
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value, flags.value)
+                                                  arg_meaning.value, flags.value, shape_list.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
@@ -99,12 +108,13 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
-          mask_parts=mask_parts.meanings),
+          mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only),
     Hooks("mask", torch_form=torch_mha_mask.torch_form),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,
           dict_note=dict_args.note),
     Hooks("output", with_token_ids=pe_table.with_token_ids, add_input=pe_table.add_input,
+          no_input_table=pe_table.no_input_table,
           no_grad=pe_table.NO_GRAD),
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
@@ -112,7 +122,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
-          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message),
+          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
+          packed_by_shape=packed_shape.resolve, weightless_message=weightless.message),
     Hooks("absent", reason=absent.reason),
 )}
 

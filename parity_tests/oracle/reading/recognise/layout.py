@@ -13,6 +13,9 @@ cross-attention likewise (its own A, C) adds mean(memory) @ M' after the self-at
 matrices are not square on that example and are already read as (in, out) by their shapes (the
 layer is x @ W throughout); with d_ff = d_model a later example decides.
 
+A plain packed q|k|v (a (3D, D) or (D, 3D) matrix) has its layout fixed by its shape: its value
+rows are handed over so, and the probe then decides the square output projection alone.
+
 When the candidate's output is the second and not the first, its square matrices are read as
 (in, out) (gradients too), and the report says so. Anything else keeps --weight-layout: a candidate
 mixing layouts, or wrong, is then compared as usual and fails there. The probe cannot buy a match: it
@@ -66,8 +69,10 @@ def applies(adapter, inst) -> bool:
     for pre in pres:
         for p in PROJ:
             e = inst.entries.get(f"{pre}{p}.weight")
-            if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None:
+            if e is None or e.cand is None or e.parts or e.cand_shape is not None:
                 return False
+            if e.rows and (p == "out_proj" or e.how != "packed" or e.grouped):
+                return False             # only a plain packed q|k|v, its layout fixed by shape
             if e.how == "map":
                 return False             # the user said how it is kept
     return True
@@ -119,8 +124,12 @@ def probe(adapter, inst, case) -> bool:
     got = array_out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
+    # a packed (3D, D) / (D, 3D) value projection is handed over in the layout its shape fixes:
+    # only the square output projection's layout is in question then
+    packed = [inst.entries[f"{pre}v_proj.weight"].rows is not None for pre in PREFIX[adapter.comp.name]]
     out_in, in_out = (probe_output(adapter.comp.name, case.hyper, x, mem, Ms)
-                      for Ms in ([A.T @ C.T for A, C in AC], [A @ C for A, C in AC]))
+                      for Ms in ([A.T @ C.T for A, C in AC],
+                                 [(A.T if pk else A) @ C for (A, C), pk in zip(AC, packed)]))
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
 

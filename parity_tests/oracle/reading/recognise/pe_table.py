@@ -3,8 +3,15 @@ x + PE (the caller adds it). Found by a probe with batch 2: an output that has n
 a table. The oracle then compares x + table[:T] with the reference; the input gradient is then the
 identity, not the candidate's, and is not checked. A forward that fails on x (B, T, d) is tried on
 token ids (B, T) (`batch, seq_len = x.size()`, the embedding's caller passing its ids): when that
-returns the table, every example calls it with token ids of the example's (B, T)."""
+returns the table, every example calls it with token ids of the example's (B, T). A forward that
+takes no input at all (`def forward(self): return table`, the module built for a maximum length)
+is called with nothing, its result read as the table (no_input_table).
+
+Every such table is compared as x + table[:T] with the reference, so a table built for a longer
+length than the example's is cut to it; one shorter than T is a shape error."""
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -23,12 +30,30 @@ def add_input(table, x, out_shape):
     return x + t[:T]
 
 
+def no_input_table(adapter, fn) -> bool:
+    """A positional module whose forward takes no argument at all: caps.returns_table set, the
+    call made with nothing (True); else False."""
+    if adapter.comp.name != "positional" or adapter.mode not in ("class", "instance") or \
+            (adapter.hooks is not None and adapter.hooks.call is not None):
+        return False
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name not in ("self", "cls")]
+    except (TypeError, ValueError):
+        return False
+    if params:
+        return False
+    adapter.caps.returns_table = adapter.caps.table_no_input = True
+    adapter.notes.append("forward takes no input and returns the positional table: called with "
+                         "nothing, compared x + table[:T]; the input gradient is not checked")
+    return True
+
+
 def probe(adapter) -> None:
     """Set caps.returns_table for a positional module whose forward returns the table."""
     if adapter.hooks is not None and adapter.hooks.call is not None:
         return                          # the adapter file says how to call it
     if adapter.comp.name != "positional" or adapter.mode not in ("class", "instance") or \
-            adapter.caps.table:
+            adapter.caps.table or adapter.caps.returns_table:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
