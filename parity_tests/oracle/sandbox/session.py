@@ -28,6 +28,7 @@ from ..reading.adapters import Adapter, CandidateProblem, Options
 from ..reading.calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
+from .modes import MODES, RUNS, WHAT
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -227,9 +228,11 @@ class Session:
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
 
-    def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None) -> tuple[dict, dict]:
-        """Build, run `runs` times (fresh instance and fresh RNG state each time); return what came
-        out as (header, float64 arrays). `tick()` after each stage lets the parent time each call."""
+    def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None,
+            modes: tuple = ()) -> tuple[dict, dict]:
+        """Build, run `runs` times (fresh instance and fresh RNG state each time), then once in each
+        of `modes` (modes.py); return what came out as (header, float64 arrays). `tick()` after
+        each stage lets the parent time each call."""
         ad = self.adapter
         case = case_from_wire(h["case"], arrays)
         try:
@@ -254,6 +257,13 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
+            for mode in (m for m in MODES if m in modes):
+                _fresh_rng()
+                got = guarded(lambda mode=mode: RUNS[mode](ad, case),
+                              WHAT[mode])
+                tick()
+                for k, v in got.items():
+                    out[f"{mode}:{k}"] = guarded(lambda v=v: _to_f64(v), f"reading {k}")
         except Failed as f:
             return {"status": "failed", **f.reply}, {}
         header = {"status": "ok", "mapping": mapping, "absent": absent,
