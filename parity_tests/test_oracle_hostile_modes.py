@@ -7,7 +7,6 @@ the ones here that take the fused inference kernels and per-instance caches).
 """
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -17,6 +16,7 @@ from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.components import get
 from parity_tests.oracle.core.backend import validate_run
+from parity_tests.oracle.core.report import gradescope_results
 from parity_tests.oracle.core.structural import cases
 from parity_tests.oracle.reading.findings import Findings
 
@@ -34,15 +34,13 @@ ATTACKS = [
 
 @pytest.mark.parametrize("component,target,quantity,mode,words", ATTACKS,
                          ids=[a[1].split(".")[0] for a in ATTACKS])
-def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantity, mode, words,
-                                                        tmp_path):
-    results = tmp_path / "results.json"
-    res = check(component, os.path.join(HOSTILE, target), examples=10, results=str(results))
+def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantity, mode, words):
+    res = check(component, os.path.join(HOSTILE, target), examples=10, score_groups=True)
     assert res.verdict == "mismatch", res.message
     assert res.quantity == quantity
     assert res.detail["mode"] == mode
     assert words in res.message
-    data = json.loads(results.read_text())
+    data = gradescope_results(res)
     assert data["score"] < sum(t["max_score"] for t in data["tests"])
 
 

@@ -151,7 +151,7 @@ def main() -> None:
     os.dup2(2, 1)                                        # prints go to the parent's log
     os.close(null)
 
-    from . import confine, policy
+    from . import confine, policy, tamper
     from .protocol import Reader, encode, write_all
     from .session import Session, _jsonable
 
@@ -203,6 +203,7 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
+            session.watch = tamper.snapshot()
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:
             h, out = session.run(header, arrays, runs=int(header.get("runs", 2)),
