@@ -102,8 +102,11 @@ class Judge:
             if odd is not None:             # right in the main run, not in another mode
                 mode, rep = odd
                 out.verdict, out.quantity = "mismatch", q.key
-                out.detail = self._detail(rep, q.key, rep_got(reply, mode, q.key), got, None)
-                out.detail.update(mode=mode, expected_from="the same candidate's main run")
+                out.detail = self._detail(rep, q.key, rep_got(reply, mode, q.key), got,
+                                          "'expected' is this candidate's own main run (autograd "
+                                          "on, eval(), a fresh instance); 'got' is the " + mode
+                                          + " run")
+                out.detail["mode"] = mode
                 out.message = f"{label} {MODE_WHAT[mode]}"
                 continue
             verdict = "mismatch"
