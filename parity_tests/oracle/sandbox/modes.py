@@ -82,7 +82,8 @@ def repeat(ad, case: Case) -> dict:
         inst.slots[name].set(arr)
     before = {name: _held(inst.slots[name]) for name in want}
     ad.execute(inst, case)
-    changed = [n for n in want if not np.array_equal(_held(inst.slots[n]), before[n], equal_nan=True)]
+    changed = [n for n in want if before[n] is not None and not np.array_equal(
+        _held(inst.slots[n]), before[n], equal_nan=True)]
     if changed:
         raise CandidateProblem("mutates_input", f"the candidate changed its own parameter "
                                f"{changed[0]!r} during its forward and backward (a weight update of "
@@ -90,12 +91,17 @@ def repeat(ad, case: Case) -> dict:
     return _forward_only(ad, inst, case)
 
 
-def _held(slot) -> np.ndarray:
-    """The value a parameter slot holds now (a copy)."""
-    p = getattr(slot, "p", None)
-    if p is not None and hasattr(p, "detach"):
-        return p.detach().cpu().numpy().copy()
-    return np.array(slot.array(), dtype=np.float64, copy=True)
+def _held(slot) -> np.ndarray | None:
+    """The value a parameter slot holds now (a copy; None where it cannot be read)."""
+    held = next((getattr(slot, a) for a in ("p", "v") if getattr(slot, a, None) is not None), None)
+    try:
+        if held is None:
+            held = slot.array()
+        if hasattr(held, "detach"):
+            return held.detach().cpu().numpy().copy()
+        return np.array(held, dtype=np.float64, copy=True)
+    except Exception:  # noqa: BLE001 - a slot of an unusual kind: not compared
+        return None
 
 
 def decoy_case(case: Case) -> Case:
