@@ -21,6 +21,7 @@ from ..components import Case, Component
 from ..reading.calls import Raised, TimedOut, run_limited
 from ..reading.findings import MAX_FIXED_MATRIX, Findings
 from ..sandbox.limits import Limits
+from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
@@ -260,7 +261,7 @@ class SandboxBackend:
         limit = float(self.opts.timeout or 60.0)       # per stage: construct, each call, each mode
         modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs, "modes": list(modes)}, arrays,
-                              limit, case, stages=runs + 2 + len(modes),
+                              limit, case, stages=runs + 2 + MODE_CALLS * len(modes),
                               max_reply=reply_budget(case, arrays, runs))
         return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
                                                         self.opts.name_map, modes)

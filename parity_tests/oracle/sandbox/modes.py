@@ -38,7 +38,7 @@ def _forward_only(ad, inst, case: Case) -> dict:
     return {k: v for k, v in p.values.items() if k in ("output", "attention_weights")}
 
 
-def nograd(ad, case: Case) -> dict:
+def nograd(ad, case: Case, tick=lambda: None) -> dict:
     if ad.framework != "torch":
         return {}
     inst = ad.instantiate(case)
@@ -64,14 +64,14 @@ def _to_train(obj: Any) -> bool:
     return False
 
 
-def train(ad, case: Case) -> dict:
+def train(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
     if inst.table or not _to_train(inst.obj):
         return {}
     return _forward_only(ad, inst, case)
 
 
-def repeat(ad, case: Case) -> dict:
+def repeat(ad, case: Case, tick=lambda: None) -> dict:
     if ad.mode in ("instance", "function", "pair"):
         return {}              # one object for every run already, or no object to keep state
     inst = ad.instantiate(case)
@@ -82,6 +82,7 @@ def repeat(ad, case: Case) -> dict:
         inst.slots[name].set(arr)
     before = {name: _held(inst.slots[name]) for name in want}
     ad.execute(inst, case)
+    tick()                     # each call is a stage of its own under the parent's --timeout
     changed = [n for n in want if before[n] is not None and not np.array_equal(
         _held(inst.slots[n]), before[n], equal_nan=True)]
     if changed:
@@ -115,7 +116,7 @@ def decoy_case(case: Case) -> Case:
                 settings=case.settings)
 
 
-def decoy(ad, case: Case) -> dict:
+def decoy(ad, case: Case, tick=lambda: None) -> dict:
     """Gradients of `case` with another example's forward and backward run just before its
     backward; {} where the candidate has no NumPy backward of its own to interleave."""
     if ad.framework != "numpy" or getattr(ad, "hooks", None) is not None:
@@ -132,6 +133,7 @@ def decoy(ad, case: Case) -> dict:
                 ad.execute(ad.instantiate(other), other)
             finally:
                 busy[0] = False
+            tick()
             dout = a[0] if a and isinstance(a[0], np.ndarray) else None
             kept = None if dout is None else dout.copy()
             grads = real(*a, **k)
@@ -165,6 +167,7 @@ def decoy(ad, case: Case) -> dict:
     return {k: v for k, v in p.values.items() if k not in ("output", "attention_weights")}
 
 
+CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "repeat": repeat, "decoy": decoy}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",

@@ -263,7 +263,7 @@ class Session:
                                                        f"reading {k}")
             for mode in (m for m in MODES if m in modes):
                 _fresh_rng()
-                got = guarded(lambda mode=mode: RUNS[mode](ad, case),
+                got = guarded(lambda mode=mode: RUNS[mode](ad, case, tick),
                               WHAT[mode])
                 tick()
                 for k, v in got.items():
