@@ -51,7 +51,7 @@ def groups_gone(pids, wait: float = 3.0) -> list[int]:
 
 # name, check() keywords, acceptable verdicts, allowance in seconds (submission's own time)
 HOSTILE_CASES = [
-    ("patch_modules", {}, {"mismatch"}, 10),
+    ("patch_modules", {}, {"interface_error"}, 10),   # numpy replaced: sandbox/tamper.py
     ("stack_reader", {}, {"mismatch"}, 10),
     ("verdict_exception", {"allow_import": ["parity_tests"]}, {"raised"}, 10),
     ("verdict_exception", {}, {"forbidden_import"}, 5),

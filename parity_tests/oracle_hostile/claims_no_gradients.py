@@ -9,8 +9,8 @@ _exec = sys.modules["parity_tests.oracle.reading.execute"].ExecuteMixin
 _execute = _exec.execute
 
 
-def _claim(self, inst, case):
-    produced = _execute(self, inst, case)
+def _claim(self, inst, case, **kw):
+    produced = _execute(self, inst, case, **kw)
     for k in [k for k in produced.values if k.startswith("grad_")]:
         del produced.values[k]
         produced.missing[k] = "not returned by the candidate"

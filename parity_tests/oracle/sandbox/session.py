@@ -28,6 +28,8 @@ from ..reading.adapters import Adapter, CandidateProblem, Options
 from ..reading.calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
+from .modes import MODES, RUNS, WHAT
+from .tamper import failure, replaced
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -200,6 +202,7 @@ class Session:
             if self.opts.adapter_path:
                 SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None
+        self.watch: dict = {}              # tamper.snapshot() taken before the submission loads
         self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
 
     def _new_notes(self) -> list[str]:
@@ -222,14 +225,18 @@ class Session:
                                    "building the candidate")
         except Failed as f:
             return {"status": "failed", **f.reply}
+        if replaced(self.watch):
+            return {"status": "failed", **failure(replaced(self.watch))}
         ad = self.adapter
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
 
-    def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None) -> tuple[dict, dict]:
-        """Build, run `runs` times (fresh instance and fresh RNG state each time); return what came
-        out as (header, float64 arrays). `tick()` after each stage lets the parent time each call."""
+    def run(self, h: dict, arrays: dict, runs: int = 2, tick=lambda: None,
+            modes: tuple = ()) -> tuple[dict, dict]:
+        """Build, run `runs` times (fresh instance and fresh RNG state each time), then once in each
+        of `modes` (modes.py); return what came out as (header, float64 arrays). `tick()` after
+        each stage lets the parent time each call."""
         ad = self.adapter
         case = case_from_wire(h["case"], arrays)
         try:
@@ -254,8 +261,17 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
+            for mode in (m for m in MODES if m in modes):
+                _fresh_rng()
+                got = guarded(lambda mode=mode: RUNS[mode](ad, case, tick),
+                              WHAT[mode])
+                tick()
+                for k, v in got.items():
+                    out[f"{mode}:{k}"] = guarded(lambda v=v: _to_f64(v), f"reading {k}")
         except Failed as f:
             return {"status": "failed", **f.reply}, {}
+        if replaced(self.watch):
+            return {"status": "failed", **failure(replaced(self.watch))}, {}
         header = {"status": "ok", "mapping": mapping, "absent": absent,
                   "dtypes": {str(k): str(v) for k, v in produced.dtypes.items()},
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},

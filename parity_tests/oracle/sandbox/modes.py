@@ -1,0 +1,175 @@
+"""The worker's extra runs of one example in the other modes a correct submission behaves alike in.
+
+The parent (core/modes.py) compares what these give with the example's main run (autograd on,
+eval(), one forward then its backward); nothing here decides anything. Asked for by name in the
+"run" request ("modes"); each answers arrays "MODE:KEY" (float64), or nothing where it does not
+apply to this candidate:
+
+    nograd   torch: the forward under torch.no_grad(), inputs and functional parameters not
+             requiring gradients (code taking another path at inference shows a different output)
+    train    a module put in train() mode (torch), or a NumPy object's train() / `training = True`:
+             built with every dropout rate 0, as always, a correct module is deterministic and
+             gives its eval() output (a dropout rate of its own does not)
+    repeat   a module called a second time, the same instance, after its first forward and
+             backward: what a call leaves behind (keys and values appended to a cache, a weight
+             update in backward, a counter) must not change the next call's output
+    decoy    NumPy backward: between this example's forward and its backward, a forward and
+             backward of another example (a fresh instance, other input values); the gradients must
+             not change (a backward reading what the last forward left in module or class state,
+             not its cache or its own instance, does), and dout must come back unchanged (an
+             upstream gradient is shared with the other branches of a residual network)
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable
+
+import numpy as np
+
+from ..components import REF, Case
+from ..core.options import CandidateProblem
+from ..reading.slots import candidate_arrays
+
+MODES = ("nograd", "train", "repeat", "decoy")
+
+
+def _forward_only(ad, inst, case: Case) -> dict:
+    p = ad.execute(inst, case, grad=False)
+    return {k: v for k, v in p.values.items() if k in ("output", "attention_weights")}
+
+
+def nograd(ad, case: Case, tick=lambda: None) -> dict:
+    if ad.framework != "torch":
+        return {}
+    inst = ad.instantiate(case)
+    with ad.ops.torch.no_grad():
+        return _forward_only(ad, inst, case)
+
+
+def _to_train(obj: Any) -> bool:
+    """Put a built module in training mode; False where it has none."""
+    if obj is None:
+        return False
+    train = getattr(obj, "train", None)
+    if callable(train):
+        try:
+            train()
+            return True
+        except TypeError:      # a NumPy `train(data, ...)` method: not a mode switch
+            pass
+    if isinstance(getattr(obj, "training", None), bool):
+        with contextlib.suppress(Exception):
+            obj.training = True
+            return True
+    return False
+
+
+def train(ad, case: Case, tick=lambda: None) -> dict:
+    inst = ad.instantiate(case)
+    if inst.table or not _to_train(inst.obj):
+        return {}
+    return _forward_only(ad, inst, case)
+
+
+def repeat(ad, case: Case, tick=lambda: None) -> dict:
+    if ad.mode in ("instance", "function", "pair"):
+        return {}              # one object for every run already, or no object to keep state
+    inst = ad.instantiate(case)
+    if inst.table or inst.obj is None:
+        return {}
+    want = candidate_arrays(inst.entries, case.params, ad.opts.dtype)
+    for name, arr in want.items():
+        inst.slots[name].set(arr)
+    before = {name: _held(inst.slots[name]) for name in want}
+    ad.execute(inst, case)
+    tick()                     # each call is a stage of its own under the parent's --timeout
+    changed = [n for n in want if before[n] is not None and not np.array_equal(
+        _held(inst.slots[n]), before[n], equal_nan=True)]
+    if changed:
+        raise CandidateProblem("mutates_input", f"the candidate changed its own parameter "
+                               f"{changed[0]!r} during its forward and backward (a weight update of "
+                               f"its own?); a layer must leave its parameters as they were")
+    return _forward_only(ad, inst, case)
+
+
+def _held(slot) -> np.ndarray | None:
+    """The value a parameter slot holds now (a copy; None where it cannot be read)."""
+    held = next((getattr(slot, a) for a in ("p", "v") if getattr(slot, a, None) is not None), None)
+    try:
+        if held is None:
+            held = slot.array()
+        if hasattr(held, "detach"):
+            return held.detach().cpu().numpy().copy()
+        return np.array(held, dtype=np.float64, copy=True)
+    except Exception:  # noqa: BLE001 - a slot of an unusual kind: not compared
+        return None
+
+
+def decoy_case(case: Case) -> Case:
+    """The same example with other input values (same shapes, masks, weights, upstream gradient)."""
+    inputs = {n: (np.flip(a, axis=-1) * -0.75 + 0.125 if a.dtype == REF else a)
+              for n, a in case.inputs.items()}
+    return Case(component=case.component, example=case.example, hyper=case.hyper, inputs=inputs,
+                masks=dict(case.masks), params=dict(case.params), dout=case.dout,
+                out_shape=case.out_shape, weights_shape=case.weights_shape,
+                row_keep=case.row_keep, self_attention=case.self_attention,
+                settings=case.settings)
+
+
+def decoy(ad, case: Case, tick=lambda: None) -> dict:
+    """Gradients of `case` with another example's forward and backward run just before its
+    backward; {} where the candidate has no NumPy backward of its own to interleave."""
+    if ad.framework != "numpy" or getattr(ad, "hooks", None) is not None:
+        return {}
+    other = decoy_case(case)
+    busy = [False]
+
+    def interleaved(real: Callable) -> Callable:
+        def call(*a, **k):
+            if busy[0]:
+                return real(*a, **k)
+            busy[0] = True
+            try:
+                ad.execute(ad.instantiate(other), other)
+            finally:
+                busy[0] = False
+            tick()
+            dout = a[0] if a and isinstance(a[0], np.ndarray) else None
+            kept = None if dout is None else dout.copy()
+            grads = real(*a, **k)
+            if kept is not None and not np.array_equal(dout, kept, equal_nan=True):
+                raise CandidateProblem("mutates_input", "the candidate's backward modified its "
+                                       "upstream gradient dout in place; a backward must leave "
+                                       "dout as it was (in a network it is shared with the "
+                                       "other branches)")
+            return grads
+        return call
+
+    if ad.mode == "pair" and callable(getattr(ad, "backward", None)):
+        real = ad.backward
+        ad.backward = interleaved(real)
+        try:
+            p = ad.execute(ad.instantiate(case), case)
+        finally:
+            ad.backward = real
+    elif ad.mode != "instance":
+        inst = ad.instantiate(case)
+        real = getattr(inst.obj, "backward", None)
+        if inst.obj is None or not callable(real):
+            return {}
+        try:
+            setattr(inst.obj, "backward", interleaved(real))
+        except Exception:  # noqa: BLE001 - slots, a property: not interleaved
+            return {}
+        p = ad.execute(inst, case)
+    else:                      # one object for every example: its own state is its cache
+        return {}
+    return {k: v for k, v in p.values.items() if k not in ("output", "attention_weights")}
+
+
+CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
+RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "repeat": repeat, "decoy": decoy}
+WHAT = {"nograd": "calling the candidate under torch.no_grad()",
+        "train": "calling the candidate in train() mode (dropout 0)",
+        "repeat": "calling the same instance a second time",
+        "decoy": "calling the candidate's backward after another example's forward"}
