@@ -38,6 +38,19 @@ def _grad(dout, shape: tuple, dtype) -> np.ndarray:
     return check_grad("dout", dout, np.empty(shape, dtype=dtype))
 
 
+def _backward(plain, forward: str, kind: type, field: str):
+    """`plain` (a backward half), checked: `cache` is the `kind` that `forward` returned, and dout has
+    the shape and dtype of the cache's `field` (the forward's output, or its input of that shape)."""
+    def backward(dout, cache):
+        like = getattr(_cache("cache", cache, kind, forward), field)
+        _grad(dout, like.shape, like.dtype)
+        return plain(dout, cache)
+    backward.__name__ = backward.__qualname__ = plain.__name__
+    backward.__doc__ = (f"{plain.__module__}.{plain.__name__}, checked: dout like {forward}'s output, "
+                        f"cache what {forward} returned.")
+    return backward
+
+
 def _number(name: str, v, *, positive: bool = False) -> float:
     """A finite real number (not a bool), positive when asked."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -93,11 +106,7 @@ def layernorm_forward(x, gamma, beta, eps: float = 1e-5):
     return layernorm.layernorm_forward(x, gamma, beta, _number("eps", eps, positive=True))
 
 
-def layernorm_backward(dout, cache):
-    """npformer.layers.layernorm.layernorm_backward, checked: dout like the forward's output."""
-    xhat = _cache("cache", cache, LayerNormCache, "layernorm_forward").xhat
-    _grad(dout, xhat.shape, xhat.dtype)
-    return layernorm.layernorm_backward(dout, cache)
+layernorm_backward = _backward(layernorm.layernorm_backward, "layernorm_forward", LayerNormCache, "xhat")
 
 
 # -- embedding -------------------------------------------------------------------------------------
@@ -144,11 +153,7 @@ def gelu_forward(x):
     return activations.gelu_forward(check_float("x", x))
 
 
-def gelu_backward(dout, cache):
-    """npformer.layers.activations.gelu_backward, checked: dout like the forward's output."""
-    x = _cache("cache", cache, activations.GeluCache, "gelu_forward").x
-    _grad(dout, x.shape, x.dtype)
-    return activations.gelu_backward(dout, cache)
+gelu_backward = _backward(activations.gelu_backward, "gelu_forward", activations.GeluCache, "x")
 
 
 def gelu_tanh_forward(x):
@@ -156,11 +161,8 @@ def gelu_tanh_forward(x):
     return activations.gelu_tanh_forward(check_float("x", x))
 
 
-def gelu_tanh_backward(dout, cache):
-    """npformer.layers.activations.gelu_tanh_backward, checked: dout like the forward's output."""
-    x = _cache("cache", cache, activations.GeluTanhCache, "gelu_tanh_forward").x
-    _grad(dout, x.shape, x.dtype)
-    return activations.gelu_tanh_backward(dout, cache)
+gelu_tanh_backward = _backward(activations.gelu_tanh_backward, "gelu_tanh_forward",
+                               activations.GeluTanhCache, "x")
 
 
 def tanh_forward(x):
@@ -168,11 +170,7 @@ def tanh_forward(x):
     return bert.tanh_forward(check_float("x", x))
 
 
-def tanh_backward(dout, cache):
-    """npformer.models.bert.tanh_backward, checked: dout like the forward's output."""
-    y = _cache("cache", cache, bert.TanhCache, "tanh_forward").y
-    _grad(dout, y.shape, y.dtype)
-    return bert.tanh_backward(dout, cache)
+tanh_backward = _backward(bert.tanh_backward, "tanh_forward", bert.TanhCache, "y")
 
 
 # -- softmax and log-softmax (-inf entries are masked positions; NaN and +inf are refused) ---------
@@ -191,11 +189,7 @@ def softmax_forward(x, axis: int = -1):
     return softmax.softmax_forward(x, _axis(axis, x.ndim))
 
 
-def softmax_backward(dout, cache):
-    """npformer.layers.softmax.softmax_backward, checked: dout like the forward's output."""
-    y = _cache("cache", cache, SoftmaxCache, "softmax_forward").y
-    _grad(dout, y.shape, y.dtype)
-    return softmax.softmax_backward(dout, cache)
+softmax_backward = _backward(softmax.softmax_backward, "softmax_forward", SoftmaxCache, "y")
 
 
 def log_softmax_forward(x, axis: int = -1):
@@ -204,11 +198,8 @@ def log_softmax_forward(x, axis: int = -1):
     return softmax.log_softmax_forward(x, _axis(axis, x.ndim))
 
 
-def log_softmax_backward(dout, cache):
-    """npformer.layers.softmax.log_softmax_backward, checked: dout like the forward's output."""
-    y = _cache("cache", cache, LogSoftmaxCache, "log_softmax_forward").y
-    _grad(dout, y.shape, y.dtype)
-    return softmax.log_softmax_backward(dout, cache)
+log_softmax_backward = _backward(softmax.log_softmax_backward, "log_softmax_forward",
+                                 LogSoftmaxCache, "y")
 
 
 # -- backward halves whose forward is checked in npformer.guards.functional -----------------------
