@@ -19,6 +19,7 @@ import numpy as np
 from parity_tests.harness.compare import measure
 
 from ..components import Case
+from ..sandbox.modes import MODES
 
 WHAT = {
     "nograd": ("differs under torch.no_grad() (inputs not requiring gradients, as at inference) "
@@ -52,7 +53,7 @@ def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: s
     main = reply.values.get(key)
     if main is None:
         return None
-    for mode in ("nograd", "train", "repeat", "decoy"):
+    for mode in MODES:
         got = reply.modes.get(mode)
         if not got or (key not in got and key == "attention_weights"):
             continue            # weights returned only when asked for them, or no such mode here
