@@ -122,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "--resume continues; checked before training, "
                                                   "missing folders are created")
     g.add_argument("--overwrite", action="store_true",
-                   help="let --save replace an existing file (refused otherwise, before training)")
+                   help="let --save replace an existing file and --plot the plots already in "
+                        "its folder (refused otherwise, before training)")
     g.add_argument("--resume", metavar="CKPT", default=None,
                    help="continue the run saved in CKPT for --steps more steps (model, task and "
                         "optimisation settings come from CKPT; giving those options is an error); "
@@ -223,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(pip install npformer[plots]).")
     p.add_argument("checkpoint", help="checkpoint file (.npz)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the plots already in DIR (refused otherwise, before loading)")
     p.add_argument("--input", metavar="TEXT", default=None,
                    help="input sequence (default: the first held-out example of the task)")
     p.add_argument("--kinds", default="encoder,decoder,cross", metavar="LIST",

@@ -23,7 +23,7 @@ def cmd_plot(args) -> int:
                        f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
     from npformer.io.checkpoint import load_checkpoint
     from npformer.io.files import check_output_dir
-    check_output_dir(args.out, "--out")
+    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite)
     ckpt = load_checkpoint(args.checkpoint)
     model = load_model(ckpt).eval()
     args.task = None

@@ -34,7 +34,8 @@ def _check_outputs(args) -> None:
     if args.plot:
         from npformer.training import plots
         plots.pyplot()                               # fail now, not after training
-        check_output_dir(args.plot, "--plot")
+        check_output_dir(args.plot, "--plot", writes=plots.plots_in(args.plot),
+                         overwrite=args.overwrite)
 
 
 def _fresh_state(args):

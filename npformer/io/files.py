@@ -179,7 +179,8 @@ def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> P
         raise OutputPathError(option, path, "is a file; expected a folder")
     taken = [name for name in writes if os.path.lexists(p / name)]
     if taken and not overwrite:
-        raise OutputPathError(option, path, f"holds {', '.join(taken)}; pass --overwrite to replace "
+        shown = ", ".join(taken[:6]) + (f" and {len(taken) - 6} more" if len(taken) > 6 else "")
+        raise OutputPathError(option, path, f"holds {shown}; pass --overwrite to replace "
                                             f"them, or choose another folder")
     _make_parents(option, p.absolute(), path)
     _writable_dir(option, p.absolute(), path)

@@ -16,6 +16,7 @@ Attention rows are queries, columns keys; each row of a heat map sums to 1 (0 fo
 from __future__ import annotations
 
 import os
+import re
 from typing import Sequence
 
 import numpy as np
@@ -25,6 +26,21 @@ from npformer.checks.attention_maps import collect_attention
 ATTENTION_KINDS = ("encoder", "decoder", "cross")
 _KIND_SUFFIX = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "self_attn"),
                 "cross": ("decoder", "cross_attn")}
+
+
+# every name a plot of `train --plot` or `plot --out` may have (loss, positions*, attention maps,
+# confusion matrix): a folder already holding one is refused unless --overwrite
+PLOT_NAME = re.compile(r"(loss|confusion|positions(_\w+)?|attn_(encoder|decoder|cross)_layer\d+"
+                       r"(_head\d+)?)\.png")
+
+
+def plots_in(folder) -> list[str]:
+    """The files in `folder` that a plot command may replace, sorted ([] when it is not a folder)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(n for n in names if PLOT_NAME.fullmatch(n))
 
 
 def pyplot():
