@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["int_at_least", "int_in", "float_in", "positive", "non_negative", "probability", "positive_float"]
+__all__ = ["int_at_least", "int_in", "float_in", "positive", "non_negative", "probability", "positive_float",
+           "seed_int"]
 
 
 def int_at_least(lo: int):
@@ -55,3 +56,13 @@ positive = int_at_least(1)
 non_negative = int_at_least(0)
 probability = float_in(0.0, 1.0)
 positive_float = float_in(0.0, math.inf, lo_open=True)
+
+
+def seed_int(s: str) -> int:
+    """A generator seed: 0 to 2**63 - 1, the range both backends take (npformer.guards.rules)."""
+    from npformer.guards.rules import SEED_MAX
+    v = non_negative(s)
+    if v > SEED_MAX:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**63 - 1 (a 64-bit "
+                                         f"generator seed), got {v}")
+    return v

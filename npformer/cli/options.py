@@ -6,9 +6,9 @@ import argparse
 from npformer.cli.argtypes import (
     float_in,
     int_in,
-    non_negative,
     positive,
     positive_float,
+    seed_int,
 )
 from npformer.cli.defaults import DEFAULTS
 
@@ -69,5 +69,5 @@ def add_sampling_args(p) -> None:
                         "folder: the candidates printed per [MASK] (default 5)")
     g.add_argument("--top-p", type=float_in(0.0, 1.0, lo_open=True, hi_open=False), default=None,
                    metavar="P", help="nucleus sampling: the smallest set of tokens holding mass P")
-    g.add_argument("--seed", type=non_negative, default=None,
+    g.add_argument("--seed", type=seed_int, default=None,
                    help="seed of the sampling generator (default when sampling: 0)")

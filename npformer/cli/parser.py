@@ -13,6 +13,7 @@ from npformer.cli.argtypes import (
     positive,
     positive_float,
     probability,
+    seed_int,
 )
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.finetune import add_init_args
@@ -107,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="EPS", help="label smoothing of the training loss (default: %(default)s)")
     g.add_argument("--clip-norm", type=positive_float, default=DEFAULTS["clip_norm"], metavar="C",
                    help="clip the global gradient norm to C (default: %(default)s)")
-    g.add_argument("--seed", type=non_negative, default=DEFAULTS["seed"],
+    g.add_argument("--seed", type=seed_int, default=DEFAULTS["seed"],
                    help="seeds the model, the batches and the held-out split (default: %(default)s)")
     add_backend_args(p)
     g = p.add_argument_group("output")
@@ -207,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Exit status 1 when any check fails.")
     p.add_argument("--tol", type=positive_float, default=1e-6,
                    help="largest accepted relative error (default: %(default)s)")
-    p.add_argument("--seed", type=non_negative, default=0, help="seed of inputs and upstream "
+    p.add_argument("--seed", type=seed_int, default=0, help="seed of inputs and upstream "
                                                                 "gradients (default: %(default)s)")
     p.add_argument("--max-per-tensor", type=positive, default=40, metavar="N",
                    help="finite-difference at most N entries per tensor (default: %(default)s)")

@@ -25,6 +25,7 @@ import numpy as np
 
 from npformer.data.vocab import BOS, EOS
 from npformer.decoding.generate import GenerateOutput, decode_loop
+from npformer.guards.rules import check_seed
 
 __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_sampling_args"]
 
@@ -107,7 +108,7 @@ def _generator(seed, generator) -> np.random.Generator:
         seed = 0
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
-    return np.random.default_rng(int(seed))
+    return np.random.default_rng(check_seed(seed))
 
 
 def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: float = 1.0,

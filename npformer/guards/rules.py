@@ -46,10 +46,17 @@ def check_probability(name: str, p) -> float:
     return float(p)
 
 
+SEED_MAX = 2**63 - 1   # torch's generators take 64 bits, and the dropout one is seeded with seed + 1
+
+
 def check_seed(seed) -> int:
-    """A model's initialisation seed: a non-negative int."""
+    """A seed (a model's initialisation, sampling): an int from 0 to SEED_MAX, the same range in
+    both twins, so a seed that works with one backend works with the other."""
     if not is_int(seed) or seed < 0:
         raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+    if seed > SEED_MAX:
+        raise ValueError(f"seed: expected an int from 0 to 2**63 - 1 (a 64-bit generator seed), "
+                         f"got {seed}")
     return int(seed)
 
 

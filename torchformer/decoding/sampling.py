@@ -13,6 +13,7 @@ import torch
 from npformer.data.vocab import BOS, EOS
 from npformer.decoding.generate import GenerateOutput, check_decodable, decode_loop
 from npformer.decoding.sampling import check_sampling_args
+from npformer.guards.rules import check_seed
 from torchformer.decoding.generate import TORCH_STEP
 
 __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_sampling_args"]
@@ -74,7 +75,7 @@ def _generator(seed, generator, device) -> torch.Generator:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
     g = torch.Generator(device=device)
-    g.manual_seed(int(seed))
+    g.manual_seed(check_seed(seed))
     return g
 
 
