@@ -23,6 +23,7 @@ For a classifier the two accuracies are the class accuracy.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -112,7 +113,13 @@ def peak_factor(lr: float | None, d_model: int, warmup: int) -> float:
     if lr is None:
         return 1.0
     # warmup_lr(warmup) = factor * d_model^-0.5 * warmup^-0.5
-    return float(lr) * math.sqrt(d_model) * math.sqrt(warmup)
+    factor = float(lr) * math.sqrt(d_model) * math.sqrt(warmup)
+    if not math.isfinite(factor):
+        raise ValueError(f"lr: expected a peak learning rate below "
+                         f"{sys.float_info.max / math.sqrt(d_model * warmup):.3g} "
+                         f"(with d_model {d_model} and warmup {warmup} the schedule's factor "
+                         f"overflows), got {lr}")
+    return factor
 
 
 def model_config_for(task: Task, **sizes) -> TransformerConfig:

@@ -185,3 +185,14 @@ def test_layers_and_eval_size_beyond_memory_are_refused_before_building(option, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"npformer train: error: {option} {value} with ")
     assert err[0].endswith(f"{what}, more than this machine's 1 GiB"), err
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_learning_rate_whose_schedule_overflows_names_lr(backend, capsys):
+    if backend == "torch":
+        pytest.importorskip("torch")
+    code = main(["train", *tiny_train_args(), "--backend", backend, "--lr", "1e308"])
+    out, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.split("error: ")[1].startswith("lr: expected a peak learning rate below"), err
+    assert "1e+308" in err and "warmup_lr" not in err
