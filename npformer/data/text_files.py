@@ -99,6 +99,18 @@ def _folder_files(folder: Path) -> list[Path]:
     return out
 
 
+def _read_once(p: Path, seen: dict) -> None:
+    """Record file `p` as read; TextFileError when the same file (by device and inode: the same
+    name, a link, a folder's file named again) was read before. The held-out split is the
+    corpus's end: a second copy of a file would put training text into it."""
+    st = p.stat()
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        raise TextFileError(p, f"read already (as {seen[key]}); each file is read once, or the "
+                               f"held-out text would repeat training text")
+    seen[key] = str(p)
+
+
 def read_corpus(paths) -> Corpus:
     """The corpus of `paths` (files and folders, in order); see the module docstring."""
     if isinstance(paths, (str, os.PathLike)):
@@ -110,6 +122,7 @@ def read_corpus(paths) -> Corpus:
     if not paths:
         raise TextFileError("", "expected at least one file or folder")
     parts, files, skipped = [], [], []
+    seen: dict = {}                                    # (device, inode) -> the path read first
     for path in paths:
         p = _path(path)
         if p.is_dir():
@@ -117,6 +130,7 @@ def read_corpus(paths) -> Corpus:
             for f in _folder_files(p):
                 try:
                     t = read_text_file(f)
+                    _read_once(f, seen)
                 except TextFileError as e:
                     skipped.append((str(f), e.problem))
                     left_out += 1
@@ -125,11 +139,12 @@ def read_corpus(paths) -> Corpus:
                 files.append(str(f))
                 found += 1
             if not found:
-                why = f" ({left_out} files skipped: empty, binary, not UTF-8 or not readable)" \
-                    if left_out else " (it is empty)"
+                why = f" ({left_out} files skipped: empty, binary, not UTF-8, not readable or " \
+                      f"read already)" if left_out else " (it is empty)"
                 raise TextFileError(path, f"the folder holds no text files{why}")
         else:
             parts.append(read_text_file(p))
+            _read_once(p, seen)
             files.append(str(p))
     text = "".join(t if t.endswith("\n") else t + "\n" for t in parts)
     return Corpus(text=text, files=files, skipped=skipped)

@@ -69,6 +69,15 @@ def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo):
         return shape, dtype, f.tell()
 
 
+def _torch_hint(entry: str) -> str:
+    """What to do with a torch.save file (a zip whose pickle is `<name>/data.pkl`), else ""."""
+    if not entry.endswith("/data.pkl"):
+        return ""
+    return ("; it is a torch.save file (a pickle, not unpickled here): write a checkpoint with "
+            "save_checkpoint(path, model), or load a torch state dict into a torchformer model "
+            "with model.load_state_dict(torch.load(path, weights_only=True))")
+
+
 def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
     """Every entry's declared size and shape checked against the archive, the file and the config
     before a single array is read: a header declaring terabytes, or an entry that inflates far
@@ -91,7 +100,7 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
                                         f"{i.file_size} bytes but holds {i.compress_size}")
         if not i.filename.endswith(".npy"):
             raise CheckpointError(path, f"entry {i.filename!r} is not a NumPy array (.npy) "
-                                        f"member: not an .npz checkpoint")
+                                        f"member: not an .npz checkpoint{_torch_hint(i.filename)}")
         by_name[i.filename[:-4]] = i
     # the header's config bounds every other entry
     config = None

@@ -47,3 +47,19 @@ def test_other_folders_and_files_keep_their_messages(tmp_path):
         nf.load_model(tmp_path)
     with pytest.raises(FileNotFoundError, match="a Hugging Face model folder"):
         from_pretrained(tmp_path)
+
+
+@pytest.mark.parametrize("twin", ["npformer", "torchformer"])
+def test_a_torch_save_file_says_what_it_is_and_what_to_do(tmp_path, twin):
+    torch = pytest.importorskip("torch")
+    import torchformer as tf
+    model = tf.CausalLM(gpt2_config(d_model=8, num_heads=2, d_ff=16, num_decoder_layers=1,
+                                    vocab_size=11, max_len=8), seed=0)
+    path = tmp_path / "model.pt"
+    torch.save(model.state_dict(), path)
+    load = nf.load_model if twin == "npformer" else tf.load_model
+    with pytest.raises(CheckpointError) as e:
+        load(path)
+    message = str(e.value)
+    assert "torch.save" in message and "not unpickled" in message
+    assert "save_checkpoint" in message and "load_state_dict" in message
