@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npformer.data.text_files import TextFileError
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab
 from npformer.data.text_rows import read_pairs
 from npformer.data.text_tasks import RowsTask, TextExamples, pad_rows, split_rows, train_tokenizer
@@ -106,6 +107,9 @@ def build_translate_task(paths, tokenizer: str = "char", vocab_size: int | None 
     """Read the pairs, split them, train the tokenizer(s) on the training rows; every problem with
     the files is reported here, before a model exists."""
     rows = read_pairs(paths)
+    if len(rows) < 2:
+        raise TextFileError(" ".join(rows.files), f"{len(rows)} pair; expected at least 2 (one to "
+                                                  f"train on, one to hold out)")
     tr, _ = split_rows(len(rows), val_fraction, seed)
     src = [rows.rows[i][1] for i in tr]
     tgt = [rows.rows[i][2] for i in tr]

@@ -192,3 +192,18 @@ def test_a_few_labels_are_all_listed_without_the_note(tmp_path):
                  encoding="utf-8")
     text = build_classify_task(str(f)).describe()
     assert "13 labels" in text and "more;" not in text and "looks like text" not in text
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+def test_one_pair_is_refused_naming_the_file(tmp_path, aligned):
+    if aligned:
+        (tmp_path / "s.txt").write_text("hello\n")
+        (tmp_path / "t.txt").write_text("bonjour\n")
+        paths = [str(tmp_path / "s.txt"), str(tmp_path / "t.txt")]
+    else:
+        (tmp_path / "one.tsv").write_text("hello\tbonjour\n")
+        paths = [str(tmp_path / "one.tsv")]
+    with pytest.raises(TextFileError) as e:
+        build_translate_task(paths)
+    assert str(e.value).startswith(f"--data {' '.join(paths)}: ")
+    assert "1 pair" in str(e.value) and "at least 2" in str(e.value)
