@@ -217,6 +217,37 @@ def _required(names: list) -> tuple:
     return REQUIREMENTS if "all" in names else tuple(names)
 
 
+def _spec_file(spec: str) -> str | None:
+    """The file of a `path/to/file.py:Name` candidate, None for a module name."""
+    path = spec.split(":", 1)[0] if ":" in spec else spec
+    return path if os.path.isfile(path) else None
+
+
+def _refuse_reports_over_inputs(outputs, inputs) -> None:
+    """Refuse, before any work, a report path that is one of the run's input files, a file inside
+    an input folder, or the path of another report of the same run (a report written over the
+    submission replaced the code being graded)."""
+    done = []
+    for path, flag in outputs:
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        for given, what in inputs:
+            if not given or not os.path.exists(given):
+                continue
+            where = os.path.realpath(given)
+            inside = os.path.isdir(where) and os.path.exists(real) and \
+                os.path.commonpath([where, real]) == where
+            if real == where or inside:
+                raise ValueError(f"{flag} {path!r}: would replace {'a file of ' if inside else ''}"
+                                 f"{what} ({given}), an input of this run; choose another path")
+        for other, other_flag in done:
+            if os.path.realpath(other) == real:
+                raise ValueError(f"{flag} {path!r}: the same path as {other_flag}; give each "
+                                 f"report its own path")
+        done.append((path, flag))
+
+
 def cmd_check(args) -> int:
     from dataclasses import replace
 
@@ -228,6 +259,9 @@ def cmd_check(args) -> int:
     for path, flag in ((args.report, "--report"), (args.results, "--results")):
         if path:
             check_output_path(path, flag)           # before the search, not after it
+    _refuse_reports_over_inputs(((args.report, "--report"), (args.results, "--results")),
+                                ((_spec_file(args.candidate), "the submission"),
+                                 (args.adapter, "--adapter"), (args.map_file, "--map-file")))
     opts = _options(args)
     spec = args.candidate
     if args.backward:
@@ -278,6 +312,8 @@ def cmd_verify(args) -> int:
     from .core.report import write_json
     from .grading.fixtures import render_verify, verify
 
+    _refuse_reports_over_inputs(((args.report, "--report"),),
+                                ((args.outputs, "the outputs"), (args.bundle, "the bundle")))
     result = verify(args.bundle, args.outputs, require_all=args.require_all)
     print(render_verify(result))
     if args.report:
