@@ -67,3 +67,14 @@ def test_verify_report_over_its_outputs_or_bundle_files_is_refused(tmp_path, cap
     refused(capsys, ["verify", str(bundle), str(outputs), "--report",
                      str(bundle / "manifest.json")], "--report", "bundle")
     assert (bundle / "manifest.json").read_text() == manifest
+
+
+def test_export_refuses_a_folder_holding_a_bundle_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "manifest.json").write_text("mine")
+    refused(capsys, ["export", "layernorm", "--out", str(out), "--examples", "1"], "--out",
+            "manifest.json", "--overwrite")
+    assert (out / "manifest.json").read_text() == "mine"
+    assert main(["export", "layernorm", "--out", str(out), "--examples", "1", "--overwrite"]) == 0
+    assert (out / "manifest.json").read_text() != "mine"

@@ -173,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "and gradients) for graders in other languages")
     e.add_argument("component", help=COMPONENT_HELP)
     e.add_argument("--out", required=True, help="folder to write (created)")
+    e.add_argument("--overwrite", action="store_true",
+                   help="replace a bundle already in --out (refused otherwise, before drawing)")
     e.add_argument("--examples", type=int, default=10)
     e.add_argument("--seed", type=int, default=0)
     _add_common(e)
@@ -297,8 +299,15 @@ def cmd_check(args) -> int:
 
 
 def cmd_export(args) -> int:
+    import re
+
+    from npformer.io.files import check_output_dir
+
     from .grading.fixtures import export
 
+    names = sorted(os.listdir(args.out)) if os.path.isdir(args.out) else []
+    check_output_dir(args.out, "--out", overwrite=args.overwrite,      # a bundle there: refused
+                     writes=[n for n in names if re.fullmatch(r"manifest\.json|case_\d+\.npz", n)])
     manifest = export(args.component, args.out, examples=args.examples, seed=args.seed,
                       dtype=args.dtype, mask_convention=args.mask_convention,
                       mask_dtype=args.mask_dtype, mask_rank=args.mask_rank, strict=args.strict,
