@@ -1,5 +1,6 @@
 """Submissions that rewrite the worker's own harness (the code that runs the other modes and checks
-inputs beside them), and functions whose dropout arguments the main run leaves at False / 0.
+inputs beside them) or give a library function other code in place, and functions whose dropout
+arguments the main run leaves at False / 0.
 
 The worker snapshots the harness (every loaded `parity_tests.*` module's functions, their code,
 classes, dispatch tables) before the submission loads and checks it before every reply
@@ -40,6 +41,14 @@ def test_a_submission_rewriting_the_harness_is_refused_with_what_it_replaced(nam
     assert res.verdict == "interface_error", (res.verdict, res.message)
     assert named in res.message and "harness" in res.message
     assert res.examples_run == 0
+
+
+def test_a_library_function_given_other_code_in_place_is_refused():
+    """numpy.array_equal keeps its identity (the library snapshot's test) while its implementation
+    runs other code: what a function runs is part of the snapshot too."""
+    res = check("sdpa", hostile("patches_array_equal_code"), examples=5)
+    assert res.verdict == "interface_error", (res.verdict, res.message)
+    assert "numpy.array_equal" in res.message
 
 
 def test_a_source_naming_the_oracles_modules_is_named_in_the_report():

@@ -228,8 +228,7 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
-            session.watch = tamper.snapshot()
-            checker = _Checker(tamper)                  # its own snapshot, not the session's
+            checker = _Checker(tamper)      # libraries and harness, before the submission loads
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:
             h, out = session.run(header, arrays, runs=int(header.get("runs", 2)),

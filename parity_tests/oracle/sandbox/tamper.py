@@ -1,22 +1,24 @@
-"""What the submission may not replace in its worker, taken before it loads and checked after every
-stage and before every reply:
+"""What the submission may not replace or change in its worker, taken before it loads and checked
+before every reply (child.py holds the check):
 
 - library functions the harness uses beside it (NumPy's, json's, math's, operator's, the builtins):
   replaced, they would fool the checks the worker makes on its behaviour (inputs unchanged: a
-  patched numpy.array_equal hides an in-place change). Functions only (NumPy's dispatchers and
-  ufuncs included): a class or constant set on a module (`np.bool = bool` in old code) is not a
-  replacement of a function.
+  patched numpy.array_equal hides an in-place change). Each function's identity and, for a Python
+  function or a NumPy dispatcher's implementation, what it runs (code, defaults, closure
+  contents). Functions only: a class or constant set on a module (`np.bool = bool` in old code) is
+  not a replacement of a function.
 - the harness itself (every loaded `parity_tests.*` module): each module-level function (the
-  object, its code, defaults and closure cells), each class of the harness (its methods, their
-  code), each dispatch table (a dict holding functions: `sandbox.modes.RUNS`, which says what each
-  extra run does) and each tuple (`MODES`); a new callable set on a harness module (a builtin
-  shadowed there) too.
+  object and what it runs), each class of the harness (its methods and what they run), each
+  dispatch table (a dict holding functions: `sandbox.modes.RUNS`, which says what each extra run
+  does), each tuple (`MODES`) and module; a new callable set on a harness module (a builtin
+  shadowed there) too. Plain data (counters, caches) is not watched.
 
-A change fails the check (interface_error), its names said. This raises the bar, nothing more: code
-that reaches this module's own snapshot (the garbage collector, frame introspection) can still hide
-what it did (docs/ORACLE.md, red-team rounds 3 and 4); the parent's scan refuses a source naming
-the oracle's modules (policy.scan). The parent's verdict never depends on these checks passing: it
-compares arrays with its own reference.
+Everything is compared by identity, never through a candidate's __eq__. A change fails the check
+(interface_error), its names said. This raises the bar, nothing more: code that reaches the
+check's own snapshot (the garbage collector, frame introspection) or undoes its change before the
+check can still hide what it did (docs/ORACLE.md, red-team round 4); the parent's scan names a
+source spelling out the oracle's modules (policy.scan). The parent's verdict never depends on these
+checks passing: it compares arrays with its own reference.
 """
 from __future__ import annotations
 
@@ -28,83 +30,88 @@ HARNESS = "parity_tests."
 _METHODS = (types.FunctionType, staticmethod, classmethod, property)
 
 
-def _functions(mod) -> dict[str, int]:
+def _functions(mod) -> dict[str, object]:
     """Callables that are not classes (NumPy's dispatchers and ufuncs included)."""
-    return {name: id(obj) for name, obj in list(vars(mod).items())
+    return {name: obj for name, obj in list(vars(mod).items())
             if not name.startswith("__") and callable(obj) and not isinstance(obj, type)}
 
 
-def _function(f: types.FunctionType) -> tuple:
-    cells = tuple(id(c.cell_contents) if _filled(c) else None for c in f.__closure__ or ())
-    kw = tuple(sorted((k, id(v)) for k, v in (f.__kwdefaults__ or {}).items()))
-    return ("f", id(f), id(f.__code__), id(f.__defaults__), kw, cells)
+def _code(f) -> tuple:
+    """What a Python function runs (its code, defaults, closure contents), flat; a NumPy
+    dispatcher's implementation's; () for a builtin."""
+    f = getattr(f, "_implementation", f) if not isinstance(f, types.FunctionType) else f
+    if not isinstance(f, types.FunctionType):
+        return ()
+    out = [f.__code__, f.__defaults__, f.__kwdefaults__]
+    for c in f.__closure__ or ():
+        try:
+            out.append(c.cell_contents)
+        except ValueError:
+            out.append(None)
+    return tuple(out)
 
 
-def _filled(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
+def _inside(v) -> tuple:
+    """What of a watched object can change without its identity changing, flat."""
+    if isinstance(v, type):
+        if not str(getattr(v, "__module__", "")).startswith(HARNESS):
+            return ()
+        out: list = []
+        for k, m in list(vars(v).items()):
+            if isinstance(m, _METHODS):
+                out += [k, m]
+                for f in ((m.fget, m.fset, m.fdel) if isinstance(m, property) else
+                          (getattr(m, "__func__", m),)):
+                    out += _code(f)
+        return tuple(out)
+    if isinstance(v, dict):
+        return tuple(v) + tuple(v.values())
+    return _code(v)
 
 
-def _method(m) -> tuple:
-    if isinstance(m, types.FunctionType):
-        return _function(m)
-    if isinstance(m, property):
-        return ("p", id(m), *(_function(f) if isinstance(f, types.FunctionType) else id(f)
-                              for f in (m.fget, m.fset, m.fdel)))
-    inner = m.__func__
-    return (type(m).__name__, id(m), _function(inner) if isinstance(inner, types.FunctionType)
-            else id(inner))
+def _watched(v) -> bool:
+    """A harness module's global worth watching; plain data (counters, caches) is not."""
+    if isinstance(v, dict):
+        return any(callable(x) for x in list(v.values()))
+    return callable(v) or isinstance(v, (types.ModuleType, tuple, frozenset))
 
 
-def _fingerprint(v) -> tuple | None:
-    """What identifies a harness module's global; None for plain data (counters, caches)."""
-    if isinstance(v, types.FunctionType):
-        return _function(v)
-    if isinstance(v, type) and str(getattr(v, "__module__", "")).startswith(HARNESS):
-        return ("c", id(v), tuple(sorted((k, _method(m)) for k, m in list(vars(v).items())
-                                         if isinstance(m, _METHODS))))
-    if isinstance(v, (types.ModuleType, tuple, frozenset)) or callable(v):
-        return ("o", id(v))
-    if isinstance(v, dict) and any(callable(x) for x in list(v.values())):
-        return ("d", id(v), tuple(sorted((str(k), id(x)) for k, x in list(v.items()))))
-    return None
-
-
-def _harness(mod) -> dict[str, tuple]:
-    out = {}
-    for name, v in list(vars(mod).items()):
-        fp = _fingerprint(v) if not name.startswith("__") else None
-        if fp is not None:
-            out[name] = fp
-    return out
+def _same(a: tuple, b: tuple) -> bool:
+    """Identity, element by element: never a candidate's __eq__."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def snapshot() -> dict[str, dict]:
-    """The identity of every watched library function and harness object already loaded."""
+    """The watched library functions already imported, and every harness module's functions,
+    classes, modules, tuples and dispatch tables, each with what is inside it."""
     snap: dict[str, dict] = {m: _functions(sys.modules[m]) for m in WATCHED if m in sys.modules}
     for name, mod in list(sys.modules.items()):
         if name.startswith(HARNESS) and isinstance(mod, types.ModuleType):
-            snap["harness:" + name] = _harness(mod)
+            snap["harness:" + name] = {k: v for k, v in list(vars(mod).items())
+                                       if not k.startswith("__") and _watched(v)}
+    objs: dict[int, tuple] = {}
+    for kept in list(snap.values()):
+        for v in kept.values():
+            if id(v) not in objs:
+                objs[id(v)] = (v, _inside(v))
+    snap["inside:"] = objs
     return snap
 
 
 def replaced(snap: dict[str, dict]) -> list[str]:
-    """What of the snapshot is gone or another object now (`module.name`)."""
+    """What of the snapshot is gone or another object now, or changed inside (`module.name`)."""
+    changed = {i for i, (v, inner) in snap.get("inside:", {}).items() if not _same(inner, _inside(v))}
     out = []
     for key, was in snap.items():
-        harness = key.startswith("harness:")
-        m = key.partition(":")[2] if harness else key
+        if key == "inside:":
+            continue
+        m = key.partition(":")[2] or key
         mod = sys.modules.get(m)
         now = vars(mod) if mod is not None else {}
-        if not harness:
-            out += [f"{m}.{n}" for n, i in was.items() if n not in now or id(now[n]) != i]
-            continue
-        fps = _harness(mod) if mod is not None else {}
-        out += [f"{m}.{n}" for n, fp in was.items() if fps.get(n) != fp]
-        out += [f"{m}.{n}" for n in fps if n not in was and callable(now.get(n))]
+        out += [f"{m}.{n}" for n, v in was.items() if now.get(n) is not v or id(v) in changed]
+        if key.startswith("harness:"):
+            out += [f"{m}.{n}" for n, v in list(now.items())
+                    if n not in was and not n.startswith("__") and callable(v)]
     return out
 
 
