@@ -97,10 +97,13 @@ def train(ad, case: Case, tick=lambda: None) -> dict:
 
 
 def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
+    if getattr(ad, "eval_rate_args", None) == ():
+        return {}              # its forward has no such arguments (a signature's, every example)
     inst = ad.instantiate(case)
     rates = [a for a, v in inst.binding.constants.items() if "drop" in a.lower()
              and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0]
     if inst.table or not rates or not _flags(inst):
+        ad.eval_rate_args = ()
         return {}
     _with(inst, {a: EVAL_RATE for a in rates})
     return _forward_only(ad, inst, case)
