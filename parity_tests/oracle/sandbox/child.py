@@ -23,6 +23,8 @@ Run as PID 1 of its own PID namespace (parent.py starts it under `unshare --pid 
 first: PID 1 only waits (and reaps), the worker is its child, so signals the submission sends itself
 behave as anywhere else, and when PID 1 is killed the kernel kills everything left in the namespace.
 
+Before the submission loads it snapshots the library functions and the harness (tamper.py); every
+reply is checked against that snapshot first, and a change makes it a failure naming what changed.
 Global RNG states are reseeded unpredictably before every call (session._fresh_rng). This process
 decides nothing: the parent validates every field and array of every reply.
 """
@@ -152,7 +154,7 @@ class _Checker:
         self.funcs = {n: f for n, f in vars(tamper).items() if callable(f) and
                       getattr(f, "__module__", None) == tamper.__name__}
         self.codes = {n: getattr(f, "__code__", None) for n, f in self.funcs.items()}
-        self.check = tamper.replaced
+        self.check, self.failure = tamper.replaced, tamper.failure
 
     def forged(self) -> list[str]:
         now = vars(self.mod)
@@ -190,7 +192,7 @@ def main() -> None:
         if checker is not None:
             forged = checker.forged()
             if forged:                      # the last word before a reply leaves: no array of it
-                header, arrays = {"status": "failed", **tamper.failure(forged)}, None
+                header, arrays = {**checker.failure(forged), "status": "failed"}, None
         new = sorted({m.split(".", 1)[0] for m in set(sys.modules) - baseline
                       if not m.startswith("_oracle_candidate_")} - {"__main__"})
         header = dict(header, imports=new[:200], violations=list(policy.STATE["violations"])[:50])
