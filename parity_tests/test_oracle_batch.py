@@ -151,6 +151,7 @@ def run_bundle(z: Path, tmp_path, student: str, what: str) -> dict:
         zf.extractall(ag / "source")
     if what.endswith(".py"):
         shutil.copy(os.path.join(HOSTILE, what), ag / "submission" / "attention.py")
+        shutil.copy(os.path.join(HOSTILE, "unguard.py"), ag / "submission")  # imported by some
     else:
         (ag / "submission" / "attention.py").write_text(what)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

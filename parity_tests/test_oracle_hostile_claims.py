@@ -103,6 +103,7 @@ def test_in_grade_a_rewritten_claim_scores_zero_with_the_reason_and_right_code_f
                          ("cy_nomask", os.path.join(HOSTILE, "no_mask_argument.py"))):
         (subs / student).mkdir(parents=True)
         shutil.copy(src, subs / student / "attention.py")
+    shutil.copy(os.path.join(HOSTILE, "unguard.py"), subs / "bob_claims")   # its harness-check switch
     (tmp_path / "assignment.toml").write_text(SPEC)
     res = grade(str(subs), str(tmp_path / "assignment.toml"), str(tmp_path / "out"), jobs=2,
                 quiet=True)

@@ -1,5 +1,8 @@
 """Right forward, wrong backward (the gradient of q is doubled), and the worker is made to report
 every gradient as missing, so that none would be compared."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import math
 import sys
 

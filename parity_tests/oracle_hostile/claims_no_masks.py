@@ -1,6 +1,9 @@
 """Wrong (ignores the mask), and rewrites what the worker reports through sys.modules: "I take no
 masks", so that only unmasked examples would be drawn. No import of the oracle is needed: the
 harness is already in sys.modules of the process the submission shares."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import math
 import sys
 

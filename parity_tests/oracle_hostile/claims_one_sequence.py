@@ -1,6 +1,9 @@
 """Wrong (every sequence of a batch attends with the first sequence's keys), and rewrites what the
 worker reports: "I compute one sequence at a time", so that only batch 1 would be drawn and the bug
 never show (on one (T, d) sequence it is right)."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import math
 import sys
 

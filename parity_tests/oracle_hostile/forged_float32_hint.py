@@ -1,6 +1,9 @@
 """Attention weights off by a factor 1 + 3e-6 (above float32 rounding, a real bug in float64), and a
 worker note carrying the oracle's own 'float32 rounding size' hint: the parent used to search the
 notes for it and rerun the check at float32 tolerances, where the bug passes."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import sys
 
 import numpy as np

@@ -1,6 +1,9 @@
 """Forward-only NumPy code (no gradient at all) whose worker reply says every gradient it did not
 give belongs to a parameter it does not have: the parent used to read that reason's text and drop
 the gap, so an assignment requiring gradients gave full marks."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import sys
 
 import numpy as np

@@ -1,5 +1,8 @@
 """Wrong (zeros), and the worker's reply rewritten (through sys.modules) to carry no array at all:
 with nothing to compare, every quantity used to be 'not returned', and the check a match."""
+from unguard import unguard  # the worker's own harness checks off first (see unguard.py)
+
+unguard()
 import sys
 
 import numpy as np

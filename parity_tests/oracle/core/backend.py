@@ -87,7 +87,8 @@ class Reply:
 
 def asked_modes(framework: str) -> tuple[str, ...]:
     """The other modes each example is also run in (core/modes.py compares them)."""
-    return ("nograd", "train", "repeat") if framework == "torch" else ("train", "repeat", "decoy")
+    return ("nograd", "train", "eval_rate", "repeat") if framework == "torch" else \
+        ("train", "eval_rate", "repeat", "decoy")
 
 
 def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
@@ -167,7 +168,7 @@ def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
     return 8 * (n * 3 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
-                * (max(runs, 1) + 3)) + (1 << 20)
+                * (max(runs, 1) + 4)) + (1 << 20)
 
 
 def unaffordable(caps: Findings) -> Outcome | None:

@@ -25,9 +25,13 @@ WHAT = {
     "nograd": ("differs under torch.no_grad() (inputs not requiring gradients, as at inference) "
                "from the same forward with autograd on, same weights and inputs: the inference "
                "path computes something else"),
-    "train": ("differs in train() mode, built with every dropout rate 0, from its eval() output, "
+    "train": ("differs in train() mode (or called with training=True), built and called with "
+              "every dropout rate 0, from its eval() output, "
               "same weights and inputs: a dropout at a rate of its own (not the one it was given) "
               "or another training-only path"),
+    "eval_rate": ("differs when called with training=False and a dropout rate of 0.5 from the "
+                  "same call with the rate 0, same weights and inputs: dropout applied when not "
+                  "training (it must be the identity then)"),
     "repeat": ("differs when the same instance is called a second time, after its first forward "
                "and backward, same weights and inputs: the first call left state behind (keys and "
                "values kept in a cache, weights changed in backward, a counter) that changes the "

@@ -292,6 +292,9 @@ def _policy_lines(res: CheckResult) -> list[str]:
         L.append("  library calls that may do the work: " + ", ".join(p["notable_calls"]))
     if p.get("violations"):
         L.append("  forbidden imports: " + ", ".join(p["violations"]))
+    if p.get("names_internals"):
+        L.append("  NAMES THE ORACLE'S OWN MODULES in its source (code written against the "
+                 "grader: review it by hand): " + ", ".join(p["names_internals"]))
     return L
 
 

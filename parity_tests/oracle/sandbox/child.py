@@ -23,6 +23,8 @@ Run as PID 1 of its own PID namespace (parent.py starts it under `unshare --pid 
 first: PID 1 only waits (and reaps), the worker is its child, so signals the submission sends itself
 behave as anywhere else, and when PID 1 is killed the kernel kills everything left in the namespace.
 
+Before the submission loads it snapshots the library functions and the harness (tamper.py); every
+reply is checked against that snapshot first, and a change makes it a failure naming what changed.
 Global RNG states are reseeded unpredictably before every call (session._fresh_rng). This process
 decides nothing: the parent validates every field and array of every reply.
 """
@@ -142,6 +144,25 @@ def _read_only_listed(conf: dict, header: dict, root: str, here: str, forbid: li
         conf.update(confine.landlock(read_only=keep))
 
 
+class _Checker:
+    """The harness-integrity check (tamper.replaced), held from before the submission loads: its
+    function and code objects as they were then, so a submission replacing the check itself (or a
+    helper of it) in the tamper module is seen by identity, without calling anything it made."""
+
+    def __init__(self, tamper):
+        self.mod, self.watch = tamper, tamper.snapshot()
+        self.funcs = {n: f for n, f in vars(tamper).items() if callable(f) and
+                      getattr(f, "__module__", None) == tamper.__name__}
+        self.codes = {n: getattr(f, "__code__", None) for n, f in self.funcs.items()}
+        self.check, self.failure = tamper.replaced, tamper.failure
+
+    def forged(self) -> list[str]:
+        now = vars(self.mod)
+        bad = [f"{self.mod.__name__}.{n}" for n, f in self.funcs.items()
+               if now.get(n) is not f or getattr(f, "__code__", None) is not self.codes[n]]
+        return bad or self.check(self.watch)
+
+
 def main() -> None:
     if os.getpid() == 1:
         _init()
@@ -165,7 +186,13 @@ def main() -> None:
     reader = Reader(proto_in)
     session = None
 
+    checker = None
+
     def reply(header: dict, arrays: dict | None = None) -> None:
+        if checker is not None:
+            forged = checker.forged()
+            if forged:                      # the last word before a reply leaves: no array of it
+                header, arrays = {**checker.failure(forged), "status": "failed"}, None
         new = sorted({m.split(".", 1)[0] for m in set(sys.modules) - baseline
                       if not m.startswith("_oracle_candidate_")} - {"__main__"})
         header = dict(header, imports=new[:200], violations=list(policy.STATE["violations"])[:50])
@@ -203,7 +230,7 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
-            session.watch = tamper.snapshot()
+            checker = _Checker(tamper)      # libraries and harness, before the submission loads
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:
             h, out = session.run(header, arrays, runs=int(header.get("runs", 2)),

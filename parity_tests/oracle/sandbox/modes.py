@@ -7,9 +7,16 @@ apply to this candidate:
 
     nograd   torch: the forward under torch.no_grad(), inputs and functional parameters not
              requiring gradients (code taking another path at inference shows a different output)
-    train    a module put in train() mode (torch), or a NumPy object's train() / `training = True`:
-             built with every dropout rate 0, as always, a correct module is deterministic and
-             gives its eval() output (a dropout rate of its own does not)
+    train    a module put in train() mode (torch), or a NumPy object's train() / `training = True`,
+             and a forward's own `training`/`train` argument (a function's too) passed True:
+             built with every dropout rate 0 and called with dropout arguments 0, as always, a
+             correct candidate is deterministic and gives its eval() output (a dropout rate of
+             its own does not)
+    eval_rate  a forward (a function's too) taking both a `training`/`train` argument and a
+             dropout rate: called with training False and the rate 0.5; dropout is the identity
+             when not training, so the output must be the main run's (code dropping whenever the
+             rate is not 0 differs). At training True and a rate above 0 only statistics could be
+             checked: not done (docs/ORACLE.md, red-team round 4)
     repeat   a module called a second time, the same instance, after its first forward and
              backward: what a call leaves behind (keys and values appended to a cache, a weight
              update in backward, a counter) must not change the next call's output
@@ -22,6 +29,7 @@ apply to this candidate:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Callable
 
 import numpy as np
@@ -30,7 +38,9 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.slots import candidate_arrays
 
-MODES = ("nograd", "train", "repeat", "decoy")
+MODES = ("nograd", "train", "eval_rate", "repeat", "decoy")
+TRAINING_FLAGS = ("training", "train", "is_training")
+EVAL_RATE = 0.5          # the dropout rate passed with training False
 
 
 def _forward_only(ad, inst, case: Case) -> dict:
@@ -64,10 +74,38 @@ def _to_train(obj: Any) -> bool:
     return False
 
 
+def _flags(inst) -> list[str]:
+    """The forward's training arguments the main run passed False."""
+    return [a for a, v in inst.binding.constants.items() if a in TRAINING_FLAGS and v is False]
+
+
+def _with(inst, values: dict) -> None:
+    """The forward called with these constants instead (the instance's binding is its own copy)."""
+    inst.binding = dataclasses.replace(inst.binding, constants={**inst.binding.constants, **values})
+
+
 def train(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
-    if inst.table or not _to_train(inst.obj):
+    if inst.table:
         return {}
+    flags = _flags(inst)
+    moved = _to_train(inst.obj)
+    if not moved and not flags:
+        return {}
+    _with(inst, {a: True for a in flags})
+    return _forward_only(ad, inst, case)
+
+
+def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
+    if getattr(ad, "eval_rate_args", None) == ():
+        return {}              # its forward has no such arguments (a signature's, every example)
+    inst = ad.instantiate(case)
+    rates = [a for a, v in inst.binding.constants.items() if "drop" in a.lower()
+             and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0]
+    if inst.table or not rates or not _flags(inst):
+        ad.eval_rate_args = ()
+        return {}
+    _with(inst, {a: EVAL_RATE for a in rates})
     return _forward_only(ad, inst, case)
 
 
@@ -168,8 +206,10 @@ def decoy(ad, case: Case, tick=lambda: None) -> dict:
 
 
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
-RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "repeat": repeat, "decoy": decoy}
+RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
+                             "repeat": repeat, "decoy": decoy}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
+        "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
         "repeat": "calling the same instance a second time",
         "decoy": "calling the candidate's backward after another example's forward"}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 
 DEFAULT_FORBIDDEN = ("npformer", "torchformer", "parity_tests")
@@ -50,6 +51,20 @@ def _imports(tree: ast.AST) -> list[tuple[str, int]]:
             if fname in ("__import__", "import_module"):
                 out.append((node.args[0].value, node.lineno))
     return out
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _named(tree: ast.AST, forbidden) -> list[tuple[str, int]]:
+    """(module, line) for every string constant that is, as a whole, the dotted name of a forbidden
+    module (`sys.modules["parity_tests.oracle.sandbox.modes"]`: reaching the oracle's own modules,
+    already loaded in the worker, without an import). A name assembled at run time escapes this;
+    the worker's harness snapshot (tamper.py) sees what such code changes."""
+    return [(node.value, node.lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and len(node.value) < 200 and _DOTTED.fullmatch(node.value)
+            and _matches(node.value, forbidden)]
 
 
 MAX_SOURCE = 4 << 20       # bytes of one source file the scan reads (a larger one is refused)
@@ -85,6 +100,7 @@ def scan(path: str, forbidden) -> dict:
     imports: dict[str, str] = {}
     violations: list[str] = []
     calls: set[str] = set()
+    named: list[str] = []
     while todo and len(seen) < 50:
         p = todo.pop()
         if p in seen:
@@ -94,7 +110,7 @@ def scan(path: str, forbidden) -> dict:
             tree = _parse(p)
         except Unparsable as exc:
             return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
-                    "notable_calls": sorted(calls), "unparsable": str(exc),
+                    "notable_calls": sorted(calls), "unparsable": str(exc), "names_internals": named,
                     "files_scanned": sorted(os.path.basename(s) for s in seen)}
         if tree is None:
             continue
@@ -103,6 +119,7 @@ def scan(path: str, forbidden) -> dict:
                 calls.add(node.attr)
             elif isinstance(node, ast.Name) and node.id in NOTABLE:
                 calls.add(node.id)
+        named += [f"{mod} ({os.path.basename(p)}:{line})" for mod, line in _named(tree, forbidden)]
         for mod, line in _imports(tree):
             where = f"{os.path.basename(p)}:{line}"
             imports.setdefault(mod, where)
@@ -112,7 +129,8 @@ def scan(path: str, forbidden) -> dict:
             if os.path.isfile(sibling):
                 todo.append(sibling)
     return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
-            "notable_calls": sorted(calls), "files_scanned": sorted(os.path.basename(s) for s in seen)}
+            "notable_calls": sorted(calls), "names_internals": named[:20],
+            "files_scanned": sorted(os.path.basename(s) for s in seen)}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ from ..reading.calls import _TailBuffer  # the same bounded sink the in-process 
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from .modes import MODES, RUNS, WHAT
-from .tamper import failure, replaced
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -202,7 +201,6 @@ class Session:
             if self.opts.adapter_path:
                 SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None
-        self.watch: dict = {}              # tamper.snapshot() taken before the submission loads
         self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
 
     def _new_notes(self) -> list[str]:
@@ -225,8 +223,6 @@ class Session:
                                    "building the candidate")
         except Failed as f:
             return {"status": "failed", **f.reply}
-        if replaced(self.watch):
-            return {"status": "failed", **failure(replaced(self.watch))}
         ad = self.adapter
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
@@ -270,8 +266,6 @@ class Session:
                     out[f"{mode}:{k}"] = guarded(lambda v=v: _to_f64(v), f"reading {k}")
         except Failed as f:
             return {"status": "failed", **f.reply}, {}
-        if replaced(self.watch):
-            return {"status": "failed", **failure(replaced(self.watch))}, {}
         header = {"status": "ok", "mapping": mapping, "absent": absent,
                   "dtypes": {str(k): str(v) for k, v in produced.dtypes.items()},
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},
