@@ -28,6 +28,7 @@ from ..reading.adapters import Adapter, CandidateProblem, Options
 from ..reading.calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
+from ..reading.package_import import anchor_folder
 from .modes import MODES, RUNS, WHAT
 from .tamper import failure, replaced
 
@@ -198,7 +199,7 @@ class Session:
         self.spec, self.obj, self.backward = spec, obj, backward
         loc = (spec or "").rpartition(":")[0]
         if loc.endswith(".py"):
-            SUBMISSION_DIRS[:] = [os.path.dirname(os.path.abspath(loc)) + os.sep]
+            SUBMISSION_DIRS[:] = [(anchor_folder(loc) or os.path.dirname(os.path.abspath(loc))) + os.sep]
             if self.opts.adapter_path:
                 SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None

@@ -1,0 +1,50 @@
+"""Submission files that import their siblings relatively (`from .scores import scaled_scores`,
+`from ..attention import ...`): loaded by path they used to stop with "attempted relative import
+with no known parent package". The oracle now imports such a file as a module of its folder's
+package, without running that package's own `__init__` (here it imports a module that does not
+exist, as a project's `__init__` pulling in its training code would). Planted bugs stay MISMATCH."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.package_import import anchor_folder, relative_depth  # noqa: E402
+
+
+@pytest.fixture
+def package(candidate_file):
+    return candidate_file("relative_imports")
+
+
+def test_attention_importing_a_sibling_relatively_matches(package):
+    res = check("mha", f"{package}/attention.py:SiblingImportAttention", examples=10)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_bug_in_the_sibling_importing_attention_is_a_mismatch(package):
+    res = check("mha", f"{package}/attention.py:SiblingImportAttentionBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_layer_importing_from_the_folder_above_matches(package):
+    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayer",
+                examples=10)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_bug_in_the_layer_importing_from_above_is_a_mismatch(package):
+    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayerBUG",
+                examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_the_folder_a_relative_import_reaches_is_read_from_the_text(package):
+    assert relative_depth(f"{package}/attention.py") == 1
+    assert relative_depth(f"{package}/blocks/encoder_block.py") == 2
+    assert relative_depth(f"{package}/feed_forward.py") == 0
+    assert anchor_folder(f"{package}/feed_forward.py") is None
+    assert anchor_folder(f"{package}/blocks/encoder_block.py") == os.path.abspath(package)
