@@ -8,6 +8,7 @@ import numpy as np
 
 from . import naming, recognise
 from .naming import InterfaceError
+from .recognise import dropout_args
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 
@@ -140,6 +141,8 @@ class ConstructMixin:
                 if p in none_configs:
                     ctx.note(f"constructor argument {p.name!r} defaults to None: given the config "
                              f"above instead")
+        taken = hyper_names | const_names | {k.lower() for k in list(consts) + list(init) + list(given)}
+        consts.update(dropout_args.rates(ctx, target, params, taken))   # `nn.Dropout(p_d)`
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
