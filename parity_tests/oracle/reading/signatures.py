@@ -205,6 +205,17 @@ def _names_d_model(name: str) -> bool:
     return "model" in words and any(w in MODEL_WIDTH_WORDS for w in words)
 
 
+COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
+
+
+def names_num_heads(name: str) -> bool:
+    """A name counting heads in words no alias lists (n_attention_heads, num_attn_heads,
+    number_of_heads): the word `heads` with a count word, and no width word (heads_dim)."""
+    words = [w for w in name.lower().split("_") if w]
+    return "heads" in words and any(w in COUNT_WORDS for w in words) and \
+        not any(w in MODEL_WIDTH_WORDS for w in words)
+
+
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
          constants: dict[str, Any] | None = None, flags: dict[str, Any] | None = None,
          fallback_positional: bool = True, keep_params: bool = False, what: str = "call",
@@ -233,7 +244,8 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         for s, _, _ in srcs:
-            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))):
+            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))
+                                   or (s == "num_heads" and names_num_heads(p.name))):
                 chosen[p.name] = s
                 taken.add(s)
                 break
