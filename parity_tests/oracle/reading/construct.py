@@ -133,7 +133,8 @@ class ConstructMixin:
         for p in required + none_configs:
             low = p.name.lower()
             if p.name in init or low in hyper_names or low in const_names or \
-                    ("num_heads" in values and naming.names_num_heads(p.name)):
+                    ("num_heads" in values and naming.names_num_heads(p.name)) or \
+                    ("d_ff" in values and naming.names_d_ff(p.name)):
                 continue
             v = recognise.constructor_value(
                 ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
@@ -154,7 +155,8 @@ class ConstructMixin:
             arg = b.arg_of.get(src, "")
             if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
                     {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
-                    not (src == "num_heads" and naming.names_num_heads(arg)):
+                    not (src == "num_heads" and naming.names_num_heads(arg)) and \
+                    not (src == "d_ff" and naming.names_d_ff(arg)):
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:
