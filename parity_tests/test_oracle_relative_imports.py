@@ -48,3 +48,16 @@ def test_the_folder_a_relative_import_reaches_is_read_from_the_text(package):
     assert relative_depth(f"{package}/feed_forward.py") == 0
     assert anchor_folder(f"{package}/feed_forward.py") is None
     assert anchor_folder(f"{package}/blocks/encoder_block.py") == os.path.abspath(package)
+
+
+def test_files_imported_relatively_are_scanned_for_forbidden_imports(tmp_path):
+    from parity_tests.oracle.sandbox.policy import scan
+    pkg = tmp_path / "pkg"
+    (pkg / "inner").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "inner" / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("import npformer\n")
+    (pkg / "inner" / "block.py").write_text("from ..helper import x\nfrom . import parts\n")
+    (pkg / "inner" / "parts.py").write_text("import torchformer\n")
+    found = scan(str(pkg / "inner" / "block.py"), ("npformer", "torchformer"))
+    assert sorted(v.split()[0] for v in found["violations"]) == ["npformer", "torchformer"], found
