@@ -42,6 +42,8 @@ def test_the_key_value_argument_is_found_by_its_name():
         "key_or_value_tokens"
     assert kv_argument(sig(lambda self, q, k, v, mask=None: 0)) is None
     assert kv_argument(sig(lambda self, q, kv, value: 0)) is None      # a value of its own too
+    assert kv_argument(sig(lambda self, x, mask=None, kv_cache=None: 0)) is None
+    assert kv_argument(sig(lambda self, x, past_key_values=None: 0)) is None
 
 
 def test_heads_counted_in_other_words_are_num_heads():

@@ -17,8 +17,16 @@ SOURCE = "key_value"
 KV_WORDS = ("kv", "k_v", "keyvalue", "keyorvalue", "keysvalues", "keys_values")
 
 
+NOT_INPUT = ("cache", "past", "mask", "len", "pad", "head", "dim", "size", "proj", "weight", "bias",
+             "use", "num", "pos", "idx", "index", "state")
+"""Words that make a kv-like name something else than the input (`kv_cache`, `kv_mask`,
+`key_value_heads`, `use_kv`)."""
+
+
 def is_kv_name(name: str) -> bool:
     n = name.lower()
+    if any(w in n for w in NOT_INPUT):
+        return False
     return n in KV_WORDS or n.startswith("kv_") or n.endswith("_kv") or ("key" in n and "value" in n)
 
 
