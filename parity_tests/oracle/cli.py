@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--init-kwargs", type=_json_arg, default=None, metavar="JSON",
                    help="constructor keyword arguments: extra ones, or required ones the oracle "
                         "cannot derive, e.g. '{\"bias\": false, \"vocab\": 100}'")
+    g.add_argument("--package-root", default=None, metavar="DIR",
+                   help="the submission is a package reaching above the named file's folder "
+                        "(`from ..layers import x`): the folder its relative imports may reach; "
+                        "the worker then sees all of DIR (default: only the file's own folder)")
     g.add_argument("--adapter", default=None, metavar="adapter.py",
                    help="a file of hooks (build, call, weights, backward, grads) for code the "
                         "oracle cannot call on its own; it runs only in the submission's worker "
@@ -209,7 +213,9 @@ def _options(args) -> "Options":
                    init_kwargs=dict(args.init_kwargs or {}), settings=dict(args.settings),
                    allow_unmapped=args.allow_unmapped, check_dtype=args.check_dtype,
                    adapter_path=(os.path.abspath(args.adapter)
-                                 if getattr(args, "adapter", None) else None))
+                                 if getattr(args, "adapter", None) else None),
+                   package_root=(os.path.abspath(args.package_root)
+                                 if getattr(args, "package_root", None) else None))
 
 
 def _required(names: list) -> tuple:

@@ -146,6 +146,9 @@ class MHA(Component):
         hyper = {"d_model": D, "num_heads": H}
         if caps.self_attention:
             inputs = {"x": _cast(rng.standard_normal((B, Tq, D)), dtype)}
+        elif caps.shared_kv:                       # forward(q, kv): one tensor for key and value
+            inputs = {"query": _cast(rng.standard_normal((B, Tq, D)), dtype),
+                      "key_value": _cast(rng.standard_normal((B, Tk, D)), dtype)}
         else:
             inputs = {"query": _cast(rng.standard_normal((B, Tq, D)), dtype),
                       "key": _cast(rng.standard_normal((B, Tk, D)), dtype),
@@ -164,6 +167,10 @@ class MHA(Component):
             out = m.forward(x, x, x, case.masks["mask"])
             dq, dk, dv = m.backward(case.dout)
             grads = {"grad_input:x": dq + dk + dv}
+        elif "key_value" in i:
+            out = m.forward(i["query"], i["key_value"], i["key_value"], case.masks["mask"])
+            dq, dk, dv = m.backward(case.dout)
+            grads = {"grad_input:query": dq, "grad_input:key_value": dk + dv}
         else:
             out = m.forward(i["query"], i["key"], i["value"], case.masks["mask"])
             dq, dk, dv = m.backward(case.dout)

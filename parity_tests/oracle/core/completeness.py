@@ -71,6 +71,9 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
         if missing:
             gaps["masks"] = ("masks were not compared: " + "; ".join(missing) + ". The candidate's "
                              "forward must take the mask argument and apply it")
+    if comp.name == "mha" and caps.shared_kv:
+        gaps["cross_attention"] = ("keys and values were not drawn apart: forward takes them as one "
+                                   "argument, so they were always the same tensor")
     if comp.name == "mha" and caps.self_attention:
         gaps["cross_attention"] = ("cross-attention was not compared: forward takes a single input, "
                                    "so key and value were always the query. Take query, key and "

@@ -36,6 +36,7 @@ class Options:
     allow_unmapped: bool = False
     check_dtype: bool = True
     adapter_path: str | None = None     # --adapter FILE: hooks to build, call and read the candidate
+    package_root: str | None = None     # --package-root DIR: how far up `from ..x` imports may reach
 
     def validate(self) -> None:
         def need(ok, what, expected, got):
@@ -60,6 +61,10 @@ class Options:
             import os
             need(os.path.isfile(self.adapter_path), "--adapter", "an existing .py file",
                  self.adapter_path)
+        if self.package_root is not None:
+            import os
+            need(isinstance(self.package_root, str) and os.path.isdir(self.package_root),
+                 "--package-root", "an existing folder", self.package_root)
         need(self.timeout is None or self.timeout > 0, "--timeout", "a positive number of seconds",
              self.timeout)
         need(self.time_budget is None or (isinstance(self.time_budget, (int, float))

@@ -102,6 +102,7 @@ def cases(comp, fixed: dict, caps: Findings, seed: int, dtype: str = "float64") 
 
 def covered(comp, caps: Findings, n: int) -> str:
     cross = "self-attention only" if caps.self_attention else \
+        "cross-attention with key = value, at equal and unequal lengths" if caps.shared_kv else \
         "cross-attention at equal and unequal lengths"
     kinds = (caps.mask_kinds or {}).get("mask", comp.masks[0].kinds)
     sizes = ("batch 1" + (", one head" if comp.name == "sdpa" else ", one head and several")

@@ -172,16 +172,15 @@ class Adapter(ConstructMixin, ExecuteMixin):
                 self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
                     s.name for s in self.comp.inputs) + "]")
             return b
-        means = self._meanings(hyper)
+        how = dict(constants=consts, flags=naming.CALL_FLAGS, keep_params=weights, what=what,
+                   fallback_positional=not weights, meanings=self._meanings(hyper))
+        kv = FORWARD.shared_kv(self, fn, how)                       # forward(q, kv, mask)
         try:
-            return naming.bind(fn, self._sources(self.caps.self_attention),
-                               constants=consts, flags=naming.CALL_FLAGS, keep_params=weights,
-                               fallback_positional=not weights, what=what, meanings=means)
+            return kv or naming.bind(fn, self._sources(self.caps.self_attention), **how)
         except InterfaceError:
             if self.comp.name != "mha" or self.caps.self_attention:
                 raise
-        b = naming.bind(fn, self._sources(True), constants=consts, flags=naming.CALL_FLAGS,
-                        keep_params=weights, fallback_positional=not weights, what=what, meanings=means)
+        b = naming.bind(fn, self._sources(True), **how)
         self.caps.self_attention = True
         return b
 
@@ -228,7 +227,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
         b = self._bind_forward(fn)
         self.binding = b
         self.required_masks = self._required_masks(fn, b)
-        if self.comp.name == "mha" and not self.caps.self_attention and not self.caps.list_input:
+        if self.comp.name == "mha" and not self.caps.self_attention and not self.caps.list_input \
+                and not self.caps.shared_kv:
             bound = [s for s in ("query", "key", "value") if s not in b.unbound]
             if len(bound) < 3:
                 raise InterfaceError(f"{self._name()} forward: expected query, key and value "

@@ -10,6 +10,7 @@ from . import naming, recognise
 from .naming import InterfaceError
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
+DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 
 
 class ConstructMixin:
@@ -131,7 +132,9 @@ class ConstructMixin:
         given: dict[str, Any] = {}                      # by name, over the None default
         for p in required + none_configs:
             low = p.name.lower()
-            if p.name in init or low in hyper_names or low in const_names:
+            if p.name in init or low in hyper_names or low in const_names or \
+                    ("num_heads" in values and naming.names_num_heads(p.name)) or \
+                    ("d_ff" in values and naming.names_d_ff(p.name)):
                 continue
             v = recognise.constructor_value(
                 ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
@@ -140,6 +143,8 @@ class ConstructMixin:
                 if p in none_configs:
                     ctx.note(f"constructor argument {p.name!r} defaults to None: given the config "
                              f"above instead")
+        taken = hyper_names | const_names | {k.lower() for k in list(consts) + list(init) + list(given)}
+        consts.update(DROPOUT_RATES(ctx, target, params, taken))   # `nn.Dropout(p_d)`
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
@@ -149,7 +154,9 @@ class ConstructMixin:
         for src in b.positional:
             arg = b.arg_of.get(src, "")
             if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
-                    {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])}:
+                    {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
+                    not (src == "num_heads" and naming.names_num_heads(arg)) and \
+                    not (src == "d_ff" and naming.names_d_ff(arg)):
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:

@@ -13,7 +13,7 @@ from typing import Any
 
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
 MAX_FIXED_MATRIX = 1 << 22   # elements (32 MiB in float64) of one weight matrix fixed sizes may imply
-PARENT_FLAGS = ("self_attention", "table", "one_vocab", "one_layer_count", "one_sequence")
+PARENT_FLAGS = ("self_attention", "shared_kv", "table", "one_vocab", "one_layer_count", "one_sequence")
 
 
 @dataclass
@@ -21,6 +21,7 @@ class Findings:
     fixed: dict = field(default_factory=dict)             # the --set values, the parent's own
     mask_kinds: dict = field(default_factory=dict)        # {mask source: kinds the candidate takes}
     self_attention: bool = False        # mha called with one input (q = k = v)
+    shared_kv: bool = False             # mha called as forward(q, kv, mask): key = value
     table: bool = False                 # a positional table function (no x argument)
     one_vocab: bool = False             # a whole model with one vocabulary for both sides
     one_layer_count: bool = False       # ... and one layer count for encoder and decoder

@@ -1,7 +1,9 @@
 """Load a candidate named on the command line: `path/to/file.py:Name` or `package.module:Name`.
 
     path/to/file.py:Name            a class, factory or function defined in a file (sibling imports work:
-                                    the file's folder goes on sys.path)
+                                    the file's folder goes on sys.path; a file importing its siblings
+                                    relatively, `from .linear import Linear`, is imported as a module
+                                    of its folder's package: see package_import.py)
     package.module:Name             anything importable
     ...:Outer.inner                 an attribute path inside the module
     ...:forward_name,backward_name  a NumPy forward/backward pair given explicitly
@@ -23,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
+from .package_import import anchor_folder, import_in_package
 
 
 class LoadError(Exception):
@@ -58,7 +61,7 @@ def _is_file_location(loc: str) -> bool:
     return loc.endswith(".py") or os.sep in loc or "/" in loc
 
 
-def _import_file(path: str) -> ModuleType:
+def _import_file(path: str, package_root: str | None = None) -> ModuleType:
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         raise LoadError(f"candidate: file {path!r} does not exist")
@@ -73,6 +76,9 @@ def _import_file(path: str) -> ModuleType:
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)  # so `import helpers` next to the candidate works
+    anchor = anchor_folder(path, package_root)
+    if anchor is not None:          # `from .helpers import x`: a module of its folder's package
+        return import_in_package(path, anchor)
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
@@ -96,13 +102,14 @@ def _resolve_attr(module: ModuleType, dotted: str, where: str) -> Any:
     return obj
 
 
-def load(spec: str, timeout: float | None = 60.0) -> Loaded:
-    """Import the candidate named by `spec` (see the module docstring); raise LoadError on failure."""
+def load(spec: str, timeout: float | None = 60.0, package_root: str | None = None) -> Loaded:
+    """Import the candidate named by `spec` (see the module docstring); raise LoadError on failure.
+    package_root: how far up a file's `from ..x` imports may reach (package_import.anchor_folder)."""
     loc, names = split_spec(spec)
 
     def do_import() -> ModuleType:
         if _is_file_location(loc):
-            return _import_file(loc)
+            return _import_file(loc, package_root)
         return importlib.import_module(loc)
 
     outcome = run_limited(do_import, timeout)

@@ -23,7 +23,16 @@ from __future__ import annotations
 from .resolver import Entry, Resolver, Space, resolve  # noqa: F401
 
 # The implementation lives in three files; this module keeps the names other modules import.
-from .signatures import CALL_FLAGS, HYPER_ALIASES, Binding, InterfaceError, bind, signature_of  # noqa: F401
+from .signatures import (  # noqa: F401
+                         CALL_FLAGS,
+                         HYPER_ALIASES,
+                         Binding,
+                         InterfaceError,
+                         bind,
+                         names_d_ff,
+                         names_num_heads,
+                         signature_of,
+)
 from .trees import (  # noqa: F401
                          ATTN_CROSS,
                          ATTN_SELF,

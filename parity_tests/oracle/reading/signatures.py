@@ -205,6 +205,28 @@ def _names_d_model(name: str) -> bool:
     return "model" in words and any(w in MODEL_WIDTH_WORDS for w in words)
 
 
+COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
+
+
+def names_num_heads(name: str) -> bool:
+    """A name counting heads in words no alias lists (n_attention_heads, num_attn_heads,
+    number_of_heads): the word `heads` with a count word, and no width word (heads_dim)."""
+    words = [w for w in name.lower().split("_") if w]
+    return "heads" in words and any(w in COUNT_WORDS for w in words) and \
+        not any(w in MODEL_WIDTH_WORDS for w in words)
+
+
+FF_WORDS = ("feedforward", "ff", "ffn", "fc", "mlp", "inner", "intermediate", "expansion")
+
+
+def names_d_ff(name: str) -> bool:
+    """A feed-forward width in words no alias lists (feedforward_dimension, mlp_width,
+    feed_forward_size): a feed-forward word (feed_forward joined) with a width word."""
+    words = [w for w in name.lower().split("_") if w]
+    words += [a + b for a, b in zip(words, words[1:])]
+    return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
+
+
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
          constants: dict[str, Any] | None = None, flags: dict[str, Any] | None = None,
          fallback_positional: bool = True, keep_params: bool = False, what: str = "call",
@@ -233,7 +255,9 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         for s, _, _ in srcs:
-            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))):
+            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))
+                                   or (s == "num_heads" and names_num_heads(p.name))
+                                   or (s == "d_ff" and names_d_ff(p.name))):
                 chosen[p.name] = s
                 taken.add(s)
                 break

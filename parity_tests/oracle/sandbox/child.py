@@ -97,6 +97,10 @@ def _keep(header: dict, root: str, here: str, forbid: list) -> list[str]:
             keep.append(os.path.join(root, pkg))
     if loc.endswith(".py") or os.sep in loc or "/" in loc:
         keep.append(os.path.dirname(os.path.abspath(loc.split(",")[0])))
+        from ..reading.package_import import anchor_folder
+        anchor = anchor_folder(loc.split(",")[0], (header.get("options") or {}).get("package_root"))
+        if anchor is not None:
+            keep.append(anchor)
     elif loc:
         import importlib.util
         try:                                      # a top-level name: nothing is executed

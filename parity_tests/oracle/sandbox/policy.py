@@ -67,6 +67,22 @@ def _named(tree: ast.AST, forbidden) -> list[tuple[str, int]]:
             and _matches(node.value, forbidden)]
 
 
+def _relative_files(tree: ast.AST, path: str) -> list[str]:
+    """The files `from .x import y` / `from ..x import y` / `from . import x` in the file at `path`
+    name (a module file, or a package's `__init__.py`), so they are scanned as siblings are."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and node.level):
+            continue
+        base = os.path.dirname(os.path.abspath(path))
+        for _ in range(node.level - 1):
+            base = os.path.dirname(base)
+        for mod in ([node.module] if node.module else [a.name for a in node.names]):
+            stem = os.path.join(base, *mod.split("."))
+            out += [f for f in (stem + ".py", os.path.join(stem, "__init__.py")) if os.path.isfile(f)]
+    return out
+
+
 MAX_SOURCE = 4 << 20       # bytes of one source file the scan reads (a larger one is refused)
 
 
@@ -128,6 +144,7 @@ def scan(path: str, forbidden) -> dict:
             sibling = os.path.join(folder, *_top(mod).split(".")) + ".py"
             if os.path.isfile(sibling):
                 todo.append(sibling)
+        todo += _relative_files(tree, p)
     return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
             "notable_calls": sorted(calls), "names_internals": named[:20],
             "files_scanned": sorted(os.path.basename(s) for s in seen)}

@@ -28,6 +28,7 @@ from ..reading.adapters import Adapter, CandidateProblem, Options
 from ..reading.calls import _TailBuffer  # the same bounded sink the in-process path uses
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
+from ..reading.package_import import anchor_folder
 from .modes import MODES, RUNS, WHAT
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
@@ -197,7 +198,9 @@ class Session:
         self.spec, self.obj, self.backward = spec, obj, backward
         loc = (spec or "").rpartition(":")[0]
         if loc.endswith(".py"):
-            SUBMISSION_DIRS[:] = [os.path.dirname(os.path.abspath(loc)) + os.sep]
+            root = self.opts.package_root         # `from ..x`: only inside --package-root
+            SUBMISSION_DIRS[:] = [(anchor_folder(loc, root) or os.path.dirname(os.path.abspath(loc)))
+                                  + os.sep]
             if self.opts.adapter_path:
                 SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None
@@ -216,7 +219,8 @@ class Session:
     def prepare(self) -> dict:
         try:
             if self.spec is not None:
-                loaded = guarded(lambda: load(self.spec, timeout=None), "loading the candidate")
+                loaded = guarded(lambda: load(self.spec, timeout=None, package_root=self.opts.package_root),
+                                 "loading the candidate")
             else:
                 loaded = from_object(self.obj, self.backward)
             self.adapter = guarded(lambda: Adapter(loaded, self.comp, self.opts),

@@ -7,7 +7,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
               log_attention_weights get False; shape_list: a norm's list of normalised
-              dimensions, Norm(parameters_shape=[d_model]))
+              dimensions, Norm(parameters_shape=[d_model])); and for OPTIONAL ones too: an
+              argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0 (dropout_args)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -16,7 +17,8 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
               named for what they are, key padding and causal (mask_parts), the padding part's
               convention (part_convention); time-first (T, B, d) sequences (time_first); a
-              decoder-only layer checked as decoder_layer, named as such (decoder_only)
+              decoder-only layer checked as decoder_layer, named as such (decoder_only); key and
+              value taken as one argument, forward(x, kv, mask) (shared_kv)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -55,6 +57,7 @@ from . import (
     decoder_only,
     derived,
     dict_args,
+    dropout_args,
     ffn_layout,
     ffn_width,
     flags,
@@ -79,6 +82,7 @@ from . import (
     roles,
     row_bias,
     shape_list,
+    shared_kv,
     structure,
     submodules,
     time_first,
@@ -100,7 +104,7 @@ PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
-    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES),
+    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
@@ -108,7 +112,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
-          mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only),
+          mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only,
+          shared_kv=shared_kv.bind),
     Hooks("mask", torch_form=torch_mha_mask.torch_form),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,

@@ -52,7 +52,7 @@ def probe(adapter) -> None:
     def out(inp, o):
         t = adapter.ops.from_np(inp.astype(dtype))
         vals = {s.name: t for s in adapter.comp.inputs}
-        vals.update({"x": t, "query": t, "key": t, "value": t})
+        vals.update({"x": t, "query": t, "key": t, "value": t, "key_value": t})
         vals[mask.name] = adapter.ops.from_np(convert_mask(keep, o, dtype))
         res = run_limited(lambda: binding.call(fn, vals), 10.0)
         return array_out(res.value) if isinstance(res, Finished) else None

@@ -49,7 +49,7 @@ def probe(adapter) -> None:
     def run(a):
         t = adapter.ops.from_np(a)
         vals = {s.name: t for s in adapter.comp.inputs}
-        vals.update({"x": t, "query": t, "key": t, "value": t})
+        vals.update({"x": t, "query": t, "key": t, "value": t, "key_value": t})
         if "memory" in vals:
             vals["memory"] = adapter.ops.from_np(memory)
         vals.update({mk.name: None for mk in adapter.comp.masks})

@@ -33,7 +33,7 @@ def _runs(adapter, obj, width: int) -> bool:
     fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((1, 3, width))
                             .astype(adapter.opts.dtype))
-    vals = {"x": x, "query": x, "key": x, "value": x, "memory": x}
+    vals = {"x": x, "query": x, "key": x, "value": x, "key_value": x, "memory": x}
     vals.update({mk.name: None for mk in adapter.comp.masks})
     res = run_limited(lambda: adapter.binding.call(fn, vals), 10.0)
     if not isinstance(res, Finished):

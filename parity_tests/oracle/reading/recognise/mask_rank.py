@@ -45,7 +45,7 @@ def probe(adapter) -> None:
 
     def attempt(opts):
         vals = {s.name: x for s in adapter.comp.inputs}
-        vals.update({"x": x, "query": x, "key": x, "value": x, "memory": x})
+        vals.update({"x": x, "query": x, "key": x, "value": x, "key_value": x, "memory": x})
         vals.update({mk.name: adapter.ops.from_np(convert_mask(keep, opts, dtype))
                      for mk in adapter.comp.masks})
         res = run_limited(lambda: binding.call(fn, vals), 10.0)

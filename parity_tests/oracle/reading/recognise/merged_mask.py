@@ -55,7 +55,7 @@ def probe(adapter) -> None:
     def out(inp, mask):
         t = adapter.ops.from_np(inp.astype(dtype))
         vals = {s.name: t for s in adapter.comp.inputs}
-        vals.update({"x": t, "query": t, "key": t, "value": t, "memory": t})
+        vals.update({"x": t, "query": t, "key": t, "value": t, "key_value": t, "memory": t})
         vals.update({mk.name: adapter.ops.from_np(mask) for mk in adapter.comp.masks})
         res = run_limited(lambda: binding.call(fn, vals), 10.0)
         return array_out(res.value) if isinstance(res, Finished) else None

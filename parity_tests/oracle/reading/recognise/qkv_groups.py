@@ -80,7 +80,7 @@ def _run(adapter, inst, arrays: dict, x: np.ndarray, mem: np.ndarray):
         for cname, arr in arrays.items():
             inst.slots[cname].set(arr)
         t = adapter.ops.from_np(x.astype(dtype))
-        vals = {"x": t, "query": t, "key": t, "value": t,
+        vals = {"x": t, "query": t, "key": t, "value": t, "key_value": t,
                 "memory": adapter.ops.from_np(mem.astype(dtype))}
         vals.update({m.name: None for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, {}), 10.0)

@@ -29,7 +29,7 @@ INPUTS = {"q_proj": "query", "k_proj": "key", "v_proj": "value"}
 
 def applies(adapter, inst) -> bool:
     if adapter.comp.name != "mha" or adapter.hooks is not None or \
-            adapter.caps.self_attention or adapter.caps.list_input:
+            adapter.caps.self_attention or adapter.caps.list_input or adapter.caps.shared_kv:
         return False
     es = [inst.entries.get(f"{p}.weight") for p in PROJ]
     if any(e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None

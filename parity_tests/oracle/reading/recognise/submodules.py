@@ -30,6 +30,11 @@ ORDER = {"mha": ("d_model", "num_heads"), "ffn": ("d_ff", "d_model", "activation
          "norm": ("d_model", "eps")}
 
 
+SIZE_WORDS = ("dim", "dims", "dimension", "dimensions", "dimensionality", "size", "width",
+              "features", "units")
+"""A last word saying the argument is a width (`feedforward_dimension`), not a block."""
+
+
 WORDS = {"mha": ("attention", "attn", "mha", "multihead"),
          "ffn": ("feedforward", "ffn", "ff", "mlp", "pointwise", "positionwise")}
 """Words that name a block inside a longer argument name (`multi_headed_attention`,
@@ -44,6 +49,8 @@ def role_of(name: str) -> str | None:
     if n.startswith(PREFIXES):                 # log_attention_weights is a switch, not a block
         return None
     words = [w for w in re.split(r"[^a-z]+", n) if w]
+    if words and words[-1] in SIZE_WORDS:       # feedforward_dimension, attention_size: a width
+        return None
     joined = {a + b for a, b in zip(words, words[1:])}     # feed_forward -> feedforward
     found = {role for role, keys in WORDS.items() if any(k in words or k in joined for k in keys)}
     return found.pop() if len(found) == 1 else None

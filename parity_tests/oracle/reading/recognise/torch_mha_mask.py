@@ -58,7 +58,7 @@ def probe(adapter) -> None:
 
     def attempt(as_given: np.ndarray):
         vals = {s.name: x for s in adapter.comp.inputs}
-        vals.update({"x": x, "query": x, "key": x, "value": x})
+        vals.update({"x": x, "query": x, "key": x, "value": x, "key_value": x})
         vals.update({mk.name: adapter.ops.from_np(as_given) for mk in adapter.comp.masks})
         return run_limited(lambda: binding.call(m, vals), 10.0)
 

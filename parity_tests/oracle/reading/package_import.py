@@ -1,0 +1,94 @@
+"""Import a submission file that imports its siblings relatively (`from .linear import Linear`,
+`from ..attention import MultiHeadAttention`): such a file only loads as a module of a package, and
+loaded on its own by path it raises "attempted relative import with no known parent package".
+
+The folder its deepest relative import reaches (the file's folder for `from .x`; one up for
+`from ..x`, ... only inside the folder the grader names with `--package-root`) becomes a package
+of a fresh name (`_oracle_package_<digest>`) whose search path is that folder; the file is then imported as its module (`_oracle_package_<digest>.model.sdpa`), so
+each relative import finds the sibling file it names. The top folder's own `__init__.py` is not
+run (it often imports the whole project: training scripts, tokenizers); the folders between it and
+the file are imported as Python imports them (their `__init__.py`, where there is one, runs).
+
+Only the file's text is read here (its import statements, with `ast`); nothing of it runs until
+the import itself, which the loader runs in the worker under its limits like any candidate import.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from types import ModuleType
+
+
+def relative_depth(path: str) -> int:
+    """The deepest relative import of the file at `path` (1 for `from .x`, 2 for `from ..x`), 0
+    when it has none or its text cannot be parsed (the import then reports what is wrong)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return 0
+    return max((n.level for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)), default=0)
+
+
+def anchor_folder(path: str, package_root: str | None = None) -> str | None:
+    """The folder the relative imports of the file at `path` are counted from, or None when it has
+    none. `from .x` is counted from the file's own folder. `from ..x` reaches one folder up: that
+    folder is returned only when it lies inside `package_root` (the grader's `--package-root`),
+    never by default: the worker's view would otherwise widen at the submission's request to the
+    folder above it (a grader's folder of other submissions, hidden tests or seeds). Every folder
+    passed on the way must be a package (hold an `__init__.py`), as Python requires, or None is
+    returned and the import fails as before."""
+    depth = relative_depth(path)
+    if depth == 0:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(depth - 1):
+        if not os.path.isfile(os.path.join(folder, "__init__.py")):
+            return None
+        folder = os.path.dirname(folder)
+    if depth > 1 and not within(folder, package_root):
+        return None
+    return folder
+
+
+def within(folder: str, package_root: str | None) -> bool:
+    """Whether `folder` is `package_root` or inside it (False without a package_root)."""
+    if package_root is None:
+        return False
+    root = os.path.realpath(package_root)
+    return os.path.commonpath([os.path.realpath(folder), root]) == root
+
+
+def import_in_package(path: str, anchor: str) -> ModuleType:
+    """Import the file at `path` as a module of a package rooted at `anchor` (see the module
+    docstring); returns the module. A failure raises what the file's own code raised."""
+    path, anchor = os.path.abspath(path), os.path.abspath(anchor)
+    package = "_oracle_package_" + hashlib.sha1(anchor.encode()).hexdigest()[:10]
+    if package not in sys.modules:
+        spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+        spec.submodule_search_locations = [anchor]
+        sys.modules[package] = importlib.util.module_from_spec(spec)
+    parts = os.path.relpath(os.path.splitext(path)[0], anchor).split(os.sep)
+    parent = package
+    for part in parts[:-1]:                     # the folders between: real packages (or namespaces)
+        parent = f"{parent}.{part}"
+        importlib.import_module(parent)
+    name = f"{parent}.{parts[-1]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path!r} as Python source")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module

@@ -1,0 +1,80 @@
+"""Submission files that import their siblings relatively (`from .scores import scaled_scores`,
+`from ..attention import ...`): loaded by path they used to stop with "attempted relative import
+with no known parent package". The oracle now imports such a file as a module of its folder's
+package, without running that package's own `__init__` (here it imports a module that does not
+exist, as a project's `__init__` pulling in its training code would). Planted bugs stay MISMATCH."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.package_import import anchor_folder, relative_depth  # noqa: E402
+
+
+@pytest.fixture
+def package(candidate_file):
+    return candidate_file("relative_imports")
+
+
+def test_attention_importing_a_sibling_relatively_matches(package):
+    res = check("mha", f"{package}/attention.py:SiblingImportAttention", examples=10)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_bug_in_the_sibling_importing_attention_is_a_mismatch(package):
+    res = check("mha", f"{package}/attention.py:SiblingImportAttentionBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_layer_importing_from_the_folder_above_matches_inside_its_package_root(package):
+    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayer",
+                examples=10, package_root=package)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_bug_in_the_layer_importing_from_above_is_a_mismatch(package):
+    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayerBUG",
+                examples=25, package_root=package)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_without_a_package_root_an_import_from_above_sees_nothing_above(package):
+    """The worker's view is the named file's folder: `from ..x` may not widen it to the folder
+    above (a grader's folder of other submissions or hidden tests) unless --package-root says so."""
+    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayer",
+                examples=5)
+    assert res.verdict == "load_error", render_text(res)
+
+
+def test_a_package_root_that_does_not_hold_the_folder_above_does_not_widen(package, tmp_path):
+    nested = f"{package}/blocks/encoder_block.py"
+    assert anchor_folder(nested) is None
+    assert anchor_folder(nested, str(tmp_path)) is None
+    assert anchor_folder(nested, f"{package}/blocks") is None
+    assert anchor_folder(nested, package) == os.path.abspath(package)
+    assert anchor_folder(f"{package}/attention.py") == os.path.abspath(package)   # own folder
+
+
+def test_the_folder_a_relative_import_reaches_is_read_from_the_text(package):
+    assert relative_depth(f"{package}/attention.py") == 1
+    assert relative_depth(f"{package}/blocks/encoder_block.py") == 2
+    assert relative_depth(f"{package}/feed_forward.py") == 0
+    assert anchor_folder(f"{package}/feed_forward.py") is None
+    assert anchor_folder(f"{package}/blocks/encoder_block.py", package) == os.path.abspath(package)
+
+
+def test_files_imported_relatively_are_scanned_for_forbidden_imports(tmp_path):
+    from parity_tests.oracle.sandbox.policy import scan
+    pkg = tmp_path / "pkg"
+    (pkg / "inner").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "inner" / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("import npformer\n")
+    (pkg / "inner" / "block.py").write_text("from ..helper import x\nfrom . import parts\n")
+    (pkg / "inner" / "parts.py").write_text("import torchformer\n")
+    found = scan(str(pkg / "inner" / "block.py"), ("npformer", "torchformer"))
+    assert sorted(v.split()[0] for v in found["violations"]) == ["npformer", "torchformer"], found
