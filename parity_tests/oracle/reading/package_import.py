@@ -6,8 +6,9 @@ The folder its deepest relative import reaches (the file's folder for `from .x`;
 `from ..x`, ... only inside the folder the grader names with `--package-root`) becomes a package
 of a fresh name (`_oracle_package_<digest>`) whose search path is that folder; the file is then
 imported as its module (`_oracle_package_<digest>.model.sdpa`), so each relative import finds the
-sibling file it names. The top folder's own `__init__.py` is not run (it often imports the whole project: training scripts, tokenizers); the folders between it and
-the file are imported as Python imports them (their `__init__.py`, where there is one, runs).
+sibling file it names. The top folder's own `__init__.py` is not run (it often imports the whole
+project: training scripts, tokenizers); the folders between it and the file are imported as Python
+imports them (their `__init__.py`, where there is one, runs).
 
 Only the file's text is read here (its import statements, with `ast`); nothing of it runs until
 the import itself, which the loader runs in the worker under its limits like any candidate import.
