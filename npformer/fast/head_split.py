@@ -13,11 +13,11 @@ in one slice and every product is the same call, so the results are the plain on
 (tests/npformer/fast/test_fast_head_split.py).
 
     weights_into(q, k, keep, out)          P for one slice, into `out` (the plain steps, in place)
-    split_attention(q, k, v, keep, threads, dropout)
-                                           (weights, dropped, merged P~ V) or None (not split)
+    split_attention(q, k, v, keep, threads) (weights, merged P V) or None (not split)
 
-An active dropout draws its mask over the whole weights array, after every slice's softmax, so the
-random draws are the plain ones: the products with V then run in a second split job.
+Only where the attention dropout changes nothing (eval mode, the forward of inference and of the
+benchmark; p = 0): a training-mode forward draws its dropout mask between the softmax and the
+products with V, and keeps the path it had (docs/PERFORMANCE.md says why).
 """
 from __future__ import annotations
 
@@ -82,15 +82,14 @@ def _run(job: Callable[[int, int], None], n: int, parts: int) -> None:
 
 
 def split_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, keep: np.ndarray | None,
-                    threads: int, dropout: Callable[[np.ndarray], np.ndarray] | None = None):
-    """(weights P, dropped P~, merged (B, Tq, H * dv) = merge_heads(P~ @ V)) with the (batch, head)
-    matrices cut into slices over `threads` threads, or None when the core is not split (one
-    thread, too little work, shapes that broadcast, products BLAS threads itself).
+                    threads: int):
+    """(weights P, merged (B, Tq, H * dv) = merge_heads(P @ V)) with the (batch, head) matrices
+    cut into slices over `threads` threads, or None when the core is not split (one thread, too
+    little work, shapes that broadcast, products BLAS threads itself). For an attention whose
+    dropout changes nothing (eval mode, p = 0): P @ V stands for P~ @ V.
 
     q (B, H, Tq, dk), k (B, H, Tk, dk), v (B, H, Tk, dv); keep: the bool keep-mask (4-d or fewer
-    axes, broadcastable) or None; `dropout(P)` the attention dropout's forward, None when it
-    changes nothing (eval, p = 0). An active dropout runs once on the whole P between two split
-    jobs; with None, P~ is P (the caller still runs its identity forward, for the module's state).
+    axes, broadcastable) or None.
     """
     if threads < 2 or q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
         return None
@@ -112,21 +111,10 @@ def split_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, keep: np.ndarra
     merged = np.empty((B, Tq, H, dv), dtype=np.result_type(weights, v))
     heads_out = merged.transpose(0, 2, 1, 3)                    # (B, H, Tq, dv) view of merged
 
-    def product(dropped: np.ndarray, lo: int, hi: int) -> None:
-        np.matmul(_cut(dropped, axis, lo, hi), _cut(v, axis, lo, hi),
+    def job(lo: int, hi: int) -> None:
+        weights_into(_cut(q, axis, lo, hi), _cut(k, axis, lo, hi), _cut(keep, axis, lo, hi),
+                     _cut(weights, axis, lo, hi))
+        np.matmul(_cut(weights, axis, lo, hi), _cut(v, axis, lo, hi),
                   out=_cut(heads_out, axis, lo, hi))
-
-    if dropout is None:
-        def whole(lo: int, hi: int) -> None:
-            weights_into(_cut(q, axis, lo, hi), _cut(k, axis, lo, hi), _cut(keep, axis, lo, hi),
-                         _cut(weights, axis, lo, hi))
-            product(weights, lo, hi)
-        _run(whole, n, parts)
-        return weights, weights, merged.reshape(B, Tq, H * dv)
-
-    _run(lambda lo, hi: weights_into(_cut(q, axis, lo, hi), _cut(k, axis, lo, hi),
-                                     _cut(keep, axis, lo, hi), _cut(weights, axis, lo, hi)),
-         n, parts)
-    dropped = dropout(weights)
-    _run(lambda lo, hi: product(dropped, lo, hi), n, parts)
-    return weights, dropped, merged.reshape(B, Tq, H * dv)
+    _run(job, n, parts)
+    return weights, merged.reshape(B, Tq, H * dv)

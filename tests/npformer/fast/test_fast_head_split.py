@@ -83,31 +83,9 @@ def test_split_attention_equals_the_plain_core(dtype, bhqk, threads, split_small
         got = hs.split_attention(q, k, v, keep, threads)
         assert got is not None and split_small and min(split_small) >= 2, "not split"
         w0, _ = pat.attention_weights_forward(q, k, keep)
-        weights, dropped, merged = got
+        weights, merged = got
         same(weights, w0, "weights")
-        assert dropped is weights
         same(merged, merge_heads(w0 @ v), "merged P V")
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_split_attention_runs_an_active_dropout_once_on_the_whole_weights(dtype, split_small):
-    B, H, Tq, Tk = 3, 4, 5, 6
-    q, k, v = _qkv(B, H, Tq, Tk, 8, dtype)
-    seen = []
-
-    def dropout(w):                                                # a fixed mask, recorded
-        seen.append(w.copy())
-        keep = np.random.default_rng(7).random(w.shape) >= 0.5
-        return w * keep * w.dtype.type(2.0)
-
-    weights, dropped, merged = hs.split_attention(q, k, v, None, 2, dropout)
-    w0, _ = pat.attention_weights_forward(q, k, None)
-    assert len(seen) == 1
-    same(seen[0], w0, "the weights the dropout saw")
-    same(weights, w0, "weights")
-    d0 = dropout(w0)
-    same(dropped, d0, "dropped")
-    same(merged, merge_heads(d0 @ v), "merged P~ V")
 
 
 def test_split_attention_declines_what_it_does_not_split():
@@ -123,12 +101,15 @@ def test_split_attention_declines_what_it_does_not_split():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("mode", ["train", "eval"])
+@pytest.mark.parametrize("mode, p", [("eval", 0.2), ("train", 0.0), ("train", 0.2)])
 @pytest.mark.parametrize("cross", [False, True])
-def test_split_attention_module_equals_the_plain_module(dtype, threads, mode, cross, split_small):
+def test_split_attention_module_equals_the_plain_module(dtype, threads, mode, p, cross,
+                                                        split_small):
+    """Split where the dropout is inactive (eval, p = 0); a training-mode dropout keeps the
+    unsplit path (its mask is drawn between the softmax and the products with V)."""
     D, H, B, Tq = 32, 4, 5, 11
     Tk = 7 if cross else Tq
-    plain = MultiHeadAttention(D, H, dropout=0.2, dtype=dtype, rng=np.random.default_rng(2))
+    plain = MultiHeadAttention(D, H, dropout=p, dtype=dtype, rng=np.random.default_rng(2))
     plain.attn_dropout.rng = np.random.default_rng(9)
     fast = accelerate(copy.deepcopy(plain), threads)
     rng = np.random.default_rng(3)
@@ -142,10 +123,15 @@ def test_split_attention_module_equals_the_plain_module(dtype, threads, mode, cr
     y0 = plain(query, kv, kv, mask)
     split_small.clear()
     y1 = fast(query, kv, kv, mask)
-    assert split_small and min(split_small) >= 2, "not split"
+    active = fast.attn_dropout.active
+    assert active == (mode == "train" and p > 0)
+    if active:
+        assert not split_small, "split under an active dropout"
+    else:
+        assert split_small and min(split_small) >= 2, "not split"
     same(y1, y0, "output")
     same(fast.attn_weights, plain.attn_weights, "attn_weights")
-    if mode == "train":
+    if active:
         same(fast.attn_dropout.last_mask, plain.attn_dropout.last_mask, "dropout mask")
     else:
         assert fast.attn_dropout.last_mask is None
