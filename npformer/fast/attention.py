@@ -4,9 +4,9 @@ the head merges folded into the products before them.
 `mha_forward(self, ...)` and `mha_backward(self, dout)` are the module's own steps (the same
 children, cache and attn_weights; the checks stay in check_inputs, run once by __call__), with
 attention_weights_forward and the softmax backward taken from npformer.fast.softmax on
-`self.fast_threads` threads; on 2 or more threads, where the attention dropout is inactive (eval,
-p = 0), the forward's attention core (the per-head products and the softmax) runs in (batch, head)
-slices on the threads (npformer.fast.head_split). npformer.fast.accelerate binds them to a module
+`self.fast_threads` threads; on 2 or more threads, in eval mode (inference, the benchmark's
+forward), the forward's attention core (the per-head products and the softmax) runs in (batch,
+head) slices on the threads (npformer.fast.head_split). npformer.fast.accelerate binds them to a module
 instance.
 Incremental decoding (cache=...) is inference with a handful of rows: it runs the plain method.
 
@@ -55,7 +55,7 @@ def mha_forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarr
     k = split_heads(self.k_proj.forward(key), H)                       # (B, H, Tk, dk)
     v = split_heads(self.v_proj.forward(value), H)                     # (B, H, Tk, dk)
     drop = self.attn_dropout
-    split = None if drop.active else split_attention(q, k, v, mask, self.fast_threads)
+    split = None if self.training or drop.active else split_attention(q, k, v, mask, self.fast_threads)
     if split is not None:                                              # (batch, head) slices
         weights, merged = split
         wcache = WeightsCache(q, k, weights, 1.0 / math.sqrt(q.shape[-1]))

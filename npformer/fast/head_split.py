@@ -15,9 +15,9 @@ in one slice and every product is the same call, so the results are the plain on
     weights_into(q, k, keep, out)          P for one slice, into `out` (the plain steps, in place)
     split_attention(q, k, v, keep, threads) (weights, merged P V) or None (not split)
 
-Only where the attention dropout changes nothing (eval mode, the forward of inference and of the
-benchmark; p = 0): a training-mode forward draws its dropout mask between the softmax and the
-products with V, and keeps the path it had (docs/PERFORMANCE.md says why).
+The accelerated attention uses it in eval mode only (inference, the benchmark's forward), where the
+dropout changes nothing; a training-mode forward keeps the path it had (docs/PERFORMANCE.md says
+why).
 """
 from __future__ import annotations
 
