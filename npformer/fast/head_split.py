@@ -37,7 +37,8 @@ __all__ = ["SINGLE_THREAD_PRODUCT", "MIN_SLICE_ELEMENTS", "split_axis", "weights
 SINGLE_THREAD_PRODUCT = 65536 * 4
 
 # Scores elements per thread from which the core is split (below, handing a slice to the pool
-# costs about what the second core saves). How it was measured: docs/PERFORMANCE.md.
+# would cost about what the second core saves). An estimate, not yet measured on an idle machine:
+# docs/PERFORMANCE.md ("The forward at 2 threads") says how to settle it.
 MIN_SLICE_ELEMENTS = 16384
 
 
@@ -69,7 +70,8 @@ def weights_into(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None, out: np.
 
 
 def _run(job: Callable[[int, int], None], n: int, parts: int) -> None:
-    """job(lo, hi) on `parts` ranges of n: the first in the calling thread, the others pooled."""
+    """job(lo, hi) on `parts` ranges of n: the first in the calling thread, the others in
+    npformer.fast.rows' shared pool (run_rows without its element-count rule: the caller decided)."""
     ranges = row_ranges(n, parts)
     futures = [shared_pool(parts - 1).submit(job, lo, hi) for lo, hi in ranges[1:]]
     try:
