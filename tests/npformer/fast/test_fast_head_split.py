@@ -19,6 +19,9 @@ from npformer.fast import rows
 from npformer.fast.accelerate import accelerate
 from npformer.layers import attention as pat
 from npformer.layers.attention import MultiHeadAttention, merge_heads, split_heads
+from npformer.models.causal_lm import CausalLM
+from npformer.models.config import TransformerConfig
+from npformer.models.transformer import Transformer
 
 DTYPES = ["float32", "float64"]
 
@@ -139,3 +142,32 @@ def test_split_attention_module_equals_the_plain_module(dtype, threads, mode, p,
         same(g1, g0, ("dquery", "dkey", "dvalue")[i])
     for (name, p0), (_, p1) in zip(plain.named_parameters(), fast.named_parameters()):
         same(p1.grad, p0.grad, f"{name}.grad")
+
+
+@pytest.mark.parametrize("kind", ["paper", "gpt2"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows, threads", [(1, 2), (3, 2), (5, 3)])
+def test_an_eval_forward_of_a_whole_model_equals_the_plain_one(kind, dtype, rows, threads,
+                                                               split_small):
+    """Whole models in eval mode (the masks they build: padding, causal, both), split."""
+    V = 31
+    common = dict(vocab_size=V, d_model=16, num_heads=4, d_ff=40, num_encoder_layers=2,
+                  num_decoder_layers=2, max_len=32, dropout=0.1, attention_dropout=0.2,
+                  dtype=dtype, pad_id=0)
+    if kind == "gpt2":
+        cfg = TransformerConfig(**common, norm_first=True, final_norm=True, positional="learned",
+                                scale_embeddings=False, tie_embeddings=True)
+        make = CausalLM
+    else:
+        cfg, make = TransformerConfig(**common), Transformer
+    plain = make(cfg, seed=3).eval()
+    fast = accelerate(make(cfg, seed=3), threads).eval()
+    rng = np.random.default_rng(0)
+    src, tgt = rng.integers(1, V, (rows, 7)), rng.integers(1, V, (rows, 9))
+    src[-1, -2:] = 0                                               # padding in the source
+    if kind == "gpt2":
+        y0, y1 = plain(tgt), fast(tgt)
+    else:
+        y0, y1 = plain(src, tgt), fast(src, tgt)
+    assert split_small and min(split_small) >= 2, "not split"
+    same(y1, y0, "logits")
