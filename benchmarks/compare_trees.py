@@ -153,6 +153,9 @@ def main(argv=None) -> int:
     if bad := [c for c in configs if c not in CONFIGS]:
         ap.error(f"--configs: expected names from {','.join(CONFIGS)}, got {','.join(bad)}")
     threads = [int(t) for t in a.threads.split(",")]
+    if a.repeats < 2:
+        ap.error(f"--repeats: expected at least 2 (an interquartile range needs two samples), "
+                 f"got {a.repeats}")
     if not 0 <= a.settle <= 10:
         ap.error(f"--settle: expected seconds in [0, 10], got {a.settle}")
     if a.out is not None and a.out.exists():
