@@ -4,10 +4,7 @@ the head merges folded into the products before them.
 `mha_forward(self, ...)` and `mha_backward(self, dout)` are the module's own steps (the same
 children, cache and attn_weights; the checks stay in check_inputs, run once by __call__), with
 attention_weights_forward and the softmax backward taken from npformer.fast.softmax on
-`self.fast_threads` threads; on 2 or more threads, in eval mode (inference, the benchmark's
-forward), the forward's attention core (the per-head products and the softmax) runs in (batch,
-head) slices on the threads (npformer.fast.head_split). npformer.fast.accelerate binds them to a module
-instance.
+`self.fast_threads` threads. npformer.fast.accelerate binds them to a module instance.
 Incremental decoding (cache=...) is inference with a handful of rows: it runs the plain method.
 
 merged_product(a, b) is merge_heads(a @ b) without the copy: the per-head products are written
@@ -17,17 +14,14 @@ is the plain one bit for bit (tests/npformer/fast/test_fast_short_rows.py).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from npformer.fast.head_split import split_attention
 from npformer.fast.softmax import (
     attention_weights_backward,
     attention_weights_forward,
     softmax_scores_backward,
 )
-from npformer.layers.attention import MHACache, WeightsCache, merge_heads, split_heads
+from npformer.layers.attention import MHACache, merge_heads, split_heads
 
 __all__ = ["merged_product", "mha_forward", "mha_backward"]
 
@@ -54,17 +48,9 @@ def mha_forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarr
     q = split_heads(self.q_proj.forward(query), H)                     # (B, H, Tq, dk)
     k = split_heads(self.k_proj.forward(key), H)                       # (B, H, Tk, dk)
     v = split_heads(self.v_proj.forward(value), H)                     # (B, H, Tk, dk)
-    drop = self.attn_dropout
-    split = None if self.training or drop.active else split_attention(q, k, v, mask, self.fast_threads)
-    if split is not None:                                              # (batch, head) slices
-        weights, merged = split
-        wcache = WeightsCache(q, k, weights, 1.0 / math.sqrt(q.shape[-1]))
-        dropped = drop.forward(weights)                                # identity: P~ is P
-    else:
-        weights, wcache = attention_weights_forward(q, k, mask, self.fast_threads)  # (B, H, Tq, Tk)
-        dropped = drop.forward(weights)                                # (B, H, Tq, Tk) P~
-        merged = merged_product(dropped, v)                            # (B, Tq, D)
-    out = self.out_proj.forward(merged)                                # (B, Tq, D)
+    weights, wcache = attention_weights_forward(q, k, mask, self.fast_threads)  # (B, H, Tq, Tk)
+    dropped = self.attn_dropout.forward(weights)                       # (B, H, Tq, Tk) P~
+    out = self.out_proj.forward(merged_product(dropped, v))            # (B, Tq, D)
     self.attn_weights = weights
     self._cache = MHACache(wcache, dropped, v, out)
     self._cached_forward = False
