@@ -1,6 +1,6 @@
 """npformer's training step in two checkouts of the project, timed in one interleaved run.
 
-    python benchmarks/compare_trees.py --root OLD --root NEW [--configs small,base] [--threads 1,2]
+    python benchmarks/compare_trees.py --root OLD --root NEW [--configs small,base,gpt2s-cpu] [--threads 1,2]
                                        [--repeats 15] [--workload train_step|forward] [--out FILE.json]
 
 Each root gets a worker process per thread count (PYTHONPATH=root, OMP/OPENBLAS threads fixed before
@@ -30,6 +30,9 @@ CONFIGS = {  # the benchmark configs of benchmarks/configs.py, as plain numbers 
                   vocab=1000, share=False),
     "base": dict(batch=8, src_len=64, tgt_len=64, d_model=512, num_heads=8, d_ff=2048, layers=6,
                  vocab=4096, share=True),
+    # GPT-2 small (CausalLM, GPT-2's layout) at benchmarks/configs.py's CPU-sized batch, 2 x 64
+    "gpt2s-cpu": dict(batch=2, src_len=0, tgt_len=64, d_model=768, num_heads=12, d_ff=3072,
+                      layers=12, vocab=50257, share=True, causal=True),
 }
 
 WORKER = r'''
@@ -60,14 +63,24 @@ def accelerate(*modules):
         bind(m, THREADS)
 
 c = json.loads(sys.argv[1])
-cfg = nf.TransformerConfig(d_model=c["d_model"], num_heads=c["num_heads"], d_ff=c["d_ff"],
-                           num_encoder_layers=c["layers"], num_decoder_layers=c["layers"],
-                           vocab_size=c["vocab"], max_len=512, dropout=0.1,
-                           share_embeddings=c["share"], tie_embeddings=c["share"])
-model = nf.Transformer(cfg, seed=0).train()
+CAUSAL = c.get("causal", False)
+if CAUSAL:                                          # GPT-2's layout, as benchmarks/configs.py
+    cfg = nf.gpt2_config(d_model=c["d_model"], num_heads=c["num_heads"], d_ff=c["d_ff"],
+                         num_decoder_layers=c["layers"], vocab_size=c["vocab"], max_len=1024,
+                         dropout=0.1, attention_dropout=0.1)
+    model = nf.CausalLM(cfg, seed=0).train()
+else:
+    cfg = nf.TransformerConfig(d_model=c["d_model"], num_heads=c["num_heads"], d_ff=c["d_ff"],
+                               num_encoder_layers=c["layers"], num_decoder_layers=c["layers"],
+                               vocab_size=c["vocab"], max_len=512, dropout=0.1,
+                               share_embeddings=c["share"], tie_embeddings=c["share"])
+    model = nf.Transformer(cfg, seed=0).train()
 rng = np.random.default_rng(0)
 src = rng.integers(3, c["vocab"], size=(c["batch"], c["src_len"]))
 tgt = rng.integers(3, c["vocab"], size=(c["batch"], c["tgt_len"] + 1))
+
+def logits_of(inputs):
+    return model(inputs) if CAUSAL else model(src, inputs)
 loss_fn = nf.CrossEntropyLoss(ignore_index=0, label_smoothing=0.1)
 opt = make_optimizer(model)
 accelerate(model, loss_fn)
@@ -76,7 +89,7 @@ FUSED = hasattr(opt, "adopt_gradients")
 
 def train_step():
     model.train()
-    logits = model(src, tgt[:, :-1])
+    logits = logits_of(tgt[:, :-1])
     loss_fn(logits, tgt[:, 1:])
     model.zero_grad()
     model.backward(loss_fn.backward())
@@ -89,7 +102,7 @@ def train_step():
 
 def forward():                                      # the benchmark's forward: eval mode
     model.eval()
-    model(src, tgt[:, :-1])
+    logits_of(tgt[:, :-1])
 
 step = forward if c.get("workload") == "forward" else train_step
 for _ in range(2):
@@ -140,6 +153,9 @@ def main(argv=None) -> int:
     if bad := [c for c in configs if c not in CONFIGS]:
         ap.error(f"--configs: expected names from {','.join(CONFIGS)}, got {','.join(bad)}")
     threads = [int(t) for t in a.threads.split(",")]
+    if a.repeats < 2:
+        ap.error(f"--repeats: expected at least 2 (an interquartile range needs two samples), "
+                 f"got {a.repeats}")
     if not 0 <= a.settle <= 10:
         ap.error(f"--settle: expected seconds in [0, 10], got {a.settle}")
     if a.out is not None and a.out.exists():
