@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
-from .package_import import anchor_folder, import_in_package
+from .package_import import anchor_folder, exec_file_as, import_in_package
 
 
 class LoadError(Exception):
@@ -70,8 +70,7 @@ def _import_file(path: str, package_root: str | None = None) -> ModuleType:
     mod_name = f"_oracle_candidate_{stem}_{digest}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    if spec is None or spec.loader is None:
+    if importlib.util.spec_from_file_location(mod_name, path) is None:
         raise LoadError(f"candidate: cannot import {path!r} as Python source")
     folder = os.path.dirname(path)
     if folder not in sys.path:
@@ -79,14 +78,7 @@ def _import_file(path: str, package_root: str | None = None) -> ModuleType:
     anchor = anchor_folder(path, package_root)
     if anchor is not None:          # `from .helpers import x`: a module of its folder's package
         return import_in_package(path, anchor)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(mod_name, None)
-        raise
-    return module
+    return exec_file_as(mod_name, path)
 
 
 def _resolve_attr(module: ModuleType, dotted: str, where: str) -> Any:

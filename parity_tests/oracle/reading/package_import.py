@@ -79,7 +79,12 @@ def import_in_package(path: str, anchor: str) -> ModuleType:
     for part in parts[:-1]:                     # the folders between: real packages (or namespaces)
         parent = f"{parent}.{part}"
         importlib.import_module(parent)
-    name = f"{parent}.{parts[-1]}"
+    return exec_file_as(f"{parent}.{parts[-1]}", path)
+
+
+def exec_file_as(name: str, path: str) -> ModuleType:
+    """The module `name` run from the source file at `path` (the one already in sys.modules when
+    there is one); a module whose code raises is taken out of sys.modules again."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
