@@ -14,6 +14,7 @@ def _softmax(s):
 class BiaslessAttention:
     def __init__(self, d_model, n_heads):
         rng = np.random.default_rng(0)
+        self.rng = rng                      # kept for dropout masks, as course code does
         self.h, self.dk = n_heads, d_model // n_heads
         self.W_q, self.W_k, self.W_v, self.W_o = (rng.standard_normal((d_model, d_model)) * 0.1
                                                   for _ in range(4))

@@ -24,6 +24,10 @@ import numpy as np
 
 WALK_DEPTH = 8
 WALK_OBJECTS = 2000
+LEAVES = (str, bytes, int, float, complex, bool, np.generic, np.random.Generator,
+          np.random.RandomState, np.random.BitGenerator, np.random.SeedSequence)
+"""Values that hold no array of the candidate's (a random generator a part keeps to draw its
+dropout masks is no bias)."""
 
 
 def _vector_like(ref_shape, shape) -> bool:
@@ -64,8 +68,8 @@ def _numpy_arrays(obj) -> list | None:
         if isinstance(o, np.ndarray):
             found.append(o)
             continue
-        if id(o) in seen or isinstance(o, (str, bytes, int, float, complex, bool, np.generic)) \
-                or o is None or inspect.ismodule(o) or inspect.isclass(o) or inspect.isroutine(o):
+        if id(o) in seen or isinstance(o, LEAVES) or o is None or inspect.ismodule(o) \
+                or inspect.isclass(o) or inspect.isroutine(o):
             continue
         seen.add(id(o))
         if depth > WALK_DEPTH or len(seen) > WALK_OBJECTS:
