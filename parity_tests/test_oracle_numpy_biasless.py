@@ -28,6 +28,15 @@ def test_a_planted_bug_in_biasless_numpy_attention_is_caught():
     assert res.verdict == "mismatch", render_text(res)
 
 
+def test_a_biasless_attention_requiring_its_mask_is_read_as_x_at_w_and_a_bug_is_caught():
+    # the (in, out) layout probe hands a required mask an all-attend one (None raises there)
+    res = check("mha", f"{CANDS}:StrictMaskAttention", examples=6)
+    assert res.verdict == "match", render_text(res)
+    assert any("computes x @ W" in n for n in res.notes), res.notes
+    bad = check("mha", f"{CANDS}:StrictMaskAttentionWrongAxis", examples=12)
+    assert bad.verdict == "mismatch", render_text(bad)
+
+
 def test_a_bias_under_a_private_name_is_not_called_absent():
     res = check("mha", f"{CANDS}:HiddenBiasAttention", examples=4)
     assert res.verdict == "interface_error", render_text(res)

@@ -73,3 +73,38 @@ class HiddenBiasAttention(BiaslessAttention):
 
     def _out(self, merged):
         return merged @ self.W_o + self._shift
+
+
+class StrictMaskAttention:
+    """Forward only, query, key and value apart, a mask it requires with 4 axes (None raises), no
+    biases, `x @ W` matrices: the layout probe must hand it an all-attend mask, as examples do."""
+
+    def __init__(self, d_model, n_heads):
+        rng = np.random.default_rng(0)
+        self.h, self.dk = n_heads, d_model // n_heads
+        self.W_q, self.W_k, self.W_v, self.W_o = (rng.standard_normal((d_model, d_model)) * 0.1
+                                                  for _ in range(4))
+
+    def _heads(self, t, w):
+        b, n, _ = t.shape
+        return (t @ w).reshape(b, n, self.h, self.dk).transpose(0, 2, 1, 3)
+
+    def _weights(self, s):
+        return _softmax(s)
+
+    def forward(self, query, key, value, mask):
+        if mask is None or mask.ndim != 4:
+            raise ValueError("mask must have 4 axes")
+        q, k, v = self._heads(query, self.W_q), self._heads(key, self.W_k), self._heads(value, self.W_v)
+        s = np.where(mask == 0, -1e9, q @ k.transpose(0, 1, 3, 2) / np.sqrt(self.dk))
+        ctx = self._weights(s) @ v
+        b, _, n, _ = ctx.shape
+        return ctx.transpose(0, 2, 1, 3).reshape(b, n, -1) @ self.W_o
+
+
+class StrictMaskAttentionWrongAxis(StrictMaskAttention):
+    """BUG: the softmax normalises over the queries instead of the keys."""
+
+    def _weights(self, s):
+        e = np.exp(s - s.max(-2, keepdims=True))
+        return e / e.sum(-2, keepdims=True)

@@ -97,6 +97,17 @@ def probe_weights(adapter, case, seed: int):
     return params, AC, x, mem
 
 
+def _all_attend(adapter, spec, x, mem):
+    """None, or for a mask argument the signature requires (`forward(q, k, v, mask)` that rejects
+    None) an all-attend mask in the chosen convention, as the examples pass it."""
+    from ..slots import convert_mask
+    if spec.name not in getattr(adapter, "required_masks", ()):
+        return None
+    keys = mem.shape[1] if spec.k == "S" else x.shape[1]
+    keep = np.ones((1, 1, x.shape[1], keys), dtype=bool)
+    return adapter.ops.from_np(convert_mask(keep, adapter.opts, adapter.opts.dtype))
+
+
 def probe(adapter, inst, case) -> bool:
     """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
     get the probe's weights written into them, functions as arguments."""
@@ -117,7 +128,7 @@ def probe(adapter, inst, case) -> bool:
         t = adapter.ops.from_np(x.astype(dtype))
         vals = {"x": t, "query": t, "key": t, "value": t, "key_value": t,
                 "memory": adapter.ops.from_np(mem.astype(dtype))}
-        vals.update({m.name: None for m in adapter.comp.masks})
+        vals.update({m.name: _all_attend(adapter, m, x, mem) for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
         return False
