@@ -37,6 +37,12 @@ def test_a_biasless_attention_requiring_its_mask_is_read_as_x_at_w_and_a_bug_is_
     assert bad.verdict == "mismatch", render_text(bad)
 
 
+def test_a_layout_probe_that_raised_is_tried_again_so_correct_code_is_never_a_mismatch():
+    res = check("mha", f"{CANDS}:PerHeadMaskAttention", examples=12)
+    assert res.verdict == "raised", render_text(res)
+    assert any("computes x @ W" in n for n in res.notes), res.notes
+
+
 def test_a_bias_under_a_private_name_is_not_called_absent():
     res = check("mha", f"{CANDS}:HiddenBiasAttention", examples=4)
     assert res.verdict == "interface_error", render_text(res)

@@ -108,3 +108,13 @@ class StrictMaskAttentionWrongAxis(StrictMaskAttention):
     def _weights(self, s):
         e = np.exp(s - s.max(-2, keepdims=True))
         return e / e.sum(-2, keepdims=True)
+
+
+class PerHeadMaskAttention(StrictMaskAttention):
+    """Wants its mask with one row per head, (B, heads, Tq, Tk): a (B, 1, Tq, Tk) mask raises at
+    several heads. Correct at one head, so a verdict may only be `raised`, never `mismatch`."""
+
+    def forward(self, query, key, value, mask):
+        if mask is None or mask.shape[1] != self.h:
+            raise ValueError("mask and scores must have the same shape")
+        return super().forward(query, key, value, mask)
