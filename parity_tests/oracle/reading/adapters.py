@@ -174,7 +174,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return b
         how = dict(constants=consts, flags=naming.CALL_FLAGS, keep_params=weights, what=what,
                    fallback_positional=not weights, meanings=self._meanings(hyper))
-        kv = FORWARD.shared_kv(self, fn, how)                       # forward(q, kv, mask)
+        kv = FORWARD.shared_kv(self, fn, how) or \
+            FORWARD.layer_role_args(self, fn, how)                  # forward(value, key, query, mask)
         try:
             return kv or naming.bind(fn, self._sources(self.caps.self_attention), **how)
         except InterfaceError:

@@ -18,7 +18,9 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
               named for what they are, key padding and causal (mask_parts), the padding part's
               convention (part_convention); time-first (T, B, d) sequences (time_first); a
               decoder-only layer checked as decoder_layer, named as such (decoder_only); key and
-              value taken as one argument, forward(x, kv, mask) (shared_kv)
+              value taken as one argument, forward(x, kv, mask) (shared_kv); a layer taking its
+              inputs under the attention's role names, forward(value, key, query, mask)
+              (layer_role_args)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -66,6 +68,7 @@ from . import (
     grad_behaviour,
     head_axes,
     inner_norm,
+    layer_role_args,
     layout,
     lazy,
     list_input,
@@ -113,7 +116,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
           mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only,
-          shared_kv=shared_kv.bind),
+          shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind),
     Hooks("mask", torch_form=torch_mha_mask.torch_form),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,

@@ -9,10 +9,25 @@ interface error naming it, and `--map REF=-` states that it is absent.
                      are all placed and that has no unclaimed (d, d) matrix: it returns the merged
                      heads, checked against the reference's attention before out_proj (held at the
                      identity); the report lists it as not compared
-    numpy module     never known (a weight kept where the oracle does not look would be silently
-                     left at 1 or 0 and hide bugs): interface error unless --map REF=-
+    numpy module     a projection's bias (attention, feed-forward): absent when a walk of
+                     everything the object reaches (attributes, private ones and gradient or cache
+                     dicts included, lists, dicts, parts) ends within its bounds and finds no
+                     array but the claimed ones that could be it. A norm's gain or shift is never
+                     known (kept where the oracle does not look it would be silently left at 1 or
+                     0 and hide bugs): interface error unless --map REF=-
 """
 from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+WALK_DEPTH = 8
+WALK_OBJECTS = 2000
+LEAVES = (str, bytes, int, float, complex, bool, np.generic, np.random.Generator,
+          np.random.RandomState, np.random.BitGenerator, np.random.SeedSequence)
+"""Values that hold no array of the candidate's (a random generator a part keeps to draw its
+dropout masks is no bias)."""
 
 
 def _vector_like(ref_shape, shape) -> bool:
@@ -43,6 +58,52 @@ def _no_output_projection(adapter, module, ref: str, ref_shape, entries: dict) -
             "against the reference's attention before out_proj, held at the identity")
 
 
+def _numpy_arrays(obj) -> list | None:
+    """Every array reachable from a NumPy candidate (attributes of any name, lists, tuples, dicts,
+    parts), or None when the walk meets its bounds (then nothing can be said absent)."""
+    found, seen = [], set()
+    stack = [(obj, 0)]
+    while stack:
+        o, depth = stack.pop()
+        if isinstance(o, np.ndarray):
+            found.append(o)
+            continue
+        if id(o) in seen or isinstance(o, LEAVES) or o is None or inspect.ismodule(o) \
+                or inspect.isclass(o) or inspect.isroutine(o):
+            continue
+        seen.add(id(o))
+        if depth > WALK_DEPTH or len(seen) > WALK_OBJECTS:
+            return None
+        if isinstance(o, dict):
+            items = list(o.values())
+        elif isinstance(o, (list, tuple, set, frozenset)):
+            items = list(o)
+        else:
+            try:
+                items = list(vars(o).values())
+            except TypeError:
+                return None                  # slots or a C object: what it holds is not known
+        stack.extend((v, depth + 1) for v in items)
+    return found
+
+
+def _numpy_bias_absent(module, ref: str, ref_shape, entries: dict) -> str | None:
+    owner = ref.rsplit(".", 1)[0] if "." in ref else ""
+    if module is None or "norm" in owner or ref.rsplit(".", 1)[-1] != "bias":
+        return None
+    from ..slots import numpy_space
+    arrays = _numpy_arrays(module)
+    if arrays is None:
+        return None
+    _, slots = numpy_space(module)
+    claimed = {e.cand for e in entries.values() if e.cand} | \
+        {p[0] for e in entries.values() for p in e.parts}
+    held = {id(slots[n].array()) for n in claimed if n in slots}
+    if any(id(a) not in held and _vector_like(ref_shape, a.shape) for a in arrays):
+        return None
+    return "no array the object reaches could be it (a walk of all it holds)"
+
+
 def reason(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
     """Why the candidate has no `ref` (a bias, a norm parameter, an attention's output projection),
     or None when it may have one."""
@@ -62,4 +123,6 @@ def reason(adapter, module, ref: str, ref_shape, entries: dict) -> str | None:
                  if n not in claimed and _vector_like(ref_shape, t.shape)]
         if not could:
             return "no parameter or buffer of the module could be it"
+    if adapter.framework == "numpy" and adapter.mode not in ("function", "pair"):
+        return _numpy_bias_absent(module, ref, ref_shape, entries)
     return None

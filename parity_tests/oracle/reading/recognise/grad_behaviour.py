@@ -12,6 +12,7 @@ was found.
 """
 from __future__ import annotations
 
+import inspect
 import re
 
 import numpy as np
@@ -37,7 +38,8 @@ def snapshot(obj) -> dict[str, np.ndarray]:
             items = [(str(k), v) for k, v in list(o.items())[:64]]
         elif isinstance(o, (list, tuple)):
             items = [(str(i), v) for i, v in enumerate(o[:64])]
-        elif type(o).__module__ in ("builtins", "numpy") or callable(o):
+        elif type(o).__module__ in ("builtins", "numpy") or inspect.isroutine(o) \
+                or inspect.isclass(o):       # an instance with __call__ (a Module base) is walked
             return
         else:
             try:

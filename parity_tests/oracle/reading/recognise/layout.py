@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..calls import Finished, run_limited
+from ..calls import Finished, Raised, run_limited
 
 PROJ = ("q_proj", "k_proj", "v_proj", "out_proj")
 
@@ -97,6 +97,22 @@ def probe_weights(adapter, case, seed: int):
     return params, AC, x, mem
 
 
+RETRIES = 4
+"""Examples on which a probe call that raised is tried again (code that accepts some sizes only,
+a mask shaped per head at one head, raises on the others)."""
+
+
+def _all_attend(adapter, spec, x, mem):
+    """None, or for a mask argument the signature requires (`forward(q, k, v, mask)` that rejects
+    None) an all-attend mask in the chosen convention, as the examples pass it."""
+    from ..slots import convert_mask
+    if spec.name not in getattr(adapter, "required_masks", ()):
+        return None
+    keys = mem.shape[1] if spec.k == "S" else x.shape[1]
+    keep = np.ones((1, 1, x.shape[1], keys), dtype=bool)
+    return adapter.ops.from_np(convert_mask(keep, adapter.opts, adapter.opts.dtype))
+
+
 def probe(adapter, inst, case) -> bool:
     """True when the candidate computes x @ W with its square matrices (switch to in_out). Modules
     get the probe's weights written into them, functions as arguments."""
@@ -104,7 +120,8 @@ def probe(adapter, inst, case) -> bool:
     D = case.hyper["d_model"]
     if D < 2:
         return False                     # a 1 x 1 matrix has no layout: decide on a later example
-    adapter.layout_probed = True
+    adapter.layout_tries = getattr(adapter, "layout_tries", 0) + 1
+    adapter.layout_probed = adapter.layout_tries >= RETRIES   # a call that raised is tried again
     params, AC, x, mem = probe_weights(adapter, case, seed=11)
     dtype = adapter.opts.dtype
     try:
@@ -117,10 +134,13 @@ def probe(adapter, inst, case) -> bool:
         t = adapter.ops.from_np(x.astype(dtype))
         vals = {"x": t, "query": t, "key": t, "value": t, "key_value": t,
                 "memory": adapter.ops.from_np(mem.astype(dtype))}
-        vals.update({m.name: None for m in adapter.comp.masks})
+        vals.update({m.name: _all_attend(adapter, m, x, mem) for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
         return False
+    if isinstance(res, Raised):
+        return False                       # tried again on a later example, up to RETRIES
+    adapter.layout_probed = True           # it ran (or ran out of time): decided on this example
     got = array_out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
