@@ -166,13 +166,14 @@ class Checker:
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
+            mode_ref = comp.reference(rep.mode_case) if rep.modes and rep.mode_case else None
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",
                            case=case)
         nd = nondeterminism(rep, case, rep.mapping)
         if nd is not None:
             return nd
-        out = self.judge.compare(rep, ref_vals, case, rep.mapping)
+        out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
             causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
             if causes:

@@ -13,6 +13,7 @@ validated alike.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import secrets
@@ -182,6 +183,13 @@ def case_from_wire(h: dict, arrays: dict) -> Case:
                 settings=h["settings"])
 
 
+def mode_case(case: Case, arrays: dict) -> Case:
+    """The example the other modes run on: its own inputs ("min:NAME", drawn by the parent, which
+    compares the modes with its reference on them), everything else the example's."""
+    inputs = {n: arrays.get(f"min:{n}", a) for n, a in case.inputs.items()}
+    return dataclasses.replace(case, inputs=inputs)
+
+
 def _to_f64(v) -> np.ndarray:
     a = np.asarray(v)
     if a.dtype.kind not in "biuf":
@@ -261,9 +269,10 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
+            other = mode_case(case, arrays)
             for mode in (m for m in MODES if m in modes):
                 _fresh_rng()
-                got = guarded(lambda mode=mode: RUNS[mode](ad, case, tick),
+                got = guarded(lambda mode=mode: RUNS[mode](ad, other, tick),
                               WHAT[mode])
                 tick()
                 for k, v in got.items():
