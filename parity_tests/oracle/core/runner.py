@@ -103,7 +103,7 @@ class Checker:
                                    + self.scan["unparsable"])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
-                for key in ("imports", "notable_calls", "violations", "names_internals"):
+                for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into"):
                     have = self.scan.setdefault(key, [])
                     have.extend(x for x in extra.get(key, []) if x not in have)
             if self.scan.get("violations"):
@@ -355,7 +355,7 @@ class Checker:
                 "imports_seen": sorted(getattr(be, "imports", ()) or ()),
                 "imports_declared": self.scan.get("imports", []),
                 "notable_calls": self.scan.get("notable_calls", []),
-                "names_internals": self.scan.get("names_internals", []),
+                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into")},
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,
