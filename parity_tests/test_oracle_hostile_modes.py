@@ -28,6 +28,8 @@ ATTACKS = [
     ("sdpa", "inference_path.py:attention", "output", "nograd", "torch.no_grad()"),
     # the same path, its outputs remembered by input bytes: replayed inputs got them back
     ("sdpa", "remembers_inputs.py:attention", "output", "nograd", "torch.no_grad()"),
+    # only under torch.inference_mode(): run last, on a few of the check's examples
+    ("sdpa", "inference_mode_path.py:attention", "output", "inference", "torch.inference_mode()"),
     ("ffn", "dropout_own_rate.py:PositionwiseFeedForward", "output", "train", "train() mode"),
     ("layernorm", "backward_global_state.py:layernorm_forward", "grad_input:x", "decoy",
      "another example's forward and backward"),

@@ -282,6 +282,26 @@ class SandboxBackend:
             rep.mode_case = other
         return rep
 
+    def infer(self, case: Case) -> tuple[dict, Case] | Outcome:
+        """The case's forward under torch.inference_mode(), on the other modes' own inputs:
+        ({key: array}, the Case it ran on). Asked for only at the end of a check (core/inference.py)."""
+        ch, arrays = case_to_wire(case)
+        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
+        h, a, bad = self._ask({"op": "infer", "case": ch, "absent": sorted(case.absent)}, arrays,
+                              float(self.opts.timeout or 60.0), case, stages=2,
+                              max_reply=reply_budget(case, arrays, 1))
+        if bad is not None:
+            return bad
+        if h.get("status") != "ok":
+            return _failure(h, case, {"output"})
+        names = {"inference:output", "inference:attention_weights"}
+        if "inference:output" not in a or any(n not in names or v.dtype != np.float64
+                                              for n, v in a.items()):
+            return Outcome("crashed", message="the submission's process answered the run under "
+                           "torch.inference_mode() without its output or with other arrays; its "
+                           "answer was not used", case=case)
+        return {n.partition(":")[2]: v for n, v in a.items()}, other
+
     def close(self) -> None:
         self.worker.close()
 

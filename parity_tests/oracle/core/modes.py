@@ -52,7 +52,7 @@ WHAT = {
 }
 
 
-def _rows(case: Case, a: np.ndarray) -> np.ndarray:
+def kept_rows(case: Case, a: np.ndarray) -> np.ndarray:
     """Fully masked query rows zeroed, as the reference comparison does for the output."""
     if case.row_keep is None:
         return a
@@ -113,7 +113,7 @@ def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: s
             got = {key: np.full(main.shape, np.nan)}
         a, b = got[key], main
         if key == "output" and a.shape == b.shape:
-            a, b = _rows(case, a), _rows(case, b)
+            a, b = kept_rows(case, a), kept_rows(case, b)
         rep = measure(f"{label} ({mode})", a, b, dtype=dtype, quantity=kind)
         if not rep.passed:
             return mode, rep

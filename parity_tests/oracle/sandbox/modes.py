@@ -205,6 +205,17 @@ def decoy(ad, case: Case, tick=lambda: None) -> dict:
     return {k: v for k, v in p.values.items() if k not in ("output", "attention_weights")}
 
 
+def inference(ad, case: Case, tick=lambda: None) -> dict:
+    """torch: the forward under torch.inference_mode() (not one of MODES: tensors made there and
+    kept by correct code, a mask cached at module level, cannot be saved for a later backward, so
+    the parent asks for it only at the end of a check, after every run with autograd: `infer`)."""
+    if ad.framework != "torch":
+        return {}
+    inst = ad.instantiate(case)
+    with ad.ops.torch.inference_mode():
+        return _forward_only(ad, inst, case)
+
+
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
                              "repeat": repeat, "decoy": decoy}

@@ -30,7 +30,7 @@ from ..reading.calls import _TailBuffer  # the same bounded sink the in-process 
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
-from .modes import MODES, RUNS, WHAT
+from .modes import MODES, RUNS, WHAT, inference
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -288,6 +288,24 @@ class Session:
                   # prepare() sent the first ones
                   "adapter_notes": self._new_notes()}
         return header, out
+
+
+    def infer(self, h: dict, arrays: dict, tick=lambda: None) -> tuple[dict, dict]:
+        """The example's forward under torch.inference_mode() (modes.inference), on the other
+        modes' inputs; asked for only once a check's runs with autograd are over."""
+        case = case_from_wire(h["case"], arrays)
+        try:
+            _fresh_rng()
+            for ref in (r for r in h.get("absent") or () if r in case.params):
+                case.params[ref] = neutral_value(ref, case.params[ref].shape)
+            got = guarded(lambda: inference(self.adapter, mode_case(case, arrays), tick),
+                          "calling the candidate under torch.inference_mode()")
+            tick()
+            out = {f"inference:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
+                   for k, v in got.items()}
+        except Failed as f:
+            return {"status": "failed", **f.reply}, {}
+        return {"status": "ok"}, out
 
 
 def _note_key(note: str) -> str:

@@ -1,0 +1,58 @@
+"""The last runs of a torch check: a few of its examples' forwards under torch.inference_mode(), in
+the same worker, once every run with autograd is over (sandbox/modes.inference).
+
+Not one of the other modes run with each example (core/modes.py): tensors made under inference mode
+and kept by correct code (a causal mask cached at module level) cannot be saved for a later backward,
+so an example after one would fail right code. Run last, nothing with autograd follows them in that
+worker. Each runs on the other modes' own inputs and is compared here, in the parent, with the
+reference on those inputs, within the output's tolerance: a path taken only under inference mode
+(`torch.is_inference_mode_enabled()`, `oracle_hostile/inference_mode_path.py`) is a mismatch.
+Only for a submission in a worker of its own (a Python object checked in the caller's process keeps
+what inference mode leaves in it).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from parity_tests.harness.compare import measure
+
+from .modes import kept_rows
+from .verdicts import Outcome
+
+MAX_CASES = 8      # examples run again under inference mode (evenly spread over the check's)
+
+WHAT = ("output differs under torch.inference_mode() from the reference (run on inputs of its own, "
+        "the same weights): a path taken only in inference mode computes something else")
+
+
+def spread(cases: list, n: int = MAX_CASES) -> list:
+    """At most n of the cases, evenly spread from the first to the last (the structural ones)."""
+    if len(cases) <= n:
+        return list(cases)
+    return [cases[round(i * (len(cases) - 1) / (n - 1))] for i in range(n)]
+
+
+def last_runs(checker) -> Outcome | None:
+    """None when every sampled example's output under inference mode matches the reference (or the
+    check is not a torch one in a worker); else the failing Outcome."""
+    be = checker.backend
+    if checker.framework != "torch" or not callable(getattr(be, "infer", None)):
+        return None
+    for case in spread(checker.passed):
+        got = be.infer(case)
+        if isinstance(got, Outcome):
+            return got
+        values, other = got
+        ref = checker.comp.reference(other)["output"]
+        out = values["output"]
+        a, b = (kept_rows(other, out), kept_rows(other, ref)) if out.shape == ref.shape else \
+            (out, ref)
+        rep = measure("output (inference)", a, b, dtype=checker.opts.dtype, quantity="output")
+        if not rep.passed:
+            return Outcome("mismatch", quantity="output", message=WHAT, case=case, detail={
+                "quantity": "output", "mode": "inference", "problem": rep.problem,
+                "ratio_to_tolerance": rep.ratio, "max_abs_err": rep.max_abs,
+                "got_shape": list(np.shape(out)), "shape": list(np.shape(ref)),
+                "note": "'expected' is the reference on this run's own inputs; 'got' is the run "
+                        "under torch.inference_mode()"})
+    return None
