@@ -26,10 +26,6 @@ CANDS = candidate_path()
 
 ATTACKS = [
     ("sdpa", "inference_path.py:attention", "output", "nograd", "torch.no_grad()"),
-    # the same path, its outputs remembered by input bytes: replayed inputs got them back
-    ("sdpa", "remembers_inputs.py:attention", "output", "nograd", "torch.no_grad()"),
-    # only under torch.inference_mode(): run last, on a few of the check's examples
-    ("sdpa", "inference_mode_path.py:attention", "output", "inference", "torch.inference_mode()"),
     ("ffn", "dropout_own_rate.py:PositionwiseFeedForward", "output", "train", "train() mode"),
     ("layernorm", "backward_global_state.py:layernorm_forward", "grad_input:x", "decoy",
      "another example's forward and backward"),
@@ -46,6 +42,20 @@ def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantit
     assert words in res.message
     data = gradescope_results(res)
     assert data["score"] < sum(t["max_score"] for t in data["tests"])
+
+
+@pytest.mark.parametrize("target,mode,words", [
+    # the no_grad path of inference_path, its outputs remembered by input bytes: the modes ran on
+    # the main run's inputs and got the remembered answers back; they now run on inputs of their own
+    ("remembers_inputs.py:attention", "nograd", "torch.no_grad()"),
+    # a path taken only under torch.inference_mode(): a few examples run under it at the end
+    ("inference_mode_path.py:attention", "inference", "torch.inference_mode()"),
+], ids=["remembers_inputs", "inference_mode_path"])
+def test_an_inference_path_hidden_from_the_modes_is_a_mismatch(target, mode, words):
+    res = check("sdpa", os.path.join(HOSTILE, target), examples=5)
+    assert res.verdict == "mismatch", res.message
+    assert (res.quantity, res.detail["mode"]) == ("output", mode)
+    assert words in res.message
 
 
 RIGHT = [
