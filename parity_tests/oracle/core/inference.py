@@ -12,6 +12,8 @@ what inference mode leaves in it).
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from parity_tests.harness.compare import measure
@@ -38,7 +40,12 @@ def last_runs(checker) -> Outcome | None:
     be = checker.backend
     if checker.framework != "torch" or not callable(getattr(be, "infer", None)):
         return None
+    budget = checker.opts.time_budget
     for case in spread(checker.passed):
+        if budget is not None and time.perf_counter() - checker.t0 > budget:
+            return Outcome("timeout", message=(
+                f"the check ran past its time budget of {budget:g} s (--time-budget) before its "
+                f"runs under torch.inference_mode() were done (each call: --timeout s)"))
         got = be.infer(case)
         if isinstance(got, Outcome):
             return got
