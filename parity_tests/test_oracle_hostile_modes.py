@@ -50,7 +50,9 @@ def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantit
     ("remembers_inputs.py:attention", "nograd", "torch.no_grad()"),
     # a path taken only under torch.inference_mode(): a few examples run under it at the end
     ("inference_mode_path.py:attention", "inference", "torch.inference_mode()"),
-], ids=["remembers_inputs", "inference_mode_path"])
+    # wrong without autograd unless the call before had it on (the order of one example's runs)
+    ("inference_after_autograd.py:attention", "inference", "torch.inference_mode()"),
+], ids=["remembers_inputs", "inference_mode_path", "inference_after_autograd"])
 def test_an_inference_path_hidden_from_the_modes_is_a_mismatch(target, mode, words):
     res = check("sdpa", os.path.join(HOSTILE, target), examples=5)
     assert res.verdict == "mismatch", res.message

@@ -6,7 +6,9 @@ and kept by correct code (a causal mask cached at module level) cannot be saved 
 so an example after one would fail right code. Run last, nothing with autograd follows them in that
 worker. Each runs on the other modes' own inputs and is compared here, in the parent, with the
 reference on those inputs, within the output's tolerance: a path taken only under inference mode
-(`torch.is_inference_mode_enabled()`, `oracle_hostile/inference_mode_path.py`) is a mismatch.
+(`torch.is_inference_mode_enabled()`, `oracle_hostile/inference_mode_path.py`), or only in calls
+following one another without autograd (`inference_after_autograd.py`: each example's run under
+torch.no_grad() follows one with autograd), is a mismatch.
 Only for a submission in a worker of its own (a Python object checked in the caller's process keeps
 what inference mode leaves in it).
 """
@@ -24,7 +26,8 @@ from .verdicts import Outcome
 MAX_CASES = 8      # examples run again under inference mode (evenly spread over the check's)
 
 WHAT = ("output differs under torch.inference_mode() from the reference (run on inputs of its own, "
-        "the same weights): a path taken only in inference mode computes something else")
+        "the same weights, one call after another without autograd, as at inference): a path "
+        "taken only there computes something else")
 
 
 def spread(cases: list, n: int = MAX_CASES) -> list:
