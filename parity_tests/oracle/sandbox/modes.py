@@ -2,8 +2,8 @@
 
 Each runs on inputs of its own, drawn by the parent ("min:NAME" arrays, session.mode_case), which
 compares what it gives with its reference on them (core/modes.py); nothing here decides anything.
-Asked for by name in the "run" request ("modes"); each answers arrays "MODE:KEY" (float64), or nothing where it does not
-apply to this candidate:
+Asked for by name in the "run" request ("modes"); each answers arrays "MODE:KEY" (float64), or
+nothing where it does not apply to this candidate:
 
     nograd   torch: the forward under torch.no_grad(), inputs and functional parameters not
              requiring gradients (code taking another path at inference shows a different output)
