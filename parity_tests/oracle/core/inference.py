@@ -37,11 +37,32 @@ def spread(cases: list, n: int = MAX_CASES) -> list:
     return [cases[round(i * (len(cases) - 1) / (n - 1))] for i in range(n)]
 
 
+def _differs(checker, key: str, got: np.ndarray, ref: np.ndarray, other, case) -> Outcome | None:
+    """The failing Outcome when `got` (a run under inference mode) is not the reference `ref`."""
+    if key == "attention_weights" and "attention_weights" in checker.compared_as:
+        ref = ref.mean(axis=1)          # returned averaged over the heads (the main run said so)
+    a, b = (kept_rows(other, got), kept_rows(other, ref)) if key == "output" and \
+        got.shape == ref.shape else (got, ref)
+    rep = measure(f"{key} (inference)", a, b, dtype=checker.opts.dtype, quantity=key)
+    if rep.passed:
+        return None
+    return Outcome("mismatch", quantity=key, message=WHAT.replace("output", key.replace("_", " "), 1),
+                   case=case, detail={
+                       "quantity": key, "mode": "inference", "problem": rep.problem,
+                       "ratio_to_tolerance": rep.ratio, "max_abs_err": rep.max_abs,
+                       "got_shape": list(np.shape(got)), "shape": list(np.shape(ref)),
+                       "note": "'expected' is the reference on this run's own inputs; 'got' is the "
+                               "run under torch.inference_mode()"})
+
+
 def last_runs(checker) -> Outcome | None:
-    """None when every sampled example's output under inference mode matches the reference (or the
-    check is not a torch one in a worker); else the failing Outcome."""
-    be = checker.backend
-    if checker.framework != "torch" or not callable(getattr(be, "infer", None)):
+    """None when every sampled example's output (and attention weights) under inference mode match
+    the reference (or the check is not a torch one in a worker, or judges other groups alone);
+    else the failing Outcome."""
+    be, only = checker.backend, checker.judge.only   # only: a search judging some groups alone
+    keys = [k for k, group in (("output", "output"), ("attention_weights", "attention weights"))
+            if only is None or group in only]
+    if checker.framework != "torch" or not callable(getattr(be, "infer", None)) or not keys:
         return None
     budget = checker.opts.time_budget
     for case in spread(checker.passed):
@@ -53,16 +74,11 @@ def last_runs(checker) -> Outcome | None:
         if isinstance(got, Outcome):
             return got
         values, other = got
-        ref = checker.comp.reference(other)["output"]
-        out = values["output"]
-        a, b = (kept_rows(other, out), kept_rows(other, ref)) if out.shape == ref.shape else \
-            (out, ref)
-        rep = measure("output (inference)", a, b, dtype=checker.opts.dtype, quantity="output")
-        if not rep.passed:
-            return Outcome("mismatch", quantity="output", message=WHAT, case=case, detail={
-                "quantity": "output", "mode": "inference", "problem": rep.problem,
-                "ratio_to_tolerance": rep.ratio, "max_abs_err": rep.max_abs,
-                "got_shape": list(np.shape(out)), "shape": list(np.shape(ref)),
-                "note": "'expected' is the reference on this run's own inputs; 'got' is the run "
-                        "under torch.inference_mode()"})
+        refs = checker.comp.reference(other)
+        for key in keys:
+            if key not in values or key not in refs:
+                continue
+            bad = _differs(checker, key, values[key], refs[key], other, case)
+            if bad is not None:
+                return bad
     return None
