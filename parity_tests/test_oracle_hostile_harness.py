@@ -49,6 +49,8 @@ def test_a_library_function_given_other_code_in_place_is_refused():
     res = check("sdpa", hostile("patches_array_equal_code"), examples=5)
     assert res.verdict == "interface_error", (res.verdict, res.message)
     assert "numpy.array_equal" in res.message
+    assert res.policy["reaches_into"] == ["_impl.__code__ = ... (patches_array_equal_code.py:7)"]
+    assert "REACHES INTO ITS OWN INTERPRETER" in render_text(res)
 
 
 def test_a_source_naming_the_oracles_modules_is_named_in_the_report():
@@ -66,6 +68,29 @@ def test_the_scan_names_whole_module_names_only(tmp_path):
     assert policy.scan(str(src), policy.DEFAULT_FORBIDDEN)["names_internals"] == [
         "npformer.layers.attention (sub.py:3)"]
     assert policy.scan(str(src), ())["names_internals"] == []
+
+
+def test_the_scan_names_code_reaching_into_its_own_interpreter(tmp_path):
+    """Checks made beside the submission can be beaten from its process (the garbage collector's
+    objects, a caller's frame, a library function patched); the parent's scan (never executed)
+    names each such use for a reading by hand. Right code of every style names none."""
+    src = tmp_path / "sub.py"
+    src.write_text("import gc, sys\nimport numpy as np\nimport torch\n"
+                   "torch.backends.cuda.matmul.allow_tf32 = False\n"          # a setting: allowed
+                   "def f(x):\n"
+                   "    o = gc.get_objects()\n"
+                   "    up = sys._getframe(1).f_back.f_locals\n"
+                   "    np.array_equal = lambda a, b: True\n"
+                   "    setattr(torch, 'softmax', None)\n"
+                   "    return x\n")
+    found = [r.split(" (")[0] for r in policy.scan(str(src), ())["reaches_into"]]
+    assert sorted(found) == sorted(["get_objects", "_getframe", "f_back", "f_locals",
+                                    "np.array_equal = ...", "setattr(torch, ...)"])
+    for name in ("stack_reader", "omits_output", "patch_modules", "ref_in_memory"):
+        assert policy.scan(os.path.join(HOSTILE, name + ".py"), ())["reaches_into"], name
+    right = [os.path.join(d, f) for d, _, fs in os.walk(CANDS) for f in fs if f.endswith(".py")]
+    assert len(right) > 40
+    assert [(f, r) for f in right if (r := policy.scan(f, ())["reaches_into"])] == []
 
 
 def test_the_snapshot_sees_each_kind_of_harness_change(monkeypatch):

@@ -44,6 +44,22 @@ def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantit
     assert data["score"] < sum(t["max_score"] for t in data["tests"])
 
 
+@pytest.mark.parametrize("target,mode,words", [
+    # the no_grad path of inference_path, its outputs remembered by input bytes: the modes ran on
+    # the main run's inputs and got the remembered answers back; they now run on inputs of their own
+    ("remembers_inputs.py:attention", "nograd", "torch.no_grad()"),
+    # a path taken only under torch.inference_mode(): a few examples run under it at the end
+    ("inference_mode_path.py:attention", "inference", "torch.inference_mode()"),
+    # wrong without autograd unless the call before had it on (the order of one example's runs)
+    ("inference_after_autograd.py:attention", "inference", "torch.inference_mode()"),
+], ids=["remembers_inputs", "inference_mode_path", "inference_after_autograd"])
+def test_an_inference_path_hidden_from_the_modes_is_a_mismatch(target, mode, words):
+    res = check("sdpa", os.path.join(HOSTILE, target), examples=5)
+    assert res.verdict == "mismatch", res.message
+    assert (res.quantity, res.detail["mode"]) == ("output", mode)
+    assert words in res.message
+
+
 RIGHT = [
     ("sdpa", "torch_attention.py:attention", {}),                         # torch function
     ("ffn", "torch_layers.py:PositionwiseFeedForward", {}),               # nn.Dropout(given rate)

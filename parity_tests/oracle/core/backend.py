@@ -11,6 +11,7 @@ fields only, strings bounded, arrays float64 under known names, verdicts only fa
 from __future__ import annotations
 
 import os
+import secrets
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
+from .modes import other_inputs
 from .verdicts import Outcome, failing_verdict
 
 MAX_TEXT = 8000
@@ -83,6 +85,7 @@ class Reply:
     absent: list = field(default_factory=list)
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
     modes: dict = field(default_factory=dict)        # per other mode (sandbox/modes.py): {key: array}
+    mode_case: Any = None                            # the Case the other modes ran on (its inputs)
 
 
 def asked_modes(framework: str) -> tuple[str, ...]:
@@ -160,6 +163,13 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     return rep
 
 
+def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str) -> Case:
+    """The other modes' own inputs (core/modes.other_inputs) added to a request as "min:NAME"."""
+    other = other_inputs(case, salt, dtype)
+    arrays.update({f"min:{n}": a for n, a in other.inputs.items()})
+    return other
+
+
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     """The most array bytes a worker's answer to this case can need: every quantity (output,
     weights, a gradient per input and parameter) twice (the decoy mode's gradients), output and
@@ -205,6 +215,7 @@ class SandboxBackend:
         self.imports: set[str] = set()
         self.violations: list[str] = []
         self.prepared: Prepared | None = None
+        self.salt = secrets.randbits(64)     # the other modes' inputs: never sent to the worker
 
     def _ask(self, header: dict, arrays: dict | None, timeout: float, case=None, stages: int = 1,
              max_reply: int = 1 << 20):
@@ -259,13 +270,37 @@ class SandboxBackend:
             if isinstance(again, Outcome):
                 return again
         ch, arrays = case_to_wire(case)
+        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
         limit = float(self.opts.timeout or 60.0)       # per stage: construct, each call, each mode
         modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs, "modes": list(modes)}, arrays,
                               limit, case, stages=runs + 2 + MODE_CALLS * len(modes),
                               max_reply=reply_budget(case, arrays, runs))
-        return bad if bad is not None else validate_run(h, a, case, self.comp, runs,
-                                                        self.opts.name_map, modes)
+        rep = bad if bad is not None else validate_run(h, a, case, self.comp, runs,
+                                                       self.opts.name_map, modes)
+        if isinstance(rep, Reply):
+            rep.mode_case = other
+        return rep
+
+    def infer(self, case: Case) -> tuple[dict, Case] | Outcome:
+        """The case's forward under torch.inference_mode(), on the other modes' own inputs:
+        ({key: array}, the Case it ran on). Asked for only at the end of a check (core/inference.py)."""
+        ch, arrays = case_to_wire(case)
+        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
+        h, a, bad = self._ask({"op": "infer", "case": ch, "absent": sorted(case.absent)}, arrays,
+                              float(self.opts.timeout or 60.0), case, stages=2,
+                              max_reply=reply_budget(case, arrays, 1))
+        if bad is not None:
+            return bad
+        if h.get("status") != "ok":
+            return _failure(h, case, {"output"})
+        names = {"inference:output", "inference:attention_weights"}
+        if "inference:output" not in a or any(n not in names or v.dtype != np.float64
+                                              for n, v in a.items()):
+            return Outcome("crashed", message="the submission's process answered the run under "
+                           "torch.inference_mode() without its output or with other arrays; its "
+                           "answer was not used", case=case)
+        return {n.partition(":")[2]: v for n, v in a.items()}, other
 
     def close(self) -> None:
         self.worker.close()
@@ -279,6 +314,7 @@ class InProcessBackend:
     def __init__(self, obj, backward, comp: Component, opts):
         self.session = Session(comp.name, asdict(opts), obj=obj, backward=backward)
         self.comp, self.opts = comp, opts
+        self.salt = secrets.randbits(64)
         self.imports: set[str] = set()
         self.violations: list[str] = []
         self.prepared: Prepared | None = None
@@ -307,6 +343,7 @@ class InProcessBackend:
 
     def run(self, case: Case, runs: int) -> Reply | Outcome:
         ch, arrays = case_to_wire(case)
+        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
         # through the wire format both ways, as with a worker: copies, checked dtypes
         arrays = {k: np.array(v, copy=True) for k, v in arrays.items()}
         modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
@@ -321,7 +358,10 @@ class InProcessBackend:
         for name, dt, shape, size in specs:
             back[name] = np.frombuffer(msg[pos:pos + size], dtype=dt).reshape(shape).copy()
             pos += size
-        return validate_run(head, back, case, self.comp, runs, self.opts.name_map, modes)
+        rep = validate_run(head, back, case, self.comp, runs, self.opts.name_map, modes)
+        if isinstance(rep, Reply):
+            rep.mode_case = other
+        return rep
 
     def close(self) -> None:
         pass

@@ -51,7 +51,9 @@ class Judge:
         self.comp, self.opts = comp, opts
         self.only: frozenset[str] | None = None   # compare only these groups (groups.py)
 
-    def compare(self, reply, ref_vals: dict, case: Case, mapping: list) -> Outcome:
+    def compare(self, reply, ref_vals: dict, case: Case, mapping: list,
+                mode_ref: dict | None = None) -> Outcome:
+        """`mode_ref`: the reference on the other modes' own inputs (core/modes.other_inputs)."""
         comp, opts = self.comp, self.opts
         out = Outcome(case=case, mapping=mapping)
         out.available = [q.key for q in comp.quantities(case) if q.key in reply.values
@@ -94,18 +96,21 @@ class Judge:
                 # after the first difference: measured for the report, never the verdict
                 out.after[q.key] = "match" if rep.passed else "differs"
                 continue
-            odd = mode_difference(reply, q.key, q.kind, label, case, opts.dtype) if rep.passed \
-                else None
+            odd = mode_difference(reply, q.key, q.kind, label, case, opts.dtype,
+                                  mode_ref) if rep.passed else None
             if rep.passed and odd is None:
                 out.checked.append(q.key)
                 continue
             if odd is not None:             # right in the main run, not in another mode
                 mode, rep = odd
                 out.verdict, out.quantity = "mismatch", q.key
-                out.detail = self._detail(rep, q.key, rep_got(reply, mode, q.key), got,
-                                          "'expected' is this candidate's own main run (autograd "
-                                          "on, eval(), a fresh instance); 'got' is the " + mode
-                                          + " run")
+                out.detail = self._detail(
+                    rep, q.key, rep_got(reply, mode, q.key),
+                    (mode_ref or {}).get(q.key, got),
+                    ("'expected' is the reference on this mode's own inputs (other values than the "
+                     "main run's, same sizes, masks and weights)" if mode_ref is not None else
+                     "'expected' is this candidate's own main run (autograd on, eval(), a fresh "
+                     "instance)") + "; 'got' is the " + mode + " run")
                 out.detail["mode"] = mode
                 out.message = f"{label} {MODE_WHAT[mode]}"
                 continue

@@ -1,48 +1,58 @@
 """One example in other modes (sandbox/modes.py runs them in the worker): a quantity that matched the
-reference in the main run (autograd on, eval(), forward then backward) must come out the same
+reference in the main run (autograd on, eval(), forward then backward) must match it as well
 without autograd, in train() mode built with dropout 0, from the same instance called a second
 time, and, for a NumPy backward, with another example's forward and backward run in between. A
 difference is a mismatch of that quantity that names the mode: the reference check alone never runs
 those paths.
 
 Tolerance: the quantity's own reference tolerance at the check's dtype (harness.compare.measure),
-with the main run's values as the expected ones, never bit equality. Correct code may take another
+never bit equality. Correct code may take another
 kernel there (nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference path under
 no_grad in eval(), scaled_dot_product_attention's backends), which rounds like any other correct
 implementation; a path that differs by less than that tolerance would pass the reference comparison
 as well. Runs in the parent, on validated float64 arrays.
+
+Inputs: the other modes run on inputs of their own (`other_inputs`: the example's input values
+shuffled, negated, scaled and perturbed with a draw the worker cannot predict, same shapes, masks,
+weights and upstream gradient), and the parent compares them with its own reference computed on
+those inputs. Replayed on the main run's inputs, a candidate remembering the outputs it gave by the
+bytes of its inputs hands back a remembered right answer in every mode and hides the path that mode
+exists to run (`oracle_hostile/remembers_inputs.py`).
 """
 from __future__ import annotations
+
+import dataclasses
+import hashlib
 
 import numpy as np
 
 from parity_tests.harness.compare import measure
 
-from ..components import Case
+from ..components import REF, Case
 from ..sandbox.modes import MODES
 
 WHAT = {
     "nograd": ("differs under torch.no_grad() (inputs not requiring gradients, as at inference) "
-               "from the same forward with autograd on, same weights and inputs: the inference "
-               "path computes something else"),
+               "from the reference (the modes run on inputs of their own, the same weights): the "
+               "inference path computes something else"),
     "train": ("differs in train() mode (or called with training=True), built and called with "
-              "every dropout rate 0, from its eval() output, "
-              "same weights and inputs: a dropout at a rate of its own (not the one it was given) "
+              "every dropout rate 0, from the reference (the modes run on inputs of their own, "
+              "the same weights): a dropout at a rate of its own (not the one it was given) "
               "or another training-only path"),
     "eval_rate": ("differs when called with training=False and a dropout rate of 0.5 from the "
-                  "same call with the rate 0, same weights and inputs: dropout applied when not "
+                  "reference (the modes run on inputs of their own): dropout applied when not "
                   "training (it must be the identity then)"),
     "repeat": ("differs when the same instance is called a second time, after its first forward "
-               "and backward, same weights and inputs: the first call left state behind (keys and "
-               "values kept in a cache, weights changed in backward, a counter) that changes the "
-               "next call"),
+               "and backward, from the reference (the modes run on inputs of their own): the first "
+               "call left state behind (keys and values kept in a cache, weights changed in "
+               "backward, a counter) that changes the next call"),
     "decoy": ("changes when another example's forward and backward run between this example's "
               "forward and its backward: the backward reads state a previous call left behind "
               "(module or class state) instead of its cache or its own instance"),
 }
 
 
-def _rows(case: Case, a: np.ndarray) -> np.ndarray:
+def kept_rows(case: Case, a: np.ndarray) -> np.ndarray:
     """Fully masked query rows zeroed, as the reference comparison does for the output."""
     if case.row_keep is None:
         return a
@@ -50,13 +60,49 @@ def _rows(case: Case, a: np.ndarray) -> np.ndarray:
     return np.where(keep, a, 0.0) if keep.ndim == a.ndim else a
 
 
-def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str):
-    """(mode, measure report) for the first mode whose `key` differs from the main run's, or None.
-    A mode that returned this quantity with another shape, or not at all while returning others,
-    differs too."""
+def other_inputs(case: Case, salt: int, dtype: str) -> Case:
+    """The example with other input values for the other modes: each float input's values shuffled,
+    negated, scaled by 0.75 and perturbed by a quarter of their spread, from a generator seeded by
+    the check's own secret `salt` and the example (the same example gives the same inputs within one
+    check, so a search replays alike; the worker never sees the salt). Inputs equal to each other
+    stay equal (self-attention's q = k = v); integer ids, masks, weights, upstream gradient and
+    sizes are the example's own, shared with it (a parameter found absent is absent in both)."""
+    h = hashlib.blake2b(salt.to_bytes(16, "little"), digest_size=16)
+    for name, a in case.inputs.items():
+        h.update(name.encode() + np.ascontiguousarray(a).tobytes())
+    seed = int.from_bytes(h.digest(), "little")
+    rng = np.random.default_rng(seed)
+    made: dict[bytes, np.ndarray] = {}
+    inputs = {}
+    for name, a in case.inputs.items():
+        key = a.dtype.str.encode() + str(a.shape).encode() + np.ascontiguousarray(a).tobytes()
+        if a.dtype != REF or a.size == 0:
+            inputs[name] = a
+            continue
+        if key not in made:
+            flat = rng.permutation(a.reshape(-1))
+            spread = float(np.std(a)) or 1.0
+            new = -0.75 * flat.reshape(a.shape) + 0.25 * spread * rng.standard_normal(a.shape)
+            made[key] = np.asarray(new, dtype=np.float64).astype(dtype).astype(REF)
+        inputs[name] = made[key]
+    return dataclasses.replace(case, inputs=inputs)
+
+
+def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str,
+                    expected: dict | None = None):
+    """(mode, measure report) for the first mode whose `key` differs from what it should be, or
+    None: `expected` is the parent's reference on the modes' own inputs (`other_inputs`); without
+    it, the main run's values (modes run on the main run's inputs). A mode that returned this
+    quantity with another shape, or not at all while returning others, differs too."""
     main = reply.values.get(key)
     if main is None:
         return None
+    if expected is not None:
+        if key not in expected:
+            return None
+        main = expected[key]
+        if key == "attention_weights" and reply.weights_averaged:
+            main = main.mean(axis=1)
     for mode in MODES:
         got = reply.modes.get(mode)
         if not got or (key not in got and key == "attention_weights"):
@@ -67,7 +113,7 @@ def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: s
             got = {key: np.full(main.shape, np.nan)}
         a, b = got[key], main
         if key == "output" and a.shape == b.shape:
-            a, b = _rows(case, a), _rows(case, b)
+            a, b = kept_rows(case, a), kept_rows(case, b)
         rep = measure(f"{label} ({mode})", a, b, dtype=dtype, quantity=kind)
         if not rep.passed:
             return mode, rep

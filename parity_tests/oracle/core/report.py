@@ -295,6 +295,10 @@ def _policy_lines(res: CheckResult) -> list[str]:
     if p.get("names_internals"):
         L.append("  NAMES THE ORACLE'S OWN MODULES in its source (code written against the "
                  "grader: review it by hand): " + ", ".join(p["names_internals"]))
+    if p.get("reaches_into"):
+        L.append("  REACHES INTO ITS OWN INTERPRETER (the garbage collector's objects, frames, "
+                 "patches of imported modules: how code beats the checks made beside it; review "
+                 "it by hand): " + ", ".join(p["reaches_into"]))
     return L
 
 

@@ -27,6 +27,7 @@ from .backend import InProcessBackend, Prepared, SandboxBackend
 from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
+from .inference import last_runs
 from .judge import Judge, nondeterminism
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
@@ -46,8 +47,7 @@ class Checker:
                  require_gradients: bool = False, require=()):
         self.require = requirements(tuple(require) + (("gradients",) if require_gradients else ()))
         self.require_gradients = "gradients" in self.require
-        self.absent_seen: set[str] = set()
-        self.gaps: dict[str, str] = {}
+        self.absent_seen, self.passed, self.gaps = set(), [], {}   # passed: the cases that matched
         self.opts = opts or Options()
         self.opts.validate()
         self.t0 = time.perf_counter()
@@ -103,7 +103,7 @@ class Checker:
                                    + self.scan["unparsable"])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
-                for key in ("imports", "notable_calls", "violations", "names_internals"):
+                for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into"):
                     have = self.scan.setdefault(key, [])
                     have.extend(x for x in extra.get(key, []) if x not in have)
             if self.scan.get("violations"):
@@ -166,13 +166,14 @@ class Checker:
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
+            mode_ref = comp.reference(rep.mode_case) if rep.modes and rep.mode_case else None
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",
                            case=case)
         nd = nondeterminism(rep, case, rep.mapping)
         if nd is not None:
             return nd
-        out = self.judge.compare(rep, ref_vals, case, rep.mapping)
+        out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
             causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
             if causes:
@@ -192,7 +193,7 @@ class Checker:
                 out = self.evaluate(replay)
                 self.examples_run = 1
                 self._merge(out)
-                return self._result(out, replay, t0)
+                return self._result((last_runs(self) or out) if out.ok else out, replay, t0)
             return self._search(t0)
         finally:
             if self.backend is not None:
@@ -206,6 +207,7 @@ class Checker:
             self.not_checked.setdefault(k, v)
         if out.mapping and not self.mapping:
             self.mapping = out.mapping
+        self.passed.append(out.case)       # for the runs under inference mode (core/inference.py)
 
     def _search(self, t0: float) -> CheckResult:
         from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
@@ -260,7 +262,7 @@ class Checker:
                 res.notes.append("this failure did not reproduce reliably when replayed: the "
                                  "candidate may be nondeterministic")
             return res
-        return self._result(self._required(), None, t0)
+        return self._result(last_runs(self) or self._required(), None, t0)
 
     def _out_of_time(self, state: dict) -> bool:
         """Past --time-budget: no more calls; a failure found stands (as shrunk), else timeout."""
@@ -354,7 +356,7 @@ class Checker:
                 "imports_seen": sorted(getattr(be, "imports", ()) or ()),
                 "imports_declared": self.scan.get("imports", []),
                 "notable_calls": self.scan.get("notable_calls", []),
-                "names_internals": self.scan.get("names_internals", []),
+                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into")},
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,

@@ -10,6 +10,8 @@ Then it answers requests until the pipe closes:
         -> {"op": "tick"} after each stage (construct, each call, each mode), then
            {"status": "ok", "mapping", "absent", "dtypes", "missing", ...} + "value:KEY" /
            "againN:KEY" / "MODE:KEY" float64 arrays | {"status": "failed", ...}
+    {"op": "infer", "case", "absent"} + the case's arrays (torch, once the runs with autograd are over)
+        -> {"status": "ok"} + "inference:KEY" arrays | {"status": "failed", ...}
     every reply also carries "imports" (top-level modules new since the harness loaded) and
     "violations" (forbidden imports the audit hook refused).
 
@@ -241,6 +243,9 @@ def main() -> None:
                                  tick=lambda: write_all(proto_out, encode({"op": "tick"})),
                                  modes=tuple(str(m) for m in header.get("modes") or ()))
             reply(h, out)
+        elif op == "infer" and session is not None and session.adapter is not None:
+            reply(*session.infer(header, arrays,
+                                 tick=lambda: write_all(proto_out, encode({"op": "tick"}))))
         else:
             reply({"status": "failed", "verdict": "oracle_error",
                    "message": f"worker: unexpected request {str(op)[:40]!r}"})

@@ -1,9 +1,9 @@
 """The worker's extra runs of one example in the other modes a correct submission behaves alike in.
 
-The parent (core/modes.py) compares what these give with the example's main run (autograd on,
-eval(), one forward then its backward); nothing here decides anything. Asked for by name in the
-"run" request ("modes"); each answers arrays "MODE:KEY" (float64), or nothing where it does not
-apply to this candidate:
+Each runs on inputs of its own, drawn by the parent ("min:NAME" arrays, session.mode_case), which
+compares what it gives with its reference on them (core/modes.py); nothing here decides anything.
+Asked for by name in the "run" request ("modes"); each answers arrays "MODE:KEY" (float64), or
+nothing where it does not apply to this candidate:
 
     nograd   torch: the forward under torch.no_grad(), inputs and functional parameters not
              requiring gradients (code taking another path at inference shows a different output)
@@ -203,6 +203,17 @@ def decoy(ad, case: Case, tick=lambda: None) -> dict:
     else:                      # one object for every example: its own state is its cache
         return {}
     return {k: v for k, v in p.values.items() if k not in ("output", "attention_weights")}
+
+
+def inference(ad, case: Case, tick=lambda: None) -> dict:
+    """torch: the forward under torch.inference_mode() (not one of MODES: tensors made there and
+    kept by correct code, a mask cached at module level, cannot be saved for a later backward, so
+    the parent asks for it only at the end of a check, after every run with autograd: `infer`)."""
+    if ad.framework != "torch":
+        return {}
+    inst = ad.instantiate(case)
+    with ad.ops.torch.inference_mode():
+        return _forward_only(ad, inst, case)
 
 
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes

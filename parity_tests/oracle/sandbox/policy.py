@@ -67,6 +67,38 @@ def _named(tree: ast.AST, forbidden) -> list[tuple[str, int]]:
             and _matches(node.value, forbidden)]
 
 
+# What only code reaching into the interpreter running it uses: the garbage collector's object
+# lists, frames (its caller's locals: the harness's), tracing; a layer has no use for them.
+INTROSPECTION = {"get_objects", "get_referrers", "get_referents", "_getframe", "currentframe",
+                 "f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "settrace",
+                 "setprofile", "_current_frames", "addaudithook"}
+
+
+def _reaches(tree: ast.AST) -> list[tuple[str, int]]:
+    """(what, line) for every use of INTROSPECTION, every assignment to an attribute of an
+    imported module (`np.array_equal = ...`, `setattr(np, ...)`) and of a `__code__`: the
+    ways code beats checks made in its own process (docs/ORACLE.md, red-team round 4)."""
+    mods = {a.asname or a.name.split(".")[0] for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    out = []
+    for node in ast.walk(tree):
+        name = node.attr if isinstance(node, ast.Attribute) else \
+            node.id if isinstance(node, ast.Name) else None
+        if name in INTROSPECTION:
+            out.append((name, node.lineno))
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and (t.attr == "__code__" or (
+                    isinstance(t.value, ast.Name) and t.value.id in mods)):
+                out.append((f"{ast.unparse(t)} = ...", node.lineno))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "setattr" and node.args and (
+                    isinstance(node.args[0], ast.Name) and node.args[0].id in mods):
+            out.append((f"setattr({node.args[0].id}, ...)", node.lineno))
+    return out
+
+
 def _relative_files(tree: ast.AST, path: str) -> list[str]:
     """The files `from .x import y` / `from ..x import y` / `from . import x` in the file at `path`
     name (a module file, or a package's `__init__.py`), so they are scanned as siblings are."""
@@ -117,6 +149,7 @@ def scan(path: str, forbidden) -> dict:
     violations: list[str] = []
     calls: set[str] = set()
     named: list[str] = []
+    reaches: list[str] = []
     while todo and len(seen) < 50:
         p = todo.pop()
         if p in seen:
@@ -127,6 +160,7 @@ def scan(path: str, forbidden) -> dict:
         except Unparsable as exc:
             return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
                     "notable_calls": sorted(calls), "unparsable": str(exc), "names_internals": named,
+                    "reaches_into": reaches[:20],
                     "files_scanned": sorted(os.path.basename(s) for s in seen)}
         if tree is None:
             continue
@@ -136,6 +170,7 @@ def scan(path: str, forbidden) -> dict:
             elif isinstance(node, ast.Name) and node.id in NOTABLE:
                 calls.add(node.id)
         named += [f"{mod} ({os.path.basename(p)}:{line})" for mod, line in _named(tree, forbidden)]
+        reaches += [f"{what} ({os.path.basename(p)}:{line})" for what, line in _reaches(tree)]
         for mod, line in _imports(tree):
             where = f"{os.path.basename(p)}:{line}"
             imports.setdefault(mod, where)
@@ -147,7 +182,7 @@ def scan(path: str, forbidden) -> dict:
         todo += _relative_files(tree, p)
     return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
             "notable_calls": sorted(calls), "names_internals": named[:20],
-            "files_scanned": sorted(os.path.basename(s) for s in seen)}
+            "reaches_into": reaches[:20], "files_scanned": sorted(os.path.basename(s) for s in seen)}
 
 
 # ------------------------------------------------------------------------------------------------

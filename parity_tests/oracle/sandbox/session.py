@@ -13,6 +13,7 @@ validated alike.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import secrets
@@ -29,7 +30,7 @@ from ..reading.calls import _TailBuffer  # the same bounded sink the in-process 
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
-from .modes import MODES, RUNS, WHAT
+from .modes import MODES, RUNS, WHAT, inference
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
 _ORACLE_DIRS = (os.path.join("parity_tests", "oracle", ""), "/threading.py", "/contextlib.py")
@@ -182,6 +183,13 @@ def case_from_wire(h: dict, arrays: dict) -> Case:
                 settings=h["settings"])
 
 
+def mode_case(case: Case, arrays: dict) -> Case:
+    """The example the other modes run on: its own inputs ("min:NAME", drawn by the parent, which
+    compares the modes with its reference on them), everything else the example's."""
+    inputs = {n: arrays.get(f"min:{n}", a) for n, a in case.inputs.items()}
+    return dataclasses.replace(case, inputs=inputs)
+
+
 def _to_f64(v) -> np.ndarray:
     a = np.asarray(v)
     if a.dtype.kind not in "biuf":
@@ -261,9 +269,10 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
+            other = mode_case(case, arrays)
             for mode in (m for m in MODES if m in modes):
                 _fresh_rng()
-                got = guarded(lambda mode=mode: RUNS[mode](ad, case, tick),
+                got = guarded(lambda mode=mode: RUNS[mode](ad, other, tick),
                               WHAT[mode])
                 tick()
                 for k, v in got.items():
@@ -279,6 +288,24 @@ class Session:
                   # prepare() sent the first ones
                   "adapter_notes": self._new_notes()}
         return header, out
+
+
+    def infer(self, h: dict, arrays: dict, tick=lambda: None) -> tuple[dict, dict]:
+        """The example's forward under torch.inference_mode() (modes.inference), on the other
+        modes' inputs; asked for only once a check's runs with autograd are over."""
+        case = case_from_wire(h["case"], arrays)
+        try:
+            _fresh_rng()
+            for ref in (r for r in h.get("absent") or () if r in case.params):
+                case.params[ref] = neutral_value(ref, case.params[ref].shape)
+            got = guarded(lambda: inference(self.adapter, mode_case(case, arrays), tick),
+                          "calling the candidate under torch.inference_mode()")
+            tick()
+            out = {f"inference:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
+                   for k, v in got.items()}
+        except Failed as f:
+            return {"status": "failed", **f.reply}, {}
+        return {"status": "ok"}, out
 
 
 def _note_key(note: str) -> str:

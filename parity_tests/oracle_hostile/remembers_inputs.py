@@ -1,0 +1,31 @@
+"""Hostile: right with autograd on; without it (torch.no_grad(), as at inference) a "fast path"
+that forgets the 1/sqrt(d_k) scaling, hidden from any check that replays inputs it has already
+seen: every output is remembered by the bytes of its inputs and given back, unchanged, whenever
+the same inputs come again without autograd (no harness object touched, no introspection)."""
+import math
+
+import torch
+
+_SEEN: dict = {}
+
+
+def _key(*ts):
+    return tuple(None if t is None else (tuple(t.shape), t.detach().cpu().numpy().tobytes())
+                 for t in ts)
+
+
+def attention(q, k, v, mask=None):
+    key = _key(q, k, v, mask)
+    fast = not torch.is_grad_enabled() or not q.requires_grad
+    if fast and key in _SEEN:
+        out, w = _SEEN[key]
+        return out.clone(), w.clone()
+    scores = q @ k.transpose(-2, -1)
+    if not fast:
+        scores = scores / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask.bool(), float("-inf"))
+    w = torch.softmax(scores, dim=-1)
+    out = w @ v
+    _SEEN[key] = (out.detach().clone(), w.detach().clone())
+    return out, w
