@@ -103,6 +103,32 @@ def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
             f"max_len={c.max_len}")
 
 
+def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, model_row: int,
+                               device_memory: int | None = None) -> None:
+    """Refuse, before the rows are built, a decode whose arrays cannot fit: `rows` rows (batch x beams)
+    of at least `host_row` bytes of NumPy bookkeeping each (log-probabilities, candidates, tokens) and
+    `model_row` bytes of the model's own (encoder memory, key/value caches), counted with Python
+    ints. The model's part is on the device with `device_memory` bytes, or (None) in this machine's
+    memory with the bookkeeping. `name` is the argument the message names, `got` what it was."""
+    mem = physical_memory()
+    pools = [(rows * host_row, mem, "this machine's memory")] if device_memory else \
+        [(rows * (host_row + model_row), mem, "this machine's memory")]
+    if device_memory:
+        pools.append((rows * model_row, device_memory, "the device's memory"))
+    for need, have, where in pools:
+        if have and need > have:
+            raise ValueError(
+                f"{name}: expected a decode that fits in {where} ({_size(have)}), got {got}: "
+                f"{rows:,} rows of at least {need // rows:,} bytes each, {_size(need)}")
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes / 1024:,.1f} KiB"
+
+
 def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:
     """The shape of a model's attention-mask argument: 4-D (batch, heads, q_len, k_len) with size-1
     axes broadcasting, or 2-D (q_len, k_len) shared by the batch. Refused: rank 1 or 3 (which axes?),
