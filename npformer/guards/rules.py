@@ -122,6 +122,31 @@ def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, mo
                 f"{rows:,} rows of at least {need // rows:,} bytes each, {_size(need)}")
 
 
+def check_training_fits_memory(config: TransformerConfig, T: int, classification: bool,
+                               batch_size: int | None, eval_size: int | None,
+                               device_memory: int | None = None) -> None:
+    """Refuse, before a batch is drawn, a TrainConfig.batch_size or eval_size whose arrays cannot fit:
+    per training example one attention-weight array (heads, T, T) and, unless classifying, the logits
+    (T, vocabulary), in the model's dtype, in `device_memory` bytes (None: this machine's memory);
+    per held-out example its source and target ids, (T,) int64 each. T is the task's longest row (a
+    batch is padded to its longest row). Lower bounds, counted with Python ints; None skips a size."""
+    mem = physical_memory()
+    item = np.dtype(config.dtype).itemsize
+    row = int(config.num_heads) * T * T + (0 if classification else T * int(config.tgt_vocab))
+    sizes = [("batch_size", batch_size, row * item, device_memory or mem,
+              f"one attention-weight array (heads={config.num_heads}, T={T}, T)"
+              + ("" if classification else f" and the logits (T, vocabulary {config.tgt_vocab})")
+              + f" in {config.dtype}"),
+             ("eval_size", eval_size, 2 * T * 8, mem, f"its source and target ids (T={T}, int64)")]
+    for name, n, per, have, what in sizes:
+        if n is not None and have and n * per > have:
+            where = "this machine's" if have == mem else "the device's"
+            raise ValueError(
+                f"TrainConfig.{name}: expected a size whose arrays fit in {where} memory "
+                f"({_size(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "
+                f"{_size(n * per)} (T: the task's longest row)")
+
+
 def _size(nbytes: int) -> str:
     for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
         if nbytes >= scale:
