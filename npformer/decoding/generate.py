@@ -252,6 +252,10 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
         if start.min() < 1 or start.max() > P:
             raise ValueError(f"prompt_lengths: expected every prompt to hold 1..{P} tokens, got "
                              f"lengths in [{start.min()}, {start.max()}]")
+    if start.max() > c.max_len:
+        raise ValueError(f"prompts: expected prompts of at most max_len={c.max_len} tokens (the "
+                         f"model's longest sequence), got {int(start.max())} tokens in row "
+                         f"{int(start.argmax())}: keep the prompt's last {c.max_len} tokens or fewer")
     limit = c.max_len + 1 - int(start.max())            # the last fed prefix is start + N - 1 long
     if max_new_tokens is None:
         max_new_tokens = limit
