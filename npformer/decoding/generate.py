@@ -265,8 +265,9 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
                          f"minus the longest prompt + 1), got {max_new_tokens!r}")
     N = int(max_new_tokens)
     total = int(start.max()) + N
-    _check_fits(model, step, B, repeat, N, total, src.shape[1] if _is_seq2seq(model) else 0,
-                use_cache, "src" if _is_seq2seq(model) else "prompts")
+    _check_fits(model, step, B, repeat, N, total, int(start.min()),
+                src.shape[1] if _is_seq2seq(model) else 0, use_cache,
+                "src" if _is_seq2seq(model) else "prompts")
     if _is_seq2seq(model):
         memory, src_mask = step.source(model, src, repeat)                    # (B*K, S, D) ...
         stepper = Stepper(step, model, use_cache, memory, src_mask)
@@ -279,17 +280,18 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
     return stepper, seq, start, N, B
 
 
-def _check_fits(model, step, B, repeat, N, total, S, use_cache, input_name) -> None:
+def _check_fits(model, step, B, repeat, N, total, fed, S, use_cache, input_name) -> None:
     """Lower bounds of the bytes per row (B*repeat rows) before anything is repeated: the float64
     log-probabilities (beams: also the candidates and their sort order), the token arrays (beams: the
-    generated and finished stores), the encoder memory and the key/value caches."""
+    generated and finished stores), the encoder memory and the key/value caches after the first step
+    (`fed` positions: decoding may stop early, so no more are counted)."""
     c = model.config
     V = c.tgt_vocab if _is_seq2seq(model) else c.vocab_size
     beams = repeat > 1
     host = 8 * (V * (3 if beams else 1) + total + (2 * N if beams else 0))
     layers = len(model.decoder.layers)
     item = np.dtype(c.dtype).itemsize
-    dev = item * c.d_model * (S + (2 * layers * (total - 1) if use_cache else 0))
+    dev = item * c.d_model * (S + (2 * layers * fed if use_cache else 0))
     name, got = ("beam_size", f"beam_size={repeat} for a batch of {B}") if beams else \
         (input_name, f"a batch of {B}")
     check_decoding_fits_memory(name, got, B * repeat, host, dev, step.device_memory(model))
