@@ -99,16 +99,21 @@ def _folder_files(folder: Path) -> list[Path]:
     return out
 
 
-def _read_once(p: Path, seen: dict) -> None:
+def _read_once(p: Path, text: str, seen: dict) -> None:
     """Record file `p` as read; TextFileError when the same file (by device and inode: the same
-    name, a link, a folder's file named again) was read before. The held-out split is the
-    corpus's end: a second copy of a file would put training text into it."""
+    name, a link, a folder's file named again) or the same text (by SHA-256 of the normalised text:
+    a copy under another name) was read before. The held-out split is the corpus's end: a second
+    copy of a file would put training text into it."""
     st = p.stat()
     key = (st.st_dev, st.st_ino)
     if key in seen:
         raise TextFileError(p, f"read already (as {seen[key]}); each file is read once, or the "
                                f"held-out text would repeat training text")
-    seen[key] = str(p)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if digest in seen:
+        raise TextFileError(p, f"a copy: the same text as {seen[digest]}, read already; each text "
+                               f"is read once, or the held-out text would repeat training text")
+    seen[key] = seen[digest] = str(p)
 
 
 def read_corpus(paths) -> Corpus:
@@ -122,7 +127,7 @@ def read_corpus(paths) -> Corpus:
     if not paths:
         raise TextFileError("", "expected at least one file or folder")
     parts, files, skipped = [], [], []
-    seen: dict = {}                                    # (device, inode) -> the path read first
+    seen: dict = {}                # (device, inode) and text SHA-256 -> the path read first
     for path in paths:
         p = _path(path)
         if p.is_dir():
@@ -130,7 +135,7 @@ def read_corpus(paths) -> Corpus:
             for f in _folder_files(p):
                 try:
                     t = read_text_file(f)
-                    _read_once(f, seen)
+                    _read_once(f, t, seen)
                 except TextFileError as e:
                     skipped.append((str(f), e.problem))
                     left_out += 1
@@ -140,11 +145,12 @@ def read_corpus(paths) -> Corpus:
                 found += 1
             if not found:
                 why = f" ({left_out} files skipped: empty, binary, not UTF-8, not readable or " \
-                      f"read already)" if left_out else " (it is empty)"
+                      f"read already or copies)" if left_out else " (it is empty)"
                 raise TextFileError(path, f"the folder holds no text files{why}")
         else:
-            parts.append(read_text_file(p))
-            _read_once(p, seen)
+            t = read_text_file(p)
+            _read_once(p, t, seen)
+            parts.append(t)
             files.append(str(p))
     text = "".join(t if t.endswith("\n") else t + "\n" for t in parts)
     return Corpus(text=text, files=files, skipped=skipped)

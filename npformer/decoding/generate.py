@@ -30,6 +30,7 @@ import numpy as np
 
 from npformer.data.vocab import BOS, EOS, PAD
 from npformer.fast.last_logits import last_position_only
+from npformer.guards.rules import check_decoding_fits_memory
 from npformer.guards.validation import check_ids
 from npformer.layers.masks import causal_mask, padding_mask
 from npformer.layers.module import Module
@@ -105,6 +106,10 @@ class NumpyDecodeStep:
 
     def array(self, x) -> np.ndarray:
         return np.asarray(x)
+
+    def device_memory(self, model) -> int | None:
+        """The bytes of the memory holding the model's arrays apart from this machine's: None."""
+        return None
 
     def source(self, model, src, repeat: int):
         """(memory, src_mask) of src (B, S) ids, each row repeated `repeat` times (beams)."""
@@ -226,10 +231,8 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
             raise ValueError("prompt_lengths: only for CausalLM prompts, got a value for a Transformer")
         check_source_eos(src, eos_id, c.pad_id)
         B = src.shape[0]
-        memory, src_mask = step.source(model, src, repeat)                    # (B*K, S, D) ...
         start = np.ones(B, dtype=np.int64)                                     # BOS only
         prompt = np.full((B, 1), bos_id, dtype=np.int64)                       # (B, 1)
-        stepper = Stepper(step, model, use_cache, memory, src_mask)
     else:
         prompt = step.ids("prompts", inputs, c.vocab_size)
         B, P = prompt.shape
@@ -249,7 +252,10 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
         if start.min() < 1 or start.max() > P:
             raise ValueError(f"prompt_lengths: expected every prompt to hold 1..{P} tokens, got "
                              f"lengths in [{start.min()}, {start.max()}]")
-        stepper = Stepper(step, model, use_cache)
+    if start.max() > c.max_len:
+        raise ValueError(f"prompts: expected prompts of at most max_len={c.max_len} tokens (the "
+                         f"model's longest sequence), got {int(start.max())} tokens in row "
+                         f"{int(start.argmax())}: keep the prompt's last {c.max_len} tokens or fewer")
     limit = c.max_len + 1 - int(start.max())            # the last fed prefix is start + N - 1 long
     if max_new_tokens is None:
         max_new_tokens = limit
@@ -259,11 +265,36 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
                          f"minus the longest prompt + 1), got {max_new_tokens!r}")
     N = int(max_new_tokens)
     total = int(start.max()) + N
+    _check_fits(model, step, B, repeat, N, total, int(start.min()),
+                src.shape[1] if _is_seq2seq(model) else 0, use_cache,
+                "src" if _is_seq2seq(model) else "prompts")
+    if _is_seq2seq(model):
+        memory, src_mask = step.source(model, src, repeat)                    # (B*K, S, D) ...
+        stepper = Stepper(step, model, use_cache, memory, src_mask)
+    else:
+        stepper = Stepper(step, model, use_cache)
     seq = np.full((B, total), PAD, dtype=np.int64)                             # (B, total)
     w = min(prompt.shape[1], total)                     # trailing PAD columns may reach past total
     seq[:, :w] = prompt[:, :w]
     seq = np.repeat(seq, repeat, axis=0)                                       # (B*K, total)
     return stepper, seq, start, N, B
+
+
+def _check_fits(model, step, B, repeat, N, total, fed, S, use_cache, input_name) -> None:
+    """Lower bounds of the bytes per row (B*repeat rows) before anything is repeated: the float64
+    log-probabilities (beams: also the candidates and their sort order), the token arrays (beams: the
+    generated and finished stores), the encoder memory and the key/value caches after the first step
+    (`fed` positions: decoding may stop early, so no more are counted)."""
+    c = model.config
+    V = c.tgt_vocab if _is_seq2seq(model) else c.vocab_size
+    beams = repeat > 1
+    host = 8 * (V * (3 if beams else 1) + total + (2 * N if beams else 0))
+    layers = len(model.decoder.layers)
+    item = np.dtype(c.dtype).itemsize
+    dev = item * c.d_model * (S + (2 * layers * fed if use_cache else 0))
+    name, got = ("beam_size", f"beam_size={repeat} for a batch of {B}") if beams else \
+        (input_name, f"a batch of {B}")
+    check_decoding_fits_memory(name, got, B * repeat, host, dev, step.device_memory(model))
 
 
 def suppressed_ids(model, suppress_ids, bos_id) -> list[int]:

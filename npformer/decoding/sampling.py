@@ -106,8 +106,6 @@ def _generator(seed, generator) -> np.random.Generator:
         return generator
     if seed is None:
         seed = 0
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
     return np.random.default_rng(check_seed(seed))
 
 

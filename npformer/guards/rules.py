@@ -103,6 +103,57 @@ def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
             f"max_len={c.max_len}")
 
 
+def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, model_row: int,
+                               device_memory: int | None = None) -> None:
+    """Refuse, before the rows are built, a decode whose arrays cannot fit: `rows` rows (batch x beams)
+    of at least `host_row` bytes of NumPy bookkeeping each (log-probabilities, candidates, tokens) and
+    `model_row` bytes of the model's own (encoder memory, key/value caches), counted with Python
+    ints. The model's part is on the device with `device_memory` bytes, or (None) in this machine's
+    memory with the bookkeeping. `name` is the argument the message names, `got` what it was."""
+    mem = physical_memory()
+    pools = [(rows * host_row, mem, "this machine's memory")] if device_memory else \
+        [(rows * (host_row + model_row), mem, "this machine's memory")]
+    if device_memory:
+        pools.append((rows * model_row, device_memory, "the device's memory"))
+    for need, have, where in pools:
+        if have and need > have:
+            raise ValueError(
+                f"{name}: expected a decode that fits in {where} ({_size(have)}), got {got}: "
+                f"{rows:,} rows of at least {need // rows:,} bytes each, {_size(need)}")
+
+
+def check_training_fits_memory(config: TransformerConfig, T: int, classification: bool,
+                               batch_size: int | None, eval_size: int | None,
+                               device_memory: int | None = None) -> None:
+    """Refuse, before a batch is drawn, a TrainConfig.batch_size or eval_size whose arrays cannot fit:
+    per training example one attention-weight array (heads, T, T) and, unless classifying, the logits
+    (T, vocabulary), in the model's dtype, in `device_memory` bytes (None: this machine's memory);
+    per held-out example its source and target ids, (T,) int64 each. T is the task's longest row (a
+    batch is padded to its longest row). Lower bounds, counted with Python ints; None skips a size."""
+    mem = physical_memory()
+    item = np.dtype(config.dtype).itemsize
+    row = int(config.num_heads) * T * T + (0 if classification else T * int(config.tgt_vocab))
+    sizes = [("batch_size", batch_size, row * item, device_memory or mem,
+              f"one attention-weight array (heads={config.num_heads}, T={T}, T)"
+              + ("" if classification else f" and the logits (T, vocabulary {config.tgt_vocab})")
+              + f" in {config.dtype}"),
+             ("eval_size", eval_size, 2 * T * 8, mem, f"its source and target ids (T={T}, int64)")]
+    for name, n, per, have, what in sizes:
+        if n is not None and have and n * per > have:
+            where = "this machine's" if have == mem else "the device's"
+            raise ValueError(
+                f"TrainConfig.{name}: expected a size whose arrays fit in {where} memory "
+                f"({_size(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "
+                f"{_size(n * per)} (T: the task's longest row)")
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes / 1024:,.1f} KiB"
+
+
 def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:
     """The shape of a model's attention-mask argument: 4-D (batch, heads, q_len, k_len) with size-1
     axes broadcasting, or 2-D (q_len, k_len) shared by the batch. Refused: rank 1 or 3 (which axes?),

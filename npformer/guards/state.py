@@ -24,6 +24,14 @@ def dtype_name(dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
+def non_finite(v) -> int:
+    """How many NaN/inf entries a numpy array or a tensor holds (a tensor counts with its own
+    isfinite, on its own device: no torch import here)."""
+    if isinstance(v, np.ndarray):
+        return int(v.size - np.count_nonzero(np.isfinite(v)))
+    return int(v.numel() - v.isfinite().sum())
+
+
 # prefixes that wrappers put before every key of the model they hold
 WRAPPER_PREFIXES = {"_orig_mod.": ("a torch.compile'd model", "compiled._orig_mod"),
                     "module.": ("a DistributedDataParallel or DataParallel model", "wrapper.module")}
@@ -47,7 +55,8 @@ def wrapper_prefix_hint(own, missing: list, unexpected: list) -> str | None:
 def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
     """{name: value} of the keys of `state` to copy into `own` ({name: shape}) of the module class
     named `owner`: a TypeError when `state` is not a mapping, else one ValueError listing every
-    missing / unexpected (when strict) key and every value that is not a real array of its shape.
+    missing / unexpected (when strict) key and every value that is not a real array of its shape
+    with finite values (a NaN or inf weight would turn every output into NaN).
     Tensors are returned as they are, everything else as a numpy array."""
     if not isinstance(state, Mapping):
         raise TypeError(f"{owner}.load_state_dict: state: expected a mapping of name -> array, got "
@@ -80,6 +89,8 @@ def check_state_dict(owner: str, own: dict, state, strict: bool = True) -> dict:
                             f"{dtype_name(v.dtype)}")
         elif tuple(v.shape) != tuple(shape):
             problems.append(f"{k}: expected shape {tuple(shape)}, got {tuple(v.shape)}")
+        elif (bad := non_finite(v)):
+            problems.append(f"{k}: expected finite values, got {bad} NaN/inf entries")
         else:
             staged[k] = v
     if problems:

@@ -30,13 +30,14 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
+from npformer.guards.rules import check_training_fits_memory
 from npformer.models.config import TransformerConfig
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult, sequence_matches, token_accuracy
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
-           "peak_factor", "train", "evaluate", "token_accuracy", "sequence_matches"]
+           "peak_factor", "check_sizes_fit", "train", "evaluate", "token_accuracy", "sequence_matches"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -163,6 +164,17 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0):
 # ---------------------------------------------------------------------------------------------------
 # the loop
 # ---------------------------------------------------------------------------------------------------
+def check_sizes_fit(model, task: Task, config: TrainConfig, batches, eval_examples,
+                    device_memory: int | None = None) -> None:
+    """config.batch_size (drawn batches) and config.eval_size (a held-out set to draw) whose arrays
+    cannot fit, refused before anything is drawn (npformer.guards.rules.check_training_fits_memory)."""
+    T = max(int(task.max_src_tokens), int(task.max_tgt_tokens))
+    check_training_fits_memory(model.config, T, bool(task.is_classification),
+                               config.batch_size if batches is None else None,
+                               config.eval_size if config.eval_every and eval_examples is None
+                               else None, device_memory)
+
+
 def make_loss(model, label_smoothing: float, classification: bool):
     """Cross-entropy ignoring PAD targets (seq2seq) or ignoring nothing (class labels)."""
     from npformer.layers.loss import CrossEntropyLoss
@@ -219,6 +231,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
     if isinstance(fast_threads, bool) or not isinstance(fast_threads, int) or fast_threads < 0:
         raise ValueError(f"fast_threads: expected an int >= 0, got {fast_threads!r}")
+    check_sizes_fit(model, task, config, batches, eval_examples)
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)

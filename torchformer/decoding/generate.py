@@ -58,6 +58,11 @@ class TorchDecodeStep:
     def array(self, x) -> np.ndarray:
         return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
 
+    def device_memory(self, model) -> int | None:
+        """A CUDA model's arrays live in its GPU's memory; None: in this machine's."""
+        dev = torch.device(model.device)
+        return torch.cuda.get_device_properties(dev).total_memory if dev.type == "cuda" else None
+
     def source(self, model, src: np.ndarray, repeat: int):
         src = torch.from_numpy(src).to(model.device)
         pad = model.config.pad_id

@@ -72,8 +72,6 @@ def _generator(seed, generator, device) -> torch.Generator:
         return generator
     if seed is None:
         seed = 0
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
     g = torch.Generator(device=device)
     g.manual_seed(check_seed(seed))
     return g

@@ -1,8 +1,9 @@
 """A corpus reads each file once. The held-out split is the corpus's last characters, so a file
 read twice (named twice, named and inside a named folder, or reached again through a link) put a
 copy of training text into the validation text, and the validation loss measured memorised text.
-A file named again is refused naming it and its first reading; a file met again inside a folder
-is skipped and counted, like the folder's other skipped files."""
+The same holds for a copy (another file with the same text, found by its SHA-256). A file named
+again is refused naming it and its first reading; a file met again inside a folder is skipped and
+counted, like the folder's other skipped files."""
 from __future__ import annotations
 
 import pytest
@@ -47,6 +48,25 @@ def test_a_file_met_again_inside_a_folder_is_skipped_and_counted(notes):
     assert [p for p, _ in corpus.skipped] == [str(notes / "a.txt"),
                                               str(notes / "sub" / "copy_link.txt")]
     assert all("read already" in why for _, why in corpus.skipped)
+
+
+@pytest.mark.parametrize("line_ends", ["\n", "\r\n"])
+def test_a_copy_under_another_name_is_refused_naming_both(notes, tmp_path, line_ends):
+    """A copy with Windows line endings is the same text once read (line endings normalised)."""
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(TEXT.replace("\n", line_ends).encode("utf-8"))
+    with pytest.raises(TextFileError) as e:
+        read_corpus([notes / "a.txt", copy])
+    assert str(e.value).startswith(f"--data {copy}: a copy: the same text as {notes / 'a.txt'}")
+
+
+def test_a_copy_inside_a_folder_is_skipped_and_counted(notes):
+    (notes / "c_copy.txt").write_text(TEXT, encoding="utf-8")
+    corpus = read_corpus([notes])
+    assert corpus.files == [str(notes / "a.txt"), str(notes / "b.txt")]
+    assert corpus.skipped == [(str(notes / "c_copy.txt"),
+                               f"a copy: the same text as {notes / 'a.txt'}, read already; each "
+                               f"text is read once, or the held-out text would repeat training text")]
 
 
 def test_cli_refuses_the_same_file_twice_before_training(notes, tmp_path, capsys):
