@@ -133,14 +133,15 @@ def check_training_fits_memory(config: TransformerConfig, T: int, classification
     mem = physical_memory()
     item = np.dtype(config.dtype).itemsize
     row = int(config.num_heads) * T * T + (0 if classification else T * int(config.tgt_vocab))
-    sizes = [("batch_size", batch_size, row * item, device_memory or mem,
+    model_pool = (device_memory, "the device's") if device_memory else (mem, "this machine's")
+    sizes = [("batch_size", batch_size, row * item, *model_pool,
               f"one attention-weight array (heads={config.num_heads}, T={T}, T)"
               + ("" if classification else f" and the logits (T, vocabulary {config.tgt_vocab})")
               + f" in {config.dtype}"),
-             ("eval_size", eval_size, 2 * T * 8, mem, f"its source and target ids (T={T}, int64)")]
-    for name, n, per, have, what in sizes:
+             ("eval_size", eval_size, 2 * T * 8, mem, "this machine's",
+              f"its source and target ids (T={T}, int64)")]
+    for name, n, per, have, where, what in sizes:
         if n is not None and have and n * per > have:
-            where = "this machine's" if have == mem else "the device's"
             raise ValueError(
                 f"TrainConfig.{name}: expected a size whose arrays fit in {where} memory "
                 f"({_size(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "

@@ -26,7 +26,7 @@ from npformer.decoding.generate import (
     suppressed_ids,
 )
 from npformer.decoding.generate import setup_decoding as np_setup_decoding
-from torchformer.guards.validation import check_ids
+from torchformer.guards.validation import check_ids, device_memory
 from torchformer.layers.masks import causal_mask, padding_mask
 from torchformer.layers.module import run_checked
 from torchformer.models.causal_lm import CausalLM
@@ -60,8 +60,7 @@ class TorchDecodeStep:
 
     def device_memory(self, model) -> int | None:
         """A CUDA model's arrays live in its GPU's memory; None: in this machine's."""
-        dev = torch.device(model.device)
-        return torch.cuda.get_device_properties(dev).total_memory if dev.type == "cuda" else None
+        return device_memory(model.device)
 
     def source(self, model, src: np.ndarray, repeat: int):
         src = torch.from_numpy(src).to(model.device)

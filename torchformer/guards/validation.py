@@ -219,6 +219,13 @@ def param_device(module) -> torch.device | None:
     return None
 
 
+def device_memory(device) -> int | None:
+    """The bytes of a CUDA device's memory, the bound a model placed there must fit; None for the
+    CPU (its arrays share this machine's memory: npformer.guards.rules.physical_memory)."""
+    dev = torch.device(device)
+    return torch.cuda.get_device_properties(dev).total_memory if dev.type == "cuda" else None
+
+
 def param_dtype(module, default: torch.dtype) -> torch.dtype:
     """The dtype of a module's first parameter (it follows .to()/.double()), `default` without any."""
     p = next(module.parameters(), None)

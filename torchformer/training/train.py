@@ -25,6 +25,7 @@ from npformer.models.config import TransformerConfig
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult
 from npformer.training.train import TrainConfig, check_sizes_fit, model_config_for, peak_factor
+from torchformer.guards.validation import device_memory
 
 __all__ = ["TrainConfig", "TrainResult", "EvalResult", "model_config_for", "build_model",
            "make_optimizer", "train", "evaluate"]
@@ -94,9 +95,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """Train `model` in place for `config.steps` steps (see npformer.training.train.train)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    dev = torch.device(model.device)
-    check_sizes_fit(model, task, config, batches, eval_examples,
-                    torch.cuda.get_device_properties(dev).total_memory if dev.type == "cuda" else None)
+    check_sizes_fit(model, task, config, batches, eval_examples, device_memory(model.device))
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
     loss_fn = make_loss(model, config.label_smoothing, task.is_classification)
