@@ -96,8 +96,8 @@ def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
     nbytes = params * np.dtype(c.dtype).itemsize
     if nbytes > mem:
         raise ValueError(
-            f"{name}: expected a model that fits in this machine's {mem / 2 ** 30:,.1f} GiB, got "
-            f"at least {params:,} parameters ({nbytes / 2 ** 30:,.1f} GiB in {c.dtype}) from "
+            f"{name}: expected a model that fits in this machine's {format_bytes(mem)}, got "
+            f"at least {params:,} parameters ({format_bytes(nbytes)} in {c.dtype}) from "
             f"d_model={d}, d_ff={f}, num_encoder_layers={c.num_encoder_layers}, "
             f"num_decoder_layers={c.num_decoder_layers}, vocabulary {max(c.src_vocab, c.tgt_vocab)}, "
             f"max_len={c.max_len}")
@@ -118,8 +118,8 @@ def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, mo
     for need, have, where in pools:
         if have and need > have:
             raise ValueError(
-                f"{name}: expected a decode that fits in {where} ({_size(have)}), got {got}: "
-                f"{rows:,} rows of at least {need // rows:,} bytes each, {_size(need)}")
+                f"{name}: expected a decode that fits in {where} ({format_bytes(have)}), got {got}: "
+                f"{rows:,} rows of at least {need // rows:,} bytes each, {format_bytes(need)}")
 
 
 def check_training_fits_memory(config: TransformerConfig, T: int, classification: bool,
@@ -144,15 +144,24 @@ def check_training_fits_memory(config: TransformerConfig, T: int, classification
         if n is not None and have and n * per > have:
             raise ValueError(
                 f"TrainConfig.{name}: expected a size whose arrays fit in {where} memory "
-                f"({_size(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "
-                f"{_size(n * per)} (T: the task's longest row)")
+                f"({format_bytes(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "
+                f"{format_bytes(n * per)} (T: the task's longest row)")
 
 
-def _size(nbytes: int) -> str:
-    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.1f} {unit}"
-    return f"{nbytes / 1024:,.1f} KiB"
+def format_bytes(nbytes: int) -> str:
+    """A byte count for a message: whole bytes below 1 KiB, else one decimal in the largest binary
+    unit it reaches, up to PiB ("512 B", "64.0 KiB", "1,536.0 PiB"). The one formatter of sizes in
+    both twins' messages (memory bounds here, checkpoint limits in npformer.io.checkpoint_read)."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, float, np.integer, np.floating)):
+        raise TypeError(f"nbytes: expected a number of bytes, got {type(nbytes).__name__}")
+    n = float(nbytes)
+    if abs(n) < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        n /= 1024
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:,.1f} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:
