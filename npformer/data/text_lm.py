@@ -32,6 +32,7 @@ from npformer.data.text_files import Corpus, TextFileError, read_corpus, read_sa
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 from npformer.data.tokenizers.char import NUM_SPECIAL as CHAR_FIRST
 from npformer.data.tokenizers.char import UNK as CHAR_UNK
+from npformer.guards.rules import check_examples_fit_memory
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
            "encode_ids", "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
@@ -240,6 +241,7 @@ class TextLMTask:
         _check("n", n, isinstance(n, (int, np.integer)) and n >= 1, "an int >= 1")
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        check_examples_fit_memory("n", n, 8, "its window start (int64)")
         src = self.arrays()[0 if split == "train" else 1]
         starts = rng.integers(0, len(src) - self.context, size=int(n))   # s + C + 1 <= len
         return TextWindows(src, starts.astype(np.int64), self.context)
