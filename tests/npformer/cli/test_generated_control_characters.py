@@ -41,3 +41,12 @@ def test_the_evaluation_sample_line_escapes_controls():
                             num_tokens=4, prompt="log: \x1b[31m", sample="x\ry")
     line = result.summary().splitlines()[-1]
     assert line == "  sample: log: \\x1b[31m[x\\ry]"
+
+
+@pytest.mark.parametrize("classification", [False, True])
+def test_evaluation_examples_escape_controls(capsys, classification):
+    """`train`/`evaluate` list decoded translations (or labels) the model produced."""
+    from npformer.cli.printing import print_examples
+    print_examples([("src", "tgt", "pred\x1b[2J\r")], classification)
+    out = capsys.readouterr().out
+    assert "pred\\x1b[2J\\r" in out and "\x1b" not in out and "\r" not in out
