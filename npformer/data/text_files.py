@@ -86,12 +86,24 @@ def read_text_file(path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
-                                  f"({e.reason}); convert it, e.g. iconv -f latin1 -t utf-8") \
-            from None
+                                  f"({e.reason}); convert it, e.g. iconv -f {legacy_encoding(data)} "
+                                  f"-t UTF-8 {p.name} > {p.stem}.utf8.txt") from None
     text = normalise_text(text)
     if not text.strip():
         raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
     return text
+
+
+_CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+
+
+def legacy_encoding(data: bytes) -> str:
+    """The 8-bit encoding to suggest for `data`, which is not UTF-8: WINDOWS-1252 when it holds bytes
+    0x80..0x9F that code page defines (curly quotes, dashes, the euro sign: what Windows editors
+    write), since read as Latin-1 they would become invisible C1 control characters; else LATIN1
+    (the two agree on every other byte)."""
+    high = {b for b in data if 0x80 <= b <= 0x9F}
+    return "WINDOWS-1252" if high and not high & _CP1252_UNDEFINED else "LATIN1"
 
 
 _WIDE_BOMS = ((b"\xff\xfe\0\0", "UTF-32", "little-endian"), (b"\0\0\xfe\xff", "UTF-32", "big-endian"),
