@@ -29,11 +29,13 @@ def one_process_group(monkeypatch):
     for k, v in dict(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1",
                      MASTER_PORT=str(port)).items():
         monkeypatch.setenv(k, v)
+    rng = torch.random.get_rng_state()                    # init seeds torch's global generator
     dev = D.init("cpu")
     try:
         yield D, dev
     finally:
         torch.distributed.destroy_process_group()
+        torch.random.set_rng_state(rng)
 
 
 @pytest.mark.parametrize("given", ["config", "stream"])
