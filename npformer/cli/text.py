@@ -109,6 +109,9 @@ def check_text_args(args) -> None:
                        f"--task {args.task}")
     if args.max_number is not None:
         raise CliError("--max-number: for the synthetic addition task, not with --data")
+    if args.task in ROW_TASKS and args.context is not None and args.context < 3:
+        raise CliError(f"--context: expected an integer >= 3 for --task {args.task}, got "
+                       f"{args.context}")
     if args.task == "translate":
         from npformer.training.text_tasks_eval import SACREBLEU_HINT
         try:
