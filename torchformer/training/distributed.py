@@ -35,6 +35,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
+from npformer.data.display import visible
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.loop import run_steps
 from npformer.training.metrics import TrainResult
@@ -296,7 +297,7 @@ def _run(args) -> int:
             print(f"trained {res.steps} steps in {res.seconds:.1f} s, {tail}; held-out "
                   f"{ev.summary()}")
             for src, tgt, pred in ev.examples:
-                print(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}")
+                print(visible(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}"))
             if args.save:
                 state = TrainState(model=model, optimizer=optimizer, schedule=schedule,
                                    stream=stream, config=tc, task=task, step=res.steps)
