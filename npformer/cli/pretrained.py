@@ -15,6 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
+from npformer.data.display import visible
 
 __all__ = ["is_pretrained_folder", "generate_pretrained"]
 
@@ -100,5 +101,5 @@ def generate_pretrained(args) -> int:
         else:
             out = gen.greedy_decode(model, prompt, **common)
         new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]
-        print(text + tok.decode([i for i in new if i != eos]))
+        print(visible(text + tok.decode([i for i in new if i != eos])))
     return 0

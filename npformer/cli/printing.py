@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from npformer.cli.common import to_numpy
+from npformer.data.display import visible
 
 __all__ = ["print_eval", "print_examples", "print_decoded"]
 
@@ -14,6 +15,7 @@ def print_examples(examples, classification: bool) -> None:
     """The decoded (or classified) examples an evaluation returned, one line each."""
     if not examples:
         return
+    examples = [tuple(visible(str(v)) for v in ex) for ex in examples]   # generated text: escaped
     if classification:
         print("examples (input -> label / predicted):")
         for src, tgt, pred in examples:

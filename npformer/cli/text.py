@@ -15,6 +15,7 @@ import numpy as np
 
 from npformer.cli.argtypes import float_in, int_at_least
 from npformer.cli.errors import CliError
+from npformer.data.display import visible
 
 __all__ = ["add_text_args", "add_test_data_arg", "test_data_task", "check_text_args",
            "text_task_from", "refuse_text_on_resume", "read_inputs", "generate_text",
@@ -108,6 +109,9 @@ def check_text_args(args) -> None:
                        f"--task {args.task}")
     if args.max_number is not None:
         raise CliError("--max-number: for the synthetic addition task, not with --data")
+    if args.task in ROW_TASKS and args.context is not None and args.context < 3:
+        raise CliError(f"--context: expected an integer >= 3 for --task {args.task}, got "
+                       f"{args.context}")
     if args.task == "translate":
         from npformer.training.text_tasks_eval import SACREBLEU_HINT
         try:
@@ -189,7 +193,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
                                   length_penalty_alpha=args.alpha, **common)
         else:
             out = gen.greedy_decode(model, prompt, **common)
-        print(f"{text}{task.vocab.decode(np.asarray(to_numpy(out.tokens))[0])}")
+        print(visible(f"{text}{task.vocab.decode(np.asarray(to_numpy(out.tokens))[0])}"))
     return 0
 
 

@@ -17,6 +17,7 @@ from npformer.cli.common import as_backend, to_numpy
 from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
 from npformer.cli.text import read_inputs
+from npformer.data.display import visible
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
 
@@ -64,7 +65,7 @@ def translate_texts(args, model, task, gen) -> int:
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} {side} saved in {args.checkpoint}")
     for text, row in zip(texts, tokens):
-        print(f"{text} -> {task.target_vocab.decode(cut_at_eos(row))}")
+        print(visible(f"{text} -> {task.target_vocab.decode(cut_at_eos(row))}"))
     return 0
 
 

@@ -32,6 +32,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
+from npformer.guards.rules import check_examples_fit_memory
 
 __all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "TextLMBatch",
            "collate_lm", "line_tokens"]
@@ -281,6 +282,7 @@ class ArithmeticTask:
         n = _check_int("n", n, 1)
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        check_examples_fit_memory("n", n, 16, "its two operands a and b (int64)")
         want = split == "heldout"
         a = rng.integers(0, self.max_number, size=n)                    # (n,)
         b = rng.integers(0, self.max_number, size=n)                    # (n,)

@@ -38,6 +38,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab  # noqa: F401 (re-exported)
+from npformer.guards.rules import check_examples_fit_memory
 
 SEQ2SEQ_TASKS = ("copy", "reverse", "sort", "pairs")
 CLASSIFICATION_TASKS = ("majority",)
@@ -303,6 +304,10 @@ class Task:
         n = _check_int("n", n, 1)
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        L = self.max_len + 1                                 # a row and its length, int64
+        check_examples_fit_memory("n", n, 8 * (L + (1 if self.is_classification else L)),
+                                  f"its source{'' if self.is_classification else ' and target'} "
+                                  f"ids and lengths (max_len={self.max_len}, int64)")
         if self.memorise:
             return self._table.take(rng.integers(0, self.num_pairs, size=n))
         src, src_len = self._random_sources(rng, n)                      # (n, L), (n,)

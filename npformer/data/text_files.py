@@ -4,7 +4,8 @@
 
 A path may be a file or a folder. A file given by name must be text: not empty, no NUL byte (a
 binary file), valid UTF-8; anything else raises TextFileError naming the file and what is wrong
-(the first bad byte's offset for UTF-8). A folder contributes every regular, non-hidden file under
+(the first bad byte's offset for UTF-8; UTF-16 and UTF-32 text is named as such, with the
+conversion to run). A folder contributes every regular, non-hidden file under
 it (recursively, in sorted order) that is text by the same test; the others are skipped and counted,
 and a folder without a single text file is an error. The files are joined in the order given, each
 ending with a newline, so that one file's last line never runs into the next file's first.
@@ -76,17 +77,54 @@ def read_text_file(path) -> str:
         raise TextFileError(path, "the file is empty (0 bytes)")
     nul = data.find(b"\0", 0, BINARY_PROBE)
     if nul >= 0:
+        wide = wide_encoding(data[:BINARY_PROBE])
+        if wide:
+            raise TextFileError(path, f"expected UTF-8 text, got {wide[1]}; convert it, e.g. "
+                                      f"iconv -f {wide[0]} -t UTF-8 {p.name} > {p.stem}.utf8.txt")
         raise TextFileError(path, f"a binary file, not text (a NUL byte at offset {nul})")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
-                                  f"({e.reason}); convert it, e.g. iconv -f latin1 -t utf-8") \
-            from None
+                                  f"({e.reason}); convert it, e.g. iconv -f {legacy_encoding(data)} "
+                                  f"-t UTF-8 {p.name} > {p.stem}.utf8.txt") from None
     text = normalise_text(text)
     if not text.strip():
         raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
     return text
+
+
+_CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+
+
+def legacy_encoding(data: bytes) -> str:
+    """The 8-bit encoding to suggest for `data`, which is not UTF-8: WINDOWS-1252 when it holds bytes
+    0x80..0x9F that code page defines (curly quotes, dashes, the euro sign: what Windows editors
+    write), since read as Latin-1 they would become invisible C1 control characters; else LATIN1
+    (the two agree on every other byte)."""
+    high = {b for b in data if 0x80 <= b <= 0x9F}
+    return "WINDOWS-1252" if high and not high & _CP1252_UNDEFINED else "LATIN1"
+
+
+_WIDE_BOMS = ((b"\xff\xfe\0\0", "UTF-32", "little-endian"), (b"\0\0\xfe\xff", "UTF-32", "big-endian"),
+              (b"\xff\xfe", "UTF-16", "little-endian"), (b"\xfe\xff", "UTF-16", "big-endian"))
+
+
+def wide_encoding(head: bytes) -> tuple[str, str] | None:
+    """(what iconv calls it, how it was told) when `head`, a file's first bytes holding a NUL, is
+    UTF-16 or UTF-32 text rather than binary: its byte-order mark, or, without one, mostly
+    Latin-script UTF-16 (a NUL in at least half of every other byte, in at most 5 % between: what
+    Windows PowerShell's `>` and Notepad's "Unicode" write). None otherwise."""
+    for bom, name, order in _WIDE_BOMS:
+        if head.startswith(bom):
+            return name, f"{name} {order}, byte-order mark {bom.hex(' ').upper()}"
+    pairs = len(head) // 2
+    if pairs >= 4:
+        even, odd = head[0:2 * pairs:2], head[1:2 * pairs:2]
+        for zeros, other, name in ((odd, even, "UTF-16LE"), (even, odd, "UTF-16BE")):
+            if 2 * zeros.count(0) >= pairs and 20 * other.count(0) <= pairs:
+                return name, f"{name}, no byte-order mark"
+    return None
 
 
 def _folder_files(folder: Path) -> list[Path]:

@@ -30,8 +30,10 @@ import numpy as np
 from npformer.data.lm_data import LMBatch, TextLMBatch
 from npformer.data.text_files import Corpus, TextFileError, read_corpus, read_saved
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
+from npformer.data.tokenizers.bpe import BYTE0 as BPE_BYTE0
 from npformer.data.tokenizers.char import NUM_SPECIAL as CHAR_FIRST
 from npformer.data.tokenizers.char import UNK as CHAR_UNK
+from npformer.guards.rules import check_examples_fit_memory
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
            "encode_ids", "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
@@ -117,6 +119,17 @@ def split_text(text: str, val_fraction: float) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
+# Bytes no corpus text holds: "\r" (line ends become "\n" as the files are read) and the bytes UTF-8
+# never uses (0xC0, 0xC1: overlong; 0xF5..0xFF: beyond U+10FFFF). A byte-level BPE model never sees
+# their ids in training, so sampling one only prints U+FFFD or a carriage return.
+UNWRITTEN_BYTES = bytes([0x0D, 0xC0, 0xC1, *range(0xF5, 0x100)])
+
+
+def unwritten_byte_ids() -> list[int]:
+    """The BPE tokenizer's ids of UNWRITTEN_BYTES (byte b has id 3 + b)."""
+    return [BPE_BYTE0 + b for b in UNWRITTEN_BYTES]
+
+
 def _check(name: str, v, ok: bool, expected: str):
     if not ok:
         raise ValueError(f"{name}: expected {expected}, got {v!r}")
@@ -181,11 +194,14 @@ class TextLMTask:
 
     @property
     def suppress_ids(self) -> list[int]:
-        """Ids no text encodes to, never generated: PAD, BOS, EOS (and the char tokenizer's UNK);
-        none for a pretrained tokenizer (GPT-2's ids 0..2 are text: "!", '"', "#")."""
+        """Ids no text encodes to, never generated: PAD, BOS, EOS (and the char tokenizer's UNK; the
+        BPE tokenizer's ids of bytes no corpus holds, `unwritten_byte_ids`); none for a pretrained
+        tokenizer (GPT-2's ids 0..2 are text: "!", '"', "#")."""
         if self.tokenizer.kind not in ("char", "bpe"):
             return []
-        return list(range(4 if self.tokenizer.kind == "char" else 3))
+        if self.tokenizer.kind == "bpe":
+            return [0, 1, 2] + unwritten_byte_ids()
+        return [0, 1, 2, 3]
 
     # -- the corpus, read and encoded once -----------------------------------------------------------
     def _where(self) -> str:
@@ -240,6 +256,7 @@ class TextLMTask:
         _check("n", n, isinstance(n, (int, np.integer)) and n >= 1, "an int >= 1")
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        check_examples_fit_memory("n", n, 8, "its window start (int64)")
         src = self.arrays()[0 if split == "train" else 1]
         starts = rng.integers(0, len(src) - self.context, size=int(n))   # s + C + 1 <= len
         return TextWindows(src, starts.astype(np.int64), self.context)

@@ -26,6 +26,7 @@ from npformer.data.text_files import TextFileError, read_corpus, read_saved
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextLMTask, split_text
 from npformer.data.tokenizers import tokenizer_from_dict
 from npformer.data.vocab import PAD
+from npformer.guards.rules import check_examples_fit_memory, check_positive_int
 
 __all__ = ["TextMLMTask", "TextMLMSample", "MASK_PROB"]
 
@@ -138,8 +139,10 @@ class TextMLMTask(TextLMTask):
     def sample(self, rng: np.random.Generator, n: int, split: str = "train") -> TextMLMSample:
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        n = check_positive_int("n", n)
+        check_examples_fit_memory("n", n, 8, "its window start (int64)")
         src = self.arrays()[0 if split == "train" else 1]
-        starts = rng.integers(0, len(src) - (self.context - 2) + 1, size=int(n))
+        starts = rng.integers(0, len(src) - (self.context - 2) + 1, size=n)
         return TextMLMSample(starts.astype(np.int64), self, rng, split)
 
     def heldout(self, n: int | None = None, seed: int | None = None) -> np.ndarray:

@@ -38,6 +38,7 @@ from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VA
 from npformer.data.text_rows import Rows
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 from npformer.data.vocab import EOS
+from npformer.guards.rules import check_examples_fit_memory, check_positive_int
 
 __all__ = ["TextExamples", "RowsTask", "ROW_TASKS", "split_rows", "train_tokenizer", "cut_at_eos",
            "pad_rows", "rows_digest"]
@@ -191,8 +192,12 @@ class RowsTask:
     def sample(self, rng: np.random.Generator, n: int, split: str = "train") -> TextExamples:
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
+        n = check_positive_int("n", n)
         ex = self.sets()[0 if split == "train" else 1]
-        return ex.take(rng.integers(0, len(ex), size=int(n)))
+        check_examples_fit_memory("n", n, ex.src[0].nbytes + (0 if ex.tgt is None else ex.tgt[0].nbytes)
+                                  + 24, f"its rows (source {ex.src.shape[1]} and target "
+                                  f"{0 if ex.tgt is None else ex.tgt.shape[1]} tokens) and indices")
+        return ex.take(rng.integers(0, len(ex), size=n))
 
     def heldout(self, n: int | None = None, seed: int | None = None) -> TextExamples:
         """The first `n` held-out rows (all when None), in file order."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.data.text_files import TextFileError
-from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab
+from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab, unwritten_byte_ids
 from npformer.data.text_rows import read_pairs
 from npformer.data.text_tasks import RowsTask, TextExamples, pad_rows, split_rows, train_tokenizer
 from npformer.data.tokenizers import tokenizer_from_dict
@@ -40,9 +40,10 @@ class TranslateTask(RowsTask):
 
     @property
     def suppress_ids(self) -> list[int]:
-        """Target ids a translation never generates: PAD, BOS (and the char tokenizer's UNK)."""
+        """Target ids a translation never generates: PAD, BOS (and the char tokenizer's UNK; the
+        BPE tokenizer's ids of bytes no text holds, npformer.data.text_lm.unwritten_byte_ids)."""
         kind = (self.target_tokenizer or self.tokenizer).kind
-        return [PAD, BOS] + ([UNK] if kind == "char" else [])
+        return [PAD, BOS] + ([UNK] if kind == "char" else unwritten_byte_ids() if kind == "bpe" else [])
 
     def config_fields(self) -> dict:
         """TransformerConfig fields beyond vocab_size (npformer.training.train.model_config_for)."""

@@ -282,12 +282,12 @@ def pooler_call(m, h):
 
 @checks("backward", Pooler)
 def pooler_backward(m, dpooled):
-    return (check_grad("dpooled", dpooled, m._cache[0].y),)        # (TanhCache, h's shape)
+    return (check_grad("dpooled", dpooled, m._cache[0].y, finite=True),)        # (TanhCache, h's shape)
 
 
 @checks("backward", *HEADS)
 def logits_backward(m, dlogits):
-    return (check_grad("dlogits", dlogits, m._cache[-1]),)
+    return (check_grad("dlogits", dlogits, m._cache[-1], finite=True),)
 
 
 @checks("backward", BertModel)
@@ -296,7 +296,7 @@ def bert_backward(m, dhidden, dpooled=None):
     if dhidden is None and dpooled is None:
         raise ValueError("BertModel.backward: expected dhidden, dpooled or both, got neither")
     if dhidden is not None:
-        check_grad("dhidden", dhidden, h)
+        check_grad("dhidden", dhidden, h, finite=True)
     if dpooled is not None and pooled is None:
         raise ValueError("dpooled: this BertModel has no pooler (pooler=False); expected None")
     return dhidden, dpooled

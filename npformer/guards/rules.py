@@ -96,8 +96,8 @@ def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
     nbytes = params * np.dtype(c.dtype).itemsize
     if nbytes > mem:
         raise ValueError(
-            f"{name}: expected a model that fits in this machine's {mem / 2 ** 30:,.1f} GiB, got "
-            f"at least {params:,} parameters ({nbytes / 2 ** 30:,.1f} GiB in {c.dtype}) from "
+            f"{name}: expected a model that fits in this machine's {format_bytes(mem)}, got "
+            f"at least {params:,} parameters ({format_bytes(nbytes)} in {c.dtype}) from "
             f"d_model={d}, d_ff={f}, num_encoder_layers={c.num_encoder_layers}, "
             f"num_decoder_layers={c.num_decoder_layers}, vocabulary {max(c.src_vocab, c.tgt_vocab)}, "
             f"max_len={c.max_len}")
@@ -118,19 +118,24 @@ def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, mo
     for need, have, where in pools:
         if have and need > have:
             raise ValueError(
-                f"{name}: expected a decode that fits in {where} ({_size(have)}), got {got}: "
-                f"{rows:,} rows of at least {need // rows:,} bytes each, {_size(need)}")
+                f"{name}: expected a decode that fits in {where} ({format_bytes(have)}), got {got}: "
+                f"{rows:,} rows of at least {need // rows:,} bytes each, {format_bytes(need)}")
 
 
 def check_training_fits_memory(config: TransformerConfig, T: int, classification: bool,
                                batch_size: int | None, eval_size: int | None,
-                               device_memory: int | None = None) -> None:
+                               device_memory: int | None = None, processes: int = 1) -> None:
     """Refuse, before a batch is drawn, a TrainConfig.batch_size or eval_size whose arrays cannot fit:
     per training example one attention-weight array (heads, T, T) and, unless classifying, the logits
     (T, vocabulary), in the model's dtype, in `device_memory` bytes (None: this machine's memory);
     per held-out example its source and target ids, (T,) int64 each. T is the task's longest row (a
-    batch is padded to its longest row). Lower bounds, counted with Python ints; None skips a size."""
+    batch is padded to its longest row). Lower bounds, counted with Python ints; None skips a size.
+    `processes` > 1 (DistributedDataParallel): each device holds ceil(batch_size / processes) rows;
+    processes on this machine's memory (device_memory None) share it, so it holds every row."""
     mem = physical_memory()
+    per_device = None
+    if batch_size is not None and processes > 1 and device_memory:
+        per_device = -(-int(batch_size) // int(processes))
     item = np.dtype(config.dtype).itemsize
     row = int(config.num_heads) * T * T + (0 if classification else T * int(config.tgt_vocab))
     model_pool = (device_memory, "the device's") if device_memory else (mem, "this machine's")
@@ -141,18 +146,43 @@ def check_training_fits_memory(config: TransformerConfig, T: int, classification
              ("eval_size", eval_size, 2 * T * 8, mem, "this machine's",
               f"its source and target ids (T={T}, int64)")]
     for name, n, per, have, where, what in sizes:
-        if n is not None and have and n * per > have:
+        rows = per_device if name == "batch_size" and per_device is not None else n
+        if n is not None and have and rows * per > have:
+            split = f" ({rows:,} on each of {processes} processes' devices)" if rows != n else \
+                (f" (the {processes} processes share it)" if name == "batch_size" and processes > 1
+                 else "")
             raise ValueError(
                 f"TrainConfig.{name}: expected a size whose arrays fit in {where} memory "
-                f"({_size(have)}), got {n:,}: at least {per:,} bytes per example for {what}, "
-                f"{_size(n * per)} (T: the task's longest row)")
+                f"({format_bytes(have)}), got {n:,}{split}: at least {per:,} bytes per example for "
+                f"{what}, {format_bytes(rows * per)} (T: the task's longest row)")
 
 
-def _size(nbytes: int) -> str:
-    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.1f} {unit}"
-    return f"{nbytes / 1024:,.1f} KiB"
+def check_examples_fit_memory(name: str, n: int, per_example: int, what: str) -> None:
+    """Refuse, before anything is drawn, `n` examples (a task's `sample` or `heldout`) whose arrays
+    cannot fit in this machine's memory: at least `per_example` bytes each, for `what`. A lower
+    bound, counted with Python ints (n = 10**10 used to end in NumPy's raw MemoryError)."""
+    mem = physical_memory()
+    need = int(n) * int(per_example)
+    if mem and need > mem:
+        raise ValueError(f"{name}: expected a number of examples whose arrays fit in this machine's "
+                         f"memory ({format_bytes(mem)}), got {int(n):,}: at least {per_example:,} "
+                         f"bytes per example for {what}, {format_bytes(need)}")
+
+
+def format_bytes(nbytes: int) -> str:
+    """A byte count for a message: whole bytes below 1 KiB, else one decimal in the largest binary
+    unit it reaches, up to PiB ("512 B", "64.0 KiB", "1,536.0 PiB"). The one formatter of sizes in
+    both twins' messages (memory bounds here, checkpoint limits in npformer.io.checkpoint_read)."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, float, np.integer, np.floating)):
+        raise TypeError(f"nbytes: expected a number of bytes, got {type(nbytes).__name__}")
+    n = float(nbytes)
+    if abs(n) < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        n /= 1024
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:,.1f} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def check_model_mask_shape(name: str, shape: tuple, batch: int, keep_arg: str) -> None:

@@ -108,8 +108,11 @@ def bool_mask(name: str, mask: np.ndarray) -> np.ndarray:
     return mask
 
 
-def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
-    """An upstream gradient with exactly the shape and dtype of the forward output `like`."""
+def check_grad(name: str, dout, like: np.ndarray, *, finite: bool = False) -> np.ndarray:
+    """An upstream gradient with exactly the shape and dtype of the forward output `like`, and, when
+    `finite`, no NaN or inf (a model's entry: one would make every gradient NaN silently). A layer's
+    or stage's own check leaves finiteness to the model's entry and the training loop's norm check,
+    so the backward pass does not scan every intermediate gradient."""
     if not isinstance(dout, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(dout)}")
     if dout.shape != like.shape:
@@ -118,6 +121,10 @@ def check_grad(name: str, dout, like: np.ndarray) -> np.ndarray:
     if dout.dtype != like.dtype:
         raise TypeError(f"{name}: expected dtype {like.dtype} (the forward output's), got "
                         f"{dout.dtype}")
+    if finite and not np.isfinite(dout).all():
+        bad = int(dout.size - np.count_nonzero(np.isfinite(dout)))
+        raise ValueError(f"{name}: expected a finite upstream gradient, got {bad} NaN/inf entries "
+                         f"of {dout.size}")
     return dout
 
 

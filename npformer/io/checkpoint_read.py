@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from npformer.guards.rules import format_bytes
 from npformer.io.checkpoint_file import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -29,14 +30,6 @@ __all__ = ["load_checkpoint", "as_checkpoint", "check_weights", "rename_optimize
 MAX_ENTRIES = 50_000                  # zip members a checkpoint may hold (a model has hundreds)
 MAX_HEADER_BYTES = 64 << 20           # the JSON header entry
 _NO_CONFIG_FLOOR = 256 << 20          # total array bytes allowed without a config: max(this, 2 x file)
-
-
-def _fmt_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 def parameter_bytes_bound(config: TransformerConfig) -> int:
@@ -107,8 +100,8 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
     hinfo = by_name.get("header")
     if hinfo is not None:
         if hinfo.file_size > MAX_HEADER_BYTES:
-            raise CheckpointError(path, f"header entry declares {_fmt_bytes(hinfo.file_size)} (at "
-                                        f"most {_fmt_bytes(MAX_HEADER_BYTES)})")
+            raise CheckpointError(path, f"header entry declares {format_bytes(hinfo.file_size)} (at "
+                                        f"most {format_bytes(MAX_HEADER_BYTES)})")
         try:
             with zf.open(hinfo) as f:
                 text = np.lib.format.read_array(f, allow_pickle=False)
@@ -120,15 +113,15 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
         per_entry = parameter_bytes_bound(config)
         total_cap = 4 * per_entry + MAX_HEADER_BYTES
         why = f"the config (d_model={config.d_model}, {config.num_encoder_layers}+" \
-              f"{config.num_decoder_layers} layers) needs at most {_fmt_bytes(per_entry)} per entry"
+              f"{config.num_decoder_layers} layers) needs at most {format_bytes(per_entry)} per entry"
     else:
         per_entry = total_cap = max(_NO_CONFIG_FLOOR, 2 * disk)
-        why = f"a checkpoint without a config may hold at most {_fmt_bytes(total_cap)} of arrays"
+        why = f"a checkpoint without a config may hold at most {format_bytes(total_cap)} of arrays"
     total = 0
     for name, i in by_name.items():
         if i.file_size > max(per_entry, MAX_HEADER_BYTES if name == "header" else 0) + 4096:
-            raise CheckpointError(path, f"entry {name!r} declares {_fmt_bytes(i.file_size)} once "
-                                        f"inflated ({_fmt_bytes(i.compress_size)} stored); {why}: "
+            raise CheckpointError(path, f"entry {name!r} declares {format_bytes(i.file_size)} once "
+                                        f"inflated ({format_bytes(i.compress_size)} stored); {why}: "
                                         f"refused before reading")
         try:
             shape, dtype, hlen = _npy_header(zf, i)
@@ -146,12 +139,12 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
         nbytes = count * dtype.itemsize
         if hlen + nbytes != i.file_size:
             raise CheckpointError(path, f"entry {name!r} declares shape {tuple(shape)} {dtype} "
-                                        f"({_fmt_bytes(nbytes)}) but the archive holds "
-                                        f"{_fmt_bytes(max(i.file_size - hlen, 0))} for it: "
+                                        f"({format_bytes(nbytes)}) but the archive holds "
+                                        f"{format_bytes(max(i.file_size - hlen, 0))} for it: "
                                         f"refused before reading")
         total += nbytes
         if total > total_cap:
-            raise CheckpointError(path, f"entries declare {_fmt_bytes(total)} in all; {why}: "
+            raise CheckpointError(path, f"entries declare {format_bytes(total)} in all; {why}: "
                                         f"refused before reading")
 
 

@@ -38,6 +38,7 @@ DIVERGED_LOSS = 1e3
 # What a model's checked stage entry says of a non-finite input (npformer.guards.validation): the
 # inputs of a training step are token ids, so inside its forward this means the weights overflowed.
 NONFINITE = "expected finite values"
+NONFINITE_GRADIENT = "expected a finite upstream gradient"    # a model's backward (npformer.guards)
 
 
 def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
@@ -66,6 +67,10 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
                 try:
                     loss = float(step.gradients(batch))                    # fills every .grad
                 except ValueError as e:
+                    if NONFINITE_GRADIENT in str(e):             # the model's backward refused it
+                        raise FloatingPointError(
+                            f"step {n}: the gradient norm is not finite (the loss's gradient: "
+                            f"{e}); stopped before updating the weights") from None
                     if NONFINITE not in str(e):
                         raise
                     raise FloatingPointError(

@@ -108,7 +108,7 @@ def _heatmap(ax, w: np.ndarray, q_tokens: Sequence[str], k_tokens: Sequence[str]
                                                (q_tokens, ax.set_yticks, ax.set_yticklabels, 0)):
         at = range(0, len(labels), tick_step(len(labels)))
         set_ticks(list(at))
-        set_labels([labels[i] for i in at], rotation=rot, fontsize=8)
+        set_labels([labels[i] for i in at], rotation=rot, fontsize=8, parse_math=False)  # "$$" is text
     ax.set_xlabel("key")
     if ylabel:
         ax.set_ylabel("query")
@@ -163,9 +163,9 @@ def plot_confusion(confusion, labels: Sequence[str], path: str,
     fig, ax = plt.subplots(figsize=(size + 1.0, size))
     im = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(c))
-    ax.set_xticklabels(labels, rotation=90)
+    ax.set_xticklabels(labels, rotation=90, parse_math=False)      # a label "$5 $10" is text
     ax.set_yticks(range(c))
-    ax.set_yticklabels(labels)
+    ax.set_yticklabels(labels, parse_math=False)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true label")
     ax.set_title(title)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from npformer.data.display import visible
 from npformer.training.metrics import EvalResult
 
 __all__ = ["TextEvalResult", "evaluate_text", "text_metrics", "SAMPLE_TEMPERATURE",
@@ -45,7 +46,7 @@ class TextEvalResult(EvalResult):
                 f"{100 * self.token_accuracy:.2f}%  ({self.num_tokens:,} tokens, "
                 f"{self.num_chars:,} characters)")
         if self.prompt or self.sample:
-            line += f"\n  sample: {self.prompt}[{self.sample}]"
+            line += f"\n  sample: {visible(self.prompt)}[{visible(self.sample)}]"
         return line
 
 

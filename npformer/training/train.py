@@ -165,14 +165,16 @@ def build_model(config: TransformerConfig, task: Task, seed: int = 0):
 # the loop
 # ---------------------------------------------------------------------------------------------------
 def check_sizes_fit(model, task: Task, config: TrainConfig, batches, eval_examples,
-                    device_memory: int | None = None) -> None:
+                    device_memory: int | None = None, processes: int = 1) -> None:
     """config.batch_size (drawn batches) and config.eval_size (a held-out set to draw) whose arrays
-    cannot fit, refused before anything is drawn (npformer.guards.rules.check_training_fits_memory)."""
+    cannot fit, refused before anything is drawn (npformer.guards.rules.check_training_fits_memory).
+    `batches` given: its own `batch_size` (a BatchStream's) is checked, a list of batches is not.
+    `processes`: the DistributedDataParallel processes the batch is split over."""
     T = max(int(task.max_src_tokens), int(task.max_tgt_tokens))
-    check_training_fits_memory(model.config, T, bool(task.is_classification),
-                               config.batch_size if batches is None else None,
+    batch_size = config.batch_size if batches is None else getattr(batches, "batch_size", None)
+    check_training_fits_memory(model.config, T, bool(task.is_classification), batch_size,
                                config.eval_size if config.eval_every and eval_examples is None
-                               else None, device_memory)
+                               else None, device_memory, processes)
 
 
 def make_loss(model, label_smoothing: float, classification: bool):

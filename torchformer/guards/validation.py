@@ -41,6 +41,7 @@ from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, 
     check_positive_int,
     check_probability,
     check_seed,
+    format_bytes,
 )
 from torchformer.layers.module import FLOAT_DTYPES, compiling, to_torch_dtype
 

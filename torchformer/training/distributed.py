@@ -35,11 +35,13 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
+from npformer.data.display import visible
 from npformer.data.tasks import Task, batch_iterator
 from npformer.training.loop import run_steps
 from npformer.training.metrics import TrainResult
 from npformer.training.parallel import shard_batch, shard_bounds
-from npformer.training.train import TrainConfig
+from npformer.training.train import TrainConfig, check_sizes_fit
+from torchformer.guards.validation import device_memory
 from torchformer.training.train import TorchStep
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "wrap", "train", "main",
@@ -130,6 +132,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         raise ValueError(f"batch_size: expected at least one row per process (>= {W}), got "
                          f"{config.batch_size}")
     device = next(model.parameters()).device
+    check_sizes_fit(model, task, config, batches, None, device_memory(device), processes=W)
     ddp = wrap(model, device)
     if optimizer is None:
         optimizer, schedule = T.make_optimizer(model, config)
@@ -294,7 +297,7 @@ def _run(args) -> int:
             print(f"trained {res.steps} steps in {res.seconds:.1f} s, {tail}; held-out "
                   f"{ev.summary()}")
             for src, tgt, pred in ev.examples:
-                print(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}")
+                print(visible(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}"))
             if args.save:
                 state = TrainState(model=model, optimizer=optimizer, schedule=schedule,
                                    stream=stream, config=tc, task=task, step=res.steps)

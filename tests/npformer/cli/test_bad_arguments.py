@@ -117,7 +117,9 @@ def test_sizes_beyond_memory_are_one_line(capsys, monkeypatch):
     _ArrayMemoryError traceback, exit status 1. (Where the machine's memory cannot be read, so that
     check_fits_memory cannot refuse first, the MemoryError itself is the one line.)"""
     import npformer.cli.option_rules as rules
+    import npformer.guards.rules as guard_rules
     monkeypatch.setattr(rules, "physical_memory", lambda: None)
+    monkeypatch.setattr(guard_rules, "physical_memory", lambda: None)    # the tasks' own check
     argv = [a for a in TINY]
     argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
     assert main(["train", *argv]) == 2

@@ -179,6 +179,11 @@ def test_translation_trains_with_the_torch_backend(pairs, tmp_path):
     (["--task", "translate", "--max-len", "5"], "--max-len: does not apply to --task translate"),
     (["--task", "classify", "--shared-vocab"], "--shared-vocab: only for --task translate"),
     (["--task", "classify", "--vocab-size", "300"], "--vocab-size 300: only with --tokenizer bpe"),
+    # named as the option, not as the task's field (was "context: expected an int >= 3, got 2")
+    (["--task", "translate", "--context", "2"], "error: --context: expected an integer >= 3 for "
+                                                "--task translate, got 2"),
+    (["--task", "classify", "--context", "2"], "error: --context: expected an integer >= 3 for "
+                                               "--task classify, got 2"),
 ])
 def test_options_that_do_not_apply_are_refused_in_one_line_before_work(labelled, argv, message,
                                                                        capsys, tmp_path):
