@@ -14,12 +14,11 @@ import numpy as np
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
 from npformer.layers.linear import Linear
-from npformer.layers.masks import as_key_mask, combine_masks, padding_mask
 from npformer.layers.module import Module
 from npformer.layers.positional import make_positional
 from npformer.models.config import TransformerConfig
 from npformer.models.encoder import Encoder
-from npformer.models.transformer import embedding_scale, use_shared_dropout_rng
+from npformer.models.transformer import embedding_scale, source_mask, use_shared_dropout_rng
 
 
 class ClassifierCache(NamedTuple):
@@ -51,9 +50,7 @@ class EncoderClassifier(Module):
     def forward(self, src, src_mask=None, src_key_keep=None) -> np.ndarray:
         c = self.config
         B, S = src.shape
-        if src_mask is None and c.pad_id is not None:
-            src_mask = padding_mask(src, c.pad_id)                      # (B, 1, 1, S)
-        src_mask = combine_masks(src_mask, as_key_mask(src_key_keep))
+        src_mask = source_mask(src, c.pad_id, src_mask, src_key_keep)  # (B, 1, 1, S) or given
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
 
         x = self.src_dropout(self.src_pos(self.src_embed(src)))        # (B, S, D)

@@ -4,7 +4,7 @@
     logits = output_proj(Decoder(dropout(pos(embed_tgt(tgt))), memory, tgt_mask, src_mask))   (B, T, V)
 
 Also here: the small helpers every model shares (the shared dropout generator, the embedding scale,
-the target self-attention mask with its incremental-decoding form).
+the source keep-mask, the target self-attention mask with its incremental-decoding form).
 """
 from __future__ import annotations
 
@@ -36,6 +36,15 @@ def use_shared_dropout_rng(model: Module, seed: int) -> np.random.Generator:
 def embedding_scale(config: TransformerConfig) -> float:
     """sqrt(d_model) when config.scale_embeddings (the paper, section 3.4), else 1."""
     return math.sqrt(config.d_model) if config.scale_embeddings else 1.0
+
+
+def source_mask(src: np.ndarray, pad_id: int | None, src_mask=None,
+                key_keep=None) -> np.ndarray | None:
+    """Keep-mask of encoder self-attention (and of the memory): src_mask, or when None the padding
+    mask of src (B, 1, 1, S) (None without pad_id), AND the key keep-mask (B, S) when given."""
+    if src_mask is None:
+        src_mask = padding_mask(src, pad_id)                            # (B, 1, 1, S) or None
+    return combine_masks(src_mask, as_key_mask(key_keep))
 
 
 def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
@@ -97,12 +106,6 @@ class Transformer(Module):
         use_shared_dropout_rng(self, seed)
 
     # -- pieces ----------------------------------------------------------------------------------
-    def _source_mask(self, src: np.ndarray, src_mask, src_key_keep) -> np.ndarray | None:
-        """src_mask, or (None) the padding mask of src (B, 1, 1, S), AND the key keep-mask."""
-        if src_mask is None and self.config.pad_id is not None:
-            src_mask = padding_mask(src, self.config.pad_id)             # (B, 1, 1, S)
-        return combine_masks(src_mask, as_key_mask(src_key_keep))
-
     def _encode(self, src: np.ndarray, src_mask) -> np.ndarray:
         x = self.src_dropout(self.src_pos(self.src_embed(src)))          # (B, S, D)
         return self.encoder(x, src_mask)                                 # (B, S, D) memory
@@ -117,7 +120,7 @@ class Transformer(Module):
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
         src, src_mask, keep = self.checked("encode", src, src_mask, src_key_keep=src_key_keep)
         self._cache = None
-        return self._encode(src, self._source_mask(src, src_mask, keep))
+        return self._encode(src, source_mask(src, self.config.pad_id, src_mask, keep))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
                offset: int = 0, *, src_key_keep=None) -> np.ndarray:
@@ -133,7 +136,7 @@ class Transformer(Module):
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
                 tgt_key_keep=None) -> np.ndarray:
-        src_mask = self._source_mask(src, src_mask, src_key_keep)       # (B, 1, 1, S) or given
+        src_mask = source_mask(src, self.config.pad_id, src_mask, src_key_keep)  # (B, 1, 1, S)
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, self.config.pad_id)         # (B, 1, T, T)
         tgt_mask = combine_masks(tgt_mask, as_key_mask(tgt_key_keep))

@@ -1,6 +1,6 @@
 """BERT (npformer.models.bert): finite differences of every parameter of both heads and of BertModel's two
 outputs (float64, random upstream gradients, dropout active with replayed masks, segments, padding);
-the tanh pair; masks and segments change what they should; config defaults; bad input."""
+the tanh pair and the pooler alone; masks and segments change what they should; config defaults; bad input."""
 import numpy as np
 import pytest
 
@@ -11,6 +11,7 @@ from npformer.models.bert import (
     BertForMaskedLM,
     BertForSequenceClassification,
     BertModel,
+    Pooler,
     bert_config,
     tanh_backward,
     tanh_forward,
@@ -53,6 +54,16 @@ class BothOutputs(Module):
 def test_tanh_pair_finite_differences():
     x = np.random.default_rng(0).normal(size=(3, 4)) * 2
     check_pair(tanh_forward, tanh_backward, [x], tol=TOL).raise_if_failed()
+
+
+def test_pooler_finite_differences_reads_only_the_first_position():
+    """Pooler alone: h (B, T, D) with T != D, a random upstream gradient; dh is zero past position 0."""
+    pooler = Pooler(6, "float64", np.random.default_rng(1))
+    h = np.random.default_rng(2).normal(size=(2, 5, 6))
+    gradcheck(pooler, h, tol=TOL).raise_if_failed()
+    pooler(h)
+    dh = pooler.backward(np.random.default_rng(3).normal(size=(2, 6)))
+    assert dh.shape == h.shape and not dh[:, 1:].any() and dh[:, 0].any()
 
 
 @pytest.mark.parametrize("changes", [dict(), dict(type_vocab_size=0, embedding_norm=False),
