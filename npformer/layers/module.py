@@ -10,9 +10,10 @@ model calls its top-level stages, embeddings, stacks and head, checked). npforme
 checks per class in CHECKS below (as PyTorch registers its shape checks apart from its kernels):
 "init" checks a constructor's arguments, "call" a call's, "backward" the upstream gradients.
 
-Forward stores what backward needs on the module, its output last (`self._cache = (..., out)`, the
-upstream gradient is checked against it); backward(grad_output) returns the gradients of the float
-inputs and *accumulates* into each Parameter's `.grad` (a tied parameter sums both uses).
+Forward stores what backward needs on the module (`self._cache`; in most layers its output last,
+`(..., out)`, so the upstream gradient's check can compare shapes with it); backward(grad_output)
+returns the gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a tied
+parameter sums both uses).
 """
 from __future__ import annotations
 

@@ -80,7 +80,8 @@ class BertModel(Module):
     """Embeddings + encoder (+ pooler): forward(input_ids (B, T), token_type_ids=None,
     attention_mask=None) -> (hidden (B, T, D), pooled (B, D) or None). attention_mask: (B, T) with
     1 = real token (Hugging Face's sense) or a 4-d keep-mask; None masks pad_id. backward(dhidden,
-    dpooled) (either may be None) returns the gradient at the first encoder layer's input."""
+    dpooled) (either may be None) returns {"encoder_input": the gradient at the first encoder
+    layer's input}."""
 
     def __init__(self, config: TransformerConfig, seed: int = 0, pooler: bool = True,
                  rng: np.random.Generator | None = None):

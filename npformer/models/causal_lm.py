@@ -26,7 +26,7 @@ class CausalLM(Module):
     """Decoder-only language model: forward(ids (B, T), mask=None, caches=None, offset=0) -> logits
     (B, T, V); the default mask is causal AND not pad_id. With caches (one dict per decoder layer,
     inference only) ids hold only the new tokens, at positions offset ... backward(dlogits) returns
-    the gradient at the first decoder layer's input. Seeds as Transformer.
+    {"decoder_input": the gradient at the first decoder layer's input}. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):

@@ -29,7 +29,8 @@ class ClassifierCache(NamedTuple):
 
 class EncoderClassifier(Module):
     """Encoder + pooling + linear head, one label per sequence: forward(src (B, S), src_mask=None)
-    -> logits (B, C); backward(dlogits) returns the gradient at the first encoder layer's input.
+    -> logits (B, C); backward(dlogits) returns {"encoder_input": the gradient at the first encoder
+    layer's input}.
     The "mean" pooling averages the positions whose token is not pad_id (a row of pads pools to 0),
     read from the ids, not from src_mask. Seeds as Transformer.
     """
