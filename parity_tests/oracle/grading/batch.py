@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import os
+import stat
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -36,23 +37,42 @@ from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_su
 
 
 def fingerprint(root: str) -> str:
-    """SHA-256 over a submission's files (its folder, or its single file)."""
+    """SHA-256 over a submission's files (its folder, or its single file). Never follows a link
+    nor opens what is not a regular file (a link to /dev/zero or a pipe left in the copy would
+    have read forever or blocked the grading process); names are hashed as bytes (a name that is
+    not UTF-8 used to raise, and the student got `oracle_error`)."""
     h = hashlib.sha256()
-    if os.path.isfile(root):
+    if os.path.isfile(root) and not os.path.islink(root):
         files, base = [root], os.path.dirname(root)
     else:
         files, base = [], root
         for dp, dns, fns in os.walk(root):
             dns[:] = sorted(d for d in dns if d != "__pycache__")
-            files += [os.path.join(dp, f) for f in sorted(fns)]
+            files += [os.path.join(dp, f) for f in sorted(fns + [d for d in dns if os.path.islink(
+                os.path.join(dp, d))])]
     for f in files:
-        h.update(os.path.relpath(f, base).encode())
-        try:
-            with open(f, "rb") as fh:
-                h.update(hashlib.sha256(fh.read()).digest())
-        except OSError:
-            h.update(b"<unreadable>")
+        h.update(os.fsencode(os.path.relpath(f, base)) + b"\0")
+        h.update(_file_digest(f))
     return h.hexdigest()
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            return b"link:" + os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(st.st_mode):
+            return b"special:%o" % stat.S_IFMT(st.st_mode)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):   # swapped after the lstat
+                return b"special"
+            d = hashlib.sha256()
+            while chunk := fh.read(1 << 20):
+                d.update(chunk)
+            return d.digest()
+    except OSError:
+        return b"<unreadable>"
 
 
 def _entry_spec(path: str, entry: str) -> str:
@@ -142,14 +162,21 @@ def load_error_row(spec: Assignment, student: str, why: str) -> dict:
     return {"student": student, "path": student, "score": 0.0, "intact": True, "checks": checks}
 
 
+def indented(text: str) -> str:
+    """A test's output whose first line is the oracle's: every later line (the submission's
+    exception text or output, which may hold line breaks) is indented under it, so none can pass
+    for a line of the oracle's own (a forged `match: ...` in Gradescope's test output)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + ["    " + line for line in rest])
+
+
 def results_json(graded: dict, spec: Assignment) -> dict:
     """Gradescope's results.json for one student."""
     tests = []
     for r in graded["checks"]:
-        msg = r["message"]
         tests.append({"name": r["name"], "score": r["points"], "max_score": r["max_points"],
                       "status": "passed" if r["exit_code"] == 0 else "failed",
-                      "output": f"{r['verdict']}: {msg}",
+                      "output": indented(f"{r['verdict']}: {r['message']}"),
                       "visibility": "after_due_date" if r.get("hidden") else "visible"})
     return {"score": graded["score"], "tests": tests,
             "output": f"{spec.name}: {graded['score']:g} / {spec.max_score:g}"}

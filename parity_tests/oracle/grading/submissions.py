@@ -6,8 +6,10 @@
 Every student name is cleaned (`student_name`) before it is used anywhere: control characters
 (terminal escape sequences) become '?', and two names that clean alike are told apart with a
 suffix. A submission that is a link (to a classmate's folder, anywhere) is refused, never followed;
-so are links, devices and pipes inside a folder, files that cannot be read, and a submission
-larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read). The
+so are links, devices and pipes inside a folder, files that cannot be read, a submission
+larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read) and one
+of more than MAX_ENTRIES files and folders (a million empty files: copied, fingerprinted and
+mounted for every check, they took the grader minutes and the temporary folder's inodes). The
 refused are graded 0 with the reason (`load_error`); the class is graded on.
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import stat
 
 MAX_BYTES = 16 << 20   # per submission
+MAX_ENTRIES = 2000     # files and folders per submission (each is written again per check)
 RESERVED = ("gradebook.csv", "summary.json")
 
 
@@ -112,8 +115,17 @@ def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode):
         return {entry_file: _read_regular(path, repr(entry_file), MAX_BYTES)}
-    files, left = {}, MAX_BYTES
-    for dp, dns, fns in os.walk(path):
+    files, left, entries = {}, MAX_BYTES, 0
+
+    def walk_error(exc: OSError) -> None:      # os.walk would skip a folder it cannot list
+        raise SubmissionError(f"a folder of the submission cannot be read ({exc.strerror})")
+
+    for dp, dns, fns in os.walk(path, onerror=walk_error):
+        entries += len(dns) + len(fns)
+        if entries > MAX_ENTRIES:
+            raise SubmissionError(f"the submission holds more than {MAX_ENTRIES} files and folders "
+                                  f"(counted before reading); submit the files the assignment "
+                                  f"asks for")
         for d in list(dns):
             if os.path.islink(os.path.join(dp, d)):
                 raise SubmissionError(f"{clean_text(os.path.relpath(os.path.join(dp, d), path))!r}"

@@ -1,0 +1,105 @@
+"""What a class's grading does around the checks: a submission's own files and text cannot stall
+the grader, crash it, or write a line that passes for the oracle's. `gradescope-run` reads a
+submission as `grade` does (a link to the instructor's solution is refused, never followed); a
+submission of thousands of files is refused before it is copied; the copy's fingerprint opens no
+pipe, follows no link and takes any file name; a message's line breaks stay indented under the
+verdict in results.json (`forged_results_line`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+
+import pytest
+
+from parity_tests.oracle.grading.batch import fingerprint
+from parity_tests.oracle.grading.gradescope import run_one
+from parity_tests.oracle.grading.submissions import MAX_ENTRIES, SubmissionError, read_submission
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
+
+SPEC = """
+[assignment]
+name = "attention"
+entry_file = "attention.py"
+examples = 3
+seed = 3
+timeout = 5
+require = ["masks", "cross_attention", "parameters", "eps"]
+
+[[check]]
+name = "sdpa"
+component = "sdpa"
+entry = "attention"
+points = 10
+"""
+
+
+def _spec(tmp_path) -> str:
+    p = tmp_path / "assignment.toml"
+    p.write_text(SPEC)
+    return str(p)
+
+
+def test_a_message_cannot_start_a_line_of_the_gradescope_output(tmp_path):
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    shutil.copy(os.path.join(HOSTILE, "forged_results_line.py"), sub / "attention.py")
+    res = run_one(_spec(tmp_path), str(sub), str(tmp_path / "results.json"))
+    assert res["score"] == 0
+    out = json.loads((tmp_path / "results.json").read_text())["tests"][0]["output"]
+    first, *rest = out.split("\n")
+    assert first.startswith("raised: ")
+    assert rest and all(line.startswith("    ") or not line.strip() for line in rest), out
+    assert "    match: every quantity matched" in out
+
+
+def test_gradescope_run_refuses_a_link_to_the_solution(tmp_path):
+    """Without Landlock or a private view (a container may have neither) the worker loaded the
+    link's target, the instructor's solution; now nothing runs and the reason is named."""
+    solution = tmp_path / "instructor" / "attention.py"
+    solution.parent.mkdir()
+    shutil.copy(os.path.join(HOSTILE, "right.py"), solution)
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    os.symlink(solution, sub / "attention.py")
+    res = run_one(_spec(tmp_path), str(sub), str(tmp_path / "results.json"))
+    assert res["score"] == 0
+    assert all(t["status"] == "failed" for t in res["tests"])
+    assert "is a link" in res["tests"][0]["output"]
+
+
+def test_a_submission_of_thousands_of_files_is_refused_before_reading(tmp_path):
+    for i in range(MAX_ENTRIES + 1):
+        (tmp_path / f"f{i}.py").touch()
+    with pytest.raises(SubmissionError, match=f"more than {MAX_ENTRIES} files"):
+        read_submission(str(tmp_path), "attention.py")
+
+
+def test_the_fingerprint_takes_a_name_that_is_not_utf8(tmp_path):
+    (tmp_path / "attention.py").write_text("x = 1\n")
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.py"), "wb") as f:
+        f.write(b"y = 2\n")
+    a = fingerprint(str(tmp_path))
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.py"), "wb") as f:
+        f.write(b"y = 3\n")
+    assert fingerprint(str(tmp_path)) != a
+
+
+def test_the_fingerprint_opens_no_pipe_and_follows_no_link(tmp_path):
+    """A copy holding a pipe blocked the grading process forever (its submission's results never
+    came); a link to /dev/zero read without end."""
+    (tmp_path / "attention.py").write_text("x = 1\n")
+    os.mkfifo(tmp_path / "a_pipe.py")
+    os.symlink("/dev/zero", tmp_path / "b_zero.py")
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(fingerprint(str(tmp_path))), daemon=True)
+    t.start()
+    t.join(20)
+    assert got, "fingerprint() blocked on a pipe or a link in the copy"
+    os.unlink(tmp_path / "b_zero.py")
+    os.symlink("/dev/null", tmp_path / "b_zero.py")
+    assert fingerprint(str(tmp_path)) != got[0]
