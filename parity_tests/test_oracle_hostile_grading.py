@@ -50,6 +50,7 @@ def test_a_message_cannot_start_a_line_of_the_gradescope_output(tmp_path):
     shutil.copy(os.path.join(HOSTILE, "forged_results_line.py"), sub / "attention.py")
     res = run_one(_spec(tmp_path), str(sub), str(tmp_path / "results.json"))
     assert res["score"] == 0
+    assert res["output_format"] == "text"     # its Markdown table is shown as written
     out = json.loads((tmp_path / "results.json").read_text())["tests"][0]["output"]
     first, *rest = out.split("\n")
     assert first.startswith("raised: ")
@@ -103,3 +104,13 @@ def test_the_fingerprint_opens_no_pipe_and_follows_no_link(tmp_path):
     os.unlink(tmp_path / "b_zero.py")
     os.symlink("/dev/null", tmp_path / "b_zero.py")
     assert fingerprint(str(tmp_path)) != got[0]
+
+
+def test_check_results_are_plain_text():
+    from parity_tests.oracle import check, gradescope_results
+
+    res = check("sdpa", os.path.join(HOSTILE, "forged_results_line.py") + ":attention", examples=2)
+    results = gradescope_results(res)
+    assert res.verdict == "raised" and results["output_format"] == "text"
+    for t in results["tests"]:
+        assert not any(line.startswith("match") for line in t["output"].splitlines()), t["output"]

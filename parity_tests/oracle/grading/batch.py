@@ -171,14 +171,15 @@ def indented(text: str) -> str:
 
 
 def results_json(graded: dict, spec: Assignment) -> dict:
-    """Gradescope's results.json for one student."""
+    """Gradescope's results.json for one student. Every output is plain text (`output_format`):
+    Markdown or HTML in a submission's message (a fake score table) is shown as written."""
     tests = []
     for r in graded["checks"]:
         tests.append({"name": r["name"], "score": r["points"], "max_score": r["max_points"],
                       "status": "passed" if r["exit_code"] == 0 else "failed",
                       "output": indented(f"{r['verdict']}: {r['message']}"),
                       "visibility": "after_due_date" if r.get("hidden") else "visible"})
-    return {"score": graded["score"], "tests": tests,
+    return {"score": graded["score"], "tests": tests, "output_format": "text",
             "output": f"{spec.name}: {graded['score']:g} / {spec.max_score:g}"}
 
 
