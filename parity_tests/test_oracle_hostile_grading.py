@@ -114,3 +114,19 @@ def test_check_results_are_plain_text():
     assert res.verdict == "raised" and results["output_format"] == "text"
     for t in results["tests"]:
         assert not any(line.startswith("match") for line in t["output"].splitlines()), t["output"]
+
+
+def test_names_that_clean_alike_at_the_length_limit_still_get_output_folders(tmp_path):
+    """Two 254-byte folder names that clean alike: the second one's `-2` made a 256-byte name, and
+    `grade` raised ENAMETOOLONG writing its results, after grading the class: no gradebook."""
+    from parity_tests.oracle.grading.batch import grade
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for tail in ("\x01\x01", "\x02\x02"):            # 63 four-byte characters + 2 bytes each
+        (subs / ("\U0001F600" * 63 + tail)).mkdir()   # no entry file: no worker is started
+    out = grade(str(subs), _spec(tmp_path), str(tmp_path / "out"), quiet=True)
+    names = [g["student"] for g in out["graded"]]
+    assert len(set(names)) == 2 and all(len(n.encode()) <= 255 for n in names)
+    assert (tmp_path / "out" / "gradebook.csv").exists()
+    assert all((tmp_path / "out" / n / "results.json").exists() for n in names)

@@ -37,8 +37,14 @@ def csv_cell(s: str) -> str:
     return "'" + s if s[:1] in ("=", "+", "-", "@", "\t", "\r") else s
 
 
+NAME_BYTES = 200       # of a student's name: OUT/<student>/ with a suffix stays under NAME_MAX (255)
+
+
 def student_name(raw: str, taken: set) -> str:
-    name = clean_text(raw)
+    """The student's cleaned name, unique among `taken`, at most NAME_BYTES bytes before a `-2`
+    suffix (a 254-byte folder name that cleans like another's became 256 bytes with its suffix:
+    the output folder could not be made, and `grade` failed after grading the whole class)."""
+    name = clean_text(raw).encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore") or "?"
     if name.startswith("."):
         name = "_" + name[1:]
     base, i = name, 2
