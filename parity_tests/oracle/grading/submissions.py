@@ -8,8 +8,8 @@ Every student name is cleaned (`student_name`) before it is used anywhere: contr
 suffix. A submission that is a link (to a classmate's folder, anywhere) is refused, never followed;
 so are links, devices and pipes inside a folder, files that cannot be read, a submission
 larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read) and one
-of more than MAX_ENTRIES files and folders (a million empty files: copied, fingerprinted and
-mounted for every check, they took the grader minutes and the temporary folder's inodes). The
+of more than MAX_ENTRIES files and folders (a million empty files, copied and fingerprinted for
+the student, took the grader minutes and the temporary folder's inodes). The
 refused are graded 0 with the reason (`load_error`); the class is graded on.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import stat
 
 MAX_BYTES = 16 << 20   # per submission
-MAX_ENTRIES = 2000     # files and folders per submission (each is written again per check)
+MAX_ENTRIES = 2000     # files and folders per submission (each is copied and hashed again)
 RESERVED = ("gradebook.csv", "summary.json")
 
 
