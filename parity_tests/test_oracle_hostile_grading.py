@@ -130,3 +130,41 @@ def test_names_that_clean_alike_at_the_length_limit_still_get_output_folders(tmp
     assert len(set(names)) == 2 and all(len(n.encode()) <= 255 for n in names)
     assert (tmp_path / "out" / "gradebook.csv").exists()
     assert all((tmp_path / "out" / n / "results.json").exists() for n in names)
+
+
+def _deep(root, total: int) -> str:
+    """A folder under `root` whose path below it is about `total` bytes (200-byte names)."""
+    d = str(root)
+    for _ in range(total // 201):
+        d = os.path.join(d, "d" * 200)
+    os.makedirs(d)
+    return d
+
+
+def test_a_path_too_long_to_copy_is_refused_before_reading(tmp_path):
+    with open(os.path.join(_deep(tmp_path, 1400), "attention.py"), "w") as f:
+        f.write("x = 1\n")
+    with pytest.raises(SubmissionError, match="longer than"):
+        read_submission(str(tmp_path), "attention.py")
+
+
+def test_the_gradebook_columns_are_the_specs_whoever_sorts_first(tmp_path, monkeypatch):
+    """A student whose whole grading failed (here: the private copy's path passes PATH_MAX, the
+    temporary folder being deep) has one row "grading"; sorted first, it named the gradebook's
+    columns and shifted every classmate's verdicts."""
+    import csv
+
+    from parity_tests.oracle.grading.batch import grade
+
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC + 'hidden = { seed = 9, examples = 2, points = 5 }\n')
+    monkeypatch.setenv("TMPDIR", _deep(tmp_path / "tmp", 3300))   # read by the grading processes
+    subs = tmp_path / "subs"
+    with open(os.path.join(_deep(subs / "aaa", 900), "notes.txt"), "w") as f:
+        f.write("x")
+    (subs / "bob").mkdir()                                          # no entry file: no worker
+    grade(str(subs), str(spec), str(tmp_path / "out"), quiet=True)
+    rows = list(csv.reader(open(tmp_path / "out" / "gradebook.csv")))
+    assert rows[0] == ["student", "score", "max_score", "status", "sdpa", "sdpa (hidden)"]
+    assert rows[1][0] == "aaa" and rows[1][4:] == ["oracle_error", "oracle_error"], rows
+    assert rows[2][0] == "bob" and rows[2][4:] == ["load_error", "load_error"], rows

@@ -17,7 +17,7 @@ every worker is gone, atomically:
 
     OUT/<student>/results.json   Gradescope-format results (score, one test per check)
     OUT/<student>/report.json    the full JSON report of every check
-    OUT/gradebook.csv            student, score, max_score, status, then each check's verdict
+    OUT/gradebook.csv            student, score, max_score, status, then each check's verdict (the spec's columns)
     OUT/summary.json             score distribution, verdict counts, most common failing quantity
 """
 from __future__ import annotations
@@ -235,6 +235,22 @@ def summary(spec: Assignment, graded: list[dict]) -> dict:
             "regraded": [g["student"] for g in graded if g.get("regraded")]}
 
 
+def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
+    """student, score, max_score, status, then one verdict per check of the spec (hidden ones too).
+    The columns come from the spec, never from a student's row: a student whose grading failed has
+    one row "grading", and sorted first it used to name every column of the class."""
+    names = [n for c in spec.checks for n in [c.name] + ([c.name + " (hidden)"] if c.hidden else [])]
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["student", "score", "max_score", "status"] + names)
+    for g in rows:
+        got = {r["name"]: r["verdict"] for r in g["checks"]}
+        whole = got.get("grading")                    # the whole grading failed: every check
+        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
+                   + [got.get(n, whole or "") for n in names])
+    return buf.getvalue()
+
+
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
     from ..core.report import check_output_path, write_json, write_text_atomic
 
@@ -297,14 +313,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                                                     "score": g["score"],
                                                     "max_score": spec.max_score,
                                                     "checks": g["checks"]})
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["student", "score", "max_score", "status"] + [r["name"] for r in rows[0]["checks"]]
-               if rows else [])
-    for g in rows:
-        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
-                   + [r["verdict"] for r in g["checks"]])
-    write_text_atomic(os.path.join(out_dir, "gradebook.csv"), buf.getvalue())
+    write_text_atomic(os.path.join(out_dir, "gradebook.csv"), gradebook_csv(spec, rows))
     summ = summary(spec, rows)
     summ["elapsed_s"] = round(time.perf_counter() - t0, 2)
     summ["jobs"] = jobs

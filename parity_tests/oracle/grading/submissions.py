@@ -9,7 +9,8 @@ suffix. A submission that is a link (to a classmate's folder, anywhere) is refus
 so are links, devices and pipes inside a folder, files that cannot be read, a submission
 larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read) and one
 of more than MAX_ENTRIES files and folders (a million empty files, copied and fingerprinted for
-the student, took the grader minutes and the temporary folder's inodes). The
+the student, took the grader minutes and the temporary folder's inodes), or with a path longer
+than MAX_PATH (its private copy, under another folder, could not be written: `oracle_error`). The
 refused are graded 0 with the reason (`load_error`); the class is graded on.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ import stat
 
 MAX_BYTES = 16 << 20   # per submission
 MAX_ENTRIES = 2000     # files and folders per submission (each is copied and hashed again)
+MAX_PATH = 1024        # bytes of a path inside a submission (its private copy lives elsewhere)
 RESERVED = ("gradebook.csv", "summary.json")
 
 
@@ -140,6 +142,9 @@ def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
         for fn in sorted(fns):
             p = os.path.join(dp, fn)
             rel = os.path.relpath(p, path)
+            if len(os.fsencode(rel)) > MAX_PATH:    # its copy's path would pass PATH_MAX
+                raise SubmissionError(f"a path in the submission is longer than {MAX_PATH} bytes "
+                                      f"({clean_text(rel, 60)!r}...)")
             data = _read_regular(p, repr(clean_text(rel, 300)), left)
             left -= len(data)
             files[rel] = data
