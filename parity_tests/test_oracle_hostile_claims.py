@@ -4,7 +4,8 @@ the comparison only into a failing verdict when grading, never into full marks.
 
 Hostile submissions in parity_tests/oracle_hostile/ (each is wrong where it stopped being
 compared): claims_no_masks (rewrites the worker's report through sys.modules), no_mask_argument,
-claims_no_gradients, claims_absent_biases, claims_one_sequence, hardcoded_eps. The right candidates of
+claims_no_gradients, claims_absent_biases, claims_one_sequence, hardcoded_eps, ignores_d_ff (takes
+d_ff and ignores it: the width read from its weights was drawn, `match` and full marks). The right candidates of
 parity_tests/oracle_candidates/ still match when everything is required.
 """
 from __future__ import annotations
@@ -31,6 +32,7 @@ CASES = [  # component, hostile file:name, the requirement whose gap must fail i
     ("mha", "claims_absent_biases.py:MultiHeadAttention", "parameters", {"incomplete"}),
     ("sdpa", "claims_one_sequence.py:attention", "batch", {"incomplete"}),
     ("encoder_layer", "hardcoded_eps.py:EncoderLayer", None, {"mismatch"}),
+    ("ffn", "ignores_d_ff.py:FeedForward", "sizes", {"incomplete"}),
 ]
 
 

@@ -51,3 +51,24 @@ def test_fixed_sizes_are_kept_and_self_attention_draws_equal_lengths():
                  seed=0)
     assert all(ex["d_model"] == 6 and ex["num_heads"] == 3 for ex in plan)
     assert all(ex["Tq"] == ex["Tk"] <= 2 for ex in plan)
+
+
+def test_code_sized_for_the_drawn_lengths_is_caught_and_earns_nothing():
+    """`fits_the_draws` (keys past 16 dropped, the search drawing 1 to 16) got `match` and full
+    marks; a case longer than the search draws (19 queries, 37 keys) fails it, and every group,
+    each judged by a search of its own that holds that case too, scores nothing."""
+    from parity_tests.oracle import gradescope_results
+
+    res = check("sdpa", os.path.join(HOSTILE, "fits_the_draws.py:attention"), examples=10,
+                score_groups=True)
+    assert res.verdict == "mismatch", res.message
+    assert res.example["Tk"] > 16
+    assert gradescope_results(res)["score"] == 0
+
+
+@pytest.mark.parametrize("component", ["sdpa", "mha"])
+def test_the_long_case_respects_a_fixed_length(component):
+    comp = get(component)
+    longest = max(max(ex["Tq"], ex["Tk"]) for ex in cases(comp, {}, Findings(), seed=0))
+    assert longest > 16
+    assert all(max(ex["Tq"], ex["Tk"]) <= 8 for ex in cases(comp, {"max_len": 8}, Findings(), seed=0))

@@ -22,6 +22,10 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
                    candidate's own
   batch            batches were drawn (not only batch 1, as for code computing one sequence at a
                    time, recognise/function_calls)
+  sizes            every size was drawn as the assignment asks, none fixed by the candidate's code
+                   (a feed-forward width read from its weights, recognise/ffn_width, as for a
+                   constructor taking d_ff and ignoring it; a model width from a module global,
+                   recognise/global_width)
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..reading.findings import Findings
 
-REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch")
+REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes")
 UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
 """How a worker says a parameter gradient of code WITH a backward was not found: such a check is
 never a match (`unread_gradients`), whatever the assignment requires."""
@@ -99,11 +103,31 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
         gaps["batch"] = ("batches were not compared: the candidate computes one sequence at a time, "
                          "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
                                                         else "") + ". Take a batch axis first")
+    fixed = _code_sizes(caps, getattr(opts, "settings", {}) or {})
+    if fixed:
+        gaps["sizes"] = ("sizes were not drawn as the assignment asks: the candidate's code fixes "
+                         + " and ".join(fixed) + " (its weights kept that shape whatever the "
+                         "constructor was given), so only that size was compared. Build the layer "
+                         "at the sizes its constructor is given")
     own = caps.norm_eps
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
                        f"of the assignment's {(getattr(opts, 'settings', {}) or {}).get('eps', DEFAULT_EPS):g}")
     return gaps
+
+
+def _code_sizes(caps: Findings, settings: dict) -> list[str]:
+    """The sizes the candidate's own code fixed and the search then drew at (never one the user
+    fixed with --set to the same value)."""
+    out = []
+    if caps.d_ff_ratio and "d_ff" not in settings:
+        out.append(f"the feed-forward width at {caps.d_ff_ratio} x d_model")
+    sizes = caps.fixed_sizes or {}
+    if "d_ff" in sizes and settings.get("d_ff") != sizes["d_ff"]:
+        out.append(f"the feed-forward width at {sizes['d_ff']}")
+    if "d_model" in sizes and settings.get("d_model") != sizes["d_model"]:
+        out.append(f"d_model at {sizes['d_model']}")
+    return out
 
 
 def ungraded(not_checked: dict, absent: Iterable[str]) -> dict[str, str]:

@@ -216,6 +216,7 @@ def gradescope_results(public: CheckResult, hidden: CheckResult | None = None, *
     verdict = public.verdict if hidden is None or public.exit_code else hidden.verdict
     return {"score": score, "max_score": sum(t["max_score"] for t in tests),
             "output": f"npformer-oracle: {public.component} {verdict}", "visibility": "visible",
+            "output_format": "text",   # a submission's Markdown/HTML in a message is not rendered
             "stdout_visibility": "hidden", "tests": tests}
 
 

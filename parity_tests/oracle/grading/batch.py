@@ -17,7 +17,7 @@ every worker is gone, atomically:
 
     OUT/<student>/results.json   Gradescope-format results (score, one test per check)
     OUT/<student>/report.json    the full JSON report of every check
-    OUT/gradebook.csv            student, score, max_score, status, then each check's verdict
+    OUT/gradebook.csv            student, score, max_score, status, then each check's verdict (the spec's columns)
     OUT/summary.json             score distribution, verdict counts, most common failing quantity
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import os
+import stat
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -36,23 +37,42 @@ from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_su
 
 
 def fingerprint(root: str) -> str:
-    """SHA-256 over a submission's files (its folder, or its single file)."""
+    """SHA-256 over a submission's files (its folder, or its single file). Never follows a link
+    nor opens what is not a regular file (a link to /dev/zero or a pipe left in the copy would
+    have read forever or blocked the grading process); names are hashed as bytes (a name that is
+    not UTF-8 used to raise, and the student got `oracle_error`)."""
     h = hashlib.sha256()
-    if os.path.isfile(root):
+    if os.path.isfile(root) and not os.path.islink(root):
         files, base = [root], os.path.dirname(root)
     else:
         files, base = [], root
         for dp, dns, fns in os.walk(root):
             dns[:] = sorted(d for d in dns if d != "__pycache__")
-            files += [os.path.join(dp, f) for f in sorted(fns)]
+            files += [os.path.join(dp, f) for f in sorted(fns + [d for d in dns if os.path.islink(
+                os.path.join(dp, d))])]
     for f in files:
-        h.update(os.path.relpath(f, base).encode())
-        try:
-            with open(f, "rb") as fh:
-                h.update(hashlib.sha256(fh.read()).digest())
-        except OSError:
-            h.update(b"<unreadable>")
+        h.update(os.fsencode(os.path.relpath(f, base)) + b"\0")
+        h.update(_file_digest(f))
     return h.hexdigest()
+
+
+def _file_digest(path: str) -> bytes:
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            return b"link:" + os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(st.st_mode):
+            return b"special:%o" % stat.S_IFMT(st.st_mode)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):   # swapped after the lstat
+                return b"special"
+            d = hashlib.sha256()
+            while chunk := fh.read(1 << 20):
+                d.update(chunk)
+            return d.digest()
+    except OSError:
+        return b"<unreadable>"
 
 
 def _entry_spec(path: str, entry: str) -> str:
@@ -142,16 +162,24 @@ def load_error_row(spec: Assignment, student: str, why: str) -> dict:
     return {"student": student, "path": student, "score": 0.0, "intact": True, "checks": checks}
 
 
+def indented(text: str) -> str:
+    """A test's output whose first line is the oracle's: every later line (the submission's
+    exception text or output, which may hold line breaks) is indented under it, so none can pass
+    for a line of the oracle's own (a forged `match: ...` in Gradescope's test output)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + ["    " + line for line in rest])
+
+
 def results_json(graded: dict, spec: Assignment) -> dict:
-    """Gradescope's results.json for one student."""
+    """Gradescope's results.json for one student. Every output is plain text (`output_format`):
+    Markdown or HTML in a submission's message (a fake score table) is shown as written."""
     tests = []
     for r in graded["checks"]:
-        msg = r["message"]
         tests.append({"name": r["name"], "score": r["points"], "max_score": r["max_points"],
                       "status": "passed" if r["exit_code"] == 0 else "failed",
-                      "output": f"{r['verdict']}: {msg}",
+                      "output": indented(f"{r['verdict']}: {r['message']}"),
                       "visibility": "after_due_date" if r.get("hidden") else "visible"})
-    return {"score": graded["score"], "tests": tests,
+    return {"score": graded["score"], "tests": tests, "output_format": "text",
             "output": f"{spec.name}: {graded['score']:g} / {spec.max_score:g}"}
 
 
@@ -205,6 +233,22 @@ def summary(spec: Assignment, graded: list[dict]) -> dict:
             "failures": dict(failing.most_common(10)),
             "tampered": [g["student"] for g in graded if g.get("status") == "tampered"],
             "regraded": [g["student"] for g in graded if g.get("regraded")]}
+
+
+def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
+    """student, score, max_score, status, then one verdict per check of the spec (hidden ones too).
+    The columns come from the spec, never from a student's row: a student whose grading failed has
+    one row "grading", and sorted first it used to name every column of the class."""
+    names = [n for c in spec.checks for n in [c.name] + ([c.name + " (hidden)"] if c.hidden else [])]
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["student", "score", "max_score", "status"] + names)
+    for g in rows:
+        got = {r["name"]: r["verdict"] for r in g["checks"]}
+        whole = got.get("grading")                    # the whole grading failed: every check
+        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
+                   + [got.get(n, whole or "") for n in names])
+    return buf.getvalue()
 
 
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
@@ -269,14 +313,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                                                     "score": g["score"],
                                                     "max_score": spec.max_score,
                                                     "checks": g["checks"]})
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["student", "score", "max_score", "status"] + [r["name"] for r in rows[0]["checks"]]
-               if rows else [])
-    for g in rows:
-        w.writerow([csv_cell(g["student"]), f"{g['score']:g}", f"{spec.max_score:g}", g["status"]]
-                   + [r["verdict"] for r in g["checks"]])
-    write_text_atomic(os.path.join(out_dir, "gradebook.csv"), buf.getvalue())
+    write_text_atomic(os.path.join(out_dir, "gradebook.csv"), gradebook_csv(spec, rows))
     summ = summary(spec, rows)
     summ["elapsed_s"] = round(time.perf_counter() - t0, 2)
     summ["jobs"] = jobs

@@ -140,19 +140,38 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
 
 
 def run_one(spec_path: str, submission: str, results: str) -> dict:
-    """Grade one Gradescope submission folder and write results.json (inside the container)."""
+    """Grade one Gradescope submission folder and write results.json (inside the container). The
+    submission is read as `grade` reads a student's (submissions.py: no link followed, no pipe or
+    device opened, at most MAX_BYTES and MAX_ENTRIES) and graded on a private copy: a link to the
+    instructor's solution or the project, where the container has no Landlock and no private view
+    to stop the worker reading it, is refused (load_error) before anything runs."""
+    import shutil
+
     from ..core.report import check_output_path, write_json
-    from .batch import grade_one, results_json
+    from .batch import grade_one, load_error_row, results_json
+    from .submissions import SubmissionError, materialize, read_submission
 
     spec = load_spec(spec_path)
     check_output_path(results, "--results")
-    path = os.path.join(submission, spec.entry_file)
-    if not os.path.isfile(path):
-        found = [f for f in os.listdir(submission) if f.endswith(".py")] if os.path.isdir(
-            submission) else []
-        if len(found) == 1:
-            path = os.path.join(submission, found[0])
-    graded = grade_one(spec, "submission", path)
+    try:
+        if not os.path.isdir(submission) or os.path.islink(submission):
+            raise SubmissionError(f"the submission {os.path.basename(submission)!r} is not a "
+                                  f"folder (a link is not followed)")
+        files = read_submission(submission, spec.entry_file)
+    except (SubmissionError, OSError) as exc:
+        why = str(exc) if isinstance(exc, SubmissionError) else \
+            f"the submission cannot be read ({exc.strerror})"
+        graded = load_error_row(spec, "submission", why)
+    else:
+        entry = spec.entry_file
+        if entry not in files:
+            found = [f for f in files if f.endswith(".py") and os.sep not in f]
+            entry = found[0] if len(found) == 1 else entry
+        root = materialize(files)
+        try:
+            graded = grade_one(spec, "submission", os.path.join(root, entry))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
     res = results_json(graded, spec)
     write_json(results, res)
     return res

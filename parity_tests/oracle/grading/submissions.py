@@ -6,8 +6,11 @@
 Every student name is cleaned (`student_name`) before it is used anywhere: control characters
 (terminal escape sequences) become '?', and two names that clean alike are told apart with a
 suffix. A submission that is a link (to a classmate's folder, anywhere) is refused, never followed;
-so are links, devices and pipes inside a folder, files that cannot be read, and a submission
-larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read). The
+so are links, devices and pipes inside a folder, files that cannot be read, a submission
+larger than MAX_BYTES (measured before reading: a sparse 1 GiB file is refused, not read) and one
+of more than MAX_ENTRIES files and folders (a million empty files, copied and fingerprinted for
+the student, took the grader minutes and the temporary folder's inodes), or with a path longer
+than MAX_PATH (its private copy, under another folder, could not be written: `oracle_error`). The
 refused are graded 0 with the reason (`load_error`); the class is graded on.
 """
 from __future__ import annotations
@@ -16,6 +19,8 @@ import os
 import stat
 
 MAX_BYTES = 16 << 20   # per submission
+MAX_ENTRIES = 2000     # files and folders per submission (each is copied and hashed again)
+MAX_PATH = 1024        # bytes of a path inside a submission (its private copy lives elsewhere)
 RESERVED = ("gradebook.csv", "summary.json")
 
 
@@ -34,8 +39,14 @@ def csv_cell(s: str) -> str:
     return "'" + s if s[:1] in ("=", "+", "-", "@", "\t", "\r") else s
 
 
+NAME_BYTES = 200       # of a student's name: OUT/<student>/ with a suffix stays under NAME_MAX (255)
+
+
 def student_name(raw: str, taken: set) -> str:
-    name = clean_text(raw)
+    """The student's cleaned name, unique among `taken`, at most NAME_BYTES bytes before a `-2`
+    suffix (a 254-byte folder name that cleans like another's became 256 bytes with its suffix:
+    the output folder could not be made, and `grade` failed after grading the whole class)."""
+    name = clean_text(raw).encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore") or "?"
     if name.startswith("."):
         name = "_" + name[1:]
     base, i = name, 2
@@ -112,8 +123,17 @@ def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode):
         return {entry_file: _read_regular(path, repr(entry_file), MAX_BYTES)}
-    files, left = {}, MAX_BYTES
-    for dp, dns, fns in os.walk(path):
+    files, left, entries = {}, MAX_BYTES, 0
+
+    def walk_error(exc: OSError) -> None:      # os.walk would skip a folder it cannot list
+        raise SubmissionError(f"a folder of the submission cannot be read ({exc.strerror})")
+
+    for dp, dns, fns in os.walk(path, onerror=walk_error):
+        entries += len(dns) + len(fns)
+        if entries > MAX_ENTRIES:
+            raise SubmissionError(f"the submission holds more than {MAX_ENTRIES} files and folders "
+                                  f"(counted before reading); submit the files the assignment "
+                                  f"asks for")
         for d in list(dns):
             if os.path.islink(os.path.join(dp, d)):
                 raise SubmissionError(f"{clean_text(os.path.relpath(os.path.join(dp, d), path))!r}"
@@ -122,6 +142,9 @@ def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
         for fn in sorted(fns):
             p = os.path.join(dp, fn)
             rel = os.path.relpath(p, path)
+            if len(os.fsencode(rel)) > MAX_PATH:    # its copy's path would pass PATH_MAX
+                raise SubmissionError(f"a path in the submission is longer than {MAX_PATH} bytes "
+                                      f"({clean_text(rel, 60)!r}...)")
             data = _read_regular(p, repr(clean_text(rel, 300)), left)
             left -= len(data)
             files[rel] = data
