@@ -160,6 +160,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
     from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
+    from npformer.cli.text_output import cut_at_stop, write_samples
     sampling = sampling_requested(args)
     if args.beam > 1 and sampling:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
@@ -175,6 +176,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
         how = "greedy" if args.beam == 1 else f"beam search (K={args.beam}, alpha={args.alpha})"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} tokenizer saved in {args.checkpoint}")
+    samples = []
     for text in read_inputs(args.inputs, task.tokenizer):
         ids = task.vocab.encode(text)
         if not ids:
@@ -193,7 +195,11 @@ def generate_text(args, model, task, gen, sampler) -> int:
                                   length_penalty_alpha=args.alpha, **common)
         else:
             out = gen.greedy_decode(model, prompt, **common)
-        print(visible(f"{text}{task.vocab.decode(np.asarray(to_numpy(out.tokens))[0])}"))
+        sample = text + cut_at_stop(task.vocab.decode(np.asarray(to_numpy(out.tokens))[0]),
+                                    args.stop)
+        samples.append(sample)
+        print(visible(sample))
+    write_samples(args, samples)
     return 0
 
 
