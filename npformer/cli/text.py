@@ -150,10 +150,27 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
         new = unseen(text)
         if new:
             shown = ", ".join(repr(c) for c in new[:10]) + (", ..." if len(new) > 10 else "")
+            form = _covering_form(text, unseen)
+            hint = "" if form is None else (
+                f"; written in Unicode normal form {form} this INPUT has none: the corpus spells "
+                f"these characters in {form} (e.g. {'composed' if form == 'NFC' else 'decomposed'} "
+                f"accents), so convert the INPUT to {form}")
             print(f"note: INPUT {text[:40]!r}: {len(new)} character(s) the checkpoint's character "
                   f"vocabulary never saw in training ({shown}); each is read as the unknown token "
-                  f"(written as U+FFFD if decoded)", file=file or sys.stderr)
+                  f"(written as U+FFFD if decoded){hint}", file=file or sys.stderr)
     return texts
+
+
+def _covering_form(text: str, unseen) -> str | None:
+    """"NFC" or "NFD" when `text` in that Unicode normal form (another spelling of the same
+    characters) has no character `unseen` by the vocabulary; None otherwise. The tokenizer does not
+    record the corpus's form (a corpus may mix them), so the INPUT is not converted silently."""
+    import unicodedata
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, text)
+        if other != text and not unseen(other):
+            return form
+    return None
 
 
 def generate_text(args, model, task, gen, sampler) -> int:
