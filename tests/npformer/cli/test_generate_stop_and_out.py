@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from npformer.cli.main import main
-from npformer.cli.text_output import cut_at_stop
 
 SMALL = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--context", "32",
          "--batch-size", "4", "--steps", "2", "--no-progress", "--threads", "1"]
@@ -50,6 +49,7 @@ def test_a_sample_ends_before_the_first_stop_string(lm, capsys, backend):
 
 
 def test_cut_at_stop_keeps_the_text_before_the_earliest_stop():
+    from npformer.cli.text_output import cut_at_stop
     assert cut_at_stop("abc\n\nxyz", ["\n\n"]) == "abc"
     assert cut_at_stop("abcxyz", ["y", "c"]) == "ab"
     assert cut_at_stop("abc", ["q"]) == "abc" and cut_at_stop("abc", None) == "abc"
