@@ -80,6 +80,7 @@ def write_samples(args, samples: list[str]) -> None:
     if out is None:
         return
     from npformer.io.files import atomic_write
-    data = "".join(s + "\n" for s in samples).encode("utf-8")
+    # surrogateescape: bytes of a command-line INPUT that were not UTF-8 go back out as they came
+    data = "".join(s + "\n" for s in samples).encode("utf-8", "surrogateescape")
     atomic_write(out, lambda f: f.write(data), option="--out")
     print(f"wrote {len(samples)} sample(s) to {out}")
