@@ -18,6 +18,7 @@ from npformer.cli.errors import CliError
 from npformer.cli.lm import generate_lm, refuse_alpha_without_beam, sampling_requested
 from npformer.cli.pretrained import generate_pretrained, is_pretrained_folder
 from npformer.cli.printing import print_decoded
+from npformer.cli.text_output import check_text_output, refuse_text_output
 
 __all__ = ["cmd_generate", "CLASS_MEANING"]
 
@@ -54,6 +55,7 @@ def _classify(args, model, task, vocab) -> int:
 def cmd_generate(args) -> int:
     from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
     check_backend(args)
+    check_text_output(args)                              # --out checked before the model loads
     if is_pretrained_folder(args.checkpoint):            # a Hugging Face GPT-2 folder: text in, text out
         return generate_pretrained(args)
     model, ckpt = load_for_backend(args)
@@ -79,6 +81,10 @@ def cmd_generate(args) -> int:
         task = None
         vocab = Vocab((c.src_vocab if kind == "Transformer" else c.vocab_size) - 3)
     gen = backends.module(args.backend, "generate")
+    text = getattr(task, "is_text", False)
+    if not (text and (kind == "CausalLM" or (kind == "Transformer" and not task.is_classification))):
+        refuse_text_output(args, f"holds a {kind} on the {getattr(task, 'name', 'synthetic')} "
+                                 f"task, which generates no text")
     if kind in ("CausalLM", "BertForMaskedLM") or sampling_requested(args):  # LMs, sampling
         return generate_lm(args, model, task, vocab, gen)
     if getattr(task, "is_text", False):                  # translate / classify your own text

@@ -19,6 +19,7 @@ from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 from npformer.cli.text import add_test_data_arg, add_text_args, forbid_abbreviations
+from npformer.cli.text_output import add_text_output_args
 
 __all__ = ["build_parser", "CommandParser", "DASH_INPUT_HINT"]
 
@@ -197,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "give the same tokens and the logits to rounding; see docs/PERFORMANCE.md")
     add_backend_args(p, dtype_default=None)
     add_sampling_args(p)
+    add_text_output_args(p)
 
     # -- gradcheck ----------------------------------------------------------------------------------
     p = sub.add_parser("gradcheck", formatter_class=fmt,

@@ -15,6 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
+from npformer.cli.text_output import cut_at_stop, refuse_text_output, write_samples
 from npformer.data.display import visible
 
 __all__ = ["is_pretrained_folder", "generate_pretrained"]
@@ -67,6 +68,7 @@ def generate_pretrained(args) -> int:
     (vocab.txt) fills each INPUT's [MASK] instead (npformer.cli.fill_mask)."""
     from npformer.cli.fill_mask import fill_mask_cli, is_bert_folder
     if is_bert_folder(args.checkpoint):
+        refuse_text_output(args, "is a BERT folder, which fills [MASK] and generates no text")
         return fill_mask_cli(args)
     model, tok = _load(args)
     eos = tok.vocab.get(EOT)
@@ -80,6 +82,7 @@ def generate_pretrained(args) -> int:
     # model's) have no text: never chosen
     untokenizable = tuple(range(tok.vocab_size, model.config.vocab_size))
     gen = backends.module(args.backend, "generate")
+    samples = []
     for text in args.inputs:
         ids = tok.encode(text)
         if not ids:
@@ -101,5 +104,8 @@ def generate_pretrained(args) -> int:
         else:
             out = gen.greedy_decode(model, prompt, **common)
         new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]
-        print(visible(text + tok.decode([i for i in new if i != eos])))
+        sample = text + cut_at_stop(tok.decode([i for i in new if i != eos]), args.stop)
+        samples.append(sample)
+        print(visible(sample))
+    write_samples(args, samples)
     return 0

@@ -150,16 +150,34 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
         new = unseen(text)
         if new:
             shown = ", ".join(repr(c) for c in new[:10]) + (", ..." if len(new) > 10 else "")
+            form = _covering_form(text, unseen)
+            hint = "" if form is None else (
+                f"; written in Unicode normal form {form} this INPUT has none: the corpus spells "
+                f"these characters in {form} (e.g. {'composed' if form == 'NFC' else 'decomposed'} "
+                f"accents), so convert the INPUT to {form}")
             print(f"note: INPUT {text[:40]!r}: {len(new)} character(s) the checkpoint's character "
                   f"vocabulary never saw in training ({shown}); each is read as the unknown token "
-                  f"(written as U+FFFD if decoded)", file=file or sys.stderr)
+                  f"(written as U+FFFD if decoded){hint}", file=file or sys.stderr)
     return texts
+
+
+def _covering_form(text: str, unseen) -> str | None:
+    """"NFC" or "NFD" when `text` in that Unicode normal form (another spelling of the same
+    characters) has no character `unseen` by the vocabulary; None otherwise. The tokenizer does not
+    record the corpus's form (a corpus may mix them), so the INPUT is not converted silently."""
+    import unicodedata
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, text)
+        if other != text and not unseen(other):
+            return form
+    return None
 
 
 def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
     from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
+    from npformer.cli.text_output import cut_at_stop, write_samples
     sampling = sampling_requested(args)
     if args.beam > 1 and sampling:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
@@ -175,6 +193,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
         how = "greedy" if args.beam == 1 else f"beam search (K={args.beam}, alpha={args.alpha})"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} tokenizer saved in {args.checkpoint}")
+    samples = []
     for text in read_inputs(args.inputs, task.tokenizer):
         ids = task.vocab.encode(text)
         if not ids:
@@ -193,7 +212,11 @@ def generate_text(args, model, task, gen, sampler) -> int:
                                   length_penalty_alpha=args.alpha, **common)
         else:
             out = gen.greedy_decode(model, prompt, **common)
-        print(visible(f"{text}{task.vocab.decode(np.asarray(to_numpy(out.tokens))[0])}"))
+        sample = text + cut_at_stop(task.vocab.decode(np.asarray(to_numpy(out.tokens))[0]),
+                                    args.stop)
+        samples.append(sample)
+        print(visible(sample))
+    write_samples(args, samples)
     return 0
 
 

@@ -17,6 +17,7 @@ from npformer.cli.common import as_backend, to_numpy
 from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
 from npformer.cli.text import read_inputs
+from npformer.cli.text_output import cut_at_stop, write_samples
 from npformer.data.display import visible
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
@@ -64,8 +65,10 @@ def translate_texts(args, model, task, gen) -> int:
     side = "shared vocabulary" if task.shared_vocab else "source and target vocabularies"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} {side} saved in {args.checkpoint}")
-    for text, row in zip(texts, tokens):
-        print(visible(f"{text} -> {task.target_vocab.decode(cut_at_eos(row))}"))
+    samples = [cut_at_stop(task.target_vocab.decode(cut_at_eos(row)), args.stop) for row in tokens]
+    for text, sample in zip(texts, samples):
+        print(visible(f"{text} -> {sample}"))
+    write_samples(args, samples)
     return 0
 
 

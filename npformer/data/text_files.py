@@ -23,7 +23,7 @@ from pathlib import Path
 __all__ = ["TextFileError", "Corpus", "normalise_text", "read_text_file", "read_corpus", "read_saved"]
 
 MISSING = "no such file or folder"
-BINARY_PROBE = 8192                 # bytes looked at for a NUL (what `grep` and `git` do)
+WIDE_PROBE = 8192                   # bytes looked at to tell UTF-16/UTF-32 text from binary
 
 
 class TextFileError(ValueError):
@@ -75,9 +75,9 @@ def read_text_file(path) -> str:
         raise TextFileError(path, f"cannot be read: {e.strerror or e}") from None
     if not data:
         raise TextFileError(path, "the file is empty (0 bytes)")
-    nul = data.find(b"\0", 0, BINARY_PROBE)
+    nul = data.find(b"\0")            # the whole file (one memchr pass), not its head only
     if nul >= 0:
-        wide = wide_encoding(data[:BINARY_PROBE])
+        wide = wide_encoding(data[:WIDE_PROBE])
         if wide:
             raise TextFileError(path, f"expected UTF-8 text, got {wide[1]}; convert it, e.g. "
                                       f"iconv -f {wide[0]} -t UTF-8 {p.name} > {p.stem}.utf8.txt")

@@ -228,6 +228,11 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
               plain methods. The model is handed back with its plain methods.
     Stops with FloatingPointError naming the step when the loss or the gradient norm is not finite
     (nothing is updated by that step).
+
+    A model does not record the tokenizer it was trained with (the checkpoint's metadata does, with
+    the task), so a `task` whose tokenizer gives other ids that fit the model's vocabulary cannot be
+    told apart here and trains on them: keep the pair `load_training_state` returns (or the task from the
+    same checkpoint), or compare `task.tokenizer.to_dict()` with the saved one yourself.
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")

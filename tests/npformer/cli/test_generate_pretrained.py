@@ -67,3 +67,15 @@ def test_a_folder_without_tokenizer_files_is_one_line(tmp_path, capsys):
     assert main(["generate", str(tmp_path), "hello"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "vocab.json" in err[0] and "merges.txt" in err[0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_a_folder_stops_at_a_stop_string_and_writes_the_samples(folder, backend, capsys, tmp_path):
+    new = [transformers_continuation(folder, p, 12)[len(p):] for p in PROMPTS]
+    stop = new[0][len(new[0]) // 2]                       # a character from the middle of the first
+    out = tmp_path / "samples.txt"
+    assert main(["generate", str(folder), *PROMPTS, "--max-new-tokens", "12", "--backend", backend,
+                 "--dtype", "float64", "--stop", stop, "--out", str(out)]) == 0
+    expected = [p + (n[: n.index(stop)] if stop in n else n) for p, n in zip(PROMPTS, new)]
+    assert out.read_text(encoding="utf-8") == "".join(e + "\n" for e in expected)
+    assert capsys.readouterr().out.startswith("".join(visible(e) + "\n" for e in expected))

@@ -129,3 +129,18 @@ def test_plot_refuses_an_empty_input_to_a_classifier(classifier, tmp_path, capsy
     pytest.importorskip("matplotlib")
     assert main(["plot", classifier, "--out", str(tmp_path / "maps"), "--input", ""]) == 2
     assert "input '': encodes to no tokens; give some text to classify" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("corpus_form, input_form", [("NFD", "NFC"), ("NFC", "NFD")])
+def test_an_input_in_the_other_unicode_normal_form_is_named_in_the_note(corpus_form, input_form):
+    import io
+    import unicodedata
+    corpus = unicodedata.normalize(corpus_form, "café déjà vu\n")
+    tok = CharTokenizer.train(corpus)
+    buf = io.StringIO()
+    read_inputs([unicodedata.normalize(input_form, "déjà")], tok, file=buf)
+    assert "never saw in training" in buf.getvalue()
+    assert f"written in Unicode normal form {corpus_form} this INPUT has none" in buf.getvalue()
+    buf = io.StringIO()                            # a character missing in both forms: no such hint
+    read_inputs([unicodedata.normalize(input_form, "déjà Ω")], tok, file=buf)
+    assert "never saw in training" in buf.getvalue() and "normal form" not in buf.getvalue()

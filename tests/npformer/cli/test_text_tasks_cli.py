@@ -91,6 +91,17 @@ def test_generate_translates_text_from_the_checkpoint_alone(translator, pairs, t
         assert len(set(got.split()) & set(want.split())) >= 3, (extra, got)
 
 
+def test_generate_writes_translations_to_out_and_stops_them_at_a_stop_string(translator, tmp_path,
+                                                                             capsys):
+    srcs = ["the cat eats a fish", "a dog sees the bird"]
+    assert main(["generate", translator, *srcs]) == 0
+    full = [line.split(" -> ", 1)[1] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert all(" " in t for t in full)
+    out = tmp_path / "mt.txt"
+    assert main(["generate", translator, *srcs, "--stop", " ", "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == "".join(t.split(" ")[0] + "\n" for t in full)
+
+
 def test_evaluate_scores_the_held_out_pairs_in_both_backends(translator, capsys):
     lines = []
     for backend in ("numpy", "torch"):

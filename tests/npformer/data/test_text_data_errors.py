@@ -21,6 +21,8 @@ CASES = {
     "whitespace": (lambda d: write(d / "blank.txt", b" \n\n\t\n"), "only whitespace"),
     "binary": (lambda d: write(d / "image.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + b"x" * 2000),
                "a binary file, not text (a NUL byte at offset 8)"),
+    "late NUL": (lambda d: write(d / "late.txt", b"x" * 9000 + b"\0" + ENOUGH.encode()),
+                 "a binary file, not text (a NUL byte at offset 9000)"),   # past the first 8 KiB
     "latin-1": (lambda d: write(d / "latin.txt", ENOUGH.encode() + "caf\xe9\n".encode("latin-1")),
                 f"not UTF-8: byte 0xe9 at offset {len(ENOUGH) + 3}"),
     "too short": (lambda d: write(d / "short.txt", b"only a few words here\n" * 3),
@@ -114,3 +116,12 @@ def test_a_pipe_as_data_is_refused_saying_to_write_a_file(tmp_path, capsys):
     assert main(["train", "--task", "lm", "--data", str(fifo), "--steps", "1"]) == 2
     err = capsys.readouterr().err
     assert f"--data {fifo}: not a regular file (a pipe, device or socket" in err and "write it to a file" in err
+
+
+def test_a_folder_skips_a_file_whose_nul_byte_comes_after_the_first_8_kib(tmp_path):
+    from npformer.data.text_files import read_corpus
+    write(tmp_path / "a.txt", ENOUGH.encode())
+    write(tmp_path / "b.txt", ENOUGH.encode() * 8 + b"\0tail\n")            # NUL at 11520 bytes
+    corpus = read_corpus([tmp_path])
+    assert corpus.text == ENOUGH and "\0" not in corpus.text
+    assert [os.path.basename(p) for p, _ in corpus.skipped] == ["b.txt"]
