@@ -238,10 +238,10 @@ class ExecuteMixin:
             B, H, Tq, Tk = case.weights_shape
             for a in rest:
                 s = tuple(a.shape)
-                if s == (B, H, Tq, Tk):
-                    weights = a
+                if s == (B, H, Tq, Tk) or (self.caps.bh_layout and s == (B * H, Tq, Tk)):
+                    weights = a                    # (B*H, ..) weights are split back by the caller
                     break
-                if s == (B, Tq, Tk):               # averaged over the heads (one head: itself)
+                if s == (B, Tq, Tk) and not self.caps.bh_layout:   # averaged over the heads
                     weights = a
                     produced.weights_averaged = True
                     break

@@ -35,7 +35,7 @@ MASKS         attention that masks the future itself, no mask argument (builtin_
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
-              all and return it (pe_table)
+              all and return it (pe_table); a learned (L, d) table, given the sinusoid (learned_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
               (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
@@ -71,6 +71,7 @@ from . import (
     layer_role_args,
     layout,
     lazy,
+    learned_table,
     list_input,
     mask_parts,
     mask_rank,
@@ -123,7 +124,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           dict_note=dict_args.note),
     Hooks("output", with_token_ids=pe_table.with_token_ids, add_input=pe_table.add_input,
           no_input_table=pe_table.no_input_table,
-          no_grad=pe_table.NO_GRAD),
+          no_grad=pe_table.NO_GRAD, learned_table=learned_table.place),
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
           fd_check=grad_behaviour.fd_check),

@@ -1,10 +1,16 @@
 """Recogniser: scaled dot-product attention written for (batch*heads, T, d) tensors (torch.bmm, as in
-d2l's DotProductAttention). Found by a probe when the adapter is prepared, only for code that calls
-bmm: a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs returns (B*H, T,
-d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
+d2l's DotProductAttention; NumPy code computing `K.transpose(0, 2, 1)`). Found by a probe when the
+adapter is prepared, only for code that calls bmm or reorders exactly three axes
+(`.transpose(0, 2, 1)`, `.permute(0, 2, 1)`, read from its text or from the same module's
+functions it calls): a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs
+returns (B*H, T, d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
 splits them on the way out; gradients flow back through the reshape.
 """
 from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
 
 import numpy as np
 
@@ -29,7 +35,9 @@ def probe(adapter) -> None:
         return
     from ..frameworks import _names_used
     mod = adapter.source_module()
-    if not {"bmm", "baddbmm"} & _names_used(adapter.obj, vars(mod) if mod else None):
+    names = _names_used(adapter.obj, vars(mod) if mod else None)
+    helpers = [adapter.obj] + [v for n, v in (vars(mod) if mod else {}).items() if n in names]
+    if not {"bmm", "baddbmm"} & names and not any(three_axis_reorder(h) for h in helpers):
         return                          # only batched-matrix code needs merged axes: no probe
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
@@ -61,3 +69,19 @@ def probe(adapter) -> None:
         adapter.notes.append("the candidate takes (batch*heads, T, d) tensors (a call on "
                              "(batch, heads, T, d) raised): q, k, v and masks are handed over "
                              "with batch and heads merged, outputs split back")
+
+
+def three_axis_reorder(obj) -> bool:
+    """Whether the text of `obj` (a function or a class; the candidate and the same module's
+    functions it calls) reorders exactly three axes by
+    constants, `x.transpose(0, 2, 1)` or `x.permute(0, 2, 1)`: code written for 3-axis tensors."""
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr in ("transpose", "permute") and len(n.args) == 3
+               and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in n.args)
+               for n in ast.walk(tree))

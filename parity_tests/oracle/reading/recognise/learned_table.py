@@ -1,0 +1,52 @@
+"""Recogniser: a positional module holding a LEARNED table (`self.emb = nn.Embedding(max_len,
+d_model)` looked up with `torch.arange(T)`, `self.pe = nn.Parameter(torch.randn(1, max_len,
+d_model))`, a NumPy `np.random.randn(max_len, d_model)`) instead of computing the sinusoid. The
+reference has no parameter, so the table was an unplaced parameter and the check an interface
+error before any call.
+
+Such a table is the sinusoidal encoding's slot: when the candidate's only parameter the reference
+has no counterpart for is one table of (L, d_model) or (1, L, d_model), with L the positional
+length the candidate was built for (at least every example's T), the reference's sinusoid table of
+that shape is placed into it, and the report says so. What is then checked is the candidate's own
+code: that it looks up positions 0 .. T-1 (an offset, a reversed or a clipped lookup differs), adds
+the rows to x (not multiplies, not concatenates) and passes the input gradient. The table's own
+gradient has no reference counterpart and is not compared. Any other unplaced parameter (a
+projection, a second table) keeps the interface error."""
+from __future__ import annotations
+
+import numpy as np
+
+COMPONENT = "positional"
+
+
+def sinusoid(length: int, d_model: int) -> np.ndarray:
+    """The reference's (length, d_model) table, float64: sin(pos / 10000^(2i/d)) in even columns,
+    cos in odd ones, computed as npformer.layers.positional does it (the worker cannot import
+    npformer; the examples compare against the reference's own table, so a drift here would show
+    as a mismatch, never hide one)."""
+    angle = np.arange(length, dtype=np.float64)[:, None] / np.power(
+        10000.0, np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+    table = np.empty((length, d_model), dtype=np.float64)
+    table[:, 0::2] = np.sin(angle)
+    table[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return table
+
+
+def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
+    """`unclaimed` less the one learned positional table placed with the reference's sinusoid
+    (see the module docstring); unchanged when the candidate is not such a module."""
+    if adapter.comp.name != COMPONENT or len(unclaimed) != 1 or adapter.opts.allow_unmapped:
+        return unclaimed
+    name = unclaimed[0]
+    slot, D, T = slots.get(name), case.hyper["d_model"], case.out_shape[1]
+    shape = tuple(space.shapes[name]) if name in space.shapes else ()
+    if slot is None or len(shape) not in (2, 3) or (len(shape) == 3 and shape[0] != 1) or \
+            shape[-1] != D or shape[-2] < T:
+        return unclaimed
+    slot.set(sinusoid(shape[-2], D).reshape(shape))
+    note = (f"a learned positional table ({name}, {len(shape)} axes): the reference's sinusoid table placed "
+            f"into it (what is checked is the lookup of positions 0 .. T-1 and the addition to x; "
+            f"the table's own gradient has no reference counterpart)")
+    if note not in adapter.notes:
+        adapter.notes.append(note)
+    return []
