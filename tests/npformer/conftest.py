@@ -3,11 +3,15 @@
 `tiny_train_args(...)` is the `npformer train` option list of a model small enough to train in a
 fraction of a second (d_model 8, 2 heads, d_ff 16, one layer, a few steps on a small task), used by
 every test that runs the command line. Tests import it:
-`from tests.npformer.conftest import tiny_train_args`.
+`from tests.npformer.conftest import tiny_train_args`. `text_lm_args(context)` and
+`train_text_lm(folder)` are the same for a character-level language model of TEXT_CORPUS, for the
+tests of `npformer generate` on your own text.
 """
 from __future__ import annotations
 
-__all__ = ["tiny_train_args"]
+__all__ = ["tiny_train_args", "TEXT_CORPUS", "text_lm_args", "train_text_lm"]
+
+TEXT_CORPUS = "the cat sat on the mat.\nthe dog ran to the log.\n" * 40    # letters . and \n only
 
 
 def tiny_train_args(*, steps: int | None = 1, batch_size: int | None = 4,
@@ -39,3 +43,19 @@ def run_cli(argv, capsys):
         code = e.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def text_lm_args(context: int = 24, steps: int = 2) -> list[str]:
+    """Options of a tiny character-level `npformer train --task lm` run (d_model 16, one layer)."""
+    return ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--context",
+            str(context), "--batch-size", "4", "--steps", str(steps), "--no-progress", "--threads", "1"]
+
+
+def train_text_lm(folder, context: int = 24, steps: int = 2) -> str:
+    """Path of a checkpoint trained by `npformer train --task lm` on TEXT_CORPUS, written in `folder`."""
+    from npformer.cli.main import main
+    corpus, save = folder / "corpus.txt", str(folder / "lm.npz")
+    corpus.write_text(TEXT_CORPUS, encoding="utf-8")
+    assert main(["train", "--task", "lm", "--data", str(corpus), *text_lm_args(context, steps),
+                 "--save", save]) == 0
+    return save

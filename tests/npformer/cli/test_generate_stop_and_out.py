@@ -6,21 +6,14 @@ from __future__ import annotations
 import pytest
 
 from npformer.cli.main import main
+from tests.npformer.conftest import train_text_lm
 
-SMALL = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--context", "32",
-         "--batch-size", "4", "--steps", "2", "--no-progress", "--threads", "1"]
-CORPUS = "the cat sat on the mat.\nthe dog ran to the log.\n" * 40
 SAMPLE = ["--max-new-tokens", "20", "--seed", "3", "--temperature", "2.0"]   # varied characters
 
 
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory):
-    d = tmp_path_factory.mktemp("lm")
-    (d / "corpus.txt").write_text(CORPUS, encoding="utf-8")
-    save = str(d / "lm.npz")
-    assert main(["train", "--task", "lm", "--data", str(d / "corpus.txt"), *SMALL, "--save",
-                 save]) == 0
-    return save
+    return train_text_lm(tmp_path_factory.mktemp("lm"), context=32, steps=2)
 
 
 def _sample(capsys, argv) -> str:

@@ -9,20 +9,14 @@ import pytest
 import npformer.data.text_lm as text_lm
 from npformer.cli.main import main
 from npformer.training.text_eval import TextEvalResult
+from tests.npformer.conftest import train_text_lm
 
-SMALL = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--context", "24",
-         "--batch-size", "4", "--steps", "1", "--no-progress", "--threads", "1"]
-CORPUS = "the cat sat on the mat.\nthe dog ran to the log.\n" * 40
 HOSTILE = "\x1b]0;owned\x07\x1b[2J\rgone\x9b"
 
 
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory):
-    d = tmp_path_factory.mktemp("lm")
-    (d / "corpus.txt").write_text(CORPUS, encoding="utf-8")
-    save = str(d / "lm.npz")
-    assert main(["train", "--task", "lm", "--data", str(d / "corpus.txt"), *SMALL, "--save", save]) == 0
-    return save
+    return train_text_lm(tmp_path_factory.mktemp("lm"), context=24, steps=1)
 
 
 def test_a_generated_continuation_is_printed_with_its_controls_escaped(lm, capsys, monkeypatch):

@@ -9,20 +9,15 @@ from npformer.cli.main import main
 from npformer.cli.text import read_inputs
 from npformer.data.text_files import normalise_text
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer
+from tests.npformer.conftest import TEXT_CORPUS, text_lm_args, train_text_lm
 
-SMALL = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--context", "24",
-         "--batch-size", "4", "--steps", "2", "--no-progress", "--threads", "1"]
-CORPUS = "the cat sat on the mat.\nthe dog ran to the log.\n" * 40        # letters . and \n only
+SMALL = text_lm_args(24)
+CORPUS = TEXT_CORPUS
 
 
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory):
-    d = tmp_path_factory.mktemp("lm")
-    (d / "corpus.txt").write_text(CORPUS, encoding="utf-8")
-    save = str(d / "lm.npz")
-    assert main(["train", "--task", "lm", "--data", str(d / "corpus.txt"), *SMALL, "--save",
-                 save]) == 0
-    return save
+    return train_text_lm(tmp_path_factory.mktemp("lm"), context=24, steps=2)
 
 
 def test_characters_never_seen_in_training_are_named_in_a_note(lm, capsys):
