@@ -13,7 +13,10 @@ workers running as orphans that hold the caller's stdout; stopped with a signal,
 print pages of tracebacks. Here the workers run in their own session (a terminal's Ctrl-C reaches the
 launcher only, which then stops them), and their stderr goes through the launcher: after the first
 failure or interruption, what the workers still write is dropped, so the user reads one line saying
-what happened instead of every process's traceback.
+what happened instead of every process's traceback. A Ctrl-C or SIGTERM while the workers run is
+held until the launcher's next poll (`_HeldSignals`) and raised there by the caller's own handler:
+raised anywhere, it could land inside the relay while a lock of its queue is held, and the
+launcher would then hang, holding the caller's output, after stopping its workers.
 """
 from __future__ import annotations
 
@@ -114,6 +117,34 @@ class _Relay:
         self.pending = []
 
 
+class _HeldSignals:
+    """While the workers run: SIGINT and SIGTERM are recorded, not acted on; `raise_held()`, called
+    where the launcher is between two steps, puts the caller's handlers back and delivers the first
+    signal held to them (Ctrl-C's KeyboardInterrupt, or what the caller made of SIGTERM). Outside the
+    main thread (where Python allows no handler) nothing is held."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.held: list[int] = []
+        self.old: dict = {}
+
+    def hold(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self.old[s] = signal.signal(s, lambda signum, frame: self.held.append(signum))
+
+    def restore(self) -> None:
+        for s, handler in self.old.items():
+            signal.signal(s, handler)
+        self.old = {}
+
+    def raise_held(self) -> None:
+        if self.held:
+            self.restore()
+            signal.raise_signal(self.held[0])       # the caller's handler runs here, at a safe point
+
+
 def _stop(procs, grace: float) -> None:
     """SIGTERM to every live worker, then SIGKILL to those still alive after `grace` seconds."""
     for p in procs:
@@ -142,12 +173,15 @@ def run_workers(argv: list[str], nproc: int, *, env: dict | None = None,
     base[LAUNCHER_PID_ENV] = str(os.getpid())
     procs: list[subprocess.Popen] = []
     relay = None
+    signals = _HeldSignals()
     try:
         for r in range(nproc):
             procs.append(subprocess.Popen(argv, env=dict(base, RANK=str(r), LOCAL_RANK=str(r)),
                                           stderr=subprocess.PIPE, start_new_session=True))
         relay = _Relay(procs)
+        signals.hold()
         while True:
+            signals.raise_held()
             codes = [p.poll() for p in procs]
             bad = [(r, c) for r, c in enumerate(codes) if c not in (None, 0)]
             if bad:
@@ -163,11 +197,13 @@ def run_workers(argv: list[str], nproc: int, *, env: dict | None = None,
             relay.flush()
             time.sleep(_TICK_S)
     except BaseException:
+        signals.restore()
         _stop(procs, grace)
         if relay is not None:
             relay.finish(set())                   # interrupted: the workers' echoes are dropped
         raise
     finally:
+        signals.restore()
         for p in procs:
             if p.stderr is not None:
                 p.stderr.close()
