@@ -267,7 +267,7 @@ class Resolver:
                         self.entries[bref] = Entry(bref, cb, False, (j * D, (j + 1) * D), "packed")
                 self.claimed.add(cb)
             return
-        RESOLVE.packed_by_shape(self, ref_prefix, cand_prefix)
+        RESOLVE.packed_by_shape(self, ref_prefix, cand_prefix) or RESOLVE.packed_kv(self, ref_prefix, cand_prefix)
 
     def _by_order(self, children: tuple[Child, ...], ref_prefix: str, cand_prefix: str) -> None:
         """Linear children still unresolved take the free weights under the block, in order."""

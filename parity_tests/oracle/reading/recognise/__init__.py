@@ -26,7 +26,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
               a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
               attention matrices no name placed, their roles probed (roles); a packed q|k|v
-              no name placed, found by its (3D, D) shape (packed_shape); a candidate with no
+              no name placed, found by its (3D, D) shape (packed_shape); a cross-attention's
+              packed k|v beside a query of its own, found by its (2D, D) shape (packed_kv); a candidate with no
               weights at all, said plainly (weightless)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
@@ -38,7 +39,8 @@ OUTPUT        positional modules that return the table instead of x + PE, or tak
               all and return it (pe_table); a learned (L, d) table, given the sinusoid (learned_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
-              (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
+              (roles); a packed k|v holding the values first (packed_kv); a packed q|k|v whose
+              rows are grouped by head (qkv_groups); square
               matrices used as x @ W, read as (in, out) (layout)
 
 This file is the only way in: code outside recognise/ imports nothing but this package's own names
@@ -78,6 +80,7 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    packed_kv,
     packed_shape,
     part_convention,
     pe_table,
@@ -132,7 +135,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
           wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
-          packed_by_shape=packed_shape.resolve, weightless_message=weightless.message),
+          packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message),
     Hooks("absent", reason=absent.reason),
 )}
 
@@ -156,6 +159,7 @@ def reads_x_at_w(adapter, inst, case) -> bool:
     matrices are used as x @ W (layout); True when the instance must be built again with
     --weight-layout in_out."""
     roles.place(adapter, inst)
+    packed_kv.place(adapter, inst, case)
     qkv_groups.place(adapter, inst, case)
     return layout.applies(adapter, inst) and layout.probe(adapter, inst, case)
 
