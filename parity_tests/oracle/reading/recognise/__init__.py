@@ -7,8 +7,10 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
               log_attention_weights get False; shape_list: a norm's list of normalised
-              dimensions, Norm(parameters_shape=[d_model])); and for OPTIONAL ones too: an
-              argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0 (dropout_args)
+              dimensions, Norm(parameters_shape=[d_model]); width_multiplier: a feed-forward
+              width given as a multiple, forward_expansion = d_ff / d_model); and for OPTIONAL
+              ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0
+              (dropout_args)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -96,12 +98,14 @@ from . import (
     torch_mha_mask,
     valid_lens,
     weightless,
+    width_multiplier,
     wrapper,
 )
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
-CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value, flags.value, shape_list.value)
+CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplier.value, submodules.value,
+                                                  derived.value, meaning.value, arg_meaning.value, flags.value,
+                                                  shape_list.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
