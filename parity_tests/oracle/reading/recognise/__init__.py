@@ -30,7 +30,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               attention matrices no name placed, their roles probed (roles); a packed q|k|v
               no name placed, found by its (3D, D) shape (packed_shape); a cross-attention's
               packed k|v beside a query of its own, found by its (2D, D) shape (packed_kv); a candidate with no
-              weights at all, said plainly (weightless)
+              weights at all, said plainly (weightless); a gated feed-forward (GLU, SwiGLU),
+              said plainly instead of a weight blamed (gated_ffn)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -68,6 +69,7 @@ from . import (
     ffn_width,
     flags,
     function_calls,
+    gated_ffn,
     global_width,
     grad_behaviour,
     head_axes,
@@ -114,6 +116,12 @@ PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
+def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
+    """Why left-over parameters have no counterpart, when a recogniser knows: a norm inside the
+    block (add_norm_block), a gate (gated_ffn); None for the generic message."""
+    return add_norm_block.message(kind, unclaimed, shapes) or gated_ffn.unclaimed(kind, unclaimed, shapes)
+
+
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
@@ -138,7 +146,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
-          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
+          wrapper=wrapper.resolve, class_layout=class_layout.apply, unclaimed_message=unclaimed_message,
+          gated_missing=gated_ffn.missing,
           packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message),
     Hooks("absent", reason=absent.reason),
 )}
