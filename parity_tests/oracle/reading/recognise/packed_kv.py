@@ -4,8 +4,11 @@
 Resolve: after the names placed q but neither k nor v, and no packed q|k|v was found, the block's
 free matrices are looked at: when exactly one is (2*D, D) or (D, 2*D) (used as x @ W, so
 transposed), it is read as k | v stacked, keys in rows 0:D, values in rows D:2D (the common
-writing, `k, v = kv(m).chunk(2, -1)`). Its bias is the (2*D,) vector beside it, or the block's only
-free one. None or two such matrices: nothing is taken (the interface error names the parameters).
+writing, `k, v = kv(m).chunk(2, -1)`). When three or more free square (D, D) matrices remain (k, v
+and the output projection could be matrices of their own, placed by order), only a matrix whose
+name says key and value (`kv`, `key_value`, `memory`, `context`, `cross`) is taken. Its bias is the
+(2*D,) vector beside it, or the block's only free one. None or two such matrices: nothing is taken
+(the interface error names the parameters).
 
 Which half holds the values is then decided by behaviour, once, on the first freshly built
 instance (place): the layout probe's weights (q = k = 0, v = A, output projection C random, every
@@ -25,6 +28,7 @@ from ..resolution import Entry
 from .layout import PREFIX, array_out, probe_output, probe_weights
 
 QKV = ("q_proj", "k_proj", "v_proj")
+KV_WORDS = ("kv", "key_value", "keyvalue", "k_v", "memory", "context", "cross")
 WHY = "found by its shape (2*d_model x d_model) beside the query's own projection: a packed k|v"
 
 
@@ -37,10 +41,14 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> bool:
     D = int(r.ref_shapes[q][0])
     if tuple(r.ref_shapes[q]) != (D, D) or D < 1:
         return False
-    hits = [n for n in r.free_names(cand_prefix) if r.space.shapes.get(n) is not None
+    free = r.free_names(cand_prefix)
+    hits = [n for n in free if r.space.shapes.get(n) is not None
             and tuple(r.space.shapes[n]) in ((2 * D, D), (D, 2 * D))]
     if len(hits) != 1:
         return False
+    square = [n for n in free if r.space.shapes.get(n) is not None and tuple(r.space.shapes[n]) == (D, D)]
+    if len(square) >= 3 and not any(w in hits[0].lower() for w in KV_WORDS):
+        return False                    # k and v may be square matrices of their own (by order)
     cw = hits[0]
     transpose = tuple(r.space.shapes[cw]) == (D, 2 * D)
     for j, p in enumerate(QKV[1:]):
