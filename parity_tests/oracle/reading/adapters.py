@@ -296,7 +296,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)
         if unclaimed and self.framework == "torch" and not self.opts.allow_unmapped:
-            raise InterfaceError(RESOLVE.add_norm_message(self.comp.name, unclaimed, space.shapes) or
+            raise InterfaceError(RESOLVE.unclaimed_message(self.comp.name, unclaimed, space.shapes) or
                 f"the candidate has parameters the reference has no counterpart for: "
                 f"{', '.join(f'{n} {tuple(space.shapes[n])}' for n in unclaimed)}. Mapped so far: "
                 + "; ".join(e.describe() for e in entries.values())

@@ -267,7 +267,7 @@ class Resolver:
                         self.entries[bref] = Entry(bref, cb, False, (j * D, (j + 1) * D), "packed")
                 self.claimed.add(cb)
             return
-        RESOLVE.packed_by_shape(self, ref_prefix, cand_prefix)
+        RESOLVE.packed_by_shape(self, ref_prefix, cand_prefix) or RESOLVE.packed_kv(self, ref_prefix, cand_prefix)
 
     def _by_order(self, children: tuple[Child, ...], ref_prefix: str, cand_prefix: str) -> None:
         """Linear children still unresolved take the free weights under the block, in order."""
@@ -354,9 +354,10 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
         weightless = RESOLVE.weightless_message(kind, space, missing, ref_shapes)
         if weightless:
             raise InterfaceError(weightless)
-        block_norm = RESOLVE.add_norm_message(kind, unclaimed, space.shapes)
-        if block_norm:
-            raise InterfaceError(block_norm)
+        why = RESOLVE.unclaimed_message(kind, unclaimed, space.shapes) or \
+            RESOLVE.gated_missing(kind, space, missing, ref_shapes)
+        if why:
+            raise InterfaceError(why)
         listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"
                             for n in space.names[:60])
         raise InterfaceError(

@@ -7,8 +7,10 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
               log_attention_weights get False; shape_list: a norm's list of normalised
-              dimensions, Norm(parameters_shape=[d_model])); and for OPTIONAL ones too: an
-              argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0 (dropout_args)
+              dimensions, Norm(parameters_shape=[d_model]); width_multiplier: a feed-forward
+              width given as a multiple, forward_expansion = d_ff / d_model); and for OPTIONAL
+              ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0
+              (dropout_args)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384 (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
@@ -26,8 +28,10 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
               a module only wrapping the block, self.mha = nn.MultiheadAttention (wrapper);
               attention matrices no name placed, their roles probed (roles); a packed q|k|v
-              no name placed, found by its (3D, D) shape (packed_shape); a candidate with no
-              weights at all, said plainly (weightless)
+              no name placed, found by its (3D, D) shape (packed_shape); a cross-attention's
+              packed k|v beside a query of its own, found by its (2D, D) shape (packed_kv); a candidate with no
+              weights at all, said plainly (weightless); a gated feed-forward (GLU, SwiGLU),
+              said plainly instead of a weight blamed (gated_ffn)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -38,7 +42,8 @@ OUTPUT        positional modules that return the table instead of x + PE, or tak
               all and return it (pe_table); a learned (L, d) table, given the sinusoid (learned_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
-              (roles); a packed q|k|v whose rows are grouped by head (qkv_groups); square
+              (roles); a packed k|v holding the values first (packed_kv); a packed q|k|v whose
+              rows are grouped by head (qkv_groups); square
               matrices used as x @ W, read as (in, out) (layout)
 
 This file is the only way in: code outside recognise/ imports nothing but this package's own names
@@ -64,6 +69,7 @@ from . import (
     ffn_width,
     flags,
     function_calls,
+    gated_ffn,
     global_width,
     grad_behaviour,
     head_axes,
@@ -78,6 +84,7 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    packed_kv,
     packed_shape,
     part_convention,
     pe_table,
@@ -93,12 +100,14 @@ from . import (
     torch_mha_mask,
     valid_lens,
     weightless,
+    width_multiplier,
     wrapper,
 )
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
-CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, submodules.value, derived.value, meaning.value,
-                                                  arg_meaning.value, flags.value, shape_list.value)
+CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplier.value, submodules.value,
+                                                  derived.value, meaning.value, arg_meaning.value, flags.value,
+                                                  shape_list.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
@@ -106,6 +115,12 @@ PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout
                              part_convention.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
+
+def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
+    """Why left-over parameters have no counterpart, when a recogniser knows: a norm inside the
+    block (add_norm_block), a gate (gated_ffn); None for the generic message."""
+    return add_norm_block.message(kind, unclaimed, shapes) or gated_ffn.unclaimed(kind, unclaimed, shapes)
+
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates),
@@ -131,8 +146,9 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
-          wrapper=wrapper.resolve, class_layout=class_layout.apply, add_norm_message=add_norm_block.message,
-          packed_by_shape=packed_shape.resolve, weightless_message=weightless.message),
+          wrapper=wrapper.resolve, class_layout=class_layout.apply, unclaimed_message=unclaimed_message,
+          gated_missing=gated_ffn.missing,
+          packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message),
     Hooks("absent", reason=absent.reason),
 )}
 
@@ -156,6 +172,7 @@ def reads_x_at_w(adapter, inst, case) -> bool:
     matrices are used as x @ W (layout); True when the instance must be built again with
     --weight-layout in_out."""
     roles.place(adapter, inst)
+    packed_kv.place(adapter, inst, case)
     qkv_groups.place(adapter, inst, case)
     return layout.applies(adapter, inst) and layout.probe(adapter, inst, case)
 
