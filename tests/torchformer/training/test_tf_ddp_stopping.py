@@ -23,9 +23,13 @@ TINY = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1", "--b
 def _start(tmp_path, *extra):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1")
+    # Ctrl-C's default action in the launcher, as a terminal gives it: a test runner started in the
+    # background by a shell without job control passes SIGINT on ignored, and the launcher (rightly)
+    # keeps a Ctrl-C its caller ignores ignored
     return subprocess.Popen([sys.executable, "-m", "npformer", "train", "--backend", "torch",
                              "--nproc", "2", *TINY, *extra], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _children(pid: int) -> list[int]:
