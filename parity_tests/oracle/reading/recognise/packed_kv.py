@@ -26,6 +26,7 @@ import numpy as np
 from ..calls import Finished, run_limited
 from ..resolution import Entry
 from .layout import PREFIX, array_out, probe_output, probe_weights
+from .packed_shape import packed_bias
 
 QKV = ("q_proj", "k_proj", "v_proj")
 KV_WORDS = ("kv", "key_value", "keyvalue", "k_v", "memory", "context", "cross")
@@ -55,7 +56,7 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> bool:
         ref = r.join(ref_prefix, f"{p}.weight")
         r.entries[ref] = Entry(ref, cw, transpose, (j * D, (j + 1) * D), "packed", why=WHY)
     r.claimed.add(cw)
-    cb = _bias(r, cw, cand_prefix, D)
+    cb = packed_bias(r, cw, cand_prefix, 2 * D)
     if cb is not None:
         for j, p in enumerate(QKV[1:]):
             bref = r.join(ref_prefix, f"{p}.bias")
@@ -65,16 +66,6 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> bool:
     return True
 
 
-def _bias(r, cw: str, cand_prefix: str, D: int) -> str | None:
-    def fits(n: str) -> bool:
-        s = r.space.shapes.get(n)
-        return n not in r.claimed and s is not None and tuple(s) == (2 * D,)
-    if "." in cw:
-        beside = r.space.find(cw.rsplit(".", 1)[0] + ".bias")
-        if beside and fits(beside):
-            return beside
-    vectors = [n for n in r.free_names(cand_prefix) if fits(n)]
-    return vectors[0] if len(vectors) == 1 else None
 
 
 def _packed_kv(inst) -> list:

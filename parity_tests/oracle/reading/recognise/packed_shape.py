@@ -39,7 +39,7 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> bool:
         ref = r.join(ref_prefix, f"{p}.weight")
         r.entries[ref] = Entry(ref, cw, transpose, (j * D, (j + 1) * D), "packed", why=WHY)
     r.claimed.add(cw)
-    cb = _bias(r, cw, cand_prefix, D)
+    cb = packed_bias(r, cw, cand_prefix, 3 * D)
     if cb is not None:
         for j, p in enumerate(QKV):
             bref = r.join(ref_prefix, f"{p}.bias")
@@ -49,10 +49,12 @@ def resolve(r, ref_prefix: str, cand_prefix: str) -> bool:
     return True
 
 
-def _bias(r, cw: str, cand_prefix: str, D: int) -> str | None:
+def packed_bias(r, cw: str, cand_prefix: str, width: int) -> str | None:
+    """The free (width,) vector beside the packed matrix `cw` (its own `.bias`), or the only free
+    one of that width under `cand_prefix`; None when there is none or more than one."""
     def fits(n: str) -> bool:
         s = r.space.shapes.get(n)
-        return n not in r.claimed and s is not None and tuple(s) == (3 * D,)
+        return n not in r.claimed and s is not None and tuple(s) == (width,)
     if "." in cw:
         beside = r.space.find(cw.rsplit(".", 1)[0] + ".bias")
         if beside and fits(beside):
