@@ -10,7 +10,8 @@
 Every subcommand has --help. Bad arguments (and unusable checkpoint files) print one line saying what
 is wrong and exit with status 2; a failed gradient check exits with 1.
 
-The package, one file per concept: parser (+ options, argtypes, defaults) builds the command line;
+The package, one file per concept: parser (+ options, argtypes, defaults) builds the command line,
+and suggest answers a misspelt option or command with the nearest one;
 train, evaluate, generate (+ lm), gradcheck and plot each run one command; common, printing and
 figures hold what the commands share; guards check option combinations; backends picks npformer or
 torchformer; errors holds CliError.
