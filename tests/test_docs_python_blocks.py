@@ -75,6 +75,7 @@ def test_oracle_styles_adapters_define_functions():
         assert any(callable(v) for k, v in scope.items() if not k.startswith("__"))
 
 
+@pytest.mark.filterwarnings("ignore:.*newly initialized:UserWarning")   # the page's fresh BERT head
 def test_gpt2_bert_page_runs_as_written_on_tiny_folders(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
     pytest.importorskip("transformers", reason="the [hf] extra is not installed")
