@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 
 from npformer.cli.argtypes import (
     float_in,
@@ -19,13 +18,11 @@ from npformer.cli.argtypes import (
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
-from npformer.cli.suggest import closest
+from npformer.cli.suggest import choice_hint
 from npformer.cli.text import add_test_data_arg, add_text_args, forbid_abbreviations
 from npformer.cli.text_output import add_text_output_args
 
-__all__ = ["build_parser", "CommandParser", "TopParser", "DASH_INPUT_HINT", "COMMAND_NAMES"]
-
-COMMAND_NAMES = ("train", "evaluate", "generate", "gradcheck", "plot")
+__all__ = ["build_parser", "CommandParser", "TopParser", "DASH_INPUT_HINT"]
 
 DASH_INPUT_HINT = ("; an INPUT that starts with '-' goes after `--`, which ends the options "
                    "(npformer generate CKPT -- -3+4=)")
@@ -38,18 +35,15 @@ class CommandParser(argparse.ArgumentParser):
     def error(self, message):
         if "INPUT" in message and self.prog.split()[-1] == "generate" and DASH_INPUT_HINT not in message:
             message += DASH_INPUT_HINT
-        super().error(message)
+        super().error(message + choice_hint(message))
 
 
 class TopParser(argparse.ArgumentParser):
-    """The `npformer` parser: a misspelt command is answered with the nearest one."""
+    """The `npformer` parser: a misspelt command is answered with the nearest one (as is a misspelt
+    choice of a command's option, by CommandParser)."""
 
     def error(self, message):
-        typo = re.search(r"invalid choice: '([^']*)'", message)
-        near = closest(typo.group(1), COMMAND_NAMES) if typo else None
-        if near:
-            message += f"; did you mean '{near}'?"
-        super().error(message)
+        super().error(message + choice_hint(message))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 
-__all__ = ["command_parser", "unknown_options_message", "closest"]
+__all__ = ["command_parser", "unknown_options_message", "closest", "choice_hint"]
 
 
 def closest(word: str, choices) -> str | None:
@@ -36,3 +37,13 @@ def unknown_options_message(sub: argparse.ArgumentParser, extra: list[str]) -> s
     hint = f" ({'; '.join(hints)})" if hints else ""
     return (f"unrecognized arguments: {' '.join(extra)}{hint}; `{sub.prog} --help` lists every "
             f"option")
+
+
+def choice_hint(message: str) -> str:
+    """For argparse's `invalid choice: 'x' (choose from a, b, ...)`: "; did you mean 'a'?" when a
+    listed choice is near x, else ""."""
+    m = re.search(r"invalid choice: '?([^'\s]*)'? \(choose from (.*)\)", message)
+    if not m:
+        return ""
+    near = closest(m.group(1), [c.strip().strip("'") for c in m.group(2).split(",")])
+    return f"; did you mean '{near}'?" if near else ""
