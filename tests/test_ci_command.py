@@ -27,3 +27,13 @@ def test_the_readme_lists_what_ci_runs_among_the_test_commands():
     test_line = _ci_commands()[-1]
     assert any(ln.split("#")[0].strip() == test_line
                for ln in (ROOT / "README.md").read_text().splitlines() if "what CI runs" in ln)
+
+
+def test_the_readme_installs_the_extras_ci_installs():
+    """The README's `pip install -e ".[...]"` names the extras .ci/run installs, so the README's suite
+    is CI's (without `examples` the notebooks are skipped)."""
+    import re
+    ci = re.findall(r'pip install .*-e "\.\[([a-z,]+)\]"', (ROOT / ".ci" / "run").read_text())
+    readme = re.findall(r'^pip install -e "\.\[([a-z,]+)\]"', (ROOT / "README.md").read_text(), re.M)
+    assert len(ci) == 1 and readme, (ci, readme)
+    assert set(readme[0].split(",")) == set(ci[0].split(",")), (readme, ci)

@@ -49,7 +49,9 @@ def torch_and_device(args):
     try:
         import torch
     except ImportError:
-        raise CliError("--backend torch needs PyTorch: pip install npformer[torch]") from None
+        raise CliError("--backend torch needs PyTorch, which is not installed: the CPU-only build is "
+                       "pip install torch --index-url https://download.pytorch.org/whl/cpu (a plain "
+                       "pip install torch pulls CUDA packages on Linux; README, Quick start)") from None
     torch.set_num_threads(args.threads)
     try:
         dev = torch.device(args.device)

@@ -10,7 +10,8 @@
 Every subcommand has --help. Bad arguments (and unusable checkpoint files) print one line saying what
 is wrong and exit with status 2; a failed gradient check exits with 1.
 
-The package, one file per concept: parser (+ options, argtypes, defaults) builds the command line;
+The package, one file per concept: parser (+ options, argtypes, defaults) builds the command line,
+and suggest answers a misspelt option or command with the nearest one;
 train, evaluate, generate (+ lm), gradcheck and plot each run one command; common, printing and
 figures hold what the commands share; guards check option combinations; backends picks npformer or
 torchformer; errors holds CliError.
@@ -31,6 +32,7 @@ from npformer.cli.option_rules import (
 )
 from npformer.cli.parser import DASH_INPUT_HINT, build_parser
 from npformer.cli.plot import cmd_plot
+from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
 
 __all__ = ["main", "COMMANDS"]
@@ -44,8 +46,8 @@ def main(argv=None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:                                             # what parse_args refuses, with a hint
         dashed = args.command == "generate" and any(a[:1] == "-" and a[:2] != "--" for a in extra)
-        parser.error(f"unrecognized arguments: {' '.join(extra)}"
-                     f"{DASH_INPUT_HINT if dashed else ''}")
+        sub = command_parser(parser, args.command)        # the command's usage, its nearest options
+        sub.error(unknown_options_message(sub, extra) + (DASH_INPUT_HINT if dashed else ""))
     args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
         check_threads(args)                               # before any work

@@ -18,10 +18,11 @@ from npformer.cli.argtypes import (
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
 from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
+from npformer.cli.suggest import choice_hint
 from npformer.cli.text import add_test_data_arg, add_text_args, forbid_abbreviations
 from npformer.cli.text_output import add_text_output_args
 
-__all__ = ["build_parser", "CommandParser", "DASH_INPUT_HINT"]
+__all__ = ["build_parser", "CommandParser", "TopParser", "DASH_INPUT_HINT"]
 
 DASH_INPUT_HINT = ("; an INPUT that starts with '-' goes after `--`, which ends the options "
                    "(npformer generate CKPT -- -3+4=)")
@@ -32,14 +33,22 @@ class CommandParser(argparse.ArgumentParser):
     starts with '-' (argparse reads it as an option otherwise)."""
 
     def error(self, message):
-        if "INPUT" in message and self.prog.split()[-1] == "generate":
+        if "INPUT" in message and self.prog.split()[-1] == "generate" and DASH_INPUT_HINT not in message:
             message += DASH_INPUT_HINT
-        super().error(message)
+        super().error(message + choice_hint(message))
+
+
+class TopParser(argparse.ArgumentParser):
+    """The `npformer` parser: a misspelt command is answered with the nearest one (as is a misspelt
+    choice of a command's option, by CommandParser)."""
+
+    def error(self, message):
+        super().error(message + choice_hint(message))
 
 
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = TopParser(
         prog="npformer", formatter_class=fmt,
         description="A Transformer written by hand in NumPy (npformer) and twinned in PyTorch "
                     "(torchformer): train it, evaluate it, decode with it, check its gradients, "
