@@ -22,6 +22,9 @@ from typing import Any
 
 from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine, npformer_train_threads
 
+# PyTorch without the CUDA packages a plain `pip install torch` pulls on Linux (README, Quick start)
+TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
 
 def _csv(s: str) -> list[str]:
     vals = [x.strip() for x in s.split(",") if x.strip()]
@@ -204,12 +207,12 @@ def _skip_torch_backends(lists: dict[str, tuple[list[str], bool]]) -> dict[str, 
         torch_ones = [b for b in names if get_backend(b).family != "numpy"]
         if torch_ones and explicit:
             raise ValueError(f"{option}: {','.join(torch_ones)} need PyTorch, which is not "
-                             f"installed (pip install npformer[torch])")
+                             f"installed (the CPU-only build: {TORCH_CPU})")
         skipped += [b for b in torch_ones if b not in skipped]
         out[option] = [b for b in names if b not in torch_ones]
     if skipped:
         print(f"torch is not installed: skipping the torch backends {','.join(skipped)} "
-              f"(pip install npformer[torch] to include them)", flush=True)
+              f"(to include them, the CPU-only build: {TORCH_CPU})", flush=True)
     return out
 
 

@@ -7,8 +7,9 @@ Runs on CPU and CUDA, float32/float64, and under bf16/fp16 autocast on GPU.
 try:
     import torch as _torch  # noqa: F401
 except ImportError as _e:
-    raise ImportError("torchformer needs PyTorch, which is not installed: pip install "
-                      "npformer[torch] (or follow pytorch.org for a CUDA build)") from _e
+    raise ImportError("torchformer needs PyTorch, which is not installed; the CPU-only build: pip "
+                      "install torch --index-url https://download.pytorch.org/whl/cpu (a plain pip "
+                      "install torch pulls CUDA packages on Linux; pytorch.org for a CUDA build)") from _e
 
 from npformer.checks.attention_maps import attention_weights
 from npformer.io.checkpoint import CheckpointError

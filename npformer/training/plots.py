@@ -48,7 +48,7 @@ def pyplot():
     try:
         import matplotlib
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install npformer[plots]") from e
+        raise ImportError("plots need matplotlib: pip install 'npformer[plots]'") from e
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
     return plt

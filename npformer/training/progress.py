@@ -32,7 +32,7 @@ class Progress:
                                 dynamic_ncols=True, mininterval=0.5)
             except ImportError:
                 self.bar = None
-                self.hint = "(pip install npformer[progress] for a tqdm progress bar)"
+                self.hint = "(pip install 'npformer[progress]' for a tqdm progress bar)"
 
     def eta_text(self, step: int) -> str:
         done = step - self.start

@@ -30,7 +30,7 @@ from npformer.training.metrics import EvalResult
 __all__ = ["TranslationEvalResult", "ClassifyEvalResult", "evaluate_translation",
            "evaluate_classification", "corpus_scores", "classification_report", "SACREBLEU_HINT"]
 
-SACREBLEU_HINT = "BLEU and chrF need sacrebleu: pip install npformer[text] (or pip install sacrebleu)"
+SACREBLEU_HINT = "BLEU and chrF need sacrebleu: pip install 'npformer[text]' (or pip install sacrebleu)"
 
 
 def corpus_scores(hypotheses: list[str], references: list[str]) -> tuple[float, float]:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
 SHIM = ("import sys; sys.modules['torch'] = None\n"
         "from benchmarks.cli import main\n"
         "sys.exit(main(sys.argv[1:]))\n")
@@ -25,7 +27,7 @@ def test_quick_without_torch_skips_with_one_line(tmp_path):
     assert r.stderr == ""                                        # no noise, no error rows
     skip = [line for line in r.stdout.splitlines() if "skipping" in line]
     assert skip == ["torch is not installed: skipping the torch backends tf-cpu,nn-cpu "
-                    "(pip install npformer[torch] to include them)"]
+                    f"(to include them, the CPU-only build: {TORCH_CPU})"]
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     assert {r["backend"] for r in doc["results"]} == {"np-f32", "np-f64"}
     assert "error" not in r.stdout.lower()
@@ -35,7 +37,7 @@ def test_explicit_torch_backend_without_torch_is_an_error(tmp_path):
     r = run([*TINY, "--backends", "np-f32,tf-cpu", "--out", str(tmp_path / "out")])
     assert r.returncode == 2
     assert r.stderr.strip() == ("python -m benchmarks: error: --backends: tf-cpu need PyTorch, "
-                                "which is not installed (pip install npformer[torch])")
+                                f"which is not installed (the CPU-only build: {TORCH_CPU})")
 
 
 def test_out_checked_before_measuring(tmp_path):

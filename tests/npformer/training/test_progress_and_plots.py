@@ -24,7 +24,7 @@ def test_terminal_without_tqdm_is_one_updating_line_with_eta(monkeypatch):
         bar.update(step, loss=1.0 / step)
     bar.close()
     text = f.getvalue()
-    assert text.startswith("(pip install npformer[progress] for a tqdm progress bar)\n")
+    assert text.startswith("(pip install 'npformer[progress]' for a tqdm progress bar)\n")
     body = text.split("\n", 1)[1]
     assert body.count("\r") == 40 and body.count("\n") == 1      # one line, rewritten every step
     assert "step 40/40" in body and "ETA 0:00" in body and "it/s" in body
@@ -64,8 +64,8 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("blocked, code, hint", [
-    ("torch", "import torchformer", "pip install npformer[torch]"),
-    ("matplotlib", "from npformer.training import plots; plots.pyplot()", "pip install npformer[plots]"),
+    ("torch", "import torchformer", "install torch --index-url https://download.pytorch.org/whl/cpu"),
+    ("matplotlib", "from npformer.training import plots; plots.pyplot()", "pip install 'npformer[plots]'"),
 ])
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os
@@ -83,4 +83,4 @@ def test_cli_backend_torch_without_torch_is_one_line(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "torch", None)
     assert main(["train", "--backend", "torch", "--steps", "1", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "pip install npformer[torch]" in err[0]
+    assert len(err) == 1 and "install torch --index-url https://download.pytorch.org/whl/cpu" in err[0]
