@@ -65,7 +65,8 @@ def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
     p = _path(path)
     if not p.exists():
-        raise TextFileError(path, MISSING)
+        where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
+        raise TextFileError(path, MISSING + where)
     if not p.is_file():
         raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
                                   "twice, to train and again to resume, so write it to a file)")
@@ -200,7 +201,7 @@ def read_saved(read, files, sha256):
     try:
         return read(files)
     except TextFileError as e:
-        if sha256 is None or e.problem != MISSING:
+        if sha256 is None or not e.problem.startswith(MISSING):
             raise
         raise TextFileError(e.path, f"{MISSING}; it is the text this checkpoint was trained on "
                                     f"(--data as given then, relative to the folder training ran "

@@ -125,3 +125,15 @@ def test_a_folder_skips_a_file_whose_nul_byte_comes_after_the_first_8_kib(tmp_pa
     corpus = read_corpus([tmp_path])
     assert corpus.text == ENOUGH and "\0" not in corpus.text
     assert [os.path.basename(p) for p, _ in corpus.skipped] == ["b.txt"]
+
+
+def test_missing_relative_path_names_the_folder_it_was_looked_for_in(tmp_path, capsys,
+                                                                      monkeypatch):
+    """A relative --data that is not there says where it was looked for (a newcomer running from
+    another folder); an absolute one does not need to."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["train", "--task", "lm", "--data", "corpus.txt", "--steps", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (f"--data corpus.txt: no such file or folder (a relative path is read from the current "
+            f"folder, {tmp_path})") in err, err
