@@ -58,9 +58,10 @@ def probe(adapter) -> None:
     if not both and len(constant) == 1:
         f = constant.pop()
         adapter.caps.fixed_sizes["d_ff"] = f
+        how = (f"at the model width {fixed} the code fixes" if fixed else "and two d_model")
         adapter.notes.append(f"the feed-forward width is fixed by the candidate's code at {f} (built "
-                             f"with two different d_ff and two d_model, its hidden width did not "
-                             f"change): d_ff drawn as {f}")
+                             f"with two different d_ff {how}, its hidden width did not change): "
+                             f"d_ff drawn as {f}")
     if len(both) == 1:
         k = both.pop()
         adapter.caps.d_ff_ratio = k
