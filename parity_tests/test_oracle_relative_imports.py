@@ -12,7 +12,11 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check, render_text  # noqa: E402
-from parity_tests.oracle.reading.package_import import anchor_folder, relative_depth  # noqa: E402
+from parity_tests.oracle.reading.package_import import (  # noqa: E402
+    anchor_folder,
+    reach_hint,
+    relative_depth,
+)
 
 
 @pytest.fixture
@@ -48,6 +52,22 @@ def test_without_a_package_root_an_import_from_above_sees_nothing_above(package)
     res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayer",
                 examples=5)
     assert res.verdict == "load_error", render_text(res)
+    assert f"pass --package-root {os.path.abspath(package)} " in render_text(res), render_text(res)
+
+
+def test_the_package_root_to_pass_is_read_from_the_relative_imports(tmp_path):
+    """Two levels up: the folder named is the one the deepest import reaches; a folder on the way
+    without __init__.py is named as what stops it; inside the package root there is nothing to say."""
+    deep = tmp_path / "top" / "mid" / "leaf"
+    deep.mkdir(parents=True)
+    (deep / "layer.py").write_text("from ...parts import attention\n")
+    (deep / "__init__.py").write_text("")
+    assert "has no __init__.py" in reach_hint(str(deep / "layer.py"))
+    (tmp_path / "top" / "mid" / "__init__.py").write_text("")
+    assert f"pass --package-root {tmp_path / 'top'} " in reach_hint(str(deep / "layer.py"))
+    assert reach_hint(str(deep / "layer.py"), str(tmp_path)) is None
+    (deep / "near.py").write_text("from .parts import attention\n")
+    assert reach_hint(str(deep / "near.py")) is None
 
 
 def test_a_package_root_that_does_not_hold_the_folder_above_does_not_widen(package, tmp_path):

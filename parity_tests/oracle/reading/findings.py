@@ -37,6 +37,7 @@ class Findings:
     time_first: bool = False            # layers on (T, B, d) sequences (recognise/time_first)
     returns_table: bool = False         # a positional module returning the table, not x + PE
     table_from_ids: bool = False        # ... and its forward takes token ids (B, T), not x
+    table_from_length: bool = False     # ... or the sequence length T (an int)
     table_no_input: bool = False        # ... or its forward takes no input at all
 
     def to_wire(self) -> dict:

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
-from .package_import import anchor_folder, exec_file_as, import_in_package
+from .package_import import anchor_folder, exec_file_as, import_in_package, reach_hint
 
 
 class LoadError(Exception):
@@ -112,8 +112,10 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
         if outcome.type_name in ("ModuleNotFoundError",) and not _is_file_location(loc):
             raise LoadError(f"candidate: cannot import module {loc!r}: {outcome.message} (give a "
                             f"file path ending in .py, or run from the folder that holds the package)")
-        raise LoadError(f"candidate: importing {loc!r} raised {outcome.describe()}\n"
-                        f"{outcome.traceback.rstrip()}")
+        hint = reach_hint(loc, package_root) if _is_file_location(loc) and \
+            outcome.type_name == "ImportError" and "relative import" in outcome.message else None
+        raise LoadError(f"candidate: importing {loc!r} raised {outcome.describe()}"
+                        f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
     module = outcome.value
     obj = _resolve_attr(module, names[0], loc)

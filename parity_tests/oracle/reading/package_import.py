@@ -57,6 +57,28 @@ def anchor_folder(path: str, package_root: str | None = None) -> str | None:
     return folder
 
 
+def reach_hint(path: str, package_root: str | None = None) -> str | None:
+    """What to pass when the file at `path` imports from above its own folder (`from ..x`) and the
+    folder that import reaches is not inside `package_root`: the exact `--package-root` (the folder
+    its deepest relative import reaches), or the folder that keeps it from being a package; None
+    when that is not why its import failed (no such import, or one inside the package root)."""
+    depth = relative_depth(path)
+    if depth < 2:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(depth - 1):
+        if not os.path.isfile(os.path.join(folder, "__init__.py")):
+            return (f"its `from {'.' * depth}x` imports reach {depth - 1} folder(s) above its own, "
+                    f"through {folder!r}, which has no __init__.py, so Python cannot import it as "
+                    f"a package; check the folder above as a whole, or add the __init__.py")
+        folder = os.path.dirname(folder)
+    if within(folder, package_root):
+        return None
+    return (f"its `from {'.' * depth}x` imports reach {folder!r}, {depth - 1} folder(s) above its "
+            f"own, which the worker does not see by default: pass --package-root {folder} to let "
+            f"it see that folder (everything in it becomes readable to the submission)")
+
+
 def within(folder: str, package_root: str | None) -> bool:
     """Whether `folder` is `package_root` or inside it (False without a package_root)."""
     if package_root is None:

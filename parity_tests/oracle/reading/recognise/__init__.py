@@ -12,7 +12,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0
               (dropout_args)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
-              by a module-level global, n_embd = 384 (global_width); a norm epsilon
+              by a module-level global, n_embd = 384, also beside a hidden width the code fixes
+              (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
@@ -39,7 +40,8 @@ MASKS         attention that masks the future itself, no mask argument (builtin_
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
-              all and return it (pe_table); a learned (L, d) table, given the sinusoid (learned_table)
+              all, or the sequence length, and return it (pe_table); a learned (L, d) table,
+              given the sinusoid (learned_table)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
               (roles); a packed k|v holding the values first (packed_kv); a packed q|k|v whose

@@ -3,7 +3,8 @@ sets: a multiple (nanoGPT's MLP: `Linear(n_embd, 4 * n_embd)`) or a constant (a 
 d_ff and builds `FeedForward(d_model)`, whose own default is d_ff=2048). Found by a probe: built with
 two different d_ff, the candidate's parameter shapes do not change, and its hidden width is k *
 d_model at two different d_model (drawn as k * d_model), or the same F at both (drawn at F, as a
-size the code fixes), unless --set d_ff fixes it; the report says so. Without the probe no
+size the code fixes), unless --set d_ff fixes it; the report says so. Where the model width is fixed too (global_width),
+the hidden width found at that width is drawn as a constant. Without the probe no
 reference weight would fit its shapes."""
 from __future__ import annotations
 
@@ -37,27 +38,30 @@ def probe(adapter) -> None:
         return
     if adapter.hooks is not None or "d_ff" in adapter.opts.settings:
         return
-    base = dict(adapter.probe_hyper(), d_model=4, num_heads=2, d_k=2, d_v=2)
+    fixed = adapter.caps.fixed_sizes.get("d_model")    # a model width the code fixes (global_width)
+    D, W = (fixed, fixed) if fixed else (4, 6)
+    base = dict(adapter.probe_hyper(), d_model=D, num_heads=2, d_k=D // 2, d_v=D // 2)
     notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
         a = _shapes(adapter, adapter.construct(dict(base, d_ff=3)))
         b = _shapes(adapter, adapter.construct(dict(base, d_ff=5)))
         if a != b or any(3 in s or 5 in s for s in a):
             return                      # the candidate takes d_ff (or uses no matrices at all)
-        wide = _shapes(adapter, adapter.construct(dict(base, d_model=6, num_heads=2, d_k=3, d_v=3,
-                                                        d_ff=7)))
+        wide = a if fixed else _shapes(adapter, adapter.construct(
+            dict(base, d_model=W, num_heads=2, d_k=W // 2, d_v=W // 2, d_ff=7)))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:
         adapter.notes[:] = notes
-    both = _ratios(a, 4) & _ratios(wide, 6)
-    constant = _hidden(a, 4) & _hidden(wide, 6)
+    both = set() if fixed else _ratios(a, D) & _ratios(wide, W)
+    constant = _hidden(a, D) & _hidden(wide, W)
     if not both and len(constant) == 1:
         f = constant.pop()
         adapter.caps.fixed_sizes["d_ff"] = f
+        how = (f"at the model width {fixed} the code fixes" if fixed else "and two d_model")
         adapter.notes.append(f"the feed-forward width is fixed by the candidate's code at {f} (built "
-                             f"with two different d_ff and two d_model, its hidden width did not "
-                             f"change): d_ff drawn as {f}")
+                             f"with two different d_ff {how}, its hidden width did not change): "
+                             f"d_ff drawn as {f}")
     if len(both) == 1:
         k = both.pop()
         adapter.caps.d_ff_ratio = k

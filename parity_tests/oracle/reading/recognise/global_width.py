@@ -56,12 +56,15 @@ def probe(adapter) -> None:
     try:
         small = adapter.construct(_hyper(adapter, 4))
         common = {d for d in _dims(adapter, small) & _dims(adapter, adapter.construct(_hyper(adapter, 6)))
-                  if d >= SMALL}
-        if len(common) != 1 or _runs(adapter, small, 4):
+                  if d >= SMALL and d % 2 == 0}
+        if not common or _runs(adapter, small, 4):
             return
-        n = common.pop()
-        if n % 2 or not _runs(adapter, adapter.construct(_hyper(adapter, n)), n):
+        # several fixed axes (a hidden width, a head size beside the model width): the model width
+        # is the one axis whose inputs the built module takes and returns
+        widths = [d for d in sorted(common) if _runs(adapter, adapter.construct(_hyper(adapter, d)), d)]
+        if len(widths) != 1:
             return
+        n = widths[0]
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:

@@ -3,9 +3,11 @@ x + PE (the caller adds it). Found by a probe with batch 2: an output that has n
 a table. The oracle then compares x + table[:T] with the reference; the input gradient is then the
 identity, not the candidate's, and is not checked. A forward that fails on x (B, T, d) is tried on
 token ids (B, T) (`batch, seq_len = x.size()`, the embedding's caller passing its ids): when that
-returns the table, every example calls it with token ids of the example's (B, T). A forward that
-takes no input at all (`def forward(self): return table`, the module built for a maximum length)
-is called with nothing, its result read as the table (no_input_table).
+returns the table, every example calls it with token ids of the example's (B, T); one that fails on
+both and, handed an int 3, returns a table of 3 positions takes the sequence length
+(`def forward(self, seq_len): return self.pe[:seq_len]`), and every example calls it with its T.
+A forward that takes no input at all (`def forward(self): return table`, the module built for a
+maximum length) is called with nothing, its result read as the table (no_input_table).
 
 Every such table is compared as x + table[:T] with the reference, so a table built for a longer
 length than the example's is cut to it; one shorter than T is a shape error."""
@@ -63,16 +65,26 @@ def probe(adapter) -> None:
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((2, 3, D)).astype(adapter.opts.dtype))
     fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
     res = run_limited(lambda: adapter.binding.call(fn, {"x": x}), 10.0)
-    from_ids = False
+    from_ids = from_length = False
     if not isinstance(res, Finished):
         ids = token_ids(x, adapter.ops)
         res = run_limited(lambda: adapter.binding.call(fn, {"x": ids}), 10.0)
-        if not isinstance(res, Finished):
-            return
         from_ids = True
+    if not isinstance(res, Finished):
+        res = run_limited(lambda: adapter.binding.call(fn, {"x": 3}), 10.0)
+        from_ids, from_length = False, True
+        if not isinstance(res, Finished) or tuple(getattr(res.value, "shape", ()))[-2:-1] != (3,):
+            return                      # a table of the length asked for, or not a length at all
     shape = tuple(getattr(res.value, "shape", ()))
     if (len(shape) == 2 and shape[1] == D) or (len(shape) == 3 and shape[0] == 1 and shape[2] == D):
         adapter.caps.returns_table = True
+        if from_length:
+            adapter.caps.table_from_length = True
+            adapter.notes.append(f"forward takes the sequence length T (an int), not x (B, T, d), "
+                                 f"and returns the positional table {shape}: called with each "
+                                 f"example's T, compared x + table; the input gradient is not "
+                                 f"checked")
+            return
         if from_ids:
             adapter.caps.table_from_ids = True
             adapter.notes.append(f"forward takes token ids (B, T), not x (B, T, d), and returns the "
@@ -85,7 +97,10 @@ def probe(adapter) -> None:
 
 
 def with_token_ids(caps, values: dict, feeds: dict, ops) -> dict:
-    """The call's values with x replaced by token ids, for a table computed from token ids."""
+    """The call's values with x replaced by token ids, for a table computed from token ids, or by
+    the sequence length T, for a table computed from the length."""
+    if caps.table_from_length:
+        return dict(values, x=int(feeds["x"].shape[1]))
     return dict(values, x=token_ids(feeds["x"], ops)) if caps.table_from_ids else values
 
 
