@@ -106,7 +106,7 @@ class Judge:
                 out.verdict, out.quantity = "mismatch", q.key
                 out.detail = self._detail(
                     rep, q.key, rep_got(reply, mode, q.key),
-                    (mode_ref or {}).get(q.key, got),
+                    ((mode_ref or {}).get(mode) or {}).get(q.key, got),
                     ("'expected' is the reference on this mode's own inputs (other values than the "
                      "main run's, same sizes, masks and weights)" if mode_ref is not None else
                      "'expected' is this candidate's own main run (autograd on, eval(), a fresh "

@@ -98,7 +98,8 @@ class Checker(LoadMixin):
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
-            mode_ref = comp.reference(rep.mode_case) if rep.modes and rep.mode_case else None
+            mode_ref = {m: comp.reference(c) for m, c in rep.mode_cases.items()
+                        if rep.modes.get(m)} if rep.modes and rep.mode_cases else None
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",
                            case=case)

@@ -183,10 +183,12 @@ def case_from_wire(h: dict, arrays: dict) -> Case:
                 settings=h["settings"])
 
 
-def mode_case(case: Case, arrays: dict) -> Case:
-    """The example the other modes run on: its own inputs ("min:NAME", drawn by the parent, which
-    compares the modes with its reference on them), everything else the example's."""
-    inputs = {n: arrays.get(f"min:{n}", a) for n, a in case.inputs.items()}
+def mode_case(case: Case, arrays: dict, mode: str = "") -> Case:
+    """The example another mode runs on: that mode's own inputs ("min:MODE:NAME", or "min:NAME" for
+    the run under inference mode, drawn by the parent, which compares the mode with its reference
+    on them), everything else the example's."""
+    inputs = {n: arrays.get(f"min:{mode}:{n}" if mode else f"min:{n}", a)
+              for n, a in case.inputs.items()}
     return dataclasses.replace(case, inputs=inputs)
 
 
@@ -269,10 +271,9 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
-            other = mode_case(case, arrays)
             for mode in (m for m in MODES if m in modes):
                 _fresh_rng()
-                got = guarded(lambda mode=mode: RUNS[mode](ad, other, tick),
+                got = guarded(lambda mode=mode: RUNS[mode](ad, mode_case(case, arrays, mode), tick),
                               WHAT[mode])
                 tick()
                 for k, v in got.items():
