@@ -96,6 +96,13 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
     frames = safe_text(lambda: traceback.extract_tb(exc.__traceback__)[-1].filename
                        if exc.__traceback__ else "", 500)
     in_oracle = _ORACLE_DIRS[0] in frames
+    if in_oracle and safe_text(lambda: traceback.extract_tb(exc.__traceback__)[-1].name, 100) \
+            in VALUE_READERS:
+        # the oracle's reader raised on the candidate's returned object (a tensor without data,
+        # on the meta device): the candidate's output, never the oracle's failure
+        return {"verdict": "wrong_type", "message": f"{what}: the candidate returned an array the "
+                f"oracle cannot read as numbers ({desc}); return a dense tensor or array holding "
+                f"its values, on the CPU"}
     if isinstance(exc, InterfaceError):
         return {"verdict": "interface_error", "message": f"{what}: {msg}" if what else msg}
     if isinstance(exc, CandidateProblem):
@@ -123,6 +130,7 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
             "traceback": safe_text(lambda: candidate_traceback(exc, _ORACLE_DIRS), 8000)}
 
 
+VALUE_READERS = ("to_np",)   # the oracle's functions turning a candidate's returned array into NumPy
 SUBMISSION_DIRS: list[str] = []     # the submission's folder (and its adapter's), set by Session
 
 
