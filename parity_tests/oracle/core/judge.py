@@ -53,7 +53,7 @@ class Judge:
 
     def compare(self, reply, ref_vals: dict, case: Case, mapping: list,
                 mode_ref: dict | None = None) -> Outcome:
-        """`mode_ref`: the reference on the other modes' own inputs (core/modes.other_inputs)."""
+        """`mode_ref`: {mode: the reference on that mode's own inputs} (core/modes.other_inputs)."""
         comp, opts = self.comp, self.opts
         out = Outcome(case=case, mapping=mapping)
         out.available = [q.key for q in comp.quantities(case) if q.key in reply.values
