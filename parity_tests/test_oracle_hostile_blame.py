@@ -1,6 +1,7 @@
 """The right party blamed: a failure the submission causes is its verdict (load_error /
-interface_error) with one line saying why, never oracle_error or the oracle's traceback: a parse
-bomb, a constructor reading an attribute the oracle's config object lacks, a missing file.
+interface_error / wrong_type) with one line saying why, never oracle_error or the oracle's
+traceback: a parse bomb, a constructor reading an attribute the oracle's config object lacks, a
+missing file, an output the oracle cannot read (a tensor without values).
 """
 from __future__ import annotations
 
@@ -48,3 +49,11 @@ def test_a_missing_file_is_one_line_without_a_traceback(tmp_path):
     assert p.returncode == 2
     assert "does not exist" in p.stdout and "Traceback" not in p.stdout + p.stderr
     assert 'File "' not in p.stdout
+
+
+def test_an_output_without_values_is_the_submissions_wrong_type():
+    # a tensor on the meta device: the oracle's reader raised on it (oracle_error before)
+    pytest.importorskip("torch")
+    res = check("sdpa", os.path.join(HOSTILE, "meta_output.py:attention"), examples=2)
+    assert res.verdict == "wrong_type", (res.verdict, res.message)
+    assert "meta tensor" in res.message

@@ -52,7 +52,14 @@ def test_a_path_only_another_mode_takes_is_a_mismatch(component, target, quantit
     ("inference_mode_path.py:attention", "inference", "torch.inference_mode()"),
     # wrong without autograd unless the call before had it on (the order of one example's runs)
     ("inference_after_autograd.py:attention", "inference", "torch.inference_mode()"),
-], ids=["remembers_inputs", "inference_mode_path", "inference_after_autograd"])
+    # inference_mode_path's answers remembered by input bytes outside inference mode: the runs under
+    # inference mode replayed the other modes' inputs; they now draw inputs of their own
+    ("remembers_for_inference.py:attention", "inference", "torch.inference_mode()"),
+    # functional_dropout_own_rate's training path given back the no_grad run's remembered answer:
+    # every mode ran on the same inputs; each now draws its own
+    ("remembers_across_modes.py:attention", "train", "train() mode"),
+], ids=["remembers_inputs", "inference_mode_path", "inference_after_autograd",
+        "remembers_for_inference", "remembers_across_modes"])
 def test_an_inference_path_hidden_from_the_modes_is_a_mismatch(target, mode, words):
     res = check("sdpa", os.path.join(HOSTILE, target), examples=5)
     assert res.verdict == "mismatch", res.message

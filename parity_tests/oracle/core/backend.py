@@ -85,7 +85,7 @@ class Reply:
     absent: list = field(default_factory=list)
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
     modes: dict = field(default_factory=dict)        # per other mode (sandbox/modes.py): {key: array}
-    mode_case: Any = None                            # the Case the other modes ran on (its inputs)
+    mode_cases: dict = field(default_factory=dict)   # per other mode: the Case it ran on (inputs)
 
 
 def asked_modes(framework: str) -> tuple[str, ...]:
@@ -163,11 +163,12 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     return rep
 
 
-def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str) -> Case:
-    """The other modes' own inputs (core/modes.other_inputs) added to a request as "min:NAME"."""
-    other = other_inputs(case, salt, dtype)
-    arrays.update({f"min:{n}": a for n, a in other.inputs.items()})
-    return other
+def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tuple) -> dict:
+    """Each other mode's own inputs (core/modes.other_inputs) added to a request as
+    "min:MODE:NAME"; {mode: the Case it runs on}."""
+    others = {m: other_inputs(case, salt, dtype, m) for m in modes}
+    arrays.update({f"min:{m}:{n}": a for m, o in others.items() for n, a in o.inputs.items()})
+    return others
 
 
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
@@ -270,23 +271,25 @@ class SandboxBackend:
             if isinstance(again, Outcome):
                 return again
         ch, arrays = case_to_wire(case)
-        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
-        limit = float(self.opts.timeout or 60.0)       # per stage: construct, each call, each mode
         modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
+        others = with_mode_inputs(case, arrays, self.salt, self.opts.dtype, modes)
+        limit = float(self.opts.timeout or 60.0)       # per stage: construct, each call, each mode
         h, a, bad = self._ask({"op": "run", "case": ch, "runs": runs, "modes": list(modes)}, arrays,
                               limit, case, stages=runs + 2 + MODE_CALLS * len(modes),
                               max_reply=reply_budget(case, arrays, runs))
         rep = bad if bad is not None else validate_run(h, a, case, self.comp, runs,
                                                        self.opts.name_map, modes)
         if isinstance(rep, Reply):
-            rep.mode_case = other
+            rep.mode_cases = others
         return rep
 
     def infer(self, case: Case) -> tuple[dict, Case] | Outcome:
-        """The case's forward under torch.inference_mode(), on the other modes' own inputs:
-        ({key: array}, the Case it ran on). Asked for only at the end of a check (core/inference.py)."""
+        """The case's forward under torch.inference_mode(), on inputs of its own, never those of a
+        run before it ("min:NAME"): ({key: array}, the Case it ran on). Asked for only at the end
+        of a check (core/inference.py)."""
         ch, arrays = case_to_wire(case)
-        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
+        other = other_inputs(case, self.salt, self.opts.dtype, "inference")
+        arrays.update({f"min:{n}": a for n, a in other.inputs.items()})
         h, a, bad = self._ask({"op": "infer", "case": ch, "absent": sorted(case.absent)}, arrays,
                               float(self.opts.timeout or 60.0), case, stages=2,
                               max_reply=reply_budget(case, arrays, 1))
@@ -343,10 +346,10 @@ class InProcessBackend:
 
     def run(self, case: Case, runs: int) -> Reply | Outcome:
         ch, arrays = case_to_wire(case)
-        other = with_mode_inputs(case, arrays, self.salt, self.opts.dtype)
+        modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
+        others = with_mode_inputs(case, arrays, self.salt, self.opts.dtype, modes)
         # through the wire format both ways, as with a worker: copies, checked dtypes
         arrays = {k: np.array(v, copy=True) for k, v in arrays.items()}
-        modes = asked_modes(self.prepared.framework if self.prepared else "numpy")
         res, bad = self._limited(lambda: self.session.run({"case": ch}, arrays, runs, modes=modes),
                                  "calling the candidate", case)
         if bad is not None:
@@ -360,7 +363,7 @@ class InProcessBackend:
             pos += size
         rep = validate_run(head, back, case, self.comp, runs, self.opts.name_map, modes)
         if isinstance(rep, Reply):
-            rep.mode_case = other
+            rep.mode_cases = others
         return rep
 
     def close(self) -> None:

@@ -4,7 +4,8 @@ the same worker, once every run with autograd is over (sandbox/modes.inference).
 Not one of the other modes run with each example (core/modes.py): tensors made under inference mode
 and kept by correct code (a causal mask cached at module level) cannot be saved for a later backward,
 so an example after one would fail right code. Run last, nothing with autograd follows them in that
-worker. Each runs on the other modes' own inputs and is compared here, in the parent, with the
+worker. Each runs on inputs of its own (never those an earlier run saw: a remembered answer
+would come back, `remembers_for_inference.py`) and is compared here, in the parent, with the
 reference on those inputs, within the output's tolerance: a path taken only under inference mode
 (`torch.is_inference_mode_enabled()`, `oracle_hostile/inference_mode_path.py`), or only in calls
 following one another without autograd (`inference_after_autograd.py`: each example's run under

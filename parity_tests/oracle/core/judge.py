@@ -53,7 +53,7 @@ class Judge:
 
     def compare(self, reply, ref_vals: dict, case: Case, mapping: list,
                 mode_ref: dict | None = None) -> Outcome:
-        """`mode_ref`: the reference on the other modes' own inputs (core/modes.other_inputs)."""
+        """`mode_ref`: {mode: the reference on that mode's own inputs} (core/modes.other_inputs)."""
         comp, opts = self.comp, self.opts
         out = Outcome(case=case, mapping=mapping)
         out.available = [q.key for q in comp.quantities(case) if q.key in reply.values
@@ -106,7 +106,7 @@ class Judge:
                 out.verdict, out.quantity = "mismatch", q.key
                 out.detail = self._detail(
                     rep, q.key, rep_got(reply, mode, q.key),
-                    (mode_ref or {}).get(q.key, got),
+                    ((mode_ref or {}).get(mode) or {}).get(q.key, got),
                     ("'expected' is the reference on this mode's own inputs (other values than the "
                      "main run's, same sizes, masks and weights)" if mode_ref is not None else
                      "'expected' is this candidate's own main run (autograd on, eval(), a fresh "

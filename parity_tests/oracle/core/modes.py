@@ -12,12 +12,15 @@ no_grad in eval(), scaled_dot_product_attention's backends), which rounds like a
 implementation; a path that differs by less than that tolerance would pass the reference comparison
 as well. Runs in the parent, on validated float64 arrays.
 
-Inputs: the other modes run on inputs of their own (`other_inputs`: the example's input values
-shuffled, negated, scaled and perturbed with a draw the worker cannot predict, same shapes, masks,
-weights and upstream gradient), and the parent compares them with its own reference computed on
-those inputs. Replayed on the main run's inputs, a candidate remembering the outputs it gave by the
-bytes of its inputs hands back a remembered right answer in every mode and hides the path that mode
-exists to run (`oracle_hostile/remembers_inputs.py`).
+Inputs: each other mode runs on inputs of its own (`other_inputs`: the example's input values
+shuffled, negated, scaled and perturbed with a draw the worker cannot predict, one draw per mode and
+one for the run under inference mode, same shapes, masks, weights and upstream gradient), and the
+parent compares each with its own reference computed on that mode's inputs. Replayed on inputs the
+candidate has seen, a candidate remembering the outputs it gave by the bytes of its inputs hands
+back a remembered right answer and hides the path the mode exists to run: on the main run's inputs
+(`oracle_hostile/remembers_inputs.py`), or on inputs shared by the modes, an earlier mode's answer
+given back in a later one (`remembers_across_modes.py`: the train run) or under inference mode
+(`remembers_for_inference.py`).
 """
 from __future__ import annotations
 
@@ -60,14 +63,15 @@ def kept_rows(case: Case, a: np.ndarray) -> np.ndarray:
     return np.where(keep, a, 0.0) if keep.ndim == a.ndim else a
 
 
-def other_inputs(case: Case, salt: int, dtype: str) -> Case:
-    """The example with other input values for the other modes: each float input's values shuffled,
-    negated, scaled by 0.75 and perturbed by a quarter of their spread, from a generator seeded by
-    the check's own secret `salt` and the example (the same example gives the same inputs within one
-    check, so a search replays alike; the worker never sees the salt). Inputs equal to each other
-    stay equal (self-attention's q = k = v); integer ids, masks, weights, upstream gradient and
-    sizes are the example's own, shared with it (a parameter found absent is absent in both)."""
-    h = hashlib.blake2b(salt.to_bytes(16, "little"), digest_size=16)
+def other_inputs(case: Case, salt: int, dtype: str, run: str = "") -> Case:
+    """The example with other input values for the other mode `run`: each float input's values
+    shuffled, negated, scaled by 0.75 and perturbed by a quarter of their spread, from a generator
+    seeded by the check's own secret `salt`, the run's name and the example (the same example gives
+    the same inputs within one check, so a search replays alike; each run draws its own, so no run
+    sees inputs another run saw; the worker never sees the salt). Inputs equal to each other stay
+    equal (self-attention's q = k = v); integer ids, masks, weights, upstream gradient and sizes
+    are the example's own, shared with it (a parameter found absent is absent in both)."""
+    h = hashlib.blake2b(salt.to_bytes(16, "little") + run.encode(), digest_size=16)
     for name, a in case.inputs.items():
         h.update(name.encode() + np.ascontiguousarray(a).tobytes())
     seed = int.from_bytes(h.digest(), "little")
@@ -91,22 +95,22 @@ def other_inputs(case: Case, salt: int, dtype: str) -> Case:
 def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str,
                     expected: dict | None = None):
     """(mode, measure report) for the first mode whose `key` differs from what it should be, or
-    None: `expected` is the parent's reference on the modes' own inputs (`other_inputs`); without
-    it, the main run's values (modes run on the main run's inputs). A mode that returned this
-    quantity with another shape, or not at all while returning others, differs too."""
-    main = reply.values.get(key)
-    if main is None:
+    None: `expected` is {mode: the parent's reference on that mode's own inputs} (`other_inputs`);
+    without it, the main run's values (modes run on the main run's inputs). A mode that returned
+    this quantity with another shape, or not at all while returning others, differs too."""
+    if reply.values.get(key) is None:
         return None
-    if expected is not None:
-        if key not in expected:
-            return None
-        main = expected[key]
-        if key == "attention_weights" and reply.weights_averaged:
-            main = main.mean(axis=1)
     for mode in MODES:
         got = reply.modes.get(mode)
         if not got or (key not in got and key == "attention_weights"):
             continue            # weights returned only when asked for them, or no such mode here
+        main = reply.values[key]
+        if expected is not None:
+            if key not in (expected.get(mode) or {}):
+                continue
+            main = expected[mode][key]
+            if key == "attention_weights" and reply.weights_averaged:
+                main = main.mean(axis=1)
         if key not in got:
             if mode == "decoy" or key != "output":
                 continue

@@ -23,12 +23,12 @@ from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from . import float32_tables
-from .backend import InProcessBackend, Prepared, SandboxBackend
 from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
 from .inference import last_runs
 from .judge import Judge, nondeterminism
+from .loading import LoadMixin
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 
@@ -40,7 +40,7 @@ STOP_VERDICTS = ("timeout", "crashed", "interface_error", "oracle_error", "nonde
                  "forbidden_import", "load_error")
 
 
-class Checker:
+class Checker(LoadMixin):
     def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
                  backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
                  runs: int = 2, limits: Limits | None = None, threads: int | None = None,
@@ -75,74 +75,6 @@ class Checker:
         self.fixed = self._parse_settings()
         self.judge = Judge(self.comp, self.opts)
 
-    def _parse_settings(self) -> dict:
-        fixed = {}
-        for k, v in self.opts.settings.items():
-            if k not in self.comp.settable:
-                raise ValueError(f"--set {k}: component {self.comp.name!r} accepts "
-                                 f"{', '.join(sorted(self.comp.settable)) or 'no settings'}")
-            try:
-                fixed[k] = self.comp.settable[k](v)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"--set {k}={v!r}: {exc}") from None
-        self.opts.settings = fixed
-        return fixed
-
-    # -- setup ------------------------------------------------------------------------------------
-    def _load(self) -> Outcome | None:
-        if isinstance(self.candidate, str):
-            loc = self.candidate.rpartition(":")[0]
-            first = loc.split(",")[0]
-            if first.endswith(".py") and not os.path.isfile(first):
-                return Outcome("load_error", message=f"the file {first!r} does not exist"
-                               + (" (it is a folder)" if os.path.isdir(first) else ""))
-            if loc.endswith(".py"):
-                self.scan = policy.scan(loc, self.forbidden)
-                if self.scan.get("unparsable"):
-                    return Outcome("load_error", message="the submission cannot be read: "
-                                   + self.scan["unparsable"])
-            if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
-                extra = policy.scan(self.opts.adapter_path, self.forbidden)
-                for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into"):
-                    have = self.scan.setdefault(key, [])
-                    have.extend(x for x in extra.get(key, []) if x not in have)
-            if self.scan.get("violations"):
-                return Outcome("forbidden_import", message="the submission imports "
-                               + ", ".join(self.scan["violations"]) + " (forbidden: "
-                               + ", ".join(self.forbidden) + "; lift with --allow-import)")
-            self.backend = SandboxBackend(self.candidate, self.comp, self.opts, self.forbidden,
-                                          self.limits, self.threads)
-        else:
-            self.backend = InProcessBackend(self.candidate, self.backward, self.comp, self.opts)
-            self.notes.append("a Python object was checked in the oracle's own process (not "
-                              "isolated): give a 'file.py:Name' spec to isolate it")
-        prep = self.backend.prepare()
-        bad = self._policy()
-        if bad is not None:
-            return bad
-        if isinstance(prep, Outcome):
-            return prep
-        assert isinstance(prep, Prepared)
-        self.caps, self.kind, self.framework = prep.caps, prep.kind, prep.framework
-        if "eps" in self.require and self.caps.norm_eps is not None:
-            self.caps.norm_eps = None
-            self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
-                              "fixes it")
-        self.fixed.update(self.caps.fixed_sizes)   # sizes the candidate's code fixes
-        if self.caps.one_sequence:     # code written for one (T, d) sequence at a time
-            for key in ("max_batch", "max_heads"):
-                if key in self.comp.settable:
-                    self.fixed[key] = 1
-        self.notes.extend(prep.notes)
-        return None
-
-    def _policy(self) -> Outcome | None:
-        v = self.backend.violations if self.backend is not None else []
-        if v:
-            return Outcome("forbidden_import", message="the submission tried to import "
-                           + ", ".join(v) + " (forbidden: " + ", ".join(self.forbidden) + ")")
-        return None
-
     # -- one example ------------------------------------------------------------------------------
     def evaluate(self, example: dict) -> Outcome:
         comp = self.comp
@@ -166,7 +98,8 @@ class Checker:
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
-            mode_ref = comp.reference(rep.mode_case) if rep.modes and rep.mode_case else None
+            mode_ref = {m: comp.reference(c) for m, c in rep.mode_cases.items()
+                        if rep.modes.get(m)} if rep.modes and rep.mode_cases else None
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",
                            case=case)

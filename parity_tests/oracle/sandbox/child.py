@@ -25,7 +25,8 @@ Run as PID 1 of its own PID namespace (parent.py starts it under `unshare --pid 
 first: PID 1 only waits (and reaps), the worker is its child, so signals the submission sends itself
 behave as anywhere else, and when PID 1 is killed the kernel kills everything left in the namespace.
 
-Before the submission loads it snapshots the library functions and the harness (tamper.py); every
+Before the submission loads it makes the submission's own modules run from their source, never from
+bytecode beside it (sources.py), and snapshots the library functions and the harness (tamper.py); every
 reply is checked against that snapshot first, and a change makes it a failure naming what changed.
 Global RNG states are reseeded unpredictably before every call (session._fresh_rng). This process
 decides nothing: the parent validates every field and array of every reply.
@@ -178,9 +179,9 @@ def main() -> None:
     os.dup2(2, 1)                                        # prints go to the parent's log
     os.close(null)
 
-    from . import confine, policy, tamper
+    from . import confine, policy, sources, tamper
     from .protocol import Reader, encode, write_all
-    from .session import Session, _jsonable
+    from .session import SUBMISSION_DIRS, Session, _jsonable
 
     info = {"own_namespaces": confine.own_user_namespace(),
             "rlimit_nproc": MAX_PROCESSES if confine.cap_processes(MAX_PROCESSES) else None}
@@ -236,6 +237,7 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
             session = Session(header["component"], header["options"], spec=header["spec"])
+            sources.install(SUBMISSION_DIRS)    # what runs is the source the parent scanned
             checker = _Checker(tamper)      # libraries and harness, before the submission loads
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:

@@ -1,7 +1,8 @@
 """The worker's extra runs of one example in the other modes a correct submission behaves alike in.
 
-Each runs on inputs of its own, drawn by the parent ("min:NAME" arrays, session.mode_case), which
-compares what it gives with its reference on them (core/modes.py); nothing here decides anything.
+Each runs on inputs of its own, drawn by the parent for that mode alone ("min:MODE:NAME" arrays,
+session.mode_case), which compares what it gives with its reference on them (core/modes.py);
+nothing here decides anything.
 Asked for by name in the "run" request ("modes"); each answers arrays "MODE:KEY" (float64), or
 nothing where it does not apply to this candidate:
 

@@ -96,6 +96,13 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
     frames = safe_text(lambda: traceback.extract_tb(exc.__traceback__)[-1].filename
                        if exc.__traceback__ else "", 500)
     in_oracle = _ORACLE_DIRS[0] in frames
+    if in_oracle and safe_text(lambda: traceback.extract_tb(exc.__traceback__)[-1].name, 100) \
+            in VALUE_READERS:
+        # the oracle's reader raised on the candidate's returned object (a tensor without data,
+        # on the meta device): the candidate's output, never the oracle's failure
+        return {"verdict": "wrong_type", "message": f"{what}: the candidate returned an array the "
+                f"oracle cannot read as numbers ({desc}); return a dense tensor or array holding "
+                f"its values, on the CPU"}
     if isinstance(exc, InterfaceError):
         return {"verdict": "interface_error", "message": f"{what}: {msg}" if what else msg}
     if isinstance(exc, CandidateProblem):
@@ -123,6 +130,7 @@ def classify(exc: BaseException, what: str, printed: str = "") -> dict:
             "traceback": safe_text(lambda: candidate_traceback(exc, _ORACLE_DIRS), 8000)}
 
 
+VALUE_READERS = ("to_np",)   # the oracle's functions turning a candidate's returned array into NumPy
 SUBMISSION_DIRS: list[str] = []     # the submission's folder (and its adapter's), set by Session
 
 
@@ -183,10 +191,12 @@ def case_from_wire(h: dict, arrays: dict) -> Case:
                 settings=h["settings"])
 
 
-def mode_case(case: Case, arrays: dict) -> Case:
-    """The example the other modes run on: its own inputs ("min:NAME", drawn by the parent, which
-    compares the modes with its reference on them), everything else the example's."""
-    inputs = {n: arrays.get(f"min:{n}", a) for n, a in case.inputs.items()}
+def mode_case(case: Case, arrays: dict, mode: str = "") -> Case:
+    """The example another mode runs on: that mode's own inputs ("min:MODE:NAME", or "min:NAME" for
+    the run under inference mode, drawn by the parent, which compares the mode with its reference
+    on them), everything else the example's."""
+    inputs = {n: arrays.get(f"min:{mode}:{n}" if mode else f"min:{n}", a)
+              for n, a in case.inputs.items()}
     return dataclasses.replace(case, inputs=inputs)
 
 
@@ -269,10 +279,9 @@ class Session:
                     if k in again.values:
                         out[f"again{i}:{k}"] = guarded(lambda k=k: _to_f64(again.values[k]),
                                                        f"reading {k}")
-            other = mode_case(case, arrays)
             for mode in (m for m in MODES if m in modes):
                 _fresh_rng()
-                got = guarded(lambda mode=mode: RUNS[mode](ad, other, tick),
+                got = guarded(lambda mode=mode: RUNS[mode](ad, mode_case(case, arrays, mode), tick),
                               WHAT[mode])
                 tick()
                 for k, v in got.items():
