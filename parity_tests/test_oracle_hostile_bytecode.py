@@ -1,12 +1,17 @@
-"""What runs in the worker is the source the parent scanned: compiled bytecode in a submission's
-folder (a `__pycache__` .pyc claiming to be its source, a module that exists only as a .pyc) is
-never run (sandbox/sources.py; docs/ORACLE.md, red-team round 7)."""
+"""What runs in the worker is the source the parent scanned: compiled code in a submission's folder
+(a `__pycache__` .pyc claiming to be its source, a module that exists only as a .pyc, a compiled
+extension module) is never run (sandbox/sources.py; docs/ORACLE.md, red-team round 7)."""
 from __future__ import annotations
 
 import importlib.util
 import os
 import py_compile
 import shutil
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+
+import pytest
 
 from parity_tests.oracle import check
 
@@ -49,3 +54,43 @@ def test_a_module_that_exists_only_as_bytecode_is_refused(tmp_path):
     res = check("sdpa", f"{src}:attention", examples=3)
     assert res.verdict != "match"
     assert "attention_impl.pyc is compiled Python without its source" in res.message, res.message
+
+
+def _stdlib_extension() -> str | None:
+    """A small extension module of the standard library (xxlimited_35), or None if not built."""
+    spec = importlib.util.find_spec("xxlimited_35")
+    return None if spec is None or not spec.origin.endswith(tuple(EXTENSION_SUFFIXES)) else spec.origin
+
+
+def test_a_compiled_extension_in_the_submission_folder_is_refused(tmp_path):
+    ext = _stdlib_extension()
+    if ext is None:
+        pytest.skip("this Python has no xxlimited_35 extension to copy")
+    sub = tmp_path / "student"
+    sub.mkdir()
+    shutil.copy(ext, sub / os.path.basename(ext))
+    (sub / "attention.py").write_text(
+        "import math\nimport torch\nimport xxlimited_35\n\n\n"
+        "def attention(q, k, v, mask=None):\n"
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"
+        "    if mask is not None:\n"
+        "        scores = scores.masked_fill(~mask.bool(), float('-inf'))\n"
+        "    w = torch.softmax(scores, dim=-1)\n"
+        "    return w @ v, w\n")
+    res = check("sdpa", f"{sub / 'attention.py'}:attention", examples=3)
+    # the attention is right, so a match means the folder's machine code was loaded unscanned
+    assert res.verdict == "load_error", (res.verdict, res.message)
+    assert "is a compiled extension module" in res.message, res.message
+
+
+def test_the_interpreters_own_extensions_load_when_it_sits_inside_the_folder():
+    """A virtual environment inside a submission's folder: its libraries are not the submission's
+    (what would break: every extension under sys.prefix refused, torch's included)."""
+    if _stdlib_extension() is None:
+        pytest.skip("this Python has no xxlimited_35 extension to import")
+    code = ("import sys\nfrom parity_tests.oracle.sandbox import sources\n"
+            "assert sources.install([sys.prefix, sys.base_prefix])\n"
+            "import xxlimited_35\nprint('loaded', xxlimited_35.__name__)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "loaded xxlimited_35" in r.stdout, r.stderr

@@ -9,14 +9,17 @@ reach into the worker's memory, none of it in the report (`oracle_hostile/byteco
 
 `install(dirs)`, called in the worker before the submission loads, gives the import system a
 source loader that compiles every .py file under `dirs` (the submission's folder, its adapter)
-from its text, cached bytecode ignored, and refuses bytecode without a source there (an
-ImportError naming the file). Every other module (the libraries, the harness) keeps its cache:
-compiling torch from source would cost seconds per worker.
+from its text, cached bytecode ignored, and refuses bytecode without a source there and compiled
+extension modules there (.so, .pyd: machine code nobody scanned); each refusal is an ImportError
+naming the file. Every other module keeps its cache and its extensions: the libraries, the
+harness, and whatever lies in the interpreter's own trees (a virtual environment inside the
+submission's folder); compiling torch from source would cost seconds per worker.
 """
 from __future__ import annotations
 
 import importlib._bootstrap_external as _external
 import os
+import site
 import sys
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
@@ -36,9 +39,18 @@ def install(dirs) -> bool:
     if not roots:
         return False
 
+    # the interpreter's own trees (a virtual environment may sit inside a submission's folder):
+    # the libraries installed there are not the submission's
+    libs = tuple(os.path.normpath(os.path.abspath(d)) for d in
+                 {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+                  site.getusersitepackages()} if d)
+
+    def under(p: str, tops) -> bool:
+        return any(p == t or p.startswith(t + os.sep) for t in tops)
+
     def covered(path: str) -> bool:
         p = os.path.normpath(os.path.abspath(path))
-        return any(p == r or p.startswith(r + os.sep) for r in roots)
+        return under(p, roots) and not under(p, libs)
 
     class SourceOnly(SourceFileLoader):
         """A .py file under `dirs` compiled from its text; any other file as Python does."""
@@ -60,11 +72,23 @@ def install(dirs) -> bool:
                                   f"source only", name=fullname, path=path)
             return super().get_code(fullname)
 
+    class NoExtension(ExtensionFileLoader):
+        """A compiled extension module (.so, .pyd) under `dirs` refused: machine code the scan
+        cannot read; the libraries' extensions load as usual."""
+
+        def create_module(self, spec):
+            if covered(self.path):
+                raise ImportError(f"{os.path.basename(self.path)} is a compiled extension module: "
+                                  f"the oracle runs a submission's modules from their .py source "
+                                  f"only", name=spec.name, path=self.path)
+            return super().create_module(spec)
+
     # spec_from_file_location (how the submission's own file is loaded) picks its loader class
     # from these module globals; imports through sys.path use the path hook below
     _external.SourceFileLoader = SourceOnly
     _external.SourcelessFileLoader = NoBareBytecode
-    sys.path_hooks.insert(0, FileFinder.path_hook((ExtensionFileLoader, EXTENSION_SUFFIXES),
+    _external.ExtensionFileLoader = NoExtension
+    sys.path_hooks.insert(0, FileFinder.path_hook((NoExtension, EXTENSION_SUFFIXES),
                                                   (SourceOnly, SOURCE_SUFFIXES),
                                                   (NoBareBytecode, BYTECODE_SUFFIXES)))
     sys.path_importer_cache.clear()
