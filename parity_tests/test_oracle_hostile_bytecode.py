@@ -94,3 +94,18 @@ def test_the_interpreters_own_extensions_load_when_it_sits_inside_the_folder():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and "loaded xxlimited_35" in r.stdout, r.stderr
+
+
+def test_a_folder_inside_the_interpreters_tree_keeps_the_refusal():
+    """Only an interpreter tree inside the submission's folder is exempt, not the other way round
+    (a submission kept under the interpreter's prefix, or a prefix of "/", would turn it off)."""
+    ext = _stdlib_extension()
+    if ext is None:
+        pytest.skip("this Python has no xxlimited_35 extension to import")
+    code = ("import sys\nfrom parity_tests.oracle.sandbox import sources\n"
+            f"assert sources.install([{os.path.dirname(ext)!r}])\n"
+            "try:\n    import xxlimited_35\nexcept ImportError as e:\n    print('refused', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "refused" in r.stdout and "compiled extension" in r.stdout, \
+        (r.stdout, r.stderr)

@@ -41,12 +41,15 @@ def install(dirs) -> bool:
 
     # the interpreter's own trees (a virtual environment may sit inside a submission's folder):
     # the libraries installed there are not the submission's
-    libs = tuple(os.path.normpath(os.path.abspath(d)) for d in
-                 {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
-                  site.getusersitepackages()} if d)
-
+    # (only a tree inside a submission's folder is exempt: a submission kept inside the
+    # interpreter's tree, or a Python whose prefix is "/", keeps every refusal)
     def under(p: str, tops) -> bool:
         return any(p == t or p.startswith(t + os.sep) for t in tops)
+
+    libs = tuple(t for t in {os.path.normpath(os.path.abspath(d)) for d in
+                             (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                              *site.getsitepackages(), site.getusersitepackages()) if d}
+                 if under(t, roots))
 
     def covered(path: str) -> bool:
         p = os.path.normpath(os.path.abspath(path))
