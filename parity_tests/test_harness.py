@@ -47,6 +47,16 @@ def test_message_names_tensor_worst_index_values_errors_and_rerun():
     assert e.value.report.worst_index == (2, 1)
 
 
+def test_a_nan_or_inf_result_is_infinitely_over_tolerance():
+    """The figures a report prints for a NaN or inf where the reference has a number: never the
+    0 x tolerance and 0 largest error of a report that was never filled in."""
+    ref = np.array([0.5, 1.0, -2.0])
+    nan = measure("w", np.array([0.5, np.nan, -2.0]), ref, "float64")
+    assert not nan.passed and nan.ratio == np.inf and np.isnan(nan.max_abs) and nan.n_over == 1
+    inf = measure("w", np.array([np.inf, 1.0, -2.0]), ref, "float64")
+    assert not inf.passed and inf.ratio == np.inf and inf.max_abs == np.inf
+
+
 def test_within_tolerance_passes_and_just_outside_fails():
     ref = np.array([0.0, 1.0, -2.0, 100.0])
     tol = tolerance("float32", "output")

@@ -10,6 +10,7 @@ Inputs may be numpy arrays, Python/NumPy scalars or torch tensors (converted wit
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -147,6 +148,10 @@ def measure(name: str, got: Any, ref: Any, dtype=None, quantity: str = "output",
             idx = np.unravel_index(int(np.argmax(bad)), g64.shape)
             rep.worst_index, rep.got_value, rep.ref_value = idx, float(g64[idx]), float(r64[idx])
             rep.n_over = int(bad.sum())
+            # no finite multiple of the tolerance covers a NaN or inf where the other side has a
+            # number: the ratio is inf, the largest error NaN or inf (never the defaults' 0)
+            rep.ratio = math.inf
+            rep.max_abs = rep.max_err_over_scale = float(np.abs(g64[bad] - r64[bad]).max())
             where = "reference" if not np.isfinite(r64[idx]) else "result"
             rep.problem = (f"non-finite values: {int((~finite_g).sum())} in result, "
                            f"{int((~finite_r).sum())} in reference; first mismatch in the {where} "
