@@ -56,7 +56,7 @@ def graded(tmp_path_factory):
     os.symlink(subs / "ann_right" / "attention.py", subs / "dee_inner_link" / "helper.py")
     (base / "assignment.toml").write_text(SPEC)
     p = subprocess.run([sys.executable, "-m", "parity_tests.oracle", "grade", str(subs), "--spec",
-                        str(base / "assignment.toml"), "--out", str(base / "out"), "--jobs", "2"],
+                        str(base / "assignment.toml"), "--out", str(base / "out") + os.sep, "--jobs", "2"],
                        capture_output=True, text=True, timeout=600, cwd=base,
                        env={**os.environ, "PYTHONPATH": ROOT})
     assert p.returncode == 0, p.stdout + p.stderr
@@ -66,7 +66,9 @@ def graded(tmp_path_factory):
 
 
 def test_the_class_is_graded_and_the_right_student_keeps_full_marks(graded):
-    _, _, rows = graded
+    base, p, rows = graded
+    # --out given with a trailing separator: the path printed is the file's own, no "//"
+    assert f"wrote {base / 'out' / 'gradebook.csv'}, summary.json" in p.stdout, p.stdout
     assert float(rows["ann_right"]["score"]) == 10.0
 
 

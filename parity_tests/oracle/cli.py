@@ -162,7 +162,7 @@ def cmd_grade(args) -> int:
 
     res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet)
     print(render_summary(res["summary"]))
-    print(f"wrote {args.out}/gradebook.csv, summary.json and one folder per student")
+    print(f"wrote {os.path.join(args.out, 'gradebook.csv')}, summary.json and one folder per student")
     return 0
 
 
