@@ -210,7 +210,8 @@ def _native_float(path: Path, what: str, a: np.ndarray) -> np.ndarray:
     CheckpointError: a big-endian '>f4' array holds the same numbers, a float128 or complex one
     is not a weight of either twin."""
     if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4, 8):
-        raise CheckpointError(path, f"{what}: expected a float16/32/64 array, got dtype {a.dtype}")
+        raise CheckpointError(path, f"{what}: expected a float array (float16, float32 or float64), got "
+                                    f"dtype {a.dtype}")
     return a.astype(a.dtype.newbyteorder("="), copy=False)
 
 
