@@ -122,7 +122,11 @@ class GPT2Tokenizer:
 
     @classmethod
     def from_files(cls, vocab_file: str, merges_file: str) -> GPT2Tokenizer:
-        return cls(read_vocab(vocab_file), read_merges(merges_file))
+        vocab, merges = read_vocab(vocab_file), read_merges(merges_file)
+        try:
+            return cls(vocab, merges)
+        except ValueError as e:         # a merge of tokens the vocabulary lacks: name both files
+            raise ValueError(f"{merges_file} (with {vocab_file}): {e}") from None
 
     @classmethod
     def from_folder(cls, folder: str) -> GPT2Tokenizer:

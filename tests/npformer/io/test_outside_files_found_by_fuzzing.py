@@ -175,3 +175,25 @@ def test_a_config_json_with_a_5000_digit_number_names_the_file(gpt2_dir):
     cfg.write_text(cfg.read_text().replace('"n_layer": 1', f'"n_layer": {HUGE_NUMBER}'))
     with pytest.raises(ValueError, match="config.json.*not JSON"):
         hub.from_pretrained(gpt2_dir)
+
+
+def test_a_tokenizer_dict_whose_type_is_a_list_is_a_named_error():
+    from npformer.data.tokenizers import tokenizer_from_dict
+    with pytest.raises(ValueError, match="tokenizer dict"):          # was TypeError: unhashable
+        tokenizer_from_dict({"type": [], "chars": "abc"})
+
+
+def test_a_merges_file_naming_a_token_the_vocabulary_lacks_names_the_file(tmp_path):
+    from npformer.data.tokenizers import GPT2Tokenizer
+    (tmp_path / "vocab.json").write_text(json.dumps({"a": 0, "b": 1, "ab": 2}), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na c\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="merges.txt"):   # was "merges: ..." naming no file
+        GPT2Tokenizer.from_folder(str(tmp_path))
+
+
+def test_a_vocab_json_with_a_5000_digit_id_names_the_file(tmp_path):
+    from npformer.data.tokenizers import GPT2Tokenizer
+    (tmp_path / "vocab.json").write_text('{"a": ' + HUGE_NUMBER + "}", encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match="vocab.json.*invalid JSON"):
+        GPT2Tokenizer.from_folder(str(tmp_path))
