@@ -15,7 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
-from npformer.cli.text_output import cut_at_stop, refuse_text_output, write_samples
+from npformer.cli.text_output import cut_at_stop, refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
 
 __all__ = ["is_pretrained_folder", "generate_pretrained"]
@@ -93,16 +93,17 @@ def generate_pretrained(args) -> int:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=eos, suppress_ids=untokenizable)
+        stop = stop_strings(args, lambda new: tok.decode([i for i in new if i != eos]))
         if sampling:
             out = backends.module(args.backend, "sampling").sample(
                 model, prompt, temperature=1.0 if args.temperature is None else args.temperature,
                 top_k=args.top_k, top_p=args.top_p, seed=0 if args.seed is None else args.seed,
-                **common)
+                stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam, length_penalty_alpha=args.alpha,
                                   **common)
         else:
-            out = gen.greedy_decode(model, prompt, **common)
+            out = gen.greedy_decode(model, prompt, stop=stop, **common)
         new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]
         sample = text + cut_at_stop(tok.decode([i for i in new if i != eos]), args.stop)
         samples.append(sample)

@@ -177,7 +177,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
     from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
-    from npformer.cli.text_output import cut_at_stop, write_samples
+    from npformer.cli.text_output import cut_at_stop, stop_strings, write_samples
     sampling = sampling_requested(args)
     if args.beam > 1 and sampling:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "
@@ -204,16 +204,17 @@ def generate_text(args, model, task, gen, sampler) -> int:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
+        stop = stop_strings(args, task.vocab.decode)          # greedy and sampling end there
         if sampling:
             out = sampler.sample(model, prompt, temperature=t, top_k=args.top_k, top_p=args.top_p,
-                                 seed=seed, **common)
+                                 seed=seed, stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam,
                                   length_penalty_alpha=args.alpha, **common)
         else:
-            out = gen.greedy_decode(model, prompt, **common)
-        sample = text + cut_at_stop(task.vocab.decode(np.asarray(to_numpy(out.tokens))[0]),
-                                    args.stop)
+            out = gen.greedy_decode(model, prompt, stop=stop, **common)
+        row = np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]
+        sample = text + cut_at_stop(task.vocab.decode(row), args.stop)
         samples.append(sample)
         print(visible(sample))
     write_samples(args, samples)

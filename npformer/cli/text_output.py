@@ -3,7 +3,8 @@ return token ids; the text they spell is cut and written here, one layer above t
 
     --stop STR      (repeatable) a sample ends at the first occurrence of any STR in the generated
                     text, which is not kept (as transformers' stop_strings / OpenAI's stop); the
-                    prompt itself is never searched
+                    prompt itself is never searched; greedy decoding and sampling end the row
+                    there (no model call after it), beam search cuts its finished text
     --out FILE      the samples written to FILE as UTF-8, atomically (npformer.io.files); an existing
                     FILE is refused unless --overwrite, and the path is checked before the model
                     is loaded
@@ -17,9 +18,10 @@ from __future__ import annotations
 import os
 
 from npformer.cli.errors import CliError
+from npformer.decoding.stop import cut_at_stop  # noqa: F401 - the commands cut their text with it
 
 __all__ = ["add_text_output_args", "check_text_output", "refuse_text_output", "cut_at_stop",
-           "write_samples"]
+           "stop_strings", "write_samples"]
 
 
 def add_text_output_args(p) -> None:
@@ -67,10 +69,12 @@ def refuse_text_output(args, what: str) -> None:
                        f"{what}")
 
 
-def cut_at_stop(text: str, stops) -> str:
-    """`text` up to (not including) the earliest occurrence of any of `stops`; all of it if none."""
-    ends = [i for i in (text.find(s) for s in stops or ()) if i >= 0]
-    return text[: min(ends)] if ends else text
+def stop_strings(args, decode):
+    """--stop as the decode loop's `stop=` (a row ends once its text holds a stop string: greedy
+    and sampling stop computing there; npformer.decoding.stop), or None without --stop."""
+    from npformer.decoding.stop import StopStrings
+    stops = getattr(args, "stop", None)
+    return StopStrings(stops, decode) if stops else None
 
 
 def write_samples(args, samples: list[str]) -> None:

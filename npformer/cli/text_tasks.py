@@ -17,7 +17,7 @@ from npformer.cli.common import as_backend, to_numpy
 from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
 from npformer.cli.text import read_inputs
-from npformer.cli.text_output import cut_at_stop, write_samples
+from npformer.cli.text_output import cut_at_stop, stop_strings, write_samples
 from npformer.data.display import visible
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
@@ -59,13 +59,16 @@ def translate_texts(args, model, task, gen) -> int:
                               **common)
         how = f"beam search (K={args.beam}, alpha={args.alpha})"
     else:
-        out = gen.greedy_decode(model, x, **common)
+        stop = stop_strings(args, lambda row: task.target_vocab.decode(cut_at_eos(row)))
+        out = gen.greedy_decode(model, x, stop=stop, **common)
         how = "greedy"
     tokens = np.asarray(to_numpy(out.tokens))
     side = "shared vocabulary" if task.shared_vocab else "source and target vocabularies"
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} {side} saved in {args.checkpoint}")
-    samples = [cut_at_stop(task.target_vocab.decode(cut_at_eos(row)), args.stop) for row in tokens]
+    lengths = np.asarray(to_numpy(out.lengths))          # a row a stop string ended: PAD after it
+    samples = [cut_at_stop(task.target_vocab.decode(cut_at_eos(row[:n])), args.stop)
+               for row, n in zip(tokens, lengths)]
     for text, sample in zip(texts, samples):
         print(visible(f"{text} -> {sample}"))
     write_samples(args, samples)

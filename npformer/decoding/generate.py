@@ -322,7 +322,7 @@ def suppressed_ids(model, suppress_ids, bos_id) -> list[int]:
 # ---------------------------------------------------------------------------------------------------
 def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache: bool = True,
                   eos_id: int | None = EOS, bos_id: int = BOS, prompt_lengths=None,
-                  suppress_ids=None) -> GenerateOutput:
+                  suppress_ids=None, stop=None) -> GenerateOutput:
     """Pick the most probable token at every step, for the whole batch at once.
 
     model           npformer Transformer (inputs = src (B, S) ids, PAD-padded) or CausalLM
@@ -333,12 +333,12 @@ def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache
     eos_id          ends a row (None: every row runs to max_new_tokens)
     bos_id          the decoder's first token (Transformer)
     prompt_lengths  (B,) CausalLM prompt lengths (default: the non-pad_id tokens of each row)
-    suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer); their logits
-                    still count in the log-softmax of the scores
+    suppress_ids    token ids never chosen (default: PAD, and BOS for a Transformer; their logits
+                    count in the scores); stop: npformer.decoding.stop.StopStrings ends rows early
     """
     return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids)
+                       suppress_ids=suppress_ids, stop=stop)
 
 
 def argmax(allowed: np.ndarray) -> np.ndarray:
@@ -348,10 +348,11 @@ def argmax(allowed: np.ndarray) -> np.ndarray:
 
 def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: bool,
                 eos_id: int | None, bos_id: int, prompt_lengths, suppress_ids,
-                step=NUMPY_STEP) -> GenerateOutput:
-    """The step loop of greedy decoding and sampling (npformer.decoding.sampling), in both twins (step:
-    NUMPY_STEP here, torchformer's TORCH_STEP): one token per row per step, `pick(allowed)` choosing it from
-    the logits (B, V) (NumPy) with suppressed ids at -inf. Outputs come back as the twin's arrays."""
+                step=NUMPY_STEP, stop=None) -> GenerateOutput:
+    """The step loop of greedy decoding and sampling, in both twins (step: NUMPY_STEP or TORCH_STEP):
+    one token per row per step, `pick(allowed)` choosing it from the logits (B, V) (NumPy) with
+    suppressed ids at -inf; `stop(tokens, lengths, rows)` (B,) bool ends rows early
+    (npformer.decoding.stop). Outputs come back as the twin's arrays."""
     check_decodable(model, step)
     was_training = model.training
     model.eval()
@@ -387,6 +388,8 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
             if eos_id is not None:
                 finished |= live & (choice == eos_id)
             finished |= gen & (g == N - 1)                                      # budget used up
+            if stop is not None and (live & ~finished).any():
+                finished |= stop(tokens, lengths, live & ~finished)             # stop strings
             fed = np.where(g < 0, seq[:, p], choice)                            # prompt forces
             fed = np.where(finished & (g >= 0), EOS if eos_id is None else eos_id, fed)
             seq[:, p] = fed

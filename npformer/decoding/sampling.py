@@ -112,14 +112,15 @@ def _generator(seed, generator) -> np.random.Generator:
 def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: float = 1.0,
            top_k: int | None = None, top_p: float | None = None, seed: int | None = None,
            generator: np.random.Generator | None = None, use_cache: bool = True,
-           eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None) -> GenerateOutput:
+           eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None,
+           stop=None) -> GenerateOutput:
     """Continue `prompts` (B, P) (right-padded with pad_id) by sampling; returns GenerateOutput.
 
     model        npformer CausalLM (a Transformer works too: prompts are then its sources)
     temperature, top_k, top_p   see the module docstring (top_k=1: greedy, token for token)
     seed / generator            where u ~ U[0, 1) comes from: numpy.random.default_rng(seed)
                                 (default seed 0) or the given Generator (advanced in place)
-    max_new_tokens, use_cache, eos_id, prompt_lengths, suppress_ids   as in greedy_decode
+    max_new_tokens, use_cache, eos_id, prompt_lengths, suppress_ids, stop   as in greedy_decode
     """
     temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
     rng = _generator(seed, generator)
@@ -129,4 +130,4 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
         return choose(sampling_probs(allowed.astype(np.float64), temperature, top_k, top_p), u)
     return decode_loop(model, prompts, draw, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=BOS, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids)
+                       suppress_ids=suppress_ids, stop=stop)

@@ -3,6 +3,7 @@ before any array is read, nothing is unpickled, and every problem is a Checkpoin
 from __future__ import annotations
 
 import json
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -49,16 +50,24 @@ def parameter_bytes_bound(config: TransformerConfig) -> int:
     return 8 * 2 * n + (1 << 20)
 
 
+_NPY_HEADER_ERRORS = (ValueError, TypeError, IndexError, KeyError, SyntaxError, RecursionError)
+
+
 def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo):
     """(shape, dtype, header length) of one .npy member, reading only its first bytes."""
     with zf.open(info) as f:
         version = np.lib.format.read_magic(f)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-        elif version == (2, 0):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-        else:
-            raise ValueError(f"unsupported .npy version {version}")
+        try:
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+        except _NPY_HEADER_ERRORS as e:      # numpy's parser of the header dict raises these too
+            if isinstance(e, ValueError):
+                raise
+            raise ValueError(f"{type(e).__name__}: {e}") from None
         return shape, dtype, f.tell()
 
 
@@ -88,6 +97,8 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
         if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise CheckpointError(path, f"entry {i.filename!r}: unsupported zip compression "
                                         f"{i.compress_type}")
+        if i.flag_bits & 0x1:                     # zipfile would ask for a password (RuntimeError)
+            raise CheckpointError(path, f"entry {i.filename!r} is encrypted (a checkpoint never is)")
         if i.compress_type == zipfile.ZIP_STORED and i.compress_size != i.file_size:
             raise CheckpointError(path, f"entry {i.filename!r}: stored entry declares "
                                         f"{i.file_size} bytes but holds {i.compress_size}")
@@ -179,7 +190,7 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
                                                 f"member: not an .npz checkpoint")
                 out[key] = value
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-            NotImplementedError) as e:
+            NotImplementedError, RuntimeError, struct.error, OverflowError) as e:
         if isinstance(e, CheckpointError):
             raise
         raise CheckpointError(path, f"corrupt archive entry: {type(e).__name__}: {e}") from None
@@ -192,6 +203,16 @@ def _scalar_str(path: Path, arrays: dict, key: str) -> str:
         raise CheckpointError(path, f"{key!r}: expected a 0-d string array, got dtype {a.dtype} and "
                                     f"shape {a.shape}")
     return str(a[()])
+
+
+def _native_float(path: Path, what: str, a: np.ndarray) -> np.ndarray:
+    """`a` in this machine's byte order when it is float16/32/64 (what a checkpoint holds), else a
+    CheckpointError: a big-endian '>f4' array holds the same numbers, a float128 or complex one
+    is not a weight of either twin."""
+    if a.dtype.kind != "f" or a.dtype.itemsize not in (2, 4, 8):
+        raise CheckpointError(path, f"{what}: expected a float array (float16, float32 or float64), got "
+                                    f"dtype {a.dtype}")
+    return a.astype(a.dtype.newbyteorder("="), copy=False)
 
 
 def load_checkpoint(path) -> Checkpoint:
@@ -219,7 +240,7 @@ def load_checkpoint(path) -> Checkpoint:
                                     f"{FORMAT_VERSION}; a newer release may have written it)")
     try:
         header = json.loads(_scalar_str(path, arrays, "header"))
-    except json.JSONDecodeError as e:
+    except ValueError as e:            # JSONDecodeError, or a number of more than 4300 digits
         raise CheckpointError(path, f"header is not valid JSON: {e}") from None
     except RecursionError:
         raise CheckpointError(path, "header: JSON nested too deeply to read") from None
@@ -252,9 +273,7 @@ def load_checkpoint(path) -> Checkpoint:
                                     f"unexpected {extra}")
     state: dict[str, np.ndarray] = {}
     for k in keys:
-        a = arrays[f"model/{k}"]
-        if not np.issubdtype(a.dtype, np.floating):
-            raise CheckpointError(path, f"weight {k!r}: expected a float array, got dtype {a.dtype}")
+        a = _native_float(path, f"weight {k!r}", arrays[f"model/{k}"])
         if not np.isfinite(a).all():                   # training never saves these: corruption
             raise CheckpointError(path, f"weight {k!r}: expected finite values, got "
                                         f"{int(a.size - np.isfinite(a).sum())} NaN or inf")
@@ -286,8 +305,7 @@ def load_checkpoint(path) -> Checkpoint:
                                                 f"{a.dtype} {a.shape}")
                 ostate.setdefault(pname, {})[skey] = int(a)
             else:
-                if not np.issubdtype(a.dtype, np.floating):
-                    raise CheckpointError(path, f"{k}: expected a float array, got {a.dtype}")
+                a = _native_float(path, k, a)
                 ostate.setdefault(pname, {})[skey] = a
         optimizer_state = {"type": oh["type"], "hyperparams": oh["hyperparams"],
                            "param_names": list(names), "state": ostate}

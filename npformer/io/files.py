@@ -21,6 +21,7 @@ starts with the option's name, e.g. "--save out/model.npz: exists (pass --overwr
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import threading
@@ -40,14 +41,38 @@ class OutputPathError(ValueError):
         super().__init__(f"{option} {self.path}: {problem}")
 
 
+def name_max(folder) -> int:
+    """The longest file name, in bytes, the file system of `folder` takes (255 where unknown)."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+_TEMP_TAIL = 48                          # ".tmp.<pid>.<thread id>" and the leading dot, at most
+
+
+def _temp_stem(name: str, limit: int) -> str:
+    """`name`, or when `.<name>.tmp.<pid>.<thread>` would pass the file system's name limit, its
+    start and a hash of the whole (a name of 250 bytes passed the checks and then failed to save,
+    after the work, because its temp file's name was too long)."""
+    raw = os.fsencode(name)
+    if len(raw) + _TEMP_TAIL <= limit:
+        return name
+    digest = hashlib.sha1(raw).hexdigest()[:12]
+    keep = raw[: max(limit - _TEMP_TAIL - len(digest) - 1, 1)]
+    return keep.decode("utf-8", "ignore") + "~" + digest          # a character cut in two: dropped
+
+
 def temp_name(path: Path, pid: int | None = None) -> Path:
     """The temporary file a save of `path` writes first: `.<name>.tmp.<pid>` for process `pid`; for
     this process (pid None) `.<name>.tmp.<pid>.<thread id>`, so two threads saving the same path at
     once each write their own file (with one temp name they wrote into the same file and could leave
-    a corrupt archive under `path`)."""
+    a corrupt archive under `path`). A name too long for that is shortened (`_temp_stem`)."""
+    stem = _temp_stem(path.name, name_max(path.absolute().parent))
     if pid is not None:
-        return path.with_name(f".{path.name}.tmp.{pid}")
-    return path.with_name(f".{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+        return path.with_name(f".{stem}.tmp.{pid}")
+    return path.with_name(f".{stem}.tmp.{os.getpid()}.{threading.get_ident()}")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -70,7 +95,8 @@ def clean_stale_temps(folder, name: str) -> list[Path]:
     Returns the removed paths. A temp file of a live process (another save in progress) is left alone.
     """
     folder = Path(folder)
-    pattern = re.compile(r"^\." + re.escape(name) + r"\.tmp\.(\d+)(?:\.\d+)?$")
+    pattern = re.compile(r"^\." + re.escape(_temp_stem(name, name_max(folder)))
+                         + r"\.tmp\.(\d+)(?:\.\d+)?$")
     removed = []
     try:
         entries = list(folder.iterdir())
@@ -133,14 +159,24 @@ def write_target_problem(p: Path) -> tuple[int, str] | None:
     """Why no file can be written at `p`, as (errno, message), checked before anything is written:
     it is a folder, or its folder is a file or missing (the API creates no folders). None when it can.
     Each caller raises its own error class with the message."""
+    folder = p.absolute().parent
+    if _name_too_long(p):                         # before p.is_dir(), which raises on such a name
+        return _name_too_long(p)
     if p.is_dir():
         return errno.EISDIR, "is a folder; expected a file path"
-    folder = p.absolute().parent
     if folder.is_dir():
         return None
     if folder.exists():
         return errno.ENOTDIR, f"folder {folder} is a file"
     return errno.ENOENT, f"folder {folder} does not exist (create it first)"
+
+
+def _name_too_long(p: Path) -> tuple[int, str] | None:
+    limit = name_max(p.absolute().parent)
+    n = len(os.fsencode(p.name))
+    if n > limit:
+        return errno.ENAMETOOLONG, f"the file name is {n} bytes; this file system takes {limit} at most"
+    return None
 
 
 def check_output_file(path, option: str, overwrite: bool = False) -> Path:
@@ -153,6 +189,9 @@ def check_output_file(path, option: str, overwrite: bool = False) -> Path:
     if path is None or str(path) == "":
         raise OutputPathError(option, repr(path), "expected a file path")
     p = Path(path)
+    too_long = _name_too_long(p)                  # (255 bytes where the folder is still missing)
+    if too_long is not None:                      # before p.is_dir(), which raises on such a name
+        raise OutputPathError(option, path, too_long[1])
     if str(path).endswith(os.sep) or p.is_dir():
         raise OutputPathError(option, path, "is a folder; expected a file path")
     if p.exists() or p.is_symlink():

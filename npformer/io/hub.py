@@ -108,11 +108,27 @@ def pretrained_parts(folder, dtype="float32", kind: str | None = None,
     either twin. kind="bert_cls" on a folder without a classifier (BertModel, BertForMaskedLM,
     BertForPreTraining: what bert-base-uncased is) adds a fresh head drawn from `seed`
     (npformer.io.hub_heads), with `num_labels` classes (default: config.json's, else 2)."""
+    if kind and kind not in KINDS:
+        raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
     hf_config, hf_state = read_pretrained(folder)
+    try:
+        return _parts(folder, hf_config, hf_state, dtype, kind, num_labels, seed)
+    except _CONTENT_ERRORS as e:
+        # what the folder's files say, checked on the way; a value of the wrong JSON type meets a
+        # comparison or a dict lookup first (TypeError, OverflowError...): each becomes one
+        # ValueError naming the folder
+        if str(folder) in str(e):
+            raise
+        raise ValueError(f"{folder}: {e}") from None
+
+
+_CONTENT_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError,
+                   RecursionError)
+
+
+def _parts(folder, hf_config: dict, hf_state: dict, dtype, kind, num_labels, seed):
     own = kind_from_hf(hf_config)
     kind = kind or own
-    if kind not in KINDS:
-        raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
     new: list[str] = []
     if num_labels is not None and kind != "bert_cls":
         raise ValueError(f"num_labels: only with kind='bert_cls' (a classifier), got kind={kind!r}")

@@ -51,7 +51,7 @@ def read_header(path) -> tuple[dict, dict, int]:
         raw = f.read(n)
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except ValueError as e:          # not UTF-8, not JSON, a number of more than 4300 digits
         raise SafetensorsError(path, f"header is not JSON ({e})") from None
     except RecursionError:
         raise SafetensorsError(path, "header: JSON nested too deeply to read") from None
@@ -66,14 +66,15 @@ def read_header(path) -> tuple[dict, dict, int]:
         if not isinstance(e, dict) or set(e) != {"dtype", "shape", "data_offsets"}:
             raise SafetensorsError(path, f"{name}: expected keys dtype, shape, data_offsets, got {e!r}")
         dt, shape, offs = e["dtype"], e["shape"], e["data_offsets"]
-        if dt not in DTYPES:
+        if not isinstance(dt, str) or dt not in DTYPES:          # a list or object is unhashable
             raise SafetensorsError(path, f"{name}: dtype {dt!r} not one of {sorted(DTYPES)}")
         if not (isinstance(shape, list)
                 and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
             raise SafetensorsError(path, f"{name}: shape must be a list of non-negative ints, got "
                                          f"{shape!r}")
         if not (isinstance(offs, list) and len(offs) == 2
-                and all(isinstance(o, int) and o >= 0 for o in offs) and offs[0] <= offs[1]):
+                and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in offs)
+                and offs[0] <= offs[1]):
             raise SafetensorsError(path, f"{name}: data_offsets must be [begin, end], got {offs!r}")
         want = math.prod(shape) * np.dtype(DTYPES[dt]).itemsize     # Python ints: no overflow
         if offs[1] - offs[0] != want:

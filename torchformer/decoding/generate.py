@@ -134,8 +134,8 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
 @torch.no_grad()
 def greedy_decode(model, inputs, *, max_new_tokens: int | None = None, use_cache: bool = True,
                   eos_id: int | None = EOS, bos_id: int = BOS, prompt_lengths=None,
-                  suppress_ids=None) -> GenerateOutput:
+                  suppress_ids=None, stop=None) -> GenerateOutput:
     """The most probable token at every step (see npformer.decoding.generate.greedy_decode)."""
     return decode_loop(model, inputs, argmax, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=bos_id, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids, step=TORCH_STEP)
+                       suppress_ids=suppress_ids, step=TORCH_STEP, stop=stop)

@@ -81,7 +81,8 @@ def _generator(seed, generator, device) -> torch.Generator:
 def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: float = 1.0,
            top_k: int | None = None, top_p: float | None = None, seed: int | None = None,
            generator: torch.Generator | None = None, use_cache: bool = True,
-           eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None) -> GenerateOutput:
+           eos_id: int | None = EOS, prompt_lengths=None, suppress_ids=None,
+           stop=None) -> GenerateOutput:
     """Continue `prompts` (B, P) by sampling (see npformer.decoding.sampling.sample): npformer's
     decode loop, with u ~ U[0, 1) and the choice made by torch on the model's device."""
     check_decodable(model, TORCH_STEP)                   # before model.device is read
@@ -95,4 +96,4 @@ def sample(model, prompts, *, max_new_tokens: int | None = None, temperature: fl
         return choose(sampling_probs(z, temperature, top_k, top_p), u).cpu().numpy()
     return decode_loop(model, prompts, draw, max_new_tokens=max_new_tokens, use_cache=use_cache,
                        eos_id=eos_id, bos_id=BOS, prompt_lengths=prompt_lengths,
-                       suppress_ids=suppress_ids, step=TORCH_STEP)
+                       suppress_ids=suppress_ids, step=TORCH_STEP, stop=stop)

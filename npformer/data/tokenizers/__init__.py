@@ -39,7 +39,7 @@ TOKENIZERS = {cls.kind: cls for cls in (CharTokenizer, BPETokenizer, GPT2Tokeniz
 def tokenizer_from_dict(d: dict):
     """The tokenizer a `to_dict()` described (its "type" picks the class)."""
     kind = d.get("type") if isinstance(d, dict) else None
-    if kind not in TOKENIZERS:
+    if not isinstance(kind, str) or kind not in TOKENIZERS:          # a list is unhashable
         raise ValueError(f"tokenizer dict: expected a dict whose 'type' is one of {sorted(TOKENIZERS)}, "
                          f"got {str(d)[:80]!r}")
     return TOKENIZERS[kind].from_dict(d)

@@ -63,10 +63,15 @@ def merge_pair(tokens: list[str], pair: tuple[str, str]) -> list[str]:
 def read_vocab(path: str) -> dict[str, int]:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"vocab.json: expected a file at {path}, found none")
+    text = read_utf8(path)
     try:
-        vocab = json.loads(read_utf8(path))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: expected a JSON object of token -> id, got invalid JSON ({e})")
+        vocab = json.loads(text)
+    except ValueError as e:             # not JSON, or a number of more than 4300 digits
+        raise ValueError(f"{path}: expected a JSON object of token -> id, got invalid JSON "
+                         f"({e})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: expected a JSON object of token -> id, got JSON nested too "
+                         f"deeply to read") from None
     if not isinstance(vocab, dict) or not all(
             isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
             for k, v in vocab.items()):
@@ -117,7 +122,11 @@ class GPT2Tokenizer:
 
     @classmethod
     def from_files(cls, vocab_file: str, merges_file: str) -> GPT2Tokenizer:
-        return cls(read_vocab(vocab_file), read_merges(merges_file))
+        vocab, merges = read_vocab(vocab_file), read_merges(merges_file)
+        try:
+            return cls(vocab, merges)
+        except ValueError as e:         # a merge of tokens the vocabulary lacks: name both files
+            raise ValueError(f"{merges_file} (with {vocab_file}): {e}") from None
 
     @classmethod
     def from_folder(cls, folder: str) -> GPT2Tokenizer:
