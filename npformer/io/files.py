@@ -157,13 +157,16 @@ def file_path(path, what: str) -> Path:
 
 def write_target_problem(p: Path) -> tuple[int, str] | None:
     """Why no file can be written at `p`, as (errno, message), checked before anything is written:
-    it is a folder, or its folder is a file or missing (the API creates no folders). None when it can.
+    it is a folder or another non-regular file (a pipe, socket or device), or its folder is a file or
+    missing (the API creates no folders). None when it can.
     Each caller raises its own error class with the message."""
     folder = p.absolute().parent
     if _name_too_long(p):                         # before p.is_dir(), which raises on such a name
         return _name_too_long(p)
     if p.is_dir():
         return errno.EISDIR, "is a folder; expected a file path"
+    if p.exists() and not p.is_file():            # replacing it would drop what it is silently
+        return errno.EEXIST, "exists and is not a regular file (a pipe, socket or device)"
     if folder.is_dir():
         return None
     if folder.exists():

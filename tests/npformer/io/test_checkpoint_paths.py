@@ -2,11 +2,15 @@
 that is missing or is a file is refused with one message naming the checkpoint path, before anything is
 written, and no temporary file is left behind (pathlib's and os.replace's own errors never reach the
 caller)."""
+import os
+import stat
+
 import numpy as np
 import pytest
 
 import npformer as nf
 from npformer.io.checkpoint_file import CheckpointError
+from npformer.io.safetensors import write_safetensors
 
 CFG = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=8, num_encoder_layers=1,
                            num_decoder_layers=1, vocab_size=9, max_len=8)
@@ -52,6 +56,19 @@ def test_save_under_a_file_says_so(model, tmp_path):
     with pytest.raises(CheckpointError, match=r"notes\.txt is a file$"):
         nf.save_checkpoint(f / "m.npz", model)
     assert f.read_text() == "keep me" and list(tmp_path.iterdir()) == [f]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_save_onto_a_named_pipe_is_refused_and_keeps_it(model, tmp_path):
+    """The command line refused a pipe as --save; the API renamed its checkpoint over it."""
+    fifo = tmp_path / "m.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(CheckpointError, match=r"m\.npz: exists and is not a regular file"):
+        nf.save_checkpoint(fifo, model)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and list(tmp_path.iterdir()) == [fifo]
+    with pytest.raises(OSError, match="not a regular file"):
+        write_safetensors(fifo, model.state_dict())
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_a_good_path_still_saves_and_loads(model, tmp_path):
