@@ -34,11 +34,18 @@ from npformer.cli.parser import DASH_INPUT_HINT, build_parser
 from npformer.cli.plot import cmd_plot
 from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
+from npformer.data.display import visible
 
 __all__ = ["main", "COMMANDS"]
 
 COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_generate,
             "gradcheck": cmd_gradcheck, "plot": cmd_plot}
+
+
+def one_line(message: str) -> str:
+    """An error message as one terminal line: control characters and newlines (a file name may
+    hold them) escaped, so the error is one line and a name cannot move the cursor."""
+    return visible(message).replace("\n", "\\n")
 
 
 def main(argv=None) -> int:
@@ -54,16 +61,17 @@ def main(argv=None) -> int:
         with sigterm_as_interrupt():                      # SIGTERM stops a run like Ctrl-C
             return int(COMMANDS[args.command](args) or 0)
     except CliError as e:
-        print(f"npformer {args.command}: error: {e}", file=sys.stderr)
+        print(f"npformer {args.command}: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except (ValueError, FileNotFoundError, ImportError) as e:
         # validation errors name the argument; checkpoint errors name the file
-        print(f"npformer {args.command}: error: {e}", file=sys.stderr)
+        print(f"npformer {args.command}: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except OSError as e:
         # a file that cannot be read or written: one line, never a traceback
-        print(f"npformer {args.command}: error: {e.strerror or e}"
-              f"{': ' + str(e.filename) if getattr(e, 'filename', None) else ''}", file=sys.stderr)
+        where = f": {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"npformer {args.command}: error: {one_line(f'{e.strerror or e}{where}')}",
+              file=sys.stderr)
         return 2
     except MemoryError as e:                              # sizes beyond the machine: no traceback
         print(f"npformer {args.command}: error: out of memory ({e}); use smaller sizes "
