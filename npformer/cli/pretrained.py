@@ -15,8 +15,9 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
-from npformer.cli.text_output import cut_at_stop, refuse_text_output, stop_strings, write_samples
+from npformer.cli.text_output import refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
+from npformer.decoding.stop import cut_at_stop
 
 __all__ = ["is_pretrained_folder", "generate_pretrained"]
 

@@ -177,7 +177,8 @@ def generate_text(args, model, task, gen, sampler) -> int:
     """`npformer generate` on a text checkpoint: each INPUT continued, printed as text."""
     from npformer.cli.common import as_backend, to_numpy
     from npformer.cli.decode_options import refuse_alpha_without_beam, sampling_requested
-    from npformer.cli.text_output import cut_at_stop, stop_strings, write_samples
+    from npformer.cli.text_output import stop_strings, write_samples
+    from npformer.decoding.stop import cut_at_stop
     sampling = sampling_requested(args)
     if args.beam > 1 and sampling:
         raise CliError(f"--beam {args.beam}: beam search cannot be combined with sampling "

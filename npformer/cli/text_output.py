@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 
 from npformer.cli.errors import CliError
-from npformer.decoding.stop import cut_at_stop  # noqa: F401 - the commands cut their text with it
+from npformer.decoding.stop import StopStrings
 
-__all__ = ["add_text_output_args", "check_text_output", "refuse_text_output", "cut_at_stop",
-           "stop_strings", "write_samples"]
+__all__ = ["add_text_output_args", "check_text_output", "refuse_text_output", "stop_strings",
+           "write_samples"]
 
 
 def add_text_output_args(p) -> None:
@@ -72,7 +72,6 @@ def refuse_text_output(args, what: str) -> None:
 def stop_strings(args, decode):
     """--stop as the decode loop's `stop=` (a row ends once its text holds a stop string: greedy
     and sampling stop computing there; npformer.decoding.stop), or None without --stop."""
-    from npformer.decoding.stop import StopStrings
     stops = getattr(args, "stop", None)
     return StopStrings(stops, decode) if stops else None
 

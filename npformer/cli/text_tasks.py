@@ -17,8 +17,9 @@ from npformer.cli.common import as_backend, to_numpy
 from npformer.cli.decode_options import refuse_alpha_without_beam
 from npformer.cli.errors import CliError
 from npformer.cli.text import read_inputs
-from npformer.cli.text_output import cut_at_stop, stop_strings, write_samples
+from npformer.cli.text_output import stop_strings, write_samples
 from npformer.data.display import visible
+from npformer.decoding.stop import cut_at_stop
 
 __all__ = ["generate_rows", "translate_texts", "classify_texts"]
 

@@ -354,6 +354,8 @@ def decode_loop(model, inputs, pick, *, max_new_tokens: int | None, use_cache: b
     suppressed ids at -inf; `stop(tokens, lengths, rows)` (B,) bool ends rows early
     (npformer.decoding.stop). Outputs come back as the twin's arrays."""
     check_decodable(model, step)
+    if stop is not None and not callable(stop):
+        raise TypeError(f"stop: expected StopStrings(stops, tokenizer.decode) or None, got {type(stop).__name__}")
     was_training = model.training
     model.eval()
     try:

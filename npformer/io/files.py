@@ -161,8 +161,9 @@ def write_target_problem(p: Path) -> tuple[int, str] | None:
     missing (the API creates no folders). None when it can.
     Each caller raises its own error class with the message."""
     folder = p.absolute().parent
-    if _name_too_long(p):                         # before p.is_dir(), which raises on such a name
-        return _name_too_long(p)
+    too_long = _name_too_long(p)
+    if too_long is not None:                      # before p.is_dir(), which raises on such a name
+        return too_long
     if p.is_dir():
         return errno.EISDIR, "is a folder; expected a file path"
     if p.exists() and not p.is_file():            # replacing it would drop what it is silently

@@ -42,7 +42,7 @@ def test_a_sample_ends_before_the_first_stop_string(lm, capsys, backend):
 
 
 def test_cut_at_stop_keeps_the_text_before_the_earliest_stop():
-    from npformer.cli.text_output import cut_at_stop
+    from npformer.decoding.stop import cut_at_stop
     assert cut_at_stop("abc\n\nxyz", ["\n\n"]) == "abc"
     assert cut_at_stop("abcxyz", ["y", "c"]) == "ab"
     assert cut_at_stop("abc", ["q"]) == "abc" and cut_at_stop("abc", None) == "abc"

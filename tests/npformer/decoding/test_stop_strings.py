@@ -112,3 +112,18 @@ def test_stop_strings_refuse_what_is_not_a_list_of_strings():
         StopStrings(["ab", ""], decode)
     with pytest.raises(TypeError, match="decode"):
         StopStrings(["ab"], None)
+
+
+@pytest.mark.parametrize("twin", ["numpy", "torch"])
+@pytest.mark.parametrize("how", ["greedy", "sample"])
+def test_decoding_refuses_a_stop_that_is_not_a_stop_hook(twin, how):
+    """stop=["END"] (what a user of transformers' stop_strings would pass) is named at once, not
+    a 'list object is not callable' from inside the loop."""
+    model, gen, sampling = _model(twin)
+    run = gen.greedy_decode if how == "greedy" else sampling.sample
+    prompt = np.array([[1, 2, 3]])
+    if twin == "torch":
+        prompt = pytest.importorskip("torch").as_tensor(prompt)
+    with pytest.raises(TypeError, match=r"^stop: expected StopStrings\(stops, tokenizer\.decode\) "
+                                        r"or None, got list$"):
+        run(model, prompt, max_new_tokens=3, eos_id=None, stop=["END"])
