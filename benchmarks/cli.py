@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine, npformer_train_threads
+from npformer.cli.errors import OneLineParser
 
 # PyTorch without the CUDA packages a plain `pip install torch` pulls on Linux (README, Quick start)
 TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
@@ -95,7 +96,7 @@ def int_list(s: str) -> list[int]:
 def build_parser() -> argparse.ArgumentParser:
     from benchmarks.configs import CONFIGS, WORKLOADS
 
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="python -m benchmarks", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=__doc__.split("\n", 1)[1],
         epilog="configs: " + "; ".join(c.describe() for c in CONFIGS.values()))

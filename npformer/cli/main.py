@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 
-from npformer.cli.errors import CliError
+from npformer.cli.errors import CliError, one_line
 from npformer.cli.evaluate import cmd_evaluate
 from npformer.cli.generate import cmd_generate
 from npformer.cli.gradcheck import cmd_gradcheck
@@ -34,18 +34,11 @@ from npformer.cli.parser import DASH_INPUT_HINT, build_parser
 from npformer.cli.plot import cmd_plot
 from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
-from npformer.data.display import visible
 
 __all__ = ["main", "COMMANDS"]
 
 COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_generate,
             "gradcheck": cmd_gradcheck, "plot": cmd_plot}
-
-
-def one_line(message: str) -> str:
-    """An error message as one terminal line: control characters and newlines (a file name may
-    hold them) escaped, so the error is one line and a name cannot move the cursor."""
-    return visible(message).replace("\n", "\\n")
 
 
 def main(argv=None) -> int:

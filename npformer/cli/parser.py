@@ -16,6 +16,7 @@ from npformer.cli.argtypes import (
     seed_int,
 )
 from npformer.cli.defaults import DEFAULTS, LM_DEFAULTS, MLM_DEFAULTS
+from npformer.cli.errors import OneLineParser
 from npformer.cli.finetune import add_init_args
 from npformer.cli.options import add_backend_args, add_sampling_args, add_task_args
 from npformer.cli.suggest import choice_hint
@@ -28,7 +29,7 @@ DASH_INPUT_HINT = ("; an INPUT that starts with '-' goes after `--`, which ends 
                    "(npformer generate CKPT -- -3+4=)")
 
 
-class CommandParser(argparse.ArgumentParser):
+class CommandParser(OneLineParser):
     """A command's parser: a usage error about `generate`'s INPUT says how to pass an input that
     starts with '-' (argparse reads it as an option otherwise)."""
 
@@ -38,7 +39,7 @@ class CommandParser(argparse.ArgumentParser):
         super().error(message + choice_hint(message))
 
 
-class TopParser(argparse.ArgumentParser):
+class TopParser(OneLineParser):
     """The `npformer` parser: a misspelt command is answered with the nearest one (as is a misspelt
     choice of a command's option, by CommandParser)."""
 

@@ -122,3 +122,13 @@ def test_the_single_purpose_benchmarks_refuse_an_earlier_result_too(tmp_path, ca
     err = capsys.readouterr().err
     assert written in err and "--overwrite" in err
     assert (tmp_path / written).read_text() == "kept"
+
+
+def test_the_benchmarks_usage_error_is_one_line(capsys):
+    try:
+        cli.build_parser().parse_args(["--fo\no", "--c\x1b[2Jonfigs"])
+    except SystemExit as e:
+        assert e.code == 2
+    err = capsys.readouterr().err
+    last = err.rstrip("\n").split("\n")[-1]
+    assert "\x1b" not in err and "--fo\\no --c\\x1b[2Jonfigs" in last, err
