@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from npformer.cli.errors import OneLineParser
+
 from . import __version__
 
 COMPONENT_HELP = ("sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder_layer, model "
@@ -74,7 +76,7 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="npformer-oracle",
+    ap = OneLineParser(prog="npformer-oracle",
                                  description="Check a Transformer component against the npformer "
                                              "reference (exit 0 match, 1 mismatch, 2 cannot "
                                              "load/call, crashed, timed out or forbidden import, "
