@@ -102,7 +102,7 @@ def generate_pretrained(args) -> int:
                 stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam, length_penalty_alpha=args.alpha,
-                                  **common)
+                                  stop=stop, **common)
         else:
             out = gen.greedy_decode(model, prompt, stop=stop, **common)
         new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]

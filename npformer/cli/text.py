@@ -205,13 +205,14 @@ def generate_text(args, model, task, gen, sampler) -> int:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
-        stop = stop_strings(args, task.vocab.decode)          # greedy and sampling end there
+        stop = stop_strings(args, task.vocab.decode)          # every decoder ends there
         if sampling:
             out = sampler.sample(model, prompt, temperature=t, top_k=args.top_k, top_p=args.top_p,
                                  seed=seed, stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam,
-                                  length_penalty_alpha=args.alpha, **common)
+                                  length_penalty_alpha=args.alpha, stop=stop,
+                                  **common)
         else:
             out = gen.greedy_decode(model, prompt, stop=stop, **common)
         row = np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]
