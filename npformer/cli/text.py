@@ -9,6 +9,8 @@ and the rule that no long option is an abbreviation of another (forbid_abbreviat
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 
 import numpy as np
@@ -145,6 +147,11 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
     characters a character vocabulary never saw in training (each is read as its unknown token)."""
     from npformer.data.text_files import normalise_text
     texts = [normalise_text(t) for t in inputs]
+    for text in texts:
+        if _names_a_file(text):
+            print(f"note: INPUT {text[:60]!r} is also the name of a file here; it is read as that "
+                  f"text itself, not as the file's contents (to use the file's text, give "
+                  f"\"$(cat {visible(shlex.quote(text))})\")", file=file or sys.stderr)
     unseen = getattr(tokenizer, "unseen", None)
     for text in texts if unseen is not None else ():
         new = unseen(text)
@@ -159,6 +166,16 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
                   f"vocabulary never saw in training ({shown}); each is read as the unknown token "
                   f"(written as U+FFFD if decoded){hint}", file=file or sys.stderr)
     return texts
+
+
+def _names_a_file(text: str) -> bool:
+    """True when the INPUT is the path of an existing file (a prompt file given as the prompt)."""
+    if not text.strip() or "\n" in text or len(text) > 4096 or "\0" in text:
+        return False
+    try:
+        return os.path.isfile(text)
+    except (OSError, ValueError):                 # a name the file system cannot hold
+        return False
 
 
 def _covering_form(text: str, unseen) -> str | None:

@@ -61,12 +61,24 @@ def _path(path) -> Path:
     return Path(path)
 
 
+def _wildcard_hint(p: Path) -> str:
+    """For a missing path holding * ? or [: it is a wildcard pattern the shell did not expand (it was
+    quoted, or matched nothing), and how many files it matches here."""
+    if not any(ch in p.name or ch in str(p.parent) for ch in "*?["):
+        return ""
+    import glob
+    n = sum(1 for m in glob.glob(str(p)) if os.path.isfile(m))
+    matched = f"it matches {n} file(s) here" if n else "it matches no file here"
+    return (f"; it looks like a wildcard pattern, which the shell expands and npformer does not "
+            f"({matched}): write it unquoted (--data notes/*.txt), or give the folder")
+
+
 def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
     p = _path(path)
     if not p.exists():
         where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
-        raise TextFileError(path, MISSING + where)
+        raise TextFileError(path, MISSING + where + _wildcard_hint(p))
     if not p.is_file():
         raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
                                   "twice, to train and again to resume, so write it to a file)")
