@@ -94,3 +94,23 @@ def test_beam_refuses_a_stop_that_is_not_a_stop_hook():
     model = CausalLM(TransformerConfig(**CONFIG), seed=4)
     with pytest.raises(TypeError, match="stop: expected StopStrings"):
         beam_search(model, PROMPTS, beam_size=2, max_new_tokens=5, stop=["a"])
+
+
+def test_a_translation_models_beams_end_at_their_stop_as_in_the_run_to_the_budget(monkeypatch):
+    from npformer.data.vocab import EOS
+    from npformer.models.transformer import Transformer
+    c = TransformerConfig(**{**CONFIG, "num_encoder_layers": 1})
+    model = Transformer(c, seed=2)
+    src = np.array([[5, 6, 7, EOS], [8, 9, EOS, 0]])
+    free = beam_search(model, src, beam_size=3, max_new_tokens=20, eos_id=None)
+    stops = sorted({decode(free.tokens[r][2:3]) for r in range(2)})
+    stop = StopStrings(stops, decode)
+    calls = _calls(monkeypatch, np_step.NumpyDecodeStep)
+    full = beam_search(model, src, beam_size=3, max_new_tokens=20, eos_id=None, stop=stop,
+                       early_stopping=False)
+    n_full = len(calls)
+    calls.clear()
+    early = beam_search(model, src, beam_size=3, max_new_tokens=20, eos_id=None, stop=stop)
+    assert len(calls) < n_full
+    np.testing.assert_array_equal(early.beams, full.beams)
+    np.testing.assert_array_equal(early.beam_lengths, full.beam_lengths)
