@@ -15,6 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
+from npformer.cli.text import check_input_text
 from npformer.cli.text_output import refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
 from npformer.decoding.stop import cut_at_stop
@@ -85,6 +86,7 @@ def generate_pretrained(args) -> int:
     gen = backends.module(args.backend, "generate")
     samples = []
     for text in args.inputs:
+        check_input_text(text)
         ids = tok.encode(text)
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")

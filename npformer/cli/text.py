@@ -153,6 +153,9 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
                   f"text itself, not as the file's contents (to use the file's text, give "
                   f"\"$(cat {visible(shlex.quote(text))})\")", file=file or sys.stderr)
     unseen = getattr(tokenizer, "unseen", None)
+    if unseen is None:                            # byte-level: every INPUT must be UTF-8 text
+        for text in texts:
+            check_input_text(text)
     for text in texts if unseen is not None else ():
         new = unseen(text)
         if new:
@@ -166,6 +169,17 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
                   f"vocabulary never saw in training ({shown}); each is read as the unknown token "
                   f"(written as U+FFFD if decoded){hint}", file=file or sys.stderr)
     return texts
+
+
+def check_input_text(text: str) -> None:
+    """A CliError naming the INPUT when a byte-level tokenizer cannot encode it (bytes that were not
+    UTF-8 on the command line, kept by Python as lone surrogates)."""
+    from npformer.data.tokenizers.text_input import check_encodable
+    try:
+        check_encodable(text, "INPUT")
+    except ValueError as e:
+        raise CliError(f"INPUT {text[:40]!r}: {str(e).removeprefix('INPUT: ')} (the checkpoint's "
+                       f"tokenizer reads UTF-8, as its corpus was)") from None
 
 
 def _names_a_file(text: str) -> bool:
