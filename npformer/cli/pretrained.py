@@ -91,8 +91,9 @@ def generate_pretrained(args) -> int:
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
         if len(ids) >= limit:
-            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most and needs "
-                           f"room to generate")
+            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                           f"the model reads {limit} at most and needs room to generate: give at "
+                           f"most its last {limit - 1} tokens")
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=eos, suppress_ids=untokenizable)

@@ -231,8 +231,9 @@ def generate_text(args, model, task, gen, sampler) -> int:
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
         if len(ids) >= limit:
-            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most "
-                           f"(--context) and needs room to generate")
+            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                           f"the model reads {limit} at most (--context) and needs room to "
+                           f"generate: give at most its last {limit - 1} tokens")
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
