@@ -18,8 +18,8 @@ padding mask is needed on the target side.
 Beam search: npformer.decoding.beam; the step and the common checks: npformer.decoding.step and
 npformer.decoding.setup. Both twins run these loops: the bookkeeping (tokens, scores, beams) is NumPy,
 and a twin supplies the step, "logits and log-probabilities of the next token":
-NumpyDecodeStep here, torchformer.decoding.generate.TorchDecodeStep for torch models (whose logits then cross
-to the host once per step; the outputs go back to the model's device).
+NumpyDecodeStep (npformer.decoding.step), torchformer.decoding.generate.TorchDecodeStep for torch models
+(whose logits cross to the host once per step; the outputs go back to the model's device).
 No Python loop runs over the batch or the beams: loops are over time steps only.
 """
 from __future__ import annotations
