@@ -15,6 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
+from npformer.cli.text import check_input_text
 from npformer.cli.text_output import refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
 from npformer.decoding.stop import cut_at_stop
@@ -85,12 +86,14 @@ def generate_pretrained(args) -> int:
     gen = backends.module(args.backend, "generate")
     samples = []
     for text in args.inputs:
+        check_input_text(text)
         ids = tok.encode(text)
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
         if len(ids) >= limit:
-            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most and needs "
-                           f"room to generate")
+            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                           f"the model reads {limit} at most and needs room to generate: give at "
+                           f"most its last {limit - 1} tokens")
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=eos, suppress_ids=untokenizable)
@@ -102,7 +105,7 @@ def generate_pretrained(args) -> int:
                 stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam, length_penalty_alpha=args.alpha,
-                                  **common)
+                                  stop=stop, **common)
         else:
             out = gen.greedy_decode(model, prompt, stop=stop, **common)
         new = [int(i) for i in np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]]

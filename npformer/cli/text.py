@@ -9,6 +9,8 @@ and the rule that no long option is an abbreviation of another (forbid_abbreviat
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 
 import numpy as np
@@ -145,7 +147,15 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
     characters a character vocabulary never saw in training (each is read as its unknown token)."""
     from npformer.data.text_files import normalise_text
     texts = [normalise_text(t) for t in inputs]
+    for text in texts:
+        if _names_a_file(text):
+            print(f"note: INPUT {text[:60]!r} is also the name of a file here; it is read as that "
+                  f"text itself, not as the file's contents (to use the file's text, give "
+                  f"\"$(cat {visible(shlex.quote(text))})\")", file=file or sys.stderr)
     unseen = getattr(tokenizer, "unseen", None)
+    if unseen is None:                            # byte-level: every INPUT must be UTF-8 text
+        for text in texts:
+            check_input_text(text)
     for text in texts if unseen is not None else ():
         new = unseen(text)
         if new:
@@ -159,6 +169,27 @@ def read_inputs(inputs, tokenizer, file=None) -> list[str]:
                   f"vocabulary never saw in training ({shown}); each is read as the unknown token "
                   f"(written as U+FFFD if decoded){hint}", file=file or sys.stderr)
     return texts
+
+
+def check_input_text(text: str) -> None:
+    """A CliError naming the INPUT when a byte-level tokenizer cannot encode it (bytes that were not
+    UTF-8 on the command line, kept by Python as lone surrogates)."""
+    from npformer.data.tokenizers.text_input import check_encodable
+    try:
+        check_encodable(text, "INPUT")
+    except ValueError as e:
+        raise CliError(f"INPUT {text[:40]!r}: {str(e).removeprefix('INPUT: ')} (the checkpoint's "
+                       f"tokenizer reads UTF-8, as its corpus was)") from None
+
+
+def _names_a_file(text: str) -> bool:
+    """True when the INPUT is the path of an existing file (a prompt file given as the prompt)."""
+    if not text.strip() or "\n" in text or len(text) > 4096 or "\0" in text:
+        return False
+    try:
+        return os.path.isfile(text)
+    except (OSError, ValueError):                 # a name the file system cannot hold
+        return False
 
 
 def _covering_form(text: str, unseen) -> str | None:
@@ -200,18 +231,20 @@ def generate_text(args, model, task, gen, sampler) -> int:
         if not ids:
             raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
         if len(ids) >= limit:
-            raise CliError(f"INPUT: {len(ids)} tokens; the model reads {limit} at most "
-                           f"(--context) and needs room to generate")
+            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                           f"the model reads {limit} at most (--context) and needs room to "
+                           f"generate: give at most its last {limit - 1} tokens")
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
-        stop = stop_strings(args, task.vocab.decode)          # greedy and sampling end there
+        stop = stop_strings(args, task.vocab.decode)          # every decoder ends there
         if sampling:
             out = sampler.sample(model, prompt, temperature=t, top_k=args.top_k, top_p=args.top_p,
                                  seed=seed, stop=stop, **common)
         elif args.beam > 1:
             out = gen.beam_search(model, prompt, beam_size=args.beam,
-                                  length_penalty_alpha=args.alpha, **common)
+                                  length_penalty_alpha=args.alpha, stop=stop,
+                                  **common)
         else:
             out = gen.greedy_decode(model, prompt, stop=stop, **common)
         row = np.asarray(to_numpy(out.tokens))[0][: int(to_numpy(out.lengths)[0])]

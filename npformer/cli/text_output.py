@@ -39,12 +39,18 @@ def add_text_output_args(p) -> None:
 
 
 def check_text_output(args) -> None:
-    """Before any model is loaded: --stop strings non-empty, --overwrite only with --out, --out a
+    """Before any model is loaded: --stop strings non-empty UTF-8 text, --overwrite only with --out, --out a
     new writable file (or an existing one with --overwrite) that is not the checkpoint itself."""
     from npformer.io.files import check_output_file
     for s in getattr(args, "stop", None) or ():
         if s == "":
             raise CliError("--stop: expected a non-empty string, got ''")
+        try:                   # bytes that were not UTF-8: generated text never holds them
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CliError(f"--stop {s!r}: expected UTF-8 text, got bytes that are not UTF-8 "
+                           f"(kept as lone surrogates); generated text never holds them, so this "
+                           f"stop string could never match") from None
     out = getattr(args, "out", None)
     if getattr(args, "overwrite", False) and out is None:
         raise CliError("--overwrite: lets --out FILE replace an existing file; give --out FILE")

@@ -55,12 +55,12 @@ def translate_texts(args, model, task, gen) -> int:
     x = as_backend(src, model, args)
     common = dict(max_new_tokens=args.max_new_tokens, use_cache=not args.no_cache,
                   suppress_ids=task.suppress_ids)
+    stop = stop_strings(args, lambda row: task.target_vocab.decode(cut_at_eos(row)))
     if args.beam > 1:
         out = gen.beam_search(model, x, beam_size=args.beam, length_penalty_alpha=args.alpha,
-                              **common)
+                              stop=stop, **common)
         how = f"beam search (K={args.beam}, alpha={args.alpha})"
     else:
-        stop = stop_strings(args, lambda row: task.target_vocab.decode(cut_at_eos(row)))
         out = gen.greedy_decode(model, x, stop=stop, **common)
         how = "greedy"
     tokens = np.asarray(to_numpy(out.tokens))

@@ -61,12 +61,24 @@ def _path(path) -> Path:
     return Path(path)
 
 
+def _wildcard_hint(p: Path) -> str:
+    """For a missing path holding * ? or [: it is a wildcard pattern the shell did not expand (it was
+    quoted, or matched nothing), and how many files it matches here."""
+    if not any(ch in p.name or ch in str(p.parent) for ch in "*?["):
+        return ""
+    import glob
+    n = sum(1 for m in glob.glob(str(p)) if os.path.isfile(m))
+    matched = f"it matches {n} file(s) here" if n else "it matches no file here"
+    return (f"; it looks like a wildcard pattern, which the shell expands and npformer does not "
+            f"({matched}): write it unquoted (--data notes/*.txt), or give the folder")
+
+
 def read_text_file(path) -> str:
     """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
     p = _path(path)
     if not p.exists():
         where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
-        raise TextFileError(path, MISSING + where)
+        raise TextFileError(path, MISSING + where + _wildcard_hint(p))
     if not p.is_file():
         raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
                                   "twice, to train and again to resume, so write it to a file)")
@@ -83,16 +95,39 @@ def read_text_file(path) -> str:
             raise TextFileError(path, f"expected UTF-8 text, got {wide[1]}; convert it, e.g. "
                                       f"iconv -f {wide[0]} -t UTF-8 {p.name} > {p.stem}.utf8.txt")
         raise TextFileError(path, f"a binary file, not text (a NUL byte at offset {nul})")
+    if data in (b"\xff\xfe", b"\xfe\xff"):
+        raise TextFileError(path, f"holds only a UTF-16 byte-order mark ({data.hex(' ').upper()}), "
+                                  f"no text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise TextFileError(path, f"not UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} "
-                                  f"({e.reason}); convert it, e.g. iconv -f {legacy_encoding(data)} "
-                                  f"-t UTF-8 {p.name} > {p.stem}.utf8.txt") from None
+        raise TextFileError(path, not_utf8(data, e, p)) from None
     text = normalise_text(text)
     if not text.strip():
         raise TextFileError(path, f"holds only whitespace ({len(data)} bytes), no text")
     return text
+
+
+def not_utf8(data: bytes, e: UnicodeDecodeError, p: Path) -> str:
+    """What is wrong with `data`, which is not UTF-8, and the fix that keeps its text: a UTF-8 file
+    cut inside its last character (an interrupted copy, `head -c`), a UTF-8 file with a few bad
+    bytes (converting it all from an 8-bit encoding would garble its good characters), or a file
+    in an 8-bit encoding."""
+    where = f"byte 0x{data[e.start]:02x} at offset {e.start} ({e.reason})"
+    if e.reason == "unexpected end of data":                 # only ever at the end of the data
+        cut = data[e.start:]
+        return (f"not UTF-8 at its end: the last {len(cut)} byte(s) ({cut.hex(' ')}) begin a "
+                f"character that is cut off (a file cut short: an interrupted download or copy, "
+                f"head -c); everything before is UTF-8: restore the file, or drop them with "
+                f"truncate -s -{len(cut)} {p.name}")
+    good = sum(1 for ch in data.decode("utf-8", errors="replace") if "\x80" <= ch != "\ufffd")
+    if good:
+        return (f"not UTF-8: {where}, in a file that also holds {good} UTF-8 non-ASCII "
+                f"character(s), so it mixes encodings (converting it all from an 8-bit encoding "
+                f"would garble those): fix the bytes at that offset, or drop every invalid byte "
+                f"with iconv -c -f UTF-8 -t UTF-8 {p.name} > {p.stem}.utf8.txt")
+    return (f"not UTF-8: {where}; convert it, e.g. iconv -f {legacy_encoding(data)} -t UTF-8 "
+            f"{p.name} > {p.stem}.utf8.txt")
 
 
 _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")

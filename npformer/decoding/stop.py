@@ -13,8 +13,8 @@ max_new_tokens, token for token (greedy, and sampling: each step draws for every
 not, so the draws do not shift); only the model calls after the last row's stop are saved.
 
 The check decodes each candidate row's generated ids with the tokenizer, a Python call per row and
-step (tokenizers are Python); rows end independently. Beam search does not take stop strings: its
-hypotheses compete until the end, so only the finished text is cut.
+step (tokenizers are Python); rows end independently. Beam search takes the same `stop=`: a
+candidate whose text is final ends as an EOS candidate does (npformer.decoding.beam).
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def check_stop(stops) -> list[str]:
 
 
 class StopStrings:
-    """The `stop=` of greedy_decode / sample: called after each step with the generated tokens
+    """The `stop=` of greedy_decode / sample / beam_search: called after each step with the generated tokens
     (B, N), lengths (B,) and the rows that just generated one (B,) bool; returns the rows whose
     text is now final (see the module docstring)."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from npformer.io.files import check_output_dir, fsync_dir, named_os_error, temp_name
-from npformer.io.hub_checks import read_json
+from npformer.io.hub_checks import check_hf_config, read_json
 from npformer.io.hub_mapping import (  # noqa: F401
     ARCHITECTURES,
     FROM_HF_ACT,
@@ -111,19 +111,13 @@ def pretrained_parts(folder, dtype="float32", kind: str | None = None,
     if kind and kind not in KINDS:
         raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
     hf_config, hf_state = read_pretrained(folder)
+    check_hf_config(hf_config, Path(folder) / "config.json")
     try:
         return _parts(folder, hf_config, hf_state, dtype, kind, num_labels, seed)
-    except _CONTENT_ERRORS as e:
-        # what the folder's files say, checked on the way; a value of the wrong JSON type meets a
-        # comparison or a dict lookup first (TypeError, OverflowError...): each becomes one
-        # ValueError naming the folder
+    except ValueError as e:      # the loader's own refusals of what the files say: name the folder
         if str(folder) in str(e):
             raise
         raise ValueError(f"{folder}: {e}") from None
-
-
-_CONTENT_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError,
-                   RecursionError)
 
 
 def _parts(folder, hf_config: dict, hf_state: dict, dtype, kind, num_labels, seed):

@@ -30,6 +30,7 @@ from itertools import pairwise
 
 from .ids import token_ids
 from .pretokenize import gpt2_pieces
+from .text_input import check_encodable
 
 __all__ = [
     "BOS",
@@ -171,8 +172,7 @@ class BPETokenizer:
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Token ids of `text`, optionally with BOS first and EOS last."""
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected str, got {type(text).__name__}")
+        check_encodable(text)
         ids = [BOS] if add_bos else []
         for piece in gpt2_pieces(text):
             if piece not in self.cache:

@@ -29,6 +29,7 @@ from itertools import pairwise
 from .files import read_utf8, read_utf8_lines
 from .ids import token_ids
 from .pretokenize import gpt2_pieces, split_specials
+from .text_input import check_encodable
 
 __all__ = ["GPT2Tokenizer", "bytes_to_unicode"]
 
@@ -149,8 +150,7 @@ class GPT2Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`."""
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected str, got {type(text).__name__}")
+        check_encodable(text)
         ids = []
         for chunk, is_special in split_specials(text, self.special_tokens):
             if is_special:
