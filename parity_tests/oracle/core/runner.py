@@ -22,7 +22,7 @@ from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
-from . import float32_tables
+from . import float32_tables, upstream
 from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
@@ -80,6 +80,7 @@ class Checker(LoadMixin):
         comp = self.comp
         try:
             case = comp.build(example, self.opts.dtype, self.caps)
+            case = upstream.mixed(case, getattr(self.backend, "salt", 0), self.opts.dtype)
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"building the example failed: {exc!r}")
         rep = self.backend.run(case, self.runs)
