@@ -51,3 +51,10 @@ def test_an_explicit_mask_flag_is_declared_and_an_absent_one_takes_its_default()
 def test_declared_names_only_mask_options():
     with pytest.raises(ValueError, match="declared"):
         Options(declared=("dtype",)).validate()
+
+
+def test_the_replay_command_repeats_a_fixed_mask_option_even_at_its_default_value():
+    from parity_tests.oracle.core.describe import replay_command
+    cmd = replay_command("a.py:M", "mha", Options(declared=("mask_convention",)), {"B": 1})
+    assert "--mask-convention keep" in cmd
+    assert "--mask-convention" not in replay_command("a.py:M", "mha", Options(), {"B": 1})
