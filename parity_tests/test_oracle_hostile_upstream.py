@@ -81,3 +81,16 @@ def test_answers_held_for_one_runs_inputs_do_not_match_at_the_next_run(tmp_path)
                     encoding="utf-8")
     res = check("sdpa", f"{held}:attention", examples=6)
     assert res.verdict in ("mismatch", "non_finite"), res.message
+
+
+def test_entries_the_component_zeroed_stay_zero():
+    # a whole model's dout is 0 at padded target positions (no loss there); a shift there would
+    # hand the candidate a gradient the reference never sees
+    base = get("layernorm").build({"B": 2, "T": 3, "d_model": 8, "eps": 1e-5, "scale": 1.0,
+                                   "seed": 5}, "float64", Findings())
+    d = base.dout.copy()
+    d[1, 2] = 0.0
+    import dataclasses
+    got = mixed(dataclasses.replace(base, dout=d), "float64").dout
+    assert np.all(got[1, 2] == 0.0)
+    assert np.all(got[0] != 0.0)

@@ -13,8 +13,9 @@ exactly.
 Upstream gradient (`mixed`): the component draws it standard normal (components/base.py), and a
 backward can tell that draw from a training step by its statistics (mean near 0, spread near 1 in
 every example: `oracle_hostile/probe_shaped_upstream.py`, right only then, got `match`). Each
-example's draw is scaled by 2**u (u uniform in [-4, 4]) after a shift s (uniform in [-1, 1]):
-dout' = 2**u * (dout + s), from a generator seeded by the draw's bytes (themselves from the mixed
+example's draw is scaled by 2**u (u uniform in [-4, 4]) after a shift s (uniform in [-1, 1]) of
+its nonzero entries: dout' = 2**u * (dout + s * (dout != 0)) (a whole model's dout is 0 at padded
+target positions, and stays so), from a generator seeded by the draw's bytes (themselves from the mixed
 seed: unpredictable in a search, the same in a replay). A mean-reduced loss's small gradients, a
 summed loss's offset ones and a scaled loss's large ones all look like this; no call stands out.
 
@@ -53,5 +54,6 @@ def mixed(case: Case, dtype: str) -> Case:
     h.update(np.ascontiguousarray(d).tobytes())
     rng = np.random.default_rng(int.from_bytes(h.digest(), "little"))
     scale, shift = 2.0 ** rng.uniform(-SPAN, SPAN), rng.uniform(-SHIFT, SHIFT)
-    new = (scale * (d.astype(np.float64) + shift)).astype(dtype).astype(REF)
+    d = d.astype(np.float64)
+    new = (scale * (d + shift * (d != 0))).astype(dtype).astype(REF)   # zeros (padding) kept
     return dataclasses.replace(case, dout=new)
