@@ -10,6 +10,7 @@ with the check's secret.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 
@@ -90,7 +91,6 @@ def test_entries_the_component_zeroed_stay_zero():
                                    "seed": 5}, "float64", Findings())
     d = base.dout.copy()
     d[1, 2] = 0.0
-    import dataclasses
     got = mixed(dataclasses.replace(base, dout=d), "float64").dout
     assert np.all(got[1, 2] == 0.0)
     assert np.all(got[0] != 0.0)
