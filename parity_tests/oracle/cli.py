@@ -16,6 +16,18 @@ if TYPE_CHECKING:
     from .reading.adapters import Options
 
 
+MASK_DEFAULTS = {"mask_convention": "keep", "mask_dtype": "bool", "mask_rank": 4}
+
+
+def mask_defaults(args) -> None:
+    """The mask flags given on the command line become `args.declared` (fixed: the oracle never
+    adapts them to the submission); the others take their defaults."""
+    args.declared = tuple(k for k in MASK_DEFAULTS if getattr(args, k, None) is not None)
+    for k, v in MASK_DEFAULTS.items():
+        if hasattr(args, k) and getattr(args, k) is None:
+            setattr(args, k, v)
+
+
 def _options(args) -> "Options":
     from .reading.adapters import Options
 
@@ -27,7 +39,8 @@ def _options(args) -> "Options":
             raise ValueError("--map-file: expected a JSON object of REF: CAND entries")
         name_map = {**loaded, **name_map}
     return Options(mask_convention=args.mask_convention, mask_dtype=args.mask_dtype,
-                   mask_rank=args.mask_rank, strict=args.strict, examples=args.examples,
+                   mask_rank=args.mask_rank, declared=getattr(args, "declared", ()),
+                   strict=args.strict, examples=args.examples,
                    seed=args.seed, dtype=args.dtype, timeout=args.timeout,
                    time_budget=getattr(args, "time_budget", 300.0),
                    framework=args.framework, weight_layout=args.weight_layout, name_map=name_map,
@@ -198,6 +211,7 @@ def cmd_list(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    mask_defaults(args)
     try:
         handler = {"check": cmd_check, "export": cmd_export, "verify": cmd_verify,
                    "list": cmd_list, "grade": cmd_grade, "gradescope-bundle": cmd_bundle,

@@ -32,13 +32,13 @@ def _json_arg(text: str):
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("how inputs are drawn and handed over")
-    g.add_argument("--mask-convention", choices=("keep", "drop", "additive"), default="keep",
+    g.add_argument("--mask-convention", choices=("keep", "drop", "additive"), default=None,
                    help="keep: nonzero/True = may attend (the paper, tutorials' 'mask == 0 means "
                         "hidden'); drop: nonzero/True = hidden (nn.MultiheadAttention); additive: "
                         "float 0 / -inf added to the scores (default keep)")
-    g.add_argument("--mask-dtype", choices=("bool", "int", "float"), default="bool",
+    g.add_argument("--mask-dtype", choices=("bool", "int", "float"), default=None,
                    help="dtype of keep/drop masks (default bool)")
-    g.add_argument("--mask-rank", type=int, choices=(3, 4), default=4,
+    g.add_argument("--mask-rank", type=int, choices=(3, 4), default=None,
                    help="4: masks shaped (B, 1, Tq, Tk) (default); 3: (B, Tq, Tk)")
     g.add_argument("--strict", action="store_true",
                    help="also draw masks that hide every key from some query and expect zeros "

@@ -55,7 +55,7 @@ def replay_command(candidate, comp_name: str, o, example: dict) -> str:
                        ("--mask-rank", "mask_rank"), ("--dtype", "dtype"),
                        ("--framework", "framework"), ("--weight-layout", "weight_layout"),
                        ("--timeout", "timeout")):
-        if getattr(o, attr) != getattr(d, attr):
+        if getattr(o, attr) != getattr(d, attr) or attr in o.declared:   # a fixed one: repeated
             parts += [flag, str(getattr(o, attr))]
     if o.strict:
         parts.append("--strict")

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+DECLARABLE = ("mask_convention", "mask_dtype", "mask_rank")
+"""Options the oracle adapts to what a submission appears to read while they hold their defaults
+(reading/recognise/: an additive mask, a flipped padding part, three axes); an instructor who sets
+one (a spec's options table, an explicit flag) fixes it: the submission is called as declared."""
+
 
 class CandidateProblem(Exception):
     """Something the candidate did that has a verdict of its own (mutation, wrong type...)."""
@@ -37,6 +42,11 @@ class Options:
     check_dtype: bool = True
     adapter_path: str | None = None     # --adapter FILE: hooks to build, call and read the candidate
     package_root: str | None = None     # --package-root DIR: how far up `from ..x` imports may reach
+    declared: tuple = ()                # mask options the instructor fixed (DECLARABLE): never adapted
+
+    def held(self) -> dict:
+        """{option: value} for the mask options fixed by the instructor."""
+        return {k: getattr(self, k) for k in self.declared}
 
     def validate(self) -> None:
         def need(ok, what, expected, got):
@@ -47,6 +57,8 @@ class Options:
         need(self.mask_dtype in ("bool", "int", "float"), "--mask-dtype", "bool, int or float",
              self.mask_dtype)
         need(self.mask_rank in (3, 4), "--mask-rank", "3 or 4", self.mask_rank)
+        need(isinstance(self.declared, (tuple, list)) and set(self.declared) <= set(DECLARABLE),
+             "declared", f"a list of option names among {DECLARABLE}", self.declared)
         need(self.dtype in ("float32", "float64"), "--dtype", "float32 or float64", self.dtype)
         need(self.framework in ("auto", "torch", "numpy"), "--framework", "auto, torch or numpy",
              self.framework)

@@ -22,7 +22,7 @@ from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
-from . import float32_tables
+from . import float32_tables, upstream
 from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
@@ -65,6 +65,7 @@ class Checker(LoadMixin):
         self.caps = Findings()
         self.kind = self.framework = ""
         self.examples_run = 0
+        self.last_example: dict | None = None
         self.checked: list[str] = []
         self.compared_as: dict[str, str] = {}
         self.not_checked: dict[str, str] = {}
@@ -76,10 +77,16 @@ class Checker(LoadMixin):
         self.judge = Judge(self.comp, self.opts)
 
     # -- one example ------------------------------------------------------------------------------
-    def evaluate(self, example: dict) -> Outcome:
+    def evaluate(self, example: dict, drawn: bool = True) -> Outcome:
+        """`drawn`: an example of this check's search, whose array seed is mixed with the check's
+        secret (upstream.secret_seed); a replayed one (`--replay`) is run exactly as given."""
         comp = self.comp
+        if drawn:
+            example = upstream.secret_seed(example, getattr(self.backend, "salt", 0))
+        self.last_example = example        # what the report shows and the replay command repeats
         try:
             case = comp.build(example, self.opts.dtype, self.caps)
+            case = upstream.mixed(case, self.opts.dtype)
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"building the example failed: {exc!r}")
         rep = self.backend.run(case, self.runs)
@@ -123,7 +130,7 @@ class Checker(LoadMixin):
             if bad is not None:
                 return self._result(bad, None, t0)
             if replay is not None:
-                out = self.evaluate(replay)
+                out = self.evaluate(replay, drawn=False)
                 self.examples_run = 1
                 self._merge(out)
                 return self._result((last_runs(self) or out) if out.ok else out, replay, t0)
@@ -166,9 +173,9 @@ class Checker(LoadMixin):
                 return
             if out.verdict in STOP_VERDICTS:
                 # not worth shrinking (or cannot be shrunk safely): stop the search here
-                state["stop"], state["stop_example"] = out, example
+                state["stop"], state["stop_example"] = out, self.last_example
                 return
-            state["fail"], state["fail_example"] = out, example
+            state["fail"], state["fail_example"] = out, self.last_example
             raise _Stop(out.verdict)
 
         flaky = False
@@ -225,7 +232,7 @@ class Checker(LoadMixin):
                 self._merge(out)
                 continue
             key = "stop" if out.verdict in STOP_VERDICTS else "fail"
-            state[key], state[key + "_example"] = out, ex
+            state[key], state[key + "_example"] = out, self.last_example
             return
         self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
 

@@ -6,7 +6,8 @@ SUBMISSIONS/ holds one folder per student (the spec's entry_file inside) or one 
 Each (student, check) runs `check()` in a grading process of this package's own (a pool of `--jobs`
 spawned processes); each check runs the submission in a fresh worker process of its own
 (sandbox/), so no submission shares a process with another or with the grader. Grades depend only
-on the spec and the submission (fixed seeds), never on the order or on other submissions.
+on the spec and the submission (fixed seeds for the sizes; the values are a secret of each check),
+never on the order or on other submissions.
 
 Every submission is read into memory before grading starts (MAX_BYTES each); each check runs on a
 fresh copy written to a private temporary folder just before it, fingerprinted (SHA-256) before

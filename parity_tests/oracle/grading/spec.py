@@ -181,10 +181,12 @@ def load_spec(path: str) -> Assignment:
 
 def check_options(spec: Assignment, c: CheckSpec, hidden: bool = False):
     """The Options of one check (public search, or the hidden one)."""
+    from ..core.options import DECLARABLE
     from ..reading.adapters import Options
 
     o = {"examples": spec.examples, "seed": spec.seed, "timeout": float(spec.timeout),
-         **c.options, "settings": dict(c.settings), "adapter_path": c.adapter_path}
+         **c.options, "settings": dict(c.settings), "adapter_path": c.adapter_path,
+         "declared": tuple(k for k in DECLARABLE if k in c.options)}
     if hidden and c.hidden:
         o["seed"] = c.hidden.get("seed", o["seed"] + 1)
         o["examples"] = c.hidden.get("examples", o["examples"])

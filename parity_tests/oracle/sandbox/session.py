@@ -207,12 +207,31 @@ def _to_f64(v) -> np.ndarray:
     return np.array(a, dtype=np.float64, copy=True, subok=False)
 
 
+def hold_declared(adapter, declared: dict) -> None:
+    """The mask options the instructor fixed (Options.declared) set back to their declared values
+    where a recogniser adapted them to what the submission appears to read (an additive mask, a
+    flipped padding part), with a note naming both: the submission is called as declared, and one
+    reading masks otherwise is compared (and fails) as such."""
+    opts = getattr(adapter, "opts", None)
+    changed = {k: getattr(opts, k) for k, v in declared.items() if getattr(opts, k, v) != v}
+    if not changed:
+        return
+    for k in changed:
+        setattr(opts, k, declared[k])
+    said = ", ".join(f"{k} {v!r}" for k, v in changed.items())
+    fixed = ", ".join(f"{k} {declared[k]!r}" for k in changed)
+    adapter.notes.append(f"not adapted: the submission appears to read masks with {said}, but the "
+                         f"instructor fixed {fixed}: masks are handed over as declared, and every "
+                         f"example is compared so")
+
+
 # ------------------------------------------------------------------------------------------------
 class Session:
     def __init__(self, component: str, opts: dict, spec: str | None = None, obj: Any = None,
                  backward: Any = None):
         self.comp = get(component)
         self.opts = Options(**opts)
+        self.declared = self.opts.held()       # before any recogniser adapts the options
         self.spec, self.obj, self.backward = spec, obj, backward
         loc = (spec or "").rpartition(":")[0]
         if loc.endswith(".py"):
@@ -246,6 +265,7 @@ class Session:
         except Failed as f:
             return {"status": "failed", **f.reply}
         ad = self.adapter
+        hold_declared(ad, self.declared)
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
@@ -256,6 +276,7 @@ class Session:
         of `modes` (modes.py); return what came out as (header, float64 arrays). `tick()` after
         each stage lets the parent time each call."""
         ad = self.adapter
+        hold_declared(ad, self.declared)
         case = case_from_wire(h["case"], arrays)
         try:
             _fresh_rng()
