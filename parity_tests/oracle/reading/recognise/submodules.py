@@ -3,8 +3,9 @@
 
 A required argument annotated with a class, or named like a role the oracle knows (attention,
 feed-forward, norm), is given a fresh instance of the matching class DEFINED IN THE SAME FILE as the
-candidate, built from the same hyperparameters (recursively, with the same recognisers). A norm with
-no class of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
+candidate (or, when that file defines none, in a sibling file of its folder: sibling_files.py),
+built from the same hyperparameters (recursively, with the same recognisers). A norm with no class
+of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import re
 from .base import MISSING
 from .configs import annotation_class
 from .flags import PREFIXES
+from .sibling_files import sibling_file_class
 
 ROLES = {
     "mha": (("self_attn", "attn", "attention", "mha", "self_attention", "slf_attn", "multihead_attn",
@@ -61,15 +63,20 @@ def sibling_class(module, role: str, exclude=None):
     if module is None:
         return None
     keys = ROLES[role][1]
+    def accept(low: str) -> bool:
+        return not (role == "mha" and "layer" in low and "attention" not in low)
+
     found = []
     for name, obj in vars(module).items():
         if inspect.isclass(obj) and obj is not exclude and \
                 getattr(obj, "__module__", None) == module.__name__:
             low = name.lower()
             rank = next((i for i, k in enumerate(keys) if k in low), None)
-            if rank is not None and not (role == "mha" and "layer" in low and "attention" not in low):
+            if rank is not None and accept(low):
                 found.append((rank, len(name), obj))
-    return min(found, key=lambda t: (t[0], t[1]))[2] if found else None
+    if found:
+        return min(found, key=lambda t: (t[0], t[1]))[2]
+    return sibling_file_class(module, keys, accept)
 
 
 def value(ctx, param, values: dict):
