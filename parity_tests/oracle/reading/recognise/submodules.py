@@ -58,11 +58,13 @@ def role_of(name: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def sibling_class(module, role: str, exclude=None):
-    """The class of the candidate's own file that plays `role` (by its name), or None."""
+def sibling_class(module, role: str, exclude=None, files: bool = True):
+    """The class of the candidate's own file that plays `role` (by its name), else (with `files`)
+    one of a sibling file of its folder, or None."""
     if module is None:
         return None
     keys = ROLES[role][1]
+
     def accept(low: str) -> bool:
         return not (role == "mha" and "layer" in low and "attention" not in low)
 
@@ -76,7 +78,7 @@ def sibling_class(module, role: str, exclude=None):
                 found.append((rank, len(name), obj))
     if found:
         return min(found, key=lambda t: (t[0], t[1]))[2]
-    return sibling_file_class(module, keys, accept)
+    return sibling_file_class(module, keys, accept) if files else None
 
 
 def value(ctx, param, values: dict):
@@ -87,8 +89,9 @@ def value(ctx, param, values: dict):
     if cls is not None and (cls.__module__ in ("builtins", "typing") or cls is dict):
         cls = None
     if cls is None and role is not None:
-        cls = sibling_class(ctx.module, role)
-        if cls is None and role == "norm" and ctx.framework == "torch":
+        torch_norm = role == "norm" and ctx.framework == "torch"     # nn.LayerNorm before siblings
+        cls = sibling_class(ctx.module, role, files=not torch_norm)
+        if cls is None and torch_norm:
             import torch
             cls = torch.nn.LayerNorm
     if cls is None:
