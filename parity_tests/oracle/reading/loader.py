@@ -1,7 +1,9 @@
 """Load a candidate named on the command line: `path/to/file.py:Name` or `package.module:Name`.
 
     path/to/file.py:Name            a class, factory or function defined in a file (sibling imports work:
-                                    the file's folder goes on sys.path; a file importing its siblings
+                                    the file's folder goes on sys.path, last when a module in it
+                                    would shadow the package the file imports itself through,
+                                    `from transformer.x import` in transformer/; a file importing its siblings
                                     relatively, `from .linear import Linear`, is imported as a module
                                     of its folder's package: see package_import.py)
     package.module:Name             anything importable
@@ -25,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
-from .package_import import anchor_folder, exec_file_as, import_in_package, reach_hint
+from .package_import import anchor_folder, exec_file_as, import_in_package, reach_hint, shadows_own_package
 
 
 class LoadError(Exception):
@@ -74,7 +76,10 @@ def _import_file(path: str, package_root: str | None = None) -> ModuleType:
         raise LoadError(f"candidate: cannot import {path!r} as Python source")
     folder = os.path.dirname(path)
     if folder not in sys.path:
-        sys.path.insert(0, folder)  # so `import helpers` next to the candidate works
+        if shadows_own_package(path):   # transformer/transformer.py beside `from transformer.x import`
+            sys.path.append(folder)
+        else:
+            sys.path.insert(0, folder)  # so `import helpers` next to the candidate works
     anchor = anchor_folder(path, package_root)
     if anchor is not None:          # `from .helpers import x`: a module of its folder's package
         return import_in_package(path, anchor)

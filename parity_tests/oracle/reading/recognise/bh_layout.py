@@ -1,8 +1,9 @@
 """Recogniser: scaled dot-product attention written for (batch*heads, T, d) tensors (torch.bmm, as in
-d2l's DotProductAttention; NumPy code computing `K.transpose(0, 2, 1)`). Found by a probe when the
-adapter is prepared, only for code that calls bmm or reorders exactly three axes
-(`.transpose(0, 2, 1)`, `.permute(0, 2, 1)`, read from its text or from the same module's
-functions it calls): a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs
+d2l's DotProductAttention; NumPy code computing `K.transpose(0, 2, 1)`; code asserting
+`Q.dim() == 3`). Found by a probe when the adapter is prepared, only for code that calls bmm,
+reorders exactly three axes (`.transpose(0, 2, 1)`, `.permute(0, 2, 1)`) or compares a tensor's
+number of axes with 3 (`x.dim() == 3`, `x.ndim == 3`, `len(x.shape) == 3`), read from its text or
+from the same module's functions it calls: a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs
 returns (B*H, T, d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
 splits them on the way out; gradients flow back through the reshape.
 """
@@ -37,7 +38,7 @@ def probe(adapter) -> None:
     mod = adapter.source_module()
     names = _names_used(adapter.obj, vars(mod) if mod else None)
     helpers = [adapter.obj] + [v for n, v in (vars(mod) if mod else {}).items() if n in names]
-    if not {"bmm", "baddbmm"} & names and not any(three_axis_reorder(h) for h in helpers):
+    if not {"bmm", "baddbmm"} & names and not any(three_axis_code(h) for h in helpers):
         return                          # only batched-matrix code needs merged axes: no probe
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     if obj is None:
@@ -71,17 +72,49 @@ def probe(adapter) -> None:
                              "with batch and heads merged, outputs split back")
 
 
-def three_axis_reorder(obj) -> bool:
+def three_axis_code(obj) -> bool:
     """Whether the text of `obj` (a function or a class; the candidate and the same module's
-    functions it calls) reorders exactly three axes by
-    constants, `x.transpose(0, 2, 1)` or `x.permute(0, 2, 1)`: code written for 3-axis tensors."""
-    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-        return False
+    functions it calls) is written for 3-axis tensors: it reorders exactly three axes by constants
+    (`x.transpose(0, 2, 1)`, `x.permute(0, 2, 1)`) or compares a number of axes with 3
+    (`assert q.dim() == 3`, `x.ndim != 3`, `len(x.shape) == 3`)."""
+    if inspect.isclass(obj):                    # its own code and its bases' (a subclass's forward)
+        return any(_text_is_three_axis(c) for c in obj.__mro__
+                   if c.__module__.split(".")[0] not in ("builtins", "torch", "numpy"))
+    return inspect.isfunction(obj) and _text_is_three_axis(obj)
+
+
+def _text_is_three_axis(obj) -> bool:
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
     except (OSError, TypeError, SyntaxError, ValueError):
         return False
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-               and n.func.attr in ("transpose", "permute") and len(n.args) == 3
-               and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in n.args)
-               for n in ast.walk(tree))
+    return any(_reorders_three(n) or _counts_three_axes(n) for n in ast.walk(tree))
+
+
+def _reorders_three(n) -> bool:
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("transpose", "permute") and len(n.args) == 3
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in n.args))
+
+
+def _axis_count(e) -> bool:
+    """`x.dim()`, `x.ndim`, `x.ndimension()` or `len(x.shape)`."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args:
+        return e.func.attr in ("dim", "ndimension")
+    if isinstance(e, ast.Attribute):
+        return e.attr == "ndim"
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len"
+            and len(e.args) == 1 and isinstance(e.args[0], ast.Attribute)
+            and e.args[0].attr == "shape")
+
+
+def _counts_three_axes(n) -> bool:
+    if not isinstance(n, ast.Compare) or len(n.ops) != 1 or \
+            not isinstance(n.ops[0], (ast.Eq, ast.NotEq)):
+        return False
+    left, right = n.left, n.comparators[0]
+    return (_axis_count(left) and _is_three(right)) or (_is_three(left) and _axis_count(right))
+
+
+def _is_three(e) -> bool:
+    return isinstance(e, ast.Constant) and e.value == 3

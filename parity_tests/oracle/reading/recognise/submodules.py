@@ -3,8 +3,9 @@
 
 A required argument annotated with a class, or named like a role the oracle knows (attention,
 feed-forward, norm), is given a fresh instance of the matching class DEFINED IN THE SAME FILE as the
-candidate, built from the same hyperparameters (recursively, with the same recognisers). A norm with
-no class of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
+candidate (or, when that file defines none, in a sibling file of its folder: sibling_files.py),
+built from the same hyperparameters (recursively, with the same recognisers). A norm with no class
+of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import re
 from .base import MISSING
 from .configs import annotation_class
 from .flags import PREFIXES
+from .sibling_files import sibling_file_class
 
 ROLES = {
     "mha": (("self_attn", "attn", "attention", "mha", "self_attention", "slf_attn", "multihead_attn",
@@ -56,20 +58,27 @@ def role_of(name: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def sibling_class(module, role: str, exclude=None):
-    """The class of the candidate's own file that plays `role` (by its name), or None."""
+def sibling_class(module, role: str, exclude=None, files: bool = True):
+    """The class of the candidate's own file that plays `role` (by its name), else (with `files`)
+    one of a sibling file of its folder, or None."""
     if module is None:
         return None
     keys = ROLES[role][1]
+
+    def accept(low: str) -> bool:
+        return not (role == "mha" and "layer" in low and "attention" not in low)
+
     found = []
     for name, obj in vars(module).items():
         if inspect.isclass(obj) and obj is not exclude and \
                 getattr(obj, "__module__", None) == module.__name__:
             low = name.lower()
             rank = next((i for i, k in enumerate(keys) if k in low), None)
-            if rank is not None and not (role == "mha" and "layer" in low and "attention" not in low):
+            if rank is not None and accept(low):
                 found.append((rank, len(name), obj))
-    return min(found, key=lambda t: (t[0], t[1]))[2] if found else None
+    if found:
+        return min(found, key=lambda t: (t[0], t[1]))[2]
+    return sibling_file_class(module, keys, accept) if files else None
 
 
 def value(ctx, param, values: dict):
@@ -80,8 +89,9 @@ def value(ctx, param, values: dict):
     if cls is not None and (cls.__module__ in ("builtins", "typing") or cls is dict):
         cls = None
     if cls is None and role is not None:
-        cls = sibling_class(ctx.module, role)
-        if cls is None and role == "norm" and ctx.framework == "torch":
+        torch_norm = role == "norm" and ctx.framework == "torch"     # nn.LayerNorm before siblings
+        cls = sibling_class(ctx.module, role, files=not torch_norm)
+        if cls is None and torch_norm:
             import torch
             cls = torch.nn.LayerNorm
     if cls is None:
