@@ -28,6 +28,12 @@ def spec(name: str) -> str:
     return f"{os.path.join(HOSTILE, name)}.py:attention"
 
 
+@pytest.fixture(scope="module")
+def right_public():
+    """The honest submission's public check, shared by the gradescope tests that only read it."""
+    return check("sdpa", spec("right"), examples=3)
+
+
 def test_a_reply_without_the_output_is_malformed_not_a_match():
     res = check("sdpa", spec("omits_output"), examples=5)
     assert res.verdict == "crashed", (res.verdict, res.message)
@@ -81,8 +87,8 @@ def test_a_failure_naming_an_unknown_quantity_is_the_submissions_verdict():
     assert res.quantity is None
 
 
-def test_a_hidden_failure_does_not_carry_the_submissions_words_to_the_student():
-    public = check("sdpa", spec("right"), examples=3)
+def test_a_hidden_failure_does_not_carry_the_submissions_words_to_the_student(right_public):
+    public = right_public
     hidden = check("sdpa", spec("leaks_hidden_inputs"), examples=3, seed=777)
     assert hidden.verdict == "mismatch"
     res = gradescope_results(public, hidden, hidden_visibility="visible")
@@ -90,12 +96,12 @@ def test_a_hidden_failure_does_not_carry_the_submissions_words_to_the_student():
     assert shown and not any("LEAK" in s for s in shown), shown
 
 
-def test_a_hidden_gap_is_named_in_gradescope_results_never_explained():
+def test_a_hidden_gap_is_named_in_gradescope_results_never_explained(right_public):
     """Gap reasons quote the worker (why a gradient is missing): from a hidden check they could
     carry the hidden inputs to the student's "everything compared" test."""
     import dataclasses
 
-    public = dataclasses.replace(check("sdpa", spec("right"), examples=3), gaps={})
+    public = dataclasses.replace(right_public, gaps={})
     hidden = dataclasses.replace(public, gaps={"gradients": "grad_input:q (LEAK 0.1257)"})
     res = gradescope_results(public, hidden, hidden_visibility="visible")
     text = "\n".join(t["output"] for t in res["tests"])
