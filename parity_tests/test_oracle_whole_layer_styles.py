@@ -75,8 +75,12 @@ def test_numpy_part_built_with_a_generator():
 
 
 def test_an_explicit_eps_is_not_overridden_and_mismatches():
-    """--set eps=1e-5 says what the assignment requires: the probe stays out and 1e-12 mismatches."""
-    res = check("encoder_layer", f"{LAY}:EncoderLayer", examples=N, settings={"eps": 1e-5})
+    """--set eps=1e-5 says what the assignment requires: the probe stays out and 1e-12 mismatches.
+
+    25 examples, not N: the values are a secret of each check, new at every run, and some draws do
+    not show the epsilon beyond tolerance; with 5 examples 1 run in 12 matched (measured by hand),
+    with 25 none of 16 runs did."""
+    res = check("encoder_layer", f"{LAY}:EncoderLayer", examples=25, settings={"eps": 1e-5})
     assert res.verdict == "mismatch", render_text(res)
     assert not _said(res, "epsilon is fixed"), res.notes
 
