@@ -14,83 +14,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
 import os
 import sys
 import time
 from typing import Any
 
+from benchmarks.argtypes import csv_names, int_at_least, int_list, probability, seconds, thread_list, threads_arg
 from benchmarks.machine import apply_threads, available_cores, chosen_threads, describe_machine, npformer_train_threads
 from npformer.cli.errors import OneLineParser
 
 # PyTorch without the CUDA packages a plain `pip install torch` pulls on Linux (README, Quick start)
 TORCH_CPU = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
-
-
-def _csv(s: str) -> list[str]:
-    vals = [x.strip() for x in s.split(",") if x.strip()]
-    if not vals:                    # an empty list used to mean "all": the longest run there is
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {s!r}")
-    return vals
-
-
-def int_at_least(lo: int):
-    def parse(s: str) -> int:
-        try:
-            v = int(s)
-        except ValueError:
-            v = None
-        if v is None or v < lo:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {s!r}")
-        return v
-    return parse
-
-
-def _seconds(s: str) -> float:
-    try:
-        v = float(s)
-    except ValueError:
-        v = float("nan")
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {s!r}")
-    return v
-
-
-def _probability(s: str) -> float:
-    try:
-        v = float(s)
-    except ValueError:
-        v = float("nan")
-    if not (math.isfinite(v) and 0.0 <= v < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1), got {s!r}")
-    return v
-
-
-def _threads(s: str) -> int:
-    """A thread count in [1, the cores this process may use]: more only oversubscribes the cores
-    and measures the contention."""
-    v = int_at_least(1)(s)
-    if v > available_cores():
-        raise argparse.ArgumentTypeError(f"expected at most {available_cores()} (the cores "
-                                         f"available here), got {s!r}")
-    return v
-
-
-def _thread_list(s: str) -> list[int]:
-    vals = int_list(s)
-    for v in vals:
-        _threads(str(v))
-    return vals
-
-
-def int_list(s: str) -> list[int]:
-    try:
-        vals = [int(x) for x in _csv(s)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive ints, got {s!r}")
-    if not vals or min(vals) < 1:
-        raise argparse.ArgumentTypeError(f"expected comma-separated positive ints, got {s!r}")
-    return vals
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,19 +37,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help="tiny+small configs, CPU backends without torch.compile, 3 repeats, short "
                         "sweeps: under a minute on 2 cores")
-    p.add_argument("--configs", type=_csv, default=None,
+    p.add_argument("--configs", type=csv_names, default=None,
                    help=f"comma-separated, from {','.join(CONFIGS)} (default: all; --quick: tiny,small)")
-    p.add_argument("--backends", type=_csv, default=None,
+    p.add_argument("--backends", type=csv_names, default=None,
                    help="comma-separated backend names (see --list; default: the CPU set, plus the "
                         "CUDA set when a GPU is present)")
-    p.add_argument("--workloads", type=_csv, default=None,
+    p.add_argument("--workloads", type=csv_names, default=None,
                    help=f"comma-separated, from {','.join(WORKLOADS)} (default: all)")
     p.add_argument("--out", default="benchmark_results",
                    help="directory for results.json and the PNG plots (default: %(default)s)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the files an earlier run left in --out (results.json, the plots, "
                         "the log); without it such a folder is refused before anything is measured")
-    p.add_argument("--threads", type=_threads, default=None,
+    p.add_argument("--threads", type=threads_arg, default=None,
                    help=f"threads for BLAS/OpenMP/torch (default: what `npformer train` uses, "
                         f"{npformer_train_threads()}; {available_cores()} cores available here); "
                         f"set before NumPy/torch load")
@@ -126,13 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tokens per row, for every config: source and target length of an "
                         "encoder-decoder, the context of a causal LM (default: each config's own; "
                         "at most the config's max_len)")
-    p.add_argument("--dropout", type=_probability, default=None,
+    p.add_argument("--dropout", type=probability, default=None,
                    help="dropout probability at every dropout site a config has, in [0, 1) "
                         "(default: each config's own, 0.1 for most)")
     p.add_argument("--repeats", type=int_at_least(1), default=None, help="timed samples per measurement "
                    "(default 10; --quick 3)")
     p.add_argument("--warmup", type=int_at_least(0), default=None, help="untimed calls first (default 2; --quick 1)")
-    p.add_argument("--max-time", type=_seconds, default=None,
+    p.add_argument("--max-time", type=seconds, default=None,
                    help="seconds of samples per measurement at most (default 15; --quick 2)")
     p.add_argument("--interleave", action="store_true",
                    help="time all backends of a config in rounds (one sample each per round, "
@@ -146,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="skip the same-logits check")
     p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
     p.add_argument("--no-plots", action="store_true", help="write no PNG")
-    p.add_argument("--sweep-backends", type=_csv, default=["np-f32", "tf-cpu"],
+    p.add_argument("--sweep-backends", type=csv_names, default=["np-f32", "tf-cpu"],
                    help="backends of the sweeps (default: np-f32,tf-cpu)")
     p.add_argument("--sweep-lengths", type=int_list, default=None,
                    help="sequence lengths of the sweep (default 16..512; --quick 16,64,256)")
@@ -158,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scaling", action="store_true",
                    help="thread-scaling table instead (benchmarks/scaling.py): npformer plain and "
                         "data-parallel vs torchformer at 1, 2 and all cores; writes OUT/scaling.json")
-    p.add_argument("--scaling-threads", type=_thread_list, default=None,
+    p.add_argument("--scaling-threads", type=thread_list, default=None,
                    help="thread counts of --scaling (default: 1,2,all cores)")
     p.add_argument("--list", action="store_true", help="list configs, backends and workloads")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -120,7 +120,7 @@ def format_results(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.cli import int_at_least, int_list
+    from benchmarks.argtypes import int_at_least, int_list
     from benchmarks.configs import CONFIGS
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.optimizer",
