@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"check": cmd_check, "export": cmd_export, "verify": cmd_verify,
                    "list": cmd_list, "grade": cmd_grade, "gradescope-bundle": cmd_bundle,
                    "gradescope-run": cmd_gradescope_run}[args.command]
+        if getattr(args, "component", None) is not None:   # a common spelling -> the canonical name
+            from .components import get
+            args.component = get(args.component).name
         return handler(args)
     except ModuleNotFoundError as exc:
         hint = {"hypothesis": "pip install 'npformer[oracle]' (or: pip install hypothesis)",

@@ -47,6 +47,7 @@ from .base import (
     quantity_label,
 )
 from .layers import LAYER_SETTABLE, DecoderLayerComponent, EncoderLayerComponent, Model, layer_config  # noqa: F401
+from .names import canonical
 from .parts import FFN, MHA, SDPA, LayerNormComponent, Positional  # noqa: F401
 
 COMPONENTS: dict[str, Component] = {c.name: c for c in (
@@ -55,6 +56,5 @@ COMPONENTS: dict[str, Component] = {c.name: c for c in (
 
 
 def get(name: str) -> Component:
-    if name not in COMPONENTS:
-        raise KeyError(f"component: expected one of {', '.join(COMPONENTS)}, got {name!r}")
-    return COMPONENTS[name]
+    """The component `name` stands for: its canonical name or a common spelling (names.py)."""
+    return COMPONENTS[canonical(name, tuple(COMPONENTS))]

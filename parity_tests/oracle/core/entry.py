@@ -8,7 +8,9 @@ import time
 from dataclasses import asdict, replace
 from typing import Any
 
+from ..components import get
 from ..reading.adapters import Options
+from ..reading.loader import LoadError, split_spec
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from . import float32_tables, groups
@@ -29,6 +31,15 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
     completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all);
     score_groups: after a failure, judge every other quantity group by a search of its own
     (groups.py; what Gradescope results score per group)."""
+    component = get(component).name         # a common spelling -> the canonical name
+    if isinstance(candidate, str) and ":" not in candidate:
+        # no worker for a spec without `:Name`: the file is read here as text (ast, nothing
+        # imported) to name what it defines, which a worker, shown no folder, could not
+        try:
+            split_spec(candidate)
+        except LoadError as e:
+            return CheckResult(verdict="load_error", exit_code=2, component=component,
+                               candidate=candidate, message=str(e), versions=versions())
     if opts is None:
         opts = Options(**option_fields)
     elif option_fields:

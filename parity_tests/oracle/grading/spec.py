@@ -99,7 +99,7 @@ def _need(cond: bool, where: str, expected: str, got: Any) -> None:
 
 
 def load_spec(path: str) -> Assignment:
-    from ..components import COMPONENTS
+    from ..components import COMPONENTS, get
     from ..reading.adapters import Options
 
     raw = _toml_load(path)
@@ -140,8 +140,10 @@ def load_spec(path: str) -> Assignment:
               "adapter", sorted(extra))
         for k in ("component", "entry"):
             _need(isinstance(c.get(k), str) and c.get(k), f"{where} {k}", "a string", c.get(k))
-        _need(c["component"] in COMPONENTS, f"{where} component", f"one of {sorted(COMPONENTS)}",
-              c["component"])
+        try:                             # a common spelling ("LayerNorm") -> the canonical name
+            c["component"] = get(c["component"]).name
+        except KeyError as e:
+            raise SpecError(f"{where} {e.args[0]}") from None
         sc.entry(c["entry"], f"{where} entry")
         sc.need(isinstance(c.get("name", c["component"]), str), f"{where} name", "a string",
                     c.get("name"))

@@ -17,6 +17,7 @@ every other candidate call (time limit, output captured, exceptions reported); a
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -50,13 +51,32 @@ def split_spec(spec: str) -> tuple[str, list[str]]:
     """'loc:Name' or 'loc:fwd,bwd' -> (loc, [names]); the split is at the last ':' (so C:\\x works)."""
     if not isinstance(spec, str) or ":" not in spec:
         raise LoadError(f"candidate: expected 'path/to/file.py:Name' or 'package.module:Name', "
-                        f"got {spec!r}")
+                        f"got {spec!r}{_names_hint(spec)}")
     loc, _, names = spec.rpartition(":")
     parts = [n.strip() for n in names.split(",")]
     if not loc or not all(parts) or len(parts) > 2:
         raise LoadError(f"candidate: expected 'LOCATION:Name' or 'LOCATION:forward,backward', "
                         f"got {spec!r}")
     return loc, parts
+
+
+def _names_hint(spec) -> str:
+    """For a spec that is a Python file without `:Name`: the names it defines, read as text (`ast`,
+    nothing imported), and the spec to give, e.g. "; ln.py defines LayerNorm: give 'ln.py:LayerNorm'"."""
+    if not isinstance(spec, str) or not spec.endswith(".py") or not os.path.isfile(spec):
+        return ""
+    try:
+        with open(spec, "rb") as f:
+            tree = ast.parse(f.read(1 << 22))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    names = [n.name for n in tree.body
+             if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+             and not n.name.startswith("_")]
+    if not names:
+        return f"; {spec} defines no public class or function at its top level"
+    shown = ", ".join(names[:25]) + (f" (and {len(names) - 25} more)" if len(names) > 25 else "")
+    return f"; {spec} defines {shown}: give e.g. {spec + ':' + names[0]!r}"
 
 
 def _is_file_location(loc: str) -> bool:
