@@ -17,8 +17,11 @@ that package (and every submodule of it) is imported as a stand-in, and the impo
 A stand-in computes nothing: calling it, reading a value from it, using it in arithmetic, as a
 truth value, as an array or as a base class raises ModuleNotFoundError naming the package, so a
 candidate that needs it is RAISED with that message, and one that does not is checked as written.
-The stand-in finder sits last on `sys.meta_path` (it never hides an installed module) and exists
-only in the worker that loads the submission. Each stand-in is named in the report.
+The stand-in finder sits last on `sys.meta_path` (it never hides an installed module), answers only
+imports written in the submission's folder (a library's own optional `import scipy` still fails as
+it expects), and its modules leave `sys.modules` once the submission is imported (the submission
+keeps what it bound); it exists only in the worker that loads the submission. Each stand-in is
+named in the report.
 """
 from __future__ import annotations
 
@@ -89,15 +92,29 @@ class StandInModule(ModuleType):
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Last on sys.meta_path: stand-in modules for the packages in `tops`."""
+    """Last on sys.meta_path: stand-in modules for the packages in `tops`, for imports written in
+    the submission's folders only (a library's own optional import still fails as it expects)."""
 
     def __init__(self) -> None:
         self.tops: dict[str, str] = {}          # package -> the import statement that wanted it
+        self.folders: set[str] = set()          # the submission's folders
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.partition(".")[0] not in self.tops:
+        if fullname.partition(".")[0] not in self.tops or not self._asked_by_submission():
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def _asked_by_submission(self) -> bool:
+        """The frame that started this import (past the import machinery) is the submission's."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name.startswith("<") or name == __file__ or \
+                    os.path.basename(os.path.dirname(name)) == "importlib":
+                frame = frame.f_back
+                continue
+            return any(_inside(name, folder) for folder in self.folders)
+        return False
 
     def create_module(self, spec):
         module = StandInModule(spec.name)
@@ -143,17 +160,22 @@ def import_with_standins(do_import: Callable[[], ModuleType], folder: str) -> tu
     (at most MAX_STANDINS); returns the module and a note per stand-in. Any other failure raises
     as it came."""
     notes: list[str] = []
-    while True:
-        try:
-            return do_import(), notes
-        except ModuleNotFoundError as exc:
-            found = missing_package(exc, folder)
-            if found is None or len(notes) >= MAX_STANDINS:
-                raise
-            top, where = found
-            FINDER.tops[top] = where
-            if FINDER not in sys.meta_path:
-                sys.meta_path.append(FINDER)
-            notes.append(f"{top!r} is not installed where the oracle runs: {where} was let through "
-                         f"with a stand-in that raises if used (a candidate that needs it is RAISED "
-                         f"naming it; one that does not is checked as written)")
+    try:
+        while True:
+            try:
+                return do_import(), notes
+            except ModuleNotFoundError as exc:
+                found = missing_package(exc, folder)
+                if found is None or len(notes) >= MAX_STANDINS:
+                    raise
+                top, where = found
+                FINDER.tops[top] = where
+                FINDER.folders.add(os.path.abspath(folder))
+                if FINDER not in sys.meta_path:
+                    sys.meta_path.append(FINDER)
+                notes.append(f"{top!r} is not installed where the oracle runs: {where} was let "
+                             f"through with a stand-in that raises if used (a candidate that needs "
+                             f"it is RAISED naming it; one that does not is checked as written)")
+    finally:        # the submission holds what it imported; a library's later import finds nothing
+        for name in [n for n, m in sys.modules.items() if isinstance(m, StandInModule)]:
+            del sys.modules[name]
