@@ -11,9 +11,11 @@
     ...:forward_name,backward_name  a NumPy forward/backward pair given explicitly
 
 A NumPy function named `x_forward` whose module also defines `x_backward` is taken as a pair
-automatically. Importing runs the candidate's top-level code, so it runs under the same protection as
-every other candidate call (time limit, output captured, exceptions reported); any failure raises
-`LoadError`, which the CLI turns into exit status 2.
+automatically. A third-party package the file imports but the grader lacks gets a stand-in that
+raises when used (standins.py), so the file's other components can still be checked. Importing
+runs the candidate's top-level code, so it runs under the same protection as every other
+candidate call (time limit, output captured, exceptions reported); any failure raises `LoadError`,
+which the CLI turns into exit status 2.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
 from .package_import import anchor_folder, exec_file_as, import_in_package, reach_hint, shadows_own_package
+from .standins import import_with_standins
 
 
 class LoadError(Exception):
@@ -45,6 +48,7 @@ class Loaded:
     module: ModuleType | None = None
     name: str = ""
     backward_name: str = ""
+    notes: tuple = ()             # what loading did that the report should say (standins.py)
 
 
 def split_spec(spec: str) -> tuple[str, list[str]]:
@@ -124,10 +128,11 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
     package_root: how far up a file's `from ..x` imports may reach (package_import.anchor_folder)."""
     loc, names = split_spec(spec)
 
-    def do_import() -> ModuleType:
-        if _is_file_location(loc):
-            return _import_file(loc, package_root)
-        return importlib.import_module(loc)
+    def do_import() -> tuple[ModuleType, list[str]]:
+        if _is_file_location(loc):          # third-party packages not installed: standins.py
+            folder = anchor_folder(loc, package_root) or os.path.dirname(os.path.abspath(loc))
+            return import_with_standins(lambda: _import_file(loc, package_root), folder)
+        return importlib.import_module(loc), []
 
     outcome = run_limited(do_import, timeout)
     if isinstance(outcome, TimedOut):
@@ -142,7 +147,7 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
         raise LoadError(f"candidate: importing {loc!r} raised {outcome.describe()}"
                         f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
-    module = outcome.value
+    module, notes = outcome.value
     obj = _resolve_attr(module, names[0], loc)
     backward = None
     backward_name = ""
@@ -158,7 +163,7 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
         raise LoadError(f"candidate: {names[0]!r} is a {type(obj).__name__}, expected a class, a "
                         f"function or a module instance")
     return Loaded(spec=spec, obj=obj, backward=backward, module=module, name=names[0],
-                  backward_name=backward_name)
+                  backward_name=backward_name, notes=tuple(notes))
 
 
 def from_object(obj: Any, backward: Any = None, name: str | None = None) -> Loaded:

@@ -163,7 +163,9 @@ def hooks(kind: str) -> Hooks:
 
 
 def run_probes(adapter) -> None:
-    """Every registered probe, in order, on a freshly prepared adapter."""
+    """Every registered probe, in order, on a freshly prepared adapter (after the notes loading
+    left: a stand-in for a package not installed, ../standins.py)."""
+    adapter.notes.extend(n for n in getattr(adapter.loaded, "notes", ()) if n not in adapter.notes)
     for probe in PROBES:
         probe(adapter)
 

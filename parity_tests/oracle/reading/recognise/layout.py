@@ -13,6 +13,9 @@ cross-attention likewise (its own A, C) adds mean(memory) @ M' after the self-at
 matrices are not square on that example and are already read as (in, out) by their shapes (the
 layer is x @ W throughout); with d_ff = d_model a later example decides.
 
+Attention that masks the future itself (builtin_causal: no mask argument, causal draws only)
+averages each query's prefix instead: position t gets the mean of positions 0 .. t.
+
 A plain packed q|k|v (a (3D, D) or (D, 3D) matrix) has its layout fixed by its shape: its value
 rows are handed over so, and the probe then decides the square output projection alone.
 
@@ -147,11 +150,21 @@ def probe(adapter, inst, case) -> bool:
     # a packed (3D, D) / (D, 3D) value projection is handed over in the layout its shape fixes:
     # only the square output projection's layout is in question then
     packed = [inst.entries[f"{pre}v_proj.weight"].rows is not None for pre in PREFIX[adapter.comp.name]]
-    out_in, in_out = (probe_output(adapter.comp.name, case.hyper, x, mem, Ms)
+    causal = masks_future_itself(adapter, inst)
+    out_in, in_out = (probe_output(adapter.comp.name, case.hyper, x, mem, Ms, causal)
                       for Ms in ([A.T @ C.T for A, C in AC],
                                  [(A.T if pk else A) @ C for (A, C), pk in zip(AC, packed)]))
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
+
+
+def masks_future_itself(adapter, inst) -> bool:
+    """The candidate takes no first mask and builtin_causal found it masking the future itself:
+    its self-attention's uniform weights then cover each query's prefix only."""
+    first = adapter.comp.masks[0].name if adapter.comp.masks else None
+    binding = getattr(inst, "binding", None)
+    return first is not None and binding is not None and first in binding.unbound \
+        and tuple(adapter.caps.mask_kinds.get(first, ())) == ("causal",)
 
 
 def _ln(x, eps):
@@ -159,18 +172,25 @@ def _ln(x, eps):
     return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
 
 
-def probe_output(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list) -> np.ndarray:
+def probe_output(component: str, hyper: dict, x: np.ndarray, mem: np.ndarray, Ms: list,
+                 causal: bool = False) -> np.ndarray:
     """The probe's output when each attention's value-then-output projection is y -> y @ M
-    (uniform attention: the mean of its values); the feed-forward adds 0."""
+    (uniform attention: the mean of its values, over each query's prefix when the candidate masks
+    the future itself); the feed-forward adds 0."""
     def avg(t):
         return t.mean(axis=1, keepdims=True)                 # (1, 1, D)
+
+    def avg_self(t):
+        if not causal:
+            return avg(t)
+        return np.cumsum(t, axis=1) / np.arange(1, t.shape[1] + 1)[None, :, None]
     if component == "mha":
-        return np.broadcast_to(avg(x) @ Ms[0], x.shape)
+        return np.broadcast_to(avg_self(x) @ Ms[0], x.shape)
     eps = float(hyper.get("eps", 1e-5))
     cross = avg(mem) @ Ms[1] if len(Ms) > 1 else 0.0         # decoder: attends to memory (unnormed)
     if hyper.get("norm_first"):                              # x + attn(LN1(x)) [+ cross]
-        return x + avg(_ln(x, eps)) @ Ms[0] + cross
-    y = _ln(x + avg(x) @ Ms[0], eps)
+        return x + avg_self(_ln(x, eps)) @ Ms[0] + cross
+    y = _ln(x + avg_self(x) @ Ms[0], eps)
     if len(Ms) > 1:
         y = _ln(y + cross, eps)
     return _ln(y, eps)

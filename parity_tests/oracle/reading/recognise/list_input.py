@@ -34,9 +34,13 @@ def detect(sig, comp, fn=None) -> str | None:
 def _unpacked(fn, arg: str) -> bool:
     """A name alone is ambiguous (`forward(self, inputs)` is also Keras-style self-attention on one
     tensor): believe it when the forward's source unpacks or indexes the argument (`q, k, v =
-    inputs`, `inputs[0]`, `for t in inputs`), or when there is no source to read."""
+    inputs`, `inputs[0]`, `for t in inputs`), or when there is no source to read. An instance
+    handed over as the forward (a NumPy class called through `__call__`) is read through its
+    class's `__call__`, as when it was first bound."""
     if fn is None:
         return True
+    if callable(fn) and not (inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn)):
+        fn = getattr(type(fn), "__call__", fn)      # an instance called as it is: its __call__'s text
     try:
         src = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):

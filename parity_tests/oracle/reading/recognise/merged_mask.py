@@ -7,6 +7,7 @@ Found by a probe (default --mask-rank, no adapter call hook): both of those fail
 the mask spread over the merged axis, in the chosen convention, returns the input's shape, and
 under it a padded key of the second sequence changes none of that sequence's other outputs (so the
 rows are batch-major, not head-major). Then every mask is handed over so, and the report says so.
+Not when the instructor fixed the rank (Options.declared): masks are handed over as declared.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def applies(adapter) -> bool:
     if adapter.comp.name not in COMPONENTS or adapter.opts.mask_rank != 4 or \
             adapter.mode not in ("class", "instance") or getattr(adapter, "torch_mha_mask", False):
         return False
+    if "mask_rank" in tuple(getattr(adapter.opts, "declared", ()) or ()):
+        return False                    # the instructor fixed the rank: masks handed over so
     binding = getattr(adapter, "binding", None)
     if binding is None or adapter.caps.valid_lens or adapter.caps.list_input or \
             all(m.name in binding.unbound for m in adapter.comp.masks):

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..calls import Finished, run_limited
 from ..resolution import Entry
-from .layout import PREFIX, array_out, probe_output, probe_weights
+from .layout import PREFIX, array_out, masks_future_itself, probe_output, probe_weights
 from .packed_shape import packed_bias
 
 QKV = ("q_proj", "k_proj", "v_proj")
@@ -119,9 +119,11 @@ def _probe(adapter, inst, case) -> bool:
     if got is None or got.shape != x.shape:
         return False
     layouts = ([A.T @ C.T for A, C in AC], [A.T @ C for A, C in AC])
-    keys_first = [probe_output(adapter.comp.name, case.hyper, x, mem, Ms) for Ms in layouts]
+    causal = masks_future_itself(adapter, inst)
+    keys_first = [probe_output(adapter.comp.name, case.hyper, x, mem, Ms, causal) for Ms in layouts]
     values_first = [probe_output(adapter.comp.name, case.hyper, x, mem,
-                                 [np.zeros_like(M) if k else M for M, k in zip(Ms, kv)]) for Ms in layouts]
+                                 [np.zeros_like(M) if k else M for M, k in zip(Ms, kv)], causal)
+                    for Ms in layouts]
     scale = max(1.0, max(float(np.abs(w).max()) for w in keys_first))
     tol = (1e-9 if dtype == "float64" else 1e-3) * scale
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..calls import Finished, run_limited
-from .layout import PREFIX, array_out, probe_output, probe_weights
+from .layout import PREFIX, array_out, masks_future_itself, probe_output, probe_weights
 
 QKV = ("q_proj", "k_proj", "v_proj")
 
@@ -59,7 +59,7 @@ def _probe(adapter, inst, case, heads: int) -> bool:
     params, AC, x, mem = probe_weights(adapter, case, seed=13)
     in_out = adapter.opts.weight_layout == "in_out"
     want = probe_output(adapter.comp.name, case.hyper, x, mem,
-                     [A @ C if in_out else A.T @ C.T for A, C in AC])
+                        [A @ C if in_out else A.T @ C.T for A, C in AC], masks_future_itself(adapter, inst))
     dtype = adapter.opts.dtype
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(want).max()))
     fits = []

@@ -6,7 +6,8 @@ Tk); the oracle's default (B, 1, Tq, Tk) keep-mask makes it raise.
 Found by a probe, only for a candidate holding a `torch.nn.MultiheadAttention`: a call with a padding
 mask in the chosen convention raises, the same call with the mask in torch's form works. Then masks
 are handed over as (batch*heads, Tq, Tk), True = hidden (or the chosen --mask-convention when it is
-not "keep"), and the report says so.
+not "keep"), and the report says so. Not when the instructor fixed the rank, or fixed "keep"
+(Options.declared): masks are then handed over as declared, as everywhere else.
 """
 from __future__ import annotations
 
@@ -34,9 +35,19 @@ def torch_form(keep: np.ndarray, opts, dtype: str, heads: int, torch_convention:
                         heads)
 
 
+def fixed_by_instructor(opts) -> bool:
+    """The mask options the instructor fixed (Options.declared) rule the torch form out: a fixed
+    rank (torch's is (batch*heads, Tq, Tk)), or a fixed "keep" convention (torch's is True =
+    hidden). Masks are then handed over as declared, and a layer that cannot take them fails."""
+    declared = tuple(getattr(opts, "declared", ()) or ())
+    return "mask_rank" in declared or ("mask_convention" in declared and opts.mask_convention == "keep")
+
+
 def probe(adapter) -> None:
     if adapter.framework != "torch" or adapter.comp.name not in COMPONENTS or \
             adapter.mode not in ("class", "instance") or adapter.hooks is not None:
+        return
+    if fixed_by_instructor(adapter.opts):
         return
     binding = getattr(adapter, "binding", None)
     mask = adapter.comp.masks[0]
