@@ -77,11 +77,14 @@ def test_right_code_still_matches_when_everything_is_required(component, target)
     assert results["score"] == results["max_score"]
 
 
+# 3 public and 2 hidden examples: the two hostile submissions fail on a gap the parent finds
+# whatever the values (masks never compared), and the right one must match on both searches; more
+# examples add worker calls, not reach (the searches' values are tested in test_oracle_sandbox).
 SPEC = """
 [assignment]
 name = "attention"
 entry_file = "attention.py"
-examples = 6
+examples = 3
 seed = 0
 timeout = 20
 
@@ -90,7 +93,7 @@ name = "sdpa"
 component = "sdpa"
 entry = "attention"
 points = 10
-hidden = { seed = 7, examples = 4, points = 5 }
+hidden = { seed = 7, examples = 2, points = 5 }
 """
 
 
