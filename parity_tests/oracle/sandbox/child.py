@@ -170,18 +170,9 @@ class _Checker:
         return bad or self.check(self.watch)
 
 
-def _plain_command_line(spec: str) -> None:
-    """Show the submission the command line of a plain run of it (`python FILE`; for a
-    `package.module:Name` spec, an interactive interpreter's), not the worker's boot line, which
-    names the oracle's modules and the project root: code right only when it sees the oracle's
-    (`oracle_hostile/detects_sandbox_process.py`) is judged on what it computes in plain use."""
-    loc = spec.rpartition(":")[0].split(",")[0]
-    argv = [loc] if loc.endswith(".py") else [""]
-    sys.argv = list(argv)
-    sys.orig_argv = [sys.executable] + [a for a in argv if a]
-
-
 def main() -> None:
+    from .plain import show_plain
+    show_plain()            # before the fork (PID 1 shows it too) and before Landlock
     if os.getpid() == 1:
         _init()
     proto_in, proto_out = os.dup(0), os.dup(1)          # non-inheritable copies
@@ -247,7 +238,6 @@ def main() -> None:
             # said before the submission is loaded, so the parent may believe it
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules)
-            _plain_command_line(str(header.get("spec", "")))
             session = Session(header["component"], header["options"], spec=header["spec"])
             sources.install(SUBMISSION_DIRS)    # what runs is the source the parent scanned
             checker = _Checker(tamper)      # libraries and harness, before the submission loads
