@@ -3,13 +3,16 @@
 Each check mixes a secret salt into the values it draws; without a course secret the salt is new at
 every run, so a regrade may draw other values. With the same secret file, two runs of `grade` on
 the same files draw the same values (the failing example's mixed seed, which the report shows, is
-the same); with another secret they draw others; the secret appears in no file the grade writes.
+the same); with another secret they draw others; the bundle's run_autograder, given the same files,
+reports the same failure as `grade`; the secret appears in no file either writes.
 """
 from __future__ import annotations
 
 import json
 import os
 import stat
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -68,7 +71,25 @@ def test_same_secret_same_values_other_secret_other_values_never_written(tmp_pat
         seeds[run] = _drawn_seed(tmp_path / run)
     assert seeds["a1"] == seeds["a2"], seeds          # a regrade draws the same values
     assert seeds["a1"] != seeds["b1"], seeds          # another course's secret, other values
-    for run in ("a1", "a2", "b1"):
+    # Gradescope: the bundle built with the same secret, run on the same files
+    build_bundle(str(tmp_path / "spec.toml"), str(tmp_path / "ag.zip"),
+                 secret_file=str(tmp_path / "a.secret"))
+    ag = tmp_path / "ag"
+    for d in ("source", "submission", "results"):
+        (ag / d).mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "ag.zip") as z:
+        z.extractall(ag / "source")
+    (ag / "submission" / "attention.py").write_text(WRONG)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(AUTOGRADER_ROOT=str(ag), PYTHON=sys.executable)
+    p = subprocess.run(["bash", str(ag / "source" / "run_autograder")], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert SECRET_A not in p.stdout + p.stderr
+    got = json.loads((ag / "results" / "results.json").read_text())["tests"][0]
+    want = json.loads((tmp_path / "a1" / "cy" / "results.json").read_text())["tests"][0]
+    assert got["status"] == "failed" and got["output"] == want["output"], (got, want)
+    for run in ("a1", "a2", "b1", "ag/results"):
         for dp, _, fns in os.walk(tmp_path / run):
             for fn in fns:
                 data = open(os.path.join(dp, fn), "rb").read()

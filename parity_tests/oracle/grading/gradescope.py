@@ -49,7 +49,7 @@ SECRET=()
 if [ -f "$ROOT/source/secret" ]; then SECRET=(--secret-file "$ROOT/source/secret"); fi
 PYTHONPATH="$ROOT/source/project" "$PY" -m parity_tests.oracle gradescope-run \\
     "$ROOT/source/assignment.toml" --submission "$ROOT/submission" \\
-    --results "$ROOT/results/results.json" "${{SECRET[@]}}"
+    --results "$ROOT/results/results.json" ${{SECRET[@]+"${{SECRET[@]}}"}}
 status=$?
 # a grading run that could not even write results still leaves a valid results.json
 if [ ! -s "$ROOT/results/results.json" ]; then
