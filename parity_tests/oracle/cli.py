@@ -173,7 +173,8 @@ def cmd_verify(args) -> int:
 def cmd_grade(args) -> int:
     from .grading.batch import grade, render_summary
 
-    res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet)
+    res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet,
+                secret_file=args.secret_file)
     print(render_summary(res["summary"]))
     print(f"wrote {os.path.join(args.out, 'gradebook.csv')}, summary.json and one folder per student")
     return 0
@@ -182,7 +183,8 @@ def cmd_grade(args) -> int:
 def cmd_bundle(args) -> int:
     from .grading.gradescope import build_bundle
 
-    info = build_bundle(args.spec, args.output, force=args.force)
+    info = build_bundle(args.spec, args.output, force=args.force,
+                        secret_file=args.secret_file)
     print(f"wrote {info['zip']} ({info['files']} files; pins: {info['pins']})")
     return 0
 
@@ -190,7 +192,7 @@ def cmd_bundle(args) -> int:
 def cmd_gradescope_run(args) -> int:
     from .grading.gradescope import run_one
 
-    res = run_one(args.spec, args.submission, args.results)
+    res = run_one(args.spec, args.submission, args.results, secret_file=args.secret_file)
     print(res["output"])
     return 0
 

@@ -13,6 +13,10 @@ COMPONENT_HELP = ("sdpa, mha, positional, ffn, layernorm, encoder_layer, decoder
                   "(`npformer-oracle list` says what each expects)")
 
 
+SECRET_HELP = ("a file holding the course's grading secret (16 to 4096 bytes; docs/ORACLE.md, "
+               "'Batch grading'): the same values drawn at every run for the same files; never "
+               "printed nor written")
+
 def _kv(text: str) -> tuple[str, str]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
@@ -154,17 +158,20 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--out", required=True, help="folder for the results (created)")
     gr.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     gr.add_argument("--quiet", action="store_true", help="no progress bar")
+    gr.add_argument("--secret-file", default=None, help=SECRET_HELP)
 
     b = sub.add_parser("gradescope-bundle", help="build a Gradescope autograder zip (setup.sh, "
                                                  "run_autograder, the spec, this project pinned)")
     b.add_argument("spec", help="assignment.toml")
     b.add_argument("-o", "--output", required=True, help="the zip to write")
     b.add_argument("--force", action="store_true", help="replace an existing zip")
+    b.add_argument("--secret-file", default=None, help=SECRET_HELP)
 
     r = sub.add_parser("gradescope-run", help="(inside the autograder) grade one submission folder")
     r.add_argument("spec", help="assignment.toml")
     r.add_argument("--submission", required=True, help="the submission folder")
     r.add_argument("--results", required=True, help="results.json to write")
+    r.add_argument("--secret-file", default=None, help=SECRET_HELP)
 
     e = sub.add_parser("export", help="write a fixture bundle (inputs, weights, expected outputs "
                                       "and gradients) for graders in other languages")

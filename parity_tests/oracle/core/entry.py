@@ -22,7 +22,7 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
           replay: dict | None = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
           runs: int = 2, limits: Limits | None = None, threads: int | None = None,
           require_gradients: bool = False, require=(), score_groups: bool = False,
-          **option_fields) -> CheckResult:
+          salt: int | None = None, **option_fields) -> CheckResult:
     """Check `candidate` (a spec string, run in its own worker process, or a Python object, run
     here) as `component`; never raises for anything the candidate does. `option_fields` override
     fields of `opts` (Options); forbid_import/allow_import: module policy (sandbox/policy.py);
@@ -30,7 +30,12 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
     require_gradients: a match needs every input and parameter gradient compared; require: the
     completeness requirements a match needs (completeness.REQUIREMENTS; grading uses them all);
     score_groups: after a failure, judge every other quantity group by a search of its own
-    (groups.py; what Gradescope results score per group)."""
+    (groups.py; what Gradescope results score per group); salt: the secret mixed into the drawn
+    values (an int; default: a new random one per search; grading/secret.py derives a fixed one
+    from a course's --secret-file)."""
+    if salt is not None and (not isinstance(salt, int) or isinstance(salt, bool)
+                             or not 0 <= salt < 1 << 64):
+        raise ValueError(f"salt: expected None or an integer in [0, 2**64), got {salt!r}")
     component = get(component).name         # a common spelling -> the canonical name
     if isinstance(candidate, str) and ":" not in candidate:
         # no worker for a spec without `:Name`: the file is read here as text (ast, nothing
@@ -49,6 +54,7 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
             c = Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
                         limits, threads, require_gradients and not only, () if only else require)
             c.judge.only = only
+            c.salt = salt
             return c.run(replay)
         start = time.perf_counter()
         res = run(opts)

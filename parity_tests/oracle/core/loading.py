@@ -55,6 +55,8 @@ class LoadMixin:
             self.backend = InProcessBackend(self.candidate, self.backward, self.comp, self.opts)
             self.notes.append("a Python object was checked in the oracle's own process (not "
                               "isolated): give a 'file.py:Name' spec to isolate it")
+        if getattr(self, "salt", None) is not None:   # a course's fixed secret (grading/secret.py)
+            self.backend.salt = self.salt
         prep = self.backend.prepare()
         bad = self._policy()
         if bad is not None:

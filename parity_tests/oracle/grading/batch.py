@@ -84,7 +84,7 @@ def _entry_spec(path: str, entry: str) -> str:
 
 
 def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
-               folder: str | None = None) -> dict:
+               folder: str | None = None, secret: bytes | None = None) -> dict:
     """Grade a fresh private copy of the submission; `intact` says whether the copy was left
     unchanged while it was graded (runs in a grading process; plain data back). Its worker may not
     read the class's folder nor the other copies (where Landlock is available; copies made later
@@ -98,7 +98,8 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
         others = [p for p in glob.glob(os.path.join(os.path.dirname(root), "oracle-sub-*"))
                   if os.path.realpath(p) != os.path.realpath(root)]
         out = grade_one(spec, student, os.path.join(root, spec.entry_file),
-                        deny_read=tuple(([folder] if folder else []) + others))
+                        deny_read=tuple(([folder] if folder else []) + others),
+                        secret=secret, digest=before)
         out["intact"] = fingerprint(root) == before
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -106,11 +107,15 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
     return out
 
 
-def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) -> dict:
-    """All checks of one submission; plain data back. deny_read: folders its worker may not read."""
+def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = (),
+              secret: bytes | None = None, digest: str = "") -> dict:
+    """All checks of one submission; plain data back. deny_read: folders its worker may not read;
+    secret: the course's (--secret-file), with `digest` (the submission's fingerprint) fixing each
+    check's drawn values (secret.py); None: new values at every run."""
     from ..core.entry import check
     from ..core.report import json_report
     from ..sandbox.limits import Limits
+    from .secret import check_salt
 
     limits = Limits(memory_mb=spec.memory_mb, deny_read=tuple(deny_read))
     out = {"student": student, "path": path, "checks": []}
@@ -130,9 +135,11 @@ def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = ()) 
                 out["checks"].append({**row, "name": c.name + " (hidden)",
                                       "max_points": float(c.hidden.get("points", 0))})
             continue
-        pub = check(c.component, cand, check_options(spec, c), **kw)
-        hid = check(c.component, cand, check_options(spec, c, hidden=True), **kw) \
-            if c.hidden else None
+        def salt(hidden: bool, name=c.name):
+            return None if secret is None else check_salt(secret, name, hidden, digest)
+        pub = check(c.component, cand, check_options(spec, c), salt=salt(False), **kw)
+        hid = check(c.component, cand, check_options(spec, c, hidden=True), salt=salt(True),
+                    **kw) if c.hidden else None
         rep = json_report(pub, hid)
         out["checks"].append({"name": c.name, "verdict": pub.verdict, "exit_code": pub.exit_code,
                               "points": c.points if pub.exit_code == 0 else 0.0,
@@ -252,10 +259,15 @@ def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False) -> dict:
+def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False,
+          secret_file: str | None = None) -> dict:
+    """Grade every submission of `folder`; secret_file: the course's secret (secret.py), the same
+    drawn values at every run for the same files."""
     from ..core.report import check_output_path, write_json, write_text_atomic
+    from .secret import read_secret
 
     spec = load_spec(spec_path)
+    secret = None if secret_file is None else read_secret(secret_file)
     subs, refused = find_submissions(folder)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
@@ -280,7 +292,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
 
     def run(pool_jobs: int, students) -> None:
         with ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn")) as pool:
-            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder)): s
+            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder), secret): s
                     for s in students}
             for f in as_completed(futs):
                 s = futs[f]

@@ -44,9 +44,12 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 PY="${{PYTHON:-python3}}"
 mkdir -p "$ROOT/results"
 cd "$ROOT/source"
+SECRET=()
+# the course's secret, when the bundle was built with --secret-file: the same values at every regrade
+if [ -f "$ROOT/source/secret" ]; then SECRET=(--secret-file "$ROOT/source/secret"); fi
 PYTHONPATH="$ROOT/source/project" "$PY" -m parity_tests.oracle gradescope-run \\
     "$ROOT/source/assignment.toml" --submission "$ROOT/submission" \\
-    --results "$ROOT/results/results.json"
+    --results "$ROOT/results/results.json" ${{SECRET[@]+"${{SECRET[@]}}"}}
 status=$?
 # a grading run that could not even write results still leaves a valid results.json
 if [ ! -s "$ROOT/results/results.json" ]; then
@@ -79,13 +82,18 @@ def _project_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
-    """Write the bundle zip (atomically); returns what it holds."""
+def build_bundle(spec_path: str, out_zip: str, force: bool = False,
+                 secret_file: str | None = None) -> dict:
+    """Write the bundle zip (atomically); returns what it holds. secret_file: the course's
+    secret (secret.py), packed as `secret` (mode 0600) for run_autograder to pass on."""
     from ..core.report import check_output_path
+    from .secret import read_secret
 
     spec = load_spec(spec_path)          # fails early on a bad spec
+    secret = None if secret_file is None else read_secret(secret_file)
     out = check_output_path(out_zip, "-o")
-    inputs = [spec_path] + [c.adapter_path for c in spec.checks if c.adapter_path]
+    inputs = [spec_path] + [c.adapter_path for c in spec.checks if c.adapter_path] \
+        + ([secret_file] if secret_file else [])
     for src in inputs:                    # --force replaces an old bundle, never an input
         if os.path.exists(out) and os.path.samefile(out, src):
             raise ValueError(f"-o {out_zip!r}: that is an input of the bundle ({src}); "
@@ -97,9 +105,9 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
     buf = io.BytesIO()
     names = []
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        def add(name: str, data: bytes, executable: bool = False) -> None:
+        def add(name: str, data: bytes, executable: bool = False, mode: int = 0o644) -> None:
             info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+            info.external_attr = ((0o755 if executable else mode) | stat.S_IFREG) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
             names.append(name)
@@ -108,6 +116,8 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
         add("run_autograder", RUN.format().encode(), True)
         with open(spec_path, "rb") as f:
             add("assignment.toml", f.read())
+        if secret is not None:
+            add("secret", secret + b"\n", mode=0o600)
         for c in spec.checks:             # adapter files, where the spec says (relative to it)
             if c.adapter and os.path.islink(c.adapter_path):
                 raise ValueError(f"{spec_path}: check {c.name!r} adapter {c.adapter!r} is a link; "
@@ -136,10 +146,10 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False) -> dict:
         os.fsync(f.fileno())
     os.replace(tmp, out)
     return {"zip": out, "files": len(names), "assignment": spec.name,
-            "python": platform.python_version(), "pins": pins}
+            "python": platform.python_version(), "pins": pins, "secret": secret is not None}
 
 
-def run_one(spec_path: str, submission: str, results: str) -> dict:
+def run_one(spec_path: str, submission: str, results: str, secret_file: str | None = None) -> dict:
     """Grade one Gradescope submission folder and write results.json (inside the container). The
     submission is read as `grade` reads a student's (submissions.py: no link followed, no pipe or
     device opened, at most MAX_BYTES and MAX_ENTRIES) and graded on a private copy: a link to the
@@ -148,10 +158,12 @@ def run_one(spec_path: str, submission: str, results: str) -> dict:
     import shutil
 
     from ..core.report import check_output_path, write_json
-    from .batch import grade_one, load_error_row, results_json
+    from .batch import fingerprint, grade_one, load_error_row, results_json
+    from .secret import read_secret
     from .submissions import SubmissionError, materialize, read_submission
 
     spec = load_spec(spec_path)
+    secret = None if secret_file is None else read_secret(secret_file)
     check_output_path(results, "--results")
     try:
         if not os.path.isdir(submission) or os.path.islink(submission):
@@ -169,7 +181,8 @@ def run_one(spec_path: str, submission: str, results: str) -> dict:
             entry = found[0] if len(found) == 1 else entry
         root = materialize(files)
         try:
-            graded = grade_one(spec, "submission", os.path.join(root, entry))
+            graded = grade_one(spec, "submission", os.path.join(root, entry), secret=secret,
+                               digest=fingerprint(root))
         finally:
             shutil.rmtree(root, ignore_errors=True)
     res = results_json(graded, spec)

@@ -171,6 +171,8 @@ class _Checker:
 
 
 def main() -> None:
+    from .plain import show_plain
+    show_plain()            # before the fork (PID 1 shows it too) and before Landlock
     if os.getpid() == 1:
         _init()
     proto_in, proto_out = os.dup(0), os.dup(1)          # non-inheritable copies

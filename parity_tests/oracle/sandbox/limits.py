@@ -57,6 +57,6 @@ def child_env(scratch: str, threads: int | None = None) -> dict[str, str]:
     env.setdefault("PATH", "/usr/bin:/bin")
     for k in THREAD_ENV:
         env[k] = str(threads) if threads else os.environ.get(k, "1")
-    env.update(HOME=scratch, TMPDIR=scratch, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="random",
-               MPLBACKEND="Agg")
+    # nothing a plain shell lacks: -B already keeps bytecode out, hash seeds are random by default
+    env.update(HOME=scratch, TMPDIR=scratch, MPLBACKEND="Agg")
     return env

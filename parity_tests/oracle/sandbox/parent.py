@@ -66,7 +66,7 @@ class Worker:
 
     def start(self) -> None:
         self.close()
-        self.scratch = tempfile.mkdtemp(prefix="oracle-scratch-")
+        self.scratch = tempfile.mkdtemp()     # a plain name: no "oracle" for the submission to see
         self.errlog = tempfile.TemporaryFile()          # the parent's own file, not in the scratch dir
         prefix, why = namespace_prefix()
         self.confinement = {"namespaces": bool(prefix)} if prefix else \
