@@ -17,6 +17,7 @@ SECRET_HELP = ("a file holding the course's grading secret (16 to 4096 bytes; do
                "'Batch grading'): the same values drawn at every run for the same files; never "
                "printed nor written")
 
+
 def _kv(text: str) -> tuple[str, str]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
