@@ -6,6 +6,7 @@ exist, as a project's `__init__` pulling in its training code would). Planted bu
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -46,15 +47,6 @@ def test_a_planted_bug_in_the_layer_importing_from_above_is_a_mismatch(package):
     assert res.verdict == "mismatch", render_text(res)
 
 
-def test_without_a_package_root_an_import_from_above_sees_nothing_above(package):
-    """The worker's view is the named file's folder: `from ..x` may not widen it to the folder
-    above (a grader's folder of other submissions or hidden tests) unless --package-root says so."""
-    res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayer",
-                examples=5)
-    assert res.verdict == "load_error", render_text(res)
-    assert f"pass --package-root {os.path.abspath(package)} " in render_text(res), render_text(res)
-
-
 def test_the_package_root_to_pass_is_read_from_the_relative_imports(tmp_path):
     """Two levels up: the folder named is the one the deepest import reaches; a folder on the way
     without __init__.py is named as what stops it; inside the package root there is nothing to say."""
@@ -71,11 +63,16 @@ def test_the_package_root_to_pass_is_read_from_the_relative_imports(tmp_path):
 
 
 def test_a_package_root_that_does_not_hold_the_folder_above_does_not_widen(package, tmp_path):
-    nested = f"{package}/blocks/encoder_block.py"
+    """On a copy whose top folder is not a package (no __init__.py: test_oracle_own_package_roots
+    covers the folder above that is one)."""
+    top = tmp_path / "top"
+    shutil.copytree(package, top)
+    os.remove(top / "__init__.py")
+    nested = f"{top}/blocks/encoder_block.py"
     assert anchor_folder(nested) is None
-    assert anchor_folder(nested, str(tmp_path)) is None
-    assert anchor_folder(nested, f"{package}/blocks") is None
-    assert anchor_folder(nested, package) == os.path.abspath(package)
+    assert anchor_folder(nested, str(tmp_path / "elsewhere")) is None
+    assert anchor_folder(nested, f"{top}/blocks") is None
+    assert anchor_folder(nested, str(top)) == str(top)
     assert anchor_folder(f"{package}/attention.py") == os.path.abspath(package)   # own folder
 
 

@@ -30,7 +30,15 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
-from .package_import import anchor_folder, exec_file_as, import_in_package, reach_hint, shadows_own_package
+from .package_import import (
+    anchor_folder,
+    exec_file_as,
+    import_in_package,
+    own_package_root,
+    reach_hint,
+    shadows_own_package,
+    within,
+)
 from .standins import import_with_standins
 
 
@@ -148,6 +156,11 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
                         f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
     module, notes = outcome.value
+    found = own_package_root(loc) if _is_file_location(loc) else None
+    if found is not None and not within(found, package_root):
+        notes = [*notes, f"its `from ..x` imports reach {found!r}, the package it belongs to (that "
+                         f"folder and its own hold __init__.py): the worker sees that folder, as "
+                         f"--package-root {found} would let it"]
     obj = _resolve_attr(module, names[0], loc)
     backward = None
     backward_name = ""

@@ -3,7 +3,8 @@
 loaded on its own by path it raises "attempted relative import with no known parent package".
 
 The folder its deepest relative import reaches (the file's folder for `from .x`; one up for
-`from ..x`, ... only inside the folder the grader names with `--package-root`) becomes a package
+`from ..x` when that folder is a package itself (`own_package_root`), ... otherwise only inside the
+folder the grader names with `--package-root`) becomes a package
 of a fresh name (`_oracle_package_<digest>`) whose search path is that folder; the file is then
 imported as its module (`_oracle_package_<digest>.model.sdpa`), so each relative import finds the
 sibling file it names. The top folder's own `__init__.py` is not run (it often imports the whole
@@ -52,7 +53,29 @@ def anchor_folder(path: str, package_root: str | None = None) -> str | None:
         if not os.path.isfile(os.path.join(folder, "__init__.py")):
             return None
         folder = os.path.dirname(folder)
-    if depth > 1 and not within(folder, package_root):
+    if depth > 1 and not within(folder, package_root) and own_package_root(path) != folder:
+        return None
+    return folder
+
+
+def own_package_root(path: str) -> str | None:
+    """The folder one above the file at `path` when the file reaches it with `from ..x` (and no
+    deeper) and that folder is a Python package of its own: it and the file's folder each hold an
+    `__init__.py` (CS231n's `cs231n/classifiers/transformer.py` doing `from ..transformer_layers
+    import *`, with `cs231n/__init__.py` and `cs231n/classifiers/__init__.py`). None otherwise.
+
+    Such a folder is the package the file is part of, so the worker may see it without
+    `--package-root`. A grader's folder of submissions or of hidden tests is not a package, so
+    `from ..x` reaching it still needs the flag; neither are two levels up (`from ...x`) found
+    this way, nor a folder holding the oracle itself."""
+    if relative_depth(path) != 2:
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(here)
+    if not all(os.path.isfile(os.path.join(f, "__init__.py")) for f in (here, folder)):
+        return None
+    oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    if within(oracle_home, folder) or folder == os.path.dirname(folder):
         return None
     return folder
 
@@ -72,7 +95,7 @@ def reach_hint(path: str, package_root: str | None = None) -> str | None:
                     f"through {folder!r}, which has no __init__.py, so Python cannot import it as "
                     f"a package; check the folder above as a whole, or add the __init__.py")
         folder = os.path.dirname(folder)
-    if within(folder, package_root):
+    if within(folder, package_root) or own_package_root(path) == folder:
         return None
     return (f"its `from {'.' * depth}x` imports reach {folder!r}, {depth - 1} folder(s) above its "
             f"own, which the worker does not see by default: pass --package-root {folder} to let "
