@@ -13,7 +13,6 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check, render_text  # noqa: E402
-from parity_tests.oracle.reading.package_import import anchor_folder, own_package_root  # noqa: E402
 
 
 @pytest.fixture
@@ -46,6 +45,7 @@ def test_a_folder_above_that_is_not_a_package_is_not_seen_without_the_flag(packa
 
 
 def test_only_one_level_up_and_only_through_packages_is_found(tmp_path):
+    from parity_tests.oracle.reading.package_import import anchor_folder, own_package_root
     deep = tmp_path / "top" / "mid" / "leaf"
     deep.mkdir(parents=True)
     for folder in (deep, deep.parent, deep.parent.parent):
