@@ -31,6 +31,7 @@ from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
 from .package_import import (
+    LEFT_OUT,
     anchor_folder,
     exec_file_as,
     import_in_package,
@@ -39,6 +40,7 @@ from .package_import import (
     shadows_own_package,
     within,
 )
+from .script_code import skipped_note
 from .standins import import_with_standins
 
 
@@ -156,6 +158,9 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
                         f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
     module, notes = outcome.value
+    left_out = LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
+    if left_out:
+        notes = [*notes, skipped_note(os.path.basename(loc), left_out)]
     found = own_package_root(loc) if _is_file_location(loc) else None
     if found is not None and not within(found, package_root):
         notes = [*notes, f"its `from ..x` imports reach {found!r}, the package it belongs to (that "

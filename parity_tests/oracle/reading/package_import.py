@@ -25,6 +25,10 @@ import os
 import sys
 from types import ModuleType
 
+from .script_code import without_script
+
+LEFT_OUT: dict[str, list[int]] = {}     # file -> lines of the script statements not run
+
 
 def relative_depth(path: str) -> int:
     """The deepest relative import of the file at `path` (1 for `from .x`, 2 for `from ..x`), 0
@@ -129,7 +133,8 @@ def import_in_package(path: str, anchor: str) -> ModuleType:
 
 def exec_file_as(name: str, path: str) -> ModuleType:
     """The module `name` run from the source file at `path` (the one already in sys.modules when
-    there is one); a module whose code raises is taken out of sys.modules again."""
+    there is one); a module whose code raises is taken out of sys.modules again. A file that runs
+    a script when imported is run without it (script_code.py; the lines go in LEFT_OUT)."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -138,7 +143,16 @@ def exec_file_as(name: str, path: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with open(path, encoding="utf-8") as fh:
+            tree, lines = without_script(fh.read(), path)
+    except (OSError, UnicodeDecodeError):
+        tree, lines = None, []
+    try:
+        if tree is None:
+            spec.loader.exec_module(module)
+        else:                       # a script at import: run without it (script_code.py)
+            exec(compile(tree, path, "exec"), module.__dict__)  # noqa: S102 - in the worker
+            LEFT_OUT[os.path.abspath(path)] = lines
     except BaseException:
         sys.modules.pop(name, None)
         raise

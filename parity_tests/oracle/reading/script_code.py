@@ -1,0 +1,96 @@
+"""Files that run a script when imported: a notebook exported as `.py`, or one file holding the
+model, its training loop and a sampling call with no `if __name__ == "__main__":` guard. Imported
+as written, such a file trains for minutes before its classes can be checked (TIMEOUT).
+
+Read from the text alone (`ast`): a top-level `for` / `while` loop is script code when nothing the
+file defines can see what it does: no function or class of the file reads, as a global, a name the
+loop assigns or changes in place (`losses.append(loss)`, `model.zero_grad()`, `table[i] = ...`;
+a call on an imported module, `np.zeros(...)`, changes nothing of the file's).
+When the file holds such a loop, the module is run without those loops and without top-level
+calls of the file's own functions that declare no `global` (`train()`, `generate_text(model)`);
+everything else (imports, definitions, constants, the objects built at top level) runs as written.
+A loop some definition depends on (filling a table a class reads) is kept, and a file without such a
+loop is imported unchanged. What was left out is named in the report.
+"""
+from __future__ import annotations
+
+import ast
+
+
+def _loads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _free_reads(defn: ast.AST) -> set[str]:
+    """Names a top-level function or class reads but does not bind itself (its globals); a name
+    bound anywhere inside a function (a parameter of it or of a function nested in it, an
+    assignment) counts as its own."""
+    if isinstance(defn, ast.ClassDef):
+        out = set().union(*(_loads(n) for n in defn.bases + defn.keywords + defn.decorator_list))
+        for stmt in defn.body:
+            out |= _free_reads(stmt) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                          ast.ClassDef)) else _loads(stmt)
+        return out
+    own = {n.id for n in ast.walk(defn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for fn in ast.walk(defn):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = fn.args
+            own |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            own |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    return _loads(defn) - own
+
+
+def _changed(loop: ast.AST) -> set[str]:
+    """Names a statement assigns, or changes in place through a method call, an item or attribute."""
+    out = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for n in ast.walk(loop):
+        target = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            target = n.func.value
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and not isinstance(n.ctx, ast.Load):
+            target = n.value
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out
+
+
+def script_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The top-level statements to leave out (see the module docstring); [] when the file holds no
+    top-level loop that nothing it defines depends on."""
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    seen: set[str] = set().union(*(_free_reads(d) for d in defs)) if defs else set()
+    modules = {(a.asname or a.name).split(".")[0] for s in tree.body
+               if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
+    loops = [s for s in tree.body if isinstance(s, (ast.For, ast.AsyncFor, ast.While))
+             and not ((_changed(s) - modules) & seen)]
+    if not loops:
+        return []
+    own = {d.name for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+           and not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(d))}
+    calls = [s for s in tree.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+             and isinstance(s.value.func, ast.Name) and s.value.func.id in own]
+    return sorted(loops + calls, key=lambda s: s.lineno)
+
+
+def without_script(source: str, path: str) -> tuple[ast.Module | None, list[int]]:
+    """The module's tree without its script statements and the lines they start on; (None, [])
+    when nothing is left out (or the text does not parse: the import reports that)."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError):
+        return None, []
+    skip = script_statements(tree)
+    if not skip:
+        return None, []
+    ids = {id(s) for s in skip}
+    tree.body = [s for s in tree.body if id(s) not in ids]
+    return tree, [s.lineno for s in skip]
+
+
+def skipped_note(path: str, lines: list[int]) -> str:
+    shown = ", ".join(str(n) for n in lines[:8]) + (" ..." if len(lines) > 8 else "")
+    return (f"{path} runs a script when imported (a top-level loop nothing it defines reads): "
+            f"imported without its top-level loops and calls of its own functions (line(s) "
+            f"{shown}); its definitions and top-level objects as written")
