@@ -49,3 +49,7 @@ def test_which_top_level_statements_are_script_code_is_read_from_the_text():
     assert left_out("N = 0\ndef setup():\n    global N\n    N = 3\nfor _ in range(2):\n    pass\n"
                     "setup()\n") == [5]
     assert left_out("def main():\n    pass\nmain()\n") == []
+    # a loop setting attributes (it could patch a class through another name) is kept
+    assert left_out("class A:\n    pass\ndef f(self):\n    return 1\nfor c in (A,):\n"
+                    "    c.forward = f\n") == []
+    assert left_out("class A:\n    pass\nfor c in (A,):\n    setattr(c, 'forward', None)\n") == []

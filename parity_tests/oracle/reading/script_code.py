@@ -9,8 +9,9 @@ a call on an imported module, `np.zeros(...)`, changes nothing of the file's).
 When the file holds such a loop, the module is run without those loops and without top-level
 calls of the file's own functions that declare no `global` (`train()`, `generate_text(model)`);
 everything else (imports, definitions, constants, the objects built at top level) runs as written.
-A loop some definition depends on (filling a table a class reads) is kept, and a file without such a
-loop is imported unchanged. What was left out is named in the report.
+A loop some definition depends on (filling a table a class reads) is kept, so is one that sets an
+attribute or calls `setattr` (it could rewrite a class through another name: `for c in (A, B):
+c.forward = f`), and a file without a loop to leave out is imported unchanged. What was left out is named in the report.
 """
 from __future__ import annotations
 
@@ -56,6 +57,14 @@ def _changed(loop: ast.AST) -> set[str]:
     return out
 
 
+def _rebinds_attributes(loop: ast.AST) -> bool:
+    """Whether a statement sets an attribute (`cls.forward = f`, `p.data -= g`) or calls
+    `setattr`: it may rewrite the file's classes or objects through another name, so it is kept."""
+    return any((isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)) or
+               (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr")
+               for n in ast.walk(loop))
+
+
 def script_statements(tree: ast.Module) -> list[ast.stmt]:
     """The top-level statements to leave out (see the module docstring); [] when the file holds no
     top-level loop that nothing it defines depends on."""
@@ -64,7 +73,7 @@ def script_statements(tree: ast.Module) -> list[ast.stmt]:
     modules = {(a.asname or a.name).split(".")[0] for s in tree.body
                if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
     loops = [s for s in tree.body if isinstance(s, (ast.For, ast.AsyncFor, ast.While))
-             and not ((_changed(s) - modules) & seen)]
+             and not ((_changed(s) - modules) & seen) and not _rebinds_attributes(s)]
     if not loops:
         return []
     own = {d.name for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
