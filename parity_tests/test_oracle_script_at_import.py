@@ -53,3 +53,27 @@ def test_which_top_level_statements_are_script_code_is_read_from_the_text():
     assert left_out("class A:\n    pass\ndef f(self):\n    return 1\nfor c in (A,):\n"
                     "    c.forward = f\n") == []
     assert left_out("class A:\n    pass\nfor c in (A,):\n    setattr(c, 'forward', None)\n") == []
+
+
+def test_what_could_change_a_definition_through_another_name_is_kept():
+    """A file could be wrong as written and right under the oracle if what is left out changed a
+    definition by another route: through an alias, a helper function, or by rebinding its name."""
+    from parity_tests.oracle.reading.script_code import script_statements
+
+    def left_out(src):
+        return [s.lineno for s in script_statements(ast.parse(src))]
+
+    head = "W = {'scale': 1.0}\nclass A:\n    def f(self):\n        return W['scale']\n"
+    # a loop changing W through an alias is kept (nothing else to leave out)
+    assert left_out(head + "alias = W\nfor _ in range(1):\n    alias['scale'] = 2.0\n") == []
+    # a helper that changes W in place, or patches A, runs although an idle loop is left out
+    assert left_out(head + "def spoil():\n    W['scale'] = 2.0\nfor _ in range(0):\n    pass\n"
+                    "spoil()\n") == [7]
+    assert left_out(head + "def g(self):\n    return 2.0\ndef patch():\n    A.f = g\n"
+                    "for _ in range(0):\n    pass\npatch()\n") == [9]
+    # so does a function calling such a helper, and a loop rebinding a class's own name
+    assert left_out(head + "def spoil():\n    W['scale'] = 2.0\ndef main():\n    spoil()\n"
+                    "for _ in range(0):\n    pass\nmain()\n") == [9]
+    assert left_out(head + "class B(A):\n    pass\nfor _ in range(1):\n    A = B\n") == []
+    # a loop calling globals() or exec is kept
+    assert left_out(head + "for k in ['W']:\n    globals()[k] = {'scale': 2.0}\n") == []

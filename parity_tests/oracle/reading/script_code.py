@@ -6,8 +6,11 @@ Read from the text alone (`ast`): a top-level `for` / `while` loop is script cod
 file defines can see what it does: no function or class of the file reads, as a global, a name the
 loop assigns or changes in place (`losses.append(loss)`, `model.zero_grad()`, `table[i] = ...`;
 a call on an imported module, `np.zeros(...)`, changes nothing of the file's).
-When the file holds such a loop, the module is run without those loops and without top-level
-calls of the file's own functions that declare no `global` (`train()`, `generate_text(model)`);
+A name bound at top level to another name, or to an item or attribute of one (`alias = W`), may be
+the same object: changing it counts as changing both. When the file holds such a loop, the module is
+run without those loops and without top-level calls of the file's own functions that change nothing
+the definitions read either (`train()`, `generate_text(model)`; one that declares `global`, changes a
+global a definition reads in place, or calls such a function, is kept);
 everything else (imports, definitions, constants, the objects built at top level) runs as written.
 A loop some definition depends on (filling a table a class reads) is kept, so is one that sets an
 attribute or calls `setattr` (it could rewrite a class through another name: `for c in (A, B):
@@ -65,21 +68,104 @@ def _rebinds_attributes(loop: ast.AST) -> bool:
                for n in ast.walk(loop))
 
 
+def _aliases(tree: ast.Module) -> dict[str, set[str]]:
+    """For each top-level name bound to another name, an item or an attribute of one (`alias = W`,
+    `row = TABLE[0]`, `cfg = CONFIG.params`), the names it may share an object with (both ways)."""
+    links: dict[str, set[str]] = {}
+    for s in tree.body:
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
+            root = s.value
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                continue
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        links.setdefault(n.id, set()).add(root.id)
+                        links.setdefault(root.id, set()).add(n.id)
+    return links
+
+
+def _reach(names: set[str], links: dict[str, set[str]]) -> set[str]:
+    out, todo = set(names), list(names)
+    while todo:
+        for m in links.get(todo.pop(), ()):
+            if m not in out:
+                out.add(m)
+                todo.append(m)
+    return out
+
+
+def _locals(fn: ast.AST) -> set[str]:
+    """Names a function binds itself (parameters, assignments), unless it declares them global."""
+    declared = {x for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names}
+    own = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for f in ast.walk(fn):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = f.args
+            own |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            own |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    return own - declared
+
+
+def _touches(stmt: ast.AST, seen: set[str], modules: set[str], links: dict[str, set[str]],
+             local: set[str] = frozenset()) -> bool:
+    """Whether `stmt` may change what the file's definitions read: a name they read, or one that
+    may be the same object (an alias), assigned or changed in place; `local` names do not count."""
+    changed = _reach((_changed(stmt) - set(local)) - modules, links)
+    return bool(changed & seen) or any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                       and n.func.id in ("globals", "vars", "exec", "eval")
+                                       for n in ast.walk(stmt))
+
+
+def _sets_outside(fn: ast.AST) -> bool:
+    """Whether a function sets an attribute of something it did not make or receive (a global:
+    `Attention.forward = f`), or calls `setattr`: it could rewrite a class of the file."""
+    local = _locals(fn)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+            return True
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+            root = n.value
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if not (isinstance(root, ast.Name) and root.id in local):
+                return True
+    return False
+
+
 def script_statements(tree: ast.Module) -> list[ast.stmt]:
     """The top-level statements to leave out (see the module docstring); [] when the file holds no
     top-level loop that nothing it defines depends on."""
     defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    seen: set[str] = set().union(*(_free_reads(d) for d in defs)) if defs else set()
+    # what the definitions read, and the definitions' own names (the oracle looks them up)
+    seen: set[str] = set().union(*(_free_reads(d) for d in defs), {d.name for d in defs})
     modules = {(a.asname or a.name).split(".")[0] for s in tree.body
                if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
+    links = _aliases(tree)
     loops = [s for s in tree.body if isinstance(s, (ast.For, ast.AsyncFor, ast.While))
-             and not ((_changed(s) - modules) & seen) and not _rebinds_attributes(s)]
+             and not _touches(s, seen, modules, links) and not _rebinds_attributes(s)]
     if not loops:
         return []
-    own = {d.name for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
-           and not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(d))}
+    funcs = {d.name: d for d in defs if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    # a function is pure here when it declares no global and changes nothing the definitions read
+    # (through its free names), and calls no impure function of the file; found by a fixpoint
+    impure = {n for n, d in funcs.items()
+              if any(isinstance(x, (ast.Global, ast.Nonlocal)) for x in ast.walk(d))
+              or _touches(d, seen, modules, links, _locals(d)) or _sets_outside(d)}
+    grew = True
+    while grew:
+        grew = False
+        for n, d in funcs.items():
+            if n not in impure and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                                       and c.func.id in impure for c in ast.walk(d)):
+                impure.add(n)
+                grew = True
     calls = [s for s in tree.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-             and isinstance(s.value.func, ast.Name) and s.value.func.id in own]
+             and isinstance(s.value.func, ast.Name) and s.value.func.id in funcs
+             and s.value.func.id not in impure]
     return sorted(loops + calls, key=lambda s: s.lineno)
 
 
