@@ -28,6 +28,16 @@ def describe(x) -> str:
     return f"{type(x).__name__}"
 
 
+def refuse_masked(name: str, x) -> None:
+    """A numpy.ma masked array is refused: the math reads the values under its mask, while its own
+    min/max/isfinite skip them, so a masked id of 99 passed the range check and a masked NaN the finite
+    check (an IndexError, or a NaN, deep inside the model)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name}: expected a plain numpy array, got a masked array (numpy.ma) of shape "
+                        f"{x.shape}: the values under its mask would be used as they are; fill them "
+                        f"first, e.g. {name}.filled(0), and pass a keep-mask for what to ignore")
+
+
 def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
                 shape: Sequence[int | None] | None = None, finite: bool = True,
                 owner: str = "the module's") -> np.ndarray:
@@ -39,6 +49,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
     """
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(x)}")
+    refuse_masked(name, x)
     if x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected dtype float32 or float64, got {x.dtype}")
     if dtype is not None and x.dtype != np.dtype(dtype):
@@ -59,6 +70,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
 
 def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2) -> np.ndarray:
     """Integer token ids in [0, vocab_size) of the given rank."""
+    refuse_masked(name, ids)
     if not isinstance(ids, np.ndarray):
         try:
             ids = np.asarray(ids)
@@ -84,6 +96,7 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
     """
     if mask is None:
         return None
+    refuse_masked(name, mask)
     mask = bool_mask(name, mask if isinstance(mask, np.ndarray) else np.asarray(mask))
     try:
         b = np.broadcast_shapes(mask.shape, tuple(target))
@@ -115,6 +128,7 @@ def check_grad(name: str, dout, like: np.ndarray, *, finite: bool = False) -> np
     so the backward pass does not scan every intermediate gradient."""
     if not isinstance(dout, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(dout)}")
+    refuse_masked(name, dout)
     if dout.shape != like.shape:
         raise ValueError(f"{name}: expected shape {like.shape} (the forward output's), got "
                          f"{dout.shape}")
