@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from npformer.guards.rules import check_length, check_positive_int, check_probability  # noqa: F401
+from npformer.guards.rules import check_length, check_positive_int, check_probability, refuse_masked  # noqa: F401
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -26,16 +26,6 @@ def describe(x) -> str:
     if isinstance(x, np.ndarray):
         return f"array of shape {x.shape} and dtype {x.dtype}"
     return f"{type(x).__name__}"
-
-
-def refuse_masked(name: str, x) -> None:
-    """A numpy.ma masked array is refused: the math reads the values under its mask, while its own
-    min/max/isfinite skip them, so a masked id of 99 passed the range check and a masked NaN the finite
-    check (an IndexError, or a NaN, deep inside the model)."""
-    if isinstance(x, np.ma.MaskedArray):
-        raise TypeError(f"{name}: expected a plain numpy array, got a masked array (numpy.ma) of shape "
-                        f"{x.shape}: the values under its mask would be used as they are; fill them "
-                        f"first, e.g. {name}.filled(0), and pass a keep-mask for what to ignore")
 
 
 def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
