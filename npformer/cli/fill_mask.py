@@ -22,6 +22,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import to_numpy, torch_and_device
 from npformer.cli.errors import CliError
+from npformer.cli.text import check_input_text
 
 __all__ = ["fill_mask", "fill_mask_cli", "is_bert_folder", "load_bert_folder", "folder_lowercase",
            "DEFAULT_TOP_K"]
@@ -135,6 +136,8 @@ def fill_mask_cli(args, model=None, tokenizer=None) -> int:
         raise CliError(f"{', '.join(bad)}: a BERT model fills [MASK] in one pass and decodes no "
                        f"continuation; only --top-k K (candidates per mask, default "
                        f"{DEFAULT_TOP_K}) applies")
+    for text in args.inputs:                          # before loading: the error names the INPUT
+        check_input_text(text)
     if model is None:
         dev = torch_and_device(args)[1] if args.backend == "torch" else None
         model, tokenizer = load_bert_folder(args.checkpoint, args.backend, args.dtype or "float32",

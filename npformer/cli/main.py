@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 
-from npformer.cli.errors import CliError, one_line
+from npformer.cli.errors import CliError, one_line, where_it_was_looked_for
 from npformer.cli.evaluate import cmd_evaluate
 from npformer.cli.generate import cmd_generate
 from npformer.cli.gradcheck import cmd_gradcheck
@@ -58,7 +58,8 @@ def main(argv=None) -> int:
         return 2
     except (ValueError, FileNotFoundError, ImportError) as e:
         # validation errors name the argument; checkpoint errors name the file
-        print(f"npformer {args.command}: error: {one_line(str(e))}", file=sys.stderr)
+        print(f"npformer {args.command}: error: {one_line(str(e) + where_it_was_looked_for(e))}",
+              file=sys.stderr)
         return 2
     except OSError as e:
         # a file that cannot be read or written: one line, never a traceback

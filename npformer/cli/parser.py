@@ -27,15 +27,18 @@ __all__ = ["build_parser", "CommandParser", "TopParser", "DASH_INPUT_HINT"]
 
 DASH_INPUT_HINT = ("; an INPUT that starts with '-' goes after `--`, which ends the options "
                    "(npformer generate CKPT -- -3+4=)")
+# `npformer generate "Once upon a"`: the text is read as the checkpoint, and INPUT is what is missing
+ORDER_HINT = "; the checkpoint comes first, then the text: npformer generate CKPT \"Once upon a\""
 
 
 class CommandParser(OneLineParser):
     """A command's parser: a usage error about `generate`'s INPUT says how to pass an input that
-    starts with '-' (argparse reads it as an option otherwise)."""
+    starts with '-' (argparse reads it as an option otherwise) and, when INPUT is missing, that the
+    checkpoint comes first (a lone text was read as the checkpoint)."""
 
     def error(self, message):
         if "INPUT" in message and self.prog.split()[-1] == "generate" and DASH_INPUT_HINT not in message:
-            message += DASH_INPUT_HINT
+            message += (ORDER_HINT if "required: INPUT" in message else "") + DASH_INPUT_HINT
         super().error(message + choice_hint(message))
 
 

@@ -308,6 +308,16 @@ class TextLMTask:
                 f"val_fraction={self.val_fraction})")
 
 
+def check_vocab_size(vocab_size) -> int | None:
+    """`vocab_size` as None or a Python int (its bounds are checked with the tokenizer, which sets
+    them): a string or a float used to reach a comparison and end in `'<' not supported between ...`."""
+    if vocab_size is not None and (isinstance(vocab_size, bool)
+                                   or not isinstance(vocab_size, (int, np.integer))):
+        raise TypeError(f"vocab_size: expected None or an int (>= 259, for tokenizer 'bpe'), got "
+                        f"{type(vocab_size).__name__} {vocab_size!r}")
+    return None if vocab_size is None else int(vocab_size)
+
+
 def build_text_task(paths, tokenizer: str = "char", vocab_size: int | None = None,
                     context: int = DEFAULT_CONTEXT, val_fraction: float = DEFAULT_VAL_FRACTION,
                     seed: int = 0) -> TextLMTask:
@@ -315,6 +325,7 @@ def build_text_task(paths, tokenizer: str = "char", vocab_size: int | None = Non
     problem with the text is reported here, before a model exists)."""
     if tokenizer not in TEXT_TOKENIZERS:
         raise ValueError(f"tokenizer: expected one of {TEXT_TOKENIZERS}, got {tokenizer!r}")
+    vocab_size = check_vocab_size(vocab_size)
     corpus = read_corpus(paths)
     if tokenizer == "char":
         if vocab_size is not None:

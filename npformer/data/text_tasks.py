@@ -34,7 +34,7 @@ import numpy as np
 
 from npformer.data.tasks import Examples, collate
 from npformer.data.text_files import TextFileError, read_saved
-from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab
+from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextVocab, check_vocab_size
 from npformer.data.text_rows import Rows
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 from npformer.data.vocab import EOS
@@ -79,6 +79,7 @@ def split_rows(n: int, val_fraction: float, seed: int) -> tuple[np.ndarray, np.n
 
 def train_tokenizer(kind: str, texts: list[str], vocab_size: int | None):
     """A char or BPE tokenizer trained on `texts` (one per line)."""
+    vocab_size = check_vocab_size(vocab_size)
     text = "\n".join(texts)
     if kind == "char":
         if vocab_size is not None:

@@ -46,12 +46,20 @@ def stop_is_final(text: str, stops: Sequence[str]) -> bool:
 
 
 def check_stop(stops) -> list[str]:
-    """`stops` as a list of non-empty strings, or a ValueError naming `stop`."""
+    """`stops` as a list of non-empty strings, or a TypeError / ValueError naming `stop`."""
     if isinstance(stops, str) or not isinstance(stops, (list, tuple)):
         raise TypeError(f"stop: expected a list of strings, got {type(stops).__name__}")
-    bad = [s for s in stops if not isinstance(s, str) or not s]
-    if bad or not stops:
-        raise ValueError(f"stop: expected non-empty strings, got {list(stops)!r}")
+    if not stops:
+        raise ValueError("stop: expected at least one stop string, got an empty list (pass None for none)")
+    for i, s in enumerate(stops):
+        if isinstance(s, (bytes, bytearray)):
+            raise TypeError(f"stop: expected strings, got bytes {bytes(s)!r} at position {i} (decode it "
+                            f"to text first: {bytes(s)!r}.decode('utf-8'))")
+        if not isinstance(s, str):
+            raise TypeError(f"stop: expected strings, got {type(s).__name__} {s!r} at position {i}")
+        if not s:
+            raise ValueError(f"stop: expected non-empty strings, got '' at position {i} (an empty stop "
+                             f"string would end every row before its first token)")
     return list(stops)
 
 

@@ -207,3 +207,13 @@ def check_key_keep_shape(name: str, shape: tuple, batch: int, k_len: int) -> Non
     if shape != (batch, k_len):
         raise ValueError(f"{name}: expected a (batch, k_len) = ({batch}, {k_len}) key keep-mask "
                          f"(True = real token), got shape {shape}")
+
+
+def refuse_masked(name: str, x) -> None:
+    """A numpy.ma masked array is refused (both twins): the math reads the values under its mask, while its own
+    min/max/isfinite skip them, so a masked id of 99 passed the range check and a masked NaN the finite
+    check (an IndexError, or a NaN, deep inside the model)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name}: expected a plain numpy array, got a masked array (numpy.ma) of shape "
+                        f"{x.shape}: the values under its mask would be used as they are; fill them "
+                        f"first, e.g. {name}.filled(0), and pass a keep-mask for what to ignore")

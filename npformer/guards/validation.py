@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from npformer.guards.rules import check_length, check_positive_int, check_probability  # noqa: F401
+from npformer.guards.rules import check_length, check_positive_int, check_probability, refuse_masked  # noqa: F401
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -39,6 +39,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
     """
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(x)}")
+    refuse_masked(name, x)
     if x.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name}: expected dtype float32 or float64, got {x.dtype}")
     if dtype is not None and x.dtype != np.dtype(dtype):
@@ -59,6 +60,7 @@ def check_float(name: str, x, *, dtype=None, ndim: int | None = None,
 
 def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2) -> np.ndarray:
     """Integer token ids in [0, vocab_size) of the given rank."""
+    refuse_masked(name, ids)
     if not isinstance(ids, np.ndarray):
         try:
             ids = np.asarray(ids)
@@ -84,6 +86,7 @@ def check_mask(name: str, mask, target: Sequence[int]) -> np.ndarray | None:
     """
     if mask is None:
         return None
+    refuse_masked(name, mask)
     mask = bool_mask(name, mask if isinstance(mask, np.ndarray) else np.asarray(mask))
     try:
         b = np.broadcast_shapes(mask.shape, tuple(target))
@@ -115,6 +118,7 @@ def check_grad(name: str, dout, like: np.ndarray, *, finite: bool = False) -> np
     so the backward pass does not scan every intermediate gradient."""
     if not isinstance(dout, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(dout)}")
+    refuse_masked(name, dout)
     if dout.shape != like.shape:
         raise ValueError(f"{name}: expected shape {like.shape} (the forward output's), got "
                          f"{dout.shape}")

@@ -42,6 +42,7 @@ from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, 
     check_probability,
     check_seed,
     format_bytes,
+    refuse_masked,
 )
 from torchformer.layers.module import FLOAT_DTYPES, compiling, to_torch_dtype
 
@@ -125,6 +126,7 @@ def check_ids(name: str, ids, vocab_size: int, *, ndim: int | None = 2,
     """Integer token ids in [0, vocab_size) of the given rank, as an int64 tensor on `device`
     (numpy arrays and lists are accepted and converted)."""
     if not isinstance(ids, torch.Tensor):
+        refuse_masked(name, ids)
         arr = np.asarray(ids)
         if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"{name}: expected integer token ids, got {describe(ids)}")
@@ -180,6 +182,7 @@ def check_mask(name: str, mask, target: Sequence[int], *, device: torch.device |
     if mask is None:
         return None
     if not isinstance(mask, torch.Tensor):
+        refuse_masked(name, mask)
         arr = np.asarray(mask)
         if arr.dtype != np.bool_ and not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"{name}: expected a bool keep-mask (or 0/1 integers), got dtype "

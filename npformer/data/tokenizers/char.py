@@ -37,6 +37,10 @@ class CharTokenizer:
         """The vocabulary of every distinct character in `text`."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected str, got {type(text).__name__}")
+        if not text:
+            raise ValueError("text: expected text to learn the characters from, got an empty string (its "
+                             "vocabulary would hold only the special tokens, and every character would "
+                             "encode as unknown)")
         return cls("".join(sorted(set(text))))
 
     @property

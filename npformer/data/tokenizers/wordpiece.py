@@ -24,6 +24,7 @@ import unicodedata
 from .files import read_utf8_lines
 from .ids import token_ids
 from .pretokenize import is_space, split_specials
+from .text_input import check_encodable
 
 __all__ = ["WordPieceTokenizer", "basic_tokenize", "wordpiece"]
 
@@ -186,9 +187,10 @@ class WordPieceTokenizer:
         return len(self.tokens)
 
     def tokenize(self, text: str) -> list[str]:
-        """The WordPiece tokens of `text` (no [CLS]/[SEP])."""
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected str, got {type(text).__name__}")
+        """The WordPiece tokens of `text` (no [CLS]/[SEP]). Text UTF-8 cannot write (lone surrogates,
+        bytes that were not UTF-8 kept by surrogateescape) is refused: BERT's text cleaning drops
+        such characters as control characters, so a word of them vanished from the input silently."""
+        check_encodable(text)
         tokens = []
         for chunk, is_special in split_specials(text, self.special_tokens):
             if is_special:

@@ -11,7 +11,7 @@ from npformer.data.tokenizers import BPETokenizer, CharTokenizer
 from tests.npformer.data.tokenizers.text_strategies import text_settings, texts
 
 
-@given(corpus=texts, text=texts)
+@given(corpus=texts.filter(bool), text=texts)          # an empty corpus is refused by CharTokenizer.train
 @text_settings(100)
 def test_encode_ids_equals_encode_on_any_text(corpus, text):
     tok = CharTokenizer.train(corpus)
