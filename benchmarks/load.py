@@ -8,6 +8,12 @@ Two figures:
                  and after the run it is sampled while this process sleeps; during the run it is the
                  whole run's average. This is what steals cores from the measured backends.
 A run is stamped LOADED when other processes used more than `LOADED_CORES` cores in any of the three.
+
+Neither figure sees the other tenants of a shared (virtual) host: their memory traffic slows this
+machine's memory-bound work (an optimizer step, elementwise passes) and shows in no counter of the
+guest. So each sample also times memory bandwidth from Python (`memory_bandwidth`: a copy and an add
+over arrays larger than any cache, one thread), and the stamp says when it moved by more than
+`BANDWIDTH_MOVED` between the start and the end of a run: read that run's times as a range.
 """
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import time
 from typing import Any
 
 LOADED_CORES = 0.25     # other processes' average use, in cores, above which a run counts as loaded
+BANDWIDTH_MOVED = 0.2   # a change of memory bandwidth, start to end, above which the stamp says so
 
 
 def _proc_stat_busy() -> tuple[float, int] | None:
@@ -65,14 +72,48 @@ def loadavg() -> float | None:
         return None
 
 
-def sample(seconds: float = 1.0) -> dict[str, Any]:
-    """Sleep `seconds` and report what the rest of the machine did meanwhile."""
+def memory_bandwidth(mib: int = 128, rounds: int = 3) -> float | None:
+    """GB/s of `b[:] = a; b += a` over two float32 arrays of `mib` MiB (5 array passes), the best
+    of `rounds` after one untimed round (which pays the page faults); None if numpy is missing."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        return None
+    a = np.ones(mib * 2 ** 18, dtype=np.float32)                # mib MiB
+    b = np.empty_like(a)
+    best = float("inf")
+    for i in range(rounds + 1):
+        t = time.perf_counter()
+        np.copyto(b, a)                                         # read a, write b
+        b += a                                                  # read a and b, write b
+        if i:
+            best = min(best, time.perf_counter() - t)
+    return round(5 * a.nbytes / best / 1e9, 1)
+
+
+def sample(seconds: float = 1.0, bandwidth: bool = True) -> dict[str, Any]:
+    """Sleep `seconds` and report what the rest of the machine did meanwhile; then, unless
+    bandwidth=False, time the memory bandwidth (about 0.2 s)."""
     m = LoadMeter()
     time.sleep(seconds)
     busy = _proc_stat_busy()
-    return {"load_average_1min": loadavg(), "other_processes_cores": m.others(),
-            "cpus": busy[1] if busy else os.cpu_count(), "seconds": seconds,
-            "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    out = {"load_average_1min": loadavg(), "other_processes_cores": m.others(),
+           "cpus": busy[1] if busy else os.cpu_count(), "seconds": seconds,
+           "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    if bandwidth:
+        out["memory_gb_s"] = memory_bandwidth()
+    return out
+
+
+def bandwidth_note(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, bool]:
+    """("; memory bandwidth X -> Y GB/s ...", whether it moved by more than BANDWIDTH_MOVED)."""
+    x, y = before.get("memory_gb_s"), after.get("memory_gb_s")
+    if not x or not y:
+        return "", False
+    moved = abs(y - x) / max(x, y) > BANDWIDTH_MOVED
+    return (f"; memory bandwidth {x:g} -> {y:g} GB/s"
+            + (" (MOVED: other tenants of the host? read memory-bound times as a range)"
+               if moved else "")), moved
 
 
 def summarize(before: dict[str, Any], during: float | None, after: dict[str, Any]) -> dict[str, Any]:
@@ -85,5 +126,7 @@ def summarize(before: dict[str, Any], during: float | None, after: dict[str, Any
             f"{fmt(during)} during, {fmt(figures[2])} after (of {before.get('cpus')}); load average "
             f"{before.get('load_average_1min')} -> {after.get('load_average_1min')}; "
             f"{before.get('utc', '?')[:16].replace('T', ' ')} UTC")
+    note, moved = bandwidth_note(before, after)
     return {"before": before, "during_other_processes_cores": during, "after": after,
-            "loaded": loaded, "threshold_cores": LOADED_CORES, "stamp": line}
+            "loaded": loaded, "threshold_cores": LOADED_CORES, "bandwidth_moved": moved,
+            "stamp": line + note}

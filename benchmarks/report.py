@@ -176,4 +176,4 @@ def stamp_figure(fig, stamp: str) -> None:
     lines = text.count("\n") + 1
     fig.tight_layout(rect=(0, 0.035 * lines + 0.01, 1, 1))
     fig.text(0.005, 0.01, text, fontsize=7, ha="left", va="bottom",
-             color="red" if "LOADED" in stamp else "0.3")
+             color="red" if "LOADED" in stamp or "MOVED" in stamp else "0.3")
