@@ -23,7 +23,7 @@ def test_a_match_names_the_options_it_held_at_one_value():
     assert res.verdict == "match", render_text(res)     # right at the values drawn
     line = next((n for n in res.notes if n.startswith("compared at one value only:")), None)
     assert line is not None, res.notes
-    for held in ("dtype float64", "norm_first False", "activation relu", "--set norm_first=true",
+    for held in ("dtype float64", "masks bool", "norm_first False", "activation relu", "--set norm_first=true",
                  "--set activation=gelu", "--dtype float32"):
         assert held in line, line
     assert "compared at one value only:" in render_text(res)

@@ -67,6 +67,7 @@ class Checker(LoadMixin):
         self.examples_run = 0
         self.input_scale = 1.0          # float32_tables.retry's replay at a small scale
         self.one_value: dict[str, set] = {}   # values drawn of completeness.ONE_VALUE's options
+        self.masks_drawn = False
         self.last_example: dict | None = None
         self.checked: list[str] = []
         self.compared_as: dict[str, str] = {}
@@ -93,6 +94,7 @@ class Checker(LoadMixin):
             for k in ONE_VALUE:
                 if k in case.hyper:
                     self.one_value.setdefault(k, set()).add(case.hyper[k])
+            self.masks_drawn |= any(m is not None for m in case.masks.values())
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"building the example failed: {exc!r}")
         rep = self.backend.run(case, self.runs)
@@ -290,7 +292,8 @@ class Checker(LoadMixin):
         if eps is not None:
             res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if self.examples_run:
-            res.notes.append(one_value_line(self.opts.dtype, self.one_value))
+            res.notes.append(one_value_line(self.opts.dtype, self.one_value,
+                                            self.opts.mask_dtype if self.masks_drawn else None))
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
