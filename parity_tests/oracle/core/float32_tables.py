@@ -5,10 +5,10 @@ do the same: Hugging Face's eager attention takes its softmax in float32 and cas
 sdpa, mha, encoder or decoder layer) ends MISMATCH with the largest difference of float32 rounding
 size, the whole check runs again with --dtype float32 (float32 tolerances); if every quantity then
 matches, the answer is that MATCH, its first note stating the assumption and the float64 result.
-Anything else is a MISMATCH (with the float32 counterexample when that check failed, below). A wrong table (another base, sin and cos swapped,
-positions shifted) or a wrong attention (another scale, a missing mask) differs by far more than
-float32 rounding and fails both. A replay, and a check with completeness requirements (grading),
-keep the float64 answer.
+Anything else is a MISMATCH (with the float32 counterexample when that check failed, below).
+A wrong table (another base, sin and cos swapped, positions shifted) or a wrong attention
+(another scale, a missing mask) differs by far more than float32 rounding and fails both. A
+replay, and a check with completeness requirements (grading), keep the float64 answer.
 
 Float32 rounding is relative: it stays float32-sized whatever the inputs' scale. A LayerNorm's
 epsilon is not: a wrong one (1e-12 or 9e-6 where 1e-5 is wanted, whatever the candidate's `eps`
