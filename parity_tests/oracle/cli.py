@@ -90,6 +90,23 @@ def _refuse_reports_over_inputs(outputs, inputs) -> None:
         done.append((path, flag))
 
 
+def _check_salts(args):
+    """salt(hidden) for `check --secret-file` (grading/secret.py's semantics: the component names
+    the check, the submission's own files fix the values); None for each without the flag."""
+    if args.secret_file is None:
+        return lambda hidden: None
+    from .grading.batch import fingerprint
+    from .grading.secret import check_salt, read_secret
+
+    secret = read_secret(args.secret_file)
+    from .components import get
+
+    path = _spec_file(args.candidate)
+    digest = fingerprint(path) if path else args.candidate      # a module spec: its name
+    name = get(args.component).name
+    return lambda hidden: check_salt(secret, name, hidden, digest)
+
+
 def cmd_check(args) -> int:
     from dataclasses import replace
 
@@ -108,19 +125,20 @@ def cmd_check(args) -> int:
     spec = args.candidate
     if args.backward:
         spec = f"{spec},{args.backward}"
+    salt = _check_salts(args)                       # read before the search, never shown
     kw = dict(forbid_import=list(DEFAULT_FORBIDDEN) + list(args.forbid_import),
               allow_import=args.allow_import, runs=args.runs,
               limits=Limits(memory_mb=args.memory_mb), require_gradients=args.require_gradients,
               score_groups=bool(args.results),
               require=_required(args.require or ([] if args.require_gradients or not args.results
                                                  else ["all"])))
-    public = check(args.component, spec, opts, replay=args.replay, **kw)
+    public = check(args.component, spec, opts, replay=args.replay, salt=salt(False), **kw)
     hidden = None
     if args.hidden_seed is not None and args.replay is None and public.exit_code < 2:
         hopts = replace(_options(args), seed=args.hidden_seed,
                         examples=args.hidden_examples or args.examples,
                         strict=args.strict or args.hidden_strict)
-        hidden = check(args.component, spec, hopts, **kw)
+        hidden = check(args.component, spec, hopts, salt=salt(True), **kw)
     if args.quiet:
         print(f"{public.verdict} (exit {public.exit_code})"
               + (f": {public.quantity_label}" if public.quantity_label else ""))

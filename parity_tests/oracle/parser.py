@@ -148,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=("hidden", "after_due_date", "after_published", "visible"))
     g.add_argument("--points", type=float, default=1.0, help="points per Gradescope test")
     g.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    g.add_argument("--secret-file", default=None, help=SECRET_HELP)
     _add_sandbox(c)
 
     gr = sub.add_parser("grade", help="grade a folder of submissions against an assignment spec "

@@ -157,3 +157,25 @@ def unread_gradients(not_checked: dict) -> tuple[str, str] | None:
         "not compared: " + "; ".join(f"{k} ({why})" for k, why in unread[:4])
         + ". Keep them as d<name> / <name>_grad / grads[name], or give an adapter file with "
           "grads(obj) returning {reference name: gradient} (--adapter)")
+
+
+# Options a check draws at one value only (the assignment's, or the default): a candidate taking
+# such an argument and ignoring it (always post-norm, always relu) matches, so the report says so.
+ONE_VALUE = ("norm_first", "activation", "final_norm", "scale_embeddings")
+
+
+def one_value_line(dtype: str, seen: dict, mask_dtype: str | None = None) -> str:
+    """The report line naming what every compared example held at one value: the dtype, the masks'
+    dtype (`mask_dtype`, where masks were drawn), and each option in ONE_VALUE the search drew (its
+    values in `seen`) that was never varied."""
+    held = {k: next(iter(seen[k])) for k in ONE_VALUE if len(seen.get(k, ())) == 1}
+    other = ["--dtype " + ("float64" if dtype == "float32" else "float32")]
+    if mask_dtype is not None:
+        other.append("--mask-dtype " + ("int" if mask_dtype == "bool" else "bool"))
+    other += [f"--set {k}=" + (("relu" if v == "gelu" else "gelu") if k == "activation" else
+                               str(not v).lower()) for k, v in held.items()]
+    named = [f"dtype {dtype}"] + ([f"masks {mask_dtype}"] if mask_dtype else []) + [
+        f"{k} {v}" for k, v in held.items()]
+    return ("compared at one value only: " + ", ".join(named) + " (never varied: a candidate that "
+            "ignores another value of these matches; where the assignment asks for it, add a check "
+            "with " + " / ".join(other) + ")")

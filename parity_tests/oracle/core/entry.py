@@ -50,16 +50,17 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
     elif option_fields:
         opts = Options(**{**asdict(opts), **option_fields})
     try:
-        def run(o: Options, replay=replay, only=None) -> CheckResult:
+        def run(o: Options, replay=replay, only=None, scale=1.0) -> CheckResult:
             c = Checker(component, candidate, o, backward, forbid_import, allow_import, runs,
                         limits, threads, require_gradients and not only, () if only else require)
             c.judge.only = only
-            c.salt = salt
+            c.salt, c.input_scale = salt, scale
             return c.run(replay)
         start = time.perf_counter()
         res = run(opts)
         if replay is None and not require:   # a quick check: float32-sized mismatches rerun
-            res = float32_tables.retry(component, res, opts, run)
+            res = float32_tables.retry(component, res, opts, run,
+                                       has_eps="eps" in getattr(get(component), "settable", {}))
 
         def alone(only: frozenset) -> CheckResult:   # --time-budget covers these searches too
             left = None if opts.time_budget is None else \

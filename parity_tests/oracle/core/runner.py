@@ -23,7 +23,7 @@ from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from . import float32_tables, upstream
-from .completeness import find_gaps, reference_eps, requirements, ungraded, unread_gradients
+from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import likely_causes
 from .inference import last_runs
@@ -65,6 +65,9 @@ class Checker(LoadMixin):
         self.caps = Findings()
         self.kind = self.framework = ""
         self.examples_run = 0
+        self.input_scale = 1.0          # float32_tables.retry's replay at a small scale
+        self.one_value: dict[str, set] = {}   # values drawn of completeness.ONE_VALUE's options
+        self.masks_drawn = False
         self.last_example: dict | None = None
         self.checked: list[str] = []
         self.compared_as: dict[str, str] = {}
@@ -86,7 +89,12 @@ class Checker(LoadMixin):
         self.last_example = example        # what the report shows and the replay command repeats
         try:
             case = comp.build(example, self.opts.dtype, self.caps)
+            case = float32_tables.scaled_case(case, self.input_scale, self.opts.dtype)
             case = upstream.mixed(case, self.opts.dtype)
+            for k in ONE_VALUE:
+                if k in case.hyper:
+                    self.one_value.setdefault(k, set()).add(case.hyper[k])
+            self.masks_drawn |= any(m is not None for m in case.masks.values())
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"building the example failed: {exc!r}")
         rep = self.backend.run(case, self.runs)
@@ -283,6 +291,9 @@ class Checker(LoadMixin):
         eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
         if eps is not None:
             res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
+        if self.examples_run:
+            res.notes.append(one_value_line(self.opts.dtype, self.one_value,
+                                            self.opts.mask_dtype if self.masks_drawn else None))
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
