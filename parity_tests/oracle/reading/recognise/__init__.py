@@ -86,6 +86,7 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    norm_order,
     packed_kv,
     packed_shape,
     part_convention,
@@ -114,7 +115,7 @@ PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              merged_mask.probe, additive_mask.probe, time_first.probe, mask_parts.probe,
-                             part_convention.probe)  # when the adapter is prepared
+                             part_convention.probe, norm_order.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
