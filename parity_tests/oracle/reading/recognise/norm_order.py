@@ -31,7 +31,7 @@ def probe(adapter) -> None:
     """Set caps.norm_first when the layer is pre-norm by the behaviour above."""
     if adapter.comp.name not in COMPONENTS or adapter.mode not in ("class", "instance"):
         return
-    if adapter.hooks is not None or "norm_first" in adapter.opts.settings or adapter._takes("norm_first"):
+    if adapter.hooks is not None or "norm_first" in adapter.opts.settings or _takes_norm_first(adapter):
         return
     if adapter.caps.table or adapter.caps.time_first or adapter.caps.one_sequence:
         return
@@ -53,6 +53,16 @@ def probe(adapter) -> None:
                              "(written through its weights) its output minus its input was the "
                              "same at every position, as in pre-norm code (post-norm code would "
                              "return the last norm's bias); checked as --set norm_first=true")
+
+
+def _takes_norm_first(adapter) -> bool:
+    """A class whose constructor takes the norm order is built with the drawn one: nothing to find."""
+    from .. import naming
+    if adapter.mode != "class":
+        return False
+    sig = naming.signature_of(adapter.obj.__init__)
+    names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
+    return bool(names & {a.lower() for a in naming.HYPER_ALIASES["norm_first"]})
 
 
 def _case(adapter):
