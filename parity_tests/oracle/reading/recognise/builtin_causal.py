@@ -76,11 +76,13 @@ def _drawn_weights(adapter, m) -> None:
     from ...components.base import draw_params
     from ..resolver import resolve
     from ..slots import candidate_arrays, numpy_space, torch_space
+    from . import norm_order
     if adapter.comp.tree is None or adapter.hooks is not None:
         return
     try:
         hyper = adapter.probe_hyper()
-        shapes = {n: tuple(s) for n, s in adapter.comp.param_shapes(hyper).items()}
+        shapes = norm_order.part_shapes(adapter.comp.name, hyper) if adapter.comp.name in \
+            norm_order.PARTS else {n: tuple(s) for n, s in adapter.comp.param_shapes(hyper).items()}
         space, slots = torch_space(m) if adapter.framework == "torch" else numpy_space(m)
         entries, _ = resolve(adapter.comp.tree, space, shapes, hyper, name_map=adapter.opts.name_map,
                              layout=adapter.opts.weight_layout,

@@ -55,6 +55,16 @@ def probe(adapter) -> None:
                              "return the last norm's bias); checked as --set norm_first=true")
 
 
+def part_shapes(component: str, hyper: dict) -> dict:
+    """A layer's reference parameter shapes from its parts' (the layer's own reference may not be
+    importable in the worker)."""
+    from ...components import get
+    shapes = {}
+    for prefix, part in PARTS[component]:
+        shapes.update({prefix + k: tuple(v) for k, v in get(part).param_shapes(hyper).items()})
+    return shapes
+
+
 def _takes_norm_first(adapter) -> bool:
     """A class whose constructor takes the norm order is built with the drawn one: nothing to find."""
     from .. import naming
@@ -67,15 +77,12 @@ def _takes_norm_first(adapter) -> bool:
 
 def _case(adapter):
     """A small case at the probe's sizes, every norm's gain 0 and its bias drawn."""
-    from ...components import get
     from ...components.base import Case, _cast, draw_params
     hyper = adapter.probe_hyper()
     rng = np.random.default_rng(13)
     B, T, S, D = 2, 4, 3, hyper["d_model"]
-    shapes = {}
     try:
-        for prefix, part in PARTS[adapter.comp.name]:
-            shapes.update({prefix + k: tuple(v) for k, v in get(part).param_shapes(hyper).items()})
+        shapes = part_shapes(adapter.comp.name, hyper)
     except Exception:  # noqa: BLE001
         return None
     params = draw_params(rng, shapes, adapter.opts.dtype)
