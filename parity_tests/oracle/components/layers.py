@@ -48,7 +48,7 @@ def _layer_hyper(d, fixed, caps=None) -> dict:
             d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
             "activation": fixed.get("activation", "relu"),
             "eps": fixed.get("eps", _own_eps(caps)),
-            "norm_first": fixed.get("norm_first", False)}
+            "norm_first": fixed.get("norm_first", bool(caps is not None and caps.norm_first))}
 
 
 def layer_config(hyper: dict, **extra) -> TransformerConfig:

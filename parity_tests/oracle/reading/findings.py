@@ -28,6 +28,7 @@ class Findings:
     one_sequence: bool = False          # code written for one (T, d) sequence: batch 1 drawn
     d_ff_ratio: int | None = None       # a feed-forward width fixed by the code: ratio * d_model
     norm_eps: float | None = None       # a norm epsilon fixed by the code
+    norm_first: bool | None = None      # a layer found pre-norm by behaviour (recognise/norm_order)
     fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes,
     #                                                       {"d_ff": n} a feed-forward's own constant
     # worker side only: how the candidate is called
@@ -65,6 +66,8 @@ class Findings:
         eps = raw.get("norm_eps")           # the candidate's own norm epsilon (recognise/norm_eps)
         if isinstance(eps, float) and 0.0 < eps < 0.1:
             out.norm_eps = eps
+        if raw.get("norm_first") is True:   # only ever to pre-norm (recognise/norm_order)
+            out.norm_first = True
         kinds = raw.get("mask_kinds") if isinstance(raw.get("mask_kinds"), dict) else {}
         for m in comp.masks:
             got = kinds.get(m.name)

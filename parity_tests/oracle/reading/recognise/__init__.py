@@ -14,7 +14,9 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384, also beside a hidden width the code fixes
               (global_width); a norm epsilon
-              fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps)
+              fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps); a layer that
+              normalises before each sublayer with no norm_first argument, found by behaviour
+              (norm_order)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
@@ -34,7 +36,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               weights at all, said plainly (weightless); a gated feed-forward (GLU, SwiGLU),
               said plainly instead of a weight blamed (gated_ffn)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
-MASKS         attention that masks the future itself, no mask argument (builtin_causal);
+MASKS         attention that masks the future itself, no mask argument (builtin_causal, on drawn
+              weights written through the slots, not the constructor's);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
               masks spread over a merged batch*heads axis (merged_mask)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
@@ -86,6 +89,7 @@ from . import (
     meaning,
     merged_mask,
     norm_eps,
+    norm_order,
     packed_kv,
     packed_shape,
     part_convention,
@@ -114,7 +118,7 @@ PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              merged_mask.probe, additive_mask.probe, time_first.probe, mask_parts.probe,
-                             part_convention.probe)  # when the adapter is prepared
+                             part_convention.probe, norm_order.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

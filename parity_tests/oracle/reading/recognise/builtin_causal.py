@@ -7,6 +7,12 @@ sequence, then on the same sequence with its LAST position changed and with its 
 changed. Causal code keeps every earlier output when the last input changes, while later outputs do
 follow the first input (it does mix positions). Then only causal masks are drawn for that mask, and
 the report says so; without the probe such code would be compared with unmasked attention and fail.
+
+The probe runs on drawn, finite weights written through the candidate's weight slots (as a scored
+run writes them), not on what its constructor left there: a NumPy class that makes its weights
+with `np.empty` / `np.ndarray` (to be loaded later) holds whatever memory it got, NaN or huge, and
+would hide its masking. Only arrays the resolver maps to reference parameters are written, so a
+causal mask the candidate keeps as a buffer (0 / -inf) stays as built.
 """
 from __future__ import annotations
 
@@ -40,6 +46,7 @@ def probe(adapter) -> None:
     if obj is None:
         return
     m = adapter.finish_module(obj)
+    _drawn_weights(adapter, m)
     fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
     D = adapter.probe_hyper()["d_model"]
     rng = np.random.default_rng(7)
@@ -61,6 +68,31 @@ def probe(adapter) -> None:
     last[:, -1] += rng.standard_normal(D)          # not a constant: a LayerNorm would remove it
     first[:, 0] += rng.standard_normal(D)
     decide(adapter, base, run(last), run(first), mask.name)
+
+
+def _drawn_weights(adapter, m) -> None:
+    """Write drawn finite values into the slots the resolver maps to reference parameters; when
+    they cannot be mapped at the probe's sizes, the weights stay as constructed."""
+    from ...components.base import draw_params
+    from ..resolver import resolve
+    from ..slots import candidate_arrays, numpy_space, torch_space
+    from . import norm_order
+    if adapter.comp.tree is None or adapter.hooks is not None:
+        return
+    try:
+        hyper = adapter.probe_hyper()
+        shapes = norm_order.part_shapes(adapter.comp.name, hyper) if adapter.comp.name in \
+            norm_order.PARTS else {n: tuple(s) for n, s in adapter.comp.param_shapes(hyper).items()}
+        space, slots = torch_space(m) if adapter.framework == "torch" else numpy_space(m)
+        entries, _ = resolve(adapter.comp.tree, space, shapes, hyper, name_map=adapter.opts.name_map,
+                             layout=adapter.opts.weight_layout,
+                             hints=getattr(adapter, "head_axes", None),
+                             class_layout=getattr(adapter, "class_layout", None))
+        params = draw_params(np.random.default_rng(11), shapes, "float64")
+        for cname, arr in candidate_arrays(entries, params, adapter.opts.dtype).items():
+            slots[cname].set(arr)
+    except Exception:  # noqa: BLE001 - unmapped at these sizes: the probe sees the built weights
+        return
 
 
 def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:

@@ -1,0 +1,39 @@
+"""Layers that normalise before each sublayer, with no `norm_first` argument: the natural command
+finds the norm order by behaviour (every norm's gain 0 through its weights, output minus input the
+same at every position) and checks them as pre-norm. A residual planted on the normalised input
+and a planted scale by d_k stay MISMATCH; a post-norm layer is still checked as post-norm."""
+from __future__ import annotations
+
+import pytest
+
+from parity_tests.oracle import check, render_text
+
+PRE_NORM = "normalises before each sublayer"
+
+
+@pytest.fixture
+def layers(candidate_file):
+    return candidate_file("pre_norm_layers.py")
+
+
+@pytest.mark.parametrize("component, name", [("encoder_layer", "PreNormEncoderLayer"),
+                                             ("decoder_layer", "PreNormDecoderLayer")])
+def test_a_pre_norm_layer_without_a_norm_first_argument_matches(layers, component, name):
+    res = check(component, f"{layers}:{name}", examples=6)
+    assert res.verdict == "match", render_text(res)
+    assert any(PRE_NORM in n for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize("name", ["PreNormEncoderLayer_BUG", "PreNormEncoderLayerScale_BUG"])
+def test_planted_bugs_in_a_pre_norm_layer_are_mismatches(layers, name):
+    res = check("encoder_layer", f"{layers}:{name}", examples=6)
+    assert res.verdict == "mismatch", render_text(res)
+    if name.endswith("Scale_BUG"):     # still pre-norm in structure: found so, and still wrong
+        assert any(PRE_NORM in n for n in res.notes), res.notes
+
+
+def test_a_post_norm_layer_is_not_read_as_pre_norm(candidate_file):
+    path = candidate_file("tutorial_styles/torch_misc_style.py")
+    res = check("encoder_layer", f"{path}:TransformerBlock", examples=6)
+    assert not any(PRE_NORM in n for n in res.notes), res.notes
+    assert res.verdict == "match", render_text(res)
