@@ -99,12 +99,10 @@ def _check_salts(args):
     from .grading.secret import check_salt, read_secret
 
     secret = read_secret(args.secret_file)
-    from .components import get
-
     path = _spec_file(args.candidate)
     digest = fingerprint(path) if path else args.candidate      # a module spec: its name
-    name = get(args.component).name
-    return lambda hidden: check_salt(secret, name, hidden, digest)
+    # args.component is already the canonical name (main() maps common spellings)
+    return lambda hidden: check_salt(secret, args.component, hidden, digest)
 
 
 def cmd_check(args) -> int:
