@@ -8,6 +8,7 @@ importable after it removes every other npformer module, so it must not reach th
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +92,10 @@ class TransformerConfig:
     activation_dropout: float = 0.0
     dtype: str = "float32"
 
+    def __new__(cls, *args: Any, **fields: Any) -> "TransformerConfig":
+        refuse_unknown_fields(cls, fields, "TransformerConfig", TypeError)     # a typo, named
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         # normalise dtype given as numpy dtype / type / string to its name
         dt = self.dtype
@@ -164,12 +169,19 @@ class TransformerConfig:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TransformerConfig":
         """Build from a dict; unknown keys are an error (they usually mean a typo or a newer file)."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"TransformerConfig.from_dict: unknown fields {unknown}; "
-                             f"expected a subset of {sorted(known)}")
+        refuse_unknown_fields(cls, d, "TransformerConfig.from_dict", ValueError)
         return cls(**d)
+
+
+def refuse_unknown_fields(cls: type, given, where: str, error: type[Exception]) -> None:
+    """Raise `error` naming the first key of `given` that is not a field of `cls`, with the
+    closest field name when one is close (`dmodel` -> `d_model`) and the list of fields."""
+    known = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(str(k) for k in set(given) - set(known))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise error(f"{where}: unknown fields {unknown}{hint}; expected a subset of {sorted(known)}")
 
 
 # -- named layouts (fields only: sizes and vocabularies stay the caller's) --------------------------
