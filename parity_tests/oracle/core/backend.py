@@ -84,6 +84,7 @@ class Reply:
     mapping: list = field(default_factory=list)
     absent: list = field(default_factory=list)
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
+    unvaried: dict = field(default_factory=dict)     # forward arguments no run varied (reading/unvaried.py)
     modes: dict = field(default_factory=dict)        # per other mode (sandbox/modes.py): {key: array}
     mode_cases: dict = field(default_factory=dict)   # per other mode: the Case it ran on (inputs)
 
@@ -133,7 +134,9 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     rep = Reply(dtypes=str_map(h.get("dtypes")), missing=str_map(h.get("missing")),
                 notes=str_map(h.get("notes")), weights_averaged=h.get("weights_averaged") is True,
                 mapping=texts(h.get("mapping")), absent=claimed,
-                adapter_notes=texts(h.get("adapter_notes"), 50))
+                adapter_notes=texts(h.get("adapter_notes"), 50),
+                unvaried={k: v for k, v in str_map(h.get("unvaried"), 24, 80).items()
+                          if k.lstrip("*").isidentifier()})
     again: dict[int, dict] = {}
     for name, a in arrays.items():
         kind, _, key = name.partition(":")

@@ -67,6 +67,7 @@ class Checker(LoadMixin):
         self.examples_run = 0
         self.input_scale = 1.0          # float32_tables.retry's replay at a small scale
         self.one_value: dict[str, set] = {}   # values drawn of completeness.ONE_VALUE's options
+        self.unvaried: dict[str, str] = {}    # forward arguments no run varied (reading/unvaried)
         self.masks_drawn = False
         self.last_example: dict | None = None
         self.checked: list[str] = []
@@ -108,6 +109,8 @@ class Checker(LoadMixin):
             case.params[ref] = neutral_value(ref, case.params[ref].shape)
             case.absent.add(ref)
             self.absent_seen.add(ref)
+        for k, v in rep.unvaried.items():
+            self.unvaried.setdefault(k, v)
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
@@ -293,7 +296,8 @@ class Checker(LoadMixin):
             res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if self.examples_run:
             res.notes.append(one_value_line(self.opts.dtype, self.one_value,
-                                            self.opts.mask_dtype if self.masks_drawn else None))
+                                            self.opts.mask_dtype if self.masks_drawn else None,
+                                            self.unvaried))
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):

@@ -30,6 +30,7 @@ from ..reading.calls import _TailBuffer  # the same bounded sink the in-process 
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
+from ..reading.unvaried import unvaried
 from .modes import MODES, RUNS, WHAT, inference
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
@@ -289,6 +290,7 @@ class Session:
             mapping = [str(e.describe()) for e in inst.entries.values()]
             produced = guarded(lambda: ad.execute(inst, case), "calling the candidate")
             tick()
+            held = guarded(lambda: unvaried(ad, inst), "reading the forward's signature")
             out = {f"value:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
                    for k, v in produced.values.items()}
             for i in range(1, runs):
@@ -314,6 +316,7 @@ class Session:
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},
                   "notes": {str(k): str(v) for k, v in produced.notes.items()},
                   "weights_averaged": bool(produced.weights_averaged),
+                  "unvaried": {str(k): str(v) for k, v in held.items()},
                   # notes made while building or calling (arrays left as constructed...), after
                   # prepare() sent the first ones
                   "adapter_notes": self._new_notes()}
