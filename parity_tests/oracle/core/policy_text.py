@@ -58,4 +58,8 @@ def policy_lines(res: CheckResult) -> list[str]:
         L.append("  REACHES INTO ITS OWN INTERPRETER (the garbage collector's objects, frames, "
                  "patches of imported modules: how code beats the checks made beside it; review "
                  "it by hand): " + ", ".join(p["reaches_into"]))
+    if p.get("watches"):
+        L.append("  LOOKS AT WHAT RUNS IT (its module name, command line, environment, caller's "
+                 "stack, loaded modules, working directory: code that can tell the grader's run "
+                 "from its author's; review it by hand): " + ", ".join(p["watches"]))
     return L

@@ -311,7 +311,7 @@ class Checker(LoadMixin):
                 "imports_seen": sorted(getattr(be, "imports", ()) or ()),
                 "imports_declared": self.scan.get("imports", []),
                 "notable_calls": self.scan.get("notable_calls", []),
-                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into")},
+                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into", "watches")},
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,
