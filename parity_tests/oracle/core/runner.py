@@ -126,7 +126,9 @@ class Checker(LoadMixin):
             return nd
         out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
-            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
+            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype,
+                                   probed_norm=bool(self.caps.norm_first)
+                                   and "norm_first" not in (self.opts.settings or {}))
             if causes:
                 out.notes.append("likely cause: your output equals the reference with "
                                  + " / ".join(causes) + " (a hint from re-computing this "
