@@ -1,9 +1,10 @@
-"""Forward arguments the oracle never varies. It passes `is_causal=False`, `dropout_p=0.0`,
-`need_weights=True` ... at one value (reading/signatures.CALL_FLAGS) and leaves every other
+"""Forward arguments the oracle never varied. It passed `is_causal=False`, `dropout_p=0.0`,
+`need_weights=True` ... at one value (reading/signatures.CALL_FLAGS) and left every other
 argument it does not know (`scale=`, `key_padding_mask=`, `**kwargs`) at its default, so a
-candidate ignoring them matches (`oracle_hostile/ignores_call_arguments.py`). The report used to say
-only "every quantity matched"; its one-value line now names each such argument, as "not checked",
-and right code taking the same arguments still matches.
+candidate ignoring them matched (`oracle_hostile/ignores_call_arguments.py`) and the report said
+only "every quantity matched". An attention function's `is_causal` is now also called True, with
+no mask, against a causal reference (sandbox/modes.causal_flag); every other such argument is named
+"not checked" in the one-value line; right code taking the same arguments still matches.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from parity_tests.oracle import check, json_report, render_text  # noqa: E402
 HERE = os.path.dirname(__file__)
 HOSTILE = os.path.join(HERE, "oracle_hostile", "ignores_call_arguments.py")
 RIGHT = os.path.join(HERE, "oracle_candidates", "call_arguments.py")
+RIGHT_NUMPY = os.path.join(HERE, "oracle_candidates", "call_arguments_numpy.py")
 
 
 def _line(res) -> str:
@@ -26,13 +28,14 @@ def _line(res) -> str:
     return line
 
 
-def test_a_function_ignoring_is_causal_and_scale_is_told_they_were_never_checked():
-    res = check("sdpa", HOSTILE + ":attention", runs=1, examples=3)
-    assert res.verdict == "match", render_text(res)      # right at the values passed
+def test_a_function_ignoring_is_causal_fails_and_its_scale_is_named_not_checked():
+    res = check("sdpa", HOSTILE + ":attention", runs=1, examples=4)
+    assert res.verdict == "mismatch", render_text(res)
+    assert "is_causal=True" in res.message, res.message
     line = _line(res)
-    for said in ("is_causal passed False in every run", "scale left at its default None",
-                 "dropout_p passed 0.0 in every run"):
+    for said in ("scale left at its default None", "dropout_p passed 0.0 in every run"):
         assert said in line, line
+    assert "is_causal" not in line, line                  # compared, so not listed
     assert line in render_text(res)
     assert line in json_report(res)["notes"]
 
@@ -47,7 +50,10 @@ def test_a_module_ignoring_padding_and_keywords_is_told_they_were_never_checked(
     assert "mask left" not in line.replace("key_padding_mask left", "")   # the mask it was given
 
 
-def test_right_code_taking_the_same_arguments_still_matches():
-    res = check("sdpa", RIGHT + ":attention", runs=1, examples=3)
+@pytest.mark.parametrize("spec", [RIGHT + ":attention", RIGHT + ":library_attention",
+                                  RIGHT_NUMPY + ":attention"])
+def test_right_code_taking_the_same_arguments_still_matches(spec):
+    res = check("sdpa", spec, runs=1, examples=4)
     assert res.verdict == "match", render_text(res)
-    assert "is_causal passed False in every run" in _line(res)
+    line = _line(res)
+    assert "scale left at its default None" in line and "is_causal" not in line, line

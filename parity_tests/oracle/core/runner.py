@@ -68,6 +68,7 @@ class Checker(LoadMixin):
         self.input_scale = 1.0          # float32_tables.retry's replay at a small scale
         self.one_value: dict[str, set] = {}   # values drawn of completeness.ONE_VALUE's options
         self.unvaried: dict[str, str] = {}    # forward arguments no run varied (reading/unvaried)
+        self.exercised: set[str] = set()      # of those, the ones a mode did vary after all
         self.masks_drawn = False
         self.last_example: dict | None = None
         self.checked: list[str] = []
@@ -111,6 +112,8 @@ class Checker(LoadMixin):
             self.absent_seen.add(ref)
         for k, v in rep.unvaried.items():
             self.unvaried.setdefault(k, v)
+        if rep.modes.get("causal_flag"):        # is_causal=True compared (sandbox/modes.causal_flag)
+            self.exercised.add("is_causal")
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
@@ -299,7 +302,8 @@ class Checker(LoadMixin):
         if self.examples_run:
             res.notes.append(one_value_line(self.opts.dtype, self.one_value,
                                             self.opts.mask_dtype if self.masks_drawn else None,
-                                            self.unvaried))
+                                            {k: v for k, v in self.unvaried.items()
+                                             if k not in self.exercised}))
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
