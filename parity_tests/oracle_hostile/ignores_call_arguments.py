@@ -1,8 +1,10 @@
-"""Forward arguments the oracle never varies, taken and ignored. An attention function whose
+"""Forward arguments the oracle never varied, taken and ignored. An attention function whose
 signature is F.scaled_dot_product_attention's (`is_causal`, `scale`, `dropout_p`) and an attention
 module taking `key_padding_mask`, `need_weights` and `**kwargs`: each computes plain attention
 whatever those say (never causal, always 1/sqrt(d_k), no dropout, no padding). Right at the values a
-check passes (is_causal False, dropout_p 0, the rest at their defaults); wrong at every other."""
+check passed (is_causal False, dropout_p 0, the rest at their defaults), so both matched. The
+function's is_causal is now called True against a causal reference (a mismatch); the other
+arguments are named in the report as not checked."""
 import math
 
 import torch
