@@ -42,6 +42,13 @@ def _rate_varied(constants: dict) -> bool:
 
 
 def unvaried(adapter, inst) -> dict[str, str]:
+    try:
+        return _unvaried(adapter, inst)
+    except Exception:  # noqa: BLE001 - a signature object of the submission's making
+        return {"**signature": "could not be read: its arguments were not listed"}
+
+
+def _unvaried(adapter, inst) -> dict[str, str]:
     hooks = getattr(adapter, "hooks", None)
     if inst is None or inst.table or (hooks is not None and hooks.call is not None):
         return {}
