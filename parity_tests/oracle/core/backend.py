@@ -26,7 +26,7 @@ from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
-from .modes import other_inputs
+from .modes import causal_case, other_inputs
 from .verdicts import Outcome, failing_verdict
 
 MAX_TEXT = 8000
@@ -84,14 +84,15 @@ class Reply:
     mapping: list = field(default_factory=list)
     absent: list = field(default_factory=list)
     adapter_notes: list = field(default_factory=list)   # general notes (the report's "note:" lines)
+    unvaried: dict = field(default_factory=dict)     # forward arguments no run varied (reading/unvaried.py)
     modes: dict = field(default_factory=dict)        # per other mode (sandbox/modes.py): {key: array}
     mode_cases: dict = field(default_factory=dict)   # per other mode: the Case it ran on (inputs)
 
 
 def asked_modes(framework: str) -> tuple[str, ...]:
     """The other modes each example is also run in (core/modes.py compares them)."""
-    return ("nograd", "train", "eval_rate", "repeat") if framework == "torch" else \
-        ("train", "eval_rate", "repeat", "decoy")
+    return ("nograd", "train", "eval_rate", "repeat", "causal_flag") if framework == "torch" else \
+        ("train", "eval_rate", "repeat", "decoy", "causal_flag")
 
 
 def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
@@ -133,7 +134,9 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
     rep = Reply(dtypes=str_map(h.get("dtypes")), missing=str_map(h.get("missing")),
                 notes=str_map(h.get("notes")), weights_averaged=h.get("weights_averaged") is True,
                 mapping=texts(h.get("mapping")), absent=claimed,
-                adapter_notes=texts(h.get("adapter_notes"), 50))
+                adapter_notes=texts(h.get("adapter_notes"), 50),
+                unvaried={k: v for k, v in str_map(h.get("unvaried"), 24, 80).items()
+                          if k.lstrip("*").isidentifier()})
     again: dict[int, dict] = {}
     for name, a in arrays.items():
         kind, _, key = name.partition(":")
@@ -167,6 +170,8 @@ def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tup
     """Each other mode's own inputs (core/modes.other_inputs) added to a request as
     "min:MODE:NAME"; {mode: the Case it runs on}."""
     others = {m: other_inputs(case, salt, dtype, m) for m in modes}
+    if "causal_flag" in others:
+        others["causal_flag"] = causal_case(others["causal_flag"])
     arrays.update({f"min:{m}:{n}": a for m, o in others.items() for n, a in o.inputs.items()})
     return others
 
@@ -179,7 +184,7 @@ def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
     return 8 * (n * 3 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
-                * (max(runs, 1) + 4)) + (1 << 20)
+                * (max(runs, 1) + 5)) + (1 << 20)
 
 
 def unaffordable(caps: Findings) -> Outcome | None:

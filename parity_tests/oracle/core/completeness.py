@@ -164,10 +164,13 @@ def unread_gradients(not_checked: dict) -> tuple[str, str] | None:
 ONE_VALUE = ("norm_first", "activation", "final_norm", "scale_embeddings")
 
 
-def one_value_line(dtype: str, seen: dict, mask_dtype: str | None = None) -> str:
+def one_value_line(dtype: str, seen: dict, mask_dtype: str | None = None,
+                   unvaried: dict | None = None) -> str:
     """The report line naming what every compared example held at one value: the dtype, the masks'
-    dtype (`mask_dtype`, where masks were drawn), and each option in ONE_VALUE the search drew (its
-    values in `seen`) that was never varied."""
+    dtype (`mask_dtype`, where masks were drawn), each option in ONE_VALUE the search drew (its
+    values in `seen`) that was never varied, and the forward's own arguments no run varied
+    (`unvaried`, {argument: "left at its default None" | "passed False in every run"}, as the worker
+    read the signature: reading/unvaried.py)."""
     held = {k: next(iter(seen[k])) for k in ONE_VALUE if len(seen.get(k, ())) == 1}
     other = ["--dtype " + ("float64" if dtype == "float32" else "float32")]
     if mask_dtype is not None:
@@ -176,6 +179,12 @@ def one_value_line(dtype: str, seen: dict, mask_dtype: str | None = None) -> str
                                str(not v).lower()) for k, v in held.items()]
     named = [f"dtype {dtype}"] + ([f"masks {mask_dtype}"] if mask_dtype else []) + [
         f"{k} {v}" for k, v in held.items()]
-    return ("compared at one value only: " + ", ".join(named) + " (never varied: a candidate that "
+    line = ("compared at one value only: " + ", ".join(named) + " (never varied: a candidate that "
             "ignores another value of these matches; where the assignment asks for it, add a check "
             "with " + " / ".join(other) + ")")
+    if unvaried:
+        line += ("; the forward's own arguments, not checked: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(unvaried.items())) + " (the oracle never passes another "
+            "value: a candidate that ignores them matches; read the code, or pass another value "
+            "through an --adapter file's call())")
+    return line

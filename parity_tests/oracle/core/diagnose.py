@@ -86,9 +86,11 @@ def dk_of(case) -> int:
     return int(case.hyper["d_model"]) // max(int(case.hyper.get("num_heads", 1)), 1)
 
 
-def _layer_variants(case):
+def _layer_variants(case, probed: bool = False):
     """Another activation, the other norm placement, and the two together (GPT-style blocks are
-    pre-norm with GELU)."""
+    pre-norm with GELU). `probed`: the norm placement was decided by the norm-order probe
+    (recognise/norm_order found the layer pre-norm), so the other placement is never offered as a
+    setting to change: the hint says the layer's placement changed with its weights."""
     act = case.hyper.get("activation")
     single = []
     if act == "relu":
@@ -96,7 +98,12 @@ def _layer_variants(case):
                     {"activation": "gelu"}),
                    ("GELU (tanh approximation) instead of ReLU", "--set activation=gelu_tanh",
                     {"activation": "gelu_tanh"})]
-    if "norm_first" in case.hyper:
+    if "norm_first" in case.hyper and probed:
+        single.append(("post-norm, although with every norm's gain 0 it behaved as pre-norm (the "
+                       "norm-order probe, which chose the pre-norm reference): its norm placement "
+                       "changes with its weights; review the code", "",
+                       {"norm_first": not case.hyper["norm_first"]}))
+    elif "norm_first" in case.hyper:
         first = bool(case.hyper["norm_first"])
         single.append(((f"{'post' if first else 'pre'}-norm instead of "
                         f"{'pre' if first else 'post'}-norm"), f"--set norm_first={'false' if first else 'true'}",
@@ -108,7 +115,8 @@ def _layer_variants(case):
                 combos.append((f"{single[a][0]} and {single[b][0]}",
                                f"{single[a][1]} {single[b][1]}",
                                dict(single[a][2], **single[b][2])))
-    return [(f"{label} ({opt})", (lambda ch=ch: _hyper(case, **ch))) for label, opt, ch in combos]
+    return [(f"{label} ({opt.strip()})" if opt.strip() else label, (lambda ch=ch: _hyper(case, **ch)))
+            for label, opt, ch in combos]
 
 
 # -- direct formulas (components small enough to write out) --------------------------------------
@@ -160,15 +168,17 @@ VARIANTS = {
     "mha": _attention_variants,
     "ffn": lambda c: _layer_variants(c) + [
         ("no activation between the two linear layers", lambda: _ffn_linear(c))],
-    "encoder_layer": lambda c: _attention_variants(c) + _layer_variants(c),
-    "decoder_layer": lambda c: _attention_variants(c) + _layer_variants(c),
+    "encoder_layer": lambda c, probed=False: _attention_variants(c) + _layer_variants(c, probed),
+    "decoder_layer": lambda c, probed=False: _attention_variants(c) + _layer_variants(c, probed),
     "layernorm": _layernorm_variants,
 }
 
 
-def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64") -> list[str]:
+def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64",
+                  probed_norm: bool = False) -> list[str]:
     """Names of the catalogued mistakes whose reference output equals `got` to tolerance (the
-    correct reference's output does not). Empty when none fits or nothing can be said."""
+    correct reference's output does not). Empty when none fits or nothing can be said.
+    `probed_norm`: the norm-order probe chose this layer's placement (never hinted as a setting)."""
     if got is None or case is None or comp.name not in VARIANTS:
         return []
     got = np.asarray(got, dtype=np.float64)
@@ -187,7 +197,9 @@ def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64") ->
     if np.all(np.isfinite(got)) and close(got, ref):
         return []
     found = []
-    for name, make in VARIANTS[comp.name](case):
+    variants = VARIANTS[comp.name](case, probed_norm) if probed_norm and comp.name in (
+        "encoder_layer", "decoder_layer") else VARIANTS[comp.name](case)
+    for name, make in variants:
         try:
             v = make()
             if v is None:

@@ -42,7 +42,8 @@ class LoadMixin:
                                    + self.scan["unparsable"])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
-                for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into"):
+                for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into",
+                            "watches"):
                     have = self.scan.setdefault(key, [])
                     have.extend(x for x in extra.get(key, []) if x not in have)
             if self.scan.get("violations"):

@@ -52,6 +52,9 @@ WHAT = {
     "decoy": ("changes when another example's forward and backward run between this example's "
               "forward and its backward: the backward reads state a previous call left behind "
               "(module or class state) instead of its cache or its own instance"),
+    "causal_flag": ("differs when called with is_causal=True and no mask from the reference with "
+                    "a causal mask (query i attends keys 0..i; the modes run on inputs of their "
+                    "own): is_causal taken and ignored, or applied another way"),
 }
 
 
@@ -90,6 +93,18 @@ def other_inputs(case: Case, salt: int, dtype: str, run: str = "") -> Case:
             made[key] = np.asarray(new, dtype=np.float64).astype(dtype).astype(REF)
         inputs[name] = made[key]
     return dataclasses.replace(case, inputs=inputs)
+
+
+def causal_case(case: Case) -> Case:
+    """The causal_flag mode's reference example: its first mask is the causal one (query i attends
+    keys 0..i, top-left, as F.scaled_dot_product_attention's is_causal), the others none."""
+    q, k = case.inputs.get("q"), case.inputs.get("k")
+    if q is None or k is None or not case.masks:
+        return case
+    keep = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+    first = next(iter(case.masks))
+    return dataclasses.replace(case, masks={n: (np.broadcast_to(keep, q.shape[:-2] + keep.shape).copy()
+                                               if n == first else None) for n in case.masks})
 
 
 def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str,

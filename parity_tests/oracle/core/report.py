@@ -25,6 +25,7 @@ import numpy as np
 
 from .groups import COMPLETE_SEARCH, GROUP_ORDER
 from .groups import group_of as _group_of
+from .policy_text import policy_lines
 from .verdicts import VERDICTS, CheckResult
 
 
@@ -247,62 +248,6 @@ def _mask_lines(name: str, m: dict) -> list[str]:
     return lines
 
 
-def confinement_text(c: dict) -> str:
-    """One line: what the kernel confined the worker with (docs/ORACLE.md, threat model)."""
-    parts = ["own user/mount/PID/network namespaces" if c.get("namespaces") else
-             "no namespaces" + (f" ({c['namespaces_reason'][:80]})" if c.get("namespaces_reason")
-                                else "")]
-    if c.get("view"):
-        parts.append("private view (only the system, the interpreter, the harness files and the "
-                     "submission's folder; own /proc; no host sockets)")
-    elif c.get("read_allow_list"):
-        parts.append("NO private view, but Landlock lets it read only the listed paths (host "
-                     "unix sockets it knows the path of stay reachable)"
-                     + (f" ({str(c['view_reason'])[:80]})" if c.get("view_reason") else ""))
-    else:
-        parts.append("NO private view: it can read what the oracle's user can outside the "
-                     "Landlock-hidden folders" + (f" ({str(c['view_reason'])[:80]})"
-                                                  if c.get("view_reason") else ""))
-    if c.get("landlock"):
-        what = ["writes only in its scratch folder"] if c.get("writes_only_in") else []
-        what += ["no TCP"] if c.get("network_tcp_denied") else []
-        what += ["signals scoped"] if c.get("signals_scoped") else []
-        what += ["the reference unreadable"] if c.get("unreadable") else []
-        parts.append(f"Landlock ABI {c['landlock']} (" + ", ".join(what) + ")")
-    else:
-        parts.append("no Landlock" + (f" ({str(c.get('reason'))[:80]})" if c.get("reason") else ""))
-    if c.get("pids_max") or c.get("rlimit_nproc"):
-        parts.append(f"at most {c.get('pids_max') or c.get('rlimit_nproc')} processes")
-    if c.get("scratch_mb"):
-        parts.append(f"scratch tmpfs {c['scratch_mb']} MiB")
-    return "; ".join(parts)
-
-
-def _policy_lines(res: CheckResult) -> list[str]:
-    p = res.policy or {}
-    if not p:
-        return []
-    where = "a worker process of its own" if p.get("isolated") else \
-        "NOT isolated (a Python object, run in this process)"
-    L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
-    if p.get("isolated") and isinstance(p.get("confinement"), dict):
-        L.append("  confinement: " + confinement_text(p["confinement"]))
-    if p.get("imports_declared"):
-        L.append("  imports (source): " + ", ".join(p["imports_declared"]))
-    if p.get("notable_calls"):
-        L.append("  library calls that may do the work: " + ", ".join(p["notable_calls"]))
-    if p.get("violations"):
-        L.append("  forbidden imports: " + ", ".join(p["violations"]))
-    if p.get("names_internals"):
-        L.append("  NAMES THE ORACLE'S OWN MODULES in its source (code written against the "
-                 "grader: review it by hand): " + ", ".join(p["names_internals"]))
-    if p.get("reaches_into"):
-        L.append("  REACHES INTO ITS OWN INTERPRETER (the garbage collector's objects, frames, "
-                 "patches of imported modules: how code beats the checks made beside it; review "
-                 "it by hand): " + ", ".join(p["reaches_into"]))
-    return L
-
-
 def _lines(entries: list[str]) -> str:
     """The report's lines; an entry holding a newline (a message or note written by the
     submission) continues indented under its own first line, so no text from a submission starts
@@ -323,7 +268,7 @@ def render_text(res: CheckResult, *, verbose: bool = True) -> str:
     for g, why in res.gaps.items():
         L.append(f"  NOT COMPARED ({g}): {why}")
     if verbose:
-        L.extend(_policy_lines(res))
+        L.extend(policy_lines(res))
     if res.exit_code == 0:
         if res.checked:
             L.append("  compared: " + ", ".join(

@@ -67,6 +67,8 @@ class Checker(LoadMixin):
         self.examples_run = 0
         self.input_scale = 1.0          # float32_tables.retry's replay at a small scale
         self.one_value: dict[str, set] = {}   # values drawn of completeness.ONE_VALUE's options
+        self.unvaried: dict[str, str] = {}    # forward arguments no run varied (reading/unvaried)
+        self.exercised: set[str] = set()      # of those, the ones a mode did vary after all
         self.masks_drawn = False
         self.last_example: dict | None = None
         self.checked: list[str] = []
@@ -108,6 +110,10 @@ class Checker(LoadMixin):
             case.params[ref] = neutral_value(ref, case.params[ref].shape)
             case.absent.add(ref)
             self.absent_seen.add(ref)
+        for k, v in rep.unvaried.items():
+            self.unvaried.setdefault(k, v)
+        if rep.modes.get("causal_flag"):        # is_causal=True compared (sandbox/modes.causal_flag)
+            self.exercised.add("is_causal")
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
@@ -123,7 +129,9 @@ class Checker(LoadMixin):
             return nd
         out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
-            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype)
+            causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype,
+                                   probed_norm=bool(self.caps.norm_first)
+                                   and "norm_first" not in (self.opts.settings or {}))
             if causes:
                 out.notes.append("likely cause: your output equals the reference with "
                                  + " / ".join(causes) + " (a hint from re-computing this "
@@ -293,7 +301,9 @@ class Checker(LoadMixin):
             res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if self.examples_run:
             res.notes.append(one_value_line(self.opts.dtype, self.one_value,
-                                            self.opts.mask_dtype if self.masks_drawn else None))
+                                            self.opts.mask_dtype if self.masks_drawn else None,
+                                            {k: v for k, v in self.unvaried.items()
+                                             if k not in self.exercised}))
         if example is not None and not out.ok:
             res.replay = self.replay_command(example)
         if out.verdict in ("mismatch",):
@@ -307,7 +317,7 @@ class Checker(LoadMixin):
                 "imports_seen": sorted(getattr(be, "imports", ()) or ()),
                 "imports_declared": self.scan.get("imports", []),
                 "notable_calls": self.scan.get("notable_calls", []),
-                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into")},
+                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into", "watches")},
                 "violations": list(self.scan.get("violations", []))
                 + list(getattr(be, "violations", []) or []),
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,

@@ -26,6 +26,11 @@ nothing where it does not apply to this candidate:
              not change (a backward reading what the last forward left in module or class state,
              not its cache or its own instance, does), and dout must come back unchanged (an
              upstream gradient is shared with the other branches of a residual network)
+    causal_flag  an attention function taking `is_causal` (passed False in every other run, as
+             F.scaled_dot_product_attention takes it), on an example with as many keys as queries:
+             called with is_causal True and no mask; the parent's reference draws the causal mask
+             (query i attends keys 0..i). A candidate raising there is not compared (the report
+             then lists is_causal as not checked, reading/unvaried.py)
 """
 from __future__ import annotations
 
@@ -39,7 +44,8 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.slots import candidate_arrays
 
-MODES = ("nograd", "train", "eval_rate", "repeat", "decoy")
+MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag")
+CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 TRAINING_FLAGS = ("training", "train", "is_training")
 EVAL_RATE = 0.5          # the dropout rate passed with training False
 
@@ -206,6 +212,24 @@ def decoy(ad, case: Case, tick=lambda: None) -> dict:
     return {k: v for k, v in p.values.items() if k not in ("output", "attention_weights")}
 
 
+def causal_flag(ad, case: Case, tick=lambda: None) -> dict:
+    binding = getattr(ad, "binding", None)
+    if ad.comp.name != "sdpa" or binding is None or binding.constants.get(CAUSAL_FLAG) is not False:
+        return {}
+    q, k = case.inputs.get("q"), case.inputs.get("k")
+    if q is None or k is None or q.ndim < 2 or q.shape[-2] != k.shape[-2]:
+        return {}                  # top-left or bottom-right alignment: compared only when equal
+    case = dataclasses.replace(case, masks={n: None for n in case.masks})
+    inst = ad.instantiate(case)
+    if inst.table or inst.binding.constants.get(CAUSAL_FLAG) is not False:
+        return {}
+    _with(inst, {CAUSAL_FLAG: True})
+    try:
+        return _forward_only(ad, inst, case)
+    except Exception:  # noqa: BLE001 - not taken as F.sdpa takes it: left "not checked"
+        return {}
+
+
 def inference(ad, case: Case, tick=lambda: None) -> dict:
     """torch: the forward under torch.inference_mode() (not one of MODES: tensors made there and
     kept by correct code, a mask cached at module level, cannot be saved for a later backward, so
@@ -219,9 +243,10 @@ def inference(ad, case: Case, tick=lambda: None) -> dict:
 
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
-                             "repeat": repeat, "decoy": decoy}
+                             "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
         "repeat": "calling the same instance a second time",
-        "decoy": "calling the candidate's backward after another example's forward"}
+        "decoy": "calling the candidate's backward after another example's forward",
+        "causal_flag": "calling the candidate with is_causal=True and no mask"}

@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from .watch_scan import watches
+
 DEFAULT_FORBIDDEN = ("npformer", "torchformer", "parity_tests")
 NOTABLE = {"scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward",
            "TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
@@ -150,6 +152,7 @@ def scan(path: str, forbidden) -> dict:
     calls: set[str] = set()
     named: list[str] = []
     reaches: list[str] = []
+    watching: list[str] = []
     while todo and len(seen) < 50:
         p = todo.pop()
         if p in seen:
@@ -160,7 +163,7 @@ def scan(path: str, forbidden) -> dict:
         except Unparsable as exc:
             return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
                     "notable_calls": sorted(calls), "unparsable": str(exc), "names_internals": named,
-                    "reaches_into": reaches[:20],
+                    "reaches_into": reaches[:20], "watches": watching[:20],
                     "files_scanned": sorted(os.path.basename(s) for s in seen)}
         if tree is None:
             continue
@@ -171,6 +174,7 @@ def scan(path: str, forbidden) -> dict:
                 calls.add(node.id)
         named += [f"{mod} ({os.path.basename(p)}:{line})" for mod, line in _named(tree, forbidden)]
         reaches += [f"{what} ({os.path.basename(p)}:{line})" for what, line in _reaches(tree)]
+        watching += [f"{what} ({os.path.basename(p)}:{line})" for what, line in watches(tree)]
         for mod, line in _imports(tree):
             where = f"{os.path.basename(p)}:{line}"
             imports.setdefault(mod, where)
@@ -182,7 +186,8 @@ def scan(path: str, forbidden) -> dict:
         todo += _relative_files(tree, p)
     return {"imports": sorted({_top(m) for m in imports}), "violations": violations,
             "notable_calls": sorted(calls), "names_internals": named[:20],
-            "reaches_into": reaches[:20], "files_scanned": sorted(os.path.basename(s) for s in seen)}
+            "reaches_into": reaches[:20], "watches": watching[:20],
+            "files_scanned": sorted(os.path.basename(s) for s in seen)}
 
 
 # ------------------------------------------------------------------------------------------------

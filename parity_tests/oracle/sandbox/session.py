@@ -30,6 +30,7 @@ from ..reading.calls import _TailBuffer  # the same bounded sink the in-process 
 from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
+from ..reading.unvaried import unvaried
 from .modes import MODES, RUNS, WHAT, inference
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
@@ -145,6 +146,28 @@ def _through_submission(exc: BaseException) -> bool:
         return False
 
 
+STRAY_GRACE = 2.0      # seconds a call past its own limit (a probe's) is waited for before failing
+STRAY_NAME = "oracle-candidate"     # reading/calls.run_limited's thread
+
+
+def no_stray_call(before: frozenset = frozenset(), grace: float = STRAY_GRACE) -> None:
+    """Failed (`timeout`) when a call the oracle made under a time limit (a recogniser's probe, in
+    reading/calls.run_limited) did not stop at it and is still running: the submission's code must
+    not run beside the scored calls, and the check must not go on as if the probe had decided.
+    Threads in `before` (left by an earlier check in this process: the in-process path) are not
+    this check's, nor is the thread asking (the in-process path runs a whole stage in one)."""
+    me = threading.current_thread()
+    for t in threading.enumerate():
+        if t.name == STRAY_NAME and t.is_alive() and t not in before and t is not me:
+            t.join(grace)
+            if t.is_alive():
+                raise Failed({"verdict": "timeout", "message": (
+                    "a call the oracle made to the candidate while reading it (a probe: does it "
+                    "mask the future itself, is it pre-norm...) did not finish within its time "
+                    f"limit, and was still running {grace:g} s later (it ignored the request to "
+                    "stop); nothing was compared beside it")})
+
+
 def guarded(fn: Callable[[], Any], what: str) -> Any:
     """fn() with the candidate's printing captured; any exception becomes Failed(reply)."""
     sink = _TailBuffer()
@@ -242,6 +265,7 @@ class Session:
                 SUBMISSION_DIRS.append(os.path.abspath(self.opts.adapter_path))
         self.adapter: Adapter | None = None
         self._sent: set[str] = set()       # notes already handed to the parent (by _note_key)
+        self._threads = frozenset(threading.enumerate())   # no_stray_call: not this check's
 
     def _new_notes(self) -> list[str]:
         """The adapter's notes not yet handed over (at most 20 per reply)."""
@@ -262,6 +286,7 @@ class Session:
                 loaded = from_object(self.obj, self.backward)
             self.adapter = guarded(lambda: Adapter(loaded, self.comp, self.opts),
                                    "building the candidate")
+            no_stray_call(self._threads)
         except Failed as f:
             return {"status": "failed", **f.reply}
         ad = self.adapter
@@ -289,6 +314,7 @@ class Session:
             mapping = [str(e.describe()) for e in inst.entries.values()]
             produced = guarded(lambda: ad.execute(inst, case), "calling the candidate")
             tick()
+            held = guarded(lambda: unvaried(ad, inst), "reading the forward's signature")
             out = {f"value:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
                    for k, v in produced.values.items()}
             for i in range(1, runs):
@@ -307,6 +333,7 @@ class Session:
                 tick()
                 for k, v in got.items():
                     out[f"{mode}:{k}"] = guarded(lambda v=v: _to_f64(v), f"reading {k}")
+            no_stray_call(self._threads)
         except Failed as f:
             return {"status": "failed", **f.reply}, {}
         header = {"status": "ok", "mapping": mapping, "absent": absent,
@@ -314,6 +341,7 @@ class Session:
                   "missing": {str(k): str(v) for k, v in produced.missing.items()},
                   "notes": {str(k): str(v) for k, v in produced.notes.items()},
                   "weights_averaged": bool(produced.weights_averaged),
+                  "unvaried": {str(k): str(v) for k, v in held.items()},
                   # notes made while building or calling (arrays left as constructed...), after
                   # prepare() sent the first ones
                   "adapter_notes": self._new_notes()}

@@ -1,0 +1,46 @@
+"""Code that knows it is graded (`oracle_hostile/behaves_when_watched.py`): right only when its
+module name, `sys.modules`, its caller's stack, the environment or the command line say the oracle
+runs it. The oracle cannot make such code honest (the harness calls it in its own interpreter), so
+it matches; but the report used to say nothing about it. The parent's source scan now names every
+such read, file and line (`sandbox/watch_scan.py`), and code that reads none is not named.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.sandbox import policy  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+WATCHED = os.path.join(HERE, "oracle_hostile", "behaves_when_watched.py")
+PLAIN = os.path.join(HERE, "oracle_candidates", "call_arguments.py")
+
+
+def test_the_report_names_every_tell_the_code_reads():
+    res = check("sdpa", WATCHED + ":attention", runs=1, examples=2)
+    assert res.verdict == "match", render_text(res)          # it behaves when watched
+    seen = res.policy.get("watches") or []
+    for tell in ("__name__ (behaves_when_watched.py:15)", "sys.modules (behaves_when_watched.py:16)",
+                 "inspect.stack (behaves_when_watched.py:17)", "os.environ (behaves_when_watched.py:18)",
+                 "sys.argv (behaves_when_watched.py:19)"):
+        assert tell in seen, seen
+    assert "LOOKS AT WHAT RUNS IT" in render_text(res)
+
+
+def test_the_scan_names_imported_aliases_and_proc_paths_but_not_the_main_idiom(tmp_path):
+    src = tmp_path / "layer.py"
+    src.write_text("from os import environ as E\nimport traceback as tb\n"
+                   "def f(x):\n    return x if E.get('CI') or tb.extract_stack() or "
+                   "open('/proc/self/cmdline').read() else -x\n"
+                   "if __name__ == '__main__':\n    print(f(1))\n")
+    seen = policy.scan(str(src), ())["watches"]
+    assert seen == ["os.environ (layer.py:4)", "traceback.extract_stack (layer.py:4)",
+                    "'/proc/self/cmdline' (layer.py:4)"], seen
+
+
+def test_plain_code_is_not_named():
+    assert policy.scan(PLAIN, ())["watches"] == []
