@@ -31,11 +31,12 @@ def test_the_report_names_every_tell_the_code_reads():
     assert "LOOKS AT WHAT RUNS IT" in render_text(res)
 
 
-def test_the_scan_names_imported_aliases_and_proc_paths_but_not_the_main_idiom(tmp_path):
+def test_the_scan_names_imported_aliases_and_proc_paths_but_not_the_main_or_logger_idiom(tmp_path):
     src = tmp_path / "layer.py"
     src.write_text("from os import environ as E\nimport traceback as tb\n"
                    "def f(x):\n    return x if E.get('CI') or tb.extract_stack() or "
                    "open('/proc/self/cmdline').read() else -x\n"
+                   "import logging\nlog = logging.getLogger(__name__)\n"
                    "if __name__ == '__main__':\n    print(f(1))\n")
     seen = policy.scan(str(src), ())["watches"]
     assert seen == ["os.environ (layer.py:4)", "traceback.extract_stack (layer.py:4)",

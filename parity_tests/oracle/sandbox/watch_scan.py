@@ -1,7 +1,8 @@
 """Source that looks at what runs it: the parent's static scan for the tells a submission could use
 to tell the oracle's run from its author's own (docs/ORACLE.md, red-team round 11).
 
-Its module name (`__name__` outside the `if __name__ == "__main__"` idiom, `__spec__`, `__file__`),
+Its module name (`__name__` outside the `if __name__ == "__main__"` idiom and `getLogger(__name__)`,
+`__spec__`, `__file__`),
 the command line (`sys.argv`, `sys.orig_argv`, `sys.flags`), the environment (`os.environ`,
 `os.getenv`), the caller's stack (`inspect.stack`, `traceback.extract_stack`; frames themselves are
 policy.INTROSPECTION), the modules loaded (`sys.modules`), the working directory, process and host
@@ -36,6 +37,14 @@ def _main_idiom(node: ast.Compare) -> bool:
     return any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
+def _logger_name(node: ast.Call) -> bool:
+    """`logging.getLogger(__name__)` (or a bare `getLogger(__name__)`): the usual logger, no tell."""
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+    return name == "getLogger" and len(node.args) == 1 and not node.keywords and \
+        isinstance(node.args[0], ast.Name) and node.args[0].id == "__name__"
+
+
 def watches(tree: ast.AST) -> list[tuple[str, int]]:
     alias: dict[str, str] = {}            # local name -> module, for `import os as o`
     bare: dict[str, str] = {}             # local name -> "module.attr", for `from os import environ`
@@ -50,6 +59,7 @@ def watches(tree: ast.AST) -> list[tuple[str, int]]:
                     bare[a.asname or a.name] = f"{n.module}.{a.name}"
     idiom = {id(s) for n in ast.walk(tree) if isinstance(n, ast.Compare) and _main_idiom(n)
              for s in (n.left, *n.comparators)}
+    idiom |= {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and _logger_name(n)}
     out: list[tuple[str, int, int]] = []
     for n in ast.walk(tree):
         what = None
