@@ -32,7 +32,7 @@ from npformer.models.config import TransformerConfig
 from tests.npformer.data.tokenizers.text_strategies import PROFILE
 
 # whole models per example: a small budget (the parity suite's ci profile gives 20 to a layer)
-EXAMPLES = {"dev": 6, "ci": 10, "thorough": 150}.get(PROFILE, 6)
+EXAMPLES = {"dev": 8, "ci": 20, "thorough": 200}.get(PROFILE, 6)
 ALONE_RTOL = 1e-9
 
 
