@@ -1,0 +1,116 @@
+"""Properties of decoding that need no reference, written once for both twins (the decoding test
+files of tests/npformer/decoding and tests/torchformer/decoding run them), over small random models:
+
+    rows alone        greedy decoding and beam search of a batch of sources / prompts of different
+                      lengths give every row what it gets decoded alone (tokens, lengths; scores
+                      and greedy logits to rounding)
+    cache             use_cache=True and False choose the same tokens
+    greedy limits     beam width 1 (alpha 0), top-k 1, a top-p below every token's probability and
+                      a temperature of 1e-300 all choose greedy's tokens
+    budget            max_new_tokens is respected exactly: with eos_id=None every row has exactly
+                      that many tokens, with EOS at most that many
+    seed              a fixed seed gives the same sample twice
+
+Tolerance: a row decoded alone runs other shapes than the batch (see model_invariants.py), so its
+scores and logits compare with rtol 1e-9 (float64); tokens and lengths compare exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from npformer.data.vocab import EOS, PAD
+from tests.npformer.model_invariants import assert_alone_close, configs
+
+MAX_NEW = 4
+
+
+class DecodeTwin:
+    """npformer's decoding functions; torchformer's adapter sets `api` and `sampling`."""
+
+    name = "numpy"
+
+    def __init__(self):
+        import npformer
+        from npformer.decoding.sampling import sample
+        self.api, self.sample = npformer, sample
+
+    def build(self, cls: str, config, seed: int = 0):
+        return getattr(self.api, cls)(config, seed=seed).eval()
+
+    def to_np(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def out(self, result) -> dict[str, np.ndarray]:
+        return {k: self.to_np(v) for k, v in result._asdict().items()}
+
+
+def decoding_config(data):
+    return data.draw(configs(dropout=False, pad_id=PAD, vocab_size=data.draw(st.integers(6, 10))))
+
+
+def draw_inputs(data, cls: str, config) -> tuple[np.ndarray, list[int]]:
+    """Right-padded (B, W) sources ending with EOS (Transformer) or prompts (CausalLM), and their
+    lengths; one row fills the width."""
+    B = data.draw(st.integers(2, 3))
+    lengths = data.draw(st.lists(st.integers(1, 4), min_size=B, max_size=B))
+    width = max(lengths)
+    rows = np.full((B, width), PAD, dtype=np.int64)
+    for i, n in enumerate(lengths):
+        rows[i, :n] = data.draw(st.lists(st.integers(EOS + 1, config.vocab_size - 1), min_size=n,
+                                         max_size=n))
+        if cls == "Transformer":
+            rows[i, n - 1] = EOS
+    return rows, lengths
+
+
+def check_rows_alone(twin: DecodeTwin, model, method: str, inputs, lengths, **kw) -> None:
+    fn = getattr(twin.api, method)
+    batch = twin.out(fn(model, inputs, **kw))
+    for i, n in enumerate(lengths):
+        alone = twin.out(fn(model, inputs[i:i + 1, :n], **kw))
+        L = int(alone["lengths"][0])
+        assert int(batch["lengths"][i]) == L, f"{method}: row {i}'s length differs from alone"
+        np.testing.assert_array_equal(batch["tokens"][i, :L], alone["tokens"][0, :L],
+                                      err_msg=f"{method}: row {i}'s tokens differ from alone")
+        assert_alone_close(f"{method}: row {i}'s score", batch["scores"][i], alone["scores"][0])
+        if "logits" in batch:
+            assert_alone_close(f"{method}: row {i}'s logits", batch["logits"][i, :L],
+                               alone["logits"][0, :L])
+
+
+def check_greedy_limits(twin: DecodeTwin, model, inputs, cls: str) -> None:
+    greedy = twin.out(twin.api.greedy_decode(model, inputs, max_new_tokens=MAX_NEW))
+    uncached = twin.out(twin.api.greedy_decode(model, inputs, max_new_tokens=MAX_NEW,
+                                               use_cache=False))
+    np.testing.assert_array_equal(uncached["tokens"], greedy["tokens"], err_msg="cache vs no cache")
+    beam = twin.out(twin.api.beam_search(model, inputs, beam_size=1, length_penalty_alpha=0.0,
+                                         max_new_tokens=MAX_NEW))
+    np.testing.assert_array_equal(beam["tokens"], greedy["tokens"], err_msg="beam width 1")
+    np.testing.assert_allclose(beam["scores"], greedy["scores"], rtol=1e-12, err_msg="beam width 1")
+    if cls != "CausalLM":
+        return
+    for kw in (dict(top_k=1), dict(top_p=1e-9), dict(temperature=1e-300)):
+        s = twin.out(twin.sample(model, inputs, max_new_tokens=MAX_NEW, seed=3, **kw))
+        np.testing.assert_array_equal(s["tokens"], greedy["tokens"], err_msg=f"sampling {kw}")
+        np.testing.assert_array_equal(s["lengths"], greedy["lengths"], err_msg=f"sampling {kw}")
+
+
+def check_budget(twin: DecodeTwin, model, inputs, cls: str, n: int) -> None:
+    calls = [("greedy_decode", twin.api.greedy_decode, {}),
+             ("beam_search", twin.api.beam_search, dict(beam_size=2))]
+    if cls == "CausalLM":
+        calls.append(("sample", twin.sample, dict(seed=1)))
+    for name, fn, kw in calls:
+        free = twin.out(fn(model, inputs, max_new_tokens=n, eos_id=None, **kw))
+        assert free["tokens"].shape == (len(inputs), n), f"{name}, eos_id=None: tokens {free['tokens'].shape}"
+        assert (free["lengths"] == n).all(), f"{name}, eos_id=None: lengths {free['lengths']}"
+        ended = twin.out(fn(model, inputs, max_new_tokens=n, **kw))
+        assert ended["tokens"].shape[1] <= n and (ended["lengths"] <= n).all(), name
+        assert (ended["lengths"] >= 1).all(), name
+
+
+def check_seed(twin: DecodeTwin, model, inputs) -> None:
+    a, b = (twin.out(twin.sample(model, inputs, max_new_tokens=MAX_NEW, seed=11)) for _ in range(2))
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=f"sample field {k} with one seed")
