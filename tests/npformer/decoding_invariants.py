@@ -9,7 +9,8 @@ files of tests/npformer/decoding and tests/torchformer/decoding run them), over 
                       a temperature of 1e-300 all choose greedy's tokens
     budget            max_new_tokens is respected exactly: with eos_id=None every row has exactly
                       that many tokens, with EOS at most that many
-    seed              a fixed seed gives the same sample twice
+    seed              a fixed seed gives the same sample twice, and in other processes
+                      (another hash seed); another seed gives other tokens
 
 Tolerance: a row decoded alone runs other shapes than the batch (see model_invariants.py), so its
 scores and logits compare with rtol 1e-9 (float64); tokens and lengths compare exactly.
@@ -114,3 +115,46 @@ def check_seed(twin: DecodeTwin, model, inputs) -> None:
     a, b = (twin.out(twin.sample(model, inputs, max_new_tokens=MAX_NEW, seed=11)) for _ in range(2))
     for k in a:
         np.testing.assert_array_equal(a[k], b[k], err_msg=f"sample field {k} with one seed")
+
+
+FRESH_PROCESS = """
+import json, sys
+import numpy as np
+from npformer.models.config import TransformerConfig
+twin = __import__(sys.argv[1])
+sample = __import__(sys.argv[1] + ".decoding.sampling", fromlist=["sample"]).sample
+config = TransformerConfig(**json.loads(sys.argv[2]))
+model = twin.CausalLM(config, seed=4).eval()
+out = sample(model, np.array(json.loads(sys.argv[3])), max_new_tokens=6, seed=21, temperature=1.3)
+print(json.dumps(np.asarray(out.tokens).tolist()))
+"""
+SEED_CONFIG = dict(d_model=8, num_heads=2, d_ff=16, num_decoder_layers=2, max_len=12, vocab_size=11,
+                   pad_id=PAD, dropout=0.1, dtype="float32")
+SEED_PROMPTS = [[3, 4, 5], [6, 0, 0]]
+
+
+def sample_in_a_fresh_process(package: str, hash_seed: str) -> list:
+    """The tokens `sample(seed=21)` gives in a new interpreter (its own hash seed, no state shared)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed,
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", FRESH_PROCESS, package, json.dumps(SEED_CONFIG),
+                        json.dumps(SEED_PROMPTS)], env=env, capture_output=True, text=True,
+                       timeout=120, check=True)
+    return json.loads(r.stdout)
+
+
+def check_seed_across_processes(twin: DecodeTwin, package: str) -> None:
+    from npformer.models.config import TransformerConfig
+    model = twin.build("CausalLM", TransformerConfig(**SEED_CONFIG), seed=4)
+    here = twin.out(twin.sample(model, np.array(SEED_PROMPTS), max_new_tokens=6, seed=21,
+                                temperature=1.3))["tokens"].tolist()
+    assert sample_in_a_fresh_process(package, "1") == here, "another process sampled other tokens"
+    other = twin.out(twin.sample(model, np.array(SEED_PROMPTS), max_new_tokens=6, seed=22,
+                                 temperature=1.3))["tokens"].tolist()
+    assert other != here, "seeds 21 and 22 sampled the same tokens (the check would prove nothing)"

@@ -12,6 +12,7 @@ from tests.npformer.decoding_invariants import (
     check_greedy_limits,
     check_rows_alone,
     check_seed,
+    check_seed_across_processes,
     decoding_config,
     draw_inputs,
 )
@@ -66,3 +67,7 @@ def test_max_new_tokens_is_respected_exactly_and_a_seed_repeats(data, cls, n):
     check_budget(TWIN, model, inputs, cls, n)
     if cls == "CausalLM":
         check_seed(TWIN, model, inputs)
+
+
+def test_a_seed_samples_the_same_tokens_in_other_processes():
+    check_seed_across_processes(TWIN, "torchformer")
