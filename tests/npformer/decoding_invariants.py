@@ -4,7 +4,8 @@ files of tests/npformer/decoding and tests/torchformer/decoding run them), over 
     rows alone        greedy decoding and beam search of a batch of sources / prompts of different
                       lengths give every row what it gets decoded alone (tokens, lengths; scores
                       and greedy logits to rounding)
-    cache             use_cache=True and False choose the same tokens
+    cache             use_cache=True and False choose the same tokens, with the same logits at
+                      every step (a KV-cache step vs a full recompute: to rounding)
     greedy limits     beam width 1 (alpha 0), top-k 1, a top-p below every token's probability and
                       a temperature of 1e-300 all choose greedy's tokens
     budget            max_new_tokens is respected exactly: with eos_id=None every row has exactly
@@ -31,13 +32,19 @@ class DecodeTwin:
 
     name = "numpy"
 
-    def __init__(self):
+    def __init__(self, fast: bool = False):
+        """fast: npformer.fast's methods bound and the last-position logits switched on."""
         import npformer
         from npformer.decoding.sampling import sample
-        self.api, self.sample = npformer, sample
+        self.api, self.sample, self.fast = npformer, sample, fast
 
     def build(self, cls: str, config, seed: int = 0):
-        return getattr(self.api, cls)(config, seed=seed).eval()
+        model = getattr(self.api, cls)(config, seed=seed).eval()
+        if self.fast:
+            from npformer.fast.accelerate import accelerate
+            from npformer.fast.last_logits import use_last_position_logits
+            use_last_position_logits(accelerate(model))
+        return model
 
     def to_np(self, x) -> np.ndarray:
         return np.asarray(x)
@@ -85,6 +92,9 @@ def check_greedy_limits(twin: DecodeTwin, model, inputs, cls: str) -> None:
     uncached = twin.out(twin.api.greedy_decode(model, inputs, max_new_tokens=MAX_NEW,
                                                use_cache=False))
     np.testing.assert_array_equal(uncached["tokens"], greedy["tokens"], err_msg="cache vs no cache")
+    for i, n in enumerate(greedy["lengths"]):           # every step's logits: one cached, one full
+        assert_alone_close(f"row {i}: cached vs full logits", greedy["logits"][i, :n],
+                           uncached["logits"][i, :n])
     beam = twin.out(twin.api.beam_search(model, inputs, beam_size=1, length_penalty_alpha=0.0,
                                          max_new_tokens=MAX_NEW))
     np.testing.assert_array_equal(beam["tokens"], greedy["tokens"], err_msg="beam width 1")

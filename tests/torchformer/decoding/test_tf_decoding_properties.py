@@ -24,7 +24,7 @@ class TorchDecodeTwin(DecodeTwin):
     name = "torch"
 
     def __init__(self):
-        self.api, self.sample = torchformer, sample
+        self.api, self.sample, self.fast = torchformer, sample, False
 
     def to_np(self, x):
         return x.detach().cpu().numpy() if hasattr(x, "detach") else super().to_np(x)
