@@ -6,11 +6,13 @@ files of tests/npformer/decoding and tests/torchformer/decoding run them), over 
                       and greedy logits to rounding)
     cache             use_cache=True and False choose the same tokens, with the same logits at
                       every step (a KV-cache step vs a full recompute: to rounding)
+    early stopping    beam search's early stopping changes no output field (documented exact)
     greedy limits     beam width 1 (alpha 0), top-k 1, a top-p below every token's probability and
                       a temperature of 1e-300 all choose greedy's tokens
     budget            max_new_tokens is respected exactly: with eos_id=None every row has exactly
                       that many tokens, with EOS at most that many
-    seed              a fixed seed gives the same sample twice, and in other processes
+    seed              a fixed seed gives the same sample twice, the same as the generator it
+                      stands for, and in other processes
                       (another hash seed); another seed gives other tokens
 
 Tolerance: a row decoded alone runs other shapes than the batch (see model_invariants.py), so its
@@ -48,6 +50,10 @@ class DecodeTwin:
 
     def to_np(self, x) -> np.ndarray:
         return np.asarray(x)
+
+    def generator(self, seed: int):
+        """What `sample(seed=seed)` is documented to draw from."""
+        return np.random.default_rng(seed)
 
     def out(self, result) -> dict[str, np.ndarray]:
         return {k: self.to_np(v) for k, v in result._asdict().items()}
@@ -97,6 +103,10 @@ def check_greedy_limits(twin: DecodeTwin, model, inputs, cls: str) -> None:
                            uncached["logits"][i, :n])
     beam = twin.out(twin.api.beam_search(model, inputs, beam_size=1, length_penalty_alpha=0.0,
                                          max_new_tokens=MAX_NEW))
+    wide, full = (twin.out(twin.api.beam_search(model, inputs, beam_size=3, max_new_tokens=MAX_NEW,
+                                                early_stopping=early)) for early in (True, False))
+    for k in wide:                                     # documented: the bound is exact
+        np.testing.assert_array_equal(wide[k], full[k], err_msg=f"beam {k}: early stopping changed it")
     np.testing.assert_array_equal(beam["tokens"], greedy["tokens"], err_msg="beam width 1")
     np.testing.assert_allclose(beam["scores"], greedy["scores"], rtol=1e-12, err_msg="beam width 1")
     if cls != "CausalLM":
@@ -122,9 +132,15 @@ def check_budget(twin: DecodeTwin, model, inputs, cls: str, n: int) -> None:
 
 
 def check_seed(twin: DecodeTwin, model, inputs) -> None:
-    a, b = (twin.out(twin.sample(model, inputs, max_new_tokens=MAX_NEW, seed=11)) for _ in range(2))
+    """seed=11 twice, the generator seed=11 stands for, and no seed (documented as seed 0) vs 0."""
+    kw = dict(max_new_tokens=MAX_NEW, temperature=1.5)
+    a, b = (twin.out(twin.sample(model, inputs, seed=11, **kw)) for _ in range(2))
+    c = twin.out(twin.sample(model, inputs, generator=twin.generator(11), **kw))
+    d, e = twin.out(twin.sample(model, inputs, **kw)), twin.out(twin.sample(model, inputs, seed=0, **kw))
     for k in a:
         np.testing.assert_array_equal(a[k], b[k], err_msg=f"sample field {k} with one seed")
+        np.testing.assert_array_equal(a[k], c[k], err_msg=f"sample field {k}: seed vs its generator")
+        np.testing.assert_array_equal(d[k], e[k], err_msg=f"sample field {k}: no seed vs seed 0")
 
 
 FRESH_PROCESS = """

@@ -2,6 +2,7 @@
 rows of a batch decode as they do alone (greedy and beam), the cache changes no token, the greedy
 limits of beam search and sampling, max_new_tokens respected exactly, a seed's sample repeated."""
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,9 @@ class TorchDecodeTwin(DecodeTwin):
 
     def to_np(self, x):
         return x.detach().cpu().numpy() if hasattr(x, "detach") else super().to_np(x)
+
+    def generator(self, seed: int):
+        return torch.Generator().manual_seed(seed)
 
 
 TWIN = TorchDecodeTwin()
