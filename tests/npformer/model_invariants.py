@@ -43,7 +43,8 @@ def model_settings(n: int = EXAMPLES):
 @st.composite
 def configs(draw, dropout: bool = True, **fixed) -> TransformerConfig:
     """A small float64 config: every layout switch drawn (norm placement, activation, positions,
-    scaling, tying, biases, final norm), 1-2 layers, 1-2 heads; dropout at every site when drawn."""
+    scaling, tying, source/target sharing, biases, final norm), 1-2 layers, 1-2 heads; dropout at
+    every site when drawn."""
     heads = draw(st.sampled_from([1, 2]))
     rate = draw(st.sampled_from([0.0, 0.3])) if dropout else 0.0
     base = dict(
@@ -54,6 +55,7 @@ def configs(draw, dropout: bool = True, **fixed) -> TransformerConfig:
         num_classes=3, activation=draw(st.sampled_from(["relu", "gelu", "gelu_tanh"])),
         norm_first=draw(st.booleans()), positional=draw(st.sampled_from(["sinusoidal", "learned"])),
         scale_embeddings=draw(st.booleans()), tie_embeddings=draw(st.booleans()),
+        share_embeddings=draw(st.booleans()), output_bias=draw(st.booleans()),
         bias=draw(st.booleans()), pooling=draw(st.sampled_from(["first", "mean"])),
         dropout=rate, attention_dropout=rate, activation_dropout=rate, dtype="float64")
     base["final_norm"] = base["norm_first"] and draw(st.booleans())
