@@ -145,6 +145,13 @@ class Twin:
     def as_targets(self, ids: np.ndarray):
         return ids
 
+    def loss(self, **kw):
+        loss_fn = self.api.CrossEntropyLoss(**kw)
+        if self.fast:
+            from npformer.fast.accelerate import accelerate
+            accelerate(loss_fn, threads=1)
+        return loss_fn
+
     def loss_backward(self, model, loss, loss_fn, logits) -> float:
         model.zero_grad()
         model.backward(loss_fn.backward())
@@ -221,10 +228,11 @@ def check_padded_rows_equal_rows_alone(twin: Twin, cls: str, config, ids, length
 
 
 def check_loss_ignoring_padding(twin: Twin, cls: str, config, ids, lengths, targets, src=None,
-                                src_lengths=None, seed: int = 0) -> None:
-    """CrossEntropyLoss(ignore_index=pad_id) on a right-padded batch is the token-weighted mean of
-    each row's loss alone, and its parameter gradients the same weighted sum of the rows' own."""
-    loss_fn = twin.api.CrossEntropyLoss(ignore_index=config.pad_id)
+                                src_lengths=None, seed: int = 0, label_smoothing: float = 0.0) -> None:
+    """CrossEntropyLoss(ignore_index=pad_id, label_smoothing) on a right-padded batch is the
+    token-weighted mean of each row's loss alone, and its parameter gradients the same weighted sum
+    of the rows' own (ignored targets count in neither, smoothed or not)."""
+    loss_fn = twin.loss(ignore_index=config.pad_id, label_smoothing=label_smoothing)
     counts = np.asarray(lengths, dtype=np.float64)
 
     def loss_and_grads(x_src, x_ids, tgt):

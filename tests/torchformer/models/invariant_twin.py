@@ -41,6 +41,9 @@ class TorchTwin(Twin):
         return {n: np.zeros(tuple(p.shape)) if p.grad is None else self.to_np(p.grad)
                 for n, p in model.named_parameters()}
 
+    def loss(self, **kw):
+        return torchformer.CrossEntropyLoss(**kw)
+
     def as_targets(self, ids: np.ndarray):
         return torch.from_numpy(np.ascontiguousarray(ids))
 

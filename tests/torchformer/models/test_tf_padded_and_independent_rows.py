@@ -85,7 +85,8 @@ def test_the_loss_ignoring_padding_is_the_token_weighted_mean_of_the_rows(data, 
         src, src_lengths = padded_batch(data, config, rows=len(lengths))
         src = right_pad(src, src_lengths, config.pad_id)
     check_loss_ignoring_padding(TorchTwin(need_weights), cls, config, right_pad(ids, lengths, config.pad_id),
-                                lengths, targets, src=src, src_lengths=src_lengths)
+                                lengths, targets, src=src, src_lengths=src_lengths,
+                                label_smoothing=data.draw(st.sampled_from([0.0, 0.1])))
 
 
 GRAD_INPUTS = {"CausalLM": ("decoder_input",), "Transformer": ("encoder_input", "decoder_input"),
