@@ -160,13 +160,13 @@ class Twin:
     def run(self, cls: str, config, *args, seed: int = 0, train: bool = False, upstream=None,
             inputs: tuple[str, ...] = (), pick=None, **kw) -> Run:
         """Build `cls` fresh (seed), call it on args/kw, and with `upstream` run backward from
-        `pick(raw output)` (default the output itself)."""
+        `pick(raw output)` (default the output itself; BERT's hidden states of its pair)."""
         m = self.build(cls, config, seed, train)
         raw = m(*args, **kw)
         outs = tuple(self.to_np(o) for o in raw) if isinstance(raw, tuple) else (self.to_np(raw),)
         run = Run(outs, self.weights(m))
         if upstream is not None:
-            target = raw if pick is None else pick(raw)
+            target = pick(raw) if pick else raw[0] if isinstance(raw, tuple) else raw
             run.input_grads = self.backward(m, target, upstream, inputs)
             run.param_grads = self.param_grads(m)
         return run

@@ -90,7 +90,8 @@ def test_the_loss_ignoring_padding_is_the_token_weighted_mean_of_the_rows(data, 
 
 
 GRAD_INPUTS = {"CausalLM": ("decoder_input",), "Transformer": ("encoder_input", "decoder_input"),
-               "EncoderClassifier": ("encoder_input",), "BertModel": ()}
+               "EncoderClassifier": ("encoder_input",),
+               "BertModel": ("encoder_input",), "BertForMaskedLM": ("encoder_input",)}
 
 
 @model_settings()
