@@ -67,7 +67,7 @@ def draw_ids(draw, config, rows: int, length: int, pads: bool = True) -> np.ndar
     """(rows, length) token ids; pad_id among them only when `pads`."""
     ids = np.array(draw(st.lists(st.lists(st.integers(0, config.vocab_size - 1), min_size=length,
                                           max_size=length), min_size=rows, max_size=rows)))
-    if not pads:
+    if not pads and config.pad_id is not None:
         ids[ids == config.pad_id] = config.pad_id + 2
     return ids.reshape(rows, length)
 

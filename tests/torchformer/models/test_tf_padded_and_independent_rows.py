@@ -49,8 +49,10 @@ def test_a_padded_row_equals_the_row_alone(data, cls, need_weights):
 @given(data=st.data(), need_weights=st.booleans())
 def test_key_padding_arguments_hide_whatever_tokens_the_padding_holds(data, cls, need_weights):
     """The padded positions hold arbitrary real tokens; the key keep-mask argument alone (BERT's
-    attention_mask) marks them, and the real positions equal the row alone (mean pooling too)."""
-    config = data.draw(configs(**(data.draw(BERT_LAYOUT) if cls.startswith("Bert") else {})))
+    attention_mask) marks them, and the real positions equal the row alone (mean pooling too);
+    with a pad id or without one."""
+    layout = data.draw(BERT_LAYOUT) if cls.startswith("Bert") else {}
+    config = data.draw(configs(pad_id=data.draw(st.sampled_from([0, None])), **layout))
     ids, lengths = padded_batch(data, config)
     keep = np.arange(ids.shape[1])[None, :] < np.asarray(lengths)[:, None]          # (B, T)
     kw = ({"attention_mask": keep.astype(np.int64)} if cls.startswith("Bert") else
