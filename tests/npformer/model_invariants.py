@@ -167,7 +167,7 @@ class Twin:
         run = Run(outs, self.weights(m))
         if upstream is not None:
             target = pick(raw) if pick else raw[0] if isinstance(raw, tuple) else raw
-            run.input_grads = self.backward(m, target, upstream, inputs)
+            run.input_grads = self.backward(m, target, upstream.astype(outs[0].dtype), inputs)
             run.param_grads = self.param_grads(m)
         return run
 
