@@ -4,6 +4,8 @@ files of tests/npformer/decoding and tests/torchformer/decoding run them), over 
     rows alone        greedy decoding and beam search of a batch of sources / prompts of different
                       lengths give every row what it gets decoded alone (tokens, lengths; scores
                       and greedy logits to rounding)
+    prompt lengths    CausalLM prompts whose padding holds arbitrary ids, with prompt_lengths, decode
+                      bit for bit as pad-padded prompts without it
     cache             use_cache=True and False choose the same tokens, with the same logits at
                       every step (a KV-cache step vs a full recompute: to rounding)
     early stopping    beam search's early stopping changes no output field (documented exact)
@@ -91,6 +93,20 @@ def check_rows_alone(twin: DecodeTwin, model, method: str, inputs, lengths, **kw
         if "logits" in batch:
             assert_alone_close(f"{method}: row {i}'s logits", batch["logits"][i, :L],
                                alone["logits"][0, :L])
+
+
+def check_prompt_lengths(twin: DecodeTwin, model, inputs, lengths, **kw) -> None:
+    """CausalLM: tokens past `prompt_lengths` are never read: prompts whose padding holds arbitrary
+    ids decode (greedy and beam) as the pad-padded prompts do without prompt_lengths."""
+    garbage = inputs.copy()
+    fill = np.random.default_rng(0).integers(EOS + 1, model.config.vocab_size, inputs.shape)
+    garbage[inputs == PAD] = fill[inputs == PAD]
+    for method in ("greedy_decode", "beam_search"):
+        fn = getattr(twin.api, method)
+        a = twin.out(fn(model, inputs, max_new_tokens=MAX_NEW, **kw))
+        b = twin.out(fn(model, garbage, max_new_tokens=MAX_NEW, prompt_lengths=np.array(lengths), **kw))
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=f"{method} {k}: prompt_lengths")
 
 
 def check_greedy_limits(twin: DecodeTwin, model, inputs, cls: str) -> None:

@@ -11,6 +11,7 @@ from tests.npformer.decoding_invariants import (
     DecodeTwin,
     check_budget,
     check_greedy_limits,
+    check_prompt_lengths,
     check_rows_alone,
     check_seed,
     check_seed_across_processes,
@@ -50,6 +51,8 @@ def test_every_row_decodes_as_it_does_alone(data, cls, use_cache):
     check_rows_alone(TWIN, model, "beam_search", inputs, lengths, max_new_tokens=4,
                      use_cache=use_cache, beam_size=data.draw(st.integers(1, 3)),
                      length_penalty_alpha=data.draw(st.sampled_from([0.0, 0.6, 1.5])))
+    if cls == "CausalLM":
+        check_prompt_lengths(TWIN, model, inputs, lengths, use_cache=use_cache)
 
 
 @pytest.mark.parametrize("cls", KINDS)
