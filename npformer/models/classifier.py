@@ -31,8 +31,9 @@ class EncoderClassifier(Module):
     """Encoder + pooling + linear head, one label per sequence: forward(src (B, S), src_mask=None)
     -> logits (B, C); backward(dlogits) returns {"encoder_input": the gradient at the first encoder
     layer's input}.
-    The "mean" pooling averages the positions whose token is not pad_id (a row of pads pools to 0),
-    read from the ids, not from src_mask. Seeds as Transformer.
+    The "mean" pooling averages the positions whose token is not pad_id and that src_key_keep (the
+    key padding, True = a real token) keeps; a row with none pools to 0. src_mask (any attention
+    pattern) does not change which positions are averaged. Seeds as Transformer.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
@@ -61,6 +62,8 @@ class EncoderClassifier(Module):
             pooled = h[:, 0, :]                                         # (B, D)
         else:
             keep = np.ones((B, S), bool) if c.pad_id is None else src != c.pad_id   # (B, S)
+            if src_key_keep is not None:
+                keep = keep & src_key_keep.reshape(B, S)               # (B, S) and not key padding
             count = keep.sum(axis=1, keepdims=True)                     # (B, 1)
             pool_weights = (keep / np.maximum(count, 1)).astype(self.dtype)         # (B, S) w
             pooled = np.einsum("bs,bsd->bd", pool_weights, h)           # (B, D) sum_s w h

@@ -48,14 +48,17 @@ class EncoderClassifier(ModelMixin, Module):
         self.encoder_input: torch.Tensor | None = None
         self.dropout_rng = use_shared_dropout_rng(self, seed, device)
 
-    def pool(self, h: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
-        """(B, S, D) -> (B, D): the first position, or the mean over non-padding positions."""
+    def pool(self, h: torch.Tensor, src: torch.Tensor, key_keep=None) -> torch.Tensor:
+        """(B, S, D) -> (B, D): the first position, or the mean over the positions whose token is not
+        pad_id and that key_keep ((B, 1, 1, S) bool, True = a real token) keeps."""
         if self.config.pooling == "first":
             return h[:, 0]                                                  # (B, D)
         B, S = src.shape
         pad = self.config.pad_id
         keep = (torch.ones((B, S), dtype=torch.bool, device=h.device) if pad is None
                 else src != pad)                                            # (B, S)
+        if key_keep is not None:
+            keep = keep & key_keep.reshape(B, S)                            # (B, S) not key padding
         keep = keep.to(h.dtype)                                             # (B, S) 0/1
         count = keep.sum(dim=1, keepdim=True).clamp_min(1.0)                # (B, 1)
         weights = keep / count                                              # (B, S) keep / count
@@ -71,4 +74,4 @@ class EncoderClassifier(ModelMixin, Module):
         x = self.src_dropout(self.src_pos(self.src_embed(src)))             # (B, S, D)
         self.encoder_input = keep_input(x)
         h = self.encoder(x, src_mask)                                       # (B, S, D)
-        return self.classifier(self.pool(h, src))                           # (B, C)
+        return self.classifier(self.pool(h, src, src_key_keep))             # (B, C)
