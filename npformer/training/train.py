@@ -52,7 +52,8 @@ class TrainConfig:
     lr               peak learning rate, reached at step `warmup` (None: the paper's factor 1)
     warmup           warm-up steps of the schedule
     betas, eps       Adam's (the paper: (0.9, 0.98), 1e-9)
-    weight_decay     Adam's L2 term (0: none)
+    weight_decay     Adam's L2 term, on every parameter (biases, norms and embeddings too, as
+                     torch.optim.Adam's weight_decay; 0: none)
     label_smoothing  epsilon_ls of the training loss (the paper: 0.1; evaluation never smooths)
     clip_norm        clip the global gradient L2 norm to this (None: no clipping)
     seed             seeds the training batches (the model's own seed is separate)
