@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import naming, recognise
+from .division_roles import head_count_correction
 from .naming import InterfaceError
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
@@ -157,6 +158,16 @@ class ConstructMixin:
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
+        fix = head_count_correction(sig_fn, naming.HYPER_ALIASES["num_heads"]) \
+            if {"d_model", "num_heads"} <= set(values) else None
+        if fix is not None:                # `H // A`: H is the width (BERT's names), A the heads
+            width, heads = fix
+            sources = [(h, [heads] if h == "num_heads" else [width, *al] if h == "d_model" else al,
+                        req) for h, al, req in sources]
+            ctx.note(f"constructor arguments {width!r} and {heads!r}: the constructor divides "
+                     f"{width} by {heads} (itself or in the class it hands them to), so "
+                     f"{width!r} is the width (passed d_model) and {heads!r} the head count "
+                     f"(passed num_heads)")
         what = f"{getattr(target, '__name__', self._name())}(...)"
         b = naming.bind(sig_fn, sources, constants=consts, what=what)
         args, kwargs, by_name = [], {}, False
@@ -164,7 +175,7 @@ class ConstructMixin:
             arg = b.arg_of.get(src, "")
             if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
                     {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
-                    not naming.names_hyper(src, arg):
+                    not naming.names_hyper(src, arg) and not (fix and arg in fix):
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:
