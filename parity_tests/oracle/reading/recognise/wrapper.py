@@ -4,7 +4,7 @@ top level leaves weights unmapped and every parameter lives under one child, the
 under that child instead (the mapping then reads `q_proj.weight <- mha.in_proj_weight (...)`).
 A single leaf component likewise: a LayerNorm class holding one `self.norm = nn.LayerNorm(...)`
 and returning `self.norm(x)` has its weight and bias found under `norm.` (only when the top level
-placed none of them)."""
+placed none of them, and the attribute holds nothing but a library norm's `weight` / `bias`)."""
 from __future__ import annotations
 
 
@@ -14,8 +14,9 @@ def resolve(r, kind: str) -> None:
     names = r.space.names
     if kind not in TREES and kind in LEAVES:
         heads = {n.split(".", 1)[0] for n in names}
-        if r.entries or r.map or not names or any("." not in n for n in names) or len(heads) != 1:
-            return
+        if r.entries or r.map or not names or any("." not in n for n in names) or len(heads) != 1 \
+                or any(n.split(".", 1)[1] not in ("weight", "bias") for n in names):
+            return                     # only a library norm's own `weight` / `bias` under it
         if not r.leaf_block(kind, "", heads.pop(), None, ""):
             r.entries, r.claimed = {}, set()
         return
