@@ -7,10 +7,21 @@ from typing import Any
 import numpy as np
 
 from . import naming, recognise
+from .division_roles import head_count_correction
 from .naming import InterfaceError
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
+
+
+def _may_be_ours(param) -> bool:
+    """A config argument that may be npformer's TransformerConfig: not annotated with a class of
+    another name (`config: ModelConfig` is the candidate's own dataclass, built by its fields)."""
+    ann = param.annotation
+    if ann is inspect.Parameter.empty:
+        return True
+    name = ann if isinstance(ann, str) else getattr(ann, "__name__", "")
+    return name.strip("'\"").split(".")[-1] == "TransformerConfig"
 
 
 class ConstructMixin:
@@ -102,13 +113,13 @@ class ConstructMixin:
             values.update({k: v for k, v in init.items() if k not in names})
             init = {k: v for k, v in init.items() if k in names}
         if depth == 0 and len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES \
-                and required[0].name not in init:
+                and required[0].name not in init and _may_be_ours(required[0]):
             cfg = self._transformer_config(values)   # code built on this project
             if cfg is not None:
                 try:
                     return target(cfg, **init)
-                except (TypeError, ValueError, AttributeError):
-                    pass
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass                   # another config: the recognisers build it
         # activation: only when the candidate takes a string
         act = next((p for p in params if p.name.lower() in
                     [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)
@@ -133,8 +144,7 @@ class ConstructMixin:
         for p in required + none_configs:
             low = p.name.lower()
             if p.name in init or low in hyper_names or low in const_names or \
-                    ("num_heads" in values and naming.names_num_heads(p.name)) or \
-                    ("d_ff" in values and naming.names_d_ff(p.name)):
+                    any(naming.names_hyper(h, p.name) for h in values):
                 continue
             v = recognise.constructor_value(
                 ctx, p, dict(values, activation=drawn_act) if drawn_act else values)
@@ -148,6 +158,16 @@ class ConstructMixin:
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
+        fix = head_count_correction(sig_fn, naming.HYPER_ALIASES["num_heads"]) \
+            if {"d_model", "num_heads"} <= set(values) else None
+        if fix is not None:                # `H // A`: H is the width (BERT's names), A the heads
+            width, heads = fix
+            sources = [(h, [heads] if h == "num_heads" else [width, *al] if h == "d_model" else al,
+                        req) for h, al, req in sources]
+            ctx.note(f"constructor arguments {width!r} and {heads!r}: the constructor divides "
+                     f"{width} by {heads} (itself or in the class it hands them to), so "
+                     f"{width!r} is the width (passed d_model) and {heads!r} the head count "
+                     f"(passed num_heads)")
         what = f"{getattr(target, '__name__', self._name())}(...)"
         b = naming.bind(sig_fn, sources, constants=consts, what=what)
         args, kwargs, by_name = [], {}, False
@@ -155,8 +175,7 @@ class ConstructMixin:
             arg = b.arg_of.get(src, "")
             if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
                     {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
-                    not (src == "num_heads" and naming.names_num_heads(arg)) and \
-                    not (src == "d_ff" and naming.names_d_ff(arg)):
+                    not naming.names_hyper(src, arg) and not (fix and arg in fix):
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:

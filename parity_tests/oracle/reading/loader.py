@@ -30,7 +30,9 @@ from types import ModuleType
 from typing import Any
 
 from .calls import Finished, Raised, TimedOut, run_limited
+from .notebook_calls import left_out_note
 from .package_import import (
+    CALLS_LEFT_OUT,
     LEFT_OUT,
     anchor_folder,
     exec_file_as,
@@ -161,6 +163,9 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
     left_out = LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
     if left_out:
         notes = [*notes, skipped_note(os.path.basename(loc), left_out)]
+    calls_out = CALLS_LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
+    if calls_out:
+        notes = [*notes, left_out_note(os.path.basename(loc), calls_out)]
     found = own_package_root(loc) if _is_file_location(loc) else None
     if found is not None and not within(found, package_root):
         notes = [*notes, f"its `from ..x` imports reach {found!r}, the package it belongs to (that "

@@ -30,6 +30,7 @@ from .signatures import (  # noqa: F401
                          InterfaceError,
                          bind,
                          names_d_ff,
+                         names_hyper,
                          names_num_heads,
                          signature_of,
 )

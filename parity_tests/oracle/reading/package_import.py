@@ -28,6 +28,15 @@ from types import ModuleType
 from .script_code import without_script
 
 LEFT_OUT: dict[str, list[int]] = {}     # file -> lines of the script statements not run
+CALLS_LEFT_OUT: dict[str, list[int]] = {}   # file -> lines of notebook set-up calls not run
+
+
+def not_installed(package: str) -> bool:
+    """Whether a top-level package is absent where the oracle runs (its import gets a stand-in)."""
+    try:
+        return importlib.util.find_spec(package) is None
+    except (ImportError, ValueError):
+        return False
 
 
 def relative_depth(path: str) -> int:
@@ -134,7 +143,8 @@ def import_in_package(path: str, anchor: str) -> ModuleType:
 def exec_file_as(name: str, path: str) -> ModuleType:
     """The module `name` run from the source file at `path` (the one already in sys.modules when
     there is one); a module whose code raises is taken out of sys.modules again. A file that runs
-    a script when imported is run without it (script_code.py; the lines go in LEFT_OUT)."""
+    a script when imported is run without it (script_code.py; the lines go in LEFT_OUT), a
+    notebook's set-up calls on packages not installed without them (notebook_calls.py)."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -144,15 +154,18 @@ def exec_file_as(name: str, path: str) -> ModuleType:
     sys.modules[name] = module
     try:
         with open(path, encoding="utf-8") as fh:
-            tree, lines = without_script(fh.read(), path)
+            tree, lines, calls = without_script(fh.read(), path, not_installed)
     except (OSError, UnicodeDecodeError):
-        tree, lines = None, []
+        tree, lines, calls = None, [], []
     try:
         if tree is None:
             spec.loader.exec_module(module)
         else:                       # a script at import: run without it (script_code.py)
             exec(compile(tree, path, "exec"), module.__dict__)  # noqa: S102 - in the worker
-            LEFT_OUT[os.path.abspath(path)] = lines
+            if lines:
+                LEFT_OUT[os.path.abspath(path)] = lines
+            if calls:
+                CALLS_LEFT_OUT[os.path.abspath(path)] = calls
     except BaseException:
         sys.modules.pop(name, None)
         raise

@@ -310,6 +310,7 @@ class Resolver:
             for leaf, _, _ in LEAVES[kind]:
                 self._apply_map(leaf)
             self.leaf_block(kind, "", "", None, "")
+            RESOLVE.wrapper(self, kind)    # one library norm held under one attribute
         # explicit full-name maps the walk did not visit
         for ref in self.ref_shapes:
             if ref not in self.entries:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 
+from .notebook_calls import calls_to_leave_out
+
 
 def _loads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -169,19 +171,22 @@ def script_statements(tree: ast.Module) -> list[ast.stmt]:
     return sorted(loops + calls, key=lambda s: s.lineno)
 
 
-def without_script(source: str, path: str) -> tuple[ast.Module | None, list[int]]:
-    """The module's tree without its script statements and the lines they start on; (None, [])
-    when nothing is left out (or the text does not parse: the import reports that)."""
+def without_script(source: str, path: str, not_installed=None
+                   ) -> tuple[ast.Module | None, list[int], list[int]]:
+    """The module's tree without its script statements, the lines they start on, and the lines of
+    the notebook set-up calls left out (notebook_calls.py, when `not_installed(package)` is given);
+    (None, [], []) when nothing is left out (or the text does not parse: the import reports that)."""
     try:
         tree = ast.parse(source, filename=path)
     except (SyntaxError, ValueError):
-        return None, []
+        return None, [], []
     skip = script_statements(tree)
-    if not skip:
-        return None, []
-    ids = {id(s) for s in skip}
+    calls = calls_to_leave_out(tree, not_installed) if not_installed is not None else []
+    if not skip and not calls:
+        return None, [], []
+    ids = {id(s) for s in skip + calls}
     tree.body = [s for s in tree.body if id(s) not in ids]
-    return tree, [s.lineno for s in skip]
+    return tree, [s.lineno for s in skip], [s.lineno for s in calls]
 
 
 def skipped_note(path: str, lines: list[int]) -> str:

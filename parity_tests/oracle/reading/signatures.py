@@ -197,12 +197,38 @@ def _norm(name: str) -> str:
 MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality")
 
 
+MODEL_WORDS = ("model", "embedding", "embed", "emb", "input")
+"""Words that, beside a width word, name the model width: model_dimension, embedding_dimension,
+input_dimension (the width a block is handed; its output width is arg_meaning's)."""
+
+
 def _names_d_model(name: str) -> bool:
-    """A name holding the word `model` and a width word (model_dimension, model_width): d_model, as
-    an alias would (a feed-forward, whose first size is d_ff, would otherwise get d_ff there by
-    position, and the next argument d_model)."""
+    """A name holding a model word and a width word (model_dimension, embedding_dimension,
+    input_dimension), or the word `dimension` alone: d_model, as an alias would (a feed-forward,
+    whose first size is d_ff, would otherwise get d_ff there by position, and the next argument
+    d_model)."""
     words = [w for w in name.lower().split("_") if w]
-    return "model" in words and any(w in MODEL_WIDTH_WORDS for w in words)
+    if words in (["dimension"], ["dimensionality"]):
+        return True
+    return any(w in MODEL_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words) \
+        and not any(w in COUNT_WORDS or w in FF_WORDS for w in words)
+
+
+LENGTH_WORDS = ("len", "length")
+LENGTH_KINDS = ("max", "seq", "sequence", "sentence", "context", "position", "positions")
+
+
+def names_max_len(name: str) -> bool:
+    """A length in words no alias lists (length_sentence_max, max_sentence_length): a length word
+    with a word saying which length."""
+    words = [w for w in name.lower().split("_") if w]
+    return any(w in LENGTH_WORDS for w in words) and any(w in LENGTH_KINDS for w in words)
+
+
+def names_hyper(hyper: str, name: str) -> bool:
+    """Whether `name` names `hyper` in words no alias lists (the word readers below)."""
+    return {"d_model": _names_d_model, "num_heads": names_num_heads, "d_ff": names_d_ff,
+            "max_len": names_max_len}.get(hyper, lambda _n: False)(name)
 
 
 COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
@@ -255,9 +281,7 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         for s, _, _ in srcs:
-            if s not in taken and (_norm(p.name) in alias_of[s] or (s == "d_model" and _names_d_model(p.name))
-                                   or (s == "num_heads" and names_num_heads(p.name))
-                                   or (s == "d_ff" and names_d_ff(p.name))):
+            if s not in taken and (_norm(p.name) in alias_of[s] or names_hyper(s, p.name)):
                 chosen[p.name] = s
                 taken.add(s)
                 break

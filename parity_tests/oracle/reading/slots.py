@@ -70,10 +70,13 @@ class NumpySlot:
             v.data = arr.copy()
             if isinstance(getattr(v, "grad", None), np.ndarray):
                 v.grad = np.zeros_like(v.data)
-        elif isinstance(self.container, (dict, list)):
-            self.container[self.key] = arr.copy()
         else:
-            setattr(self.container, self.key, arr.copy())
+            new = arr.copy()
+            if isinstance(self.container, (dict, list)):
+                self.container[self.key] = new
+            else:
+                setattr(self.container, self.key, new)
+            _replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
 
     def clear_grad(self) -> None:
         v = self._get()
@@ -105,6 +108,22 @@ class NumpySlot:
 
 
 PARAM_DICTS = ("params", "parameters", "weights", "param")
+
+
+def _replace_aliases(holder, old, new) -> None:
+    """An array replaced (another dtype or shape) is replaced too where its object holds it again:
+    `self.params = {'W_q': self.W_q}` keeps one array under two names, and the forward may read
+    either."""
+    try:
+        items = list(vars(holder).items())
+    except TypeError:
+        return
+    for name, val in items:
+        if val is old:
+            setattr(holder, name, new)
+        elif isinstance(val, dict) and name in PARAM_DICTS:
+            for k in [k for k, x in val.items() if x is old]:
+                val[k] = new
 _SKIP_ATTRS = {"training", "cache", "caches", "grads", "gradients", "dparams", "param_grads"}
 
 
@@ -148,6 +167,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         except TypeError:
             return
         names = {k for k, _ in items}
+        held = {id(v) for _, v in items if isinstance(v, np.ndarray)}   # its own attributes
         for k, v in items:
             if k.startswith("_") or k in _SKIP_ATTRS or _looks_like_grad(k, names):
                 continue
@@ -166,6 +186,8 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                         walk(item, f"{name}.{i}.", depth + 1)
             elif isinstance(v, dict):
                 for kk, item in v.items():
+                    if isinstance(item, np.ndarray) and id(item) in held:
+                        continue     # `self.params = {'W1': self.W1}`: the attribute's own array
                     if isinstance(item, np.ndarray) and item.dtype.kind == "f" and item.ndim >= 1:
                         # a part's own params dict (course style: self.params = {'W': ..}) names its
                         # arrays as the part's attributes would: norm1.gamma, not norm1.params.gamma

@@ -78,6 +78,7 @@ from . import (
     global_width,
     grad_behaviour,
     head_axes,
+    hidden_mask,
     inner_norm,
     layer_role_args,
     layout,
@@ -117,8 +118,8 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             merged_mask.probe, additive_mask.probe, time_first.probe, mask_parts.probe,
-                             part_convention.probe, norm_order.probe)  # when the adapter is prepared
+                             merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
+                             mask_parts.probe, part_convention.probe, norm_order.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

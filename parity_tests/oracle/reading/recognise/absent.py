@@ -30,6 +30,10 @@ LEAVES = (str, bytes, int, float, complex, bool, np.generic, np.random.Generator
 dropout masks is no bias)."""
 
 
+GRAD_DICTS = ("grads", "gradients", "dparams", "param_grads")
+"""Attributes holding the object's parameter gradients (a dict keyed by parameter name)."""
+
+
 def _vector_like(ref_shape, shape) -> bool:
     from .row_bias import unit_axes_shape
     return tuple(shape) == tuple(ref_shape) or unit_axes_shape(ref_shape, shape) is not None
@@ -76,13 +80,13 @@ def _numpy_arrays(obj) -> list | None:
             return None
         if isinstance(o, dict):
             items = list(o.values())
+        elif not isinstance(o, (list, tuple, set, frozenset)) and hasattr(o, "__dict__"):
+            # a gradient dict (`self.grads = {'W_q': ...}`) holds no parameter of the object
+            items = [v for k, v in vars(o).items() if k not in GRAD_DICTS]
         elif isinstance(o, (list, tuple, set, frozenset)):
             items = list(o)
         else:
-            try:
-                items = list(vars(o).values())
-            except TypeError:
-                return None                  # slots or a C object: what it holds is not known
+            return None                      # slots or a C object: what it holds is not known
         stack.extend((v, depth + 1) for v in items)
     return found
 

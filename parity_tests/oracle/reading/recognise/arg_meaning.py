@@ -1,7 +1,8 @@
 """Recogniser: required constructor arguments whose name says which quantity they are, although no
 hyperparameter alias names them:
 
-    output width   d_out, out_dim, output_dim, out_size, out_features, ... = d_model
+    output width   d_out, out_dim, output_dim, out_size, out_features, output_dimension (`out` or
+                   `output` with a width word), ... = d_model
                    (`MultiHeadAttention(d_in, d_out, ...)`: the component maps d_model to d_model)
     length         context_length, block_size, n_timesteps, max_len, ... = the drawn max_len, else a
                    length covering every drawn sequence (a causal-mask buffer sized by it)
@@ -37,10 +38,17 @@ def _dtype(framework: str, name: str):
     return np.dtype(name).type
 
 
+def _names_out_width(name: str) -> bool:
+    """An output width in words (output_dimension, out_size_): `out`/`output` with a width word."""
+    from ..signatures import MODEL_WIDTH_WORDS
+    words = [w for w in name.split("_") if w]
+    return any(w in ("out", "output") for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
+
+
 def value(ctx, param, values: dict):
     """A value for a required constructor argument, or MISSING."""
     name = param.name.lower()
-    if name in OUT_WIDTH and "d_model" in values:
+    if (name in OUT_WIDTH or _names_out_width(name)) and "d_model" in values:
         v = int(values["d_model"])
         ctx.note(f"constructor argument {param.name!r}: passed d_model {v} (an output width: the "
                  f"component maps d_model to d_model)")

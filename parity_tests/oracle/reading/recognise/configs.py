@@ -143,7 +143,7 @@ def value(ctx, param, values: dict):
     if cls is not None and dataclasses.is_dataclass(cls):
         bag = fill(values, HYPER_ALIASES)
         fields = [f.name for f in dataclasses.fields(cls) if f.init]
-        claims = _claims(set(fields).__contains__, values)
+        claims = _claims(set(fields).__contains__, values, lambda: fields)
         kwargs = {n: values[claims[n]] if n in claims else bag[n] for n in fields
                   if n in claims or n in bag}
         if ctx.component == "decoder_layer":      # the component has a cross-attention
@@ -177,16 +177,20 @@ CROSS_SWITCHES = ("is_decoder", "add_cross_attention")
 """Config switches that build a decoder layer's cross-attention (TrOCR's, XGLM's; off by default)."""
 
 
-def _claims(has, values: dict) -> dict:
+def _claims(has, values: dict, words_of=tuple) -> dict:
     """Which hyperparameter each attribute of a config gets (`has(name)`: the config has it). A
     name that two hyperparameters share (`hidden_dim`: d_ff in DistilBERT's config beside `dim`)
     goes by meaning: to the one of them the config names nowhere else, the earlier in
     CONFIG_ORDER when both or neither are named elsewhere; `hidden_size` is always the model
-    width (Hugging Face's name for it)."""
-    from ..signatures import HYPER_ALIASES
+    width (Hugging Face's name for it). `words_of()` lists the config's names, for a hyperparameter
+    no alias finds there, named in words (embedding_dimension, number_of_heads)."""
+    from ..signatures import HYPER_ALIASES, names_hyper
     order = [h for h in CONFIG_ORDER if h in values] + [h for h in values if h not in CONFIG_ORDER]
     names = {h: [a for a in list(HYPER_ALIASES.get(h, [h])) + list(EXTRA_NAMES.get(h, ()))
                  if has(a)] for h in order if h != "activation"}
+    for h, found in names.items():        # widths in words: embedding_dimension, number_of_heads
+        if not found:
+            found.extend(a for a in words_of() if names_hyper(h, a))
     owners: dict[str, list] = {}
     for h, found in names.items():
         for a in found:

@@ -11,7 +11,9 @@ that shape is placed into it, and the report says so. What is then checked is th
 code: that it looks up positions 0 .. T-1 (an offset, a reversed or a clipped lookup differs), adds
 the rows to x (not multiplies, not concatenates) and passes the input gradient. The table's own
 gradient has no reference counterpart and is not compared. Any other unplaced parameter (a
-projection, a second table) keeps the interface error."""
+projection, a second table) keeps the interface error. A NumPy class whose text computes its
+table with sin / cos holds no learned table: nothing is placed, its own table is compared (placing
+the reference's there hid a wrong sinusoid)."""
 from __future__ import annotations
 
 import numpy as np
@@ -32,6 +34,27 @@ def sinusoid(length: int, d_model: int) -> np.ndarray:
     return table
 
 
+def _computes_sinusoid(adapter) -> bool:
+    """Whether the text of the candidate's class (or of a base class in the same file) calls sin or
+    cos (np.sin, math.sin, torch.cos): its table is computed, not learned, and what it computes is
+    what is checked."""
+    import ast
+    import inspect
+    import textwrap
+    obj = adapter.obj if inspect.isclass(adapter.obj) else type(adapter.obj)
+    for cls in getattr(obj, "__mro__", (obj,)):       # its own classes (a subclass, its base)
+        if getattr(cls, "__module__", None) != obj.__module__:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError, SyntaxError, ValueError, IndentationError):
+            continue
+        if any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
+               in ("sin", "cos") for n in ast.walk(tree)):
+            return True
+    return False
+
+
 def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     """`unclaimed` less the one learned positional table placed with the reference's sinusoid
     (see the module docstring); unchanged when the candidate is not such a module."""
@@ -43,6 +66,12 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     if slot is None or len(shape) not in (2, 3) or (len(shape) == 3 and shape[0] != 1) or \
             shape[-1] != D or shape[-2] < T:
         return unclaimed
+    if _computes_sinusoid(adapter):
+        note = (f"a positional table ({name}) the candidate computes itself (its text calls sin / "
+                f"cos): not a learned table, compared as computed")
+        if note not in adapter.notes:
+            adapter.notes.append(note)
+        return []
     slot.set(sinusoid(shape[-2], D).reshape(shape))
     note = (f"a learned positional table ({name}, {len(shape)} axes): the reference's sinusoid table placed "
             f"into it (what is checked is the lookup of positions 0 .. T-1 and the addition to x; "
