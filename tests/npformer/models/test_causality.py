@@ -2,10 +2,19 @@
 in the Transformer's decoder, tokens after position t change no logit, attention weight, input
 gradient or parameter gradient of the loss of positions <= t; in eval mode and in training mode
 with dropout at every site, with the plain layers and with npformer.fast's methods bound."""
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.npformer.model_invariants import Twin, check_causality, configs, draw_ids, model_settings
+
+
+@pytest.fixture(scope="module")
+def make_twin():
+    """The twin the properties run on, made as make_twin(variant): here npformer, variant True
+    binding npformer.fast's methods (tests/torchformer/models/test_tf_causality.py collects
+    these tests again with torchformer's)."""
+    return Twin
 
 
 def draw_case(data):
@@ -18,15 +27,15 @@ def draw_case(data):
 
 
 @model_settings()
-@given(data=st.data(), fast=st.booleans())
-def test_causal_lm_later_tokens_change_nothing_at_earlier_positions(data, fast):
+@given(data=st.data(), variant=st.booleans())
+def test_causal_lm_later_tokens_change_nothing_at_earlier_positions(data, variant, make_twin):
     config, _, prefix, (tail_a, tail_b), t, train = draw_case(data)
-    check_causality(Twin(fast), "CausalLM", config, prefix, tail_a, tail_b, t, train)
+    check_causality(make_twin(variant), "CausalLM", config, prefix, tail_a, tail_b, t, train)
 
 
 @model_settings()
-@given(data=st.data(), fast=st.booleans())
-def test_decoder_later_target_tokens_change_nothing_at_earlier_positions(data, fast):
+@given(data=st.data(), variant=st.booleans())
+def test_decoder_later_target_tokens_change_nothing_at_earlier_positions(data, variant, make_twin):
     config, B, prefix, (tail_a, tail_b), t, train = draw_case(data)
     src = draw_ids(data.draw, config, B, data.draw(st.integers(1, 5)))
-    check_causality(Twin(fast), "Transformer", config, prefix, tail_a, tail_b, t, train, src=src)
+    check_causality(make_twin(variant), "Transformer", config, prefix, tail_a, tail_b, t, train, src=src)

@@ -10,6 +10,14 @@ from hypothesis import strategies as st
 
 from tests.npformer.model_invariants import Twin, assert_same, configs, draw_ids, model_settings
 
+
+@pytest.fixture(scope="module")
+def make_twin():
+    """The twin the properties run on, made as make_twin(variant): here npformer, variant True
+    binding npformer.fast's methods (tests/torchformer/models/test_tf_eval_mode_dropout.py collects
+    these tests again with torchformer's)."""
+    return Twin
+
 FAMILIES = ["Transformer", "EncoderClassifier", "CausalLM", "BertModel", "BertForMaskedLM",
             "BertForSequenceClassification"]
 
@@ -40,6 +48,6 @@ def check_eval_mode_is_dropout_free(twin, cls, data):
 
 @pytest.mark.parametrize("cls", FAMILIES)
 @model_settings()
-@given(data=st.data(), fast=st.booleans())
-def test_eval_mode_makes_every_dropout_the_identity(data, cls, fast):
-    check_eval_mode_is_dropout_free(Twin(fast), cls, data)
+@given(data=st.data(), variant=st.booleans())
+def test_eval_mode_makes_every_dropout_the_identity(data, cls, variant, make_twin):
+    check_eval_mode_is_dropout_free(make_twin(variant), cls, data)

@@ -21,6 +21,14 @@ from tests.npformer.model_invariants import (
     right_pad,
 )
 
+
+@pytest.fixture(scope="module")
+def make_twin():
+    """The twin the properties run on, made as make_twin(variant): here npformer, variant True
+    binding npformer.fast's methods (tests/torchformer/models/test_tf_padded_and_independent_rows.py collects
+    these tests again with torchformer's)."""
+    return Twin
+
 ENCODERS = ["EncoderClassifier", "BertModel", "BertForMaskedLM", "BertForSequenceClassification"]
 BERT_LAYOUT = st.fixed_dictionaries({"type_vocab_size": st.sampled_from([0, 2]),
                                      "embedding_norm": st.booleans()})
@@ -36,18 +44,18 @@ def padded_batch(data, config, rows=None):
 
 @pytest.mark.parametrize("cls", ["CausalLM"] + ENCODERS)
 @model_settings()
-@given(data=st.data(), fast=st.booleans())
-def test_a_padded_row_equals_the_row_alone(data, cls, fast):
+@given(data=st.data(), variant=st.booleans())
+def test_a_padded_row_equals_the_row_alone(data, cls, variant, make_twin):
     config = data.draw(configs(**(data.draw(BERT_LAYOUT) if cls.startswith("Bert") else {})))
     ids, lengths = padded_batch(data, config)
-    check_padded_rows_equal_rows_alone(Twin(fast), cls, config, right_pad(ids, lengths, config.pad_id),
+    check_padded_rows_equal_rows_alone(make_twin(variant), cls, config, right_pad(ids, lengths, config.pad_id),
                                        lengths)
 
 
 @pytest.mark.parametrize("cls", ["CausalLM"] + ENCODERS)
 @model_settings()
-@given(data=st.data(), fast=st.booleans())
-def test_key_padding_arguments_hide_whatever_tokens_the_padding_holds(data, cls, fast):
+@given(data=st.data(), variant=st.booleans())
+def test_key_padding_arguments_hide_whatever_tokens_the_padding_holds(data, cls, variant, make_twin):
     """The padded positions hold arbitrary real tokens; the key keep-mask argument alone (BERT's
     attention_mask) marks them, and the real positions equal the row alone (mean pooling too);
     with a pad id or without one."""
@@ -57,12 +65,12 @@ def test_key_padding_arguments_hide_whatever_tokens_the_padding_holds(data, cls,
     keep = np.arange(ids.shape[1])[None, :] < np.asarray(lengths)[:, None]          # (B, T)
     kw = ({"attention_mask": keep.astype(np.int64)} if cls.startswith("Bert") else
           {"key_keep": keep} if cls == "CausalLM" else {"src_key_keep": keep})
-    check_padded_rows_equal_rows_alone(Twin(fast), cls, config, ids, lengths, **kw)
+    check_padded_rows_equal_rows_alone(make_twin(variant), cls, config, ids, lengths, **kw)
 
 
 @model_settings()
-@given(data=st.data(), fast=st.booleans(), garbage=st.booleans())
-def test_a_padded_translation_pair_equals_the_pair_alone(data, fast, garbage):
+@given(data=st.data(), variant=st.booleans(), garbage=st.booleans())
+def test_a_padded_translation_pair_equals_the_pair_alone(data, variant, garbage, make_twin):
     config = data.draw(configs())
     tgt, tgt_lengths = padded_batch(data, config)
     src, src_lengths = padded_batch(data, config, rows=len(tgt_lengths))
@@ -72,13 +80,13 @@ def test_a_padded_translation_pair_equals_the_pair_alone(data, fast, garbage):
     else:
         keep = {}
         src, tgt = right_pad(src, src_lengths, config.pad_id), right_pad(tgt, tgt_lengths, config.pad_id)
-    check_padded_rows_equal_rows_alone(Twin(fast), "Transformer", config, tgt, tgt_lengths, src=src,
+    check_padded_rows_equal_rows_alone(make_twin(variant), "Transformer", config, tgt, tgt_lengths, src=src,
                                        src_lengths=src_lengths, **keep)
 
 
 @model_settings()
-@given(data=st.data(), cls=st.sampled_from(["CausalLM", "Transformer"]), fast=st.booleans())
-def test_the_loss_ignoring_padding_is_the_token_weighted_mean_of_the_rows(data, cls, fast):
+@given(data=st.data(), cls=st.sampled_from(["CausalLM", "Transformer"]), variant=st.booleans())
+def test_the_loss_ignoring_padding_is_the_token_weighted_mean_of_the_rows(data, cls, variant, make_twin):
     config = data.draw(configs())
     ids, lengths = padded_batch(data, config)
     targets = right_pad(draw_ids(data.draw, config, *ids.shape, pads=False), lengths, config.pad_id)
@@ -86,7 +94,7 @@ def test_the_loss_ignoring_padding_is_the_token_weighted_mean_of_the_rows(data, 
     if cls == "Transformer":
         src, src_lengths = padded_batch(data, config, rows=len(lengths))
         src = right_pad(src, src_lengths, config.pad_id)
-    check_loss_ignoring_padding(Twin(fast), cls, config, right_pad(ids, lengths, config.pad_id),
+    check_loss_ignoring_padding(make_twin(variant), cls, config, right_pad(ids, lengths, config.pad_id),
                                 lengths, targets, src=src, src_lengths=src_lengths,
                                 label_smoothing=data.draw(st.sampled_from([0.0, 0.1])))
 
@@ -97,9 +105,9 @@ GRAD_INPUTS = {"CausalLM": ("decoder_input",), "Transformer": ("encoder_input", 
 
 
 @model_settings()
-@given(data=st.data(), cls=st.sampled_from(sorted(GRAD_INPUTS)), fast=st.booleans(),
+@given(data=st.data(), cls=st.sampled_from(sorted(GRAD_INPUTS)), variant=st.booleans(),
        train=st.booleans())
-def test_a_row_does_not_depend_on_the_other_rows(data, cls, fast, train):
+def test_a_row_does_not_depend_on_the_other_rows(data, cls, variant, train, make_twin):
     config = data.draw(configs())
     B, T = data.draw(st.integers(2, 3)), data.draw(st.integers(1, 5))
     row = data.draw(st.integers(0, B - 1))
@@ -110,5 +118,5 @@ def test_a_row_does_not_depend_on_the_other_rows(data, cls, fast, train):
         fresh = draw_ids(data.draw, config, B, a.shape[1])
         a[np.arange(B) != row] = fresh[np.arange(B) != row]
     args_a, args_b = tuple(arrays[::-1]), tuple(others[::-1])          # Transformer: (src, tgt)
-    check_batch_independence(Twin(fast), cls, config, args_a, args_b, row, train,
+    check_batch_independence(make_twin(variant), cls, config, args_a, args_b, row, train,
                              inputs=GRAD_INPUTS[cls])

@@ -2,45 +2,16 @@
 sublayers, attention probabilities, after the FFN activation, BERT's classifier) in eval mode gives
 bit for bit what the same seed gives with every rate 0, for every model family, by the explicit
 attention path and by SDPA; and a training-mode call between two eval calls changes nothing."""
-import dataclasses
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from tests.npformer.model_invariants import assert_same, configs, draw_ids, model_settings
+from tests.npformer.models.test_eval_mode_dropout import (  # noqa: F401 (collected here, on torchformer)
+    test_eval_mode_makes_every_dropout_the_identity,
+)
 from tests.torchformer.models.invariant_twin import TorchTwin
 
-FAMILIES = ["Transformer", "EncoderClassifier", "CausalLM", "BertModel", "BertForMaskedLM",
-            "BertForSequenceClassification"]
 
-
-def check_eval_mode_is_dropout_free(twin, cls, data):
-    config = data.draw(configs(dropout=False))
-    dropped = dataclasses.replace(config, dropout=0.3, attention_dropout=0.4, activation_dropout=0.5)
-    B = data.draw(st.integers(1, 2))
-    args = [draw_ids(data.draw, config, B, data.draw(st.integers(1, 4)))]
-    if cls == "Transformer":
-        args.append(draw_ids(data.draw, config, B, data.draw(st.integers(1, 4))))
-    plain = twin.run(cls, config, *args)
-    model = twin.build(cls, dropped, seed=0, train=False)
-
-    def outputs():
-        out = model(*args)
-        return [twin.to_np(o) for o in (out if isinstance(out, tuple) else (out,)) if o is not None]
-    first = outputs()
-    model.train()
-    model(*args)                                       # a training-mode call draws masks
-    model.eval()
-    again = outputs()
-    ref = [o for o in plain.outputs if o is not None]
-    for k, (a, b, r) in enumerate(zip(first, again, ref)):
-        assert_same(f"{cls} output {k}: eval mode with dropout vs rates 0", a, r)
-        assert_same(f"{cls} output {k}: eval after a training call", b, r)
-
-
-@pytest.mark.parametrize("cls", FAMILIES)
-@model_settings()
-@given(data=st.data(), need_weights=st.booleans())
-def test_eval_mode_makes_every_dropout_the_identity(data, cls, need_weights):
-    check_eval_mode_is_dropout_free(TorchTwin(need_weights), cls, data)
+@pytest.fixture(scope="module")
+def make_twin():
+    """torchformer's twin for the same tests: make_twin(variant), variant True the explicit
+    attention path (attention weights compared), False SDPA."""
+    return TorchTwin
