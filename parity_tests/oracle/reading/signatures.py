@@ -24,7 +24,8 @@ HYPER_ALIASES: dict[str, list[str]] = {
     "num_heads": ["num_heads", "n_heads", "nhead", "n_head", "heads", "h", "num_attention_heads",
                   "head_num", "nheads", "n_heads_", "num_head", "attention_heads", "nb_heads"],
     "d_ff": ["d_ff", "dim_feedforward", "ff_dim", "d_hidden", "hidden_dim", "ffn_dim", "d_inner",
-             "ff_hidden", "hidden", "d_ffn", "intermediate_size", "dff", "feedforward_dim",
+             "filter_size", "ff_hidden", "hidden", "d_ffn", "intermediate_size", "dff",
+             "feedforward_dim",
              "hidden_size", "d_ff_", "ff_size", "ffn_hidden", "inner_dim", "mlp_dim", "d_fc",
              "hidden_features", "d_inner_hid", "expansion_dim", "dim_ff", "ffn_hidden_dim",
              "forward_expansion_dim", "ff_dim_", "ffn_num_hiddens", "ffn_hidden_size",
@@ -276,15 +277,20 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
     alias_of = {s: [_norm(a) for a in al] for s, al, _ in srcs}
     taken: set[str] = set()
     chosen: dict[str, str] = {}           # param name -> source
-    # pass 1: names (exact alias order: a source's first alias beats a later one)
-    for p in params:
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        for s, _, _ in srcs:
-            if s not in taken and (_norm(p.name) in alias_of[s] or names_hyper(s, p.name)):
+    # pass 1: names. A name only one source can mean binds first (`filter_size` is d_ff alone, so
+    # `hidden_size` beside it, which either could mean, is then d_model); then each other name takes
+    # the first source (in the order the component asks) it can mean that is still free
+    named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    claims = {p.name: [s for s, _, _ in srcs
+                       if _norm(p.name) in alias_of[s] or names_hyper(s, p.name)] for p in named}
+    for only_one in (True, False):
+        for p in named:
+            if p.name in chosen or (only_one and len(claims[p.name]) != 1):
+                continue
+            s = next((s for s in claims[p.name] if s not in taken), None)
+            if s is not None:
                 chosen[p.name] = s
                 taken.add(s)
-                break
     # pass 2: positions for required parameters left over; flags and constants
     const_vals = {}
     for key, value in (constants or {}).items():
