@@ -73,6 +73,7 @@ CALL_FLAGS: dict[str, Any] = {
     "return_attention_weights": True, "return_attn_weights": True, "is_causal": False,
     "dropout_p": 0.0, "training": False, "train": False,
 }
+TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode (sandbox/modes) passes True
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,8 @@ def _replace_aliases(holder, old, new) -> None:
         elif isinstance(val, dict) and name in PARAM_DICTS:
             for k in [k for k, x in val.items() if x is old]:
                 val[k] = new
+
+
 _SKIP_ATTRS = {"training", "cache", "caches", "grads", "gradients", "dparams", "param_grads"}
 
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .signatures import CALL_FLAGS, signature_of
+from .signatures import CALL_FLAGS, TRAINING_FLAGS, signature_of
 
-TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode passes them True
 MAX_ITEMS = 24
 MAX_TEXT = 60
 

@@ -42,11 +42,11 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
+from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
-TRAINING_FLAGS = ("training", "train", "is_training")
 EVAL_RATE = 0.5          # the dropout rate passed with training False
 
 
