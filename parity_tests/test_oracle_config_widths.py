@@ -105,6 +105,17 @@ def test_a_correct_layernorm_with_eps_1e_12_matches():
     assert res.verdict == "match", render_text(res)
 
 
+def test_a_correct_layernorm_on_rows_of_tiny_spread_matches():
+    # four features drawn at spread 0.01 around an offset: one row's spread is far smaller, and
+    # float64 rounding, amplified by max|x| / std, took torch's correct input gradient 1.11x past
+    # the unscaled tolerance; the oracle scales it by that condition number, as the parity suite does
+    tiny = {"B": 3, "T": 2, "d_model": 4, "eps": 1e-12, "scale": 0.01, "seed": 2463161604}
+    res = check("layernorm", f"{NORMS}:TinyEpsLayerNorm", replay=tiny)
+    assert res.verdict == "match", render_text(res)
+    bug = check("layernorm", f"{NORMS}:TinyEpsUnbiasedNorm", replay=tiny)
+    assert bug.verdict == "mismatch" and bug.quantity == "output", render_text(bug)
+
+
 def test_a_planted_bug_in_a_layernorm_with_eps_1e_12_is_a_mismatch():
     res = check("layernorm", f"{NORMS}:TinyEpsUnbiasedNorm", examples=25)
     assert res.verdict in ("mismatch", "non_finite"), render_text(res)

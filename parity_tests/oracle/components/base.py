@@ -241,6 +241,12 @@ class Component:
         keys += [f"grad_param:{n}" for n in case.params]
         return [Quantity(k, quantity_kind(k), quantity_label(k)) for k in keys]
 
+    def conditioning(self, case: Case, key: str, ref: np.ndarray) -> float:
+        """How much these inputs amplify rounding in quantity `key` (>= 1): its tolerance is the
+        table's times this. 1 for every component but those whose rounding the inputs can
+        amplify (a LayerNorm on rows of tiny spread: parity_tests/harness/conditioning.py)."""
+        return 1.0
+
     def param_shapes(self, hyper: dict) -> dict[str, tuple]:
         return {}
 
