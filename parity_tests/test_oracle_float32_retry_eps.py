@@ -7,8 +7,9 @@
   difference grows there, rounding's does not, and the float64 MISMATCH stands.
 - Right code taking its softmax in float32 (an encoder layer, written below from the same file
   with the right epsilon) still matches under the stated assumption.
-- A float32 re-check that fails reports its own counterexample (two heads for a scale bug), not
-  the float64 one that showed only rounding.
+- A float32 re-check that fails on a value reports its own counterexample (two heads for a scale bug), not
+  the float64 one that showed only rounding; one that ends otherwise (float64 returned for float32
+  inputs) leaves the float64 MISMATCH.
 """
 from __future__ import annotations
 
@@ -55,3 +56,14 @@ def test_a_failing_float32_recheck_reports_the_example_that_shows_the_failure():
     assert res.example["num_heads"] > 1, res.example
     assert res.options["dtype"] == "float32" and "--dtype float32" in res.replay, res.replay
     assert res.notes[0].startswith("the float64 check differed only by float32 rounding"), res.notes
+
+
+def test_a_float32_recheck_that_gets_float64_back_leaves_the_float64_mismatch():
+    # 1e-9 added to the softmax's denominator: a float32-sized difference in float64, so the
+    # re-check runs; `/ np.sqrt(d_k)` then returns float64 for float32 inputs. That is not float32
+    # code: the float64 MISMATCH stands (it was WRONG_DTYPE on such values, MISMATCH on others)
+    res = check("sdpa", candidate_path("softmax_denominator_eps.py") + ":attention", salt=1, runs=1)
+    assert res.verdict == "mismatch" and res.quantity == "output", render_text(res)
+    assert res.options["dtype"] == "float64", res.options
+    assert any(n.startswith("checked again with --dtype float32 (is it float32 code?): "
+                            "wrong_dtype") for n in res.notes), res.notes
