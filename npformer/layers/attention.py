@@ -2,18 +2,14 @@
 
     Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V                 (Vaswani et al. 2017, eq. 1)
 
-Functional pairs, on tensors already split into heads:
-  attention_weights_forward/backward   P = softmax(Q K^T / sqrt(dk)) with keep-mask and safe softmax
-  sdpa_forward/backward                O = dropout(P) V, the whole attention (uses the pair above)
-`MultiHeadAttention` adds the four projections (q_proj, k_proj, v_proj, out_proj) and runs the same
-steps as sdpa, with its `attn_dropout` module between P and P V (so the module draws, records and
-replays the attention-dropout mask like every other Dropout of a model).
+Functional pairs on tensors split into heads: attention_weights_forward/backward (the weights P)
+and sdpa_forward/backward (the whole attention). `MultiHeadAttention` adds the four projections and
+runs sdpa's steps with its own `attn_dropout` module between P and P V (which draws, records and
+replays that mask like every other Dropout). Shapes: B batch, H heads, Tq query length, Tk key
+length, dk = dv = d_model / H head width, D d_model.
 
-Shapes: B batch, H heads, Tq query length, Tk key length, dk = dv = d_model / H head width, D d_model.
-
-Masks are keep-masks (True = this query may attend to this key), broadcastable to (B, H, Tq, Tk).
-A query row whose keys are all masked gets weights 0, output 0 and gradient 0 ("safe softmax", what
-torch's F.scaled_dot_product_attention does), never NaN.
+Masks are keep-masks (npformer.layers.masks). A query row whose keys are all masked gets weights 0,
+output 0 and gradient 0 ("safe softmax", as torch's F.scaled_dot_product_attention), never NaN.
 """
 from __future__ import annotations
 
@@ -36,12 +32,8 @@ class WeightsCache(NamedTuple):
 
 
 def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
-    """P = softmax(Q K^T / sqrt(dk)) over keys, with a keep-mask and a safe softmax.
-
-    q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None (checked
-    by the caller). Returns (weights (B, H, Tq, Tk), cache). Masked keys get weight 0; a row with no
-    key left gets all zeros instead of 0/0 = NaN.
-    """
+    """P = softmax(Q K^T / sqrt(dk)) over keys, 0 at masked keys and on rows with no key left.
+    q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None."""
     scale = 1.0 / math.sqrt(q.shape[-1])           # a Python float: float32 stays float32
     # One (B, H, Tq, Tk) array is allocated (by the matmul) and every later step updates it in
     # place: scores, then exp(scores - max), then the probabilities.
@@ -89,10 +81,8 @@ class SDPACache(NamedTuple):
 
 def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
                  dropout_mask: np.ndarray | None = None, dropout_p: float = 0.0):
-    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache).
-
-    mask: bool keep-mask broadcastable to (B, H, Tq, Tk) or None; dropout_mask: the caller's bool
-    (B, H, Tq, Tk) dropout keep-mask, drawn with probability dropout_p, or None. Forward:
+    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache); dropout_mask
+    is the caller's bool (B, H, Tq, Tk) keep-mask drawn with probability dropout_p, or None.
 
         S  = Q K^T / sqrt(dk)                 scores, -inf where the mask says "may not attend"
         P  = softmax(S) along keys            a fully masked row is all zeros instead of 0/0 = NaN
@@ -106,9 +96,7 @@ def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
 
 
 def sdpa_backward(dout: np.ndarray, cache: SDPACache):
-    """Gradients of scaled dot-product attention: returns (dq, dk, dv).
-
-    dout: (B, H, Tq, dv), the gradient of the loss with respect to O. Bottom-up through the forward:
+    """(dq, dk, dv) from dout = dL/dO (B, H, Tq, dv), bottom-up through the forward:
 
         O  = P~ V               dV  = P~^T dO,   dP~ = dO V^T
         P~ = P * M / (1 - p)    dP  = dP~ * M / (1 - p)          (dP = dP~ without dropout)
