@@ -159,7 +159,6 @@ class MultiHeadAttention(Module):
         self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.attn_dropout = Dropout(dropout)
         self.attn_weights: np.ndarray | None = None
-        self._cached_forward = False
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, num_heads={self.num_heads}, dtype={self.dtype}"
@@ -191,14 +190,11 @@ class MultiHeadAttention(Module):
 
         # an incremental (cached) forward is inference only: no cache for backward
         self._cache = MHACache(wcache, dropped, v, out) if cache is None else None
-        self._cached_forward = cache is not None
+        self._inference = cache is not None
         return out
 
     def backward(self, dout: np.ndarray):
         """(dquery (B, Tq, D), dkey (B, Tk, D), dvalue (B, Tk, D)); accumulates parameter grads."""
-        if self._cached_forward:
-            raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
-                               "cache (inference only); run forward without cache= before backward")
         wcache, dropped, v, _ = self._require_cache()
         dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
         # attention core, as sdpa_backward

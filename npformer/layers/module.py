@@ -74,6 +74,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_cache", None)
+        object.__setattr__(self, "_inference", False)   # the last forward kept no cache on purpose
 
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:
@@ -110,9 +111,12 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} does not define forward")
 
     def _require_cache(self):
-        """The cache saved by forward; a clear error when backward comes first."""
+        """The cache saved by forward; a clear error when backward comes first, or follows an
+        inference-only forward (one with incremental caches, Transformer.encode or .decode)."""
         if self._cache is None:
-            raise RuntimeError(f"{type(self).__name__}.backward called before forward")
+            why = (": the last forward was inference only (incremental caches, encode or decode) "
+                   "and kept no cache; run forward without caches first") if self._inference else ""
+            raise RuntimeError(f"{type(self).__name__}.backward called before forward{why}")
         return self._cache
 
     # -- traversal --------------------------------------------------------------------------------

@@ -51,7 +51,6 @@ class DecoderLayer(Module):
         self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.cross_attention = cross_attention
-        self._cached_forward = False
 
         def attention():
             return MultiHeadAttention(c.d_model, c.num_heads, c.attention_dropout, c.bias, c.dtype, rng)
@@ -103,13 +102,10 @@ class DecoderLayer(Module):
         out = residual_forward(x, self.ff_norm, self.ff_dropout, self.feed_forward.forward, pre)
         # an incremental (cached) forward is inference only: nothing for backward
         self._cache = DecoderCache(memory, out) if cache is None else None
-        self._cached_forward = cache is not None
+        self._inference = cache is not None
         return out                                                                     # (B, T, D)
 
     def backward(self, dout: np.ndarray):
-        if self._cached_forward:
-            raise RuntimeError("DecoderLayer.backward: the last forward used an incremental cache "
-                               "(inference only); run forward without cache= before backward")
         self._require_cache()
         dmemory = None
 
@@ -139,7 +135,6 @@ class Decoder(Module):
         self.config = c = config
         self.dtype = np.dtype(c.dtype)
         self.cross_attention = cross_attention
-        self._cached_forward = False
         self.layers = ModuleList(DecoderLayer(c, cross_attention, rng)
                                  for _ in range(c.num_decoder_layers))
         if c.final_norm:
@@ -153,13 +148,10 @@ class Decoder(Module):
         if self.config.final_norm:
             x = self.norm.forward(x)                                         # (B, T, D)
         self._cache = DecoderCache(memory, x) if caches is None else None
-        self._cached_forward = caches is not None
+        self._inference = caches is not None
         return x
 
     def backward(self, dout: np.ndarray):
-        if self._cached_forward:
-            raise RuntimeError("Decoder.backward: the last forward used incremental caches "
-                               "(inference only); run forward without caches= before backward")
         memory, _ = self._require_cache()
         dx = self.norm.backward(dout) if self.config.final_norm else dout     # (B, T, D)
         dmemory = None if memory is None else np.zeros_like(memory)          # (B, S, D)
