@@ -79,18 +79,11 @@ def _erfc_tail(y: np.ndarray) -> np.ndarray:
     return _exp_minus_square(y) * ((_INV_SQRT_PI - z * _rational(z, _P, _Q)) / y)
 
 
-def _regions(x: np.ndarray):
-    ax = np.abs(x)
-    small = ax <= _SMALL
-    mid = (ax > _SMALL) & (ax <= _MID)
-    tail = ax > _MID
-    return ax, small, mid, tail
-
-
 def erfc(x: np.ndarray) -> np.ndarray:
     """Complementary error function 1 - erf(x), elementwise, without cancellation for large x."""
     x = np.asarray(x)
-    ax, small, mid, tail = _regions(x)
+    ax = np.abs(x)
+    small, mid, tail = ax <= _SMALL, (ax > _SMALL) & (ax <= _MID), ax > _MID
     out = np.full(x.shape, np.nan, dtype=x.dtype)           # NaN stays NaN (in no region)
     out[small] = 1.0 - _erf_small(x[small])
     out[mid] = _erfc_mid(ax[mid])
@@ -101,13 +94,10 @@ def erfc(x: np.ndarray) -> np.ndarray:
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """Error function 2/sqrt(pi) int_0^x exp(-t^2) dt, elementwise."""
+    """Error function 2/sqrt(pi) int_0^x exp(-t^2) dt, elementwise: sign(x) (1 - erfc(|x|)), and
+    near 0, where that would cancel, x R1(x^2)."""
     x = np.asarray(x)
-    ax, small, mid, tail = _regions(x)
-    out = np.full(x.shape, np.nan, dtype=x.dtype)
+    out = np.asarray(np.copysign(1.0 - erfc(np.abs(x)), x))  # erf(-y) = -erf(y)
+    small = np.abs(x) <= _SMALL
     out[small] = _erf_small(x[small])
-    out[mid] = 1.0 - _erfc_mid(ax[mid])
-    out[tail] = 1.0 - _erfc_tail(ax[tail])
-    neg = (mid | tail) & (x < 0)
-    out[neg] = -out[neg]                                    # erf(-y) = -erf(y)
     return out
