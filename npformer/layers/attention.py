@@ -136,9 +136,8 @@ class MultiHeadAttention(Module):
     """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     The H per-head projections are one (D, D) Linear each, split into heads by a reshape (no loop).
-    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) sets
-    `attn_weights` (B, H, Tq, Tk), P before dropout; backward(dout) -> (dquery, dkey, dvalue) (for
-    self-attention the caller sums the three).
+    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) also keeps
+    P, before dropout, in `attn_weights` (B, H, Tq, Tk); backward(dout) -> (dquery, dkey, dvalue).
 
     Incremental decoding (inference only): forward(..., cache=dict) appends this call's keys/values to
     cache["k"], cache["v"] (B, H, Tpast, dk) and attends over all of them; with static_kv=True
@@ -165,17 +164,15 @@ class MultiHeadAttention(Module):
 
     def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
-        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------
         H = self.num_heads
         q = split_heads(self.q_proj.forward(query), H)                 # (B, H, Tq, dk)
-        if reuse_kv:
+        if cache is not None and static_kv and "k" in cache:          # cross-attention, cached:
             k, v = cache["k"], cache["v"]                              # (B, H, Tk, dk) projected before
         else:
             k = split_heads(self.k_proj.forward(key), H)               # (B, H, Tnew, dk)
             v = split_heads(self.v_proj.forward(value), H)             # (B, H, Tnew, dk)
-            if cache is not None and past:
+            if cache is not None and not static_kv and "k" in cache:  # self-attention: the past too
                 k = np.concatenate([cache["k"], k], axis=2)            # (B, H, Tpast + Tnew, dk)
                 v = np.concatenate([cache["v"], v], axis=2)            # (B, H, Tpast + Tnew, dk)
             if cache is not None:

@@ -74,13 +74,11 @@ def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
 class Transformer(Module):
     """Encoder-decoder Transformer for sequence-to-sequence tasks (translation, copying, sorting...).
 
-    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt).
-    src_mask (default: src padding) masks the encoder's self-attention and the decoder's memory;
-    tgt_mask defaults to causal AND target padding. backward(dlogits) returns {"encoder_input",
-    "decoder_input"}: the gradients at the first encoder and decoder layer's inputs. encode /
-    decode are the inference halves (decode with caches: tgt holds only the new tokens, at
-    positions offset ..). Initialisation draws from default_rng(seed); every Dropout shares
-    default_rng(seed + 1), drawing in forward order.
+    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt); the masks
+    default to source_mask and target_self_mask below. backward(dlogits) returns the gradients at the
+    first encoder and decoder layer's inputs, {"encoder_input", "decoder_input"}. encode / decode are
+    the inference halves (decode with caches: tgt holds only the new tokens, at positions offset ..).
+    Initialisation draws from default_rng(seed), the Dropouts from use_shared_dropout_rng's.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
