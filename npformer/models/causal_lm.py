@@ -3,9 +3,8 @@
     h      = Decoder(dropout(pos(embed(ids))), self_mask = causal AND not-padding)   (B, T, D)
     logits = output_proj(h)                                                          (B, T, V)
 
-The decoder layers have no cross-attention. GPT-2's layout is one config away (gpt2_config):
-norm_first=True, activation="gelu_tanh", positional="learned", final_norm=True,
-scale_embeddings=False, tie_embeddings=True, output_bias=False.
+The decoder layers have no cross-attention. GPT-2's layout is one config away: gpt2_config() sets
+config.GPT2_LAYOUT (pre-norm, tanh GELU, learned positions, a final norm, tied embeddings).
 """
 from __future__ import annotations
 
