@@ -29,12 +29,13 @@ from npformer.fast.methods import (
     loss_module_backward,
     loss_module_forward,
 )
+from npformer.guards.register import checked_backward
 from npformer.layers.activations import Activation
 from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.loss import CrossEntropyLoss
-from npformer.layers.module import Module, checked_backward
+from npformer.layers.module import Module
 
 __all__ = ["accelerate", "restore_plain", "accelerated_threads", "FAST_METHODS"]
 

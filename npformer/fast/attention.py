@@ -53,14 +53,12 @@ def mha_forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarr
     out = self.out_proj.forward(merged_product(dropped, v))            # (B, Tq, D)
     self.attn_weights = weights
     self._cache = MHACache(wcache, dropped, v, out)
-    self._cached_forward = False
+    self._inference = False
     return out
 
 
 def mha_backward(self, dout: np.ndarray):
     """MultiHeadAttention.backward, the softmax backward on self.fast_threads threads."""
-    if self._cached_forward:
-        return type(self).backward(self, dout)                          # raises its error
     wcache, dropped, v, out = self._require_cache()
     q, k, weights, scale = wcache
     dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)

@@ -2,18 +2,14 @@
 
     Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V                 (Vaswani et al. 2017, eq. 1)
 
-Functional pairs, on tensors already split into heads:
-  attention_weights_forward/backward   P = softmax(Q K^T / sqrt(dk)) with keep-mask and safe softmax
-  sdpa_forward/backward                O = dropout(P) V, the whole attention (uses the pair above)
-`MultiHeadAttention` adds the four projections (q_proj, k_proj, v_proj, out_proj) and runs the same
-steps as sdpa, with its `attn_dropout` module between P and P V (so the module draws, records and
-replays the attention-dropout mask like every other Dropout of a model).
+Functional pairs on tensors split into heads: attention_weights_forward/backward (the weights P)
+and sdpa_forward/backward (the whole attention). `MultiHeadAttention` adds the four projections and
+runs sdpa's steps with its own `attn_dropout` module between P and P V (which draws, records and
+replays that mask like every other Dropout). Shapes: B batch, H heads, Tq query length, Tk key
+length, dk = dv = d_model / H head width, D d_model.
 
-Shapes: B batch, H heads, Tq query length, Tk key length, dk = dv = d_model / H head width, D d_model.
-
-Masks are keep-masks (True = this query may attend to this key), broadcastable to (B, H, Tq, Tk).
-A query row whose keys are all masked gets weights 0, output 0 and gradient 0 ("safe softmax", what
-torch's F.scaled_dot_product_attention does), never NaN.
+Masks are keep-masks (npformer.layers.masks). A query row whose keys are all masked gets weights 0,
+output 0 and gradient 0 ("safe softmax", as torch's F.scaled_dot_product_attention), never NaN.
 """
 from __future__ import annotations
 
@@ -36,12 +32,8 @@ class WeightsCache(NamedTuple):
 
 
 def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
-    """P = softmax(Q K^T / sqrt(dk)) over keys, with a keep-mask and a safe softmax.
-
-    q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None (checked
-    by the caller). Returns (weights (B, H, Tq, Tk), cache). Masked keys get weight 0; a row with no
-    key left gets all zeros instead of 0/0 = NaN.
-    """
+    """P = softmax(Q K^T / sqrt(dk)) over keys, 0 at masked keys and on rows with no key left.
+    q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None."""
     scale = 1.0 / math.sqrt(q.shape[-1])           # a Python float: float32 stays float32
     # One (B, H, Tq, Tk) array is allocated (by the matmul) and every later step updates it in
     # place: scores, then exp(scores - max), then the probabilities.
@@ -89,10 +81,8 @@ class SDPACache(NamedTuple):
 
 def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
                  dropout_mask: np.ndarray | None = None, dropout_p: float = 0.0):
-    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache).
-
-    mask: bool keep-mask broadcastable to (B, H, Tq, Tk) or None; dropout_mask: the caller's bool
-    (B, H, Tq, Tk) dropout keep-mask, drawn with probability dropout_p, or None. Forward:
+    """Returns ((out (B, H, Tq, dv), weights P (B, H, Tq, Tk), before dropout), cache); dropout_mask
+    is the caller's bool (B, H, Tq, Tk) keep-mask drawn with probability dropout_p, or None.
 
         S  = Q K^T / sqrt(dk)                 scores, -inf where the mask says "may not attend"
         P  = softmax(S) along keys            a fully masked row is all zeros instead of 0/0 = NaN
@@ -106,9 +96,7 @@ def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
 
 
 def sdpa_backward(dout: np.ndarray, cache: SDPACache):
-    """Gradients of scaled dot-product attention: returns (dq, dk, dv).
-
-    dout: (B, H, Tq, dv), the gradient of the loss with respect to O. Bottom-up through the forward:
+    """(dq, dk, dv) from dout = dL/dO (B, H, Tq, dv), bottom-up through the forward:
 
         O  = P~ V               dV  = P~^T dO,   dP~ = dO V^T
         P~ = P * M / (1 - p)    dP  = dP~ * M / (1 - p)          (dP = dP~ without dropout)
@@ -148,9 +136,8 @@ class MultiHeadAttention(Module):
     """MultiHead(Q, K, V) = Concat(head_1..head_H) W_O, head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i).
 
     The H per-head projections are one (D, D) Linear each, split into heads by a reshape (no loop).
-    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) sets
-    `attn_weights` (B, H, Tq, Tk), P before dropout; backward(dout) -> (dquery, dkey, dvalue) (for
-    self-attention the caller sums the three).
+    forward(query (B, Tq, D), key (B, Tk, D), value (B, Tk, D), mask=None) -> (B, Tq, D) also keeps
+    P, before dropout, in `attn_weights` (B, H, Tq, Tk); backward(dout) -> (dquery, dkey, dvalue).
 
     Incremental decoding (inference only): forward(..., cache=dict) appends this call's keys/values to
     cache["k"], cache["v"] (B, H, Tpast, dk) and attends over all of them; with static_kv=True
@@ -171,24 +158,21 @@ class MultiHeadAttention(Module):
         self.out_proj = Linear(d_model, d_model, bias=bias, dtype=dtype, rng=rng)
         self.attn_dropout = Dropout(dropout)
         self.attn_weights: np.ndarray | None = None
-        self._cached_forward = False
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, num_heads={self.num_heads}, dtype={self.dtype}"
 
     def forward(self, query: np.ndarray, key: np.ndarray | None, value: np.ndarray | None,
                 mask=None, cache: dict | None = None, static_kv: bool = False) -> np.ndarray:
-        reuse_kv = cache is not None and static_kv and "k" in cache    # cross-attention, cached
-        past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
         # ---- projections, split into heads ---------------------------------------------------
         H = self.num_heads
         q = split_heads(self.q_proj.forward(query), H)                 # (B, H, Tq, dk)
-        if reuse_kv:
+        if cache is not None and static_kv and "k" in cache:          # cross-attention, cached:
             k, v = cache["k"], cache["v"]                              # (B, H, Tk, dk) projected before
         else:
             k = split_heads(self.k_proj.forward(key), H)               # (B, H, Tnew, dk)
             v = split_heads(self.v_proj.forward(value), H)             # (B, H, Tnew, dk)
-            if cache is not None and past:
+            if cache is not None and not static_kv and "k" in cache:  # self-attention: the past too
                 k = np.concatenate([cache["k"], k], axis=2)            # (B, H, Tpast + Tnew, dk)
                 v = np.concatenate([cache["v"], v], axis=2)            # (B, H, Tpast + Tnew, dk)
             if cache is not None:
@@ -203,14 +187,11 @@ class MultiHeadAttention(Module):
 
         # an incremental (cached) forward is inference only: no cache for backward
         self._cache = MHACache(wcache, dropped, v, out) if cache is None else None
-        self._cached_forward = cache is not None
+        self._inference = cache is not None
         return out
 
     def backward(self, dout: np.ndarray):
         """(dquery (B, Tq, D), dkey (B, Tk, D), dvalue (B, Tk, D)); accumulates parameter grads."""
-        if self._cached_forward:
-            raise RuntimeError("MultiHeadAttention.backward: the last forward used an incremental "
-                               "cache (inference only); run forward without cache= before backward")
         wcache, dropped, v, _ = self._require_cache()
         dheads = split_heads(self.out_proj.backward(dout), self.num_heads)  # (B, H, Tq, dk)
         # attention core, as sdpa_backward

@@ -8,11 +8,10 @@ Scaling the kept entries by 1/(1-p) at training time keeps E[y] = x, so evaluati
 
     dL/dx = dL/dy * m / (1 - p)
 
-Masks are boolean keep-masks of x's shape, drawn as `rng.random(x.shape) >= p` from the module's
-`numpy.random.Generator`. The draw does not depend on x's dtype, so a float32 and a float64 run with the
-same seed drop the same entries. `Dropout.last_mask` holds the mask of the last forward;
-`Dropout.replay(mask)` makes the next forward use a given mask instead of drawing one (for a whole
-model by dotted module name: npformer.checks.dropout_masks, the tooling gradient checks use).
+Masks are bool keep-masks of x's shape, `rng.random(x.shape) >= p`: the draw does not depend on x's
+dtype, so float32 and float64 runs with one seed drop the same entries. `Dropout.last_mask` holds the
+last forward's mask; `Dropout.replay(mask)` makes the next forward use a given one (for a whole model:
+npformer.checks.dropout_masks, which gradient checks use).
 """
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ class DropoutCache(NamedTuple):
 
 
 def dropout_forward(x: np.ndarray, p: float, mask: np.ndarray | None):
-    """y = x * mask / (1 - p); with mask None the identity. The caller supplies the mask."""
+    """y = x * mask / (1 - p), the caller's mask; with mask None the identity."""
     scale = x.dtype.type(1.0 / (1.0 - p))                   # scalar in x's dtype: no upcast
     if mask is None:
         return x, DropoutCache(None, scale)                 # identity (eval, p == 0)
@@ -47,12 +46,9 @@ def dropout_backward(dout: np.ndarray, cache: DropoutCache) -> np.ndarray:
 
 # -- module ----------------------------------------------------------------------------------------
 class Dropout(Module):
-    """Inverted dropout with drop probability `p`, drawing masks from `self.rng`.
-
-    `rng` is a plain attribute: a model assigns one shared generator to all of its Dropout modules
-    (in forward order they then consume one reproducible stream). Without one, the module gets its
-    own `np.random.default_rng(0)`, so results are reproducible by default.
-    """
+    """Inverted dropout with drop probability `p`, masks drawn from the plain attribute `self.rng`
+    (default_rng(0) unless given; a model gives all its Dropouts one generator, drawn in forward
+    order)."""
 
     def __init__(self, p: float, rng: np.random.Generator | None = None):
         super().__init__()
@@ -67,11 +63,8 @@ class Dropout(Module):
         return self.training and self.p > 0.0
 
     def replay(self, mask: np.ndarray) -> None:
-        """Make the next forward use `mask` (bool, the input's shape) instead of drawing one.
-
-        The dtype is checked now, the shape at that forward (the input is not known yet). The mask is
-        used once; the generator does not advance for a replayed forward.
-        """
+        """Make the next forward use `mask` (bool, the input's shape; checked now and at that forward)
+        instead of drawing one; used once, and the generator does not advance for it."""
         self._replay = self.checked("replay", mask)
 
     def forward(self, x: np.ndarray) -> np.ndarray:

@@ -1,10 +1,9 @@
-"""Position-wise feed-forward network: FFN(x) = linear2(dropout(activation(linear1(x)))).
+"""Position-wise feed-forward network, the same weights at every position:
 
     FFN(x) = max(0, x W1 + b1) W2 + b2                                (Vaswani et al. 2017, eq. 2)
 
-applied to every position separately (the same weights at every position). The activation is
-"relu" (the paper), "gelu" (exact) or "gelu_tanh" (GPT-2); the dropout after it is the
-`activation_dropout` of the config (where torch.nn.TransformerEncoderLayer puts one).
+here linear2(dropout(activation(linear1(x)))): activation "relu" (the paper), "gelu" or "gelu_tanh",
+and the config's `activation_dropout` after it (where torch.nn.TransformerEncoderLayer puts one).
 """
 from __future__ import annotations
 

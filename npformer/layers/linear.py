@@ -53,9 +53,8 @@ def linear_backward(dout: np.ndarray, cache: LinearCache):
 
 # -- module ----------------------------------------------------------------------------------------
 class Linear(Module):
-    """y = x @ weight.T + bias, as torch.nn.Linear: `weight (out_features, in_features)`, `bias
-    (out_features,)` (None when bias=False). Xavier-uniform weight, zero bias, drawn from `rng`
-    (np.random.default_rng(0) when None)."""
+    """As torch.nn.Linear, `bias` None when bias=False: Xavier-uniform weight and zero bias, drawn
+    from `rng` (np.random.default_rng(0) when None)."""
 
     # the forward function this module runs; npformer.fast.linear can give one instance a faster
     # function with the same signature and results

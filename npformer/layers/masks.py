@@ -26,11 +26,8 @@ def padding_mask(ids: np.ndarray, pad_id: int | None) -> np.ndarray | None:
 
 
 def causal_mask(q_len: int, k_len: int | None = None) -> np.ndarray:
-    """(1, 1, q_len, k_len) bool, bottom-right aligned: query i may see key j iff j <= i + k_len - q_len.
-
-    k_len defaults to q_len. With k_len < q_len the first q_len - k_len queries see no key at all
-    (fully masked rows: attention gives them zeros).
-    """
+    """(1, 1, q_len, k_len) bool (k_len defaults to q_len), bottom-right aligned as above. With k_len
+    < q_len the first q_len - k_len queries see no key at all (fully masked rows: attention gives them zeros)."""
     k_len = q_len if k_len is None else k_len
     i = np.arange(q_len)[:, None]                             # (Tq, 1) query positions
     j = np.arange(k_len)[None, :]                             # (1, Tk) key positions

@@ -5,10 +5,11 @@ like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_pro
 identical to torchformer's `state_dict()` keys.
 
 Calling a module is the public, checked entry: `module(*args)` checks the arguments once, then runs
-`forward` on them. Inside a module, children run through `child.forward(...)`, unchecked (only a
-model calls its top-level stages, embeddings, stacks and head, checked). npformer.guards registers the
-checks per class in CHECKS below (as PyTorch registers its shape checks apart from its kernels):
-"init" checks a constructor's arguments, "call" a call's, "backward" the upstream gradients.
+`forward` on them. Inside a module, children run through `child.forward(...)`, unchecked (a model
+calls only its top-level stages, embeddings, stacks and head, checked). The checks live apart from the
+math, in npformer.guards (as PyTorch registers its shape checks apart from its kernels): it registers
+them per class in CHECKS below and runs a class's "init" check before its constructor and its
+"backward" check on the upstream gradient, then frees the forward's cache (as torch frees its graph).
 
 Forward stores what backward needs on the module (`self._cache`; in most layers its output last,
 `(..., out)`, so the upstream gradient's check can compare shapes with it); backward(grad_output)
@@ -17,17 +18,12 @@ parameter sums both uses).
 """
 from __future__ import annotations
 
-import functools
-import inspect
 from collections import OrderedDict
 from typing import Iterator
 
 import numpy as np
 
-# {"init":     {class: check(*args, **kwargs)}                  raises on a bad constructor argument
-#  "call":     {class: check(module, *args, **kwargs) -> args}  forward's arguments, as positions
-#  "backward": {class: check(module, *grads, **kwargs) -> grads}, and methods' checks by name;
-#  "load_state_dict": {class: check(class name, {key: shape}, state, strict) -> {key: value}}}
+# {kind: {class: check}}, kinds "init", "call", "backward", "load_state_dict" and other methods' names
 CHECKS: dict[str, dict] = {"init": {}, "call": {}, "backward": {}, "load_state_dict": {}}
 
 
@@ -35,29 +31,6 @@ def registered(kind: str, cls: type):
     """The `kind` check registered for `cls` or its nearest base class, or None."""
     table = CHECKS.get(kind, {})
     return next((table[k] for k in cls.__mro__ if k in table), None)
-
-
-def checked_backward(bw):
-    """`bw` as every Module class's backward runs: the class's "backward" check on the upstream
-    gradient first, then bw, then the forward's cache freed, so a second backward after one forward
-    raises (as torch frees its graph) instead of adding every gradient again."""
-    @functools.wraps(bw)
-    def backward(self, *args, **kw):
-        if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
-            raise RuntimeError(
-                f"{type(self).__name__}.backward called a second time after one forward: the "
-                f"first backward freed the forward's cache (as torch frees its graph), and a "
-                f"second one would add every gradient again; run forward again first")
-        check = registered("backward", type(self))
-        if check is not None and self.__dict__.get("_cache") is not None:
-            args, kw = check(self, *args, **kw), {}
-        out = bw(self, *args, **kw)
-        object.__setattr__(self, "_cache", None)
-        object.__setattr__(self, "_cache_freed", True)
-        return out
-
-    backward._frees_cache = True
-    return backward
 
 
 class Parameter:
@@ -101,21 +74,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_cache", None)
-
-    def __init_subclass__(cls, **kwargs) -> None:
-        """A subclass's __init__ first runs its "init" check; its backward is `checked_backward`'s."""
-        super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            @functools.wraps(init)
-            def checked_init(self, *args, **kw):
-                if cls in CHECKS["init"]:
-                    CHECKS["init"][cls](*args, **kw)
-                init(self, *args, **kw)
-            cls.__init__ = checked_init
-        bw = cls.__dict__.get("backward")
-        if bw is not None and not getattr(bw, "_frees_cache", False):
-            cls.backward = checked_backward(bw)
+        object.__setattr__(self, "_inference", False)   # the last forward kept no cache on purpose
 
     def __setattr__(self, name: str, value) -> None:
         if "_parameters" not in self.__dict__:
@@ -132,7 +91,7 @@ class Module:
             self._parameters.pop(name, None)
             self._modules.pop(name, None)
         object.__setattr__(self, name, value)
-        if name == "_cache":                    # a forward ran (maybe an inference one): not freed
+        if name == "_cache":                    # a forward ran: a backward may free it again
             object.__setattr__(self, "_cache_freed", False)
 
     def __call__(self, *args, **kwargs):
@@ -140,19 +99,9 @@ class Module:
         return self.forward(*self.check_inputs(*args, **kwargs))
 
     def check_inputs(self, *args, **kwargs) -> tuple:
-        """forward's arguments, checked by the class's "call" check, as positions. Without one,
-        nothing is checked and keywords only become positions."""
-        check = registered("call", type(self))
-        if check is not None:
-            return check(self, *args, **kwargs)
-        if not kwargs:
-            return args
-        bound = inspect.signature(self.forward).bind(*args, **kwargs)
-        if bound.kwargs:
-            raise TypeError(f"{type(self).__name__}: define check_inputs (or register one in "
-                            f"npformer.guards) to pass keyword-only "
-                            f"arguments {sorted(bound.kwargs)} through a call")
-        return bound.args
+        """forward's arguments as positions, checked by the class's "call" check (Module's own, the
+        fallback, only turns keywords into positions)."""
+        return registered("call", type(self))(self, *args, **kwargs)
 
     def checked(self, method: str, *args, **kwargs):
         """The arguments of another public method (Transformer.encode ...), checked by its guard."""
@@ -162,9 +111,12 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} does not define forward")
 
     def _require_cache(self):
-        """The cache saved by forward; a clear error when backward comes first."""
+        """The cache saved by forward; a clear error when backward comes first, or follows an
+        inference-only forward (one with incremental caches, Transformer.encode or .decode)."""
         if self._cache is None:
-            raise RuntimeError(f"{type(self).__name__}.backward called before forward")
+            why = (": the last forward was inference only (incremental caches, encode or decode) "
+                   "and kept no cache; run forward without caches first") if self._inference else ""
+            raise RuntimeError(f"{type(self).__name__}.backward called before forward{why}")
         return self._cache
 
     # -- traversal --------------------------------------------------------------------------------

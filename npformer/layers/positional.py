@@ -60,14 +60,11 @@ def positional_backward(dout: np.ndarray, cache: PositionalCache):
 
 # -- modules ---------------------------------------------------------------------------------------
 class _PositionalEncoding(Module):
-    """The forward of both encodings; subclasses say where the table lives."""
+    """The forward of both encodings; a subclass's `_table()` says where the table lives."""
 
     def __init__(self, d_model: int, max_len: int, dtype):
         super().__init__()
         self.d_model, self.max_len, self.dtype = int(d_model), int(max_len), np.dtype(dtype)
-
-    def _table(self) -> np.ndarray:  # pragma: no cover - both subclasses override it
-        raise NotImplementedError
 
     def forward(self, x: np.ndarray, offset: int = 0) -> np.ndarray:
         y, cache = positional_forward(x, self._table(), offset)        # (B, T, D)
@@ -114,8 +111,7 @@ class LearnedPositionalEncoding(_PositionalEncoding):
 
 
 def make_positional(config, rng: np.random.Generator | None = None):
-    """The encoding `config.positional` names ("sinusoidal" or "learned"), sized by the config
-    (a TransformerConfig: d_model, max_len, dtype, positional)."""
+    """The encoding config.positional names, sized by the config (d_model, max_len, dtype)."""
     if config.positional == "sinusoidal":
         return SinusoidalPositionalEncoding(config.d_model, config.max_len, config.dtype)
     if config.positional == "learned":

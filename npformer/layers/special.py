@@ -46,15 +46,14 @@ _Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
       6.05183413124413191e-2, 2.33520497626869185e-3)
 
 
-def _erf_small(x: np.ndarray) -> np.ndarray:
-    """erf(x) for |x| <= 0.46875."""
-    z = x * x
-    num = _A[4] * z
-    den = z
-    for a, b in zip(_A[:3], _B[:3]):
+def _rational(z: np.ndarray, p: tuple, q: tuple) -> np.ndarray:
+    """Cody's nested evaluation of P(z) / Q(z): p[-1] z + p[0], times z, + p[1] ... + p[-2] over
+    z + q[0], times z, + q[1] ... + q[-1] (Horner's rule, both at once)."""
+    num, den = p[-1] * z, z
+    for a, b in zip(p[:-2], q[:-1]):
         num = (num + a) * z
         den = (den + b) * z
-    return x * (num + _A[3]) / (den + _B[3])
+    return (num + p[-2]) / (den + q[-1])
 
 
 def _exp_minus_square(y: np.ndarray) -> np.ndarray:
@@ -63,41 +62,28 @@ def _exp_minus_square(y: np.ndarray) -> np.ndarray:
     return np.exp(-s * s) * np.exp(-(y - s) * (y + s))
 
 
+def _erf_small(x: np.ndarray) -> np.ndarray:
+    """erf(x) for |x| <= 0.46875."""
+    return x * _rational(x * x, _A, _B)
+
+
 def _erfc_mid(y: np.ndarray) -> np.ndarray:
     """erfc(y) for 0.46875 < y <= 4."""
-    num = _C[8] * y
-    den = y
-    for c, d in zip(_C[:7], _D[:7]):
-        num = (num + c) * y
-        den = (den + d) * y
-    return _exp_minus_square(y) * ((num + _C[7]) / (den + _D[7]))
+    return _exp_minus_square(y) * _rational(y, _C, _D)
 
 
 def _erfc_tail(y: np.ndarray) -> np.ndarray:
     """erfc(y) for y > 4."""
     y = np.minimum(y, _TAIL)                   # keeps inf from making inf - inf (NaN)
     z = 1.0 / (y * y)
-    num = _P[5] * z
-    den = z
-    for p, q in zip(_P[:4], _Q[:4]):
-        num = (num + p) * z
-        den = (den + q) * z
-    r = z * (num + _P[4]) / (den + _Q[4])
-    return _exp_minus_square(y) * ((_INV_SQRT_PI - r) / y)
-
-
-def _regions(x: np.ndarray):
-    ax = np.abs(x)
-    small = ax <= _SMALL
-    mid = (ax > _SMALL) & (ax <= _MID)
-    tail = ax > _MID
-    return ax, small, mid, tail
+    return _exp_minus_square(y) * ((_INV_SQRT_PI - z * _rational(z, _P, _Q)) / y)
 
 
 def erfc(x: np.ndarray) -> np.ndarray:
     """Complementary error function 1 - erf(x), elementwise, without cancellation for large x."""
     x = np.asarray(x)
-    ax, small, mid, tail = _regions(x)
+    ax = np.abs(x)
+    small, mid, tail = ax <= _SMALL, (ax > _SMALL) & (ax <= _MID), ax > _MID
     out = np.full(x.shape, np.nan, dtype=x.dtype)           # NaN stays NaN (in no region)
     out[small] = 1.0 - _erf_small(x[small])
     out[mid] = _erfc_mid(ax[mid])
@@ -108,13 +94,10 @@ def erfc(x: np.ndarray) -> np.ndarray:
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """Error function 2/sqrt(pi) int_0^x exp(-t^2) dt, elementwise."""
+    """Error function 2/sqrt(pi) int_0^x exp(-t^2) dt, elementwise: sign(x) (1 - erfc(|x|)), and
+    near 0, where that would cancel, x R1(x^2)."""
     x = np.asarray(x)
-    ax, small, mid, tail = _regions(x)
-    out = np.full(x.shape, np.nan, dtype=x.dtype)
+    out = np.asarray(np.copysign(1.0 - erfc(np.abs(x)), x))  # erf(-y) = -erf(y)
+    small = np.abs(x) <= _SMALL
     out[small] = _erf_small(x[small])
-    out[mid] = 1.0 - _erfc_mid(ax[mid])
-    out[tail] = 1.0 - _erfc_tail(ax[tail])
-    neg = (mid | tail) & (x < 0)
-    out[neg] = -out[neg]                                    # erf(-y) = -erf(y)
     return out

@@ -9,9 +9,8 @@
                                 output_proj.weight is tok_embed.weight (tie_embeddings), plus a bias
   BertForSequenceClassification logits = classifier(cls_dropout(pooled))                 (B, C)
 
-Everything except the pooler's tanh and the segment embedding is a layer the rest of npformer already
-has; the config says which: `bert_config()` gives BERT's choices (learned positions, no embedding
-scale, exact GELU, post-norm, type_vocab_size=2, embedding_norm, layer_norm_eps=1e-12, tied output).
+Everything except the pooler's tanh and the segment embedding is a layer npformer already has;
+`bert_config()` sets BERT's choices (config.BERT_LAYOUT).
 
 Backward of the new pieces:
     y = tanh(z)                     dz = dy * (1 - y^2)

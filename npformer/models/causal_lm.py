@@ -3,9 +3,8 @@
     h      = Decoder(dropout(pos(embed(ids))), self_mask = causal AND not-padding)   (B, T, D)
     logits = output_proj(h)                                                          (B, T, V)
 
-The decoder layers have no cross-attention. GPT-2's layout is one config away (gpt2_config):
-norm_first=True, activation="gelu_tanh", positional="learned", final_norm=True,
-scale_embeddings=False, tie_embeddings=True, output_bias=False.
+The decoder layers have no cross-attention. GPT-2's layout is one config away: gpt2_config() sets
+config.GPT2_LAYOUT (pre-norm, tanh GELU, learned positions, a final norm, tied embeddings).
 """
 from __future__ import annotations
 
@@ -56,12 +55,11 @@ class CausalLM(Module):
         h = self.decoder(x, None, mask, caches=caches)                  # (B, T, D)
         logits = self.output_proj(h)                                    # (B, T, V)
         self._cache = (logits,) if caches is None else None    # cached: inference only
+        self._inference = caches is not None
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
-        if self._cache is None:
-            raise RuntimeError("CausalLM.backward called before forward (a forward with caches= is "
-                               "inference only: run forward(ids) before backward)")
+        self._require_cache()
         dh = self.output_proj.backward(dlogits)                         # (B, T, D)
         dx, _ = self.decoder.backward(dh)                               # (B, T, D)
         self.tgt_embed.backward(self.tgt_pos.backward(self.tgt_dropout.backward(dx)))

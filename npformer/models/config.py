@@ -20,77 +20,48 @@ DTYPES = ("float32", "float64")
 
 @dataclass(frozen=True)
 class TransformerConfig:
-    """Hyper-parameters of a Transformer, shared by `Transformer`, `EncoderClassifier` and `CausalLM`.
+    """Hyper-parameters of a Transformer, shared by `Transformer`, `EncoderClassifier`, `CausalLM`
+    and the BERT models; each field is described beside it."""
 
-    Sizes
-      d_model             width of every residual stream (the paper's d_model, 512 in "base")
-      num_heads           attention heads h; d_model must be divisible by it (d_k = d_v = d_model / h)
-      d_ff                inner width of the position-wise feed-forward network (2048 in "base")
-      num_encoder_layers  encoder layers N (Transformer, EncoderClassifier)
-      num_decoder_layers  decoder layers N (Transformer, CausalLM)
-      max_len             longest sequence the positional encoding accepts
-    Vocabularies
-      vocab_size          shared vocabulary (CausalLM, EncoderClassifier, and Transformer when the
-                          two sizes below are None)
-      src_vocab_size      source vocabulary of the encoder-decoder Transformer (None: vocab_size)
-      tgt_vocab_size      target vocabulary of the encoder-decoder Transformer (None: vocab_size)
-      pad_id              padding token id (None: no padding); padding masks are built from it,
-                          its embedding row gets no gradient, and the loss ignores it
-      num_classes         output classes of EncoderClassifier
-      pooling             EncoderClassifier pooling: "first" token or padding-aware "mean"
-    Layout
-      activation          "relu" (paper), "gelu" (exact, erf) or "gelu_tanh" (GPT-2's approximation)
-      norm_first          False: post-norm LayerNorm(x + Sublayer(x)) (paper); True: pre-norm
-                          x + Sublayer(LayerNorm(x)) (GPT-2)
-      final_norm          LayerNorm after the last layer of each stack (usual with norm_first)
-      layer_norm_eps      LayerNorm epsilon (biased variance, as torch.nn.LayerNorm)
-      positional          "sinusoidal" (paper, fixed) or "learned" (GPT-2)
-      scale_embeddings    multiply token embeddings by sqrt(d_model) (paper: yes; GPT-2: no)
-      tie_embeddings      output projection shares the (target) token embedding matrix
-      share_embeddings    Transformer only: source and target share one embedding matrix
-                          (needs equal vocabularies)
-      bias                biases in the attention projections and feed-forward linears
-      output_bias         bias in the final output projection (vocabulary or classes)
-    BERT (npformer.models.bert; the defaults leave every other model unchanged)
-      type_vocab_size     segment (token type) embedding rows, added to token + position
-                          embeddings (BERT: 2); 0 = no segment embedding
-      embedding_norm      LayerNorm (eps layer_norm_eps) after summing the embeddings (BERT)
-    Regularisation
-      dropout             the paper's P_drop: embeddings+positions and every sublayer output
-      attention_dropout   on the attention probabilities
-      activation_dropout  after the feed-forward activation
-    Numerics
-      dtype               "float32" (default) or "float64" (gradient checks, tight parity)
-    """
-
-    d_model: int = 512
-    num_heads: int = 8
-    d_ff: int = 2048
-    num_encoder_layers: int = 6
-    num_decoder_layers: int = 6
-    max_len: int = 512
-    vocab_size: int = 1000
-    src_vocab_size: int | None = None
-    tgt_vocab_size: int | None = None
-    pad_id: int | None = 0
-    num_classes: int = 2
-    pooling: str = "first"
-    activation: str = "relu"
-    norm_first: bool = False
-    final_norm: bool = False
-    layer_norm_eps: float = 1e-5
-    positional: str = "sinusoidal"
-    scale_embeddings: bool = True
-    tie_embeddings: bool = False
-    share_embeddings: bool = False
-    bias: bool = True
-    output_bias: bool = True
-    type_vocab_size: int = 0
-    embedding_norm: bool = False
-    dropout: float = 0.1
-    attention_dropout: float = 0.0
-    activation_dropout: float = 0.0
-    dtype: str = "float32"
+    # -- sizes
+    d_model: int = 512              # width of every residual stream (the paper's d_model)
+    num_heads: int = 8              # attention heads h, dividing d_model: d_k = d_v = d_model / h
+    d_ff: int = 2048                # inner width of the position-wise feed-forward network (2048)
+    num_encoder_layers: int = 6     # encoder layers N (Transformer, EncoderClassifier)
+    num_decoder_layers: int = 6     # decoder layers N (Transformer, CausalLM)
+    max_len: int = 512              # longest sequence the positional encoding accepts
+    # -- vocabularies
+    vocab_size: int = 1000          # shared vocabulary (CausalLM, EncoderClassifier, and
+    #                                 Transformer when the two sizes below are None)
+    src_vocab_size: int | None = None   # source vocabulary of the Transformer (None: vocab_size)
+    tgt_vocab_size: int | None = None   # target vocabulary of the Transformer (None: vocab_size)
+    pad_id: int | None = 0          # padding id (None: no padding): the padding masks come from it,
+    #                                 its embedding row gets no gradient, the loss ignores it
+    num_classes: int = 2            # output classes of EncoderClassifier
+    pooling: str = "first"          # EncoderClassifier: "first" token or padding-aware "mean"
+    # -- layout
+    activation: str = "relu"        # "relu" (paper), "gelu" (exact, erf), "gelu_tanh" (GPT-2's)
+    norm_first: bool = False        # False: post-norm LayerNorm(x + Sublayer(x)) (paper); True:
+    #                                 pre-norm x + Sublayer(LayerNorm(x)) (GPT-2)
+    final_norm: bool = False        # LayerNorm after the last layer of each stack (pre-norm)
+    layer_norm_eps: float = 1e-5    # LayerNorm epsilon (biased variance, as torch.nn.LayerNorm)
+    positional: str = "sinusoidal"  # "sinusoidal" (paper, fixed) or "learned" (GPT-2)
+    scale_embeddings: bool = True   # token embeddings times sqrt(d_model) (paper: yes; GPT-2: no)
+    tie_embeddings: bool = False    # output projection shares the (target) token embedding
+    share_embeddings: bool = False  # Transformer only: source and target share one embedding matrix
+    #                                 (needs equal vocabularies)
+    bias: bool = True               # biases in the attention projections and feed-forward linears
+    output_bias: bool = True        # bias in the final output projection (vocabulary or classes)
+    # -- BERT (npformer.models.bert; the defaults leave every other model unchanged)
+    type_vocab_size: int = 0        # segment (token type) embedding rows, added to the token and
+    #                                 position embeddings (BERT: 2); 0 = no segment embedding
+    embedding_norm: bool = False    # LayerNorm (eps layer_norm_eps) after summing the embeddings
+    # -- regularisation
+    dropout: float = 0.1            # the paper's P_drop: embeddings+positions, sublayer outputs
+    attention_dropout: float = 0.0  # on the attention probabilities
+    activation_dropout: float = 0.0  # after the feed-forward activation
+    # -- numerics
+    dtype: str = "float32"          # "float32", or "float64" (gradient checks, tight parity)
 
     def __new__(cls, *args: Any, **fields: Any) -> "TransformerConfig":
         refuse_unknown_fields(cls, fields, "TransformerConfig", TypeError)     # a typo, named

@@ -74,13 +74,11 @@ def target_self_mask(ids: np.ndarray, pad_id: int | None, offset: int = 0,
 class Transformer(Module):
     """Encoder-decoder Transformer for sequence-to-sequence tasks (translation, copying, sorting...).
 
-    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt).
-    src_mask (default: src padding) masks the encoder's self-attention and the decoder's memory;
-    tgt_mask defaults to causal AND target padding. backward(dlogits) returns {"encoder_input",
-    "decoder_input"}: the gradients at the first encoder and decoder layer's inputs. encode /
-    decode are the inference halves (decode with caches: tgt holds only the new tokens, at
-    positions offset ..). Initialisation draws from default_rng(seed); every Dropout shares
-    default_rng(seed + 1), drawing in forward order.
+    forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None) -> logits (B, T, V_tgt); the masks
+    default to source_mask and target_self_mask below. backward(dlogits) returns the gradients at the
+    first encoder and decoder layer's inputs, {"encoder_input", "decoder_input"}. encode / decode are
+    the inference halves (decode with caches: tgt holds only the new tokens, at positions offset ..).
+    Initialisation draws from default_rng(seed), the Dropouts from use_shared_dropout_rng's.
     """
 
     def __init__(self, config: TransformerConfig, seed: int = 0):
@@ -120,7 +118,7 @@ class Transformer(Module):
     def encode(self, src, src_mask=None, *, src_key_keep=None) -> np.ndarray:
         """memory (B, S, D) for src (B, S); inference (no backward follows)."""
         src, src_mask, keep = self.checked("encode", src, src_mask, src_key_keep=src_key_keep)
-        self._cache = None
+        self._cache, self._inference = None, True
         return self._encode(src, source_mask(src, self.config.pad_id, src_mask, keep))
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, caches: list | None = None,
@@ -132,7 +130,7 @@ class Transformer(Module):
         src_mask = combine_masks(src_mask, src_keep)
         if tgt_mask is None:
             tgt_mask = target_self_mask(tgt, self.config.pad_id, offset, caches)   # (B, 1, T, past + T)
-        self._cache = None
+        self._cache, self._inference = None, True
         return self._decode(tgt, memory, src_mask, tgt_mask, caches, offset)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, src_key_keep=None,
@@ -144,13 +142,11 @@ class Transformer(Module):
         self._cache = None          # arguments accepted: a forward that fails inside leaves no stale cache
         memory = self._encode(src, src_mask)                             # (B, S, D)
         logits = self._decode(tgt, memory, src_mask, tgt_mask)           # (B, T, V)
-        self._cache = (logits,)                                          # children: their own
+        self._cache, self._inference = (logits,), False                  # children: their own
         return logits
 
     def backward(self, dlogits: np.ndarray) -> dict[str, np.ndarray]:
-        if self._cache is None:
-            raise RuntimeError("Transformer.backward called before forward (encode/decode are "
-                               "inference only: run forward(src, tgt) before backward)")
+        self._require_cache()
         dh = self.output_proj.backward(dlogits)                          # (B, T, D)
         d_dec_in, dmemory = self.decoder.backward(dh)                    # (B, T, D), (B, S, D)
         d_enc_in = self.encoder.backward(dmemory)                        # (B, S, D)

@@ -1,13 +1,13 @@
 """Module: the checked call every torchformer layer shares (the twin of npformer.layers.module).
 
 Constructing a module runs the "init" check registered for its class first (its constructor
-arguments); calling a module is the public, checked entry: `module(*args)` runs the "call" check
-registered for its class (or its nearest registered base class) once, then nn.Module.__call__ (hooks,
-then forward) on the checked arguments, with `trusted()` True inside: the modules it calls through
-`self.child(...)` skip their own checks, since their inputs are the caller's own, already checked,
-tensors. Called directly, every module checks. The checks live apart from the math, in
-torchformer.guards, which registers them per class in CHECKS below; __init__ and forward hold only
-the math.
+arguments; torchformer.guards.register wraps each subclass's own __init__ for that); calling a
+module is the public, checked entry: `module(*args)` runs the "call" check registered for its class
+(or its nearest registered base class) once, then nn.Module.__call__ (hooks, then forward) on the
+checked arguments, with `trusted()` True inside: the modules it calls through `self.child(...)` skip
+their own checks, since their inputs are the caller's own, already checked, tensors. Called
+directly, every module checks. The checks live apart from the math, in torchformer.guards, which
+registers them per class in CHECKS below; __init__ and forward hold only the math.
 
 Under torch.compile `trusted()` is False, so every level runs its shape and dtype checks (dynamo
 turns them into guards, free per call) and the value checks skip themselves
@@ -15,7 +15,6 @@ turns them into guards, free per call) and the value checks skip themselves
 """
 from __future__ import annotations
 
-import functools
 import threading
 from typing import Callable
 
@@ -103,19 +102,6 @@ class StrictLoad:
 class Module(StrictLoad, nn.Module):
     """nn.Module whose constructor checks its arguments first and whose call checks its arguments
     once, at the outermost checked call."""
-
-    def __init_subclass__(cls, **kwargs) -> None:
-        """A subclass's own __init__ first runs the "init" check registered for that class."""
-        super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            @functools.wraps(init)
-            def checked_init(self, *args, **kw):
-                check = CHECKS["init"].get(cls)
-                if check is not None:
-                    check(*args, **kw)
-                init(self, *args, **kw)
-            cls.__init__ = checked_init
 
     def __call__(self, *args, **kwargs):
         if TRUST.active and not compiling():            # inside a checked call: already checked
