@@ -13,8 +13,8 @@ residual connection, dropout on its output and a LayerNorm (post-norm or pre-nor
 Without cross-attention the feed-forward sublayer takes the second slot: its norm and dropout are then
 named norm2 / dropout2 (names count sublayer slots, see docs/ARCHITECTURE.md).
 
-Each sublayer runs through the encoder's residual_forward / residual_backward. The memory m is the key
-and the value of the cross-attention, so dmemory = dkey + dvalue; over a stack the layers' add up.
+Backward: a residual y = x + f(x) gives dx = dy + f'(x)^T dy. The memory m is the key and the value of
+the cross-attention, so dmemory = dkey + dvalue; over a stack every layer's dmemory adds up.
 """
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
 from npformer.models.config import TransformerConfig
-from npformer.models.encoder import residual_backward, residual_forward, self_attention_backward
 
 
 class DecoderCache(NamedTuple):
@@ -87,41 +86,62 @@ class DecoderLayer(Module):
                 memory_mask=None, cache: dict | None = None) -> np.ndarray:
         self_cache = cross_cache = None
         if cache is not None:
-            self_cache, cross_cache = cache.setdefault("self", {}), cache.setdefault("cross", {})
+            self_cache = cache.setdefault("self", {})
+            cross_cache = cache.setdefault("cross", {})
 
-        def self_block(h):
-            return self.self_attn.forward(h, h, h, self_mask, self_cache)
+        def self_block(h):                                                   # (B, T, D) -> (B, T, D)
+            return self.dropout1.forward(self.self_attn.forward(h, h, h, self_mask, self_cache))
 
-        def cross_block(h):                                             # m is key and value
-            return self.cross_attn.forward(h, memory, memory, memory_mask, cross_cache, static_kv=True)
+        def cross_block(h):                                                  # (B, T, D) -> (B, T, D)
+            return self.dropout2.forward(self.cross_attn.forward(h, memory, memory, memory_mask,
+                                                                 cross_cache, static_kv=True))
 
-        pre = self.config.norm_first
-        x = residual_forward(x, self.norm1, self.dropout1, self_block, pre)            # (B, T, D) x1
-        if self.cross_attention:
-            x = residual_forward(x, self.norm2, self.dropout2, cross_block, pre)       # (B, T, D) x2
-        out = residual_forward(x, self.ff_norm, self.ff_dropout, self.feed_forward.forward, pre)
+        def ff_block(h):                                                     # (B, T, D) -> (B, T, D)
+            return self.ff_dropout.forward(self.feed_forward.forward(h))
+
+        if self.config.norm_first:
+            x = x + self_block(self.norm1.forward(x))                        # (B, T, D) x1
+            if self.cross_attention:
+                x = x + cross_block(self.norm2.forward(x))                   # (B, T, D) x2
+            out = x + ff_block(self.ff_norm.forward(x))                      # (B, T, D)
+        else:
+            x = self.norm1.forward(x + self_block(x))                        # (B, T, D) x1
+            if self.cross_attention:
+                x = self.norm2.forward(x + cross_block(x))                   # (B, T, D) x2
+            out = self.ff_norm.forward(x + ff_block(x))                      # (B, T, D)
         # an incremental (cached) forward is inference only: nothing for backward
         self._cache = DecoderCache(memory, out) if cache is None else None
         self._inference = cache is not None
-        return out                                                                     # (B, T, D)
+        return out
 
     def backward(self, dout: np.ndarray):
         self._require_cache()
         dmemory = None
-
-        def cross_backward(d):
-            nonlocal dmemory
-            dq, dk, dv = self.cross_attn.backward(d)           # (B, T, D), (B, S, D), (B, S, D)
-            dmemory = dk + dv                                  # (B, S, D) m is key and value
-            return dq
-
-        pre = self.config.norm_first
-        dx = residual_backward(dout, self.ff_norm, self.ff_dropout, self.feed_forward.backward, pre)
+        if self.config.norm_first:
+            # out = x2 + dropout3(ffn(norm3(x2)))
+            dx = dout + self.ff_norm.backward(
+                self.feed_forward.backward(self.ff_dropout.backward(dout)))          # (B, T, D) dx2
+            if self.cross_attention:
+                # x2 = x1 + dropout2(cross_attn(norm2(x1), m, m)): m is key and value
+                dq, dk, dv = self.cross_attn.backward(self.dropout2.backward(dx))   # (B,T,D),(B,S,D)x2
+                dmemory = dk + dv                                                   # (B, S, D)
+                dx = dx + self.norm2.backward(dq)                                   # (B, T, D) dx1
+            # x1 = x + dropout1(self_attn(h, h, h)), h = norm1(x)
+            dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dx))        # (B, T, D) each
+            return dx + self.norm1.backward(dq + dk + dv), dmemory                  # (B, T, D) dx
+        # out = ff_norm(r3), r3 = x2 + dropout3(ffn(x2))
+        dr = self.ff_norm.backward(dout)                                            # (B, T, D) dr3
+        dx = dr + self.feed_forward.backward(self.ff_dropout.backward(dr))          # (B, T, D) dx2
         if self.cross_attention:
-            dx = residual_backward(dx, self.norm2, self.dropout2, cross_backward, pre)  # (B, T, D) dx1
-        dx = residual_backward(dx, self.norm1, self.dropout1,
-                               self_attention_backward(self.self_attn), pre)           # (B, T, D)
-        return dx, dmemory
+            # x2 = norm2(r2), r2 = x1 + dropout2(cross_attn(x1, m, m))
+            dr = self.norm2.backward(dx)                                            # (B, T, D) dr2
+            dq, dk, dv = self.cross_attn.backward(self.dropout2.backward(dr))       # (B,T,D),(B,S,D)x2
+            dmemory = dk + dv                                                       # (B, S, D)
+            dx = dr + dq                                                            # (B, T, D) dx1
+        # x1 = norm1(r1), r1 = x + dropout1(self_attn(x, x, x))
+        dr = self.norm1.backward(dx)                                                # (B, T, D) dr1
+        dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dr))            # (B, T, D) each
+        return dr + dq + dk + dv, dmemory                                           # (B, T, D) dx
 
 
 class Decoder(Module):

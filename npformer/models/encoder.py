@@ -8,7 +8,7 @@ or before the sublayer (pre-norm, GPT-2 style):
       x1  = norm1(x  + dropout1(attn(x, x, x)))     x1  = x  + dropout1(attn(h, h, h)),  h  = norm1(x)
       out = norm2(x1 + dropout2(ffn(x1)))           out = x1 + dropout2(ffn(h2)),        h2 = norm2(x1)
 
-residual_forward / residual_backward run one sublayer in either placement (the decoder uses them too).
+Backward of a residual y = x + f(x) is dx = dy + f'(x)^T dy: the two paths add.
 """
 from __future__ import annotations
 
@@ -20,32 +20,6 @@ from npformer.layers.feedforward import PositionwiseFeedForward
 from npformer.layers.layernorm import LayerNorm
 from npformer.layers.module import Module, ModuleList
 from npformer.models.config import TransformerConfig
-
-
-def residual_forward(x, norm, dropout, sublayer, norm_first: bool) -> np.ndarray:
-    """One sublayer `sublayer` (B, T, D) -> (B, T, D) with its residual add, dropout and norm."""
-    if norm_first:
-        return x + dropout.forward(sublayer(norm.forward(x)))                       # (B, T, D)
-    return norm.forward(x + dropout.forward(sublayer(x)))                           # (B, T, D)
-
-
-def residual_backward(dout, norm, dropout, sublayer_backward, norm_first: bool) -> np.ndarray:
-    """dx of residual_forward; sublayer_backward(d) returns the gradient at the sublayer's input.
-
-    A residual y = x + f(x) gives dx = dy + f'(x)^T dy: the two paths add.
-    """
-    if norm_first:                                         # y = x + dropout(f(norm(x)))
-        return dout + norm.backward(sublayer_backward(dropout.backward(dout)))     # (B, T, D)
-    dr = norm.backward(dout)                               # y = norm(r), r = x + dropout(f(x))
-    return dr + sublayer_backward(dropout.backward(dr))                             # (B, T, D)
-
-
-def self_attention_backward(attn: MultiHeadAttention):
-    """The backward of h -> attn(h, h, h): h is query, key and value, so its three gradients add."""
-    def backward(d: np.ndarray) -> np.ndarray:
-        dq, dk, dv = attn.backward(d)                                               # (B, T, D) each
-        return dq + dk + dv
-    return backward
 
 
 class EncoderLayer(Module):
@@ -67,21 +41,32 @@ class EncoderLayer(Module):
         self.dropout2 = Dropout(c.dropout)
 
     def forward(self, x: np.ndarray, mask=None) -> np.ndarray:
-        def attn(h):
-            return self.self_attn.forward(h, h, h, mask)
-
-        pre = self.config.norm_first
-        x1 = residual_forward(x, self.norm1, self.dropout1, attn, pre)                 # (B, T, D)
-        out = residual_forward(x1, self.norm2, self.dropout2, self.feed_forward.forward, pre)
-        self._cache = (out,)                                            # children: their own
-        return out                                                                     # (B, T, D)
+        attn, ffn = self.self_attn.forward, self.feed_forward.forward
+        if self.config.norm_first:
+            h = self.norm1.forward(x)                                                  # (B, T, D)
+            x1 = x + self.dropout1.forward(attn(h, h, h, mask))                        # (B, T, D)
+            out = x1 + self.dropout2.forward(ffn(self.norm2.forward(x1)))              # (B, T, D)
+        else:
+            x1 = self.norm1.forward(x + self.dropout1.forward(attn(x, x, x, mask)))    # (B, T, D)
+            out = self.norm2.forward(x1 + self.dropout2.forward(ffn(x1)))              # (B, T, D)
+        self._cache = (out,)                                                      # children: their own
+        return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         self._require_cache()
-        pre = self.config.norm_first
-        dx1 = residual_backward(dout, self.norm2, self.dropout2, self.feed_forward.backward, pre)
-        return residual_backward(dx1, self.norm1, self.dropout1,
-                                 self_attention_backward(self.self_attn), pre)        # (B, T, D)
+        if self.config.norm_first:
+            # out = x1 + dropout2(ffn(norm2(x1)))
+            dx1 = dout + self.norm2.backward(self.feed_forward.backward(self.dropout2.backward(dout)))
+            # x1 = x + dropout1(attn(h, h, h)), h = norm1(x): h feeds query, key and value
+            dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dx1))    # (B, T, D) each
+            return dx1 + self.norm1.backward(dq + dk + dv)                        # (B, T, D)
+        # out = norm2(r2), r2 = x1 + dropout2(ffn(x1))
+        dr2 = self.norm2.backward(dout)                                           # (B, T, D)
+        dx1 = dr2 + self.feed_forward.backward(self.dropout2.backward(dr2))       # (B, T, D)
+        # x1 = norm1(r1), r1 = x + dropout1(attn(x, x, x)): x feeds query, key and value
+        dr1 = self.norm1.backward(dx1)                                            # (B, T, D)
+        dq, dk, dv = self.self_attn.backward(self.dropout1.backward(dr1))         # (B, T, D) each
+        return dr1 + dq + dk + dv                                                 # (B, T, D)
 
 
 class Encoder(Module):
