@@ -1,8 +1,7 @@
 """Give a model's (or a loss's) elementwise modules their fast forward and backward, and take them back.
 
-    accelerate(model, threads=2)        every Activation, LayerNorm, Dropout, MultiHeadAttention,
-    accelerate(loss_fn, threads=2)      CrossEntropyLoss, Linear and Embedding inside gets
-                                        npformer.fast's methods
+    accelerate(model, threads=2)        every Activation, LayerNorm, Dropout, MultiHeadAttention
+    accelerate(loss_fn, threads=2)      and CrossEntropyLoss inside gets npformer.fast's methods
     restore_plain(model)                the plain methods again
     accelerated_threads(model)          the threads they use, or None when none is accelerated
 
@@ -20,7 +19,6 @@ from __future__ import annotations
 import types
 
 from npformer.fast.attention import mha_backward, mha_forward
-from npformer.fast.grad_in_place import embedding_module_backward, linear_module_backward
 from npformer.fast.methods import (
     activation_backward,
     activation_forward,
@@ -34,9 +32,7 @@ from npformer.fast.methods import (
 from npformer.layers.activations import Activation
 from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
-from npformer.layers.embedding import Embedding
 from npformer.layers.layernorm import LayerNorm
-from npformer.layers.linear import Linear
 from npformer.layers.loss import CrossEntropyLoss
 from npformer.layers.module import Module, checked_backward
 
@@ -51,9 +47,6 @@ FAST_METHODS = {
     Dropout: (dropout_module_forward, checked_backward(dropout_module_backward)),
     MultiHeadAttention: (mha_forward, checked_backward(mha_backward)),
     CrossEntropyLoss: (loss_module_forward, checked_backward(loss_module_backward)),
-    # the plain forwards; the backwards write weight gradients into `.grad` (npformer.fast.grad_in_place)
-    Linear: (Linear.forward, checked_backward(linear_module_backward)),
-    Embedding: (Embedding.forward, checked_backward(embedding_module_backward)),
 }
 
 _ATTRS = ("forward", "backward", "fast_threads")
