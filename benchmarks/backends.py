@@ -201,8 +201,7 @@ class NumpySession(Session):
             from npformer.fast.accelerate import accelerate
             from npformer.fast.fused_adam import FusedAdam
             from npformer.fast.last_logits import use_last_position_logits
-            from npformer.fast.linear import use_few_rows_linear
-            use_last_position_logits(use_few_rows_linear(self.model))
+            use_last_position_logits(self.model)          # read by decoding only
             accelerate(self.model, self.threads)
             accelerate(self.loss, self.threads)
             self.train_model, self.train_loss, replicas = self._training_model(bc, tcfg, master_state)
@@ -305,8 +304,18 @@ class NumpySession(Session):
             return train_step
         if workload == "generate":
             from npformer.decoding.generate import greedy_decode
-            return lambda: greedy_decode(m, x.gen_src, max_new_tokens=self.bc.gen_tokens,
+            from npformer.fast.linear import use_few_rows_linear
+
+            def generate():
+                # the few-row product only while decoding, as `npformer generate` runs it (training
+                # and a plain forward never use it)
+                use_few_rows_linear(m, on=self.backend.fast)
+                try:
+                    return greedy_decode(m, x.gen_src, max_new_tokens=self.bc.gen_tokens,
                                          eos_id=None)
+                finally:
+                    use_few_rows_linear(m, on=False)
+            return generate
         raise ValueError(f"workload: unknown {workload!r}")
 
     def logits(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:

@@ -33,9 +33,13 @@ def few_rows_linear_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None):
     return y.reshape(*x.shape[:-1], O), LinearCache(x, W, b is not None)   # (..., O)
 
 
-def use_few_rows_linear(model):
-    """Make every Linear in `model` run few_rows_linear_forward; returns the model."""
+def use_few_rows_linear(model, on: bool = True):
+    """Make every Linear in `model` run few_rows_linear_forward (on=False: the plain
+    linear_forward again, the class's own); returns the model."""
     for _, m in model.named_modules():
         if isinstance(m, Linear):
-            m.functional = few_rows_linear_forward
+            if on:
+                m.functional = few_rows_linear_forward
+            else:
+                m.__dict__.pop("functional", None)
     return model

@@ -69,3 +69,28 @@ def test_one_model_trains_where_the_rule_picks_one_replica_or_it_is_switched_off
     assert s.parallel is None and s.train_model is s.model
     assert s.workload_note("train_step") is None and s.resident_extra_bytes("train_step") == 0
     assert np.isfinite(float(s.fn("train_step")()))
+
+
+def test_the_few_row_product_runs_while_decoding_only_as_the_cli_runs_it(monkeypatch):
+    import npformer.fast.linear as fast_linear
+    from npformer.layers.linear import Linear
+    bc = resolve_config("small", batch_size=2, seq_len=4, dropout=0.0)
+    s = _session(bc, "np-f32", 1)
+    seen = {}
+
+    def spy(name):
+        def few(x, W, b):
+            seen[name] = seen.get(name, 0) + 1
+            return fast_linear.linear_forward(x, W, b)
+        return few
+    try:
+        monkeypatch.setattr(fast_linear, "few_rows_linear_forward", spy("few"))
+        for workload in ("forward", "train_step"):     # 8 rows: the few-row form would take them
+            s.fn(workload)()
+            assert "few" not in seen, workload
+        s.fn("generate")()
+        assert seen.get("few", 0) > 0
+        linears = [m for _, m in s.model.named_modules() if isinstance(m, Linear)]
+        assert all("functional" not in m.__dict__ for m in linears)    # switched off again
+    finally:
+        s.close()

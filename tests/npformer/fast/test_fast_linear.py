@@ -44,3 +44,13 @@ def test_use_few_rows_linear_switches_every_linear_of_a_model():
     linears = [m for _, m in fast.named_modules() if isinstance(m, nf.Linear)]
     assert linears and all(m.functional is few_rows_linear_forward for m in linears)
     np.testing.assert_allclose(fast(src, tgt), want, rtol=1e-12, atol=1e-12)
+
+
+def test_use_few_rows_linear_off_gives_the_plain_product_back():
+    cfg = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1,
+                               num_decoder_layers=1, vocab_size=11, max_len=9, dtype="float64")
+    model = use_few_rows_linear(nf.Transformer(cfg, seed=0))
+    plain = use_few_rows_linear(model, on=False)
+    linears = [m for _, m in plain.named_modules() if isinstance(m, nf.Linear)]
+    assert linears and all(m.functional is nf.Linear.functional for m in linears)
+    assert all("functional" not in m.__dict__ for m in linears)     # the class's own, not a copy
