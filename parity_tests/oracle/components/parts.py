@@ -78,6 +78,17 @@ class SDPA(Component):
         return Case(self.name, ex, {}, {"q": q, "k": k, "v": v}, {"mask": mask_array(ex["mask"])},
                     {}, dout, (B, H, Tq, dv), (B, H, Tq, Tk))
 
+    def conditioning(self, case, key, ref):
+        """Scores of size S are rounded to u * S, and the softmax turns that into a relative
+        change of u * S in its weights: right code that rounds its scores otherwise (a
+        log-sum-exp softmax, q scaled before the product) differs from the reference by that much,
+        and its gradients again where they cancel. S is large only in structural.LARGE_SCORES
+        (|q|, |k| ~ 30, there for the overflow a missing max subtraction shows, which no tolerance
+        hides); a bug's difference (a scale, a mask, an axis) is of size 1."""
+        q, k = case.inputs["q"], case.inputs["k"]
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])         # (B, H, Tq, Tk)
+        return max(1.0, float(np.abs(scores).max(initial=0.0)))
+
     def reference(self, case):
         i = case.inputs
         (out, w), cache = sdpa_forward(i["q"], i["k"], i["v"], case.masks["mask"])

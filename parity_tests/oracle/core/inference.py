@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from parity_tests.harness.compare import measure
+from parity_tests.harness.tolerances import scaled, tolerance
 
 from .modes import kept_rows
 from .verdicts import Outcome
@@ -44,7 +45,10 @@ def _differs(checker, key: str, got: np.ndarray, ref: np.ndarray, other, case) -
         ref = ref.mean(axis=1)          # returned averaged over the heads (the main run said so)
     a, b = (kept_rows(other, got), kept_rows(other, ref)) if key == "output" and \
         got.shape == ref.shape else (got, ref)
-    rep = measure(f"{key} (inference)", a, b, dtype=checker.opts.dtype, quantity=key)
+    # the table's tolerance times how much these inputs amplify rounding (Component.conditioning)
+    tol = scaled(tolerance(checker.opts.dtype, key), checker.comp.conditioning(other, key, ref)) \
+        if a.shape == b.shape else None
+    rep = measure(f"{key} (inference)", a, b, dtype=checker.opts.dtype, quantity=key, tol=tol)
     if rep.passed:
         return None
     return Outcome("mismatch", quantity=key, message=WHAT.replace("output", key.replace("_", " "), 1),

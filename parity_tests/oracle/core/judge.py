@@ -101,7 +101,7 @@ class Judge:
                 out.after[q.key] = "match" if rep.passed else "differs"
                 continue
             odd = mode_difference(reply, q.key, q.kind, label, case, opts.dtype,
-                                  mode_ref) if rep.passed else None
+                                  mode_ref, comp) if rep.passed else None
             if rep.passed and odd is None:
                 out.checked.append(q.key)
                 continue

@@ -30,6 +30,7 @@ import hashlib
 import numpy as np
 
 from parity_tests.harness.compare import measure
+from parity_tests.harness.tolerances import scaled, tolerance
 
 from ..components import REF, Case
 from ..sandbox.modes import MODES
@@ -108,11 +109,12 @@ def causal_case(case: Case) -> Case:
 
 
 def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str,
-                    expected: dict | None = None):
+                    expected: dict | None = None, comp=None):
     """(mode, measure report) for the first mode whose `key` differs from what it should be, or
     None: `expected` is {mode: the parent's reference on that mode's own inputs} (`other_inputs`);
     without it, the main run's values (modes run on the main run's inputs). A mode that returned
-    this quantity with another shape, or not at all while returning others, differs too."""
+    this quantity with another shape, or not at all while returning others, differs too. `comp`:
+    the component, whose `conditioning` scales the tolerance on the inputs the mode ran on."""
     if reply.values.get(key) is None:
         return None
     for mode in MODES:
@@ -133,7 +135,11 @@ def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: s
         a, b = got[key], main
         if key == "output" and a.shape == b.shape:
             a, b = kept_rows(case, a), kept_rows(case, b)
-        rep = measure(f"{label} ({mode})", a, b, dtype=dtype, quantity=kind)
+        tol = None
+        if comp is not None and a.shape == b.shape:
+            ran_on = (reply.mode_cases or {}).get(mode, case) if expected is not None else case
+            tol = scaled(tolerance(dtype, kind), comp.conditioning(ran_on, key, b))
+        rep = measure(f"{label} ({mode})", a, b, dtype=dtype, quantity=kind, tol=tol)
         if not rep.passed:
             return mode, rep
     return None
