@@ -189,6 +189,11 @@ class ConstructMixin:
         kwargs.update(b.constants)
         kwargs.update(given)
         kwargs.update(init)
+        if depth == 0:                     # what the constructor left at its default (unvaried.py)
+            self.ctor_left = {p.name: p.default for i, p in enumerate(params)
+                              if p.default is not inspect.Parameter.empty and p.name not in kwargs
+                              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                              and not (p.kind != p.KEYWORD_ONLY and i < len(args))}
         return target(*args, **kwargs)
 
     def source_module(self):

@@ -6,6 +6,10 @@ names them and the parent's one-value line (core/completeness.one_value_line) sa
 
     unvaried(adapter, inst) -> {argument: "left at its default None" | "passed False in every run"}
 
+The constructor's own arguments the build left at their defaults (`causal=False`, `bias=True`,
+`pre_norm=`: reading/construct.py records them as ctor_left) are named too, "left at its default
+False in the constructor".
+
 Read from the signature the adapter bound (the worker's side); an adapter file's own call
 (`--adapter` with call()) is the instructor's choice and is not listed.
 """
@@ -86,4 +90,8 @@ def _unvaried(adapter, inst) -> dict[str, str]:
             out[p.name] = f"left at its default {_short(p.default)}"
         if len(out) >= MAX_ITEMS:
             break
+    for name, default in (getattr(adapter, "ctor_left", None) or {}).items():
+        if len(out) >= MAX_ITEMS:
+            break
+        out.setdefault(name, f"left at its default {_short(default)} in the constructor")
     return out
