@@ -10,6 +10,10 @@ The constructor's own arguments the build left at their defaults (`causal=False`
 `pre_norm=`: reading/construct.py records them as ctor_left) are named too, "left at its default
 False in the constructor".
 
+A forward whose claimed signature (`functools.wraps` of a narrower function, `__signature__` set)
+leaves out arguments its own code takes has each of those named "hidden by its claimed signature"
+(read from the function's code object, which the claim does not change).
+
 Read from the signature the adapter bound (the worker's side); an adapter file's own call
 (`--adapter` with call()) is the instructor's choice and is not listed.
 """
@@ -90,8 +94,23 @@ def _unvaried(adapter, inst) -> dict[str, str]:
             out[p.name] = f"left at its default {_short(p.default)}"
         if len(out) >= MAX_ITEMS:
             break
+    for name in _hidden(_forward(inst), sig):
+        if len(out) >= MAX_ITEMS:
+            break
+        out.setdefault(name, "hidden by its claimed signature (its code takes it)")
     for name, default in (getattr(adapter, "ctor_left", None) or {}).items():
         if len(out) >= MAX_ITEMS:
             break
         out.setdefault(name, f"left at its default {_short(default)} in the constructor")
     return out
+
+
+def _hidden(fn, sig: inspect.Signature) -> list[str]:
+    """Named parameters of the forward's own code that its claimed signature leaves out."""
+    raw = getattr(fn, "__func__", fn)
+    code = getattr(raw, "__code__", None)
+    if code is None:
+        return []
+    count = code.co_argcount + code.co_kwonlyargcount
+    claimed = set(sig.parameters)
+    return [n for n in code.co_varnames[:count] if n not in ("self", "cls") and n not in claimed]
