@@ -10,11 +10,12 @@ FLOPs of a step: benchmarks.flops.step_flops, the benchmark's own count (95.8 GF
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 import numpy as np
+
+from benchmarks.files import write_json
 
 
 def main() -> None:
@@ -23,6 +24,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.out and os.path.exists(args.out):          # checked before minutes of measuring
+        ap.error(f"--out {args.out}: the file exists; give a new path (nothing is replaced)")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        ap.error(f"--out {args.out}: its folder does not exist")
     from benchmarks.backends import np_model
     from benchmarks.configs import get_config
     from benchmarks.flops import step_flops
@@ -71,8 +76,7 @@ def main() -> None:
         gf = step_flops(bc.transformer_config("float32"), bc.model, "train_step", B, 0, 64) / s / 1e9
         print(f"batch {B} x 64: step {1e3 * s:7.0f} ms CPU, {gf:5.1f} GFLOP/s, {100 * gf / peak:4.1f} % of peak")
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(out, f, indent=1)
+        write_json(args.out, out)                     # whole or not at all (benchmarks/files.py)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,12 @@ printed too; --out writes the CPU and wall medians and samples as JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 import numpy as np
+
+from benchmarks.files import write_json
 
 N, D, F, V = 128, 768, 3072, 50257        # rows (2 x 64), d_model, d_ff, vocabulary
 LINEARS = (("D->D", D, D, 48), ("D->F", F, D, 12), ("F->D", D, F, 12), ("D->V", V, D, 1))
@@ -84,6 +85,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=N, help="rows of every product (2 x 64 = 128)")
     ap.add_argument("--products-only", action="store_true", help="no Adam, embedding, bandwidth")
     args = ap.parse_args()
+    if args.out and os.path.exists(args.out):          # checked before minutes of measuring
+        ap.error(f"--out {args.out}: the file exists; give a new path (nothing is replaced)")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        ap.error(f"--out {args.out}: its folder does not exist")
     rng = np.random.default_rng(0)
     items = _products(rng, args.rows)
     n_params = bw_bytes = 0
@@ -137,8 +142,7 @@ def main() -> None:
               f"achieved, {1e3 * adam_bytes / bw / 1e9:.0f} ms at that bandwidth")
         doc["bandwidth_gbs"] = bw
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(doc, f, indent=1)
+        write_json(args.out, doc)                     # whole or not at all (benchmarks/files.py)
 
 
 if __name__ == "__main__":

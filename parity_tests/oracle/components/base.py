@@ -20,6 +20,7 @@ from npformer.models.config import ACTIVATIONS, TransformerConfig
 from npformer.models.decoder import DecoderLayer
 from npformer.models.encoder import EncoderLayer
 from npformer.models.transformer import Transformer
+from parity_tests.harness.tolerances import Tolerance, scaled, tolerance
 
 if TYPE_CHECKING:
     from ..reading.findings import Findings
@@ -242,10 +243,15 @@ class Component:
         return [Quantity(k, quantity_kind(k), quantity_label(k)) for k in keys]
 
     def conditioning(self, case: Case, key: str, ref: np.ndarray) -> float:
-        """How much these inputs amplify rounding in quantity `key` (>= 1): its tolerance is the
-        table's times this. 1 for every component but those whose rounding the inputs can
-        amplify (a LayerNorm on rows of tiny spread: parity_tests/harness/conditioning.py)."""
+        """How much these inputs amplify rounding in quantity `key` (>= 1). 1 for every component
+        but those whose rounding the inputs can amplify (sdpa's large scores, a LayerNorm on rows
+        of tiny spread: parity_tests/harness/conditioning.py)."""
         return 1.0
+
+    def tolerance(self, case: Case, key: str, ref: np.ndarray, dtype: str, kind: str) -> Tolerance:
+        """The tolerance for quantity `key` (of `kind`) on `case`'s inputs: the table's, times
+        `conditioning`; every comparison of a check (main run, modes, inference) takes it here."""
+        return scaled(tolerance(dtype, kind), self.conditioning(case, key, ref))
 
     def param_shapes(self, hyper: dict) -> dict[str, tuple]:
         return {}

@@ -20,7 +20,6 @@ import time
 import numpy as np
 
 from parity_tests.harness.compare import measure
-from parity_tests.harness.tolerances import scaled, tolerance
 
 from .modes import kept_rows
 from .verdicts import Outcome
@@ -45,9 +44,7 @@ def _differs(checker, key: str, got: np.ndarray, ref: np.ndarray, other, case) -
         ref = ref.mean(axis=1)          # returned averaged over the heads (the main run said so)
     a, b = (kept_rows(other, got), kept_rows(other, ref)) if key == "output" and \
         got.shape == ref.shape else (got, ref)
-    # the table's tolerance times how much these inputs amplify rounding (Component.conditioning)
-    tol = scaled(tolerance(checker.opts.dtype, key), checker.comp.conditioning(other, key, ref)) \
-        if a.shape == b.shape else None
+    tol = checker.comp.tolerance(other, key, ref, checker.opts.dtype, key)   # times conditioning
     rep = measure(f"{key} (inference)", a, b, dtype=checker.opts.dtype, quantity=key, tol=tol)
     if rep.passed:
         return None

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from parity_tests.harness.compare import measure
-from parity_tests.harness.tolerances import scaled, tolerance
 
 from ..components import Case, Component
 from .modes import WHAT as MODE_WHAT
@@ -92,9 +91,7 @@ class Judge:
                                        "float64?), inputs were float32 (the output must keep the "
                                        "input dtype)", case=case, mapping=mapping,
                                checked=out.checked)
-            # the table's tolerance, times how much these inputs amplify rounding (1 but for a
-            # LayerNorm on rows of tiny spread: Component.conditioning)
-            tol = scaled(tolerance(opts.dtype, q.kind), comp.conditioning(case, q.key, ref))
+            tol = comp.tolerance(case, q.key, ref, opts.dtype, q.kind)     # times conditioning
             rep = measure(label, got, ref, dtype=opts.dtype, quantity=q.kind, tol=tol)
             if out.quantity is not None:
                 # after the first difference: measured for the report, never the verdict

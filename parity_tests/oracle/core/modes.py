@@ -30,7 +30,6 @@ import hashlib
 import numpy as np
 
 from parity_tests.harness.compare import measure
-from parity_tests.harness.tolerances import scaled, tolerance
 
 from ..components import REF, Case
 from ..sandbox.modes import MODES
@@ -135,10 +134,8 @@ def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: s
         a, b = got[key], main
         if key == "output" and a.shape == b.shape:
             a, b = kept_rows(case, a), kept_rows(case, b)
-        tol = None
-        if comp is not None and a.shape == b.shape:
-            ran_on = (reply.mode_cases or {}).get(mode, case) if expected is not None else case
-            tol = scaled(tolerance(dtype, kind), comp.conditioning(ran_on, key, b))
+        ran_on = (reply.mode_cases or {}).get(mode, case) if expected is not None else case
+        tol = comp.tolerance(ran_on, key, b, dtype, kind) if comp is not None else None
         rep = measure(f"{label} ({mode})", a, b, dtype=dtype, quantity=kind, tol=tol)
         if not rep.passed:
             return mode, rep
