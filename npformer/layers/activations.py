@@ -11,8 +11,6 @@ form has no cancellation for very negative x), phi(x) = exp(-x^2 / 2) / sqrt(2 p
 gelu is torch's GELU(approximate="none"), gelu_tanh is GELU(approximate="tanh") (GPT-2's). At x = 0
 ReLU's gradient is 0, as in torch.
 """
-from __future__ import annotations
-
 import math
 from typing import NamedTuple
 

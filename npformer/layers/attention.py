@@ -11,8 +11,6 @@ length, dk = dv = d_model / H head width, D d_model.
 Masks are keep-masks (npformer.layers.masks). A query row whose keys are all masked gets weights 0,
 output 0 and gradient 0 ("safe softmax", as torch's F.scaled_dot_product_attention), never NaN.
 """
-from __future__ import annotations
-
 import math
 from typing import NamedTuple
 

@@ -13,8 +13,6 @@ dtype, so float32 and float64 runs with one seed drop the same entries. `Dropout
 last forward's mask; `Dropout.replay(mask)` makes the next forward use a given one (for a whole model:
 npformer.checks.dropout_masks, which gradient checks use).
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -11,8 +11,6 @@ gradient is the sum of those positions' upstream gradients:
 initialisation and never receives a gradient, so it stays whatever it was loaded as. The lookup itself
 still returns W[padding_idx] (zero unless changed), exactly like torch.
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

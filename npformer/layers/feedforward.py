@@ -5,8 +5,6 @@
 here linear2(dropout(activation(linear1(x)))): activation "relu" (the paper), "gelu" or "gelu_tanh",
 and the config's `activation_dropout` after it (where torch.nn.TransformerEncoderLayer puts one).
 """
-from __future__ import annotations
-
 import numpy as np
 
 from npformer.layers.activations import Activation

@@ -14,8 +14,6 @@ Backward, with G = dL/dy, r = 1 / sqrt(var + eps) and g = G * gamma (= dL/dxhat)
 (The last line is dL/dx = r (g - mean(g)) minus the part through the variance; both means run over the
 D entries of one row. It follows from dxhat_j/dx_k = r (delta_jk - 1/D - xhat_j xhat_k / D).)
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -8,8 +8,6 @@ Backward, with G = dL/dy (..., O) and the leading dims flattened into N rows:
     dL/dW = G^T x                     (O, N) @ (N, I)   -> (O, I)   (sum over every leading position)
     dL/db = sum of G over the rows    (O,)
 """
-from __future__ import annotations
-
 import math
 from typing import NamedTuple
 

@@ -16,8 +16,6 @@ the sum nor in N_counted. Backward (p_n = softmax(z_n), G the upstream scalar):
 When every target is ignored the mean is 0/0; torch returns NaN there, this module raises a ValueError
 instead, so a batch without a single counted target is noticed rather than turned into a NaN update.
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

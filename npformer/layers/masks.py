@@ -11,8 +11,6 @@ is the usual lower triangle; with a KV cache (Tk = past + Tq new tokens) each ne
 past and the new tokens up to itself. (torch's SDPA `is_causal` is top-left aligned; the two agree
 only when Tq == Tk.)
 """
-from __future__ import annotations
-
 from functools import reduce
 
 import numpy as np

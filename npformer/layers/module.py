@@ -5,21 +5,16 @@ like torch.nn.Module), so dotted names such as `encoder.layers.0.self_attn.q_pro
 identical to torchformer's `state_dict()` keys.
 
 Calling a module is the public, checked entry: `module(*args)` checks the arguments once, then runs
-`forward` on them. Inside a module, children run through `child.forward(...)`, unchecked (a model
-calls only its top-level stages, embeddings, stacks and head, checked). The checks live apart from the
-math, in npformer.guards (as PyTorch registers its shape checks apart from its kernels): it registers
-them per class in CHECKS below and runs a class's "init" check before its constructor and its
-"backward" check on the upstream gradient, then frees the forward's cache (as torch frees its graph).
+`forward` on them; inside a module, children run through `child.forward(...)`, unchecked. The checks
+live apart from the math, in npformer.guards, which registers them per class in CHECKS below.
 
 Forward stores what backward needs on the module (`self._cache`; in most layers its output last,
 `(..., out)`, so the upstream gradient's check can compare shapes with it); backward(grad_output)
 returns the gradients of the float inputs and *accumulates* into each Parameter's `.grad` (a tied
 parameter sums both uses).
 """
-from __future__ import annotations
-
 from collections import OrderedDict
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

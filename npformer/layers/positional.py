@@ -16,8 +16,6 @@ Both encodings compute y = x + table[offset : offset + T] and share one function
 
 `offset` is the position of the first of the T tokens (non-zero when decoding with a KV cache).
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -13,8 +13,6 @@ entirely -inf has no finite maximum: softmax returns zeros there (not 0/0 = NaN)
 log_softmax returns -inf (the log of those zero probabilities). +inf or NaN inputs give NaN: they are
 not a valid score, and callers validate their inputs before this point.
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -18,8 +18,6 @@ Symmetry covers negative x: erf(-x) = -erf(x), erfc(-x) = 2 - erfc(x).
 
 Arithmetic runs in the input's dtype (float32 stays float32); constants are Python floats.
 """
-from __future__ import annotations
-
 import numpy as np
 
 _SMALL = 0.46875        # region boundaries in |x|

@@ -17,8 +17,6 @@ Backward of the new pieces:
     e = a + b + c (three lookups)   each lookup table gets de (embedding_backward sums by id)
     pooled reads h[:, 0] only      dh[:, 0] += dpooled-path, zero elsewhere
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -6,8 +6,6 @@
 The decoder layers have no cross-attention. GPT-2's layout is one config away: gpt2_config() sets
 config.GPT2_LAYOUT (pre-norm, tanh GELU, learned positions, a final norm, tied embeddings).
 """
-from __future__ import annotations
-
 import numpy as np
 
 from npformer.layers.dropout import Dropout

@@ -5,8 +5,6 @@
            = sum_s w[b, s] h[b, s],  w = keep / count   pooling "mean" (over non-pad positions)   (B, D)
     logits = classifier(pooled)                                           (B, C)
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -16,8 +16,6 @@ named norm2 / dropout2 (names count sublayer slots, see docs/ARCHITECTURE.md).
 Backward: a residual y = x + f(x) gives dx = dy + f'(x)^T dy. The memory m is the key and the value of
 the cross-attention, so dmemory = dkey + dvalue; over a stack every layer's dmemory adds up.
 """
-from __future__ import annotations
-
 from typing import NamedTuple
 
 import numpy as np

@@ -10,8 +10,6 @@ or before the sublayer (pre-norm, GPT-2 style):
 
 Backward of a residual y = x + f(x) is dx = dy + f'(x)^T dy: the two paths add.
 """
-from __future__ import annotations
-
 import numpy as np
 
 from npformer.layers.attention import MultiHeadAttention

@@ -6,8 +6,6 @@
 Also here: the small helpers every model shares (the shared dropout generator, the embedding scale,
 the source keep-mask, the target self-attention mask with its incremental-decoding form).
 """
-from __future__ import annotations
-
 import math
 
 import numpy as np

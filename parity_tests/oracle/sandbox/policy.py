@@ -201,6 +201,11 @@ def _skip_frame(filename: str, skip_dirs) -> bool:
         any(filename.startswith(d) for d in skip_dirs)
 
 
+# npformer's config, plain settings with no computation, stays importable for the harness after the
+# reference is taken out; its field checks (npformer.guards.config, standard library only) stay with it
+SETTINGS = ("npformer.models.config", "npformer.guards.config")
+
+
 def install(forbidden, harness_dirs, package_dirs) -> None:
     """Child: hide forbidden modules and refuse their import from anything but the harness."""
     forbidden = tuple(forbidden)
@@ -210,7 +215,7 @@ def install(forbidden, harness_dirs, package_dirs) -> None:
     for name in list(sys.modules):
         # the harness's own package stays (its modules import each other lazily); a cached
         # parity_tests import is what the static scan is for
-        if _matches(name, forbidden) and _top(name) != "parity_tests" and name != "npformer.models.config":
+        if _matches(name, forbidden) and _top(name) != "parity_tests" and name != SETTINGS[0]:
             del sys.modules[name]           # (npformer.models.config: see scrub)
     harness = tuple(harness_dirs)
     skip = tuple(package_dirs)
@@ -324,7 +329,7 @@ def _from_import_system(frame, filename: str) -> bool:
 
 def _forbidden_object(v, forbidden) -> bool:
     """A module, class or function of a forbidden package, or an instance of such a class
-    (npformer.models.config, plain settings, excepted)."""
+    (SETTINGS, plain settings and their field checks, excepted)."""
     import types
     try:
         if isinstance(v, types.ModuleType):
@@ -333,7 +338,7 @@ def _forbidden_object(v, forbidden) -> bool:
             name = getattr(v, "__module__", "")
         else:
             name = type(v).__module__
-        return isinstance(name, str) and _matches(name, forbidden) and name != "npformer.models.config"
+        return isinstance(name, str) and _matches(name, forbidden) and name not in SETTINGS
     except Exception:  # noqa: BLE001
         return False
 
@@ -388,4 +393,4 @@ def reference_left(forbidden) -> int:
     return sum(1 for o in gc.get_objects()
                if isinstance(o, (types.FunctionType, type)) and
                _matches(str(getattr(o, "__module__", "")), forbidden)
-               and getattr(o, "__module__", "") != "npformer.models.config")
+               and getattr(o, "__module__", "") not in SETTINGS)
