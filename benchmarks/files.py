@@ -5,10 +5,25 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from npformer.io.files import atomic_write
+
+
+def new_output_problem(path, flag: str = "--out") -> str | None:
+    """Why `path` cannot take a new result file, or None: checked before a run's minutes of
+    measuring, so nothing is replaced and nothing measured is lost. A missing folder is fine
+    (write_json makes it); an existing name (a dangling link too) or a file where a folder must be
+    is not."""
+    p = Path(path).absolute()
+    if os.path.lexists(p):
+        return f"{flag} {path}: the file exists; give a new path (nothing is replaced)"
+    above = next(a for a in p.parents if a.exists())
+    if not above.is_dir():
+        return f"{flag} {path}: {above} is a file, not a folder"
+    return None
 
 
 def write_json(path, doc: Any, *, default=str) -> Path:

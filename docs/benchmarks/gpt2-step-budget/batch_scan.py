@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from benchmarks.files import write_json
+from benchmarks.files import new_output_problem, write_json
 
 
 def main() -> None:
@@ -24,10 +24,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out")
     args = ap.parse_args()
-    if args.out and os.path.exists(args.out):          # checked before minutes of measuring
-        ap.error(f"--out {args.out}: the file exists; give a new path (nothing is replaced)")
-    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-        ap.error(f"--out {args.out}: its folder does not exist")
+    if args.out and (problem := new_output_problem(args.out)):    # before minutes of measuring
+        ap.error(problem)
     from benchmarks.backends import np_model
     from benchmarks.configs import get_config
     from benchmarks.flops import step_flops

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from benchmarks.files import write_json
+from benchmarks.files import new_output_problem, write_json
 
 N, D, F, V = 128, 768, 3072, 50257        # rows (2 x 64), d_model, d_ff, vocabulary
 LINEARS = (("D->D", D, D, 48), ("D->F", F, D, 12), ("F->D", D, F, 12), ("D->V", V, D, 1))
@@ -85,10 +85,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=N, help="rows of every product (2 x 64 = 128)")
     ap.add_argument("--products-only", action="store_true", help="no Adam, embedding, bandwidth")
     args = ap.parse_args()
-    if args.out and os.path.exists(args.out):          # checked before minutes of measuring
-        ap.error(f"--out {args.out}: the file exists; give a new path (nothing is replaced)")
-    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-        ap.error(f"--out {args.out}: its folder does not exist")
+    if args.out and (problem := new_output_problem(args.out)):    # before minutes of measuring
+        ap.error(problem)
     rng = np.random.default_rng(0)
     items = _products(rng, args.rows)
     n_params = bw_bytes = 0

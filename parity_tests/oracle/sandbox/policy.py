@@ -365,7 +365,7 @@ def scrub(forbidden, root: str) -> list[str]:
                 dirs.update(spec.submodule_search_locations)
             elif spec is not None and spec.origin:
                 dirs.add(os.path.dirname(spec.origin))
-    keep = sys.modules.get("npformer.models.config") if "npformer" in forbidden else None
+    keep = sys.modules.get(SETTINGS[0]) if "npformer" in forbidden else None
     for name in [m for m in list(sys.modules) if _matches(m, forbidden)]:
         del sys.modules[name]
     for mname, mod in list(sys.modules.items()):
@@ -376,7 +376,7 @@ def scrub(forbidden, root: str) -> list[str]:
             if _forbidden_object(v, forbidden):
                 d[k] = None                     # the parent's copy of the harness keeps its own
     if keep is not None:        # `from npformer.models.config import X` finds it without its package
-        sys.modules["npformer.models.config"] = keep
+        sys.modules[SETTINGS[0]] = keep
     gc.collect()
     hidden = sorted({os.path.realpath(p) for p in dirs if os.path.isdir(p)})
     STATE["hidden"] = tuple(hidden)       # the audit hook refuses (and records) reading them
