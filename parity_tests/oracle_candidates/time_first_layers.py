@@ -66,6 +66,15 @@ class TimeFirstEncoderLayer(nn.Module):
         return self.final_layer_norm(x + self.fc2(torch.relu(self.fc1(x))))
 
 
+class TimeFirstPreNormEncoderLayer(TimeFirstEncoderLayer):
+    """Pre-norm encoder layer on (T, B, d) (fairseq's normalize_before)."""
+
+    def forward(self, x, mask=None):
+        h = self.self_attn_layer_norm(x)
+        x = x + self.self_attn(h, h, h, mask)[0]
+        return x + self.fc2(torch.relu(self.fc1(self.final_layer_norm(x))))
+
+
 class TimeFirstEncoderLayerBUG(TimeFirstEncoderLayer):
     """BUG: the feed-forward reads the sublayer input, not the attention's output."""
 
@@ -115,3 +124,28 @@ class TimeFirstPaddingFlagEncoderLayerBUG(TimeFirstPaddingFlagEncoderLayer):
         keep = (~encoder_key_padding_mask.bool())[:, None, None, :]
         x = self.self_attn_layer_norm(self.self_attn(x, x, x, keep)[0])
         return self.final_layer_norm(x + self.fc2(torch.relu(self.fc1(x))))
+
+
+class TimeFirstPositionalEncoding(nn.Module):
+    """Sinusoidal positions added to x (T, B, d): a (max_len, 1, d) buffer cut to T rows, then
+    dropout (PyTorch tutorial style)."""
+
+    def __init__(self, d_model, dropout=0.1, max_len=500):
+        super().__init__()
+        self.drop = nn.Dropout(dropout)
+        t = torch.arange(max_len, dtype=torch.float64)[:, None]                # (max_len, 1)
+        freq = 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+        table = torch.zeros(max_len, 1, d_model, dtype=torch.float64)
+        table[:, 0, 0::2] = torch.sin(t * freq)
+        table[:, 0, 1::2] = torch.cos(t * freq[: d_model // 2])
+        self.register_buffer("table", table)
+
+    def forward(self, x):
+        return self.drop(x + self.table[: x.size(0)].to(x.dtype))
+
+
+class TimeFirstPositionalEncodingBUG(TimeFirstPositionalEncoding):
+    """BUG: the rows are taken from position 1 on (an off-by-one)."""
+
+    def forward(self, x):
+        return self.drop(x + self.table[1: x.size(0) + 1].to(x.dtype))

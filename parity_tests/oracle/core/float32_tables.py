@@ -1,14 +1,15 @@
 """A positional table computed in float32 (`torch.arange(...).float()`, `dtype=torch.float`) inside a
-check run in float64: the logic is right, the constants carry float32 rounding. Attention code can
-do the same: Hugging Face's eager attention takes its softmax in float32 and casts back
-(`softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)`). When such a check (positional,
-sdpa, mha, encoder or decoder layer) ends MISMATCH with the largest difference of float32 rounding
-size, the whole check runs again with --dtype float32 (float32 tolerances); if every quantity then
-matches, the answer is that MATCH, its first note stating the assumption and the float64 result.
-Anything else is a MISMATCH (with the float32 counterexample when that check failed, below).
-A wrong table (another base, sin and cos swapped, positions shifted) or a wrong attention
-(another scale, a missing mask) differs by far more than float32 rounding and fails both. A
-replay, and a check with completeness requirements (grading), keep the float64 answer.
+check run in float64: the logic is right, the constants carry float32 rounding (a whole model
+holding such a table too). Attention code can do the same: Hugging Face's eager attention takes its
+softmax in float32 and casts back (`softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)`).
+When such a check (positional, sdpa, mha, encoder or decoder layer, model) ends MISMATCH with the
+largest difference of float32 rounding size, the whole check runs again with --dtype float32
+(float32 tolerances); if every quantity then matches, the answer is that MATCH, its first note
+stating the assumption and the float64 result. Anything else is a MISMATCH (with the float32
+counterexample when that check failed, below). A wrong table (another base, sin and cos swapped,
+positions shifted) or a wrong attention (another scale, a missing mask) differs by far more than
+float32 rounding and fails both. A replay, and a check with completeness requirements (grading),
+keep the float64 answer.
 
 Float32 rounding is relative: it stays float32-sized whatever the inputs' scale. A LayerNorm's
 epsilon is not: a wrong one (1e-12 or 9e-6 where 1e-5 is wanted, whatever the candidate's `eps`
@@ -36,7 +37,9 @@ from .verdicts import CheckResult
 HINT = "float32 rounding size"
 ASSUMED = {"positional": "the candidate computes its table in float32",
            **{c: "the candidate computes part of its attention in float32 (a softmax taken in float32, "
-                 "as Hugging Face's eager attention does)" for c in ("sdpa", "mha", "encoder_layer", "decoder_layer")}}
+                 "as Hugging Face's eager attention does)" for c in ("sdpa", "mha", "encoder_layer", "decoder_layer")},
+           "model": "the candidate computes part of the model in float32 (its positional table, as the "
+                    "PyTorch tutorial's float32 buffer, or a softmax taken in float32)"}
 
 
 SMALL = 1e-2      # inputs scaled by this: a row variance 1e-4 of the drawn one

@@ -137,7 +137,7 @@ class Resolver:
                    if req and self.join(ref_prefix, leaf) in self.ref_shapes) and found_any
 
     def linear_raw(self, ref_prefix: str, parent_cand: str, child: Child) -> bool:
-        """A Linear kept as bare arrays beside its siblings (W_q, b_q)."""
+        """A Linear (or a norm) kept as bare arrays beside its siblings (W_q, b_q; gamma1, beta1)."""
         wref, bref = self.join(ref_prefix, "weight"), self.join(ref_prefix, "bias")
         if wref not in self.entries:
             for a in child.raw_weight:
@@ -220,8 +220,9 @@ class Resolver:
         if best is not None:  # nothing complete: keep the attempt that found the most
             self.entries, self.claimed = best[1], best[2]
             return
-        if child.kind == "linear" and child.raw_weight:
-            self.linear_raw(ref_child, cand_prefix, child)
+        if child.kind in ("linear", "norm") and child.raw_weight and \
+                self.linear_raw(ref_child, cand_prefix, child):
+            return                         # bare arrays beside their siblings (W_q, b_q; gamma1, beta1)
         if child.kind == "norm":           # Add & Norm inside the attention / feed-forward block
             RESOLVE.inner_norm(self, ref_child, cand_prefix)
 

@@ -107,30 +107,40 @@ def _norms(i: int, extra: Iterable[str] = ()) -> tuple[str, ...]:
               *extra)
 
 
+def _norm_raw(i: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Bare gain and shift vectors of the layer's i-th norm, beside its other arrays (NumPy code)."""
+    return (_t(f"gamma{i}", f"gamma_{i}", f"g{i}", f"ln{i}_g", f"ln{i}_gamma", f"ln{i}_weight",
+               f"ln_{i}_g", f"ln_{i}_gamma", f"norm{i}_weight", f"norm{i}_gamma", f"norm{i}_g",
+               f"layernorm{i}_weight", f"ln{i}_w", f"gain{i}"),
+            _t(f"beta{i}", f"beta_{i}", f"be{i}", f"ln{i}_b", f"ln{i}_beta", f"ln{i}_bias",
+               f"ln_{i}_b", f"ln_{i}_beta", f"norm{i}_bias", f"norm{i}_beta", f"norm{i}_b",
+               f"layernorm{i}_bias", f"bias_ln{i}", f"shift{i}"))
+
+
 TREES: dict[str, tuple[Child, ...]] = {
     "mha": (Q, K, V, O),
     "ffn": (L1, L2),
     "encoder_layer": (
         Child("self_attn", "mha", ATTN_SELF),
         Child("norm1", "norm", _norms(1, ("attn_norm", "attention_norm", "self_attn_layer_norm",
-                                           "norm_attn", "ln_attn", "norm_1st", "norm_sa"))),
+                                           "norm_attn", "ln_attn", "norm_1st", "norm_sa")), *_norm_raw(1)),
         Child("feed_forward", "ffn", FFN_NAMES),
         Child("norm2", "norm", _norms(2, ("ffn_norm", "ff_norm", "final_layer_norm", "norm_ff",
                                            "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm",
-                                           "ff_layer_norm", "ffn_layer_norm"))),
+                                           "ff_layer_norm", "ffn_layer_norm")), *_norm_raw(2)),
     ),
     "decoder_layer": (
         Child("self_attn", "mha", ATTN_SELF),
         Child("norm1", "norm", _norms(1, ("self_attn_norm", "self_attn_layer_norm", "attn_norm",
-                                           "norm_self", "ln_self"))),
+                                           "norm_self", "ln_self")), *_norm_raw(1)),
         Child("cross_attn", "mha", ATTN_CROSS),
         Child("norm2", "norm", _norms(2, ("cross_attn_norm", "encoder_attn_layer_norm", "cross_norm",
                                            "norm_cross", "ln_cross", "enc_attn_norm",
-                                           "enc_attn_layer_norm", "cross_attn_layer_norm"))),
+                                           "enc_attn_layer_norm", "cross_attn_layer_norm")), *_norm_raw(2)),
         Child("feed_forward", "ffn", FFN_NAMES),
         Child("norm3", "norm", _norms(3, ("ffn_norm", "ff_norm", "final_layer_norm", "norm_ff",
                                            "norm_ffn", "ln_ff", "ln_mlp", "mlp_norm",
-                                           "ff_layer_norm", "ffn_layer_norm"))),
+                                           "ff_layer_norm", "ffn_layer_norm")), *_norm_raw(3)),
     ),
     "model": (
         Child("src_embed", "embedding",
@@ -156,7 +166,7 @@ TREES: dict[str, tuple[Child, ...]] = {
               _t("encoder.layers", "encoder_layers", "encoder.layer", "enc_layers",
                  "encoder.encoder_layers", "encoder.layer_stack", "encoder.blocks", "encoder",
                  "encoders", "encoder_blocks", "transformer.encoder.layers", "encoder.enc_layers",
-                 "encoder.layer_list", "enc_blocks", "encoder_stack", "encoder.stack"),
+                 "encoder.layer_list", "enc_blocks", "encoder_stack", "encoder.stack", "enc"),
               count="num_encoder_layers"),
         Child("encoder.norm", "norm",
               _t("encoder.norm", "encoder.layer_norm", "encoder_norm", "encoder.ln", "encoder.final_norm",
@@ -166,7 +176,7 @@ TREES: dict[str, tuple[Child, ...]] = {
               _t("decoder.layers", "decoder_layers", "decoder.layer", "dec_layers",
                  "decoder.decoder_layers", "decoder.layer_stack", "decoder.blocks", "decoder",
                  "decoders", "decoder_blocks", "transformer.decoder.layers", "decoder.dec_layers",
-                 "decoder.layer_list", "dec_blocks", "decoder_stack", "decoder.stack"),
+                 "decoder.layer_list", "dec_blocks", "decoder_stack", "decoder.stack", "dec"),
               count="num_decoder_layers"),
         Child("decoder.norm", "norm",
               _t("decoder.norm", "decoder.layer_norm", "decoder_norm", "decoder.ln", "decoder.final_norm",

@@ -11,9 +11,14 @@
   exactly as many unclaimed norm modules (a class named like a norm, or a path ending in a
   norm-like name) as the reference has norms, they are matched in registration order.
 
+- **Flat projections** (`self_q`, `cross_k`, `W_q_self`): an attention block with no sub-module of
+  its own, its projections named for their role at the layer's level (flat_roles.py).
+
 The mapping line says which rule placed each weight.
 """
 from __future__ import annotations
+
+from . import flat_roles
 
 
 def _prefixes(r, cand_prefix: str, depth: int) -> list[str]:
@@ -32,7 +37,8 @@ def _prefixes(r, cand_prefix: str, depth: int) -> list[str]:
 
 
 def block(r, child, ref_child: str, cand_prefix: str) -> bool:
-    """Place an unresolved mha/ffn block at the first unclaimed sub-module that resolves whole."""
+    """Place an unresolved mha/ffn block at the first unclaimed sub-module that resolves whole,
+    else (attention) at projections named for their role at the layer's own level (flat_roles)."""
     for depth in (1, 2):
         for p in _prefixes(r, cand_prefix, depth):
             if any(n in r.claimed for n in r.space.names if n.startswith(p + ".")):
@@ -46,7 +52,7 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
                         f"block found by structure at {p!r}"
                 return True
             r.entries, r.claimed = snap
-    return False
+    return flat_roles.block(r, child, ref_child, cand_prefix)
 
 
 def _norm_owners(r, prefix: str) -> list[str]:
