@@ -26,7 +26,7 @@ from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
-from .modes import causal_case, other_inputs
+from .modes import MODES, causal_case, other_inputs
 from .verdicts import Outcome, failing_verdict
 
 MAX_TEXT = 8000
@@ -91,8 +91,7 @@ class Reply:
 
 def asked_modes(framework: str) -> tuple[str, ...]:
     """The other modes each example is also run in (core/modes.py compares them)."""
-    return ("nograd", "train", "eval_rate", "repeat", "causal_flag") if framework == "torch" else \
-        ("train", "eval_rate", "repeat", "decoy", "causal_flag")
+    return tuple(m for m in MODES if m != ("decoy" if framework == "torch" else "nograd"))
 
 
 def _failure(h: dict, case: Case | None = None, keys=()) -> Outcome:
@@ -170,8 +169,9 @@ def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tup
     """Each other mode's own inputs (core/modes.other_inputs) added to a request as
     "min:MODE:NAME"; {mode: the Case it runs on}."""
     others = {m: other_inputs(case, salt, dtype, m) for m in modes}
-    if "causal_flag" in others:
-        others["causal_flag"] = causal_case(others["causal_flag"])
+    for m in ("causal_flag", "causal_ctor"):
+        if m in others:
+            others[m] = causal_case(others[m])
     arrays.update({f"min:{m}:{n}": a for m, o in others.items() for n, a in o.inputs.items()})
     return others
 
@@ -184,7 +184,7 @@ def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
     return 8 * (n * 3 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
-                * (max(runs, 1) + 5)) + (1 << 20)
+                * (max(runs, 1) + len(MODES))) + (1 << 20)
 
 
 def unaffordable(caps: Findings) -> Outcome | None:

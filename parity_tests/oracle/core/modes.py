@@ -32,7 +32,7 @@ import numpy as np
 from parity_tests.harness.compare import measure
 
 from ..components import REF, Case
-from ..sandbox.modes import MODES
+from ..sandbox.modes import MODES, query_key_lengths
 
 WHAT = {
     "nograd": ("differs under torch.no_grad() (inputs not requiring gradients, as at inference) "
@@ -55,6 +55,13 @@ WHAT = {
     "causal_flag": ("differs when called with is_causal=True and no mask from the reference with "
                     "a causal mask (query i attends keys 0..i; the modes run on inputs of their "
                     "own): is_causal taken and ignored, or applied another way"),
+    "causal_ctor": ("differs when built with its constructor's causal flag (`causal`, "
+                    "`is_causal`, `masked`, ...) True and called with no mask from the reference with a "
+                    "causal mask (query i attends keys 0..i; the modes run on inputs of their own): "
+                    "the flag taken and ignored, or applied another way"),
+    "bias_ctor": ("differs when built with its constructor's bias flag (`bias`, `use_bias`, ...) "
+                  "False from the reference with every bias 0 (the modes run on inputs of their "
+                  "own, the same weights): the flag taken and ignored, biases still added"),
 }
 
 
@@ -96,15 +103,24 @@ def other_inputs(case: Case, salt: int, dtype: str, run: str = "") -> Case:
 
 
 def causal_case(case: Case) -> Case:
-    """The causal_flag mode's reference example: its first mask is the causal one (query i attends
-    keys 0..i, top-left, as F.scaled_dot_product_attention's is_causal), the others none."""
-    q, k = case.inputs.get("q"), case.inputs.get("k")
-    if q is None or k is None or not case.masks:
+    """The causal modes' reference example: its first mask is the causal one (query i attends keys
+    0..i, top-left, as F.scaled_dot_product_attention's is_causal), the others none; (B, H, Tq, Tk)
+    for sdpa's q (B, H, Tq, d), (B, 1, Tq, Tk) for multi-head attention and layers."""
+    lengths = query_key_lengths(case)
+    if lengths is None or not case.masks:
         return case
-    keep = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+    keep = np.tril(np.ones(lengths, dtype=bool))
+    q = case.inputs.get("q")
+    lead = q.shape[:-2] if q is not None else (next(iter(case.inputs.values())).shape[0], 1)
     first = next(iter(case.masks))
-    return dataclasses.replace(case, masks={n: (np.broadcast_to(keep, q.shape[:-2] + keep.shape).copy()
+    return dataclasses.replace(case, masks={n: (np.broadcast_to(keep, lead + keep.shape).copy()
                                                if n == first else None) for n in case.masks})
+
+
+def without_biases(case: Case) -> Case:
+    """The bias_ctor mode's reference example: every bias (projections' and norms') 0."""
+    return dataclasses.replace(case, params={r: np.zeros_like(a) if r.split(".")[-1] == "bias" else a
+                                             for r, a in case.params.items()})
 
 
 def mode_difference(reply, key: str, kind: str, label: str, case: Case, dtype: str,

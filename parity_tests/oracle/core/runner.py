@@ -22,6 +22,7 @@ from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
+from ..sandbox.modes import BIAS_CTOR, CAUSAL_CTOR
 from . import float32_tables, upstream
 from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
@@ -29,6 +30,7 @@ from .diagnose import likely_causes
 from .inference import last_runs
 from .judge import Judge, nondeterminism
 from .loading import LoadMixin
+from .modes import without_biases
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 
@@ -114,12 +116,17 @@ class Checker(LoadMixin):
             self.unvaried.setdefault(k, v)
         if rep.modes.get("causal_flag"):        # is_causal=True compared (sandbox/modes.causal_flag)
             self.exercised.add("is_causal")
+        for mode, names in (("causal_ctor", CAUSAL_CTOR), ("bias_ctor", BIAS_CTOR)):
+            if rep.modes.get(mode):             # a constructor flag compared at its other value
+                self.exercised.update(k for k, v in rep.unvaried.items()
+                                      if k.lower() in names and v.endswith(" in the constructor"))
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
-            mode_ref = {m: comp.reference(c) for m, c in rep.mode_cases.items()
+            mode_ref = {m: comp.reference(without_biases(c) if m == "bias_ctor" else c)
+                        for m, c in rep.mode_cases.items()
                         if rep.modes.get(m)} if rep.modes and rep.mode_cases else None
         except Exception as exc:  # noqa: BLE001
             return Outcome("oracle_error", message=f"the reference failed on this example: {exc!r}",

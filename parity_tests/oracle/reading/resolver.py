@@ -56,7 +56,9 @@ class Resolver:
             return True
         return None
 
-    def _take(self, ref: str, cand: str, how: str = "name") -> bool:
+    def take(self, ref: str, cand: str, how: str = "name") -> bool:
+        """Place candidate parameter `cand` as reference `ref` when its shape fits (transposed, in
+        heads, or with unit axes as needed) and nothing claimed it yet; recognisers use it too."""
         if cand in self.claimed:
             return False
         hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
@@ -130,7 +132,7 @@ class Resolver:
                 continue
             for a in aliases:
                 cand = self.space.find(self.join(cand_prefix, a))
-                if cand and self._take(ref, cand):
+                if cand and self.take(ref, cand):
                     found_any = True
                     break
         return all(self.join(ref_prefix, leaf) in self.entries for leaf, _, req in leaves
@@ -142,14 +144,14 @@ class Resolver:
         if wref not in self.entries:
             for a in child.raw_weight:
                 cand = self.space.find(self.join(parent_cand, a))
-                if cand and self._take(wref, cand):
+                if cand and self.take(wref, cand):
                     break
         if wref not in self.entries:
             return False
         if bref in self.ref_shapes and bref not in self.entries:
             for a in child.raw_bias:
                 cand = self.space.find(self.join(parent_cand, a))
-                if cand and self._take(bref, cand):
+                if cand and self.take(bref, cand):
                     break
         return True
 
@@ -194,10 +196,10 @@ class Resolver:
             p = self.join(cand_prefix, alias)
             if child.kind in leaf_kinds:
                 bare = self.space.find(p)
-                if bare and child.kind == "linear" and self._take(self.join(ref_child, "weight"), bare):
+                if bare and child.kind == "linear" and self.take(self.join(ref_child, "weight"), bare):
                     self.linear_raw(ref_child, cand_prefix, child)
                     return
-                if bare and child.kind == "embedding" and self._take(self.join(ref_child, "weight"), bare):
+                if bare and child.kind == "embedding" and self.take(self.join(ref_child, "weight"), bare):
                     return
                 if alias and not self.space.has_prefix(p + "."):
                     continue
@@ -284,7 +286,7 @@ class Resolver:
             bref = self.join(self.join(ref_prefix, c.ref), "bias")
             for pos, m in enumerate(free):
                 shape = self.space.shapes[m]       # None: a function's argument, any shape
-                if (shape is not None and len(shape) != 2) or not self._take(wref, m, how="order"):
+                if (shape is not None and len(shape) != 2) or not self.take(wref, m, how="order"):
                     continue
                 if bref in self.ref_shapes and bref not in self.entries:
                     rel = m[skip:]
@@ -296,7 +298,7 @@ class Resolver:
                                    and "." not in v[skip:]][:1]
                     for v in options:
                         v = self.space.find(v)
-                        if v and self._take(bref, v, how="order"):
+                        if v and self.take(bref, v, how="order"):
                             break
                 break
 

@@ -31,6 +31,16 @@ nothing where it does not apply to this candidate:
              called with is_causal True and no mask; the parent's reference draws the causal mask
              (query i attends keys 0..i). A candidate raising there is not compared (the report
              then lists is_causal as not checked, reading/unvaried.py)
+    causal_ctor  a class whose constructor takes a causal flag (CAUSAL_CTOR: `causal`, `is_causal`,
+             `masked`, ...) that the build left at its default False (an sdpa class, multi-head
+             attention, or an encoder layer: a GPT block), on an example with as many keys as
+             queries: built with the flag True and called with no mask; the parent's reference
+             draws the causal mask. A build or call raising there is not compared (the flag then
+             stays "not checked" on the one-value line)
+    bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
+             at its default True (multi-head attention, feed-forward, layers, a model): built with
+             the flag False, its norms' shifts (where it still has them) set to 0; the parent's
+             reference has every bias 0. Code that ignores the flag adds the drawn biases
 """
 from __future__ import annotations
 
@@ -45,8 +55,14 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 
-MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag")
+MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
+# constructor flags that make attention (or a self-attention layer) causal; False by default
+CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",
+               "autoregressive", "unidirectional")
+CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
+BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
+BIAS_CTOR_COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer", "model")
 EVAL_RATE = 0.5          # the dropout rate passed with training False
 
 
@@ -230,6 +246,57 @@ def causal_flag(ad, case: Case, tick=lambda: None) -> dict:
         return {}
 
 
+def query_key_lengths(case: Case) -> tuple[int, int] | None:
+    """(queries, keys) of an attention example (sdpa q/k, multi-head query/key, a layer's x)."""
+    for q, k, axis in (("q", "k", -2), ("query", "key", 1), ("x", "x", 1)):
+        a, b = case.inputs.get(q), case.inputs.get(k)
+        if a is not None and b is not None and a.ndim >= 2 and b.ndim >= 2:
+            return int(a.shape[axis]), int(b.shape[axis])
+    return None
+
+
+def ctor_flag(ctor_left: dict | None, names: tuple, default: bool) -> str | None:
+    """The constructor's flag among `names` the build left at `default`, or None."""
+    return next((n for n, v in (ctor_left or {}).items() if n.lower() in names and v is default), None)
+
+
+def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
+    """The forward of the candidate built with `flag=value`; {} where that build or call raises
+    (the flag is then not taken as this mode reads it, and stays "not checked")."""
+    init, left = ad.opts.init_kwargs, ad.ctor_left
+    ad.opts.init_kwargs = {**init, flag: value}
+    try:
+        inst = ad.instantiate(case)
+        return {} if inst.table else _forward_only(ad, inst, case)
+    except Exception:  # noqa: BLE001
+        return {}
+    finally:
+        ad.opts.init_kwargs, ad.ctor_left = init, left
+
+
+def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    flag = ctor_flag(getattr(ad, "ctor_left", None), CAUSAL_CTOR, False)
+    lengths = query_key_lengths(case)
+    if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
+            lengths is None or lengths[0] != lengths[1]:
+        return {}
+    return _built_with(ad, flag, True, dataclasses.replace(case, masks={n: None for n in case.masks}))
+
+
+def norm_shift(ref: str) -> bool:
+    """A norm's bias (`norm1.bias`, `encoder.norm.bias`), not a projection's."""
+    parts = ref.split(".")
+    return parts[-1] == "bias" and (len(parts) == 1 or "norm" in parts[-2])
+
+
+def bias_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    flag = ctor_flag(getattr(ad, "ctor_left", None), BIAS_CTOR, True)
+    if ad.mode != "class" or ad.comp.name not in BIAS_CTOR_COMPONENTS or flag is None:
+        return {}
+    params = {r: np.zeros_like(a) if norm_shift(r) else a for r, a in case.params.items()}
+    return _built_with(ad, flag, False, dataclasses.replace(case, params=params))
+
+
 def inference(ad, case: Case, tick=lambda: None) -> dict:
     """torch: the forward under torch.inference_mode() (not one of MODES: tensors made there and
     kept by correct code, a mask cached at module level, cannot be saved for a later backward, so
@@ -243,10 +310,13 @@ def inference(ad, case: Case, tick=lambda: None) -> dict:
 
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
-                             "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag}
+                             "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
+                             "causal_ctor": causal_ctor, "bias_ctor": bias_ctor}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
         "repeat": "calling the same instance a second time",
         "decoy": "calling the candidate's backward after another example's forward",
-        "causal_flag": "calling the candidate with is_causal=True and no mask"}
+        "causal_flag": "calling the candidate with is_causal=True and no mask",
+        "causal_ctor": "building the candidate with its causal flag True and calling it with no mask",
+        "bias_ctor": "building the candidate with its bias flag False"}

@@ -66,13 +66,13 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
         for b in ([] if found else bare):
             if not any(rest.lower() in {a.lower() for a in proj.raw_weight} for rest in _rest(b, words)):
                 continue
-            if not r._take(wref, r.join(cand_prefix, b)):
+            if not r.take(wref, r.join(cand_prefix, b)):
                 continue
             found = True
             for v in bare:
                 if bref in r.ref_shapes and bref not in r.entries and \
                         any(rest.lower() in {a.lower() for a in proj.raw_bias} for rest in _rest(v, words)):
-                    r._take(bref, r.join(cand_prefix, v))
+                    r.take(bref, r.join(cand_prefix, v))
             break
         if not found:
             r.entries, r.claimed = snap
