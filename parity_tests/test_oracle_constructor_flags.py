@@ -37,6 +37,7 @@ def test_constructor_flags_taken_and_ignored_are_a_mismatch():
     ("mha", "FlaggedAttention", {}),                      # causal and bias, torch
     ("encoder_layer", "CausalFlagBlock", {"norm_first": True}),   # is_causal, a GPT-style block
     ("mha", "NumpyFlaggedAttention", {}),                 # masked, NumPy
+    ("mha", "RequiredCausalAttention", {}),               # causal required (no default)
 ])
 def test_honoured_constructor_flags_match_and_are_not_listed_as_unchecked(comp, name, settings):
     res = check(comp, f"{FLAGS}:{name}", examples=12, settings=settings)

@@ -1,5 +1,6 @@
 """Required constructor flags that only switch on extras (log_attention_weights, return_attn, ...):
-the oracle passes False and says so; a flag that decides the computation (causal) is not guessed."""
+the oracle passes False and says so; a required causal flag is built False and, in the causal run,
+True (both compared); other flags that decide the computation (a bias, pre-norm) are not guessed."""
 from __future__ import annotations
 
 import inspect
@@ -26,10 +27,13 @@ def test_a_planted_bug_behind_a_required_flag_is_a_mismatch():
     assert res.verdict in ("mismatch", "non_finite"), render_text(res)
 
 
-def test_a_required_flag_that_decides_the_computation_is_not_guessed():
-    res = check("mha", f"{FILE}:CausalFlagAttention", examples=3)
-    assert res.verdict == "interface_error", render_text(res)
-    assert "causal" in res.message, res.message
+def test_a_required_causal_flag_is_checked_at_both_values():
+    """Not a guess: built False for the main runs and True for the causal run. This candidate takes
+    `causal` and never reads it, so the causal run differs."""
+    res = check("mha", f"{FILE}:CausalFlagAttention", examples=15)
+    assert res.verdict == "mismatch", render_text(res)
+    assert "causal flag" in res.message, res.message
+    assert any("'causal': a required causal flag" in n for n in res.notes), res.notes
 
 
 @pytest.mark.parametrize("signature, flagged", [

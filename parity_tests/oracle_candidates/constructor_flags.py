@@ -89,3 +89,11 @@ class NumpyFlaggedAttention:
         e = np.exp(s - s.max(-1, keepdims=True))
         y = (e / e.sum(-1, keepdims=True)) @ v
         return y.transpose(0, 2, 1, 3).reshape(B, Tq, D) @ self.W_o + self.b_o
+
+
+class RequiredCausalAttention(FlaggedAttention):
+    """The same attention with its causal flag required (no default), as course skeletons write
+    `MultiHeadAttention(d_model, num_heads, causal)`."""
+
+    def __init__(self, d_model, num_heads, causal):
+        super().__init__(d_model, num_heads, causal=causal)

@@ -20,9 +20,10 @@ from typing import Any
 from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from ..reading.adapters import Options
 from ..reading.findings import Findings
+from ..reading.signatures import CAUSAL_CTOR
 from ..sandbox import policy
 from ..sandbox.limits import Limits
-from ..sandbox.modes import BIAS_CTOR, CAUSAL_CTOR
+from ..sandbox.modes import BIAS_CTOR
 from . import float32_tables, upstream
 from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command

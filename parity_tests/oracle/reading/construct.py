@@ -190,6 +190,8 @@ class ConstructMixin:
         kwargs.update(given)
         kwargs.update(init)
         if depth == 0:                     # what the constructor left at its default (unvaried.py)
+            self.ctor_required = {p.name: consts[p.name] for p in required   # filled in by a recogniser
+                                  if p.name in consts and p.name not in init}
             self.ctor_left = {p.name: p.default for i, p in enumerate(params)
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)

@@ -32,7 +32,8 @@ nothing where it does not apply to this candidate:
              (query i attends keys 0..i). A candidate raising there is not compared (the report
              then lists is_causal as not checked, reading/unvaried.py)
     causal_ctor  a class whose constructor takes a causal flag (CAUSAL_CTOR: `causal`, `is_causal`,
-             `masked`, ...) that the build left at its default False (an sdpa class, multi-head
+             `masked`, ...) that the build left at its default False, or passed False where it is
+             required (recognise/flags), (an sdpa class, multi-head
              attention, or an encoder layer: a GPT block), on an example with as many keys as
              queries: built with the flag True and called with no mask; the parent's reference
              draws the causal mask. A build or call raising there is not compared (the flag then
@@ -52,14 +53,11 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
-from ..reading.signatures import TRAINING_FLAGS
+from ..reading.signatures import CAUSAL_CTOR, TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
-# constructor flags that make attention (or a self-attention layer) causal; False by default
-CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",
-               "autoregressive", "unidirectional")
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
 BIAS_CTOR_COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer", "model")
@@ -263,7 +261,7 @@ def ctor_flag(ctor_left: dict | None, names: tuple, default: bool) -> str | None
 def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
     """The forward of the candidate built with `flag=value`; {} where that build or call raises
     (the flag is then not taken as this mode reads it, and stays "not checked")."""
-    init, left = ad.opts.init_kwargs, ad.ctor_left
+    init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
     ad.opts.init_kwargs = {**init, flag: value}
     try:
         inst = ad.instantiate(case)
@@ -271,11 +269,12 @@ def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
     except Exception:  # noqa: BLE001
         return {}
     finally:
-        ad.opts.init_kwargs, ad.ctor_left = init, left
+        ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
 
 
 def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    flag = ctor_flag(getattr(ad, "ctor_left", None), CAUSAL_CTOR, False)
+    flag = ctor_flag(getattr(ad, "ctor_left", None), CAUSAL_CTOR, False) or \
+        ctor_flag(getattr(ad, "ctor_required", None), CAUSAL_CTOR, False)
     lengths = query_key_lengths(case)
     if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
             lengths is None or lengths[0] != lengths[1]:
