@@ -38,6 +38,7 @@ def test_constructor_flags_taken_and_ignored_are_a_mismatch():
     ("encoder_layer", "CausalFlagBlock", {"norm_first": True}),   # is_causal, a GPT-style block
     ("mha", "NumpyFlaggedAttention", {}),                 # masked, NumPy
     ("mha", "RequiredCausalAttention", {}),               # causal required (no default)
+    ("mha", "MaskSwitchAttention", {}),                   # use_mask, and no mask argument at all
 ])
 def test_honoured_constructor_flags_match_and_are_not_listed_as_unchecked(comp, name, settings):
     res = check(comp, f"{FLAGS}:{name}", examples=12, settings=settings)
@@ -59,6 +60,14 @@ def test_a_flag_the_oracle_cannot_exercise_is_still_named(tmp_path):
     res = check("mha", f"{f}:FlaggedAttention", examples=5)
     assert res.verdict == "match", render_text(res)
     assert "bias left at its default False in the constructor" in _line(res), _line(res)
+
+
+def test_a_mask_switch_beside_a_mask_argument_is_not_taken_for_a_causal_flag():
+    """`use_mask` deciding whether the given mask is applied: built True by default, never flipped
+    to a causal run, and named as not checked."""
+    res = check("mha", f"{FLAGS}:MaskArgumentSwitchAttention", examples=10)
+    assert res.verdict == "match", render_text(res)
+    assert "use_mask left at its default True in the constructor" in _line(res), _line(res)
 
 
 def test_hyperparameters_the_oracle_passes_are_not_named():

@@ -97,3 +97,24 @@ class RequiredCausalAttention(FlaggedAttention):
 
     def __init__(self, d_model, num_heads, causal):
         super().__init__(d_model, num_heads, causal=causal)
+
+
+class MaskSwitchAttention(FlaggedAttention):
+    """No mask argument at all; `use_mask=True` hides the future (a decoder's self-attention)."""
+
+    def __init__(self, d_model, num_heads, use_mask=False):
+        super().__init__(d_model, num_heads, causal=use_mask)
+
+    def forward(self, queries, keys, values):
+        return super().forward(queries, keys, values)
+
+
+class MaskArgumentSwitchAttention(FlaggedAttention):
+    """A mask argument, and `use_mask` deciding whether that mask is applied: not a causal flag."""
+
+    def __init__(self, d_model, num_heads, use_mask=True):
+        super().__init__(d_model, num_heads)
+        self.use_mask = use_mask
+
+    def forward(self, query, key, value, mask=None):
+        return super().forward(query, key, value, mask if self.use_mask else None)

@@ -20,7 +20,7 @@ from typing import Any
 from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from ..reading.adapters import Options
 from ..reading.findings import Findings
-from ..reading.signatures import CAUSAL_CTOR
+from ..reading.signatures import CAUSAL_CTOR, MASK_CTOR
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from ..sandbox.modes import BIAS_CTOR
@@ -117,7 +117,7 @@ class Checker(LoadMixin):
             self.unvaried.setdefault(k, v)
         if rep.modes.get("causal_flag"):        # is_causal=True compared (sandbox/modes.causal_flag)
             self.exercised.add("is_causal")
-        for mode, names in (("causal_ctor", CAUSAL_CTOR), ("bias_ctor", BIAS_CTOR)):
+        for mode, names in (("causal_ctor", CAUSAL_CTOR + MASK_CTOR), ("bias_ctor", BIAS_CTOR)):
             if rep.modes.get(mode):             # a constructor flag compared at its other value
                 self.exercised.update(k for k, v in rep.unvaried.items()
                                       if k.lower() in names and v.endswith(" in the constructor"))

@@ -78,6 +78,8 @@ TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode (sandbo
 # for the main runs, True in the causal_ctor mode (sandbox/modes), a required one too (recognise/flags)
 CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",
                "autoregressive", "unidirectional")
+# a mask switch (`use_mask=False`) means the causal mask only where the forward takes no mask at all
+MASK_CTOR = ("use_mask", "is_mask", "mask", "apply_mask", "with_mask", "masking", "do_mask")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ nothing where it does not apply to this candidate:
              (query i attends keys 0..i). A candidate raising there is not compared (the report
              then lists is_causal as not checked, reading/unvaried.py)
     causal_ctor  a class whose constructor takes a causal flag (CAUSAL_CTOR: `causal`, `is_causal`,
-             `masked`, ...) that the build left at its default False, or passed False where it is
+             `masked`, ...; a mask switch, MASK_CTOR `use_mask`, where the forward takes no mask
+             at all) that the build left at its default False, or passed False where it is
              required (recognise/flags), (an sdpa class, multi-head
              attention, or an encoder layer: a GPT block), on an example with as many keys as
              queries: built with the flag True and called with no mask; the parent's reference
@@ -53,7 +54,7 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
-from ..reading.signatures import CAUSAL_CTOR, TRAINING_FLAGS
+from ..reading.signatures import CAUSAL_CTOR, MASK_CTOR, TRAINING_FLAGS, signature_of
 from ..reading.slots import candidate_arrays
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor")
@@ -272,9 +273,22 @@ def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
         ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
 
 
+def takes_no_mask(cls) -> bool:
+    """The class's forward takes nothing that could carry a mask (no name with mask / pad / valid /
+    bias / causal in it, no **kwargs): a mask switch of its constructor can only mean its own."""
+    sig = signature_of(getattr(cls, "forward", None))
+    if sig is None:
+        return False
+    words = ("mask", "pad", "valid", "bias", "causal", "len")
+    return not any(p.kind == p.VAR_KEYWORD or any(w in p.name.lower() for w in words)
+                   for p in sig.parameters.values())
+
+
 def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    flag = ctor_flag(getattr(ad, "ctor_left", None), CAUSAL_CTOR, False) or \
-        ctor_flag(getattr(ad, "ctor_required", None), CAUSAL_CTOR, False)
+    left = getattr(ad, "ctor_left", None)
+    flag = ctor_flag(left, CAUSAL_CTOR, False) or \
+        ctor_flag(getattr(ad, "ctor_required", None), CAUSAL_CTOR, False) or \
+        (ctor_flag(left, MASK_CTOR, False) if takes_no_mask(ad.obj) else None)
     lengths = query_key_lengths(case)
     if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
             lengths is None or lengths[0] != lengths[1]:
