@@ -133,7 +133,7 @@ class Reader:
                 raise Closed("the other side closed the pipe")
             self.buf += chunk
 
-    def take(self, n: int, deadline: float | None) -> bytes:
+    def _take(self, n: int, deadline: float | None) -> bytes:
         self._fill(n, deadline)
         out = bytes(self.buf[:n])
         del self.buf[:n]
@@ -142,13 +142,13 @@ class Reader:
     def read(self, deadline: float | None = None,
              limit: int = MAX_PAYLOAD) -> tuple[dict, dict[str, np.ndarray]]:
         """One message; `limit`: the most array bytes it may declare (refused before reading)."""
-        (n,) = struct.unpack("<Q", self.take(8, deadline))
+        (n,) = struct.unpack("<Q", self._take(8, deadline))
         if n > MAX_HEADER:
             raise ProtocolError(f"message header of {n} bytes is over {MAX_HEADER}")
-        header, specs = decode(self.take(n, deadline), limit)
+        header, specs = decode(self._take(n, deadline), limit)
         arrays = {}
         for name, dt, shape, size in specs:
-            data = self.take(size, deadline)
+            data = self._take(size, deadline)
             arrays[name] = np.frombuffer(data, dtype=dt).reshape(shape).copy()
         return header, arrays
 
