@@ -185,7 +185,7 @@ class Model(Component):
                                    "look_ahead_mask", "tgt_attn_mask", "decoder_mask"),
                       ("causal_padding",), "T", "T"))
     hypers = ("src_vocab", "tgt_vocab", "d_model", "num_heads", "d_ff", "num_encoder_layers",
-              "num_decoder_layers", "num_layers", "max_len", "pad_id", "eps", "activation",
+              "num_decoder_layers", "num_layers", "max_len", "pad_id", "tgt_pad_id", "eps", "activation",
               "norm_first", "vocab_size")
     tree = "model"
     settable = {"d_model": _int, "num_heads": _int, "d_ff": _int, "num_layers": _int,
@@ -239,6 +239,7 @@ class Model(Component):
                 "num_encoder_layers": cfg.num_encoder_layers,
                 "num_decoder_layers": cfg.num_decoder_layers,
                 "num_layers": cfg.num_encoder_layers, "max_len": cfg.max_len, "pad_id": cfg.pad_id,
+                "tgt_pad_id": cfg.pad_id,           # a target padding id of its own (`trg_pad_idx`)
                 "eps": cfg.layer_norm_eps, "activation": cfg.activation, "norm_first": cfg.norm_first,
                 "final_norm": cfg.final_norm, "scale_embeddings": cfg.scale_embeddings}
 

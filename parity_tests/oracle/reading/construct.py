@@ -49,7 +49,7 @@ class ConstructMixin:
     def probe_hyper(self) -> dict:
         h = {"d_model": 4, "num_heads": 2, "d_ff": 3, "eps": 1e-5, "max_len": 16, "activation": "relu",
              "norm_first": False, "src_vocab": 5, "tgt_vocab": 5, "vocab_size": 5,
-             "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0,
+             "num_encoder_layers": 1, "num_decoder_layers": 1, "num_layers": 1, "pad_id": 0, "tgt_pad_id": 0,
              "d_k": 2, "d_v": 2}
         h.update({k: v for k, v in self.opts.settings.items() if k in h})
         return h

@@ -89,7 +89,7 @@ ATTN_CROSS = _t("cross_attn", "src_attn", "cross_attention", "enc_dec_attn", "en
                 "enc_attn", "multihead_attn", "attn2", "mha2", "encoder_decoder_attention",
                 "cross_mha", "enc_dec_attention", "attention2", "dec_enc_attn", "src_attention",
                 "context_attn", "encdec_attn", "inter_attn", "cross_att", "enc_dec_mha",
-                "encoder_attn", "cross_attn_layer", "memory_attn")
+                "encoder_attn", "cross_attn_layer", "memory_attn", "joint_attention", "joint_attn")
 FFN_NAMES = _t("feed_forward", "ffn", "ff", "feedforward", "pos_ffn", "position_wise_ffn",
                "positionwise_ffn", "mlp", "pwff", "feed_fwd", "ffwd", "ffnn", "pffn",
                "position_wise_feed_forward", "positionwise_feed_forward", "feed_forward_layer",
@@ -150,7 +150,8 @@ TREES: dict[str, tuple[Child, ...]] = {
                  "src_embed.0", "embed_src", "src_word_emb", "encoder.src_word_emb",
                  "src_embeddings", "enc_emb", "source_embedding", "embedding_src",
                  "encoder.word_embedding", "src_token_embedding", "encoder.emb", "enc_embed",
-                 "encoder_embed", "src_tok_embedding", "input_emb", "embedding", "embed", "emb"),
+                 "encoder_embed", "src_tok_embedding", "input_emb", "encoder.tok_emb", "embedding", "embed",
+                 "emb"),
               _t("src_embed_weight", "W_src_emb", "E_src")),
         Child("tgt_embed", "embedding",
               _t("tgt_embed", "decoder_embedding", "tgt_embedding", "dec_embedding",
@@ -160,7 +161,7 @@ TREES: dict[str, tuple[Child, ...]] = {
                  "trg_word_emb", "decoder.trg_word_emb", "tgt_embeddings", "dec_emb",
                  "target_embedding", "embedding_tgt", "decoder.word_embedding",
                  "tgt_token_embedding", "decoder.emb", "dec_embed", "decoder_embed",
-                 "tgt_tok_embedding", "output_emb", "trg_embed"),
+                 "tgt_tok_embedding", "output_emb", "trg_embed", "decoder.tok_emb"),
               _t("tgt_embed_weight", "W_tgt_emb", "E_tgt")),
         Child("encoder.layers.{i}", "encoder_layer",
               _t("encoder.layers", "encoder_layers", "encoder.layer", "enc_layers",
