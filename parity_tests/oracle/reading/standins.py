@@ -10,7 +10,10 @@ When importing the submission raises ModuleNotFoundError, and
 - the missing module's top-level package is not installed at all (`importlib.util.find_spec` finds
   nothing: a missing submodule of an installed package is left as the error it is),
 - the statement that raised is an `import` / `from ... import` in a file of the submission's own
-  folder (the innermost frame of the traceback), not inside an installed library,
+  (the innermost frame of the traceback): one in its folder, or a module of its own it imports
+  from elsewhere on the path (`from data.data_handler import PAD` in `model/transformer.py`, the
+  data module importing `pandas`), never a file of the interpreter, of an installed library or of
+  this project,
 - and it is not one of this project's packages (those the sandbox refuses with an ImportError
   anyway),
 that package (and every submodule of it) is imported as a stand-in, and the import is tried again.
@@ -30,6 +33,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import sysconfig
 import traceback
 from types import ModuleType
 from typing import Callable
@@ -133,9 +137,24 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def missing_package(exc: BaseException, folder: str) -> tuple[str, str] | None:
-    """(package, where) when `exc` is a ModuleNotFoundError a stand-in may answer (see the module
-    docstring); None otherwise."""
+def _installed(path: str) -> bool:
+    """A file of the interpreter, of an installed library, or of this project."""
+    roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    roots |= {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # parity_tests
+    parts = os.path.abspath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts or \
+        any(r and _inside(path, r) for r in roots) or \
+        any(_inside(path, os.path.join(os.path.dirname(here), p)) for p in PROJECT)
+
+
+def _own_file(path: str, folder: str) -> bool:
+    return _inside(path, folder) or (os.path.isfile(path) and not _installed(path))
+
+
+def missing_package(exc: BaseException, folder: str) -> tuple[str, str, str] | None:
+    """(package, where, the folder of the file that imported it) when `exc` is a
+    ModuleNotFoundError a stand-in may answer (see the module docstring); None otherwise."""
     if type(exc) is not ModuleNotFoundError or not getattr(exc, "name", None):
         return None
     top = str(exc.name).partition(".")[0]
@@ -147,12 +166,13 @@ def missing_package(exc: BaseException, folder: str) -> tuple[str, str] | None:
     except (ImportError, ValueError):
         return None
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-    if not frames or not _inside(frames[-1].filename, folder):
+    if not frames or not _own_file(frames[-1].filename, folder):
         return None
     line = (frames[-1].line or "").split("#")[0].strip()
     if not line.startswith(("import ", "from ")):
         return None
-    return top, f"`{line}` ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
+    return top, f"`{line}` ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})", \
+        os.path.dirname(os.path.abspath(frames[-1].filename))
 
 
 def import_with_standins(do_import: Callable[[], ModuleType], folder: str) -> tuple[ModuleType, list[str]]:
@@ -168,9 +188,9 @@ def import_with_standins(do_import: Callable[[], ModuleType], folder: str) -> tu
                 found = missing_package(exc, folder)
                 if found is None or len(notes) >= MAX_STANDINS:
                     raise
-                top, where = found
+                top, where, asked_in = found
                 FINDER.tops[top] = where
-                FINDER.folders.add(os.path.abspath(folder))
+                FINDER.folders.update({os.path.abspath(folder), asked_in})
                 if FINDER not in sys.meta_path:
                     sys.meta_path.append(FINDER)
                 notes.append(f"{top!r} is not installed where the oracle runs: {where} was let "
