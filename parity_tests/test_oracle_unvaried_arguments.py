@@ -57,3 +57,14 @@ def test_right_code_taking_the_same_arguments_still_matches(spec):
     assert res.verdict == "match", render_text(res)
     line = _line(res)
     assert "scale left at its default None" in line and "is_causal" not in line, line
+
+
+def test_a_function_default_is_named_by_its_name_never_its_address():
+    """`activation=F.relu` as torch's layers default: the line names `relu`, the same on every run
+    (a repr with a memory address made two reports of one check differ)."""
+    import torch.nn.functional as F
+
+    from parity_tests.oracle.reading.unvaried import _short
+    assert _short(F.relu) == "relu"
+    assert _short(lambda x: x) == "a function"
+    assert _short(None) == "None" and _short("gelu") == "'gelu'"

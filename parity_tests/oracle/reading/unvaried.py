@@ -35,6 +35,9 @@ def _forward(inst) -> Any:
 
 
 def _short(value: Any) -> str:
+    name = getattr(value, "__qualname__", None) if callable(value) else None
+    if isinstance(name, str):           # a function or class: its name, never its address
+        return name if name.replace(".", "").isidentifier() else f"a {type(value).__name__}"
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001  (a default's own __repr__ is the submission's code)
