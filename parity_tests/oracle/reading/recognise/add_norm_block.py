@@ -1,8 +1,9 @@
-"""Recogniser: an attention or feed-forward block that does Add & Norm itself (its forward returns
-LayerNorm(x + Sublayer(x))). Checked as `mha` or `ffn` it computes more than the component; when
-reference parameters stay unplaced beside a norm the reference's block has no counterpart for,
-the norm is the reason to give (not the reference's biases the candidate may also lack): the
-interface error names the norm and points to `encoder_layer`, where such a block is one sublayer.
+"""Recogniser: an attention or feed-forward block that normalises itself (its forward returns
+LayerNorm(x + Sublayer(x)), or applies the sublayer to LayerNorm(x), a pre-norm block). Checked as
+`mha` or `ffn` it computes more than the component; when reference parameters stay unplaced beside
+a norm the reference's block has no counterpart for, the norm is the reason to give (not the
+reference's biases the candidate may also lack): the interface error names the norm and points to
+`encoder_layer`, where such a block is one sublayer.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def message(kind: str, unclaimed: list[str], shapes: dict) -> str | None:
         return None
     what = ", ".join(f"{n} {tuple(shapes.get(n) or ())}" for n in norms)
     layer = "the self-attention sublayer" if kind == "mha" else "the feed-forward sublayer"
-    return (f"the candidate keeps a LayerNorm inside the block ({what}): it does Add & Norm "
-            f"itself, LayerNorm(x + Sublayer(x)), which is more than the {kind} component. Check "
-            f"it as part of encoder_layer (or decoder_layer), where it is {layer} with its norm; "
-            f"or check the layer class that uses it.")
+    return (f"the candidate keeps a LayerNorm inside the block ({what}): it normalises itself, "
+            f"after the sublayer (Add & Norm, LayerNorm(x + Sublayer(x))) or before it (pre-norm, "
+            f"Sublayer(LayerNorm(x))), which is more than the {kind} component. Check it as part "
+            f"of encoder_layer (or decoder_layer), where it is {layer} with its norm (pre-norm: "
+            f"--set norm_first=true); or check the layer class that uses it.")
