@@ -47,7 +47,7 @@ class NumpySlot:
         self.grads_key = grads_key if grads_key is not None else key
 
     def _get(self):
-        if isinstance(self.container, (dict, list)):
+        if isinstance(self.container, (dict, list, tuple)):
             return self.container[self.key]
         return getattr(self.container, self.key)
 
@@ -184,6 +184,13 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                     if isinstance(item, np.ndarray) and isinstance(v, list):
                         if item.dtype.kind == "f" and item.ndim >= 1:
                             slots[f"{name}.{i}"] = NumpySlot(v, i, owner=o, grads_key=f"{k}{i}")
+                    elif isinstance(item, (list, tuple)) and item and \
+                            all(isinstance(a, np.ndarray) for a in item):
+                        # `self.norms = [(gain, shift), ...]`: each array written in place
+                        for j, a in enumerate(item):
+                            if a.dtype.kind == "f" and a.ndim >= 1:
+                                slots[f"{name}.{i}.{j}"] = NumpySlot(item, j, owner=o,
+                                                                     grads_key=f"{k}{i}{j}")
                     elif _is_object(item):
                         walk(item, f"{name}.{i}.", depth + 1)
             elif isinstance(v, dict):

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-LINEAR_WEIGHT = ["weight", "W", "w", "kernel", "weights"]
-LINEAR_BIAS = ["bias", "b", "biases"]
-NORM_WEIGHT = ["weight", "gamma", "a_2", "g", "scale", "alpha", "w", "a", "gain"]
-NORM_BIAS = ["bias", "beta", "b_2", "b", "shift", "offset"]
+# "0" / "1": a (weight, bias) pair kept as a tuple in a list (`self.norms = [(gain, shift), ...]`)
+LINEAR_WEIGHT = ["weight", "W", "w", "kernel", "weights", "0"]
+LINEAR_BIAS = ["bias", "b", "biases", "1"]
+NORM_WEIGHT = ["weight", "gamma", "a_2", "g", "scale", "alpha", "w", "a", "gain", "0"]
+NORM_BIAS = ["bias", "beta", "b_2", "b", "shift", "offset", "1"]
 EMBED_WEIGHT = ["weight", "lut.weight", "embedding.weight", "emb.weight", "embed.weight", "W",
                 "table", "embeddings", "E"]
 
