@@ -293,6 +293,8 @@ class Resolver:
                     if "." in rel:  # a module's weight: its bias sits beside it
                         owner = m.rsplit(".", 1)[0]
                         options = [self.join(owner, a) for a in LINEAR_BIAS]
+                        if m.endswith(".0"):    # a (W, b) tuple in a list: layers.0.0, layers.0.1
+                            options.append(self.join(owner, "1"))
                     else:           # a bare matrix: the next free vector registered after it
                         options = [v for v in free[pos + 1:] if len(self.space.shapes[v] or ()) == 1
                                    and "." not in v[skip:]][:1]
