@@ -37,7 +37,9 @@ class CommandParser(OneLineParser):
     checkpoint comes first (a lone text was read as the checkpoint)."""
 
     def error(self, message):
-        if "INPUT" in message and self.prog.split()[-1] == "generate" and DASH_INPUT_HINT not in message:
+        # "-hello" is read as -h with the value "ello": argparse's message names -h/--help, not INPUT
+        about_input = "INPUT" in message or "ignored explicit argument" in message
+        if about_input and self.prog.split()[-1] == "generate" and DASH_INPUT_HINT not in message:
             message += (ORDER_HINT if "required: INPUT" in message else "") + DASH_INPUT_HINT
         super().error(message + choice_hint(message))
 

@@ -19,6 +19,13 @@ def test_a_dashed_input_among_others_gets_the_same_hint(capsys):
     assert "unrecognized arguments: -7+1=" in err and "after `--`" in err
 
 
+def test_a_dashed_input_read_as_a_short_option_with_a_value_gets_the_hint(capsys):
+    """"-hello" is -h given "ello": argparse's message names -h/--help, so say where the text goes."""
+    code, _, err = run(["generate", "ck.npz", "-hello"], capsys)
+    assert code == 2
+    assert "ignored explicit argument" in err and "after `--`" in err and "-- -3+4=" in err
+
+
 def test_an_unknown_long_option_gets_no_dash_hint(capsys):
     for argv in (["generate", "ck.npz", "abc", "--bogus"], ["train", "-x"]):
         code, _, err = run(argv, capsys)
