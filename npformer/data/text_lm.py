@@ -135,6 +135,14 @@ def _check(name: str, v, ok: bool, expected: str):
         raise ValueError(f"{name}: expected {expected}, got {v!r}")
 
 
+def skipped_files(skipped) -> str:
+    """'2 folder files skipped, first notes/b.txt: not UTF-8 (...)': a file in another encoding is
+    text the user meant to train on, so the first one left out is named with its reason."""
+    path, why = skipped[0]
+    more = f"{len(skipped)} folder files skipped, first" if len(skipped) > 1 else "skipped"
+    return f"{more} {path}: {why.split(';')[0]}"
+
+
 class TextLMTask:
     """Next-token prediction on a text corpus (see the module docstring).
 
@@ -239,7 +247,7 @@ class TextLMTask:
         tr, va = self.arrays()
         c = self.corpus
         files = f"{len(c.files)} files" if len(c.files) > 1 else c.files[0]
-        skipped = f", {len(c.skipped)} non-text files skipped" if c.skipped else ""
+        skipped = f", {skipped_files(c.skipped)}" if c.skipped else ""
         return (f"task=lm on text: {files} ({len(c.text):,} characters{skipped}); "
                 f"{self.tokenizer.kind} tokenizer, vocab_size={self.vocab_size}; "
                 f"{len(tr):,} training / {len(va):,} validation tokens; context {self.context}")

@@ -137,3 +137,17 @@ def test_missing_relative_path_names_the_folder_it_was_looked_for_in(tmp_path, c
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert (f"--data corpus.txt: no such file or folder (a relative path is read from the current "
             f"folder, {tmp_path})") in err, err
+
+
+def test_a_folder_names_the_first_file_it_skips_and_why(tmp_path, capsys):
+    """A Latin-1 file in a folder is text the user meant to train on: the header line names it."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    write(folder / "a.txt", ENOUGH.encode())
+    write(folder / "b.txt", "caf\xe9 au lait\n".encode("latin-1"))
+    write(folder / "c.txt", b"")
+    assert main(["train", "--task", "lm", "--data", str(folder), "--context", "32", "--steps", "1",
+                 "--no-progress", "--d-model", "16", "--heads", "2", "--d-ff", "16",
+                 "--layers", "1"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"2 folder files skipped, first {folder / 'b.txt'}: not UTF-8" in header
