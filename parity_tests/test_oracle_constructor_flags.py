@@ -70,6 +70,16 @@ def test_a_mask_switch_beside_a_mask_argument_is_not_taken_for_a_causal_flag():
     assert "use_mask left at its default True in the constructor" in _line(res), _line(res)
 
 
+def test_only_the_flag_that_was_flipped_leaves_the_unchecked_list():
+    """`causal` is exercised; `use_mask` (True, beside a mask argument) was never flipped and must
+    stay named, though its name is a mask switch's."""
+    res = check("mha", f"{FLAGS}:CausalAndMaskSwitchAttention", examples=10)
+    assert res.verdict == "match", render_text(res)
+    line = _line(res)
+    assert "use_mask left at its default True in the constructor" in line, line
+    assert "causal left" not in line, line
+
+
 def test_hyperparameters_the_oracle_passes_are_not_named():
     res = check("mha", f"{FLAGS}:FlaggedAttention", runs=1, examples=3)
     line = _line(res)

@@ -118,3 +118,14 @@ class MaskArgumentSwitchAttention(FlaggedAttention):
 
     def forward(self, query, key, value, mask=None):
         return super().forward(query, key, value, mask if self.use_mask else None)
+
+
+class CausalAndMaskSwitchAttention(FlaggedAttention):
+    """A causal flag and, beside the mask argument, a switch for that mask: only `causal` is flipped."""
+
+    def __init__(self, d_model, num_heads, causal=False, use_mask=True):
+        super().__init__(d_model, num_heads, causal=causal)
+        self.use_mask = use_mask
+
+    def forward(self, query, key, value, mask=None):
+        return super().forward(query, key, value, mask if self.use_mask else None)

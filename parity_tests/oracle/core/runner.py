@@ -20,10 +20,9 @@ from typing import Any
 from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
 from ..reading.adapters import Options
 from ..reading.findings import Findings
-from ..reading.signatures import CAUSAL_CTOR, MASK_CTOR
 from ..sandbox import policy
 from ..sandbox.limits import Limits
-from ..sandbox.modes import BIAS_CTOR
+from ..sandbox.modes import flipped_flag
 from . import float32_tables, upstream
 from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
@@ -117,10 +116,10 @@ class Checker(LoadMixin):
             self.unvaried.setdefault(k, v)
         if rep.modes.get("causal_flag"):        # is_causal=True compared (sandbox/modes.causal_flag)
             self.exercised.add("is_causal")
-        for mode, names in (("causal_ctor", CAUSAL_CTOR + MASK_CTOR), ("bias_ctor", BIAS_CTOR)):
-            if rep.modes.get(mode):             # a constructor flag compared at its other value
-                self.exercised.update(k for k, v in rep.unvaried.items()
-                                      if k.lower() in names and v.endswith(" in the constructor"))
+        for mode in ("causal_ctor", "bias_ctor"):
+            flag = flipped_flag(mode, rep.unvaried) if rep.modes.get(mode) else None
+            if flag is not None:                # that constructor flag compared at its other value
+                self.exercised.add(flag)
         for n in rep.adapter_notes:      # notes made while building/calling (late ones too)
             if n not in self.notes:
                 self.notes.append(n)

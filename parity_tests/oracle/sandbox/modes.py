@@ -259,6 +259,17 @@ def ctor_flag(ctor_left: dict | None, names: tuple, default: bool) -> str | None
     return next((n for n, v in (ctor_left or {}).items() if n.lower() in names and v is default), None)
 
 
+def flipped_flag(mode: str, unvaried: dict) -> str | None:
+    """The parent's reading of which constructor flag `mode` flipped, chosen as the worker chose it
+    from the flags the listing says were left at a default (reading/unvaried); None when none is
+    listed (a required causal flag is not: it was passed False, and the notes say so)."""
+    left = {k: v.endswith("True in the constructor") for k, v in unvaried.items()
+            if v in (f"left at its default {d} in the constructor" for d in ("True", "False"))}
+    if mode == "bias_ctor":
+        return ctor_flag(left, BIAS_CTOR, True)
+    return ctor_flag(left, CAUSAL_CTOR, False) or ctor_flag(left, MASK_CTOR, False)
+
+
 def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
     """The forward of the candidate built with `flag=value`; {} where that build or call raises
     (the flag is then not taken as this mode reads it, and stays "not checked")."""
