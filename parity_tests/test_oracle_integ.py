@@ -45,7 +45,7 @@ def test_cli_adapter_in_an_isolated_worker_and_its_replay(tmp_path, capsys):
     assert any("adapter file hooked_adapter_numpy.py" in n for n in rep["notes"]), rep["notes"]
     assert rep["options"]["adapter_path"] == ADAPTER
     code = main(["check", "layernorm", f"{wrong}:TupleStateNorm", "--adapter", ADAPTER,
-                 "--examples", "20", "--report", str(report)])
+                 "--examples", "20", "--report", str(report), "--overwrite"])
     out = capsys.readouterr().out
     rep = json.loads(report.read_text())
     assert code == 1 and rep["verdict"] == "mismatch", out

@@ -8,7 +8,7 @@ import time
 from npformer.cli import backends
 from npformer.cli.common import check_backend, describe, task_from, torch_and_device
 from npformer.cli.defaults import DEFAULTS, fill_task_defaults
-from npformer.cli.errors import CliError
+from npformer.cli.errors import CliError, where_it_was_looked_for
 from npformer.cli.figures import to_numpy_model, train_plots
 from npformer.cli.finetune import check_init_args, finetune_state, save_pretrained_folder
 from npformer.cli.option_rules import (
@@ -21,6 +21,7 @@ from npformer.cli.option_rules import (
 )
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import check_text_args, refuse_text_on_resume, text_task_from
+from npformer.io.checkpoint_file import CheckpointError
 
 __all__ = ["cmd_train"]
 
@@ -74,7 +75,11 @@ def _fresh_state(args):
 def _resumed_state(args):
     """The TrainState saved in --resume's file, to run --steps more steps."""
     dev = torch_and_device(args)[1] if args.backend == "torch" else None
-    state = backends.module(args.backend, "resume").load_training_state(args.resume, device=dev)
+    try:
+        state = backends.module(args.backend, "resume").load_training_state(args.resume, device=dev)
+    except CheckpointError as exc:                      # named by the option that gave the file
+        raise CliError(f"--resume {args.resume}: {exc.problem}{where_it_was_looked_for(exc)}") \
+            from None
     state.config = state.config.replace(steps=args.steps, eval_every=args.eval_every,
                                         eval_size=args.eval_size, progress=not args.no_progress)
     return state

@@ -113,12 +113,13 @@ def cmd_check(args) -> int:
     from .sandbox.limits import Limits
     from .sandbox.policy import DEFAULT_FORBIDDEN
 
-    for path, flag in ((args.report, "--report"), (args.results, "--results")):
-        if path:
-            check_output_path(path, flag)           # before the search, not after it
     _refuse_reports_over_inputs(((args.report, "--report"), (args.results, "--results")),
                                 ((_spec_file(args.candidate), "the submission"),
                                  (args.adapter, "--adapter"), (args.map_file, "--map-file")))
+    replace_flag = None if args.overwrite else "--overwrite"
+    for path, flag in ((args.report, "--report"), (args.results, "--results")):
+        if path:
+            check_output_path(path, flag, replace_flag)     # before the search, not after it
     opts = _options(args)
     spec = args.candidate
     if args.backward:
@@ -174,11 +175,13 @@ def cmd_export(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .core.report import write_json
+    from .core.report import check_output_path, write_json
     from .grading.fixtures import render_verify, verify
 
     _refuse_reports_over_inputs(((args.report, "--report"),),
                                 ((args.outputs, "the outputs"), (args.bundle, "the bundle")))
+    if args.report:
+        check_output_path(args.report, "--report", None if args.overwrite else "--overwrite")
     result = verify(args.bundle, args.outputs, require_all=args.require_all)
     print(render_verify(result))
     if args.report:
@@ -190,7 +193,7 @@ def cmd_grade(args) -> int:
     from .grading.batch import grade, render_summary
 
     res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet,
-                secret_file=args.secret_file)
+                secret_file=args.secret_file, overwrite=args.overwrite)
     print(render_summary(res["summary"]))
     print(f"wrote {os.path.join(args.out, 'gradebook.csv')}, summary.json and one folder per student")
     return 0

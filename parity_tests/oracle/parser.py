@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--hidden-visibility", default="after_due_date",
                    choices=("hidden", "after_due_date", "after_published", "visible"))
     g.add_argument("--points", type=float, default=1.0, help="points per Gradescope test")
+    g.add_argument("--overwrite", action="store_true",
+                   help="let --report / --results replace an existing file (refused otherwise, "
+                        "before the search)")
     g.add_argument("--quiet", action="store_true", help="print only the verdict line")
     g.add_argument("--secret-file", default=None, help=SECRET_HELP)
     _add_sandbox(c)
@@ -158,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
                                         "or one .py file per student")
     gr.add_argument("--spec", required=True, help="assignment.toml (docs/ORACLE.md, 'Batch grading')")
     gr.add_argument("--out", required=True, help="folder for the results (created)")
+    gr.add_argument("--overwrite", action="store_true",
+                    help="re-grade into an --out that already holds a gradebook (its files are "
+                         "replaced; refused otherwise, before grading)")
     gr.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     gr.add_argument("--quiet", action="store_true", help="no progress bar")
     gr.add_argument("--secret-file", default=None, help=SECRET_HELP)
@@ -192,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--require-all", action="store_true",
                    help="fail when a quantity of the bundle is missing from the outputs")
     v.add_argument("--report", default=None, metavar="out.json")
+    v.add_argument("--overwrite", action="store_true",
+                   help="let --report replace an existing file (refused otherwise)")
 
     sub.add_parser("list", help="the components and what each expects")
     return ap

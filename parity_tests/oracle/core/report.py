@@ -39,12 +39,16 @@ def _json_default(o: Any):
     return str(o)
 
 
-def check_output_path(path: str, what: str = "output") -> str:
+def check_output_path(path: str, what: str = "output", replace_flag: str | None = None) -> str:
     """Fail early (before any search) when `path` cannot be written: a folder, or a parent that is
-    a file or not writable. Returns the absolute path."""
+    a file or not writable; with replace_flag (the option that allows it, e.g. "--overwrite"), also
+    an existing file, so a user's earlier report is never silently replaced. Returns the absolute
+    path."""
     ap = os.path.abspath(path)
     if os.path.isdir(ap):
         raise ValueError(f"{what} {path!r}: expected a file path, got a folder")
+    if replace_flag is not None and os.path.lexists(ap):
+        raise ValueError(f"{what} {path!r}: the file exists (pass {replace_flag} to replace it)")
     folder = os.path.dirname(ap)
     probe = folder
     while not os.path.exists(probe):

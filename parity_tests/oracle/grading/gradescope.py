@@ -89,7 +89,7 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False,
     from ..core.report import check_output_path
     from .secret import read_secret
 
-    spec = load_spec(spec_path)          # fails early on a bad spec
+    spec = load_spec(spec_path, "spec")          # fails early on a bad spec
     secret = None if secret_file is None else read_secret(secret_file)
     out = check_output_path(out_zip, "-o")
     inputs = [spec_path] + [c.adapter_path for c in spec.checks if c.adapter_path] \
@@ -162,7 +162,7 @@ def run_one(spec_path: str, submission: str, results: str, secret_file: str | No
     from .secret import read_secret
     from .submissions import SubmissionError, materialize, read_submission
 
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, "spec")
     secret = None if secret_file is None else read_secret(secret_file)
     check_output_path(results, "--results")
     try:

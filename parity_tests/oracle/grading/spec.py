@@ -71,7 +71,7 @@ class Assignment:
         return sum(c.points + float((c.hidden or {}).get("points", 0)) for c in self.checks)
 
 
-def _toml_load(path: str) -> dict:
+def _toml_load(path: str, what: str = "--spec") -> dict:
     try:
         import tomllib  # Python 3.11+
     except ModuleNotFoundError:
@@ -84,13 +84,13 @@ def _toml_load(path: str) -> dict:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except FileNotFoundError:
-        raise SpecError(f"--spec {path!r}: no such file") from None
+        raise SpecError(f"{what} {path!r}: no such file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"--spec {path!r}: not valid TOML: {exc}") from None
+        raise SpecError(f"{what} {path!r}: not valid TOML: {exc}") from None
     except (RecursionError, MemoryError):
-        raise SpecError(f"--spec {path!r}: not a usable TOML file (nested too deeply)") from None
+        raise SpecError(f"{what} {path!r}: not a usable TOML file (nested too deeply)") from None
     except OSError as exc:
-        raise SpecError(f"--spec {path!r}: cannot be read ({exc.strerror})") from None
+        raise SpecError(f"{what} {path!r}: cannot be read ({exc.strerror})") from None
 
 
 def _need(cond: bool, where: str, expected: str, got: Any) -> None:
@@ -98,11 +98,13 @@ def _need(cond: bool, where: str, expected: str, got: Any) -> None:
         raise SpecError(f"{where}: expected {expected}, got {got!r}")
 
 
-def load_spec(path: str) -> Assignment:
+def load_spec(path: str, what: str = "--spec") -> Assignment:
+    """The assignment spec at `path`, checked; `what` names the argument that gave it in errors
+    (`grade --spec`, the positional `spec` of gradescope-bundle and gradescope-run)."""
     from ..components import COMPONENTS, get
     from ..reading.adapters import Options
 
-    raw = _toml_load(path)
+    raw = _toml_load(path, what)
     unknown = set(raw) - {"assignment", "check"}
     _need(not unknown, f"{path}", "only [assignment] and [[check]] tables", sorted(unknown))
     a = raw.get("assignment", {})

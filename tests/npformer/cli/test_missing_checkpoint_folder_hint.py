@@ -8,12 +8,22 @@ from npformer.cli.main import main
 
 def test_a_missing_relative_checkpoint_names_the_current_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    for argv in (["generate", "run.npz", "abc"], ["evaluate", "run.npz"],
-                 ["train", "--resume", "run.npz", "--steps", "1"]):
+    for argv, named in ((["generate", "run.npz", "abc"], "checkpoint"),
+                        (["evaluate", "run.npz"], "checkpoint"),
+                        (["train", "--resume", "run.npz", "--steps", "1"], "--resume")):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
-        assert err.endswith(f"checkpoint run.npz: no such file (a relative path is read from the current "
-                            f"folder, {tmp_path})"), err
+        assert err.endswith(f": {named} run.npz: no such file (a relative path is read from the "
+                            f"current folder, {tmp_path})"), err
+
+
+def test_a_resume_file_that_is_no_checkpoint_is_named_by_the_option(tmp_path, capsys):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a checkpoint\n")
+    for given, problem in ((text, "not an .npz checkpoint"), (tmp_path, "not a file")):
+        assert main(["train", "--resume", str(given), "--steps", "1"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"npformer train: error: --resume {given}: {problem}"), err
 
 
 def test_an_absolute_path_gets_no_folder_hint(tmp_path, capsys):
