@@ -33,8 +33,14 @@ def _options(args) -> "Options":
 
     name_map = dict(args.name_map)
     if getattr(args, "map_file", None):
-        with open(args.map_file, encoding="utf-8") as f:
-            loaded = json.load(f)
+        try:
+            with open(args.map_file, encoding="utf-8") as f:
+                loaded = json.load(f)
+        except OSError as exc:
+            raise ValueError(f"--map-file {args.map_file!r}: cannot be read "
+                             f"({exc.strerror or exc})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--map-file {args.map_file!r}: not JSON: {exc}") from None
         if not isinstance(loaded, dict):
             raise ValueError("--map-file: expected a JSON object of REF: CAND entries")
         name_map = {**loaded, **name_map}
@@ -160,8 +166,11 @@ def cmd_export(args) -> int:
 
     from npformer.io.files import check_output_dir
 
+    from .components import get
+    from .components.base import parse_settings
     from .grading.fixtures import export
 
+    parse_settings(get(args.component), dict(args.settings))   # a bad --set: before any folder
     names = sorted(os.listdir(args.out)) if os.path.isdir(args.out) else []
     check_output_dir(args.out, "--out", overwrite=args.overwrite,      # a bundle there: refused
                      writes=[n for n in names if re.fullmatch(r"manifest\.json|case_\d+\.npz", n)])

@@ -27,12 +27,50 @@ def _kv(text: str) -> tuple[str, str]:
 
 def _json_arg(text: str):
     if text.startswith("@"):
-        with open(text[1:], encoding="utf-8") as f:
-            return json.load(f)
+        try:
+            with open(text[1:], encoding="utf-8") as f:
+                return json.load(f)
+        except OSError as exc:
+            raise argparse.ArgumentTypeError(f"the file {text[1:]!r} cannot be read "
+                                             f"({exc.strerror or exc})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise argparse.ArgumentTypeError(f"the file {text[1:]!r} is not JSON: {exc}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"expected JSON (or @file.json): {exc}") from None
+
+
+def _json_object(text: str) -> dict:
+    value = _json_arg(text)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object of name: value (or "
+                                         f"@file.json), got {type(value).__name__} {text!r}")
+    return value
+
+
+def _at_least(low: int, unit: str = ""):
+    """An argparse type: an integer >= low (argparse names the option in the error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}{unit}, got {text!r}")
+        return value
+    return parse
+
+
+def _points(text: str) -> float:
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -65,10 +103,10 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
                         "torchformer and parity_tests are always forbidden unless allowed")
     g.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
                    help="lift the default ban on MODULE (e.g. --allow-import torchformer)")
-    g.add_argument("--runs", type=int, default=2,
+    g.add_argument("--runs", type=_at_least(1), default=2,
                    help="calls per example, each with fresh global RNG states (default 2: "
                         "catches nondeterminism)")
-    g.add_argument("--memory-mb", type=int, default=4096,
+    g.add_argument("--memory-mb", type=_at_least(64, " (MiB)"), default=4096,
                    help="the worker's memory limit, RLIMIT_DATA (default 4096)")
     g.add_argument("--require-gradients", action="store_true",
                    help="fail (missing_gradient) when an input or parameter gradient could not be "
@@ -98,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "file.py:forward,backward for a NumPy pair")
     _add_common(c)
     g = c.add_argument_group("the search")
-    g.add_argument("--examples", type=int, default=25, help="examples to try (default 25)")
+    g.add_argument("--examples", type=_at_least(1), default=25, help="examples to try (default 25)")
     g.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     g.add_argument("--timeout", type=float, default=20.0,
                    help="seconds allowed per candidate call (default 20)")
@@ -120,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "transposed, '-' when it has none) or a block (self_attn=attention); "
                         "repeatable")
     g.add_argument("--map-file", default=None, help="a JSON object of REF: CAND entries")
-    g.add_argument("--init-kwargs", type=_json_arg, default=None, metavar="JSON",
+    g.add_argument("--init-kwargs", type=_json_object, default=None, metavar="JSON",
                    help="constructor keyword arguments: extra ones, or required ones the oracle "
                         "cannot derive, e.g. '{\"bias\": false, \"vocab\": 100}'")
     g.add_argument("--package-root", default=None, metavar="DIR",
@@ -141,12 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write Gradescope-style results")
     g.add_argument("--hidden-seed", type=int, default=None,
                    help="also run a hidden search with this seed (redacted in --results)")
-    g.add_argument("--hidden-examples", type=int, default=None,
+    g.add_argument("--hidden-examples", type=_at_least(1), default=None,
                    help="examples of the hidden search (default: --examples)")
     g.add_argument("--hidden-strict", action="store_true", help="hidden search in strict mode")
     g.add_argument("--hidden-visibility", default="after_due_date",
                    choices=("hidden", "after_due_date", "after_published", "visible"))
-    g.add_argument("--points", type=float, default=1.0, help="points per Gradescope test")
+    g.add_argument("--points", type=_points, default=1.0, help="points per Gradescope test")
     g.add_argument("--overwrite", action="store_true",
                    help="let --report / --results replace an existing file (refused otherwise, "
                         "before the search)")
@@ -187,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="folder to write (created)")
     e.add_argument("--overwrite", action="store_true",
                    help="replace a bundle already in --out (refused otherwise, before drawing)")
-    e.add_argument("--examples", type=int, default=10)
+    e.add_argument("--examples", type=_at_least(1), default=10)
     e.add_argument("--seed", type=int, default=0)
     _add_common(e)
 

@@ -265,12 +265,71 @@ class Component:
         return _cast(rng.standard_normal(shape), dtype)
 
 
+MAX_SETTING = 4096          # the largest size --set or a spec may fix (a bound, not a target)
+
+
+def _whole(v, low: int, high: int) -> int:
+    """An integer low..high from a command line string or a spec's TOML value (a bool, 2.5 or
+    'abc' is refused, never truncated)."""
+    try:
+        n = v if isinstance(v, int) and not isinstance(v, bool) else int(str(v).strip())
+    except ValueError:
+        n = None
+    if isinstance(v, (bool, float)) or n is None or not low <= n <= high:
+        raise ValueError(f"expected an integer {low}..{high}, got {v!r}")
+    return n
+
+
 def _int(v) -> int:
-    return int(v)
+    """A size or a bound (d_model, num_heads, max_len, ...): 1..MAX_SETTING."""
+    return _whole(v, 1, MAX_SETTING)
+
+
+def _index(v) -> int:
+    """A token id (pad_id): 0..2**20."""
+    return _whole(v, 0, 1 << 20)
 
 
 def _float(v) -> float:
-    return float(v)
+    """An epsilon: a finite number > 0 and <= 0.1."""
+    try:
+        x = float(v) if not isinstance(v, bool) else math.nan
+    except (TypeError, ValueError):
+        x = math.nan
+    if not (math.isfinite(x) and 0 < x <= 0.1):
+        raise ValueError(f"expected a finite number > 0 and <= 0.1, got {v!r}")
+    return x
+
+
+def parse_settings(comp, values: dict) -> dict:
+    """`--set KEY=VALUE` values for `comp`, each parsed and range-checked by its settable parser
+    and checked together (settings_clash); a ValueError names the setting."""
+    fixed = {}
+    for k, v in values.items():
+        if k not in comp.settable:
+            raise ValueError(f"--set {k}: component {comp.name!r} accepts "
+                             f"{', '.join(sorted(comp.settable)) or 'no settings'}")
+        try:
+            fixed[k] = comp.settable[k](v)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"--set {k}={v!r}: {exc}") from None
+    clash = settings_clash(fixed)
+    if clash is not None:
+        raise ValueError(f"--set {clash}")
+    return fixed
+
+
+def settings_clash(fixed: dict) -> str | None:
+    """Why sizes fixed together cannot be drawn (num_heads not dividing d_model, pad_id outside a
+    vocabulary), or None."""
+    d, h = fixed.get("d_model"), fixed.get("num_heads")
+    if d is not None and h is not None and d % h:
+        return f"num_heads={h}: must divide d_model={d} (each head gets d_model / num_heads)"
+    pad = fixed.get("pad_id")
+    for vocab in ("src_vocab", "tgt_vocab"):
+        if pad is not None and fixed.get(vocab) is not None and pad >= fixed[vocab]:
+            return f"pad_id={pad}: must be below {vocab}={fixed[vocab]} (an id of that vocabulary)"
+    return None
 
 
 def _bool(v) -> bool:

@@ -20,6 +20,7 @@ from .base import (
     _cast,
     _choice,
     _float,  # noqa: F401
+    _index,
     _int,
     _load,
     _mask,
@@ -190,7 +191,7 @@ class Model(Component):
     tree = "model"
     settable = {"d_model": _int, "num_heads": _int, "d_ff": _int, "num_layers": _int,
                 "num_encoder_layers": _int, "num_decoder_layers": _int, "src_vocab": _int,
-                "tgt_vocab": _int, "max_len": _int, "pad_id": _int, "eps": _float,
+                "tgt_vocab": _int, "max_len": _int, "pad_id": _index, "eps": _float,
                 "activation": _activation, "norm_first": _bool, "final_norm": _bool,
                 "scale_embeddings": _bool, "tie_embeddings": _bool, "output_bias": _bool,
                 "max_batch": _int, "max_seq": _int}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from ..components.base import parse_settings
 from ..sandbox import policy
 from .backend import InProcessBackend, Prepared, SandboxBackend
 from .verdicts import Outcome
@@ -15,15 +16,7 @@ class LoadMixin:
     """Checker's setup (runner.py): reads and sets the Checker's own attributes."""
 
     def _parse_settings(self) -> dict:
-        fixed = {}
-        for k, v in self.opts.settings.items():
-            if k not in self.comp.settable:
-                raise ValueError(f"--set {k}: component {self.comp.name!r} accepts "
-                                 f"{', '.join(sorted(self.comp.settable)) or 'no settings'}")
-            try:
-                fixed[k] = self.comp.settable[k](v)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"--set {k}={v!r}: {exc}") from None
+        fixed = parse_settings(self.comp, self.opts.settings)
         self.opts.settings = fixed
         return fixed
 

@@ -35,6 +35,7 @@ from parity_tests.harness.tolerances import QUANTITIES, Tolerance, tolerance
 
 from .. import __version__
 from ..components import REF, get, quantity_kind
+from ..components.base import parse_settings
 from ..reading.adapters import Options, convert_mask
 from ..reading.findings import Findings
 
@@ -82,12 +83,7 @@ def export(component: str, folder: str, *, examples: int = 10, seed: int = 0,
     opts = Options(mask_convention=mask_convention, mask_dtype=mask_dtype, mask_rank=mask_rank,
                    strict=strict, dtype=dtype, settings=dict(settings or {}))
     opts.validate()
-    fixed = {}
-    for k, v in opts.settings.items():
-        if k not in comp.settable:
-            raise ValueError(f"--set {k}: component {component!r} accepts "
-                             f"{', '.join(sorted(comp.settable)) or 'no settings'}")
-        fixed[k] = comp.settable[k](v)
+    fixed = parse_settings(comp, opts.settings)
     caps = Findings(fixed=fixed)
     if mask_rank == 3:
         caps.mask_kinds = {m.name: tuple(k for k in m.kinds if k != "random") for m in comp.masks}

@@ -74,20 +74,20 @@ def entry(v, where: str) -> None:
 
 
 def settings(values, comp, where: str) -> None:
+    from ..components.base import settings_clash
+
     need(isinstance(values, dict), where, "a table of --set values", values)
+    parsed = {}
     for k, v in values.items():
         need(k in comp.settable, f"{where} {k}",
              f"a setting of {comp.name!r} ({', '.join(sorted(comp.settable))})", k)
-        try:
-            got = comp.settable[k](v)
+        try:                       # each parser checks its range (components/base.py)
+            parsed[k] = comp.settable[k](v)
         except (TypeError, ValueError) as exc:
             raise SpecError(f"{where} {k}: {exc}") from None
-        if k == "eps":
-            number(got, f"{where} {k}", 0.0, 0.1, lo_open=True)
-        elif k == "pad_id":
-            integer(got, f"{where} {k}", 0, 1 << 20)
-        elif isinstance(got, int) and not isinstance(got, bool):
-            integer(got, f"{where} {k}", 1, 4096)
+    clash = settings_clash(parsed)
+    if clash is not None:
+        raise SpecError(f"{where} {clash}")
 
 
 def hidden(h, where: str) -> None:
