@@ -87,6 +87,13 @@ ATTN_SELF = _t("self_attn", "self_attention", "attention", "attn", "mha", "multi
                "masked_mha", "masked_self_attn", "attn1", "mha1", "attention1", "sa", "att",
                "dec_self_attn", "enc_self_attn", "self_attn_layer", "attention_layer", "mhsa",
                "multihead_attn", "self_att", "mh_attn", "multi_head")
+MASKED_SELF = _t("masked_multi_head_attention", "masked_multihead_attention", "masked_mha",
+                 "masked_self_attn", "masked_self_attention", "masked_attn", "masked_attention",
+                 "masked_multi_head_attn", "masked_mh_attn", "causal_self_attention",
+                 "causal_self_attn", "causal_attention", "causal_attn", "causal_mha")
+"""A decoder's self-attention named for its mask, looked for before ATTN_SELF's plain names: beside
+`masked_multi_head_attention`, a plain `multi_head_attention` is the cross-attention."""
+DEC_SELF = MASKED_SELF + tuple(n for n in ATTN_SELF if n not in MASKED_SELF)
 ATTN_CROSS = _t("cross_attn", "src_attn", "cross_attention", "enc_dec_attn", "encoder_attention",
                 "enc_attn", "multihead_attn", "attn2", "mha2", "encoder_decoder_attention",
                 "cross_mha", "enc_dec_attention", "attention2", "dec_enc_attn", "src_attention",
@@ -132,7 +139,7 @@ TREES: dict[str, tuple[Child, ...]] = {
                                            "ff_layer_norm", "ffn_layer_norm")), *_norm_raw(2)),
     ),
     "decoder_layer": (
-        Child("self_attn", "mha", ATTN_SELF),
+        Child("self_attn", "mha", DEC_SELF),
         Child("norm1", "norm", _norms(1, ("self_attn_norm", "self_attn_layer_norm", "attn_norm",
                                            "norm_self", "ln_self")), *_norm_raw(1)),
         Child("cross_attn", "mha", ATTN_CROSS),

@@ -21,7 +21,7 @@ LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
               named for what they are, key padding and causal (mask_parts), the padding part's
-              convention (part_convention); time-first (T, B, d) sequences (time_first); a
+              axes (part_layout) and convention (part_convention); time-first (T, B, d) sequences (time_first); a
               decoder-only layer checked as decoder_layer, named as such (decoder_only); key and
               value taken as one argument, forward(x, kv, mask) (shared_kv); a layer taking its
               inputs under the attention's role names, forward(value, key, query, mask)
@@ -94,6 +94,7 @@ from . import (
     packed_kv,
     packed_shape,
     part_convention,
+    part_layout,
     pe_table,
     per_head,
     qkv_groups,
@@ -116,7 +117,7 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
                                                   derived.value, meaning.value, arg_meaning.value, flags.value,
                                                   shape_list.value)
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
-                             lazy.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
+                             lazy.probe, part_layout.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe)  # when the adapter is prepared

@@ -38,7 +38,11 @@ def probe(adapter) -> None:
         return
     mask = adapter.comp.masks[0]
     binding = getattr(adapter, "binding", None)
-    if binding is None or mask.name not in binding.unbound or "causal" not in mask.kinds:
+    if binding is None or "causal" not in mask.kinds:
+        return
+    parts = set((binding.guessed or {}).values())
+    padding_only = "padding_mask:self" in parts and "causal_mask:self" not in parts
+    if mask.name not in binding.unbound and not padding_only:
         return
     if adapter.caps.valid_lens or adapter.caps.list_input:
         return
@@ -67,7 +71,7 @@ def probe(adapter) -> None:
     last, first = x.copy(), x.copy()
     last[:, -1] += rng.standard_normal(D)          # not a constant: a LayerNorm would remove it
     first[:, 0] += rng.standard_normal(D)
-    decide(adapter, base, run(last), run(first), mask.name)
+    decide(adapter, base, run(last), run(first), mask.name, padding_only)
 
 
 def _drawn_weights(adapter, m) -> None:
@@ -95,9 +99,12 @@ def _drawn_weights(adapter, m) -> None:
         return
 
 
-def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:
+def decide(adapter, base, moved_last, moved_first, mask_name: str,
+           padding_only: bool = False) -> None:
     """Causal draws only when no earlier output moved with the last input while later outputs
-    followed the first (the outputs of one input, its last position changed, its first)."""
+    followed the first (the outputs of one input, its last position changed, its first).
+    padding_only: the forward takes only the key padding of that mask (recognise/mask_parts),
+    called all-attend by the probe; mask_parts then keeps the causal draws."""
     if base is None or any(a is None or a.shape != base.shape or a.ndim != 3
                            for a in (moved_last, moved_first)):
         return
@@ -110,6 +117,8 @@ def decide(adapter, base, moved_last, moved_first, mask_name: str) -> None:
         adapter.caps.mask_kinds[mask_name] = ("causal",)
         adapter.notes[:] = [n for n in adapter.notes if f"drew no {mask_name!r}" not in n
                             and f"no {mask_name!r} argument" not in n]
-        adapter.notes.append(f"forward has no {mask_name!r} argument but its outputs do not depend "
-                             f"on later positions (a probe changed the last input): the candidate "
-                             f"masks the future itself, so only causal {mask_name} masks are drawn")
+        given = (f"forward takes only the key padding of {mask_name!r}" if padding_only else
+                 f"forward has no {mask_name!r} argument")
+        adapter.notes.append(f"{given} but its outputs do not depend on later positions (a probe "
+                             f"changed the last input): the candidate masks the future itself, so "
+                             f"only causal {mask_name} masks are drawn")

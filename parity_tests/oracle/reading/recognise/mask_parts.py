@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..signatures import InterfaceError, PerCall
+from .part_layout import LAYOUTS, shaped
 
 COMPONENTS = ("encoder_layer", "decoder_layer")
 SAID = ("none", "padding", "causal")
@@ -47,7 +48,7 @@ def _part(adapter, values: dict, src: str, memory: bool, kind: str):
     if causal is None:
         raise InterfaceError(f"{src}: this mask is no causal mask and key padding, the parts the "
                              f"candidate's forward takes")
-    out = pad if kind == "padding_mask" else causal
+    out = shaped(pad, getattr(adapter, "part_layout", None)) if kind == "padding_mask" else causal
     return adapter.ops.from_np(convert_mask(out, adapter.opts, adapter.opts.dtype))
 
 
@@ -63,6 +64,10 @@ def meanings(adapter) -> dict:
                 continue
             mem = which == "memory" and adapter.comp.name == "decoder_layer"
             text = WHAT[kind].format(src=src[which], q="T", k="S" if mem else "T")
+            if kind == "padding_mask":          # the axes part_layout chose, when not (batch, k)
+                k = "S" if mem else "T"
+                text = text.replace(f"(batch, {k})", LAYOUTS[getattr(adapter, "part_layout", None)
+                                                             or "flat"].format(k=k))
             out[f"{kind}:{which}"] = PerCall(
                 lambda v, s=src[which], m=mem, k=kind: _part(adapter, v, s, m, k), text)
     return out
@@ -83,7 +88,10 @@ def probe(adapter) -> None:
         said.setdefault(src[which], {"none"}).add("padding" if kind == "padding_mask" else "causal")
     for m in adapter.comp.masks:
         if m.name in said:
-            adapter.caps.mask_kinds[m.name] = tuple(k for k in m.kinds if k in SAID and k in said[m.name])
+            kinds = tuple(k for k in m.kinds if k in SAID and k in said[m.name])
+            if adapter.caps.mask_kinds.get(m.name) == ("causal",) and "causal" not in said[m.name]:
+                kinds = ("causal",)      # the layer masks the future itself (builtin_causal)
+            adapter.caps.mask_kinds[m.name] = kinds
             adapter.notes[:] = [n for n in adapter.notes if n != f"forward has no {m.name!r} argument: "
                                 f"drew no {m.name}"]
     adapter.notes.append("forward takes its masks in parts, named for what they are: "
