@@ -62,7 +62,7 @@ class Resolver:
         if cand in self.claimed:
             return False
         hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
-        if isinstance(hint, int) and self._take_heads(ref, cand, how, hint):
+        if isinstance(hint, (int, tuple)) and self._take_heads(ref, cand, how, hint):
             return True
         shaped = RESOLVE.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))
         if shaped is not None:             # a (1, n) bias for the reference's (n,)

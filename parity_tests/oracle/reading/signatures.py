@@ -78,6 +78,21 @@ TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode (sandbo
 # for the main runs, True in the causal_ctor mode (sandbox/modes), a required one too (recognise/flags)
 CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",
                "autoregressive", "unidirectional")
+CAUSAL_WORDS_CTOR = ("causal", "autoregressive", "unidirectional")
+FUTURE_WORDS = ("future", "back", "ahead", "subsequent", "later", "forward", "look")
+
+
+def is_causal_flag(name: str) -> bool:
+    """A constructor flag that makes attention causal: CAUSAL_CTOR's names, or one in words no list
+    holds (`causal_attention`, `mask_back_connections`, `mask_future_tokens`): a causal word, or a
+    mask word with a word for later positions."""
+    n = name.lower()
+    words = [w for w in n.split("_") if w]
+    return n in CAUSAL_CTOR or any(w in CAUSAL_WORDS_CTOR for w in words) or \
+        (any(w in ("mask", "masked", "masking") for w in words)
+         and any(w in FUTURE_WORDS for w in words))
+
+
 # a mask switch (`use_mask=False`) means the causal mask only where the forward takes no mask at all
 MASK_CTOR = ("use_mask", "is_mask", "mask", "apply_mask", "with_mask", "masking", "do_mask")
 

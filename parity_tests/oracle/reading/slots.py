@@ -263,7 +263,8 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
                 out[cand] = (piece.T if transpose else piece).reshape(shape).astype(dtype)
             continue
         if e.pre_shape is not None:       # heads on axes of their own (recognise/head_axes)
-            out[e.cand] = RESOLVE.arrange_heads(v, e.transpose, e.pre_shape, e.perm).astype(dtype)
+            out[e.cand] = RESOLVE.arrange_heads(v, e.transpose, e.pre_shape, e.perm) \
+                .reshape(e.cand_shape).astype(dtype)          # with a unit axis it keeps, if any
             continue
         if e.cand_shape is not None:      # size-1 axes added: (1, n), (out, in, 1)
             out[e.cand] = v.reshape(e.cand_shape).astype(dtype)
@@ -304,7 +305,8 @@ def read_param_grad(entry: naming.Entry, g: np.ndarray | None) -> np.ndarray | N
     if g is None:
         return None
     if entry.pre_shape is not None:
-        return RESOLVE.unarrange_heads(g, entry.ref_shape, entry.transpose, entry.perm)
+        return RESOLVE.unarrange_heads(g, entry.ref_shape, entry.transpose, entry.perm,
+                                       entry.pre_shape)
     if entry.cand_shape is not None:
         return np.asarray(g).reshape(entry.ref_shape)
     if entry.transpose:

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
-from ..reading.signatures import CAUSAL_CTOR, MASK_CTOR, TRAINING_FLAGS, signature_of
+from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor")
@@ -254,9 +254,11 @@ def query_key_lengths(case: Case) -> tuple[int, int] | None:
     return None
 
 
-def ctor_flag(ctor_left: dict | None, names: tuple, default: bool) -> str | None:
-    """The constructor's flag among `names` the build left at `default`, or None."""
-    return next((n for n, v in (ctor_left or {}).items() if n.lower() in names and v is default), None)
+def ctor_flag(ctor_left: dict | None, names, default: bool) -> str | None:
+    """The constructor's flag among `names` (a tuple, or a predicate on the name) the build left at
+    `default`, or None."""
+    named = names if callable(names) else (lambda n: n.lower() in names)
+    return next((n for n, v in (ctor_left or {}).items() if named(n) and v is default), None)
 
 
 def flipped_flag(mode: str, unvaried: dict) -> str | None:
@@ -267,7 +269,7 @@ def flipped_flag(mode: str, unvaried: dict) -> str | None:
             if v in (f"left at its default {d} in the constructor" for d in ("True", "False"))}
     if mode == "bias_ctor":
         return ctor_flag(left, BIAS_CTOR, True)
-    return ctor_flag(left, CAUSAL_CTOR, False) or ctor_flag(left, MASK_CTOR, False)
+    return ctor_flag(left, is_causal_flag, False) or ctor_flag(left, MASK_CTOR, False)
 
 
 def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
@@ -297,8 +299,8 @@ def takes_no_mask(cls) -> bool:
 
 def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
     left = getattr(ad, "ctor_left", None)
-    flag = ctor_flag(left, CAUSAL_CTOR, False) or \
-        ctor_flag(getattr(ad, "ctor_required", None), CAUSAL_CTOR, False) or \
+    flag = ctor_flag(left, is_causal_flag, False) or \
+        ctor_flag(getattr(ad, "ctor_required", None), is_causal_flag, False) or \
         (ctor_flag(left, MASK_CTOR, False) if takes_no_mask(ad.obj) else None)
     lengths = query_key_lengths(case)
     if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \

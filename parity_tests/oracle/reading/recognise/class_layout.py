@@ -22,7 +22,9 @@ def _learn(entries: dict, space, ref_shapes: dict, known: dict) -> None:
 
 
 def apply(entries: dict, space, ref_shapes: dict, known: dict | None = None) -> list[str]:
-    """Switch square weights of a class seen only as (in, out) to (in, out); returns their names.
+    """Switch square weights of a class seen only as (in, out) to (in, out), and (under
+    --weight-layout in_out, or after recognise/layout's switch) those of a class seen only as
+    (out, in) back to (out, in); returns their names.
     `known` (class -> set of layouts seen) carries what earlier builds showed."""
     known = {} if known is None else known
     _learn(entries, space, ref_shapes, known)
@@ -30,14 +32,15 @@ def apply(entries: dict, space, ref_shapes: dict, known: dict | None = None) -> 
     switched = []
     for e in entries.values():
         r = tuple(ref_shapes.get(e.ref, ()))
-        if e.cand is None or e.how == "map" or e.transpose or e.rows is not None or e.parts or \
+        if e.cand is None or e.how == "map" or e.rows is not None or e.parts or \
                 e.cand_shape is not None or len(r) != 2 or r[0] != r[1]:
             continue
         cls = owner.get(e.cand, "")
-        if known.get(cls) == {True}:
-            e.transpose = True
+        if known.get(cls) == {(not e.transpose)}:    # the class shows the other layout
+            e.transpose = not e.transpose
             e.why = (e.why + "; " if e.why else "") + \
-                f"square, read (in, out) like the other {cls.rsplit('.', 1)[-1]} weights"
+                f"square, read {'(in, out)' if e.transpose else '(out, in)'} like the other " \
+                f"{cls.rsplit('.', 1)[-1]} weights"
             switched.append(e.cand)
     return switched
 
@@ -49,11 +52,29 @@ def probe(adapter) -> None:
         return
     from .. import naming
     from ..slots import torch_space
+    notes = list(adapter.notes)          # an extra build's guesses are the probe build's again
     try:
         hyper = adapter.probe_hyper()
-        space, _ = torch_space(adapter.probe)
-        shapes = adapter.comp.param_shapes(hyper)
-        r = naming.Resolver(space, shapes, hyper, adapter.opts.name_map, adapter.opts.weight_layout)
-        _learn(r.run(adapter.comp.tree), space, shapes, adapter.class_layout)
+        for build in (adapter.probe, None):
+            if build is None:                # sizes fixed square (--set d_ff=d_model): one more
+                hyper = dict(hyper, d_model=12, num_heads=3, d_ff=20, d_k=4, d_v=4)  # build
+                build = adapter.construct(hyper)
+            space, _ = torch_space(build)
+            shapes = _ref_shapes(adapter.comp, hyper)
+            r = naming.Resolver(space, shapes, hyper, adapter.opts.name_map, adapter.opts.weight_layout)
+            _learn(r.run(adapter.comp.tree), space, shapes, adapter.class_layout)
+            if adapter.class_layout:
+                return
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
+    finally:
+        adapter.notes[:] = notes
+
+
+def _ref_shapes(comp, hyper: dict) -> dict:
+    """The reference's parameter shapes at `hyper`, also in the worker (which imports no npformer:
+    a layer's come from norm_order.part_shapes there)."""
+    from . import norm_order
+    if comp.name in norm_order.PARTS:
+        return norm_order.part_shapes(comp.name, hyper)
+    return {n: tuple(s) for n, s in comp.param_shapes(hyper).items()}

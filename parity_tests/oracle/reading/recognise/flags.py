@@ -8,14 +8,15 @@ itself (a bias, a mask, pre-norm) are left alone: passing False there would be a
 computation, so they stay an interface error naming the argument. False is still only an
 assumption: if it switched the computation, the comparison on the output says so.
 
-A required causal flag (reading/signatures.CAUSAL_CTOR: `causal`, `is_causal`, `masked`, ...) is no
+A required causal flag (reading/signatures.is_causal_flag: `causal`, `is_causal`, `masked`,
+`mask_back_connections`, ...) is no
 guess: it gets False for the main runs (the reference's attention is not causal), and the
 causal_ctor mode (sandbox/modes.py) builds it True on every example with as many keys as queries,
 compared with the reference under a causal mask, so both of its values are checked.
 """
 from __future__ import annotations
 
-from ..signatures import CAUSAL_CTOR
+from ..signatures import is_causal_flag
 from .base import MISSING
 
 PREFIXES = ("log_", "return_", "use_", "output_", "save_", "store_", "keep_", "need_", "enable_",
@@ -36,7 +37,7 @@ def looks_boolean(param) -> bool:
 
 def value(ctx, param, values: dict):
     """False for a required flag that only switches extras on, or a causal one; else MISSING."""
-    if param.default is param.empty and param.name.lower() in CAUSAL_CTOR and ctx.depth == 0:
+    if param.default is param.empty and is_causal_flag(param.name) and ctx.depth == 0:
         ctx.note(f"constructor argument {param.name!r}: a required causal flag; built False for the "
                  f"main runs and True for the causal run (examples with as many keys as queries, "
                  f"compared under a causal mask)")

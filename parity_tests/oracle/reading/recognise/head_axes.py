@@ -39,6 +39,11 @@ def layout(ref: str, ref_shape, cand_shape, hyper: dict, d_axis: int | None = No
     if d_axis == "unit" or side is None or not H or cand_shape is None:
         return None
     r, c = tuple(ref_shape), tuple(cand_shape)
+    if isinstance(d_axis, tuple):          # (unit axis, d_model axis without it): (H, 1, d, d_head)
+        unit, d_axis = d_axis
+        if len(c) != 4 or c[unit] != 1:
+            return None
+        c = c[:unit] + c[unit + 1:]        # arranged as the 3 axes; slots add the unit axis back
     if len(r) == 1 and side == 0 and len(c) == 2 and c == (H, r[0] // H) and r[0] % H == 0 and H > 1:
         return (False, c, None)
     if len(r) != 2 or len(c) != 3 or r[side] % H:
@@ -65,8 +70,10 @@ def arrange(v: np.ndarray, transpose: bool, pre, perm) -> np.ndarray:
     return a.transpose(perm) if perm else a
 
 
-def unarrange(g: np.ndarray, ref_shape, transpose: bool, perm) -> np.ndarray:
+def unarrange(g: np.ndarray, ref_shape, transpose: bool, perm, pre=None) -> np.ndarray:
     g = np.asarray(g)
+    if pre is not None:                    # a unit axis the candidate keeps: back to the 3 axes
+        g = g.reshape(tuple(pre[i] for i in perm) if perm else tuple(pre))
     if perm:
         g = g.transpose(np.argsort(perm))
     r = tuple(ref_shape)
@@ -97,7 +104,7 @@ def probe(adapter) -> None:
         return
     notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
-        if not any(len(s) == 3 for s in _shapes(adapter, adapter.probe).values()):
+        if not any(len(s) in (3, 4) for s in _shapes(adapter, adapter.probe).values()):
             return
         hyper = dict(adapter.probe_hyper(), d_model=12, num_heads=3, d_k=4, d_v=4)
         shapes = _shapes(adapter, adapter.construct(hyper))
@@ -111,5 +118,9 @@ def probe(adapter) -> None:
             hints[n] = s.index(12)
         elif len(s) == 3 and 1 in s:
             hints[n] = "unit"
+        elif len(s) == 4 and s.count(1) == 1 and s.count(12) == 1:   # (H, 1, d, d_head) per head
+            unit = s.index(1)
+            three = s[:unit] + s[unit + 1:]
+            hints[n] = (unit, three.index(12))
     if hints:
         adapter.head_axes = hints

@@ -16,8 +16,9 @@ layer is x @ W throughout); with d_ff = d_model a later example decides.
 Attention that masks the future itself (builtin_causal: no mask argument, causal draws only)
 averages each query's prefix instead: position t gets the mean of positions 0 .. t.
 
-A plain packed q|k|v (a (3D, D) or (D, 3D) matrix) has its layout fixed by its shape: its value
-rows are handed over so, and the probe then decides the square output projection alone.
+A plain packed q|k|v (a (3D, D) or (D, 3D) matrix) has its layout fixed by its shape, and so do
+projections kept with the heads on axes of their own ((H, D, d_head) per head, recognise/head_axes):
+their values are handed over so, and the probe then decides the square output projection alone.
 
 When the candidate's output is the second and not the first, its square matrices are read as
 (in, out) (gradients too), and the report says so. Anything else keeps --weight-layout: a candidate
@@ -59,6 +60,21 @@ def _ffn_in_out(inst) -> bool:
     return True
 
 
+def _ffn_by_class(adapter, inst) -> bool:
+    """A torch layer whose feed-forward matrices are (out, in) by shape here (nn.Linear) while its
+    attention keeps bare square matrices: after a switch to (in, out), class_layout keeps a square
+    feed-forward matrix of a class seen (out, in) as it is, so only the attention's are read anew."""
+    if adapter.framework != "torch" or not any(v == {False} for v in
+                                                (getattr(adapter, "class_layout", None) or {}).values()):
+        return False
+    for ref in FFN:
+        e = inst.entries.get(ref)
+        if e is None or e.cand is None or e.parts or e.rows or e.cand_shape is not None \
+                or e.how == "map" or e.transpose:
+            return False
+    return True
+
+
 def applies(adapter, inst) -> bool:
     if adapter.comp.name not in PREFIX or adapter.opts.weight_layout != "out_in":
         return False
@@ -67,18 +83,26 @@ def applies(adapter, inst) -> bool:
     if adapter.hooks is not None or getattr(adapter, "layout_probed", False):
         return False
     pres = PREFIX[adapter.comp.name]
-    if pres != ("",) and not _ffn_in_out(inst):
+    if pres != ("",) and not (_ffn_in_out(inst) or _ffn_by_class(adapter, inst)):
         return False
     for pre in pres:
         for p in PROJ:
             e = inst.entries.get(f"{pre}{p}.weight")
-            if e is None or e.cand is None or e.parts or e.cand_shape is not None:
+            if e is None or e.cand is None or e.how == "map":
+                return False             # none, or the user said how it is kept
+            if p == "out_proj" and (e.parts or e.rows or e.cand_shape is not None):
+                return False             # the square output projection is what the probe reads
+            if e.parts or (e.cand_shape is not None and e.pre_shape is None):
                 return False
-            if e.rows and (p == "out_proj" or e.how != "packed" or e.grouped):
+            if e.rows and (e.how != "packed" or e.grouped):
                 return False             # only a plain packed q|k|v, its layout fixed by shape
-            if e.how == "map":
-                return False             # the user said how it is kept
     return True
+
+
+def _fixed(e) -> bool:
+    """A projection whose layout its shape already fixed: rows of a packed q|k|v, or heads on
+    axes of their own ((H, d_model, d_head) stacked per head: recognise/head_axes)."""
+    return e.rows is not None or e.pre_shape is not None
 
 
 def probe_weights(adapter, case, seed: int):
@@ -113,7 +137,8 @@ def _all_attend(adapter, spec, x, mem):
         return None
     keys = mem.shape[1] if spec.k == "S" else x.shape[1]
     keep = np.ones((1, 1, x.shape[1], keys), dtype=bool)
-    return adapter.ops.from_np(convert_mask(keep, adapter.opts, adapter.opts.dtype))
+    from .key_padding_arg import as_call_mask
+    return adapter.ops.from_np(as_call_mask(adapter, convert_mask(keep, adapter.opts, adapter.opts.dtype)))
 
 
 def probe(adapter, inst, case) -> bool:
@@ -149,7 +174,7 @@ def probe(adapter, inst, case) -> bool:
         return False
     # a packed (3D, D) / (D, 3D) value projection is handed over in the layout its shape fixes:
     # only the square output projection's layout is in question then
-    packed = [inst.entries[f"{pre}v_proj.weight"].rows is not None for pre in PREFIX[adapter.comp.name]]
+    packed = [_fixed(inst.entries[f"{pre}v_proj.weight"]) for pre in PREFIX[adapter.comp.name]]
     causal = masks_future_itself(adapter, inst)
     out_in, in_out = (probe_output(adapter.comp.name, case.hyper, x, mem, Ms, causal)
                       for Ms in ([A.T @ C.T for A, C in AC],

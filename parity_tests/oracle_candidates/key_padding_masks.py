@@ -1,0 +1,74 @@
+"""Attention whose `mask` argument is a key padding, (batch, keys), True (or 1) where the key is
+a token, expanded over heads and queries by the layer itself; and one taking it True where the
+key is padding. Right ones match; the BUG twin does not (its bug is named in the class)."""
+import math
+
+import torch
+from torch import nn
+
+
+class KeyPaddingAttention(nn.Module):
+    """mask: (batch, keys), 1 where the key is a token (None: every key)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.q, self.k, self.v, self.o = (nn.Linear(d_model, d_model) for _ in range(4))
+
+    def hidden(self, mask):
+        return ~mask.bool()[:, None, None, :]                  # (B, 1, 1, Tk): True = hidden
+
+    def scale(self, q):
+        return 1.0 / math.sqrt(q.shape[-1])
+
+    def forward(self, query, key, value, mask=None):
+        b, tq, d = query.shape
+        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
+        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
+        s = q @ k.transpose(-1, -2) * self.scale(q)
+        if mask is not None:
+            s = s.masked_fill(self.hidden(mask), float("-inf"))
+        z = torch.softmax(s, dim=-1) @ v
+        return self.o(z.transpose(1, 2).reshape(b, tq, d))
+
+
+class PaddingTrueAttention(KeyPaddingAttention):
+    """key_padding_mask convention: (batch, keys), True where the key is padding."""
+
+    def hidden(self, mask):
+        return mask.bool()[:, None, None, :]
+
+
+class KeyPaddingAttentionBUG(KeyPaddingAttention):
+    """BUG: the scores are not divided by sqrt(d_head)."""
+
+    def scale(self, q):
+        return 1.0
+
+
+class KeyPaddingAfterSoftmaxBUG(KeyPaddingAttention):
+    """BUG: padded keys are zeroed after the softmax, the rest not renormalised."""
+
+    def forward(self, query, key, value, mask=None):
+        b, tq, d = query.shape
+        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
+        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
+        p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), dim=-1)
+        if mask is not None:
+            p = p.masked_fill(self.hidden(mask), 0.0)
+        z = p @ v
+        return self.o(z.transpose(1, 2).reshape(b, tq, d))
+
+
+class KeyPaddingEncoderLayer(nn.Module):
+    """Post-norm encoder layer around KeyPaddingAttention."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.attn = KeyPaddingAttention(d_model, num_heads)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+        self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+
+    def forward(self, x, mask=None):
+        x = self.norm1(x + self.attn(x, x, x, mask))
+        return self.norm2(x + self.ff(x))
