@@ -140,10 +140,15 @@ class ConstructMixin:
         # a config argument defaulting to None that the class reads anyway (Whisper's, BART's
         # attention) gets one too, said in the notes
         none_configs = [p for p in params if p.default is None and p.name.lower() in CONFIG_ARG_NAMES]
+        for p in _per_head_sizes(params, values, self.comp.hypers):
+            consts[p.name] = int(values["d_model"]) // int(values["num_heads"])
+            ctx.note(f"constructor argument {p.name!r}: beside 'd_model' and the head count, "
+                     f"{'and a feed-forward width, ' if 'd_ff' in values else ''}a width of one "
+                     f"head: passed d_model // num_heads = {consts[p.name]}")
         given: dict[str, Any] = {}                      # by name, over the None default
         for p in required + none_configs:
             low = p.name.lower()
-            if p.name in init or low in hyper_names or low in const_names or \
+            if p.name in init or p.name in consts or low in hyper_names or low in const_names or \
                     any(naming.names_hyper(h, p.name) for h in values):
                 continue
             v = recognise.constructor_value(
@@ -223,3 +228,24 @@ class ConstructMixin:
             except Exception:  # noqa: BLE001
                 pass
         return m
+
+
+AMBIGUOUS_SIZES = ("hidden_size", "hidden_dim", "hidden", "size", "dim")
+
+
+def _per_head_sizes(params, values: dict, hypers) -> list:
+    """Required arguments with a size name any width could have (`hidden_size`) in a constructor
+    that also takes `d_model` by that exact name and a head count, and either a feed-forward width
+    by a name of its own or no feed-forward at all (multi-head attention): each head's width then,
+    as in `MultiHeadAttention(hidden_size, num_heads, d_model)` projecting to hidden_size *
+    num_heads. Only when nothing else names it (not an --init-kwargs one)."""
+    if not {"d_model", "num_heads"} <= set(values) or not values.get("num_heads"):
+        return []
+    names = {p.name.lower(): p for p in params}
+    heads = any(a.lower() in names for a in naming.HYPER_ALIASES["num_heads"])
+    ff = "d_ff" not in hypers or any(naming.names_hyper("d_ff", n) or n in ("d_ff", "dim_feedforward")
+                                     for n in names if n not in AMBIGUOUS_SIZES)
+    if "d_model" not in names or not heads or not ff:
+        return []
+    return [p for n, p in names.items() if n in AMBIGUOUS_SIZES
+            and p.default is inspect.Parameter.empty]

@@ -173,7 +173,7 @@ class ExecuteMixin:
             else:
                 if keep is None and n in getattr(self, "required_masks", ()):
                     keep = self._all_keep(case, n)      # a mask the signature requires
-                masks_np[n] = MASK.key_padding_call(self, convert_mask(keep, self.opts, dtype))
+                masks_np[n] = MASK.call_mask(self, convert_mask(keep, self.opts, dtype))
         mask_feeds = {n: (None if v is None else ops.from_np(v)) for n, v in masks_np.items()}
         values = {**feeds, **mask_feeds}
         if case.self_attention:

@@ -265,7 +265,10 @@ def names_num_heads(name: str) -> bool:
         not any(w in MODEL_WIDTH_WORDS for w in words)
 
 
-FF_WORDS = ("feedforward", "ff", "ffn", "fc", "mlp", "inner", "intermediate", "expansion")
+FF_WORDS = ("feedforward", "ff", "ffn", "fc", "mlp", "inner", "intermediate", "expansion", "conv",
+            "pointwise", "positionwise")
+"""`conv_hidden_dim`: the feed-forward written as two kernel-size-1 convolutions, as some code
+names it."""
 
 
 def names_d_ff(name: str) -> bool:
@@ -302,7 +305,9 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
     # pass 1: names. A name only one source can mean binds first (`filter_size` is d_ff alone, so
     # `hidden_size` beside it, which either could mean, is then d_model); then each other name takes
     # the first source (in the order the component asks) it can mean that is still free
-    named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    given = {_norm(k) for k in (constants or {})}     # a value given under the exact name wins
+    named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+             and _norm(p.name) not in given]
     claims = {p.name: [s for s, _, _ in srcs
                        if _norm(p.name) in alias_of[s] or names_hyper(s, p.name)] for p in named}
     for only_one in (True, False):

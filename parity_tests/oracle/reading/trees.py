@@ -74,7 +74,7 @@ L1 = Child("linear1", "linear", _t("linear1", "linear_1", "w_1", "w1", "W1", "W_
                                    "lin1", "layer1", "dense1", "c_fc", "up_proj", "fc_in", "net.0",
                                    "layers.0", "ff1", "l1", "linear_in", "w_in", "ffn1", "dense_1",
                                    "ff.0", "mlp.0", "fc.0", "seq.0", "model.0", "0", "first", "inner",
-                                   "intermediate", "expand", "hidden"),
+                                   "intermediate", "expand", "hidden", "conv1", "conv_1"),
            _t("W1", "w1", "W_1", "w_1", "weight1", "W_in", "w_in"),
            _t("b1", "b_1", "bias1", "b_in"))
 L2 = Child("linear2", "linear", _t("linear2", "linear_2", "w_2", "w2", "W2", "W_2", "fc2", "fc_2",
@@ -82,7 +82,8 @@ L2 = Child("linear2", "linear", _t("linear2", "linear_2", "w_2", "w2", "W2", "W_
                                    "net.3", "net.2", "net.4", "layers.3", "layers.2", "ff2", "l2",
                                    "linear_out", "w_out", "ffn2", "dense_2", "ff.3", "ff.2", "mlp.3",
                                    "mlp.2", "fc.3", "fc.2", "seq.2", "seq.3", "model.2", "model.3",
-                                   "3", "2", "second", "outer", "output", "project", "out"),
+                                   "3", "2", "second", "outer", "output", "project", "out", "conv2",
+                                   "conv_2"),
            _t("W2", "w2", "W_2", "w_2", "weight2", "W_out", "w_out"),
            _t("b2", "b_2", "bias2", "b_out"))
 

@@ -39,8 +39,8 @@ BACKWARD      parameter gradients under names of their own, found by behaviour (
 MASKS         attention that masks the future itself, no mask argument (builtin_causal, on drawn
               weights written through the slots, not the constructor's);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
-              masks spread over a merged batch*heads axis (merged_mask); a mask argument that is a key
-              padding, (batch, Tk), under a general name (key_padding_arg)
+              masks spread over a merged batch*heads axis (merged_mask); a mask argument taken as a key
+              padding (batch, Tk) or one (Tq, Tk) mask for the batch, under a general name (mask_forms)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
@@ -81,12 +81,12 @@ from . import (
     head_axes,
     hidden_mask,
     inner_norm,
-    key_padding_arg,
     layer_role_args,
     layout,
     lazy,
     learned_table,
     list_input,
+    mask_forms,
     mask_parts,
     mask_rank,
     meaning,
@@ -121,7 +121,7 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
 PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, part_layout.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             key_padding_arg.probe,
+                             mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
@@ -144,7 +144,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
           mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only,
           shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind),
-    Hooks("mask", torch_form=torch_mha_mask.torch_form, key_padding_call=key_padding_arg.as_call_mask),
+    Hooks("mask", torch_form=torch_mha_mask.torch_form, call_mask=mask_forms.as_call_mask),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,
           dict_note=dict_args.note),

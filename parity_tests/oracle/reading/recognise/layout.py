@@ -137,7 +137,7 @@ def _all_attend(adapter, spec, x, mem):
         return None
     keys = mem.shape[1] if spec.k == "S" else x.shape[1]
     keep = np.ones((1, 1, x.shape[1], keys), dtype=bool)
-    from .key_padding_arg import as_call_mask
+    from .mask_forms import as_call_mask
     return adapter.ops.from_np(as_call_mask(adapter, convert_mask(keep, adapter.opts, adapter.opts.dtype)))
 
 

@@ -1,6 +1,7 @@
-"""Attention whose `mask` argument is a key padding, (batch, keys), True (or 1) where the key is
-a token, expanded over heads and queries by the layer itself; and one taking it True where the
-key is padding. Right ones match; the BUG twin does not (its bug is named in the class)."""
+"""Attention whose `mask` argument has fewer axes than (batch, 1, Tq, Tk): a key padding,
+(batch, keys), True (or 1) where the key is a token (or, in one, True where it is padding),
+expanded over heads and queries by the layer itself; or one (queries, keys) mask for the whole
+batch. Right ones match; the BUG twins do not (their bug is named in the class)."""
 import math
 
 import torch
@@ -72,3 +73,28 @@ class KeyPaddingEncoderLayer(nn.Module):
     def forward(self, x, mask=None):
         x = self.norm1(x + self.attn(x, x, x, mask))
         return self.norm2(x + self.ff(x))
+
+
+class SharedMaskAttention(KeyPaddingAttention):
+    """mask: one (queries, keys) mask for the whole batch, 1 where the query may attend, applied
+    by boolean indexing over the last two axes (so it must have exactly those two)."""
+
+    def forward(self, query, key, value, mask=None):
+        b, tq, d = query.shape
+        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
+        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
+        s = q @ k.transpose(-1, -2) * self.scale(q)
+        if mask is not None:
+            s[:, :, self.hidden(mask)] = float("-inf")
+        z = torch.softmax(s, dim=-1) @ v
+        return self.o(z.transpose(1, 2).reshape(b, tq, d))
+
+    def hidden(self, mask):
+        return ~mask.bool()
+
+
+class SharedMaskAttentionBUG(SharedMaskAttention):
+    """BUG: the mask is read transposed, (keys, queries), where it is square."""
+
+    def hidden(self, mask):
+        return ~mask.bool().T if mask.shape[0] == mask.shape[1] else ~mask.bool()

@@ -1,0 +1,115 @@
+"""Recogniser: a mask argument taken in a form of fewer axes than the oracle's (batch, 1, Tq, Tk),
+under a general name:
+
+    key padding   (batch, Tk): `forward(query, key, value, mask)` documented "mask: (batch, keys)",
+                  expanded by the layer itself (`mask[:, None, None, :]`)
+    shared        (Tq, Tk): one mask for the whole batch (`scores[:, :, mask == 0] = -inf`, a
+                  `tril` the caller builds once)
+
+The oracle's mask then raises or returns the wrong shape, and right code was RAISED.
+
+Found by a probe (only while the mask options are the defaults and undeclared, after
+recognise/mask_rank found no rank that runs): the last key is hidden (in batch 1 for a key
+padding, in every batch for a shared mask) and batch 1's input there is changed; a form fits when
+the call runs, returns the input's shape, finite, and batch 1's other positions do not move, under
+True = seen or (tried second) True = hidden. Then every mask is handed over in that form (a key
+padding's row is the last query's, which for a padding mask is every row; a shared mask is batch
+0's), only masks that form can say are drawn (key padding: none and padding; shared: none, causal
+and one random mask for the whole batch), the others are listed as not compared, and the report
+says so. For multi-head attention and encoder layers; every quantity is still compared with the
+reference.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..calls import Finished, run_limited
+from .layout import array_out
+
+COMPONENTS = ("mha", "encoder_layer")
+FORMS = {"key_padding": ("(batch, Tk)", ("none", "padding")),
+         "shared": ("(Tq, Tk), one for the whole batch", ("none", "causal", "random_2d"))}
+
+
+def _cut(mask: np.ndarray, form: str | None) -> np.ndarray:
+    """A converted (B, Hm, Tq, Tk) mask in `form`."""
+    if form == "key_padding":
+        return np.ascontiguousarray(mask[:, 0, -1, :])
+    if form == "shared":
+        return np.ascontiguousarray(mask[0, 0])
+    return mask
+
+
+def as_call_mask(adapter, mask):
+    """A converted (B, Hm, Tq, Tk) mask as the candidate takes it (this recogniser's form, when it
+    chose one; unchanged otherwise)."""
+    return mask if mask is None else _cut(mask, getattr(adapter, "mask_form", None))
+
+
+def probe(adapter) -> None:
+    opts, b = adapter.opts, getattr(adapter, "binding", None)
+    if adapter.comp.name not in COMPONENTS or b is None or adapter.mode not in ("class", "instance") \
+            or adapter.hooks is not None or (opts.mask_convention, opts.mask_dtype, opts.mask_rank) != \
+            ("keep", "bool", 4) or set(getattr(opts, "declared", ()) or ()) & \
+            {"mask_convention", "mask_rank"}:
+        return
+    if getattr(adapter, "torch_mha_mask", False) or getattr(adapter, "heads_merged_mask", False) or \
+            adapter.caps.valid_lens or adapter.caps.list_input:
+        return
+    mask = adapter.comp.masks[0]
+    if mask.name in b.unbound or mask.name in (b.guessed or {}).values():
+        return
+    obj = adapter.probe if adapter.mode == "class" else adapter.obj
+    if obj is None:
+        return
+    from ..slots import convert_mask
+    m = adapter.finish_module(obj)
+    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    D, dtype = adapter.probe_hyper()["d_model"], opts.dtype
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((2, 3, D))
+    x2 = x.copy()
+    x2[1, -1] += 3.0 * rng.standard_normal(D)                  # the hidden key's input changes
+
+    def keep_for(form):
+        keep = np.ones((2, 1, 3, 3), dtype=bool)
+        keep[1 if form == "key_padding" else slice(None), :, :, -1] = False
+        return keep
+
+    def out(inp, convention, form):
+        t = adapter.ops.from_np(inp.astype(dtype))
+        given = convert_mask(keep_for(form), replace(opts, mask_convention=convention), dtype)
+        vals = {s.name: t for s in adapter.comp.inputs}
+        vals.update({"x": t, "query": t, "key": t, "value": t, "key_value": t,
+                     mask.name: adapter.ops.from_np(_cut(given, form))})
+        res = run_limited(lambda: b.call(fn, vals), 10.0)
+        got = array_out(res.value) if isinstance(res, Finished) else None
+        return got if got is not None and got.shape == x.shape and np.all(np.isfinite(got)) else None
+
+    def hides(convention, form) -> bool:
+        a, c = out(x, convention, form), out(x2, convention, form)
+        return a is not None and c is not None and \
+            np.abs(a[1, :-1] - c[1, :-1]).max() <= 1e-6 * max(1.0, float(np.abs(a).max()))
+
+    kinds = adapter.caps.mask_kinds.get(mask.name, mask.kinds)
+    try:
+        if out(x, "keep", None) is not None:
+            return                           # the (batch, 1, Tq, Tk) mask runs: not this style
+        found = next(((f, c) for f in FORMS for c in ("keep", "drop")
+                      if any(k in kinds for k in FORMS[f][1][1:]) and hides(c, f)), None)
+    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+        return
+    if found is None:
+        return
+    form, convention = found
+    adapter.mask_form = form
+    opts.mask_convention = convention
+    adapter.caps.mask_kinds[mask.name] = tuple(k for k in kinds if k in FORMS[form][1])
+    flipped = " True where a key is hidden (as --mask-convention drop)," if convention == "drop" \
+        else ""
+    adapter.notes.append(f"the candidate's {b.arg_of.get(mask.name, mask.name)!r} is taken as "
+                         f"{FORMS[form][0]}:{flipped} a (batch, 1, Tq, Tk) mask raised or gave a "
+                         f"wrong shape, this form ran and hid the masked key; only masks it can "
+                         f"say drawn ({', '.join(FORMS[form][1])})")

@@ -1,0 +1,41 @@
+"""A mask argument with fewer axes than (batch, 1, Tq, Tk) under a general name (`mask`,
+`keys_attention_mask`): a key padding, (batch, keys), or one (queries, keys) mask for the whole
+batch (recognise/mask_forms). Such right code was RAISED on the oracle's mask; now it is handed its
+form, in the convention it reads (True = seen, or True = hidden), only masks that form can say are
+drawn and the others are named as not compared; the planted twins do not match (one whose masking
+leaks in the probe is not given the form, and raises on the oracle's mask: no match either)."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.conftest import candidate_path  # noqa: E402
+from parity_tests.oracle import check, render_text  # noqa: E402
+
+FILE = candidate_path("mask_forms.py")
+
+
+@pytest.mark.parametrize("comp,name,form,flipped,not_compared", [
+    ("mha", "KeyPaddingAttention", "(batch, Tk)", False, "causal"),
+    ("mha", "PaddingTrueAttention", "(batch, Tk)", True, "causal"),
+    ("encoder_layer", "KeyPaddingEncoderLayer", "(batch, Tk)", False, "causal"),
+    ("mha", "SharedMaskAttention", "(Tq, Tk), one for the whole batch", False, "padding"),
+])
+def test_a_mask_argument_of_fewer_axes_is_handed_over_in_its_form(comp, name, form, flipped,
+                                                                   not_compared):
+    res = check(comp, f"{FILE}:{name}", examples=15)
+    text = render_text(res)
+    assert res.verdict == "match", text
+    assert f"is taken as {form}" in text, text
+    assert ("True where a key is hidden" in text) is flipped, text
+    gap = next(line for line in text.splitlines() if "NOT COMPARED (masks)" in line)
+    assert not_compared in gap, text                       # the kinds it cannot take, named
+
+
+@pytest.mark.parametrize("name,verdicts", [("KeyPaddingAttentionBUG", ("mismatch",)),
+                                           ("KeyPaddingAfterSoftmaxBUG", ("mismatch", "raised")),
+                                           ("SharedMaskAttentionBUG", ("mismatch", "raised"))])
+def test_planted_bugs_behind_a_key_padding_argument_do_not_match(name, verdicts):
+    res = check("mha", f"{FILE}:{name}", examples=25)
+    assert res.verdict in verdicts, render_text(res)
