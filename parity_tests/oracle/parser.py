@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from npformer.cli.argtypes import float_in, int_at_least
 from npformer.cli.errors import OneLineParser
 
 from . import __version__
@@ -49,30 +50,6 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def _at_least(low: int, unit: str = ""):
-    """An argparse type: an integer >= low (argparse names the option in the error)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}{unit}, got {text!r}")
-        return value
-    return parse
-
-
-def _points(text: str) -> float:
-    import math
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
-
-
 def _add_common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("how inputs are drawn and handed over")
     g.add_argument("--mask-convention", choices=("keep", "drop", "additive"), default=None,
@@ -103,10 +80,10 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
                         "torchformer and parity_tests are always forbidden unless allowed")
     g.add_argument("--allow-import", action="append", default=[], metavar="MODULE",
                    help="lift the default ban on MODULE (e.g. --allow-import torchformer)")
-    g.add_argument("--runs", type=_at_least(1), default=2,
+    g.add_argument("--runs", type=int_at_least(1), default=2,
                    help="calls per example, each with fresh global RNG states (default 2: "
                         "catches nondeterminism)")
-    g.add_argument("--memory-mb", type=_at_least(64, " (MiB)"), default=4096,
+    g.add_argument("--memory-mb", type=int_at_least(64), default=4096,
                    help="the worker's memory limit, RLIMIT_DATA (default 4096)")
     g.add_argument("--require-gradients", action="store_true",
                    help="fail (missing_gradient) when an input or parameter gradient could not be "
@@ -136,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "file.py:forward,backward for a NumPy pair")
     _add_common(c)
     g = c.add_argument_group("the search")
-    g.add_argument("--examples", type=_at_least(1), default=25, help="examples to try (default 25)")
+    g.add_argument("--examples", type=int_at_least(1), default=25, help="examples to try (default 25)")
     g.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     g.add_argument("--timeout", type=float, default=20.0,
                    help="seconds allowed per candidate call (default 20)")
@@ -179,12 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write Gradescope-style results")
     g.add_argument("--hidden-seed", type=int, default=None,
                    help="also run a hidden search with this seed (redacted in --results)")
-    g.add_argument("--hidden-examples", type=_at_least(1), default=None,
+    g.add_argument("--hidden-examples", type=int_at_least(1), default=None,
                    help="examples of the hidden search (default: --examples)")
     g.add_argument("--hidden-strict", action="store_true", help="hidden search in strict mode")
     g.add_argument("--hidden-visibility", default="after_due_date",
                    choices=("hidden", "after_due_date", "after_published", "visible"))
-    g.add_argument("--points", type=_points, default=1.0, help="points per Gradescope test")
+    g.add_argument("--points", type=float_in(0.0, 1e6, hi_open=False), default=1.0, help="points per Gradescope test")
     g.add_argument("--overwrite", action="store_true",
                    help="let --report / --results replace an existing file (refused otherwise, "
                         "before the search)")
@@ -225,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", required=True, help="folder to write (created)")
     e.add_argument("--overwrite", action="store_true",
                    help="replace a bundle already in --out (refused otherwise, before drawing)")
-    e.add_argument("--examples", type=_at_least(1), default=10)
+    e.add_argument("--examples", type=int_at_least(1), default=10)
     e.add_argument("--seed", type=int, default=0)
     _add_common(e)
 

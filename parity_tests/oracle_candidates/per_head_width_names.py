@@ -24,22 +24,19 @@ class WidthPerHeadAttention(nn.Module):
         s = q @ k.transpose(-1, -2) / math.sqrt(self.dh)
         if mask is not None:
             s = s.masked_fill(mask == 0, float("-inf"))
-        z = torch.softmax(s, dim=-1) @ v
-        return self.out(z.transpose(1, 2).reshape(b, -1, self.h * self.dh))
+        return self.out(self.merge(torch.softmax(s, dim=-1) @ v))
+
+    def merge(self, z):
+        b, h, t, dh = z.shape                              # (B, H, T, dh) -> (B, T, H * dh)
+        return z.transpose(1, 2).reshape(b, t, h * dh)
 
 
 class WidthPerHeadAttentionBUG(WidthPerHeadAttention):
     """BUG: the heads are merged without moving the head axis back (a reshape of (B, H, T, dh))."""
 
-    def forward(self, q_in, k_in, v_in, mask=None):
-        b = q_in.shape[0]
-        split = lambda t: t.view(b, -1, self.h, self.dh).transpose(1, 2)   # noqa: E731
-        q, k, v = split(self.query(q_in)), split(self.key(k_in)), split(self.value(v_in))
-        s = q @ k.transpose(-1, -2) / math.sqrt(self.dh)
-        if mask is not None:
-            s = s.masked_fill(mask == 0, float("-inf"))
-        z = torch.softmax(s, dim=-1) @ v
-        return self.out(z.reshape(b, -1, self.h * self.dh))
+    def merge(self, z):
+        b, h, t, dh = z.shape
+        return z.reshape(b, t, h * dh)
 
 
 class ConvFeedForwardEncoderLayer(nn.Module):
