@@ -3,7 +3,10 @@
 batch (recognise/mask_forms). Such right code was RAISED on the oracle's mask; now it is handed its
 form, in the convention it reads (True = seen, or True = hidden), only masks that form can say are
 drawn and the others are named as not compared; the planted twins do not match (one whose masking
-leaks in the probe is not given the form, and raises on the oracle's mask: no match either)."""
+leaks in the probe is not given the form, and raises on the oracle's mask: no match either). A mask
+under a name no list holds (`pad_attn_mask=None`, `keys_mask=None`) is taken by the one optional
+argument named with the word `mask` (signatures.ANY_MASK, recognise/mask_word): its masks were
+never drawn."""
 from __future__ import annotations
 
 import pytest
@@ -39,3 +42,21 @@ def test_a_mask_argument_of_fewer_axes_is_handed_over_in_its_form(comp, name, fo
 def test_planted_bugs_behind_a_key_padding_argument_do_not_match(name, verdicts):
     res = check("mha", f"{FILE}:{name}", examples=25)
     assert res.verdict in verdicts, render_text(res)
+
+
+@pytest.mark.parametrize("name,form", [("WordNamedMaskAttention", None),
+                                       ("WordNamedKeyPadding", "(batch, Tk)")])
+def test_a_mask_under_a_name_no_list_holds_is_drawn(name, form):
+    res = check("mha", f"{FILE}:{name}", examples=15)
+    text = render_text(res)
+    assert res.verdict == "match", text
+    assert "named with the word 'mask'): takes the mask" in text, text
+    if form is None:
+        assert "NOT COMPARED (masks)" not in text, text          # every mask kind compared
+    else:
+        assert f"is taken as {form}" in text, text
+
+
+def test_a_planted_bug_behind_a_word_named_mask_is_a_mismatch():
+    res = check("mha", f"{FILE}:WordNamedMaskAttentionBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)

@@ -98,3 +98,33 @@ class SharedMaskAttentionBUG(SharedMaskAttention):
 
     def hidden(self, mask):
         return ~mask.bool().T if mask.shape[0] == mask.shape[1] else ~mask.bool()
+
+
+class WordNamedMaskAttention(KeyPaddingAttention):
+    """The mask under a name no list holds, `pad_attn_mask=None`: a (batch, 1, Tq, Tk) keep mask."""
+
+    def hidden(self, mask):
+        return ~mask.bool()
+
+    def forward(self, query, key, value, pad_attn_mask=None):
+        return super().forward(query, key, value, pad_attn_mask)
+
+
+class WordNamedMaskAttentionBUG(WordNamedMaskAttention):
+    """BUG: masked scores are set to 0 instead of -inf (hidden keys still get weight)."""
+
+    def forward(self, query, key, value, pad_attn_mask=None):
+        b, tq, d = query.shape
+        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
+        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
+        s = q @ k.transpose(-1, -2) * self.scale(q)
+        if pad_attn_mask is not None:
+            s = s.masked_fill(self.hidden(pad_attn_mask), 0.0)
+        return self.o((torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(b, tq, d))
+
+
+class WordNamedKeyPadding(KeyPaddingAttention):
+    """A (batch, keys) key padding under a name no list holds: `keys_mask=None`."""
+
+    def forward(self, query, key, value, keys_mask=None):
+        return super().forward(query, key, value, keys_mask)

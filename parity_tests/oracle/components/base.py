@@ -357,4 +357,4 @@ V_ALIASES = ("v", "value", "V", "values", "x_v", "xv", "v_in", "value_input", "v
 X_ALIASES = ("x", "input", "inputs", "X", "h", "hidden_states", "hidden", "src", "tensor", "inp",
              "embeddings", "emb", "features", "seq", "z", "data", "input_tensor", "x_in")
 MASK_ALIASES = ("mask", "attn_mask", "attention_mask", "m", "msk", "keep_mask", "src_mask",
-                "self_mask", "padding_mask", "key_mask", "bias_mask")
+                "self_mask", "padding_mask", "key_mask", "bias_mask", "*mask*")

@@ -89,6 +89,7 @@ from . import (
     mask_forms,
     mask_parts,
     mask_rank,
+    mask_word,
     meaning,
     merged_mask,
     norm_eps,
@@ -118,7 +119,7 @@ from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplier.value, submodules.value,
                                                   derived.value, meaning.value, arg_meaning.value, flags.value,
                                                   shape_list.value)
-PROBES: tuple[Probe, ...] = (function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
+PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, part_layout.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              mask_forms.probe,
