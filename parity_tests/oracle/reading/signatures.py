@@ -78,10 +78,8 @@ TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode (sandbo
 # for the main runs, True in the causal_ctor mode (sandbox/modes), a required one too (recognise/flags)
 CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",
                "autoregressive", "unidirectional")
+# in a mask's aliases: no name matched, the one optional `*mask*` argument takes it (mask_word)
 ANY_MASK = "*mask*"
-"""In a mask's alias list: when no name matched, the one optional argument (default None) with the
-word `mask` in its name (`pad_attn_mask`, `keys_mask`) takes it (Binding.by_word, said in the
-report by recognise/mask_word)."""
 CAUSAL_WORDS_CTOR = ("causal", "autoregressive", "unidirectional")
 FUTURE_WORDS = ("future", "back", "ahead", "subsequent", "later", "forward", "look")
 
@@ -362,15 +360,12 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
                                      f"{', '.join(s for s, _, _ in srcs) or 'nothing'})")
             chosen[p.name] = nxt
             taken.add(nxt)
-    for s, _, _ in srcs:   # last: a mask no name matched takes the one optional `*mask*` argument
-        if s in taken or ANY_MASK not in alias_of[s]:
-            continue
-        free = [p for p in params if p.name not in chosen and p.name not in b.constants
+    for s in [s for s, _, _ in srcs if s not in taken and ANY_MASK in alias_of[s]]:
+        free = [p.name for p in params if p.name not in chosen and p.name not in b.constants
                 and p.default is None and "mask" in _norm(p.name).split("_")]
-        if len(free) == 1:
-            chosen[free[0].name] = s
+        if len(free) == 1:                # (pad_attn_mask=None: recognise/mask_word says so)
+            chosen[free[0]], b.by_word[free[0]] = s, s
             taken.add(s)
-            b.by_word[free[0].name] = s
     b.params = leftovers
     # build the call: positional up to the first keyword-only or skipped parameter, then keywords
     positional_ok = True
