@@ -60,3 +60,16 @@ def test_a_mask_under_a_name_no_list_holds_is_drawn(name, form):
 def test_a_planted_bug_behind_a_word_named_mask_is_a_mismatch():
     res = check("mha", f"{FILE}:WordNamedMaskAttentionBUG", examples=25)
     assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_decoder_taking_key_paddings_in_seq2seq_words_matches():
+    """forward(input_sequence, input_attention_mask, output_sequence, output_attention_mask): the
+    input sequence is the memory; both masks (batch, keys); the layer masks the future itself, so
+    only causal self masks (without padding: the oracle keeps a diagonal causal AND padding cannot
+    say) and padding memory masks are drawn."""
+    res = check("decoder_layer", f"{FILE}:SequenceNamedDecoderLayer", examples=15)
+    text = render_text(res)
+    assert res.verdict == "match", text
+    assert "are taken as (batch, Tk)" in text and "it masks the future itself" in text, text
+    bug = check("decoder_layer", f"{FILE}:SequenceNamedDecoderLayerBUG", examples=25)
+    assert bug.verdict in ("mismatch", "raised"), render_text(bug)

@@ -128,3 +128,42 @@ class WordNamedKeyPadding(KeyPaddingAttention):
 
     def forward(self, query, key, value, keys_mask=None):
         return super().forward(query, key, value, keys_mask)
+
+
+class CausalKeyPaddingAttention(KeyPaddingAttention):
+    """KeyPaddingAttention that also hides later keys itself."""
+
+    def hidden(self, mask):
+        tk = mask.shape[-1]
+        later = torch.ones(tk, tk, dtype=torch.bool).triu(1)     # (T, T) True above the diagonal
+        return super().hidden(mask) | later
+
+
+class SequenceNamedDecoderLayer(nn.Module):
+    """Post-norm decoder layer in seq2seq words: the input sequence is the encoder's (the memory),
+    the output sequence the decoder's own; both masks (batch, keys) key paddings, the self-attention
+    masking the future itself."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.self_attention = CausalKeyPaddingAttention(d_model, num_heads)
+        self.cross_attention = KeyPaddingAttention(d_model, num_heads)
+        self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
+
+    def cross_mask(self, input_attention_mask):
+        return input_attention_mask
+
+    def forward(self, input_sequence, input_attention_mask, output_sequence, output_attention_mask):
+        y = output_sequence
+        y = self.norm1(y + self.self_attention(y, y, y, output_attention_mask))
+        y = self.norm2(y + self.cross_attention(y, input_sequence, input_sequence,
+                                                self.cross_mask(input_attention_mask)))
+        return self.norm3(y + self.ff(y))
+
+
+class SequenceNamedDecoderLayerBUG(SequenceNamedDecoderLayer):
+    """BUG: the cross-attention ignores the memory's padding."""
+
+    def cross_mask(self, input_attention_mask):
+        return None

@@ -109,22 +109,27 @@ class DecoderLayerComponent(EncoderLayerComponent):
     name = "decoder_layer"
     title = "Transformer decoder layer with cross-attention (module)"
     inputs = (InputSpec("x", ("x", "tgt", "trg", "dec_input", "y", "target", "input", "inputs",
-                              "dec_inp", "tgt_emb", "decoder_input", "h", "X", "hidden_states")),
+                              "dec_inp", "tgt_emb", "decoder_input", "h", "X", "hidden_states",
+                              # seq2seq words: the output sequence is the decoder's own
+                              "output_sequence_encoding", "output_sequence", "output_encoding")),
               InputSpec("memory", ("memory", "enc_output", "enc_out", "encoder_output",
                                    "encoder_out", "enc", "src", "context", "memory_bank", "m",
                                    "e_outputs", "enc_outputs", "encoder_outputs", "mem",
                                    "enc_hidden", "encoder_hidden_states", "src_enc",
-                                   "enc_output_", "encoded", "source", "cross")))
+                                   "enc_output_", "encoded", "source", "cross",
+                                   "input_sequence_encoding", "input_sequence", "input_encoding")))
     masks = (MaskSpec("self_mask", ("self_mask", "tgt_mask", "trg_mask", "look_ahead_mask",
                                     "causal_mask", "dec_mask", "self_attn_mask", "tgt_attn_mask",
                                     "slf_attn_mask", "dec_self_attn_mask", "mask", "attn_mask",
-                                    "target_mask", "lookahead_mask", "no_peak_mask"),
+                                    "target_mask", "lookahead_mask", "no_peak_mask",
+                                    "output_attention_mask", "output_sequence_mask"),
                       ("none", "causal", "causal_padding", "padding"), "T", "T"),
              MaskSpec("memory_mask", ("memory_mask", "src_mask", "cross_mask", "enc_mask",
                                       "padding_mask", "src_attn_mask", "enc_dec_mask",
                                       "dec_enc_attn_mask", "cross_attn_mask", "source_mask",
                                       "enc_dec_attn_mask", "mem_mask", "context_mask",
-                                      "memory_attn_mask", "src_padding_mask"),
+                                      "memory_attn_mask", "src_padding_mask",
+                                      "input_attention_mask", "input_sequence_mask"),
                       ("none", "padding", "random_2d"), "T", "S"))
     tree = "decoder_layer"
 

@@ -184,10 +184,15 @@ def probe(adapter, inst, case) -> bool:
 
 
 def masks_future_itself(adapter, inst) -> bool:
-    """The candidate takes no first mask and builtin_causal found it masking the future itself:
-    its self-attention's uniform weights then cover each query's prefix only."""
+    """The candidate takes no first mask and builtin_causal found it masking the future itself (or
+    takes it as a key padding and mask_forms found so): its self-attention's uniform weights then
+    cover each query's prefix only."""
     first = adapter.comp.masks[0].name if adapter.comp.masks else None
     binding = getattr(inst, "binding", None)
+    kinds = set(adapter.caps.mask_kinds.get(first, ()))
+    if first is not None and binding is not None and getattr(adapter, "mask_form", None) and \
+            kinds == {"causal"}:
+        return True                      # a key padding form, the future masked by the layer
     return first is not None and binding is not None and first in binding.unbound \
         and tuple(adapter.caps.mask_kinds.get(first, ())) == ("causal",)
 
