@@ -37,3 +37,22 @@ def candidate_path(*parts: str) -> str:
 def candidate_file():
     """candidate_file("name.py") -> the path of an oracle candidate file, for `check`."""
     return candidate_path
+
+
+def oracle_refusal(capsys, argv, *needles) -> str:
+    """Run `npformer-oracle ARGV` and require a refusal: exit 2, nothing on stdout, no traceback,
+    one error line (after argparse's usage lines, for an option's type error) holding every needle.
+    Returns that line."""
+    from parity_tests.oracle.cli import main
+    try:
+        code = main(argv)
+    except SystemExit as exc:             # an argparse type error
+        code = exc.code
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and "Traceback" not in err, out + err
+    assert len(lines) == 1 or lines[0].startswith("usage:"), err
+    assert "error:" in lines[-1], err
+    for n in needles:
+        assert n in lines[-1], (n, err)
+    return lines[-1]

@@ -9,28 +9,11 @@ import os
 
 import pytest
 
-from parity_tests.oracle.cli import main
+from parity_tests.conftest import oracle_refusal
 from parity_tests.oracle.grading.spec import load_spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RIGHT = os.path.join(ROOT, "parity_tests", "oracle_hostile", "right.py")
-
-
-def one_error_line(capsys, argv, *needles) -> str:
-    """Exit 2, nothing on stdout, and an error line naming what it should (an option's type error
-    comes from argparse: its usage lines, then the error as the last line)."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert code == 2 and out == "", out + err
-    assert "Traceback" not in err, err
-    last = err.strip().splitlines()[-1]
-    assert "error:" in last, err
-    for n in needles:
-        assert n in last, (n, err)
-    return last
 
 
 @pytest.mark.parametrize("option, value, expected", [
@@ -45,16 +28,16 @@ def one_error_line(capsys, argv, *needles) -> str:
 ])
 def test_check_refuses_a_bad_option_value_naming_it(capsys, option, value, expected):
     extra = ["--hidden-seed", "5"] if option == "--hidden-examples" else []
-    one_error_line(capsys, ["check", "sdpa", f"{RIGHT}:attention", option, value, *extra],
+    oracle_refusal(capsys, ["check", "sdpa", f"{RIGHT}:attention", option, value, *extra],
                    option, expected, value.lstrip("@"))
 
 
 def test_a_missing_map_file_is_named(tmp_path, capsys):
-    one_error_line(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--map-file",
+    oracle_refusal(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--map-file",
                             str(tmp_path / "map.json")], "--map-file", "cannot be read")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    one_error_line(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--map-file", str(bad)],
+    oracle_refusal(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--map-file", str(bad)],
                    "--map-file", "not JSON")
 
 
@@ -65,7 +48,7 @@ def test_a_missing_map_file_is_named(tmp_path, capsys):
     ("max_d_head=true", "an integer 1..4096, got 'true'"),
 ])
 def test_set_sizes_out_of_range_are_refused_before_the_search(capsys, setting, expected):
-    one_error_line(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--set", setting],
+    oracle_refusal(capsys, ["check", "sdpa", f"{RIGHT}:attention", "--set", setting],
                    f"--set {setting.split('=')[0]}", expected)
 
 
@@ -76,13 +59,13 @@ def test_set_sizes_out_of_range_are_refused_before_the_search(capsys, setting, e
     (["--set", "num_heads=3", "--set", "d_model=8"], ("num_heads=3", "must divide d_model=8")),
 ])
 def test_layer_settings_out_of_range_or_clashing_are_refused(capsys, argv, needles):
-    one_error_line(capsys, ["check", "encoder_layer", f"{RIGHT}:attention", *argv], *needles)
+    oracle_refusal(capsys, ["check", "encoder_layer", f"{RIGHT}:attention", *argv], *needles)
 
 
 def test_export_refuses_zero_examples_and_a_bad_setting(tmp_path, capsys):
-    one_error_line(capsys, ["export", "layernorm", "--out", str(tmp_path / "b"), "--examples",
+    oracle_refusal(capsys, ["export", "layernorm", "--out", str(tmp_path / "b"), "--examples",
                             "0"], "--examples", "an integer >= 1")
-    one_error_line(capsys, ["export", "layernorm", "--out", str(tmp_path / "b"), "--set",
+    oracle_refusal(capsys, ["export", "layernorm", "--out", str(tmp_path / "b"), "--set",
                             "d_model=0"], "d_model", "an integer 1..4096")
     assert not (tmp_path / "b").exists()
 

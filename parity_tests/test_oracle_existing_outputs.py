@@ -13,6 +13,7 @@ import shutil
 import numpy as np
 import pytest
 
+from parity_tests.conftest import oracle_refusal
 from parity_tests.oracle.cli import main
 from parity_tests.oracle.grading.batch import grade
 
@@ -36,23 +37,13 @@ points = 10
 """
 
 
-def refused_naming(capsys, argv, *needles):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    assert code == 2 and out == "", out + err
-    assert len(err.strip().splitlines()) == 1, err
-    for n in needles:
-        assert n in err, (n, err)
-    return err
-
-
 @pytest.mark.parametrize("flag", ["--report", "--results"])
 def test_check_keeps_an_existing_report_unless_overwrite(tmp_path, capsys, flag):
     earlier = tmp_path / "earlier.json"
     earlier.write_text(MINE)
     argv = ["check", "sdpa", f"{RIGHT}:attention", "--examples", "2", "--runs", "1", flag,
             str(earlier)]
-    refused_naming(capsys, argv, flag, "exists", "--overwrite")
+    oracle_refusal(capsys, argv, flag, "exists", "--overwrite")
     assert earlier.read_text() == MINE
     assert main(argv + ["--overwrite"]) in (0, 1), capsys.readouterr()   # a verdict, written
     assert "mine" not in json.loads(earlier.read_text())
@@ -67,7 +58,7 @@ def test_verify_keeps_an_existing_report_unless_overwrite(tmp_path, capsys):
     earlier.write_text(MINE)
     capsys.readouterr()
     argv = ["verify", str(bundle), str(outputs), "--report", str(earlier)]
-    refused_naming(capsys, argv, "--report", "exists", "--overwrite")
+    oracle_refusal(capsys, argv, "--report", "exists", "--overwrite")
     assert earlier.read_text() == MINE
     main(argv + ["--overwrite"])
     assert "mine" not in json.loads(earlier.read_text())
@@ -95,9 +86,9 @@ def test_a_positional_spec_is_named_as_given(tmp_path, capsys, command):
     missing = str(tmp_path / "nope.toml")
     extra = (["-o", str(tmp_path / "b.zip")] if command == "gradescope-bundle" else
              ["--submission", str(tmp_path), "--results", str(tmp_path / "r.json")])
-    err = refused_naming(capsys, [command, missing, *extra], "spec '", "no such file")
+    err = oracle_refusal(capsys, [command, missing, *extra], "spec '", "no such file")
     assert "--spec" not in err, err
     bad = tmp_path / "bad.toml"
     bad.write_text("x\n")
-    err = refused_naming(capsys, [command, str(bad), *extra], "spec '", "not valid TOML")
+    err = oracle_refusal(capsys, [command, str(bad), *extra], "spec '", "not valid TOML")
     assert "--spec" not in err, err

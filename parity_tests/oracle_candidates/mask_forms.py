@@ -22,14 +22,18 @@ class KeyPaddingAttention(nn.Module):
     def scale(self, q):
         return 1.0 / math.sqrt(q.shape[-1])
 
+    def masked(self, s, mask):
+        """(B, H, Tq, Tk) scores with the hidden keys at -inf."""
+        return s.masked_fill(self.hidden(mask), float("-inf"))
+
+    def weights(self, s, mask):
+        return torch.softmax(s if mask is None else self.masked(s, mask), dim=-1)
+
     def forward(self, query, key, value, mask=None):
         b, tq, d = query.shape
         split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
         q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
-        s = q @ k.transpose(-1, -2) * self.scale(q)
-        if mask is not None:
-            s = s.masked_fill(self.hidden(mask), float("-inf"))
-        z = torch.softmax(s, dim=-1) @ v
+        z = self.weights(q @ k.transpose(-1, -2) * self.scale(q), mask) @ v
         return self.o(z.transpose(1, 2).reshape(b, tq, d))
 
 
@@ -50,15 +54,9 @@ class KeyPaddingAttentionBUG(KeyPaddingAttention):
 class KeyPaddingAfterSoftmaxBUG(KeyPaddingAttention):
     """BUG: padded keys are zeroed after the softmax, the rest not renormalised."""
 
-    def forward(self, query, key, value, mask=None):
-        b, tq, d = query.shape
-        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
-        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
-        p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), dim=-1)
-        if mask is not None:
-            p = p.masked_fill(self.hidden(mask), 0.0)
-        z = p @ v
-        return self.o(z.transpose(1, 2).reshape(b, tq, d))
+    def weights(self, s, mask):
+        p = torch.softmax(s, dim=-1)
+        return p if mask is None else p.masked_fill(self.hidden(mask), 0.0)
 
 
 class KeyPaddingEncoderLayer(nn.Module):
@@ -79,18 +77,13 @@ class SharedMaskAttention(KeyPaddingAttention):
     """mask: one (queries, keys) mask for the whole batch, 1 where the query may attend, applied
     by boolean indexing over the last two axes (so it must have exactly those two)."""
 
-    def forward(self, query, key, value, mask=None):
-        b, tq, d = query.shape
-        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
-        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
-        s = q @ k.transpose(-1, -2) * self.scale(q)
-        if mask is not None:
-            s[:, :, self.hidden(mask)] = float("-inf")
-        z = torch.softmax(s, dim=-1) @ v
-        return self.o(z.transpose(1, 2).reshape(b, tq, d))
-
     def hidden(self, mask):
         return ~mask.bool()
+
+    def masked(self, s, mask):
+        s = s.clone()
+        s[:, :, self.hidden(mask)] = float("-inf")
+        return s
 
 
 class SharedMaskAttentionBUG(SharedMaskAttention):
@@ -113,14 +106,8 @@ class WordNamedMaskAttention(KeyPaddingAttention):
 class WordNamedMaskAttentionBUG(WordNamedMaskAttention):
     """BUG: masked scores are set to 0 instead of -inf (hidden keys still get weight)."""
 
-    def forward(self, query, key, value, pad_attn_mask=None):
-        b, tq, d = query.shape
-        split = lambda t: t.view(b, -1, self.h, d // self.h).transpose(1, 2)   # noqa: E731
-        q, k, v = split(self.q(query)), split(self.k(key)), split(self.v(value))
-        s = q @ k.transpose(-1, -2) * self.scale(q)
-        if pad_attn_mask is not None:
-            s = s.masked_fill(self.hidden(pad_attn_mask), 0.0)
-        return self.o((torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(b, tq, d))
+    def masked(self, s, mask):
+        return s.masked_fill(self.hidden(mask), 0.0)
 
 
 class WordNamedKeyPadding(KeyPaddingAttention):

@@ -301,21 +301,22 @@ def _float(v) -> float:
     return x
 
 
-def parse_settings(comp, values: dict) -> dict:
-    """`--set KEY=VALUE` values for `comp`, each parsed and range-checked by its settable parser
-    and checked together (settings_clash); a ValueError names the setting."""
+def parse_settings(comp, values: dict, where: str = "--set") -> dict:
+    """`--set KEY=VALUE` values for `comp` (or a spec's `settings` table, `where` naming it), each
+    parsed and range-checked by its settable parser and checked together (settings_clash); a
+    ValueError names the setting."""
     fixed = {}
     for k, v in values.items():
         if k not in comp.settable:
-            raise ValueError(f"--set {k}: component {comp.name!r} accepts "
+            raise ValueError(f"{where} {k}: component {comp.name!r} accepts "
                              f"{', '.join(sorted(comp.settable)) or 'no settings'}")
         try:
             fixed[k] = comp.settable[k](v)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"--set {k}={v!r}: {exc}") from None
+            raise ValueError(f"{where} {k}={v!r}: {exc}") from None
     clash = settings_clash(fixed)
     if clash is not None:
-        raise ValueError(f"--set {clash}")
+        raise ValueError(f"{where} {clash}")
     return fixed
 
 

@@ -74,20 +74,13 @@ def entry(v, where: str) -> None:
 
 
 def settings(values, comp, where: str) -> None:
-    from ..components.base import settings_clash
+    from ..components.base import parse_settings
 
     need(isinstance(values, dict), where, "a table of --set values", values)
-    parsed = {}
-    for k, v in values.items():
-        need(k in comp.settable, f"{where} {k}",
-             f"a setting of {comp.name!r} ({', '.join(sorted(comp.settable))})", k)
-        try:                       # each parser checks its range (components/base.py)
-            parsed[k] = comp.settable[k](v)
-        except (TypeError, ValueError) as exc:
-            raise SpecError(f"{where} {k}: {exc}") from None
-    clash = settings_clash(parsed)
-    if clash is not None:
-        raise SpecError(f"{where} {clash}")
+    try:                                  # the command line's parser, ranges and clashes
+        parse_settings(comp, values, where)
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
 
 
 def hidden(h, where: str) -> None:
