@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 from parity_tests.oracle import check, render_text  # noqa: E402
-from parity_tests.oracle.reading.signatures import _mask_part  # noqa: E402
+from parity_tests.oracle.reading.name_words import mask_part  # noqa: E402
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def parts(candidate_file):
                                           ("src_key_padding_mask", "padding_mask:memory"),
                                           ("mask", None), ("pad_idx", None)])
 def test_mask_parts_are_read_from_their_names(name, meaning):
-    assert _mask_part(name) == meaning
+    assert mask_part(name) == meaning
 
 
 def test_a_layer_taking_its_masks_in_parts_matches(parts):

@@ -1,7 +1,7 @@
 """`hidden_size` beside `d_model` and a head count is each head's width (construct._per_head_sizes:
 it used to take d_model by its alias list, leaving `d_model` with nothing to pass, or a boolean by
 position), and a feed-forward written as kernel-size-1 convolutions `conv1` / `conv2` with inner
-width `conv_hidden_dim` (signatures.FF_WORDS, trees.L1 / L2). Right code matches; the planted twin
+width `conv_hidden_dim` (name_words.FF_WORDS, trees.L1 / L2). Right code matches; the planted twin
 does not."""
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Three jobs:
 
 1. `bind(...)` (signatures.py): match a candidate's signature (constructor or forward) to what the
    oracle has to pass, by the names tutorials use (`d_model`/`embed_dim`/`hidden_size`,
-   `num_heads`/`h`/`nhead`, `Q`/`query`, `src_mask`/`tgt_mask`, ...), falling back to position for
-   names it does not know.
+   `num_heads`/`h`/`nhead`, `Q`/`query`, `src_mask`/`tgt_mask`, ...), then by the words of a name
+   no list holds (name_words.py: `feedforward_dimension`, `tgt_pad_mask`), falling back to position
+   for names it does not know.
 2. `resolve(...)` (resolver.py, with the trees in trees.py): map every reference parameter
    (npformer's `state_dict` names, such as `self_attn.q_proj.weight`) to where the candidate keeps
    it (`attention.W_q.weight`, `sublayer.0.norm.a_2`, a slice of `in_proj_weight`, a bare `W1`
@@ -20,18 +21,16 @@ Three jobs:
 """
 from __future__ import annotations
 
+from .name_words import names_d_ff, names_hyper, names_num_heads  # noqa: F401
 from .resolver import Entry, Resolver, Space, resolve  # noqa: F401
 
-# The implementation lives in three files; this module keeps the names other modules import.
+# The implementation lives in four files; this module keeps the names other modules import.
 from .signatures import (  # noqa: F401
                          CALL_FLAGS,
                          HYPER_ALIASES,
                          Binding,
                          InterfaceError,
                          bind,
-                         names_d_ff,
-                         names_hyper,
-                         names_num_heads,
                          signature_of,
 )
 from .trees import (  # noqa: F401

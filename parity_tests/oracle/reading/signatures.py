@@ -7,6 +7,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .name_words import meaning_of, names_hyper
+
 
 class InterfaceError(Exception):
     """The candidate cannot be called or mapped as the component requires (exit status 2)."""
@@ -178,108 +180,8 @@ def _compatible(default: Any, value: Any) -> bool:
     return isinstance(default, str) and isinstance(value, str)
 
 
-HEAD_WIDTH_NAMES = ("d_k", "dk", "d_head", "head_dim", "head_size", "dim_head", "d_key",
-                    "size_per_head", "k_dim", "kdim", "dim_per_head")
-
-
-def _meaning(name: str) -> str | None:
-    """What a required forward argument no source matched is, by its name (bind's `meanings`)."""
-    n = name.lower()
-    if "drop" in n:
-        return "dropout"
-    if n in ("cache", "kv_cache", "past", "layer_past", "past_key_value", "past_key_values",
-             "layer_cache", "memory_cache", "incremental_state"):
-        return "cache"
-    if n in HEAD_WIDTH_NAMES:
-        return "head_width"
-    return _mask_part(n)
-
-
-PAD_WORDS = ("pad", "padding", "key_padding", "keypad")
-CAUSAL_WORDS = ("autoregressive", "causal", "subsequent", "future", "look_ahead", "lookahead",
-                "no_peak", "nopeak", "tril", "triangular", "ar")
-MEMORY_WORDS = ("memory", "mem", "src", "source", "enc", "encoder", "cross", "context")
-
-
-def _mask_part(n: str) -> str | None:
-    """One part of a mask a layer takes in pieces (`tgt_pad_mask`, `tgt_autoregressive_mask`,
-    `memory_pad_mask`): `padding_mask:self`, `padding_mask:memory` or `causal_mask:self`."""
-    words = [w for w in n.split("_") if w]
-    if "mask" not in words:
-        return None
-    joined = {a + "_" + b for a, b in zip(words, words[1:])} | set(words)
-    memory = any(w in MEMORY_WORDS for w in words)
-    if any(w in joined for w in CAUSAL_WORDS) and not memory:
-        return "causal_mask:self"
-    if any(w in joined for w in PAD_WORDS):
-        return "padding_mask:" + ("memory" if memory else "self")
-    return None
-
-
 def _norm(name: str) -> str:
     return name.lower()
-
-
-MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality")
-
-
-MODEL_WORDS = ("model", "embedding", "embed", "emb", "input")
-"""Words that, beside a width word, name the model width: model_dimension, embedding_dimension,
-input_dimension (the width a block is handed; its output width is arg_meaning's)."""
-
-
-def _names_d_model(name: str) -> bool:
-    """A name holding a model word and a width word (model_dimension, embedding_dimension,
-    input_dimension), or the word `dimension` alone: d_model, as an alias would (a feed-forward,
-    whose first size is d_ff, would otherwise get d_ff there by position, and the next argument
-    d_model)."""
-    words = [w for w in name.lower().split("_") if w]
-    if words in (["dimension"], ["dimensionality"]):
-        return True
-    return any(w in MODEL_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words) \
-        and not any(w in COUNT_WORDS or w in FF_WORDS for w in words)
-
-
-LENGTH_WORDS = ("len", "length")
-LENGTH_KINDS = ("max", "seq", "sequence", "sentence", "context", "position", "positions")
-
-
-def names_max_len(name: str) -> bool:
-    """A length in words no alias lists (length_sentence_max, max_sentence_length): a length word
-    with a word saying which length."""
-    words = [w for w in name.lower().split("_") if w]
-    return any(w in LENGTH_WORDS for w in words) and any(w in LENGTH_KINDS for w in words)
-
-
-def names_hyper(hyper: str, name: str) -> bool:
-    """Whether `name` names `hyper` in words no alias lists (the word readers below)."""
-    return {"d_model": _names_d_model, "num_heads": names_num_heads, "d_ff": names_d_ff,
-            "max_len": names_max_len}.get(hyper, lambda _n: False)(name)
-
-
-COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
-
-
-def names_num_heads(name: str) -> bool:
-    """A name counting heads in words no alias lists (n_attention_heads, num_attn_heads,
-    number_of_heads): the word `heads` with a count word, and no width word (heads_dim)."""
-    words = [w for w in name.lower().split("_") if w]
-    return "heads" in words and any(w in COUNT_WORDS for w in words) and \
-        not any(w in MODEL_WIDTH_WORDS for w in words)
-
-
-FF_WORDS = ("feedforward", "ff", "ffn", "fc", "mlp", "inner", "intermediate", "expansion", "conv",
-            "pointwise", "positionwise")
-"""`conv_hidden_dim`: the feed-forward written as two kernel-size-1 convolutions, as some code
-names it."""
-
-
-def names_d_ff(name: str) -> bool:
-    """A feed-forward width in words no alias lists (feedforward_dimension, mlp_width,
-    feed_forward_size): a feed-forward word (feed_forward joined) with a width word."""
-    words = [w for w in name.lower().split("_") if w]
-    words += [a + b for a, b in zip(words, words[1:])]
-    return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
 
 
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
@@ -344,7 +246,7 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
         if table is not None:
             continue
         if required and meanings:
-            k = _meaning(p.name)
+            k = meaning_of(p.name)
             if k in meanings:                 # dropout/cache None, d_k the head width, ...
                 b.constants[p.name] = meanings[k]
                 b.guessed[p.name] = k

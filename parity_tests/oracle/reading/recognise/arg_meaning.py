@@ -40,7 +40,7 @@ def _dtype(framework: str, name: str):
 
 def _names_out_width(name: str) -> bool:
     """An output width in words (output_dimension, out_size_): `out`/`output` with a width word."""
-    from ..signatures import MODEL_WIDTH_WORDS
+    from ..name_words import MODEL_WIDTH_WORDS
     words = [w for w in name.split("_") if w]
     return any(w in ("out", "output") for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
 

@@ -184,7 +184,8 @@ def _claims(has, values: dict, words_of=tuple) -> dict:
     CONFIG_ORDER when both or neither are named elsewhere; `hidden_size` is always the model
     width (Hugging Face's name for it). `words_of()` lists the config's names, for a hyperparameter
     no alias finds there, named in words (embedding_dimension, number_of_heads)."""
-    from ..signatures import HYPER_ALIASES, names_hyper
+    from ..name_words import names_hyper
+    from ..signatures import HYPER_ALIASES
     order = [h for h in CONFIG_ORDER if h in values] + [h for h in values if h not in CONFIG_ORDER]
     names = {h: [a for a in list(HYPER_ALIASES.get(h, [h])) + list(EXTRA_NAMES.get(h, ()))
                  if has(a)] for h in order if h != "activation"}

@@ -1,7 +1,7 @@
 """Recogniser: layers that take their masks in parts, named for what each part is
 (`forward(tgt, memory, tgt_pad_mask, tgt_autoregressive_mask, memory_pad_mask)`): the key padding
 of the target, (batch, T); the causal mask, (T, T); the key padding of the memory, (batch, S). The
-names are read by `signatures._mask_part` (required arguments no source matched); each part is cut
+names are read by `name_words.mask_part` (required arguments no source matched); each part is cut
 from the oracle's mask of the same example (its keep mask is the causal part AND the key padding),
 in the chosen convention and dtype, and an example drawn without a mask gives all-attend parts.
 Masks no such pair of parts can say are not drawn, and the report lists them as not compared: random
@@ -53,7 +53,7 @@ def _part(adapter, values: dict, src: str, memory: bool, kind: str):
 
 
 def meanings(adapter) -> dict:
-    """{meaning: PerCall} for bind's `meanings` (see signatures._mask_part)."""
+    """{meaning: PerCall} for bind's `meanings` (see name_words.mask_part)."""
     if adapter.comp.name not in COMPONENTS:
         return {}
     src = _sources(adapter.comp)
