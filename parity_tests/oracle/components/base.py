@@ -330,6 +330,10 @@ def settings_clash(fixed: dict) -> str | None:
     for vocab in ("src_vocab", "tgt_vocab"):
         if pad is not None and fixed.get(vocab) is not None and pad >= fixed[vocab]:
             return f"pad_id={pad}: must be below {vocab}={fixed[vocab]} (an id of that vocabulary)"
+    sv, tv = fixed.get("src_vocab"), fixed.get("tgt_vocab")
+    if fixed.get("share_embeddings") and sv is not None and tv is not None and sv != tv:
+        return (f"share_embeddings=true: needs src_vocab = tgt_vocab (one table for both), got "
+                f"src_vocab={sv}, tgt_vocab={tv}")
     return None
 
 

@@ -198,8 +198,8 @@ class Model(Component):
                 "num_encoder_layers": _int, "num_decoder_layers": _int, "src_vocab": _int,
                 "tgt_vocab": _int, "max_len": _int, "pad_id": _index, "eps": _float,
                 "activation": _activation, "norm_first": _bool, "final_norm": _bool,
-                "scale_embeddings": _bool, "tie_embeddings": _bool, "output_bias": _bool,
-                "max_batch": _int, "max_seq": _int}
+                "scale_embeddings": _bool, "tie_embeddings": _bool, "share_embeddings": _bool,
+                "output_bias": _bool, "max_batch": _int, "max_seq": _int}
 
     def strategy(self, fixed, strict, caps):
         @st.composite
@@ -213,8 +213,9 @@ class Model(Component):
                     and caps.one_layer_count:
                 nd = ne
             sv = d(_choice(fixed, "src_vocab", st.integers(3, SEARCH["max_vocab"])))
-            tv = sv if caps.one_vocab else d(_choice(fixed, "tgt_vocab",
-                                                            st.integers(3, SEARCH["max_vocab"])))
+            share = fixed.get("share_embeddings", caps.share_embeddings)   # one table: one vocabulary
+            tv = sv if caps.one_vocab or share else d(_choice(fixed, "tgt_vocab",
+                                                                     st.integers(3, SEARCH["max_vocab"])))
             B = d(st.integers(1, fixed.get("max_batch", SEARCH["max_batch"])))
             S = d(st.integers(1, fixed.get("max_seq", SEARCH["max_seq_model"])))
             T = d(st.integers(1, fixed.get("max_seq", SEARCH["max_seq_model"])))
@@ -237,6 +238,7 @@ class Model(Component):
             norm_first=fixed.get("norm_first", False), final_norm=fixed.get("final_norm", False),
             layer_norm_eps=fixed.get("eps", 1e-5), scale_embeddings=fixed.get("scale_embeddings", True),
             tie_embeddings=fixed.get("tie_embeddings", False),
+            share_embeddings=fixed.get("share_embeddings", False),
             output_bias=fixed.get("output_bias", True), dropout=0.0, dtype="float64")
 
     def hyper_from(self, cfg: TransformerConfig) -> dict:
@@ -253,6 +255,9 @@ class Model(Component):
         fixed = caps.fixed
         if caps.norm_eps and "eps" not in fixed:     # the candidate's own (recognise/norm_eps)
             fixed = dict(fixed, eps=caps.norm_eps)
+        for key in ("share_embeddings", "tie_embeddings"):   # its tables (recognise/vocab_tables)
+            if getattr(caps, key) and key not in fixed:
+                fixed = dict(fixed, **{key: True})
         cfg = self.config(ex, fixed)
         hyper = self.hyper_from(cfg)
         rng = np.random.default_rng(ex["seed"])

@@ -291,7 +291,8 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return self._switch_layout(case)
         if INSTANCE.ffn_layout_applies(self, inst, case) and INSTANCE.ffn_layout_probe(self, inst, case):
             return INSTANCE.ffn_layout_switch(self, case)
-        unclaimed = OUTPUT.learned_table(self, unclaimed, slots, space, case) if unclaimed else unclaimed
+        if unclaimed:                  # frozen parameters, then a learned positional table
+            unclaimed = OUTPUT.learned_table(self, OUTPUT.frozen(self, unclaimed, slots), slots, space, case)
         if unclaimed and self.framework == "numpy" and self.comp.tree is not None and \
                 not self.opts.allow_unmapped:
             self._numpy_unclaimed(unclaimed, slots, space, case)

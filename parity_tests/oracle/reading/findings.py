@@ -13,7 +13,8 @@ from typing import Any
 
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
 MAX_FIXED_MATRIX = 1 << 22   # elements (32 MiB in float64) of one weight matrix fixed sizes may imply
-PARENT_FLAGS = ("self_attention", "shared_kv", "table", "one_vocab", "one_layer_count", "one_sequence")
+PARENT_FLAGS = ("self_attention", "shared_kv", "table", "one_vocab", "one_layer_count", "one_sequence",
+                "share_embeddings", "tie_embeddings")
 
 
 @dataclass
@@ -26,6 +27,8 @@ class Findings:
     one_vocab: bool = False             # a whole model with one vocabulary for both sides
     one_layer_count: bool = False       # ... and one layer count for encoder and decoder
     one_sequence: bool = False          # code written for one (T, d) sequence: batch 1 drawn
+    share_embeddings: bool = False      # a whole model with one table for both embeddings
+    tie_embeddings: bool = False        # ... or its output projection using the target table
     d_ff_ratio: int | None = None       # a feed-forward width fixed by the code: ratio * d_model
     norm_eps: float | None = None       # a norm epsilon fixed by the code
     norm_first: bool | None = None      # a layer found pre-norm by behaviour (recognise/norm_order)

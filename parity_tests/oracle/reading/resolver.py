@@ -216,9 +216,8 @@ class Resolver:
                 if gained > 0 and (best is None or gained > best[0]):
                     best = (gained, dict(self.entries), set(self.claimed))
                 self.entries, self.claimed = snap
-        if child.kind in ("mha", "ffn") and cand_prefix == "" and \
-                RESOLVE.structure_block(self, child, ref_child, cand_prefix):
-            return                         # a block no name matched, found by what it holds
+        if child.kind in ("mha", "ffn") and RESOLVE.structure_block(self, child, ref_child, cand_prefix):
+            return                         # a block no name matched (in a layer, at any depth), found by what it holds
         if best is not None:  # nothing complete: keep the attempt that found the most
             self.entries, self.claimed = best[1], best[2]
             return
@@ -311,6 +310,8 @@ class Resolver:
             if kind in ("encoder_layer", "decoder_layer"):
                 RESOLVE.structure_norms(self)
             RESOLVE.wrapper(self, kind)
+            if kind == "model":
+                RESOLVE.vocab_tables(self)
         else:  # a single leaf block at the top: linear / norm / embedding
             for leaf, _, _ in LEAVES[kind]:
                 self._apply_map(leaf)

@@ -16,7 +16,8 @@ SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a
               (global_width); a norm epsilon
               fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps); a layer that
               normalises before each sublayer with no norm_first argument, found by behaviour
-              (norm_order)
+              (norm_order); a whole model using one vocabulary table for both embeddings and/or
+              the output projection, as the paper does (vocab_tables)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
@@ -45,7 +46,8 @@ CALLS         plain functions: one sequence at a time, (in, out) argument matric
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
               all, or the sequence length, and return it (pe_table); a learned (L, d) table,
-              given the sinusoid (learned_table)
+              given the sinusoid (learned_table); a frozen torch parameter no reference
+              parameter matches, kept as the candidate computes it (frozen)
 ABSENT        parameters the candidate provably has none of (absent); others are interface errors
 INSTANCE      every freshly built instance: attention matrices no name placed, their roles probed
               (roles); a packed k|v holding the values first (packed_kv); a packed q|k|v whose
@@ -74,6 +76,7 @@ from . import (
     ffn_layout,
     ffn_width,
     flags,
+    frozen,
     function_calls,
     gated_ffn,
     global_width,
@@ -110,6 +113,7 @@ from . import (
     time_first,
     torch_mha_mask,
     valid_lens,
+    vocab_tables,
     weightless,
     width_multiplier,
     wrapper,
@@ -124,7 +128,8 @@ PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, global_width
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
-                             mask_parts.probe, part_convention.probe, norm_order.probe)  # when the adapter is prepared
+                             mask_parts.probe, part_convention.probe, norm_order.probe,
+                             vocab_tables.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 
@@ -151,7 +156,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           dict_note=dict_args.note),
     Hooks("output", with_token_ids=pe_table.with_token_ids, add_input=pe_table.add_input,
           no_input_table=pe_table.no_input_table,
-          no_grad=pe_table.NO_GRAD, learned_table=learned_table.place),
+          no_grad=pe_table.NO_GRAD, learned_table=learned_table.place, frozen=frozen.place),
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
           fd_check=grad_behaviour.fd_check),
@@ -160,7 +165,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
           wrapper=wrapper.resolve, class_layout=class_layout.apply, unclaimed_message=unclaimed_message,
           gated_missing=gated_ffn.missing,
-          packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message),
+          packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message,
+          vocab_tables=vocab_tables.place),
     Hooks("absent", reason=absent.reason),
 )}
 
