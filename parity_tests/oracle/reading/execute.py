@@ -331,7 +331,8 @@ class ExecuteMixin:
                    if a.dtype == REF]
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)
         memo = self.__dict__.setdefault("_grad_paths", {})
-        by_name, unsure = BACKWARD.param_grads(inst, before, self.notes, memo, BACKWARD.fd_check(self, case, inst))
+        by_name, unsure = BACKWARD.param_grads(inst, before, self.notes, memo, BACKWARD.fd_check(self, case, inst),
+                                               (grads, len(targets)))
         for ref, e in inst.entries.items():
             if e.cand is None:
                 continue

@@ -17,6 +17,8 @@ import re
 
 import numpy as np
 
+from . import returned_grads
+
 MAX_DEPTH = 5
 MAX_ARRAYS = 400
 
@@ -113,14 +115,23 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
     return found, unsure
 
 
-def param_grads(inst, before: dict, notes: list, memo: dict, check=None) -> tuple[dict, dict]:
+def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
+                returned: tuple = (None, 0)) -> tuple[dict, dict]:
     """Each candidate parameter's gradient after a NumPy backward (`before`: the snapshot taken
-    just before it): by name (the slot's own lookup), else where an earlier example found it
+    just before it): by name (the slot's own lookup), else in what backward returned after its
+    `returned[1]` input gradients (returned_grads), else where an earlier example found it
     (`memo`), else by behaviour; the notes say which."""
     cands = {c for e in inst.entries.values() if e.cand is not None
              for c in ([p[0] for p in e.parts] or [e.cand])}
     by_name = {c: inst.slots[c].grad() for c in cands}
-    need = {c: inst.slots[c].shape for c, g in by_name.items() if g is None}
+    order = {c: i for i, c in enumerate(inst.slots)}          # the candidate's registration order
+    need = {c: tuple(inst.slots[c].shape) for c in sorted(cands, key=order.get) if by_name[c] is None}
+    for c, (g, where) in returned_grads.read(returned[0], returned[1], need, check).items():
+        by_name[c] = g
+        del need[c]
+        text = f"the gradient of {c} was read from {where}"
+        if text not in notes:
+            notes.append(text)
     if not need:
         return by_name, {}
     after = snapshot(inst.obj)

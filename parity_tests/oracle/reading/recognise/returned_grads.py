@@ -1,0 +1,100 @@
+"""Recogniser: a NumPy module whose backward RETURNS its parameter gradients beside the input's
+instead of keeping them on the object, a common layer API:
+
+    return dx, {"gamma": dgamma, "beta": dbeta}         a dict after the input gradients
+    return dx, dgamma, dbeta                            arrays after the input gradients
+    return {"dx": dx, "dW1": dW1, ...}                  one dict for everything
+
+The input gradients are read as before (the first items, or their keys); what follows them was
+thrown away, and right code was MISSING_GRADIENT. Now a dict's keys name parameters (the
+parameter's path, the path joined by underscores as `w1_W`, or its last part, with d / d_ / grad_
+before or _grad after it, in any case; nested dicts by dotted path), and arrays after the inputs
+are the parameters still unread, in the order the candidate registers them, when there are exactly
+as many and every shape fits; arrays of
+one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
+places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Anything
+else is left to the other readers (grad_behaviour). The report says where each gradient came from.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _flat(d: dict, prefix: str = "") -> dict[str, object]:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict):
+            out.update(_flat(v, key))
+        else:
+            out[key.lower()] = v
+    return out
+
+
+def _keys(cand: str) -> list[str]:
+    """The keys that may name `cand` (`w1.W`): its path (`w1.W`), the path joined by underscores
+    (`w1_W`), its last part (`W`), each bare or with a gradient prefix or suffix."""
+    out = []
+    for name in dict.fromkeys((cand, cand.replace(".", "_"), cand.rsplit(".", 1)[-1])):
+        head, _, leaf = name.rpartition(".")
+        pre = head + "." if head else ""
+        out += [pre + f.format(leaf) for f in ("{}", "d{}", "d_{}", "grad_{}", "{}_grad", "grad{}")]
+    return [k.lower() for k in out]
+
+
+def _array(v, shape: tuple) -> np.ndarray | None:
+    if isinstance(v, (np.ndarray, np.generic)) and np.issubdtype(np.asarray(v).dtype, np.floating):
+        a = np.asarray(v)
+        return a if a.shape == tuple(shape) else None
+    return None
+
+
+def _by_check(pairs: list, check) -> list:
+    """`pairs` [(cand, grad)] with the grads of one shape given to the cands a finite-difference
+    test says they belong to, when it pairs them one to one; unchanged otherwise."""
+    if check is None:
+        return pairs
+    out = list(pairs)
+    for shape in {g.shape for _, g in pairs}:
+        idx = [i for i, (_, g) in enumerate(pairs) if g.shape == shape]
+        if len(idx) < 2:
+            continue
+        fits = {i: [j for j in idx if check(pairs[i][0], pairs[j][1]) is True] for i in idx}
+        if all(len(f) == 1 for f in fits.values()) and len({f[0] for f in fits.values()}) == len(idx):
+            for i in idx:
+                out[i] = (pairs[i][0], pairs[fits[i][0]][1])
+    return out
+
+
+def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[str, tuple[np.ndarray, str]]:
+    """{candidate parameter: (gradient, where it was read)} for the `need`ed ones {name: shape}
+    found in what backward returned (see the module docstring)."""
+    dicts: list[dict] = []
+    arrays: list = []
+    if isinstance(returned, dict):
+        dicts.append(returned)
+    elif isinstance(returned, (tuple, list)):
+        for item in list(returned)[n_inputs:]:
+            if isinstance(item, dict):
+                dicts.append(item)
+            elif isinstance(item, (tuple, list)):
+                arrays.extend(item)
+            else:
+                arrays.append(item)
+    found: dict[str, tuple[np.ndarray, str]] = {}
+    for d in dicts:
+        flat = _flat(d)
+        for c, shape in need.items():
+            for k in _keys(c):
+                g = _array(flat.get(k), shape)
+                if g is not None and c not in found:
+                    found[c] = (g.copy(), f"the dict backward returned, key {k!r}")
+                    break
+    rest = [c for c in need if c not in found]
+    if arrays and len(arrays) == len(rest):
+        pairs = [(c, _array(a, need[c])) for c, a in zip(rest, arrays)]
+        if all(g is not None for _, g in pairs):
+            for i, ((c, g), (_, placed)) in enumerate(zip(pairs, _by_check(pairs, check))):
+                how = "by order" if placed is g else "placed by a finite-difference test"
+                found[c] = (placed.copy(), f"an item after the input gradients in what backward returned, {how}")
+    return found
