@@ -1,6 +1,7 @@
 """Layers that normalise before each sublayer, with no `norm_first` argument: the natural command
 finds the norm order by behaviour (every norm's gain 0 through its weights, output minus input the
-same at every position) and checks them as pre-norm. A residual planted on the normalised input
+same at every position) and checks them as pre-norm, also where the code fixes the feed-forward's
+width (probed at that width). A residual planted on the normalised input
 and a planted scale by d_k stay MISMATCH; a post-norm layer is still checked as post-norm."""
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def layers(candidate_file):
 
 
 @pytest.mark.parametrize("component, name", [("encoder_layer", "PreNormEncoderLayer"),
-                                             ("decoder_layer", "PreNormDecoderLayer")])
+                                             ("decoder_layer", "PreNormDecoderLayer"),
+                                             ("encoder_layer", "PreNormBlockFixedWidth")])
 def test_a_pre_norm_layer_without_a_norm_first_argument_matches(layers, component, name):
     res = check(component, f"{layers}:{name}", examples=6)
     assert res.verdict == "match", render_text(res)

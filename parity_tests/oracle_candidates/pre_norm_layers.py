@@ -84,3 +84,11 @@ class PreNormDecoderLayer(nn.Module):
         x = x + self.self_attn(h, h, h, self_mask)
         x = x + self.cross_attn(self.norm2(x), memory, memory, memory_mask)
         return x + self.feed_forward(self.norm3(x))
+
+
+class PreNormBlockFixedWidth(PreNormEncoderLayer):
+    """The feed-forward's width fixed by the code at 4 * d_model, as nanoGPT-style blocks do (no d_ff
+    argument): the norm order is probed at that width."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__(d_model, num_heads, 4 * d_model)

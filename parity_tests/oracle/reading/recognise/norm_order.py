@@ -79,6 +79,9 @@ def _case(adapter):
     """A small case at the probe's sizes, every norm's gain 0 and its bias drawn."""
     from ...components.base import Case, _cast, draw_params
     hyper = adapter.probe_hyper()
+    if adapter.caps.d_ff_ratio:             # a feed-forward width the code fixes (ffn_width)
+        hyper["d_ff"] = adapter.caps.d_ff_ratio * hyper["d_model"]
+    hyper["d_ff"] = adapter.caps.fixed_sizes.get("d_ff", hyper["d_ff"])
     rng = np.random.default_rng(13)
     B, T, S, D = 2, 4, 3, hyper["d_model"]
     try:
