@@ -393,7 +393,7 @@ class ExecuteMixin:
                                    quantity="output")
         x = case.inputs["x"].astype(self.opts.dtype)
         produced.values["output"] = x + t[:T].astype(self.opts.dtype)
-        produced.dtypes["output"] = str(t.dtype) if t.dtype.kind == "f" else self.opts.dtype
+        produced.dtypes["output"] = self.opts.dtype     # made from integers: no input dtype to keep
         self._mark_missing(case, produced, "a table function has no input gradient (x + table)")
         produced.notes["output"] = "table function: compared x + table[:T]"
         return produced
