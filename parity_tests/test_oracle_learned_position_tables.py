@@ -1,7 +1,8 @@
 """Positional modules holding a learned (max_len, d) table (an nn.Embedding, a (1, L, d)
 nn.Parameter): the oracle places the reference's sinusoid into the table and checks the lookup and
-the addition, and says so. A planted lookup or addition bug stays MISMATCH; a module with a
-parameter besides its table stays an interface error."""
+the addition, and says so, as the gap `table` (grading asks for a computed table); a computed table is
+no gap. A planted lookup or addition bug stays MISMATCH; a module with a parameter besides its table
+stays an interface error."""
 from __future__ import annotations
 
 import pytest
@@ -33,3 +34,17 @@ def test_a_table_with_another_parameter_stays_an_interface_error(tables):
     res = check("positional", f"{tables}:TableWithProjection", examples=5)
     assert res.verdict == "interface_error", render_text(res)
     assert "mix.weight" in render_text(res)
+
+
+def test_a_learned_table_is_the_gap_table_and_grading_requires_a_computed_one(tables):
+    res = check("positional", f"{tables}:EmbeddingPositions", examples=5)
+    assert "table" in res.gaps and "learned table" in res.gaps["table"], res.gaps
+    graded = check("positional", f"{tables}:EmbeddingPositions", examples=5, require=("table",))
+    assert graded.verdict == "incomplete", render_text(graded)
+
+
+@pytest.mark.parametrize("file, name", [("torch_layers.py", "PositionalEncoding"),
+                                        ("computed_numpy_tables.py", "ComputedTableEncoding")])
+def test_a_computed_table_is_no_gap(candidate_file, file, name):
+    res = check("positional", f"{candidate_file(file)}:{name}", examples=5, require=("table",))
+    assert res.verdict == "match" and "table" not in res.gaps, render_text(res)

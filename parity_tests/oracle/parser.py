@@ -89,10 +89,12 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
                    help="fail (missing_gradient) when an input or parameter gradient could not be "
                         "compared (a forward-only submission, a detached output)")
     g.add_argument("--require", action="append", default=[], metavar="WHAT",
-                   choices=("all", "masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes"),
+                   choices=("all", "masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes",
+                            "table"),
                    help="fail (incomplete / missing_gradient) when WHAT was not compared "
                         "(repeatable; 'all' for grading: every mask kind, cross-attention, "
-                        "gradients, every parameter, the assignment's eps, batches, sizes)")
+                        "gradients, every parameter, the assignment's eps, batches, sizes, a "
+                        "computed positional table)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,9 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
                    (a feed-forward width read from its weights, recognise/ffn_width, as for a
                    constructor taking d_ff and ignoring it; a model width from a module global,
                    recognise/global_width)
+  table            a positional table's values were compared: the module computes its table, it does
+                   not hold a learned one the reference's sinusoid was placed into (recognise/
+                   learned_table)
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..reading.findings import Findings
 
-REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes")
+REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes", "table")
 UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
 """How a worker says a parameter gradient of code WITH a backward was not found: such a check is
 never a match (`unread_gradients`), whatever the assignment requires."""
@@ -109,6 +112,11 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
                          + " and ".join(fixed) + " (its weights kept that shape whatever the "
                          "constructor was given), so only that size was compared. Build the layer "
                          "at the sizes its constructor is given")
+    if comp.name == "positional" and caps.learned_table:
+        gaps["table"] = ("the table's values were not compared: the module holds a learned table (a "
+                         "parameter), into which the reference's sinusoid was placed; only the lookup "
+                         "of positions 0 .. T-1 and the addition to x were checked. Compute the "
+                         "sinusoid where the assignment asks for it")
     own = caps.norm_eps
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "

@@ -129,7 +129,7 @@ PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, global_width
                              mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe,
-                             vocab_tables.probe)  # when the adapter is prepared
+                             vocab_tables.probe, learned_table.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

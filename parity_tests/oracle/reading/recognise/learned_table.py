@@ -10,7 +10,9 @@ length the candidate was built for (at least every example's T), the reference's
 that shape is placed into it, and the report says so. What is then checked is the candidate's own
 code: that it looks up positions 0 .. T-1 (an offset, a reversed or a clipped lookup differs), adds
 the rows to x (not multiplies, not concatenates) and passes the input gradient. The table's own
-gradient has no reference counterpart and is not compared. Any other unplaced parameter (a
+gradient has no reference counterpart and is not compared. Found when the candidate is prepared
+(`probe`), such a table is also the gap `table` (core/completeness): its values are the trainer's,
+never compared, and grading requires a computed table by default. Any other unplaced parameter (a
 projection, a second table) keeps the interface error. A NumPy class whose text computes its
 table with sin / cos holds no learned table: nothing is placed, its own table is compared (placing
 the reference's there hid a wrong sinusoid)."""
@@ -79,3 +81,37 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     if note not in adapter.notes:
         adapter.notes.append(note)
     return []
+
+
+def _tables(adapter, obj) -> list[np.ndarray]:
+    """The built module's trainable parameters, as arrays."""
+    if adapter.framework == "torch":
+        return [p.detach().cpu().numpy() for p in obj.parameters() if p.requires_grad]
+    from ..slots import numpy_space
+    _, slots = numpy_space(obj)
+    return [np.asarray(slot.array()) for slot in slots.values()]
+
+
+def _sinusoid_start(table: np.ndarray) -> bool:
+    """Position 0 of a computed sinusoid: sin 0 = 0 in the even columns, cos 0 = 1 in the odd ones
+    (a table computed by a helper outside the class's text; a wrong frequency keeps this row)."""
+    row = table.reshape(-1, table.shape[-1])[0]
+    return bool(np.allclose(row[0::2], 0.0, atol=1e-6) and np.allclose(row[1::2], 1.0, atol=1e-6))
+
+
+def probe(adapter) -> None:
+    """At preparation: a positional module whose only trainable parameter is one (L, d_model) or
+    (1, L, d_model) table that is not a computed sinusoid (its text computes none, its first row is
+    not sin 0, cos 0) holds a learned table (the gap `table`, core/completeness)."""
+    obj = adapter.probe if adapter.mode == "class" else adapter.obj if adapter.mode == "instance" else None
+    if adapter.comp.name != COMPONENT or obj is None or adapter.caps.table:
+        return
+    D = adapter.probe_hyper()["d_model"]
+    try:
+        tables = _tables(adapter, obj)
+    except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
+        return
+    t = tables[0] if len(tables) == 1 else np.zeros(0)
+    if t.ndim in (2, 3) and t.shape[-1] == D and (t.ndim == 2 or t.shape[0] == 1) and t.size \
+            and not _sinusoid_start(t) and not _computes_sinusoid(adapter):
+        adapter.caps.learned_table = True
