@@ -242,11 +242,12 @@ class Checker(LoadMixin):
         """After a random search that found nothing, the structural cases, on purpose
         (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
         difference the random search finds keeps its minimal counterexample."""
-        from . import structural
+        from . import beyond_draws, structural
         planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed, self.opts.dtype)
-        if state["fail"] is not None or state["stop"] is not None or not planned:
+        past = beyond_draws.stretched(self.comp, self.last_example, self.fixed, self.caps, self.opts.seed)
+        if state["fail"] is not None or state["stop"] is not None or not (planned or past):
             return
-        for ex in planned:
+        for ex in planned + ([past] if past else []):
             if self._out_of_time(state):
                 return
             out = self.evaluate(ex)
@@ -257,7 +258,10 @@ class Checker(LoadMixin):
             key = "stop" if out.verdict in STOP_VERDICTS else "fail"
             state[key], state[key + "_example"] = out, self.last_example
             return
-        self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
+        if planned:
+            self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
+        if past:
+            self.notes.append(beyond_draws.note(past))
 
     def _required(self) -> Outcome:
         """A match, unless something the assignment requires was never compared (the gaps are

@@ -31,7 +31,7 @@ _PLAN = [(2, 2, 2, 3, 3, k) for k in ("none", "padding", "causal", "causal_paddi
         [(1, 1, 3, 3, 3, "random_2d"), (3, 3, 2, 4, 4, "random"), (3, 3, 2, 4, 2, "none")]
 
 
-def _keep(kind: str, B: int, H: int, Tq: int, Tk: int, rng) -> list | None:
+def mask_keep(kind: str, B: int, H: int, Tq: int, Tk: int, rng) -> list | None:
     if kind == "none":
         return None
     i, j = np.arange(Tq)[:, None], np.arange(Tk)[None, :]
@@ -89,7 +89,7 @@ def _example(comp, fixed: dict, caps: Findings, plan: tuple, ex_seed: int, rng) 
             D = H * dh
         ex = {"B": B, "Tq": Tq, "Tk": Tk, "d_model": D, "num_heads": H, "mask": None,
               "seed": ex_seed}
-    keep = _keep(kind, B, H, Tq, Tk, rng)
+    keep = mask_keep(kind, B, H, Tq, Tk, rng)
     ex["mask"] = {"kind": kind, "keep": keep}
     return ex
 

@@ -1,0 +1,72 @@
+"""One case past the sizes the random search draws, for every component (parent side).
+
+The search draws batches 1..4 and lengths 1..16 (whole models: 1..8), so code sized for them (keys
+dropped past a buffer of 16, a positional table that wraps after 16 rows, a batch handled in chunks
+of 4 with a bug in the last) matched and got full marks. After a search that found nothing, the
+runner takes the last example it ran and runs it once more stretched: batch 6, lengths 19 and 23
+(whole models 11 and 13), no power of two; the sizes of the weights stay as drawn. Its masks are
+drawn again in their kind at the new lengths; a whole model's padding lengths all differ.
+
+    ex = stretched(comp, last_example, fixed, caps, seed)   # None when nothing can grow
+
+Bounds the user fixed (--set max_batch / max_len / max_seq) are kept, and code written for one
+sequence (batch 1, recognise/function_calls) stays at batch 1.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .structural import mask_keep
+
+if TYPE_CHECKING:
+    from ..reading.findings import Findings
+
+BATCH = 6
+LENGTHS = {"T": 19, "Tq": 19, "S": 23, "Tk": 23}        # queries, then keys / memory
+MODEL_LENGTHS = {"T": 11, "S": 13}
+
+
+def _bounded(comp, fixed: dict) -> dict[str, int]:
+    """The stretched lengths within what the user fixed."""
+    out = dict(MODEL_LENGTHS if comp.name == "model" else LENGTHS)
+    for key in ("max_len", "max_seq"):
+        if key in fixed:
+            out = {k: min(v, int(fixed[key])) for k, v in out.items()}
+    return out
+
+
+def stretched(comp, base: dict | None, fixed: dict, caps: Findings, seed: int) -> dict | None:
+    """`base` (an example of comp.strategy's form) at batch BATCH and the lengths above, or None;
+    its masks and array seed drawn from the check's `seed`."""
+    if not isinstance(base, dict) or "B" not in base:
+        return None
+    ex = dict(base)
+    ex["B"] = 1 if caps.one_sequence else min(BATCH, int(fixed.get("max_batch", BATCH)))
+    for key, n in _bounded(comp, fixed).items():
+        if key in ex:
+            ex[key] = n
+    if comp.name == "mha" and (caps.self_attention or base.get("Tq") == base.get("Tk")):
+        ex["Tk"] = ex["Tq"]                 # self-attention only, or a layer that needs Tq = Tk
+    if all(ex.get(k) == base.get(k) for k in ("B", *LENGTHS)):
+        return None                         # the user's bounds leave nothing to stretch
+    B, rng = ex["B"], np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xB16])
+    for side, length in (("src_len", "S"), ("tgt_len", "T")):      # a whole model's paddings
+        if side in ex:
+            ex[side] = [ex[length] - (b % ex[length]) for b in range(B)]
+    H = int(ex.get("num_heads", ex.get("H", 1)))
+    for m in comp.masks:
+        spec = ex.get(m.name)
+        if isinstance(spec, dict) and spec.get("keep") is not None:
+            ex[m.name] = {"kind": spec["kind"],
+                          "keep": mask_keep(spec["kind"], B, H, ex[m.q], ex[m.k], rng)}
+    ex["seed"] = int(rng.integers(0, 2**32))
+    return ex
+
+
+def note(ex: dict) -> str:
+    sizes = ", ".join(f"{k}={ex[k]}" for k in ("B", "T", "Tq", "S", "Tk") if k in ex)
+    return (f"a case past the search's sizes compared ({sizes}): code sized for the batches and "
+            f"lengths a search draws is wrong only there")
+
