@@ -2,7 +2,8 @@
 does not hold (`mixing_attention`, `pointwise_net`), widths called `model_dimension`, a
 feed-forward whose width is fixed by its code, and norms inside residual wrappers: the oracle
 builds the blocks from the file's own classes, finds where they sit, places the norms, and reaches
-a verdict on the computation. Planted bugs stay MISMATCH."""
+a verdict on the computation. Planted bugs stay MISMATCH; the pre-norm twin is found pre-norm by
+behaviour and matches as such, and fails an assignment that fixes post-norm."""
 from __future__ import annotations
 
 import pytest
@@ -39,9 +40,19 @@ def test_a_layer_built_around_blocks_it_is_given_matches(blocks, comp, name):
     assert any("'pointwise_net'" in n and "PointwiseNet" in n for n in built), built
 
 
-@pytest.mark.parametrize("comp,name", [("encoder_layer", "InjectedEncoderLayerPreNorm"),
-                                       ("encoder_layer", "InjectedEncoderLayerNoResidual"),
+@pytest.mark.parametrize("comp,name", [("encoder_layer", "InjectedEncoderLayerNoResidual"),
                                        ("decoder_layer", "InjectedDecoderLayerSwapped")])
 def test_a_planted_bug_in_such_a_layer_is_a_mismatch(blocks, comp, name):
     res = check(comp, f"{blocks}:{name}", examples=25)
     assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_pre_norm_twin_is_checked_as_pre_norm_and_fails_a_post_norm_assignment(blocks):
+    # its feed-forward width is fixed by its code: the norm order is probed at that width (it was
+    # probed at the search's d_ff, failed silently, and the layer was compared as post-norm)
+    name = f"{blocks}:InjectedEncoderLayerPreNorm"
+    res = check("encoder_layer", name, examples=12)
+    assert res.verdict == "match" and any("normalises before each sublayer" in n for n in res.notes), \
+        render_text(res)
+    post = check("encoder_layer", name, examples=12, settings={"norm_first": False})
+    assert post.verdict == "mismatch", render_text(post)

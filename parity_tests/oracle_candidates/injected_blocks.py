@@ -87,7 +87,8 @@ class InjectedEncoderLayer(nn.Module):
 
 
 class InjectedEncoderLayerPreNorm(InjectedEncoderLayer):
-    """BUG: normalises before each sublayer (pre-norm), not after the residual sum."""
+    """Normalises before each sublayer (pre-norm), not after the residual sum: right as pre-norm code,
+    a BUG where the assignment fixes post-norm (norm_first=False)."""
 
     def forward(self, src, src_mask):
         for wrapper, fn in ((self.wrappers[0], lambda t: self.mixing_attention(t, t, t, src_mask)),
