@@ -80,3 +80,24 @@ class FeedForwardReturningTuple(FeedForwardReturningDict):
         dh, g_down = self.down.backward(dout)
         dx, g_up = self.up.backward(dh * (self.h > 0))
         return dx, g_up["W"], g_up["b"], g_down["W"], g_down["b"]
+
+
+class NormReturningTwoSpellingsBUG(NormReturningDict):
+    """BUG: two keys name the gain's gradient, with different arrays (a debugging copy kept halved)."""
+
+    def backward(self, dout):
+        dgamma, dbeta = self._dparams(dout)
+        return self._dx(dout), {"gamma": dgamma, "dgamma": 0.5 * dgamma, "beta": dbeta}
+
+
+def norm_forward(x, gamma, beta, eps=1e-5):
+    layer = NormReturningDict(x.shape[-1], eps)
+    layer.gamma, layer.beta = gamma, beta
+    return layer.forward(x), layer
+
+
+def norm_backward_two_spellings_BUG(dout, layer):
+    """BUG: the dict holds the gain's gradient twice, under `gamma` and `dgamma`, different."""
+    dgamma, dbeta = layer._dparams(dout)
+    dx = layer._dx(dout)
+    return {"x": dx, "gamma": dgamma, "beta": dbeta, "dgamma": 0.5 * dgamma, "dbeta": dbeta}

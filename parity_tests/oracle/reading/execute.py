@@ -12,6 +12,7 @@ from ..core.options import CandidateProblem
 from . import naming
 from .recognise import hooks
 from .slots import candidate_arrays, convert_mask, entry_grad, grad_in_ref_layout
+from .table_call import execute_table
 
 BACKWARD, CALL, FORWARD, MASK, OUTPUT = (hooks(k) for k in ("backward", "call", "forward", "mask", "output"))
 
@@ -47,7 +48,7 @@ class ExecuteMixin:
         """Forward (and backward where the candidate has one, unless `grad` is False: then the
         forward alone, on inputs and parameters that do not require gradients)."""
         if inst.table:
-            return self._execute_table(inst, case)
+            return execute_table(self, inst, case, Produced())
         ops, dtype = self.ops, self.opts.dtype
         torch_mode = self.framework == "torch" and grad
         produced = Produced()
@@ -355,13 +356,18 @@ class ExecuteMixin:
             lower = {str(k).lower(): v for k, v in grads.items()}
             for arg, key in targets:
                 name = key.split(":", 1)[1]
-                for k in (arg, "d" + arg, "d_" + arg, "grad_" + arg, name, "d" + name, "d_" + name):
-                    v = lower.get(k.lower())
-                    if v is not None:
-                        produced.values[key] = grad_in_ref_layout(inst.entries, key, self.ops.to_np(v))
-                        break
-                else:
+                keys = [k for k in dict.fromkeys(x.lower() for x in (arg, "d" + arg, "d_" + arg, "grad_" + arg,
+                                                                     name, "d" + name, "d_" + name))
+                        if lower.get(k) is not None]
+                found = [np.asarray(self.ops.to_np(lower[k])) for k in keys]
+                if not found:
                     produced.missing[key] = f"{what} returned a dict without a gradient for {arg!r}"
+                elif any(f.shape != found[0].shape or not np.array_equal(f, found[0]) for f in found[1:]):
+                    produced.missing[key] = (f"{UNREAD} {arg!r}: {what} returned different arrays for it "
+                                             f"under {', '.join(map(repr, keys))}, and which one the code "
+                                             f"uses cannot be told")
+                else:
+                    produced.values[key] = grad_in_ref_layout(inst.entries, key, found[0])
             return
         if not isinstance(grads, (tuple, list)):
             raise CandidateProblem("wrong_type", f"{what} returned {type(grads).__name__}; expected "
@@ -372,29 +378,3 @@ class ExecuteMixin:
                 produced.values[key] = grad_in_ref_layout(inst.entries, key, self.ops.to_np(grads[i]))
             else:
                 produced.missing[key] = f"{what} returned {len(grads)} gradient(s); none for {arg!r}"
-
-    def _execute_table(self, inst: Instance, case: Case) -> Produced:
-        """Positional table function f(length, d_model) -> (length, d_model): out = x + table."""
-        produced = Produced()
-        T, D = case.inputs["x"].shape[1], case.hyper["d_model"]
-        if inst.obj is not None and inst.call is None:      # a factory already returned the table
-            table = inst.obj
-        else:
-            b = naming.bind(inst.call, [("max_len", naming.HYPER_ALIASES["max_len"], False),
-                                        ("d_model", naming.HYPER_ALIASES["d_model"], False)],
-                            what=f"{self._name()}(...)")
-            vals = {"max_len": T, "d_model": D}
-            table = b.call(inst.call, vals)
-        t = self.ops.to_np(table)
-        t = t.reshape(t.shape[-2:]) if t.ndim == 3 and t.shape[0] == 1 else t
-        if t.ndim != 2 or t.shape[0] < T or t.shape[1] != D:
-            raise CandidateProblem("wrong_shape", f"the positional table function returned shape "
-                                   f"{tuple(np.shape(t))}; expected ({T}, {D}) (length, d_model)",
-                                   quantity="output")
-        x = case.inputs["x"].astype(self.opts.dtype)
-        produced.values["output"] = x + t[:T].astype(self.opts.dtype)
-        produced.dtypes["output"] = self.opts.dtype     # made from integers: no input dtype to keep
-        self._mark_missing(case, produced, "a table function has no input gradient (x + table)")
-        produced.notes["output"] = "table function: compared x + table[:T]"
-        return produced
-

@@ -6,15 +6,14 @@ instead of keeping them on the object, a common layer API:
     return {"dx": dx, "dW1": dW1, ...}                  one dict for everything
 
 The input gradients are read as before (the first items, or their keys); what follows them was
-thrown away, and right code was MISSING_GRADIENT. Now a dict's keys name parameters (the
-parameter's path, the path joined by underscores as `w1_W`, or its last part, with d / d_ / grad_
-before or _grad after it, in any case; nested dicts by dotted path), and arrays after the inputs
-are the parameters still unread, in the order the candidate registers them, when there are exactly
-as many and every shape fits; arrays of
-one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
+thrown away, and right code was MISSING_GRADIENT. Now a dict's keys name parameters (the parameter's
+path, the path joined by underscores as `w1_W`, or its last part, with d / d_ / grad_ before or
+_grad after it, in any case; nested dicts by dotted path; two keys naming one parameter with
+different arrays leave it unread), and arrays after the inputs are the parameters still unread, in
+the order the candidate registers them, when there are exactly as many and every shape fits; arrays
+of one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
 places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Anything
-else is left to the other readers (grad_behaviour). The report says where each gradient came from.
-"""
+else is left to the other readers (grad_behaviour). The report says where each gradient came from."""
 from __future__ import annotations
 
 import numpy as np
@@ -85,11 +84,12 @@ def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[st
     for d in dicts:
         flat = _flat(d)
         for c, shape in need.items():
-            for k in _keys(c):
-                g = _array(flat.get(k), shape)
-                if g is not None and c not in found:
-                    found[c] = (g.copy(), f"the dict backward returned, key {k!r}")
-                    break
+            hits = [(k, g) for k in dict.fromkeys(_keys(c)) if (g := _array(flat.get(k), shape)) is not None]
+            if c in found or not hits:
+                continue
+            if all(np.array_equal(g, hits[0][1]) for _, g in hits[1:]):
+                found[c] = (hits[0][1].copy(), f"the dict backward returned, key {hits[0][0]!r}")
+            # keys naming it with different arrays: which one the code uses is unknown, none is read
     rest = [c for c in need if c not in found]
     if arrays and len(arrays) == len(rest):
         pairs = [(c, _array(a, need[c])) for c, a in zip(rest, arrays)]

@@ -1,0 +1,36 @@
+"""Running a positional table function f(length, d_model) -> (length, d_model) on one example: the
+oracle compares out = x + table[:T] (the function never sees x)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..components import Case
+from ..core.options import CandidateProblem
+from . import naming
+
+
+def execute_table(adapter, inst, case: Case, produced):
+    """Positional table function f(length, d_model) -> (length, d_model): out = x + table, written
+    into `produced` (execute.Produced), which is returned."""
+    T, D = case.inputs["x"].shape[1], case.hyper["d_model"]
+    if inst.obj is not None and inst.call is None:      # a factory already returned the table
+        table = inst.obj
+    else:
+        b = naming.bind(inst.call, [("max_len", naming.HYPER_ALIASES["max_len"], False),
+                                    ("d_model", naming.HYPER_ALIASES["d_model"], False)],
+                        what=f"{adapter._name()}(...)")
+        vals = {"max_len": T, "d_model": D}
+        table = b.call(inst.call, vals)
+    t = adapter.ops.to_np(table)
+    t = t.reshape(t.shape[-2:]) if t.ndim == 3 and t.shape[0] == 1 else t
+    if t.ndim != 2 or t.shape[0] < T or t.shape[1] != D:
+        raise CandidateProblem("wrong_shape", f"the positional table function returned shape "
+                               f"{tuple(np.shape(t))}; expected ({T}, {D}) (length, d_model)",
+                               quantity="output")
+    x = case.inputs["x"].astype(adapter.opts.dtype)
+    produced.values["output"] = x + t[:T].astype(adapter.opts.dtype)
+    produced.dtypes["output"] = adapter.opts.dtype     # made from integers: no input dtype to keep
+    adapter._mark_missing(case, produced, "a table function has no input gradient (x + table)")
+    produced.notes["output"] = "table function: compared x + table[:T]"
+    return produced
+
