@@ -36,10 +36,11 @@ def test_a_table_with_another_parameter_stays_an_interface_error(tables):
     assert "mix.weight" in render_text(res)
 
 
-def test_a_learned_table_is_the_gap_table_and_grading_requires_a_computed_one(tables):
-    res = check("positional", f"{tables}:EmbeddingPositions", examples=5)
+@pytest.mark.parametrize("name", ["EmbeddingPositions", "NumpyLearnedPositions"])
+def test_a_learned_table_is_the_gap_table_and_grading_requires_a_computed_one(tables, name):
+    res = check("positional", f"{tables}:{name}", examples=5)
     assert "table" in res.gaps and "learned table" in res.gaps["table"], res.gaps
-    graded = check("positional", f"{tables}:EmbeddingPositions", examples=5, require=("table",))
+    graded = check("positional", f"{tables}:{name}", examples=5, require=("table",))
     assert graded.verdict == "incomplete", render_text(graded)
 
 

@@ -4,6 +4,7 @@ code; each BUG variant plants one mistake in the lookup or the addition, and `Ta
 has a parameter besides its table (not a positional table alone)."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -46,3 +47,20 @@ class TableWithProjection(EmbeddingPositions):
 
     def forward(self, x):
         return self.mix(super().forward(x))
+
+
+class NumpyLearnedPositions:
+    """NumPy: a learned (max_len, d_model) table added to x; forward keeps its input for backward."""
+
+    def __init__(self, max_len, d_model):
+        self.W = np.random.default_rng(0).standard_normal((max_len, d_model)) * 0.02
+        self.dW = None
+
+    def forward(self, x):
+        self.x = x
+        return x + self.W[: x.shape[1]]
+
+    def backward(self, dout):
+        self.dW = np.zeros_like(self.W)
+        self.dW[: dout.shape[1]] = dout.sum(axis=0)
+        return dout

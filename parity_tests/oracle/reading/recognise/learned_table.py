@@ -103,14 +103,15 @@ def probe(adapter) -> None:
     """At preparation: a positional module whose only trainable parameter is one (L, d_model) or
     (1, L, d_model) table that is not a computed sinusoid (its text computes none, its first row is
     not sin 0, cos 0) holds a learned table (the gap `table`, core/completeness)."""
-    obj = adapter.probe if adapter.mode == "class" else adapter.obj if adapter.mode == "instance" else None
-    if adapter.comp.name != COMPONENT or obj is None or adapter.caps.table:
+    if adapter.comp.name != COMPONENT or adapter.mode != "class" or adapter.probe is None or adapter.caps.table:
         return
-    D = adapter.probe_hyper()["d_model"]
-    try:
-        tables = _tables(adapter, obj)
+    D, notes = adapter.probe_hyper()["d_model"], list(adapter.notes)
+    try:            # built afresh: the probes before this one called it (a NumPy cache is no table)
+        tables = _tables(adapter, adapter.construct(adapter.probe_hyper()))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
+    finally:
+        adapter.notes[:] = notes
     t = tables[0] if len(tables) == 1 else np.zeros(0)
     if t.ndim in (2, 3) and t.shape[-1] == D and (t.ndim == 2 or t.shape[0] == 1) and t.size \
             and not _sinusoid_start(t) and not _computes_sinusoid(adapter):
