@@ -41,7 +41,9 @@ MASKS         attention that masks the future itself, no mask argument (builtin_
               weights written through the slots, not the constructor's);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
               masks spread over a merged batch*heads axis (merged_mask); a mask argument taken as a key
-              padding (batch, Tk) or one (Tq, Tk) mask for the batch, under a general name (mask_forms)
+              padding (batch, Tk) or one (Tq, Tk) mask for the batch, under a general name (mask_forms); a
+              whole model's masks as key paddings (batch, length), Hugging Face's attention_mask
+              (model_mask_forms)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
               future themselves (function_calls); dict-of-arrays arguments (dict_args)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
@@ -95,6 +97,7 @@ from . import (
     mask_word,
     meaning,
     merged_mask,
+    model_mask_forms,
     norm_eps,
     norm_order,
     packed_kv,
@@ -126,7 +129,7 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
 PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, global_width.probe, bh_layout.probe, pe_table.probe,
                              lazy.probe, part_layout.probe, builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
-                             mask_forms.probe,
+                             mask_forms.probe, model_mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe,
                              vocab_tables.probe, learned_table.probe)  # when the adapter is prepared
