@@ -6,7 +6,7 @@ import argparse
 import math
 
 __all__ = ["int_at_least", "int_in", "float_in", "positive", "non_negative", "probability", "positive_float",
-           "seed_int"]
+           "seed_int", "file_path", "folder_path", "file_or_folder_path"]
 
 
 def int_at_least(lo: int):
@@ -66,3 +66,19 @@ def seed_int(s: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**63 - 1 (a 64-bit "
                                          f"generator seed), got {v}")
     return v
+
+
+def _path(what: str):
+    """A path: any non-empty text. An empty string is refused (it is no file, yet the operating
+    system's calls and pathlib read it as "not given" or as the current folder)."""
+    def parse(s: str) -> str:
+        if s == "":
+            raise argparse.ArgumentTypeError(f"expected {what}, got an empty string")
+        return s
+    parse.__name__ = what
+    return parse
+
+
+file_path = _path("a file path")
+folder_path = _path("a folder path")
+file_or_folder_path = _path("a file or folder path")

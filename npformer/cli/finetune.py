@@ -27,6 +27,7 @@ import shutil
 from pathlib import Path
 
 from npformer.cli import backends
+from npformer.cli.argtypes import folder_path
 from npformer.cli.errors import CliError
 from npformer.cli.printing import print_eval
 
@@ -66,14 +67,14 @@ OPTIONAL_FILES = ("tokenizer_config.json",)          # copied by --save-pretrain
 def add_init_args(p) -> None:
     """`train`'s --init and --save-pretrained (a group of their own)."""
     g = p.add_argument_group("fine-tuning a pretrained model (--init FOLDER)")
-    g.add_argument("--init", metavar="FOLDER", default=None,
+    g.add_argument("--init", type=folder_path, metavar="FOLDER", default=None,
                    help="start from a Hugging Face folder: its weights, sizes and tokenizer. A GPT-2 "
                         "folder (vocab.json, merges.txt) with --task lm --data FILE; a BERT "
                         "masked-LM folder (vocab.txt) with --task mlm --data FILE, any BERT folder "
                         "with --task classify --data FILE.tsv (defaults then: "
                         f"{_FT_DEFAULTS_TEXT}, --context {FT_CONTEXT} or the model's positions "
                         f"when fewer)")
-    g.add_argument("--save-pretrained", metavar="DIR", default=None,
+    g.add_argument("--save-pretrained", type=folder_path, metavar="DIR", default=None,
                    help="with --init: also write the fine-tuned model as a Hugging Face folder "
                         "(config.json, model.safetensors, the tokenizer files) that transformers "
                         "and npformer generate DIR load; checked before training")

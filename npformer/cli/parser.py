@@ -8,7 +8,10 @@ import argparse
 import math
 
 from npformer.cli.argtypes import (
+    file_or_folder_path,
+    file_path,
     float_in,
+    folder_path,
     non_negative,
     positive,
     positive_float,
@@ -134,18 +137,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also evaluate every N steps (default: only at the end)")
     g.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
                    help="decoded held-out examples to print (default: %(default)s)")
-    g.add_argument("--save", metavar="PATH", help="write a checkpoint (.npz: config, weights, "
+    g.add_argument("--save", type=file_path, metavar="PATH", help="write a checkpoint (.npz: config, weights, "
                                                   "optimizer, schedule, data order, task) that "
                                                   "--resume continues; checked before training, "
                                                   "missing folders are created")
     g.add_argument("--overwrite", action="store_true",
                    help="let --save replace an existing file and --plot the plots already in "
                         "its folder (refused otherwise, before training)")
-    g.add_argument("--resume", metavar="CKPT", default=None,
+    g.add_argument("--resume", type=file_path, metavar="CKPT", default=None,
                    help="continue the run saved in CKPT for --steps more steps (model, task and "
                         "optimisation settings come from CKPT; giving those options is an error); "
                         "N steps then M resumed give the same weights as N+M in one run")
-    g.add_argument("--plot", metavar="DIR", help="write loss curve, attention maps and the "
+    g.add_argument("--plot", type=folder_path, metavar="DIR", help="write loss curve, attention maps and the "
                                                  "positional encoding as PNGs into DIR")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("parallelism")
@@ -170,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "backend) and report held-out loss, token accuracy and "
                                    "exact-sequence accuracy (greedy decoding). The task comes from "
                                    "the checkpoint; the options below override parts of it.")
-    p.add_argument("checkpoint", help="checkpoint file (.npz)")
+    p.add_argument("checkpoint", type=file_path, help="checkpoint file (.npz)")
     add_task_args(p, defaults=False)
     add_test_data_arg(p)
     add_backend_args(p, dtype_default=None)
@@ -189,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(the main job's: a..j), e.g. `npformer generate model.npz "
                                    "abcd jihgf`. An input that starts with '-' goes after `--`, "
                                    "which ends the options: npformer generate lm.npz -- -3+4=")
-    p.add_argument("checkpoint", help="checkpoint file (.npz), or a Hugging Face GPT-2 folder "
+    p.add_argument("checkpoint", type=file_or_folder_path,
+                   help="checkpoint file (.npz), or a Hugging Face GPT-2 folder "
                                       "(config.json, model.safetensors, vocab.json, merges.txt): "
                                       "INPUT is then text and the continuation is printed as text; "
                                       "or a BERT folder (config.json, model.safetensors, "
@@ -240,8 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "cross-attention; every head side by side or one per file) and "
                                    "the sinusoidal positional-encoding matrix. Needs matplotlib "
                                    "(pip install 'npformer[plots]').")
-    p.add_argument("checkpoint", help="checkpoint file (.npz)")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+    p.add_argument("checkpoint", type=file_path, help="checkpoint file (.npz)")
+    p.add_argument("--out", type=folder_path, required=True, metavar="DIR", help="folder for the PNG files")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the plots already in DIR (refused otherwise, before loading)")
     p.add_argument("--input", metavar="TEXT", default=None,

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from npformer.cli.argtypes import float_in, int_at_least
+from npformer.cli.argtypes import file_or_folder_path, file_path, float_in, int_at_least
 from npformer.cli.errors import CliError
 from npformer.data.display import visible
 
@@ -39,7 +39,7 @@ def add_text_args(p: argparse.ArgumentParser) -> None:
     )
     g = p.add_argument_group("your own text (--task lm|translate|classify --data FILE; "
                              "docs/TEXT.md)")
-    g.add_argument("--data", nargs="+", metavar="PATH", default=None,
+    g.add_argument("--data", nargs="+", type=file_or_folder_path, metavar="PATH", default=None,
                    help="--task lm: a UTF-8 text corpus, files and/or folders (every text file "
                         "under a folder), joined in order (without --data, --task lm is the "
                         "synthetic addition task); --task translate: a TSV file of "
@@ -66,7 +66,7 @@ def add_text_args(p: argparse.ArgumentParser) -> None:
 
 def add_test_data_arg(p: argparse.ArgumentParser) -> None:
     """`evaluate`'s --data: a test file for a translate or classify checkpoint."""
-    p.add_argument("--data", nargs="+", metavar="PATH", default=None,
+    p.add_argument("--data", nargs="+", type=file_path, metavar="PATH", default=None,
                    help="translate / classify checkpoints: score every row of these files (a "
                         "test set, same layout as training's) instead of the held-out rows")
 

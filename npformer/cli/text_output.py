@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from npformer.cli.argtypes import file_path
 from npformer.cli.errors import CliError
 from npformer.decoding.stop import StopStrings
 
@@ -31,7 +32,7 @@ def add_text_output_args(p) -> None:
     g.add_argument("--stop", action="append", default=None, metavar="STR",
                    help="end each sample at the first occurrence of STR in the generated text "
                         "(not printed); repeatable: the earliest of them ends it")
-    g.add_argument("--out", metavar="FILE", default=None,
+    g.add_argument("--out", type=file_path, metavar="FILE", default=None,
                    help="also write the samples to FILE (UTF-8, each followed by a newline); "
                         "checked before the model is loaded")
     g.add_argument("--overwrite", action="store_true",
