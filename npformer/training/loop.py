@@ -49,7 +49,7 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
     evaluate  called every config.eval_every steps (not after the last): returns an EvalResult
     callback  callback(step, loss) after every step
     """
-    result = TrainResult(0, [], [], [], [], 0, 0.0)
+    result = TrainResult(start_step, [], [], [], [], 0, 0.0)   # steps: the last one taken, so far
     end = start_step + config.steps
     bar = Progress(config.steps, config.progress and show_progress, config.log_every, file=file,
                    start=start_step)
