@@ -33,6 +33,7 @@ from npformer.io.checkpoint_read import (  # noqa: F401
     load_checkpoint,
     rename_optimizer_state,
 )
+from npformer.io.optimizer_values import check_optimizer_values
 from npformer.layers.module import Module, Parameter
 from npformer.models.config import TransformerConfig
 
@@ -122,6 +123,7 @@ def restore(path_or_ckpt, model: Module, optimizer=None, schedule=None) -> Check
     if optimizer is not None:
         if ckpt.optimizer_state is None:
             raise CheckpointError(ckpt.path, "holds no optimizer state")
+        check_optimizer_values(ckpt)                        # NaN / negative moments: never resumed
         _, alias = _model_param_names(model)
         by_id = {id(p): n for n, p in zip(optimizer.param_names, optimizer.params)}
         names_from = [n for n in ckpt.optimizer_state["param_names"]]

@@ -35,6 +35,7 @@ from npformer.io.checkpoint import (
     model_class_for,
     write_checkpoint,
 )
+from npformer.io.optimizer_values import check_optimizer_values
 from npformer.models.config import TransformerConfig
 from npformer.optim import WarmupSchedule as _NpWarmupSchedule
 from torchformer.guards.validation import check_device_arg
@@ -224,6 +225,7 @@ def restore(path_or_ckpt, model: torch.nn.Module, optimizer=None, schedule=None)
     if optimizer is not None:
         if ckpt.optimizer_state is None:
             raise CheckpointError(ckpt.path, "holds no optimizer state")
+        check_optimizer_values(ckpt)                        # NaN / negative moments: never resumed
         opt_sd = portable_to_optimizer_state(ckpt.path, model, optimizer, ckpt.optimizer_state)
     sched_sd = None
     if schedule is not None:
