@@ -9,7 +9,7 @@ from npformer.cli.errors import CliError
 from npformer.training.blas import set_blas_threads
 
 __all__ = ["task_from", "checkpoint_task", "torch_and_device", "check_backend", "load_for_backend",
-           "describe", "to_numpy", "as_backend"]
+           "describe", "to_numpy", "as_backend", "heldout_set"]
 
 
 def task_from(args, base: dict | None = None):
@@ -28,6 +28,20 @@ def task_from(args, base: dict | None = None):
         fields["seed"] = args.seed
     from npformer.data.registry import make_any_task  # seq2seq or language-model task
     return make_any_task(**fields)
+
+
+def heldout_set(task, n: int, name: str = "--eval-size"):
+    """`task.heldout(n)`, refused first, naming `name`, when drawing and evaluating n examples cannot
+    fit in this machine's memory (npformer.data.heldout_memory); the task's own errors about n name
+    `name` too."""
+    from npformer.data.heldout_memory import check_heldout_fits_memory
+    check_heldout_fits_memory(name, task, n)
+    try:
+        return task.heldout(n)
+    except ValueError as e:
+        if str(e).startswith("n: "):
+            raise ValueError(f"{name}: {str(e)[3:]}") from None
+        raise
 
 
 def checkpoint_task(args, ckpt):

@@ -9,6 +9,7 @@ from npformer.cli.common import (
     check_backend,
     checkpoint_task,
     describe,
+    heldout_set,
     load_for_backend,
 )
 from npformer.cli.errors import CliError
@@ -30,7 +31,7 @@ def cmd_evaluate(args) -> int:
           f"{ckpt.writer}]")
     print(task.describe())
     t0 = time.perf_counter()
-    ev = T.evaluate(model, task, task.heldout(args.eval_size), num_shown=args.examples)
+    ev = T.evaluate(model, task, heldout_set(task, args.eval_size), num_shown=args.examples)
     print_eval(ev, task)
     print(f"evaluation took {time.perf_counter() - t0:.1f} s")
     print_examples(ev.examples, task.is_classification)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from npformer.cli import backends
 from npformer.cli.argtypes import folder_path
+from npformer.cli.common import heldout_set
 from npformer.cli.errors import CliError
 from npformer.cli.printing import print_eval
 
@@ -219,7 +220,7 @@ def finetune_state(args):
     optimizer, schedule = T.make_optimizer(model, tc)
     print(f"fine-tuning {folder} ({type(model).__name__}, its own {tokenizer.kind} tokenizer: "
           f"{tokenizer.vocab_size} tokens)")
-    before = T.evaluate(model, task, task.heldout(tc.eval_size))
+    before = T.evaluate(model, task, heldout_set(task, tc.eval_size))
     print("before fine-tuning, ", end="")
     print_eval(before, task)
     return TrainState(model=model, optimizer=optimizer, schedule=schedule,

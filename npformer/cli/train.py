@@ -6,7 +6,7 @@ import os
 import time
 
 from npformer.cli import backends
-from npformer.cli.common import check_backend, describe, task_from, torch_and_device
+from npformer.cli.common import check_backend, describe, heldout_set, task_from, torch_and_device
 from npformer.cli.defaults import DEFAULTS, fill_task_defaults
 from npformer.cli.errors import CliError, where_it_was_looked_for
 from npformer.cli.figures import to_numpy_model, train_plots
@@ -135,7 +135,7 @@ def cmd_train(args) -> int:
         state.optimizer.threads = args.threads            # the fused Adam's worker threads
     T = backends.module(args.backend, "train")
     where = f"torchformer on {model.device}" if args.backend == "torch" else "npformer (NumPy)"
-    heldout = task.heldout(tc.eval_size)
+    heldout = heldout_set(task, tc.eval_size)
     print(f"{task.describe()}  seed={tc.seed}")
     print(f"{describe(model)}  [{where}, {args.threads} thread(s)]")
     if args.resume:
