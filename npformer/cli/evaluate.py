@@ -17,12 +17,22 @@ from npformer.cli.option_rules import refuse_ignored_options
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import test_data_task
 
-__all__ = ["cmd_evaluate", "check_model_fits_task"]
+__all__ = ["cmd_evaluate", "check_model_fits_task", "check_task_fits_model_class", "MODEL_KINDS"]
+
+# checkpoint's model class -> (what it is, the --task values it evaluates)
+MODEL_KINDS = {
+    "Transformer": ("an encoder-decoder Transformer", ("copy", "reverse", "sort", "pairs", "translate")),
+    "EncoderClassifier": ("an EncoderClassifier (encoder + class head)", ("majority", "classify")),
+    "BertForSequenceClassification": ("a BERT classifier", ("classify",)),
+    "CausalLM": ("a CausalLM (decoder-only language model)", ("lm",)),
+    "BertForMaskedLM": ("a BertForMaskedLM (BERT masked language model)", ("mlm",)),
+}
 
 
 def cmd_evaluate(args) -> int:
     check_backend(args)
     model, ckpt = load_for_backend(args)
+    check_task_fits_model_class(getattr(args, "task", None), ckpt.model_class, args.checkpoint)
     task = test_data_task(args, checkpoint_task(args, ckpt))   # evaluate --data: a test file
     refuse_ignored_options(args, task.name)              # e.g. --num-symbols on an lm checkpoint
     check_model_fits_task(model, task, args.checkpoint)
@@ -36,6 +46,18 @@ def cmd_evaluate(args) -> int:
     print(f"evaluation took {time.perf_counter() - t0:.1f} s")
     print_examples(ev.examples, task.is_classification)
     return 0
+
+
+def check_task_fits_model_class(task: str | None, model_class: str, path) -> None:
+    """`--task` names a task the checkpoint's kind of model can evaluate (an encoder-decoder cannot
+    classify, a classifier cannot decode): else one line naming --task, the model and its tasks."""
+    if task is None or model_class not in MODEL_KINDS:
+        return
+    what, tasks = MODEL_KINDS[model_class]
+    if task not in tasks:
+        needs = next((w for w, t in MODEL_KINDS.values() if task in t), "another kind of model")
+        raise CliError(f"--task {task}: expected a task that {path} can evaluate; it holds {what}, "
+                       f"which evaluates --task {' / '.join(tasks)}, got {task}, which needs {needs}")
 
 
 def check_model_fits_task(model, task, path) -> None:
