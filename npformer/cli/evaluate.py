@@ -32,7 +32,9 @@ MODEL_KINDS = {
 def cmd_evaluate(args) -> int:
     check_backend(args)
     model, ckpt = load_for_backend(args)
-    check_task_fits_model_class(getattr(args, "task", None), ckpt.model_class, args.checkpoint)
+    meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    if not (isinstance(meta, dict) and meta.get("data") is not None):   # your text: its task is fixed
+        check_task_fits_model_class(getattr(args, "task", None), ckpt.model_class, args.checkpoint)
     task = test_data_task(args, checkpoint_task(args, ckpt))   # evaluate --data: a test file
     refuse_ignored_options(args, task.name)              # e.g. --num-symbols on an lm checkpoint
     check_model_fits_task(model, task, args.checkpoint)
@@ -56,7 +58,7 @@ def check_task_fits_model_class(task: str | None, model_class: str, path) -> Non
     what, tasks = MODEL_KINDS[model_class]
     if task not in tasks:
         needs = next((w for w, t in MODEL_KINDS.values() if task in t), "another kind of model")
-        raise CliError(f"--task {task}: expected a task that {path} can evaluate; it holds {what}, "
+        raise CliError(f"--task {task}: expected a task that checkpoint {path} can evaluate; it holds {what}, "
                        f"which evaluates --task {' / '.join(tasks)}, got {task}, which needs {needs}")
 
 

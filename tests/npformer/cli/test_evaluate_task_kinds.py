@@ -37,7 +37,7 @@ def test_a_task_for_another_kind_of_model_is_refused_naming_task(checkpoints, tr
     assert len(lines) == 1 and "Traceback" not in err, err
     line = lines[0]
     assert line.startswith(f"npformer evaluate: error: --task {asked}: expected a task that "
-                           f"{checkpoints[trained]} can evaluate; it holds {KINDS[trained]}"), line
+                           f"checkpoint {checkpoints[trained]} can evaluate; it holds {KINDS[trained]}"), line
     assert trained in line.split("which evaluates --task ")[1].split(", got")[0].split(" / "), line
     assert f"got {asked}, which needs {NEEDS[asked]}" in line, line
     assert out == ""                                          # refused before any evaluation
