@@ -8,7 +8,12 @@ from npformer.cli.common import checkpoint_task
 from npformer.cli.errors import CliError
 from npformer.cli.figures import attention_plots, position_plots
 
-__all__ = ["cmd_plot"]
+__all__ = ["cmd_plot", "MODEL_ATTENTION"]
+
+# model class -> the attention kinds it has
+MODEL_ATTENTION = {"Transformer": ("encoder", "decoder", "cross"), "EncoderClassifier": ("encoder",),
+                   "BertForMaskedLM": ("encoder",), "BertForSequenceClassification": ("encoder",),
+                   "CausalLM": ("decoder",)}
 
 
 def cmd_plot(args) -> int:
@@ -23,9 +28,13 @@ def cmd_plot(args) -> int:
                        f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
     from npformer.io.checkpoint import load_checkpoint
     from npformer.io.files import check_output_dir
-    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite)
+    # checked before the checkpoint is read, made only once it loaded (no empty folder left behind)
+    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite,
+                     create=False)
     ckpt = load_checkpoint(args.checkpoint)
     model = load_model(ckpt).eval()
+    kinds = kinds_the_model_has(args, kinds, type(model).__name__)
+    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite)
     args.task = None
     task = checkpoint_task(args, ckpt)
     if args.input is not None:
@@ -52,3 +61,18 @@ def cmd_plot(args) -> int:
     for p in paths:
         print(p)
     return 0
+
+
+def kinds_the_model_has(args, kinds: list[str], model_class: str) -> list[str]:
+    """The asked attention kinds the model has. A kind it lacks (`--kinds cross` on a CausalLM) is
+    refused in one line when --kinds was given; the default list keeps the ones it has."""
+    has = MODEL_ATTENTION.get(model_class)
+    if has is None:
+        return kinds
+    missing = [k for k in kinds if k not in has]
+    if missing and "kinds" in (getattr(args, "given", None) or {}):
+        article = "an" if model_class[:1] in "AEIOU" else "a"
+        raise CliError(f"--kinds {args.kinds}: checkpoint {args.checkpoint} holds {article} {model_class}, "
+                       f"which has no {' or '.join(missing)} attention; expected a subset of "
+                       f"{','.join(has)}, got {','.join(kinds)}")
+    return [k for k in kinds if k in has]

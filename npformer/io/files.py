@@ -209,11 +209,14 @@ def check_output_file(path, option: str, overwrite: bool = False) -> Path:
     return p
 
 
-def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> Path:
+def check_output_dir(path, option: str, writes=(), overwrite: bool = False, create: bool = True) -> Path:
     """Check that `path` is (or can be created as) a folder files can be written into; returns it.
 
     `writes`: the names of the files the caller will write there; any that already exists (an
     earlier run's results, a model saved before) is refused unless `overwrite`, before any work.
+    `create=False`: check only (a missing folder is not made; its nearest existing parent must take
+    new files), for a command that reads its input first and calls again with `create=True` once
+    there is something to write, so a failed read leaves no empty folder behind.
     """
     if path is None or str(path) == "":
         raise OutputPathError(option, repr(path), "expected a folder path")
@@ -225,6 +228,14 @@ def check_output_dir(path, option: str, writes=(), overwrite: bool = False) -> P
         shown = ", ".join(taken[:6]) + (f" and {len(taken) - 6} more" if len(taken) > 6 else "")
         raise OutputPathError(option, path, f"holds {shown}; pass --overwrite to replace "
                                             f"them, or choose another folder")
+    if not create:
+        folder = p.absolute()
+        for anc in [folder, *folder.parents]:
+            if anc.exists() or anc.is_symlink():
+                if not anc.is_dir():
+                    raise OutputPathError(option, path, f"{anc} is a file, not a folder")
+                _writable_dir(option, anc, path)
+                return p
     _make_parents(option, p.absolute(), path)
     _writable_dir(option, p.absolute(), path)
     return p
