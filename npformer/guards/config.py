@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import numbers
 from typing import Any
 
 from npformer.models.config import ACTIVATIONS, DTYPES, POOLINGS, POSITIONALS, TransformerConfig
@@ -29,6 +30,30 @@ def refuse_unknown_fields(cls: type, given, where: str, error: type[Exception]) 
         close = difflib.get_close_matches(unknown[0], known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise error(f"{where}: unknown fields {unknown}{hint}; expected a subset of {sorted(known)}")
+
+
+INT_FIELDS = ("d_model", "num_heads", "d_ff", "max_len", "vocab_size", "num_classes", "num_encoder_layers",
+              "num_decoder_layers", "type_vocab_size", "src_vocab_size", "tgt_vocab_size", "pad_id")
+FLOAT_FIELDS = ("dropout", "attention_dropout", "activation_dropout", "layer_norm_eps")
+
+
+def normalise_numbers(config: TransformerConfig) -> None:
+    """Integer scalars that are not Python ints (NumPy's np.int64(16): a size read from an array)
+    become Python ints in the int fields, and real scalars (np.float32(0.1)) Python floats in the
+    float fields, so a config holds plain numbers (its dict is JSON, its repr plain). Bools
+    (Python's and NumPy's) and non-integral values are left as they came, for `validate` to refuse.
+    Duck-typed (numbers.Integral / numbers.Real): this file imports no NumPy."""
+    def plain(v: Any) -> bool:
+        return type(v) in (int, float) or isinstance(v, bool)           # np.bool_ is no Integral
+
+    for f in INT_FIELDS:
+        v = getattr(config, f)
+        if not plain(v) and isinstance(v, numbers.Integral):
+            object.__setattr__(config, f, int(v))
+    for f in FLOAT_FIELDS:
+        v = getattr(config, f)
+        if not plain(v) and isinstance(v, numbers.Real):
+            object.__setattr__(config, f, int(v) if isinstance(v, numbers.Integral) else float(v))
 
 
 def validate(config: TransformerConfig) -> None:
@@ -85,6 +110,7 @@ def install(cls: type) -> None:
     @functools.wraps(post_init)
     def __post_init__(self) -> None:
         post_init(self)                 # the dtype normalised to its name first
+        normalise_numbers(self)         # np.int64(16) -> 16, np.float32(0.1) -> 0.1 (a Python float)
         validate(self)
 
     @functools.wraps(from_dict)
