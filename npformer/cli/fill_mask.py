@@ -24,7 +24,7 @@ from npformer.cli.common import to_numpy, torch_and_device
 from npformer.cli.errors import CliError
 from npformer.cli.text import check_input_text
 
-__all__ = ["fill_mask", "fill_mask_cli", "is_bert_folder", "load_bert_folder", "folder_lowercase",
+__all__ = ["fill_mask", "fill_mask_cli", "masked_ids", "is_bert_folder", "load_bert_folder", "folder_lowercase",
            "DEFAULT_TOP_K"]
 
 DEFAULT_TOP_K = 5
@@ -80,10 +80,9 @@ def load_bert_folder(folder: str, backend: str = "numpy", dtype: str = "float32"
     return model.eval(), tokenizer
 
 
-def fill_mask(model, tokenizer, text: str, top_k: int = DEFAULT_TOP_K, backend: str = "numpy"
-              ) -> list[list[dict]]:
-    """For each [MASK] of `text`, in order, the `top_k` candidates: dicts with score, token,
-    token_str and sequence (the fill-mask pipeline's fields)."""
+def masked_ids(model, tokenizer, text: str) -> tuple[list[int], list[int]]:
+    """(token ids of `text` with [CLS] and [SEP], the positions of its [MASK]s); a CliError naming
+    the INPUT when it has no [MASK] or more tokens than the model reads."""
     ids = tokenizer.encode(text)                                       # [CLS] ... [SEP]
     mask_id = tokenizer.vocab[MASK]
     where = [i for i, t in enumerate(ids) if t == mask_id]
@@ -92,6 +91,14 @@ def fill_mask(model, tokenizer, text: str, top_k: int = DEFAULT_TOP_K, backend: 
     if len(ids) > model.config.max_len:
         raise CliError(f"INPUT {text!r}: {len(ids)} tokens with [CLS] and [SEP]; the model reads "
                        f"{model.config.max_len} at most (max_position_embeddings)")
+    return ids, where
+
+
+def fill_mask(model, tokenizer, text: str, top_k: int = DEFAULT_TOP_K, backend: str = "numpy"
+              ) -> list[list[dict]]:
+    """For each [MASK] of `text`, in order, the `top_k` candidates: dicts with score, token,
+    token_str and sequence (the fill-mask pipeline's fields)."""
+    ids, where = masked_ids(model, tokenizer, text)
     x = np.asarray([ids], dtype=np.int64)                               # (1, T)
     if backend == "torch":
         import torch
@@ -142,6 +149,8 @@ def fill_mask_cli(args, model=None, tokenizer=None) -> int:
         dev = torch_and_device(args)[1] if args.backend == "torch" else None
         model, tokenizer = load_bert_folder(args.checkpoint, args.backend, args.dtype or "float32",
                                             dev)
+    for text in args.inputs:                          # every INPUT checked before the first fill
+        masked_ids(model, tokenizer, text)
     for text in args.inputs:
         fills = fill_mask(model, tokenizer, text, args.top_k or DEFAULT_TOP_K, args.backend)
         print(format_fills(text, fills))

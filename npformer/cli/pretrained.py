@@ -84,7 +84,7 @@ def generate_pretrained(args) -> int:
     # model's) have no text: never chosen
     untokenizable = tuple(range(tok.vocab_size, model.config.vocab_size))
     gen = backends.module(args.backend, "generate")
-    samples = []
+    prompts = []                                          # every INPUT checked before the first sample
     for text in args.inputs:
         check_input_text(text)
         ids = tok.encode(text)
@@ -94,6 +94,9 @@ def generate_pretrained(args) -> int:
             raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
                            f"the model reads {limit} at most and needs room to generate: give at "
                            f"most its last {limit - 1} tokens")
+        prompts.append((text, ids))
+    samples = []
+    for text, ids in prompts:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or DEFAULT_NEW_TOKENS, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=eos, suppress_ids=untokenizable)

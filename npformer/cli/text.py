@@ -216,6 +216,16 @@ def generate_text(args, model, task, gen, sampler) -> int:
                        f"(--temperature/--top-k/--top-p/--seed)")
     refuse_alpha_without_beam(args)
     limit = model.config.max_len
+    prompts = []                                          # every INPUT checked before the first sample
+    for text in read_inputs(args.inputs, task.tokenizer):
+        ids = task.vocab.encode(text)
+        if not ids:
+            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
+        if len(ids) >= limit:
+            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                           f"the model reads {limit} at most (--context) and needs room to "
+                           f"generate: give at most its last {limit - 1} tokens")
+        prompts.append((text, ids))
     if sampling:
         t = 1.0 if args.temperature is None else args.temperature
         seed = 0 if args.seed is None else args.seed
@@ -226,14 +236,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
     print(f"{how}, {'no cache' if args.no_cache else 'KV cache'}, {args.backend}; "
           f"{task.tokenizer.kind} tokenizer saved in {args.checkpoint}")
     samples = []
-    for text in read_inputs(args.inputs, task.tokenizer):
-        ids = task.vocab.encode(text)
-        if not ids:
-            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
-        if len(ids) >= limit:
-            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
-                           f"the model reads {limit} at most (--context) and needs room to "
-                           f"generate: give at most its last {limit - 1} tokens")
+    for text, ids in prompts:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
                       use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
