@@ -126,7 +126,7 @@ def pyplot():
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
-        print("plots skipped: matplotlib is not installed (pip install 'npformer[plots]')")
+        print("plots skipped: matplotlib is not installed (pip install matplotlib)")
         return None
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 transformers = pytest.importorskip(
-    "transformers", reason="Hugging Face parity needs the [hf] extra: pip install 'npformer[hf]'")
+    "transformers", reason="Hugging Face parity needs the [hf] extra: pip install -e '.[hf]'")
 torch = pytest.importorskip("torch")
 
 from hypothesis import given, settings  # noqa: E402

@@ -305,4 +305,4 @@ def test_missing_hypothesis_gives_an_install_hint_not_a_traceback(tmp_path):
                         spec("right")], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 2
-    assert "pip install 'npformer[oracle]'" in p.stderr and "Traceback" not in p.stderr
+    assert "pip install -e '.[oracle]'" in p.stderr and "Traceback" not in p.stderr

@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(encoder self-attention, decoder self-attention, "
                                    "cross-attention; every head side by side or one per file) and "
                                    "the sinusoidal positional-encoding matrix. Needs matplotlib "
-                                   "(pip install 'npformer[plots]').")
+                                   "(pip install matplotlib, the [plots] extra).")
     p.add_argument("checkpoint", type=file_path, help="checkpoint file (.npz)")
     p.add_argument("--out", type=folder_path, required=True, metavar="DIR", help="folder for the PNG files")
     p.add_argument("--overwrite", action="store_true",

@@ -1,7 +1,7 @@
 """Seeing the model: attention heat maps, the positional-encoding matrix, loss curves (PNG files).
 
 matplotlib is imported only when a plot is asked for (and then with the non-interactive "Agg" backend);
-without it every function raises ImportError saying `pip install npformer[plots]`.
+without it every function raises ImportError saying `pip install matplotlib`.
 
     collect_attention(model)                     {"encoder.layers.0.self_attn": (B,H,Tq,Tk), ...}
     plot_attention(weights, q_tokens, k_tokens, path)         one heat map (Tq, Tk)
@@ -48,7 +48,8 @@ def pyplot():
     try:
         import matplotlib
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install 'npformer[plots]'") from e
+        raise ImportError("plots need matplotlib: pip install matplotlib "
+                          "(or, in the repository: pip install -e '.[plots]')") from e
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
     return plt

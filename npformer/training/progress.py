@@ -9,7 +9,7 @@ import time
 class Progress:
     """Training progress on `file` (stderr): steps done, rate, ETA and the latest stats.
 
-    - tqdm installed (pip install npformer[progress]): a tqdm bar.
+    - tqdm installed (pip install tqdm, the [progress] extra): a tqdm bar.
     - else, `file` a terminal: one line rewritten in place with '\\r'.
     - else (a log file, a pipe): one plain line every `log_every` steps.
     `start` is the step a resumed run starts from (the bar shows start..start+total).
@@ -32,7 +32,7 @@ class Progress:
                                 dynamic_ncols=True, mininterval=0.5)
             except ImportError:
                 self.bar = None
-                self.hint = "(pip install 'npformer[progress]' for a tqdm progress bar)"
+                self.hint = "(pip install tqdm for a tqdm progress bar)"
 
     def eta_text(self, step: int) -> str:
         done = step - self.start

@@ -6,7 +6,7 @@ Translation (a Transformer), on the held-out pairs:
     sequence_accuracy      greedy translation equals the target exactly (as text)
     bleu, chrf             corpus BLEU (13a tokenisation) and chrF of the greedy translations
                            against the file's targets, computed by sacrebleu (the scorer published
-                           results use; `pip install npformer[text]`)
+                           results use; `pip install sacrebleu`)
 Classification (an EncoderClassifier), on the held-out texts:
     accuracy (token_accuracy = sequence_accuracy), per-class precision / recall / F1, macro F1,
     the confusion matrix (rows: true label, columns: predicted) and the majority-class rate.
@@ -30,7 +30,8 @@ from npformer.training.metrics import EvalResult
 __all__ = ["TranslationEvalResult", "ClassifyEvalResult", "evaluate_translation",
            "evaluate_classification", "corpus_scores", "classification_report", "SACREBLEU_HINT"]
 
-SACREBLEU_HINT = "BLEU and chrF need sacrebleu: pip install 'npformer[text]' (or pip install sacrebleu)"
+SACREBLEU_HINT = "BLEU and chrF need sacrebleu: pip install sacrebleu " \
+                 "(or, in the repository: pip install -e '.[text]')"
 
 
 def corpus_scores(hypotheses: list[str], references: list[str]) -> tuple[float, float]:

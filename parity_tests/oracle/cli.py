@@ -251,10 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             args.component = get(args.component).name
         return handler(args)
     except ModuleNotFoundError as exc:
-        hint = {"hypothesis": "pip install 'npformer[oracle]' (or: pip install hypothesis)",
+        hint = {"hypothesis": "pip install hypothesis (or, in the repository: pip install -e '.[oracle]')",
                 "torch": "pip install torch (needed only for PyTorch submissions)",
                 "tomli": "use Python 3.11+ or pip install tomli"}.get(exc.name or "",
-                                                                     "pip install 'npformer[oracle]'")
+                                                                     "pip install -e '.[oracle]' in the repository")
         print(f"npformer-oracle: error: the module {exc.name!r} is not installed: {hint}",
               file=sys.stderr)
         return 2

@@ -79,7 +79,8 @@ def to_transformers(model, attn_implementation: str = "eager"):
     try:
         import transformers
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("to_transformers needs transformers: pip install 'npformer[hf]'") from None
+        raise ImportError("to_transformers needs transformers: pip install transformers "
+                          "(or, in the repository: pip install -e '.[hf]')") from None
     model = unwrap(model)
     kind = kind_of(model)
     cfg_dict = dict(hf_config_for(kind, model.config))

@@ -29,7 +29,7 @@ TINY = tiny_train_args(steps=3, batch_size=8, eval_size=12, max_len=4, num_symbo
     ("generate", ["checkpoint", "INPUT", "--beam", "--alpha", "--max-new-tokens", "--no-cache"]),
     ("gradcheck", ["--tol", "--only", "float64"]),
     ("plot", ["checkpoint", "--out", "--kinds", "--layer", "--head", "--positions",
-              "npformer[plots]"]),
+              "[plots] extra"]),
 ])
 def test_help_of_every_subcommand(sub, needles, capsys):
     code, out, _ = run(([sub] if sub else []) + ["--help"], capsys)

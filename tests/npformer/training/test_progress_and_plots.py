@@ -24,7 +24,7 @@ def test_terminal_without_tqdm_is_one_updating_line_with_eta(monkeypatch):
         bar.update(step, loss=1.0 / step)
     bar.close()
     text = f.getvalue()
-    assert text.startswith("(pip install 'npformer[progress]' for a tqdm progress bar)\n")
+    assert text.startswith("(pip install tqdm for a tqdm progress bar)\n")
     body = text.split("\n", 1)[1]
     assert body.count("\r") == 40 and body.count("\n") == 1      # one line, rewritten every step
     assert "step 40/40" in body and "ETA 0:00" in body and "it/s" in body
@@ -65,7 +65,7 @@ def test_loss_plot_has_the_final_held_out_point(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("blocked, code, hint", [
     ("torch", "import torchformer", "install torch --index-url https://download.pytorch.org/whl/cpu"),
-    ("matplotlib", "from npformer.training import plots; plots.pyplot()", "pip install 'npformer[plots]'"),
+    ("matplotlib", "from npformer.training import plots; plots.pyplot()", "pip install matplotlib"),
 ])
 def test_missing_optional_dependency_gives_an_install_hint(blocked, code, hint):
     import os
