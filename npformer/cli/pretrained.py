@@ -15,7 +15,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
-from npformer.cli.text import check_input_text
+from npformer.cli.text import check_input_text, checked_prompt
 from npformer.cli.text_output import refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
 from npformer.decoding.stop import cut_at_stop
@@ -87,14 +87,7 @@ def generate_pretrained(args) -> int:
     prompts = []                                          # every INPUT checked before the first sample
     for text in args.inputs:
         check_input_text(text)
-        ids = tok.encode(text)
-        if not ids:
-            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
-        if len(ids) >= limit:
-            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
-                           f"the model reads {limit} at most and needs room to generate: give at "
-                           f"most its last {limit - 1} tokens")
-        prompts.append((text, ids))
+        prompts.append(checked_prompt(text, tok.encode(text), limit))
     samples = []
     for text, ids in prompts:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)

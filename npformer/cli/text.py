@@ -182,6 +182,18 @@ def check_input_text(text: str) -> None:
                        f"tokenizer reads UTF-8, as its corpus was)") from None
 
 
+def checked_prompt(text: str, ids: list, limit: int, context: str = "") -> tuple[str, list]:
+    """(text, ids) of one INPUT that encodes to some tokens and leaves the model (which reads `limit`
+    tokens at most; `context` names the option setting it) room to generate; a CliError otherwise."""
+    if not ids:
+        raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
+    if len(ids) >= limit:
+        raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
+                       f"the model reads {limit} at most{context} and needs room to generate: give "
+                       f"at most its last {limit - 1} tokens")
+    return text, ids
+
+
 def _names_a_file(text: str) -> bool:
     """True when the INPUT is the path of an existing file (a prompt file given as the prompt)."""
     if not text.strip() or "\n" in text or len(text) > 4096 or "\0" in text:
@@ -218,14 +230,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
     limit = model.config.max_len
     prompts = []                                          # every INPUT checked before the first sample
     for text in read_inputs(args.inputs, task.tokenizer):
-        ids = task.vocab.encode(text)
-        if not ids:
-            raise CliError(f"INPUT {text!r}: encodes to no tokens; give some text to continue")
-        if len(ids) >= limit:
-            raise CliError(f"INPUT {text[:40]!r}{'...' if len(text) > 40 else ''}: {len(ids)} tokens; "
-                           f"the model reads {limit} at most (--context) and needs room to "
-                           f"generate: give at most its last {limit - 1} tokens")
-        prompts.append((text, ids))
+        prompts.append(checked_prompt(text, task.vocab.encode(text), limit, " (--context)"))
     if sampling:
         t = 1.0 if args.temperature is None else args.temperature
         seed = 0 if args.seed is None else args.seed
