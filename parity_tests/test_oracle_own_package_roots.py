@@ -1,8 +1,9 @@
 """Files importing from the folder above (`from ..transformer_layers import *`, CS231n's decoder
-layer) inside a package of their own: when that folder and the file's own folder each hold an
-`__init__.py`, the natural command lets the worker see that folder (the package the file belongs
-to) without `--package-root`, and says so. A folder above that is not a package (a grader's folder
-of submissions) still needs the flag; so does anything two levels up. Planted bug: MISMATCH."""
+layer) inside a package of their own: when that folder holds an `__init__.py` (the file's own
+folder may be a namespace package without one, as Python 3 allows), the natural command lets the
+worker see that folder (the package the file belongs to) without `--package-root`, and says so.
+A folder above that is not a package (a grader's folder of submissions) still needs the flag; so
+does anything two levels up. Planted bug: MISMATCH."""
 from __future__ import annotations
 
 import os
@@ -25,6 +26,14 @@ def test_a_decoder_layer_star_importing_its_package_above_matches_without_a_flag
                 examples=10)
     assert res.verdict == "match", render_text(res)
     assert f"imports reach {package!r}, the package it belongs to" in render_text(res)
+
+
+def test_a_file_in_a_namespace_folder_of_its_package_matches_without_a_flag(package, tmp_path):
+    top = tmp_path / "captioning"
+    shutil.copytree(package, top)
+    os.remove(top / "classifiers" / "__init__.py")         # classifiers/: a namespace package
+    res = check("decoder_layer", f"{top}/classifiers/transformer.py:CaptionDecoderLayer", examples=6)
+    assert res.verdict == "match", render_text(res)
 
 
 def test_a_planted_bug_in_the_decoder_layer_of_its_own_package_is_a_mismatch(package):
@@ -58,6 +67,8 @@ def test_only_one_level_up_and_only_through_packages_is_found(tmp_path):
     assert own_package_root(str(deep / "up_two.py")) is None
     assert anchor_folder(str(deep / "up_two.py")) is None
     assert own_package_root(str(deep / "own.py")) is None
-    os.remove(deep / "__init__.py")            # the file's own folder is not a package
+    os.remove(deep / "__init__.py")            # the file's own folder: a namespace package
+    assert own_package_root(str(deep / "up_one.py")) == str(deep.parent)
+    os.remove(deep.parent / "__init__.py")     # the folder above is no package: not seen
     assert own_package_root(str(deep / "up_one.py")) is None
     assert anchor_folder(str(deep / "up_one.py")) is None

@@ -55,16 +55,13 @@ def anchor_folder(path: str, package_root: str | None = None) -> str | None:
     none. `from .x` is counted from the file's own folder. `from ..x` reaches one folder up: that
     folder is returned only when it lies inside `package_root` (the grader's `--package-root`),
     never by default: the worker's view would otherwise widen at the submission's request to the
-    folder above it (a grader's folder of other submissions, hidden tests or seeds). Every folder
-    passed on the way must be a package (hold an `__init__.py`), as Python requires, or None is
-    returned and the import fails as before."""
+    folder above it (a grader's folder of other submissions, hidden tests or seeds). A folder
+    passed on the way may be a namespace package (no `__init__.py`), as Python 3 allows."""
     depth = relative_depth(path)
     if depth == 0:
         return None
     folder = os.path.dirname(os.path.abspath(path))
     for _ in range(depth - 1):
-        if not os.path.isfile(os.path.join(folder, "__init__.py")):
-            return None
         folder = os.path.dirname(folder)
     if depth > 1 and not within(folder, package_root) and own_package_root(path) != folder:
         return None
@@ -73,9 +70,10 @@ def anchor_folder(path: str, package_root: str | None = None) -> str | None:
 
 def own_package_root(path: str) -> str | None:
     """The folder one above the file at `path` when the file reaches it with `from ..x` (and no
-    deeper) and that folder is a Python package of its own: it and the file's folder each hold an
-    `__init__.py` (CS231n's `cs231n/classifiers/transformer.py` doing `from ..transformer_layers
-    import *`, with `cs231n/__init__.py` and `cs231n/classifiers/__init__.py`). None otherwise.
+    deeper) and that folder is a Python package of its own: it holds an `__init__.py` (CS231n's
+    `cs231n/classifiers/transformer.py` doing `from ..transformer_layers import *`, with
+    `cs231n/__init__.py`; the file's own folder may be a namespace package, without one, as
+    numpyGPT's `numpyGPT/models/`). None otherwise.
 
     Such a folder is the package the file is part of, so the worker may see it without
     `--package-root`. A grader's folder of submissions or of hidden tests is not a package, so
@@ -85,7 +83,7 @@ def own_package_root(path: str) -> str | None:
         return None
     here = os.path.dirname(os.path.abspath(path))
     folder = os.path.dirname(here)
-    if not all(os.path.isfile(os.path.join(f, "__init__.py")) for f in (here, folder)):
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
         return None
     oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     if within(oracle_home, folder) or folder == os.path.dirname(folder):
@@ -103,10 +101,6 @@ def reach_hint(path: str, package_root: str | None = None) -> str | None:
         return None
     folder = os.path.dirname(os.path.abspath(path))
     for _ in range(depth - 1):
-        if not os.path.isfile(os.path.join(folder, "__init__.py")):
-            return (f"its `from {'.' * depth}x` imports reach {depth - 1} folder(s) above its own, "
-                    f"through {folder!r}, which has no __init__.py, so Python cannot import it as "
-                    f"a package; check the folder above as a whole, or add the __init__.py")
         folder = os.path.dirname(folder)
     if within(folder, package_root) or own_package_root(path) == folder:
         return None
