@@ -55,6 +55,9 @@ def _classify(args, model, task, vocab) -> int:
 def cmd_generate(args) -> int:
     from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
     check_backend(args)
+    if args.backend != "numpy" and args.no_fast_decoding:
+        raise CliError(f"--no-fast-decoding: turns off the numpy backend's decoding variants; "
+                       f"expected --backend numpy, got --backend {args.backend}")
     check_text_output(args)                              # --out checked before the model loads
     if is_pretrained_folder(args.checkpoint):            # a Hugging Face GPT-2 folder: text in, text out
         return generate_pretrained(args)

@@ -131,6 +131,8 @@ def gradcheck_suite(seed: int = 0):
 def cmd_gradcheck(args) -> int:
     set_blas_threads(1)
     suite = gradcheck_suite(args.seed)
+    if args.only is not None and not args.only.strip():
+        raise CliError(f"--only {args.only!r}: expected part of a check's name, got an empty name")
     if args.only:
         suite = [(n, f) for n, f in suite if args.only.lower() in n.lower()]
         if not suite:
