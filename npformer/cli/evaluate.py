@@ -67,9 +67,11 @@ def check_model_fits_task(model, task, path) -> None:
     c = model.config
     vocab = c.src_vocab if type(model).__name__ == "Transformer" else c.vocab_size
     if vocab != task.vocab_size:
+        specials = task.vocab_size - task.num_symbols
         raise CliError(f"checkpoint {path}: the model's vocabulary has {vocab} tokens, the task "
-                       f"needs {task.vocab_size} (--num-symbols {task.num_symbols} + 3 specials)")
+                       f"needs {task.vocab_size} ({task.num_symbols} symbols, which --num-symbols "
+                       f"sets, and {specials} special tokens)")
     if c.max_len < max(task.max_src_tokens, task.max_tgt_tokens):
         raise CliError(f"checkpoint {path}: the model's max_len={c.max_len} is shorter than the "
-                       f"task's rows ({max(task.max_src_tokens, task.max_tgt_tokens)} tokens for "
-                       f"--max-len {task.max_len})")
+                       f"task's rows of up to {max(task.max_src_tokens, task.max_tgt_tokens)} "
+                       f"tokens (set by the task's options: --max-len, or --max-number for --task lm)")

@@ -50,3 +50,16 @@ def test_a_task_for_the_same_kind_of_model_still_evaluates(checkpoints, trained,
     code, out, err = run(["evaluate", checkpoints[trained], "--task", asked, *sizes, "--eval-size", "4",
                           "--examples", "0"], capsys)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("trained,extra", [("reverse", ["--num-symbols", "9"]), ("mlm", ["--num-symbols", "9"])])
+def test_a_vocabulary_mismatch_counts_the_symbols_and_specials_it_names(checkpoints, trained, extra, capsys):
+    """The numbers in the message add up (it said `--num-symbols 10 + 3 specials` for a masked LM,
+    whose vocabulary is not 13), and it names no option value the user did not give."""
+    import re
+    code, out, err = run(["evaluate", checkpoints[trained], *extra, "--max-len", "5", "--eval-size", "4"],
+                         capsys)
+    assert code == 2 and "Traceback" not in err, (out, err)
+    m = re.search(r"the task needs (\d+) \((\d+) symbols, which --num-symbols sets, and (\d+) special tokens\)",
+                  err)
+    assert m and int(m.group(1)) == int(m.group(2)) + int(m.group(3)) and m.group(2) == "9", err
