@@ -48,7 +48,7 @@ class ExecuteMixin:
         """Forward (and backward where the candidate has one, unless `grad` is False: then the
         forward alone, on inputs and parameters that do not require gradients)."""
         if inst.table:
-            return execute_table(self, inst, case, Produced())
+            return execute_table(self, inst, case, Produced(), self._name(), self._mark_missing)
         ops, dtype = self.ops, self.opts.dtype
         torch_mode = self.framework == "torch" and grad
         produced = Produced()

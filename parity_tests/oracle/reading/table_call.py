@@ -9,16 +9,17 @@ from ..core.options import CandidateProblem
 from . import naming
 
 
-def execute_table(adapter, inst, case: Case, produced):
+def execute_table(adapter, inst, case: Case, produced, name: str, mark_missing):
     """Positional table function f(length, d_model) -> (length, d_model): out = x + table, written
-    into `produced` (execute.Produced), which is returned."""
+    into `produced` (execute.Produced), which is returned; `name` is the candidate's for messages,
+    `mark_missing(case, produced, why)` records the quantities a table function cannot give."""
     T, D = case.inputs["x"].shape[1], case.hyper["d_model"]
     if inst.obj is not None and inst.call is None:      # a factory already returned the table
         table = inst.obj
     else:
         b = naming.bind(inst.call, [("max_len", naming.HYPER_ALIASES["max_len"], False),
                                     ("d_model", naming.HYPER_ALIASES["d_model"], False)],
-                        what=f"{adapter._name()}(...)")
+                        what=f"{name}(...)")
         vals = {"max_len": T, "d_model": D}
         table = b.call(inst.call, vals)
     t = adapter.ops.to_np(table)
@@ -30,7 +31,7 @@ def execute_table(adapter, inst, case: Case, produced):
     x = case.inputs["x"].astype(adapter.opts.dtype)
     produced.values["output"] = x + t[:T].astype(adapter.opts.dtype)
     produced.dtypes["output"] = adapter.opts.dtype     # made from integers: no input dtype to keep
-    adapter._mark_missing(case, produced, "a table function has no input gradient (x + table)")
+    mark_missing(case, produced, "a table function has no input gradient (x + table)")
     produced.notes["output"] = "table function: compared x + table[:T]"
     return produced
 

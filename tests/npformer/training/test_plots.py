@@ -66,5 +66,5 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path):
     for mod in [m for m in sys.modules if m.startswith("matplotlib")]:
         monkeypatch.delitem(sys.modules, mod)
     monkeypatch.setattr(builtins, "__import__", no_mpl)
-    with pytest.raises(ImportError, match=r"pip install 'npformer\[plots\]'"):
+    with pytest.raises(ImportError, match=r"pip install matplotlib .*pip install -e '\.\[plots\]'"):
         plots.plot_attention(np.zeros((1, 1)), ["a"], ["b"], str(tmp_path / "a.png"))
