@@ -243,10 +243,10 @@ class Checker(LoadMixin):
         (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
         difference the random search finds keeps its minimal counterexample."""
         from . import beyond_draws, structural
+        if state["fail"] is not None or state["stop"] is not None:
+            return
         planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed, self.opts.dtype)
         past = beyond_draws.stretched(self.comp, self.last_example, self.fixed, self.caps, self.opts.seed)
-        if state["fail"] is not None or state["stop"] is not None or not (planned or past):
-            return
         for ex in planned + ([past] if past else []):
             if self._out_of_time(state):
                 return

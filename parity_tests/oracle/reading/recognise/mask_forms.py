@@ -34,7 +34,7 @@ FORMS = {"key_padding": ("(batch, Tk)", ("none", "padding")),
          "shared": ("(Tq, Tk), one for the whole batch", ("none", "causal", "random_2d"))}
 
 
-def _cut(mask: np.ndarray, form: str | None) -> np.ndarray:
+def cut(mask: np.ndarray, form: str | None) -> np.ndarray:
     """A converted (B, Hm, Tq, Tk) mask in `form`."""
     if form == "key_padding":
         return np.ascontiguousarray(mask[:, 0, -1, :])
@@ -46,15 +46,23 @@ def _cut(mask: np.ndarray, form: str | None) -> np.ndarray:
 def as_call_mask(adapter, mask):
     """A converted (B, Hm, Tq, Tk) mask as the candidate takes it (this recogniser's form, when it
     chose one; unchanged otherwise)."""
-    return mask if mask is None else _cut(mask, getattr(adapter, "mask_form", None))
+    return mask if mask is None else cut(mask, getattr(adapter, "mask_form", None))
+
+
+def masks_undecided(adapter, components) -> bool:
+    """Whether a mask-form probe may run: the component is one of `components`, the candidate a
+    module bound to its forward, and the mask options the defaults, neither given nor declared by an
+    assignment (model_mask_forms uses it too)."""
+    opts = adapter.opts
+    return adapter.comp.name in components and getattr(adapter, "binding", None) is not None \
+        and adapter.mode in ("class", "instance") and adapter.hooks is None \
+        and (opts.mask_convention, opts.mask_dtype, opts.mask_rank) == ("keep", "bool", 4) \
+        and not set(getattr(opts, "declared", ()) or ()) & {"mask_convention", "mask_rank"}
 
 
 def probe(adapter) -> None:
     opts, b = adapter.opts, getattr(adapter, "binding", None)
-    if adapter.comp.name not in COMPONENTS or b is None or adapter.mode not in ("class", "instance") \
-            or adapter.hooks is not None or (opts.mask_convention, opts.mask_dtype, opts.mask_rank) != \
-            ("keep", "bool", 4) or set(getattr(opts, "declared", ()) or ()) & \
-            {"mask_convention", "mask_rank"}:
+    if not masks_undecided(adapter, COMPONENTS):
         return
     if getattr(adapter, "torch_mha_mask", False) or getattr(adapter, "heads_merged_mask", False) or \
             adapter.caps.valid_lens or adapter.caps.list_input:
@@ -91,7 +99,7 @@ def probe(adapter) -> None:
             keys = 4 if decoder and mk is not mask else 3
             given = convert_mask(keep_for(form if hide else False, keys),
                                  replace(opts, mask_convention=convention), dtype)
-            vals[mk.name] = adapter.ops.from_np(_cut(given, form))
+            vals[mk.name] = adapter.ops.from_np(cut(given, form))
         res = run_limited(lambda: b.call(fn, vals), 10.0)
         got = array_out(res.value) if isinstance(res, Finished) else None
         return got if got is not None and got.shape == x.shape and np.all(np.isfinite(got)) else None

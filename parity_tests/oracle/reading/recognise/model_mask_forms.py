@@ -19,13 +19,12 @@ import numpy as np
 
 from ..calls import Finished, run_limited
 from .layout import array_out
+from .mask_forms import cut, masks_undecided
 
 
 def probe(adapter) -> None:
     opts, b = adapter.opts, getattr(adapter, "binding", None)
-    if adapter.comp.name != "model" or b is None or adapter.mode not in ("class", "instance") \
-            or adapter.hooks is not None or (opts.mask_convention, opts.mask_dtype, opts.mask_rank) != \
-            ("keep", "bool", 4) or set(getattr(opts, "declared", ()) or ()) & {"mask_convention", "mask_rank"}:
+    if not masks_undecided(adapter, ("model",)):
         return
     masks = adapter.comp.masks
     if any(mk.name in b.unbound for mk in masks):
@@ -34,7 +33,6 @@ def probe(adapter) -> None:
     if obj is None:
         return
     from ..slots import convert_mask
-    from .mask_forms import _cut
     m = adapter.finish_module(obj)
     fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
     h = adapter.probe_hyper()
@@ -54,7 +52,7 @@ def probe(adapter) -> None:
         vals = {"src": adapter.ops.from_np(source), "tgt": adapter.ops.from_np(tgt)}   # int64 ids
         for name, keep in keeps.items():
             given = convert_mask(np.array(keep), replace(opts, mask_convention=convention), opts.dtype)
-            vals[name] = adapter.ops.from_np(_cut(given, form))
+            vals[name] = adapter.ops.from_np(cut(given, form))
         res = run_limited(lambda: b.call(fn, vals), 10.0)
         got = array_out(res.value) if isinstance(res, Finished) else None
         return got if got is not None and got.shape == (B, T, V) and np.all(np.isfinite(got)) else None
