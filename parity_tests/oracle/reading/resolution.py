@@ -75,3 +75,9 @@ class Entry:
         if self.how == "map":
             extra.append("from --map")
         return f"{self.ref} <- {self.cand}" + (f" ({', '.join(extra)})" if extra else "")
+
+
+def any_layer(name: str) -> str:
+    """A dotted name with its layer indices as "*" (`enc.layers.1.attn.W_q` -> `enc.layers.*.attn.W_q`):
+    what a probe build of one layer saw holds for every layer of the class."""
+    return ".".join("*" if part.isdigit() else part for part in name.split("."))

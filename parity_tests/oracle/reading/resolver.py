@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from . import map_entries
 from .recognise import hooks
-from .resolution import Entry, Space  # noqa: F401 (the resolver's types, imported from here too)
+from .resolution import Entry, Space, any_layer  # noqa: F401 (the resolver's types, imported from here too)
 from .signatures import InterfaceError
 from .trees import LEAVES, LINEAR_BIAS, PACKED_QKV, PACKED_RAW, TREES, Child
 
@@ -61,7 +61,8 @@ class Resolver:
         heads, or with unit axes as needed) and nothing claimed it yet; recognisers use it too."""
         if cand in self.claimed:
             return False
-        hint = self.hints.get(cand)        # heads on axes of their own, seen when first built
+        # heads on axes of their own, seen when first built (one layer: the others' by its name)
+        hint = self.hints.get(cand, self.hints.get(any_layer(cand)))
         if isinstance(hint, (int, tuple)) and self._take_heads(ref, cand, how, hint):
             return True
         shaped = RESOLVE.unit_axes_shape(self.ref_shapes[ref], self.space.shapes.get(cand))

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..resolution import any_layer
+
 COMPONENTS = ("mha", "encoder_layer", "decoder_layer", "model")
 OUT_SIDE = ("q_proj", "k_proj", "v_proj")
 
@@ -122,5 +124,7 @@ def probe(adapter) -> None:
             unit = s.index(1)
             three = s[:unit] + s[unit + 1:]
             hints[n] = (unit, three.index(12))
+    for n, hint in list(hints.items()):     # the probe builds one layer: the others take its hint
+        hints.setdefault(any_layer(n), hint)
     if hints:
         adapter.head_axes = hints
