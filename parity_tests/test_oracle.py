@@ -273,6 +273,14 @@ def test_load_errors(spec, fragment):
     assert fragment in res.message
 
 
+def test_a_report_on_a_missing_file_says_nothing_of_it_ran():
+    """No worker starts for a file that does not exist: the report must not describe a run
+    without confinement ("no namespaces; NO private view ...") that never happened."""
+    from parity_tests.oracle import render_text
+    text = render_text(check("mha", "no/such/file.py:Thing", examples=2))
+    assert "nothing of the candidate ran" in text and "NO private view" not in text, text
+
+
 def test_import_errors_of_the_candidate_are_load_errors(tmp_path):
     (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
     (tmp_path / "boom.py").write_text("raise RuntimeError('top-level code failed')\n")

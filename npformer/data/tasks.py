@@ -345,9 +345,10 @@ def make_task(name: str = "reverse", **kwargs) -> Task:
 # ---------------------------------------------------------------------------------------------------
 def batch_iterator(task: Task, batch_size: int, seed: int = 0,
                    split: str = "train") -> Iterator[Seq2SeqBatch | ClassificationBatch]:
-    """An endless stream of training batches; the same seed gives the same stream. A language-model
-    task (npformer.data.lm_data) makes its own batches."""
-    if getattr(task, "is_lm", False):
+    """An endless stream of training batches; the same seed gives the same stream. A task with a
+    batch_iterator of its own (the synthetic language-model tasks, npformer.data.lm_data) makes its
+    own batches; every other one (text tasks too) is sampled and collated here."""
+    if callable(getattr(task, "batch_iterator", None)):
         yield from task.batch_iterator(batch_size, seed, split)
         return
     batch_size = _check_int("batch_size", batch_size, 1)

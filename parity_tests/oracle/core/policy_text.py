@@ -40,11 +40,15 @@ def policy_lines(res: CheckResult) -> list[str]:
     p = res.policy or {}
     if not p:
         return []
-    where = "a worker process of its own" if p.get("isolated") else \
-        "NOT isolated (a Python object, run in this process)"
-    L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
-    if p.get("isolated") and isinstance(p.get("confinement"), dict):
-        L.append("  confinement: " + confinement_text(p["confinement"]))
+    conf = p.get("confinement") if isinstance(p.get("confinement"), dict) else None
+    if p.get("isolated") and conf is not None and conf.get("not_started"):
+        L = ["  isolation: none needed: no worker process was started, nothing of the candidate ran"]
+    else:
+        where = "a worker process of its own" if p.get("isolated") else \
+            "NOT isolated (a Python object, run in this process)"
+        L = [f"  isolation: {where}; {p.get('runs_per_example', 1)} call(s) per example"]
+        if p.get("isolated") and conf is not None:
+            L.append("  confinement: " + confinement_text(conf))
     if p.get("imports_declared"):
         L.append("  imports (source): " + ", ".join(p["imports_declared"]))
     if p.get("notable_calls"):

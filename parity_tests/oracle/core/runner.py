@@ -334,7 +334,7 @@ class Checker(LoadMixin):
                 "runs_per_example": self.runs, "require_gradients": self.require_gradients,
                 "required": list(self.require),
                 "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
-                                    or {"namespaces": False, "landlock": 0,
+                                    or {"namespaces": False, "landlock": 0, "not_started": True,
                                         "reason": "not isolated: no worker process"})}
 
     def _hints(self, out: Outcome) -> list[str]:

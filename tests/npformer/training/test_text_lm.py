@@ -201,3 +201,18 @@ def test_summary_writes_a_huge_perplexity_in_a_few_digits():
     small = TextEvalResult(1.0, 0.5, 0.0, 1, 10, perplexity=math.e, bits_per_char=1.0,
                            num_chars=10).summary()
     assert "perplexity 2.72  " in small
+
+
+def test_the_python_train_function_takes_a_text_task_as_it_is(corpus):
+    """`train(model, task, config)` with a text task and no `batches=` (docs/TEXT.md's Python API)
+    draws the task's batches itself; the same seed gives the same batches."""
+    import npformer as nf
+    from npformer.data.tasks import batch_iterator
+    from npformer.training.train import TrainConfig, train
+    task = build_text_task([corpus], context=16)
+    a, b = (next(batch_iterator(task, 3, seed=4)) for _ in range(2))
+    assert a.ids.shape == (3, 16) and np.array_equal(a.ids, b.ids)
+    model = nf.CausalLM(nf.TransformerConfig(vocab_size=task.vocab_size, max_len=16, d_model=16,
+                                             num_heads=2, d_ff=16, num_decoder_layers=1), seed=0)
+    result = train(model, task, TrainConfig(steps=3, batch_size=4, lr=1e-3, warmup=2, eval_every=0))
+    assert result.steps == 3 and all(np.isfinite(result.losses))
