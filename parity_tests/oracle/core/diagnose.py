@@ -56,6 +56,14 @@ def _masks(case, how: str):
     return replace(case, masks=masks)
 
 
+def flip_untried(case) -> bool:
+    """Whether this example's masks could not be tried flipped (see `_masks`): flipped, a row
+    would hide every key, so no finite variant says whether the candidate reads 1 as 'hidden'."""
+    masks = [m for m in (getattr(case, "masks", None) or {}).values() if m is not None]
+    return case.component in ATTENTION_PREFIXES or case.component == "sdpa" \
+        if masks and _masks(case, "flipped") is None else False
+
+
 def _hyper(case, **change):
     if any(case.hyper.get(k) == v for k, v in change.items()):
         return None

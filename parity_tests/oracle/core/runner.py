@@ -26,7 +26,7 @@ from ..sandbox.modes import flipped_flag
 from . import float32_tables, upstream
 from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
-from .diagnose import likely_causes
+from .diagnose import flip_untried, likely_causes
 from .inference import last_runs
 from .judge import Judge, nondeterminism
 from .loading import LoadMixin
@@ -143,7 +143,20 @@ class Checker(LoadMixin):
                 out.notes.append("likely cause: your output equals the reference with "
                                  + " / ".join(causes) + " (a hint from re-computing this "
                                  "example with known mistakes; the verdict stands)")
+            elif flip_untried(case) and self._mask_as_default():
+                out.notes.append("the mask convention was not tried flipped on this example (flipped, "
+                                 "a row of its mask would hide every key): if the candidate's masks "
+                                 "are True where a key is HIDDEN, check again with "
+                                 "--mask-convention drop")
         return out
+
+    def _mask_as_default(self) -> bool:
+        """Whether masks are handed over as the defaults say, neither given, declared nor changed
+        by a recogniser (each says so in a note naming the mask)."""
+        o = self.opts
+        return (o.mask_convention, o.mask_dtype) == ("keep", "bool") and \
+            not set(getattr(o, "declared", ()) or ()) & {"mask_convention", "mask_dtype"} and \
+            not any("mask" in n and not n.startswith("compared at one value") for n in self.notes)
 
     # -- the search -------------------------------------------------------------------------------
     def run(self, replay: dict | None = None) -> CheckResult:
