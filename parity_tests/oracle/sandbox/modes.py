@@ -143,13 +143,26 @@ def repeat(ad, case: Case, tick=lambda: None) -> dict:
     before = {name: _held(inst.slots[name]) for name in want}
     ad.execute(inst, case)
     tick()                     # each call is a stage of its own under the parent's --timeout
-    changed = [n for n in want if before[n] is not None and not np.array_equal(
-        _held(inst.slots[n]), before[n], equal_nan=True)]
+    changed = [n for n in want if before[n] is not None and not same_values(
+        _held(inst.slots[n]), before[n])]
     if changed:
         raise CandidateProblem("mutates_input", f"the candidate changed its own parameter "
                                f"{changed[0]!r} during its forward and backward (a weight update of "
                                f"its own?); a layer must leave its parameters as they were")
     return _forward_only(ad, inst, case)
+
+
+def same_values(now: np.ndarray | None, before: np.ndarray) -> bool:
+    """Whether a parameter holds the values it held, its unit axes aside: NumPy code that reshapes
+    its gain once to the input's rank (`self.gamma = np.expand_dims(self.gamma, 0)`) changed no
+    weight; any value changed, or a shape that is more than unit axes added or removed, did."""
+    if now is None:
+        return False
+    if now.shape != before.shape:
+        if [n for n in now.shape if n != 1] != [n for n in before.shape if n != 1]:
+            return False
+        now = now.reshape(before.shape)
+    return bool(np.array_equal(now, before, equal_nan=True))
 
 
 def _held(slot) -> np.ndarray | None:
