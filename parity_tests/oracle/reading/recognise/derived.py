@@ -9,7 +9,10 @@
                  by the oracle, so the seed only has to make instances alike
     input sizes  key_size, query_size, value_size, ... = d_model (d2l's older MultiHeadAttention(
                  key_size, query_size, value_size, num_hiddens, num_heads, dropout): the feature
-                 sizes of the inputs, which the oracle draws equal to d_model)
+                 sizes of the inputs, which the oracle draws equal to d_model); also a width of
+                 each of query, key AND value in other words (`query_dim, key_dim, value_dim`,
+                 `query_embed_dim, key_embed_dim, value_embed_dim`), found by `input_widths`
+                 (one or two of them, as Keras' `key_dim` beside `num_heads`, are head widths)
 
 Only REQUIRED arguments are filled: an optional one keeps the default the candidate chose.
 """
@@ -27,6 +30,27 @@ DEVICE = ("device", "dev")
 GENERATOR = ("rng", "random_state", "generator", "rand", "np_rng", "random_generator")
 INPUT_SIZE = ("key_size", "query_size", "value_size", "q_size", "k_size", "v_size", "query_in",
               "key_in", "value_in", "q_in_dim", "k_in_dim", "v_in_dim")
+
+
+INPUT_ROLES = {"query": "q", "queries": "q", "key": "k", "keys": "k", "value": "v", "values": "v"}
+WIDTH_WORDS = ("dim", "dims", "dimension", "size", "width", "features", "embed", "embedding", "in")
+
+
+def input_widths(params) -> list:
+    """The required constructor arguments that are the widths of the query, key and value inputs,
+    each named by its input's word and a width word (`query_dim`, `key_embed_dim`), when all three
+    are there (and none names a head): each is passed d_model."""
+    roles: dict[str, list] = {}
+    for p in params:
+        words = [w for w in p.name.lower().split("_") if w]
+        role = {INPUT_ROLES[w] for w in words if w in INPUT_ROLES}
+        if len(role) == 1 and any(w in WIDTH_WORDS for w in words) and p.name.lower() not in HEAD_WIDTH \
+                and not any(w in ("head", "heads", "per", "n", "num") for w in words):
+            roles.setdefault(role.pop(), []).append(p)
+    if set(roles) != {"q", "k", "v"} or any(len(v) != 1 for v in roles.values()):
+        return []
+    return [v[0] for v in roles.values() if v[0].default is v[0].empty
+            and v[0].name.lower() not in INPUT_SIZE]                # those: value() below
 
 
 def head_width(values: dict) -> int | None:
