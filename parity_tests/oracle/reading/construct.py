@@ -178,14 +178,19 @@ class ConstructMixin:
                      f"{width} by {heads} (itself or in the class it hands them to), so "
                      f"{width!r} is the width (passed d_model) and {heads!r} the head count "
                      f"(passed num_heads)")
+        lone = getattr(self, "model_width_arg", None) if depth == 0 else None
+        if lone:                           # recognise/lone_width: the one width is the model's
+            sources = [(h, [lone, *al] if h == "d_model" else al, req) for h, al, req in sources]
         what = f"{getattr(target, '__name__', self._name())}(...)"
         b = naming.bind(sig_fn, sources, constants=consts, what=what)
         args, kwargs, by_name = [], {}, False
+        by_position = {}
         for src in b.positional:
             arg = b.arg_of.get(src, "")
             if arg and not arg.startswith(("*", "#")) and arg not in init and arg.lower() not in \
                     {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
-                    not naming.names_hyper(src, arg) and not (fix and arg in fix):
+                    not naming.names_hyper(src, arg) and not (fix and arg in fix) and arg != lone:
+                by_position[arg] = src
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:
@@ -199,6 +204,8 @@ class ConstructMixin:
         kwargs.update(b.constants)
         kwargs.update(given)
         kwargs.update(init)
+        if depth == 0:                     # what only its position gave (recognise/lone_width)
+            self.ctor_by_position, self.ctor_unbound = by_position, tuple(b.unbound)
         if depth == 0:                     # what the constructor left at its default (unvaried.py)
             self.ctor_required = {p.name: consts[p.name] for p in required   # filled in by a recogniser
                                   if p.name in consts and p.name not in init}
