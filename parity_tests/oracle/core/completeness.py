@@ -17,7 +17,8 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
   cross_attention  multi-head attention was called with key/value different from the query
   gradients        every input and parameter gradient was compared
   parameters       every reference parameter was mapped onto the candidate (none held at 0 / 1),
-                   except those the instructor mapped to '-'
+                   except those the instructor mapped to '-' (a quick check with nothing required
+                   names those too)
   eps              the reference used the assignment's epsilon (--set eps or 1e-5), never the
                    candidate's own
   batch            batches were drawn (not only batch 1, as for code computing one sequence at a
@@ -64,7 +65,10 @@ def wanted_mask_kinds(mask, opts) -> tuple[str, ...]:
     return kinds
 
 
-def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[str]) -> dict[str, str]:
+def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[str],
+              quick: bool = False) -> dict[str, str]:
+    """`quick`: a check nothing is required of (no assignment): parameters mapped to '-' there are
+    the user's guess, named with the rest (an assignment's own '-' maps are its declaration)."""
     gaps: dict[str, str] = {}
     if comp.name != "model":       # a whole model builds its own masks from the padding id
         missing = []
@@ -91,15 +95,16 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
             f"{k} ({why})" for k, why in list(grads.items())[:6])
             + ". Compute the output with differentiable operations (torch), or give a backward")
     mapped_out = {k for k, v in (getattr(opts, "name_map", None) or {}).items() if v == "-"}
-    lost = sorted(set(absent) - mapped_out)
+    lost = sorted(set(absent) - (set() if quick else mapped_out))
     if lost and "out_proj.weight" in lost:
         gaps["parameters"] = ("parameters were not compared: the candidate has no output projection ("
                               + ", ".join(lost[:8]) + "): checked against the reference's attention "
                               "before out_proj (held at the identity, its bias at 0). Apply the "
                               "output projection inside the attention")
     elif lost:
+        said = [f"{k} (mapped to '-' by --map)" if k in mapped_out else k for k in lost]
         gaps["parameters"] = ("parameters were not compared: the candidate has no "
-                              + ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")
+                              + ", ".join(said[:8]) + (" ..." if len(lost) > 8 else "")
                               + " (held at 0 / 1 in the reference). Give every layer its bias "
                                 "and norm parameters")
     if caps.one_sequence:

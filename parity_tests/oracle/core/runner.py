@@ -279,7 +279,8 @@ class Checker(LoadMixin):
     def _required(self) -> Outcome:
         """A match, unless something the assignment requires was never compared (the gaps are
         found here, from what the parent drew and received, never from the worker's word)."""
-        self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen)
+        self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked, self.absent_seen,
+                              quick=not self.require)
         due = [g for g in self.gaps if g in self.require]
         unread = unread_gradients(self.not_checked)
         if unread is not None:
@@ -318,7 +319,7 @@ class Checker(LoadMixin):
         res.policy = self._policy_dict()
         if not self.gaps and self.backend is not None and self.kind:
             self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked,
-                                  self.absent_seen)
+                                  self.absent_seen, quick=not self.require)
         res.gaps, res.required = dict(self.gaps), list(self.require)
         eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
         if eps is not None:

@@ -14,6 +14,7 @@ class Space:
     shapes: dict[str, tuple]
     bare: dict[str, bool]
     owner: dict[str, str] | None = None     # the class of the module holding each one (torch)
+    made_by_forward: bool = False           # NumPy: none was there before a first forward made them
 
     def __post_init__(self) -> None:
         self._lower = {}

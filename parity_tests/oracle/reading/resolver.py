@@ -359,7 +359,8 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
                              f"under that name was placed there); candidate parameters: "
                              f"{', '.join(space.names[:40])}")
     if missing:
-        weightless = RESOLVE.weightless_message(kind, space, missing, ref_shapes)
+        weightless = RESOLVE.weightless_message(kind, space, missing, ref_shapes) or \
+            RESOLVE.affine_free_message(kind, space, missing, ref_shapes)
         if weightless:
             raise InterfaceError(weightless)
         why = RESOLVE.unclaimed_message(kind, unclaimed, space.shapes) or \

@@ -66,6 +66,7 @@ from . import (
     absent,
     add_norm_block,
     additive_mask,
+    affine_free_norm,
     arg_meaning,
     bh_layout,
     builtin_causal,
@@ -171,6 +172,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           wrapper=wrapper.resolve, class_layout=class_layout.apply, unclaimed_message=unclaimed_message,
           gated_missing=gated_ffn.missing,
           packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message,
+          affine_free_message=affine_free_norm.message,
           vocab_tables=vocab_tables.place),
     Hooks("absent", reason=absent.reason),
 )}
