@@ -76,3 +76,28 @@ def test_a_library_function_handed_the_mask_is_not_followed():
     tree = ast.parse("def f(q, k, v, mask):\n return F.scaled_dot_product_attention(q, k, v, mask)")
     scope = Scope({"F": F}, None, None, os.path.dirname(os.path.dirname(os.path.realpath(F.__file__))))
     assert reads_true_as_hidden(tree, "mask", scope) is False
+
+
+def _hide(scores, m):
+    return scores.masked_fill(m, float("-inf"))
+
+
+def _show(scores, m):
+    return scores.masked_fill(m == 0, float("-inf"))
+
+
+@pytest.mark.parametrize("body, hides", [
+    ("return _hide(s, mask)", True),
+    ("return _hide(s, mask[:, None])", True),                         # a reshape handed on
+    ("return _hide(m=mask.unsqueeze(1), scores=s)", True),            # by keyword
+    ("return _show(s, mask)", False),                                 # its helper: True = seen
+    ("return _hide(s, ~mask)", False),                                # inverted on the way
+    ("return _hide(*[s, mask])", False),                              # through *args: unknown
+    ("return s.masked_fill(mask.unsqueeze(1), -1e9)", True),          # a reshape filled
+    ("return s.masked_fill(mask.unsqueeze(1) == 0, -1e9)", False),    # a reshape compared
+])
+def test_a_mask_is_followed_into_a_function_of_its_folder_by_its_parameter(body, hides):
+    from parity_tests.oracle.reading.recognise.hidden_mask import Scope
+    tree = ast.parse("def f(s, mask):\n " + body)
+    scope = Scope(globals(), None, None, os.path.dirname(os.path.realpath(__file__)))
+    assert reads_true_as_hidden(tree, "mask", scope) is hides

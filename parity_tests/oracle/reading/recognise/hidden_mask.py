@@ -72,14 +72,17 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
     """Whether the text applies the argument `name` only as a True = hidden mask (see above);
     `scope`: where the text's calls are looked up, to follow the mask into them (none: not followed)."""
     hidden = False
+
+    def m(x) -> bool:                     # the mask, or a reshape of it (`mask.unsqueeze(1)`)
+        return _reshape_of(x, name)
     parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     for n in ast.walk(tree):
-        if isinstance(n, ast.Compare) and any(_is(x, name) for x in [n.left, *n.comparators]) and \
+        if isinstance(n, ast.Compare) and any(m(x) for x in [n.left, *n.comparators]) and \
                 not all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):   # `mask is None`
             return False
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.Invert, ast.Not)) and _is(n.operand, name):
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.Invert, ast.Not)) and m(n.operand):
             return False
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _is(n.right, name):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and m(n.right):
             return False
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
@@ -89,25 +92,25 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
             continue
         call = _call_name(n)
         args = list(n.args)
-        if call in INVERTS and any(_is(a, name) for a in args):
+        if call in INVERTS and any(m(a) for a in args):
             return False
-        if call in FILL and len(args) >= 2 and _is(args[0], name):
+        if call in FILL and len(args) >= 2 and m(args[0]):
             if not _is_negative_fill(args[1]):
                 return False
             hidden = True
-        elif call in WHERE and len(args) >= 3 and _is(args[0], name):
+        elif call in WHERE and len(args) >= 3 and m(args[0]):
             if not (_is_negative_fill(args[1]) and not _is_negative_fill(args[2])):
                 return False                      # where(mask, scores, -inf): True = seen
             hidden = True
-        elif any(_is(a, name) for a in args + [k.value for k in n.keywords]) and \
+        elif any(m(a) for a in args + [k.value for k in n.keywords]) and \
                 call not in RESHAPES and call not in FILL + WHERE:
             if not _followed_hides(n, name, scope, depth):
                 return False                      # handed on: read elsewhere, either way
             hidden = True
     for n in ast.walk(tree):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and \
-                ((_is(n.left, name) and _is_negative_fill(n.right)) or
-                 (_is(n.right, name) and _is_negative_fill(n.left))):
+                ((m(n.left) and _is_negative_fill(n.right)) or
+                 (m(n.right) and _is_negative_fill(n.left))):
             p = parents.get(id(n))
             if isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add) or \
                     isinstance(p, ast.AugAssign) and isinstance(p.op, ast.Add):
@@ -220,14 +223,14 @@ def _param_of(call: ast.Call, name: str, fn, skip: int) -> str | None:
     for i, a in enumerate(call.args):
         if isinstance(a, ast.Starred):
             return None                       # positions after it unknown
-        if _is(a, name):
+        if _reshape_of(a, name):
             ok = i < len(params) and params[i].kind in (inspect.Parameter.POSITIONAL_ONLY,
                                                         inspect.Parameter.POSITIONAL_OR_KEYWORD)
             got.append(params[i].name if ok else None)
     for k in call.keywords:
         if k.arg is None:
             return None                       # **kwargs
-        if _is(k.value, name):
+        if _reshape_of(k.value, name):
             p = by_name.get(k.arg)
             got.append(k.arg if p is not None and p.kind != inspect.Parameter.VAR_KEYWORD else None)
     return got[0] if len(got) == 1 else None
