@@ -328,8 +328,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return torch_space(m)
         space, slots = numpy_space(m)
         names, slots = LAZY.drop_activations(space, slots, case)
-        return naming.Space(names, {n: space.shapes[n] for n in names}, {n: space.bare[n] for n in names},
-                            made_by_forward=True), slots
+        return space.made_by(names), slots
 
     def _numpy_unclaimed(self, unclaimed, slots, space, case: Case) -> None:
         """Arrays of a NumPy candidate the reference has no counterpart for: fine when they are the

@@ -9,10 +9,10 @@ import numpy as np
 from . import naming, recognise
 from .division_roles import head_count_correction
 from .naming import InterfaceError
-from .recognise import derived
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
+INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 
 
 def _may_be_ours(param) -> bool:
@@ -146,7 +146,7 @@ class ConstructMixin:
             ctx.note(f"constructor argument {p.name!r}: beside 'd_model' and the head count, "
                      f"{'and a feed-forward width, ' if 'd_ff' in values else ''}a width of one "
                      f"head: passed d_model // num_heads = {consts[p.name]}")
-        for p in (derived.input_widths(params) if "d_model" in values else []):
+        for p in (INPUT_WIDTHS(params) if "d_model" in values else []):
             consts[p.name] = int(values["d_model"])
             ctx.note(f"constructor argument {p.name!r}: one of the query, key and value widths, "
                      f"passed d_model {consts[p.name]} (the feature size of the inputs)")

@@ -27,6 +27,11 @@ class Space:
             return name
         return self._lower.get(name.lower())
 
+    def made_by(self, names: list[str]) -> Space:
+        """These of its arrays, all made by a first forward (reading/adapters.py, lazy ones)."""
+        return Space(names, {n: self.shapes[n] for n in names}, {n: self.bare[n] for n in names},
+                     self.owner, made_by_forward=True)
+
     def has_prefix(self, prefix: str) -> bool:
         p = prefix.lower()
         return any(n.lower().startswith(p) for n in self.names)

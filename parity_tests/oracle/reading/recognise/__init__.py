@@ -146,7 +146,8 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
-    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates),
+    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates,
+          input_widths=derived.input_widths),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
