@@ -143,6 +143,15 @@ def test_mask_added_to_the_scores_is_handed_over_additive():
 
 
 def test_flipped_mask_is_not_taken_for_another_convention():
+    # its text (the method its forward hands the mask to) fills where the mask is set: read as
+    # True = hidden (recognise/hidden_mask), never as additive
     res = run("mha", "FlippedMaskAttention", examples=25)
-    assert res.verdict in ("mismatch", "non_finite"), render_text(res)
+    assert res.verdict == "match", render_text(res)
+    assert any("as True = hidden" in n for n in res.notes), res.notes
     assert not any("masks handed over additive" in n for n in res.notes), res.notes
+
+
+def test_flipped_mask_under_a_declared_keep_convention_fails():
+    res = run("mha", "FlippedMaskAttention", examples=25, declared=("mask_convention",))
+    assert res.verdict in ("mismatch", "non_finite"), render_text(res)
+    assert not any("masks handed over additive" in n or "True = hidden" in n for n in res.notes), res.notes

@@ -341,7 +341,8 @@ class AdditiveMaskAttention(nn.Module):
 
 
 class FlippedMaskAttention(AdditiveMaskAttention):
-    """Wrong: reads a boolean mask's True as 'hidden'."""
+    """Reads a boolean mask's True as 'hidden', in a method its forward hands the mask to: right
+    under --mask-convention drop (read from its text), wrong where True = seen is declared."""
 
     def scores(self, s, attention_mask):
         return s if attention_mask is None else s.masked_fill(attention_mask.bool(), float("-inf"))
