@@ -30,6 +30,9 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
   table            a positional table's values were compared: the module computes its table, it does
                    not hold a learned one the reference's sinusoid was placed into (recognise/
                    learned_table)
+  norm_order       a layer was checked in the norm order its constructor or the assignment gives
+                   (--set norm_first / the spec's settings), not one found by probing its behaviour
+                   (recognise/norm_order: a pre-norm layer where the paper's is post-norm)
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..reading.findings import Findings
 
-REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes", "table")
+REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes", "table",
+                "norm_order")
 UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
 """How a worker says a parameter gradient of code WITH a backward was not found: such a check is
 never a match (`unread_gradients`), whatever the assignment requires."""
@@ -122,6 +126,11 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
                          "parameter), into which the reference's sinusoid was placed; only the lookup "
                          "of positions 0 .. T-1 and the addition to x were checked. Compute the "
                          "sinusoid where the assignment asks for it")
+    if caps.norm_first and "norm_first" not in (getattr(opts, "settings", {}) or {}):
+        gaps["norm_order"] = ("the norm order was not the assignment's: the layer was checked as "
+                              "pre-norm (normalising before each sublayer), found by probing its "
+                              "behaviour; the paper's layer is post-norm. Where the assignment asks "
+                              "for pre-norm, set norm_first = true in its settings")
     own = caps.norm_eps
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "

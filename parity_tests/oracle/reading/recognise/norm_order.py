@@ -11,6 +11,9 @@ row): output - x is the same at every position while the output is not. Only tha
 sets the finding (the parent then draws pre-norm references); anything else leaves the default.
 Never decided by comparing with the reference; what building and calling the layer for this probe
 teaches the adapter (layout probes, notes) is put back afterwards.
+A layer found so is checked right as pre-norm, and the report names the gap `norm_order`
+(core/completeness): the paper's layer is post-norm, so grading fails it unless the assignment sets
+norm_first (its settings) or leaves `norm_order` out of `require`.
 """
 from __future__ import annotations
 
