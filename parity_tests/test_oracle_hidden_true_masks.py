@@ -1,6 +1,7 @@
 """Attention applying its mask as True = hidden (`scores + mask * -1e9`, `masked_fill(mask, -inf)`),
 read from its text: masks are handed over that way (`--mask-convention drop`). Text that compares,
-inverts or hands the mask on is not read. Planted bugs stay MISMATCH."""
+inverts or hands the mask on is not read. Planted bugs stay MISMATCH. The convention so adapted is
+the gap `mask_convention`: grading fails it unless the assignment declares that convention."""
 from __future__ import annotations
 
 import ast
@@ -37,6 +38,23 @@ def test_torch_attention_filling_where_the_mask_is_set_matches(hidden):
 def test_a_planted_missing_scale_in_that_attention_is_a_mismatch(hidden):
     res = check("mha", f"{hidden}:HiddenMaskAttentionBUG", examples=25)
     assert res.verdict == "mismatch", render_text(res)
+
+
+def test_an_adapted_convention_is_the_gap_mask_convention_and_grading_fails_it(hidden):
+    quick = check("mha", f"{hidden}:HiddenMaskAttention", examples=6)
+    assert quick.verdict == "match" and "mask_convention" in quick.gaps, render_text(quick)
+    assert "True where a key is hidden" in quick.gaps["mask_convention"], quick.gaps
+    graded = check("mha", f"{hidden}:HiddenMaskAttention", examples=6, require=("mask_convention",))
+    assert graded.verdict == "incomplete" and "convention" in graded.message, render_text(graded)
+
+
+def test_an_assignment_declaring_true_as_hidden_grades_that_convention_in_full(hidden):
+    drop = {"mask_convention": "drop", "declared": ("mask_convention",),
+            "require": ("mask_convention",)}
+    res = check("mha", f"{hidden}:HiddenMaskAttention", examples=6, **drop)
+    assert res.verdict == "match" and "mask_convention" not in res.gaps, render_text(res)
+    bug = check("mha", f"{hidden}:HiddenMaskAttentionBUG", examples=25, **drop)
+    assert bug.verdict == "mismatch", render_text(bug)
 
 
 @pytest.mark.parametrize("body, hides", [

@@ -35,6 +35,13 @@ def test_grade_scores_the_shipped_class(tmp_path, capsys):
     assert rows[1:] == ["alice,15,15,graded,match,match", "bob,0,15,graded,mismatch,mismatch"], rows
 
 
+def test_the_shipped_spec_declares_its_mask_convention():
+    from parity_tests.oracle.grading.spec import check_options, load_spec
+    spec = load_spec(os.path.join(EXAMPLE, "assignment.toml"))
+    assert all("mask_convention" in check_options(spec, c).declared for c in spec.checks)
+    assert "mask_convention" in spec.require
+
+
 def test_the_spec_bundles(tmp_path, capsys):
     bundle = tmp_path / "autograder.zip"
     assert main(["gradescope-bundle", os.path.join(EXAMPLE, "assignment.toml"), "-o", str(bundle)]) == 0, \

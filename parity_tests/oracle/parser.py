@@ -90,11 +90,11 @@ def _add_sandbox(p: argparse.ArgumentParser) -> None:
                         "compared (a forward-only submission, a detached output)")
     g.add_argument("--require", action="append", default=[], metavar="WHAT",
                    choices=("all", "masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes",
-                            "table", "norm_order"),
+                            "table", "mask_convention", "norm_order"),
                    help="fail (incomplete / missing_gradient) when WHAT was not compared "
                         "(repeatable; 'all' for grading: every mask kind, cross-attention, "
                         "gradients, every parameter, the assignment's eps, batches, sizes, a "
-                        "computed positional table, the norm order the assignment gives)")
+                        "computed positional table, the assignment's mask convention and norm order)")
 
 
 def build_parser() -> argparse.ArgumentParser:

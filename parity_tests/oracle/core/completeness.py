@@ -30,6 +30,10 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
   table            a positional table's values were compared: the module computes its table, it does
                    not hold a learned one the reference's sinusoid was placed into (recognise/
                    learned_table)
+  mask_convention  masks were handed over in the assignment's convention (declared, or True = may
+                   attend), not in one a recogniser adapted to because the candidate's code reads
+                   them otherwise (True = hidden, additive: recognise/hidden_mask, part_convention,
+                   torch_mha_mask, ...)
   norm_order       a layer was checked in the norm order its constructor or the assignment gives
                    (--set norm_first / the spec's settings), not one found by probing its behaviour
                    (recognise/norm_order: a pre-norm layer where the paper's is post-norm)
@@ -43,7 +47,7 @@ if TYPE_CHECKING:
     from ..reading.findings import Findings
 
 REQUIREMENTS = ("masks", "cross_attention", "gradients", "parameters", "eps", "batch", "sizes", "table",
-                "norm_order")
+                "mask_convention", "norm_order")
 UNREAD = "the candidate has a backward, but the oracle cannot read the gradient of"
 """How a worker says a parameter gradient of code WITH a backward was not found: such a check is
 never a match (`unread_gradients`), whatever the assignment requires."""
@@ -126,6 +130,14 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
                          "parameter), into which the reference's sinusoid was placed; only the lookup "
                          "of positions 0 .. T-1 and the addition to x were checked. Compute the "
                          "sinusoid where the assignment asks for it")
+    if caps.mask_convention:
+        said = {"drop": "True where a key is hidden (--mask-convention drop)",
+                "additive": "as an additive float mask (--mask-convention additive)"}
+        gaps["mask_convention"] = (
+            "masks were not handed over in the assignment's convention (True where a key may be "
+            "attended): the candidate's code reads them " + said.get(caps.mask_convention, "otherwise")
+            + ", and it was called so. Where the assignment uses that convention, declare it in the "
+              "spec's options (mask_convention)")
     if caps.norm_first and "norm_first" not in (getattr(opts, "settings", {}) or {}):
         gaps["norm_order"] = ("the norm order was not the assignment's: the layer was checked as "
                               "pre-norm (normalising before each sublayer), found by probing its "

@@ -11,7 +11,7 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     forbid_import = ["npformer", "torchformer", "parity_tests"]   # the default
     allow_import = []
     memory_mb = 4096                 # the worker's RLIMIT_DATA
-    require = ["masks", "cross_attention", "gradients", "parameters", "eps"]   # the default: all
+    require = ["masks", "cross_attention", "gradients", "parameters", "eps"]   # default: all of them
                                      # what must have been compared for a match (completeness.py);
                                      # leave a name out to accept a partial comparison of it
 
@@ -20,7 +20,9 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
     component = "sdpa"
     entry = "attention"              # NAME in entry_file, or "other.py:NAME"
     points = 10
-    options = { mask_convention = "keep" }      # any Options field (adapters.Options)
+    options = { mask_convention = "keep" }      # any Options field (adapters.Options); a declared
+                                                # mask option is never adapted (an undeclared
+                                                # convention adapted to is the gap mask_convention)
     settings = { max_len = 16 }                 # --set KEY=VALUE
     hidden = { seed = 12345, examples = 50, strict = true, points = 5 }   # optional hidden search
     adapter = "adapters/sdpa_adapter.py"        # optional --adapter file, relative to this spec

@@ -33,6 +33,8 @@ class Findings:
     d_ff_ratio: int | None = None       # a feed-forward width fixed by the code: ratio * d_model
     norm_eps: float | None = None       # a norm epsilon fixed by the code
     norm_first: bool | None = None      # a layer found pre-norm by behaviour (recognise/norm_order)
+    mask_convention: str | None = None  # masks handed over in a convention a recogniser adapted to
+    #                                     (drop, additive), the declared / default one being keep
     fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes,
     #                                                       {"d_ff": n} a feed-forward's own constant
     # worker side only: how the candidate is called
@@ -72,6 +74,9 @@ class Findings:
             out.norm_eps = eps
         if raw.get("norm_first") is True:   # only ever to pre-norm (recognise/norm_order)
             out.norm_first = True
+        conv = raw.get("mask_convention")   # only ever a gap (completeness: mask_convention)
+        if conv in ("drop", "additive"):
+            out.mask_convention = conv
         kinds = raw.get("mask_kinds") if isinstance(raw.get("mask_kinds"), dict) else {}
         for m in comp.masks:
             got = kinds.get(m.name)

@@ -248,6 +248,17 @@ def hold_declared(adapter, declared: dict) -> None:
                          f"example is compared so")
 
 
+def adapted_convention(adapter, given: str) -> str | None:
+    """The mask convention a recogniser adapted the masks to (True = hidden, additive), where it is
+    not the one the check was given (declared, or the default keep); None otherwise. Reported to
+    the parent, where it is the gap `mask_convention` (core/completeness)."""
+    opts = getattr(adapter, "opts", None)
+    now = getattr(opts, "mask_convention", given)
+    if now == given and given == "keep" and getattr(adapter, "torch_mha_mask", False):
+        now = "drop"                      # torch's form: True = hidden (recognise/torch_mha_mask)
+    return now if now != given else None
+
+
 # ------------------------------------------------------------------------------------------------
 class Session:
     def __init__(self, component: str, opts: dict, spec: str | None = None, obj: Any = None,
@@ -255,6 +266,7 @@ class Session:
         self.comp = get(component)
         self.opts = Options(**opts)
         self.declared = self.opts.held()       # before any recogniser adapts the options
+        self.given_convention = self.opts.mask_convention
         self.spec, self.obj, self.backward = spec, obj, backward
         loc = (spec or "").rpartition(":")[0]
         if loc.endswith(".py"):
@@ -291,6 +303,7 @@ class Session:
             return {"status": "failed", **f.reply}
         ad = self.adapter
         hold_declared(ad, self.declared)
+        ad.caps.mask_convention = adapted_convention(ad, self.given_convention)
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}

@@ -23,6 +23,8 @@ may read it either way, and nothing is read. For sdpa, multi-head attention and 
 layers (every mask a layer is handed must be read so). Only while the mask options are the defaults
 and undeclared; every quantity is still compared with the reference, so a layer that then hides
 the wrong keys is MISMATCH.
+The adapted convention is the gap `mask_convention` (core/completeness): the quick check matches and
+names it; grading fails it unless the assignment declares that convention.
 """
 from __future__ import annotations
 
