@@ -61,17 +61,22 @@ def test_behaviour_never_guesses_between_arrays_it_cannot_tell_apart():
     assert found == {} and set(unsure) == {"gain", "shift"}
 
 
-def test_behaviour_takes_a_unique_shape_the_name_or_the_finite_difference_winner():
+def test_behaviour_takes_a_unique_shape_the_name_or_the_finite_difference_order():
     after = {"x1": np.ones((2, 3)), "x2": np.ones(3), "shift_step": np.zeros(2),
              "other": np.full(2, 5.0)}
-    want = {"W": (2, 3), "b": (3,), "shift": (2,)}
+    want = {"W": (2, 3), "b": (3,), "shift": (2,), "scale": (2,)}
     found, unsure = grad_behaviour.find({}, after, want, set(), [])
     assert found["W"][0] == "x1" and found["b"][0] == "x2" and found["shift"][0] == "shift_step"
-    # two same-shape arrays, no names: the check decides
+    assert found["scale"][0] == "other"
+    # two same-shape arrays, no names, two parameters of that shape: the check orders them
     after = {"p": np.array([1.0, 0.0]), "q": np.array([0.0, 1.0])}
-    found, _ = grad_behaviour.find({}, after, {"g": (2,)}, set(), [],
-                                   check=lambda c, a: bool(a[1] == 1.0))
-    assert found["g"][0] == "q"
+    found, _ = grad_behaviour.find({}, after, {"g": (2,), "h": (2,)}, set(), [],
+                                   check=lambda c, a: bool(a[1] == 1.0) == (c == "g"))
+    assert found["g"][0] == "q" and found["h"][0] == "p"
+    # ... but one parameter: never chosen between (test_oracle_gradient_copies.py)
+    found, unsure = grad_behaviour.find({}, after, {"g": (2,)}, set(), [],
+                                        check=lambda c, a: bool(a[1] == 1.0))
+    assert found == {} and unsure == {"g": ["p", "q"]}
 
 
 def test_arrays_unchanged_by_the_backward_are_not_gradients():

@@ -341,11 +341,13 @@ class ExecuteMixin:
             g = entry_grad(e, by_name.get)
             if g is None:
                 leaf = e.cand.rsplit(".", 1)[-1]
-                could = sorted({p for c, ps in unsure.items() for p in ps})
+                own = sorted({p for c in ([p[0] for p in e.parts] or [e.cand]) for p in unsure.get(c, ())})
+                could = own or sorted({p for c, ps in unsure.items() for p in ps})
                 produced.missing[key] = (
                     f"{UNREAD} {e.cand!r} after backward (looked for .grad, d{leaf}, {leaf}_delta, "
                     f"grads[...], and for an array that changed in backward with its shape"
-                    + (f": could be any of {', '.join(could[:6])}" if could else "") + ")")
+                    + (f": could be any of {', '.join(could[:6])}, which hold different values, "
+                       f"and which one the code uses cannot be told" if could else "") + ")")
             else:
                 produced.values[key] = g
 

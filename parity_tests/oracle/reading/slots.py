@@ -84,27 +84,37 @@ class NumpySlot:
             v.grad[...] = 0
 
     def grad(self):
+        """The gradient kept under a name (.grad, d<name>, grads[name], ...); None when there is
+        none, or when two names hold different values (which one the code uses cannot be told:
+        recognise/grad_behaviour reports them)."""
+        hits = self.named_grads()
+        if not hits or any(g.shape != hits[0][1].shape or not np.array_equal(g, hits[0][1])
+                           for _, g in hits[1:]):
+            return None
+        return hits[0][1]
+
+    def named_grads(self) -> list[tuple[str, np.ndarray]]:
+        """Every (where, copy) a gradient of this slot is kept under a name, in reading order."""
         v = self._get()
+        hits = []
         if not isinstance(v, np.ndarray) and isinstance(getattr(v, "grad", None), np.ndarray):
-            return v.grad.copy()
+            hits.append((f"{self.key}.grad", v.grad.copy()))
         key = str(self.grads_key)
         holders = [self.owner, self.container] if self.owner is not None else [self.container]
         for h in holders:
-            if h is None or isinstance(h, (list,)):
-                continue
-            if isinstance(h, dict):
+            if h is None or isinstance(h, (list, dict)):
                 continue
             for pat in GRAD_PATTERNS:
                 g = getattr(h, pat.format(key), None)
                 if isinstance(g, np.ndarray):
-                    return g.copy()
+                    hits.append((pat.format(key), g.copy()))
             for dname in ("grads", "gradients", "grad", "dparams", "param_grads"):
                 d = getattr(h, dname, None)
                 if isinstance(d, dict):
                     for k in (key, "d" + key, "d_" + key, "grad_" + key, "dL/d" + key):
                         if isinstance(d.get(k), np.ndarray):
-                            return d[k].copy()
-        return None
+                            hits.append((f"{dname}[{k!r}]", d[k].copy()))
+        return hits
 
 
 PARAM_DICTS = ("params", "parameters", "weights", "param")

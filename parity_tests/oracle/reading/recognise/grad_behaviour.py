@@ -6,9 +6,16 @@ Found by behaviour: every float array the candidate object reaches (attributes, 
 parts) is recorded before the backward and after it; an array that appeared or changed during the
 backward and has the shape of a parameter is that parameter's gradient when it is the only one
 (ties go to the array beside the parameter, in the same part, then to one whose name holds the
-parameter's). Arrays it cannot tell apart are never guessed: the gradient is then reported as not
-read, and the verdict cannot be a match (completeness.UNREAD). The report says where each gradient
-was found.
+parameter's, then to a finite-difference test through the candidate's own forward). Arrays it
+cannot tell apart are never guessed: the gradient is then reported as not read, and the verdict
+cannot be a match (completeness.UNREAD). The report says where each gradient was found.
+
+The finite-difference test only ORDERS arrays that must all be gradients: when more arrays of a
+parameter shape changed in backward than there are parameters of that shape to fill, holding
+different values (a "debug" copy of the right gradients beside the wrong ones the update uses), the
+gradients of that shape are ambiguous and reported unread with the arrays named, never chosen: a
+test that picks whichever array agrees with the forward would be an answer key. Named gradients
+that disagree (`dgamma` and `grads["gamma"]`, reading/slots) are reported the same way.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import numpy as np
 from . import returned_grads
 
 MAX_DEPTH = 5
+EQUAL = "(they hold equal values here)"    # copies: either may be read on this example, none memoised
 MAX_ARRAYS = 400
 
 
@@ -78,18 +86,20 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
     (`params`) and gradients already read by name (`known`) are never taken. Arrays of one shape
     that neither place nor name tells apart go to `check(cand, array)` (a finite-difference test
     through the candidate's own forward: True, False, or None when it cannot tell)."""
-    changed = {p: a for p, a in _changed(before, after).items() if p not in params
-               and not any(k.shape == a.shape and np.array_equal(k, a) for k in known)}
+    changed = _candidates(before, after, params, known)
     found: dict[str, tuple] = {}
     unsure: dict[str, list] = {}
     taken: set[str] = set()
     options = {c: [p for p, a in changed.items() if tuple(a.shape) == tuple(s)]
                for c, s in wanted.items()}
-    left = sorted(wanted, key=lambda c: len(options[c]))
+    crowded = ambiguous(changed, wanted)
+    left = sorted((c for c in wanted if c not in crowded), key=lambda c: len(options[c]))
     while left:                          # again while a pass settles one (fewer left to tell apart)
         unsure = {}
         for cand in left:
             paths = [p for p in options[cand] if p not in taken]
+            fresh = [p for p in paths if not any(np.array_equal(changed[p], changed[t]) for t in taken)]
+            paths = fresh or paths             # a copy of a gradient taken is not another one
             owner = cand.rsplit(".", 1)[0] + "." if "." in cand else ""
             leaf = cand.rsplit(".", 1)[-1]
             how = "by shape" if len(paths) == len(options[cand]) else "by elimination"
@@ -99,11 +109,12 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
                     paths, how = [p for p in paths if narrow(p)], said
             if len(paths) > 1 and all(np.array_equal(changed[paths[0]], changed[p])
                                       for p in paths[1:]):
-                paths, how = paths[:1], "(they hold equal values here)"
+                paths, how = paths[:1], EQUAL
             if len(paths) > 1 and check is not None:
                 passed = [p for p in paths if check(cand, changed[p]) is True]
-                if len(passed) == 1:
-                    paths, how = passed, "by a finite-difference test through its forward"
+                if passed and all(np.array_equal(changed[passed[0]], changed[p]) for p in passed[1:]):
+                    paths, how = passed[:1], ("by a finite-difference test through its forward"
+                                              + (f" {EQUAL}" if len(passed) > 1 else ""))
             if len(paths) == 1:
                 found[cand] = (paths[0], changed[paths[0]], how)
                 taken.add(paths[0])
@@ -112,7 +123,36 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
         if len(unsure) == len(left):
             break
         left = list(unsure)
-    return found, unsure
+    return found, {**unsure, **crowded}
+
+
+def _candidates(before: dict, after: dict, params: set, known: list) -> dict[str, np.ndarray]:
+    """The arrays that changed in backward and may be gradients: neither a parameter array nor
+    equal to a gradient already read by name."""
+    return {p: a for p, a in _changed(before, after).items() if p not in params
+            and not any(k.shape == a.shape and np.array_equal(k, a) for k in known)}
+
+
+def ambiguous(changed: dict, wanted: dict[str, tuple]) -> dict[str, list]:
+    """{cand: [paths]} for the parameters of each shape with more arrays of that shape changed in
+    backward, holding different values, than parameters to fill: which ones the code uses cannot be
+    told, and no test is allowed to choose."""
+    out: dict[str, list] = {}
+    for shape in {tuple(s) for s in wanted.values()}:
+        cands = [c for c, s in wanted.items() if tuple(s) == shape]
+        paths = [p for p, a in changed.items() if tuple(a.shape) == shape]
+        if len(_distinct(paths, changed)) > len(cands):
+            out.update({c: sorted(paths) for c in cands})
+    return out
+
+
+def _distinct(paths: list, changed: dict) -> list:
+    """`paths` less those holding the same values as an earlier one."""
+    out: list = []
+    for p in paths:
+        if not any(np.array_equal(changed[p], changed[q]) for q in out):
+            out.append(p)
+    return out
 
 
 def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
@@ -124,8 +164,10 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
     cands = {c for e in inst.entries.values() if e.cand is not None
              for c in ([p[0] for p in e.parts] or [e.cand])}
     by_name = {c: inst.slots[c].grad() for c in cands}
+    clash = {c: named for c in cands if len(named := _disagreeing(inst.slots[c])) > 1}
     order = {c: i for i, c in enumerate(inst.slots)}          # the candidate's registration order
-    need = {c: tuple(inst.slots[c].shape) for c in sorted(cands, key=order.get) if by_name[c] is None}
+    need = {c: tuple(inst.slots[c].shape) for c in sorted(cands, key=order.get)
+            if by_name[c] is None and c not in clash}
     for c, (g, where) in returned_grads.read(returned[0], returned[1], need, check).items():
         by_name[c] = g
         del need[c]
@@ -133,26 +175,39 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
         if text not in notes:
             notes.append(text)
     if not need:
-        return by_name, {}
+        return by_name, clash
     after = snapshot(inst.obj)
+    known = [g for g in by_name.values() if g is not None]
+    crowded = ambiguous(_candidates(before, after, set(inst.slots), known), need)
     for c in list(need):
-        path = memo.get(c)
-        if path in after and tuple(after[path].shape) == tuple(need[c]):
+        path = memo.get(c)                 # never past arrays that disagree on this example
+        if c not in crowded and path in after and tuple(after[path].shape) == tuple(need[c]):
             by_name[c] = after.pop(path)
             del need[c]
     if not need:
-        return by_name, {}
+        return by_name, clash
     found, unsure = find(before, after, need, set(inst.slots),
                          [g for g in by_name.values() if g is not None], check)
     for c, (path, g, how) in found.items():
         by_name[c] = g
-        if how not in ("by elimination", "(they hold equal values here)"):
+        if how != "by elimination" and EQUAL not in how:
             memo[c] = path                 # settled for the whole check: later examples read it
         text = (f"the gradient of {c} was read from {path} (found by behaviour: it changed during "
                 f"backward and has {c}'s shape; told apart {how})")
         if text not in notes:
             notes.append(text)
-    return by_name, unsure
+    return by_name, {**unsure, **clash}
+
+
+def _disagreeing(slot) -> list[str]:
+    """Where a slot's named gradients are kept (`dgamma`, `grads['gamma']`), when they hold
+    different values (slots.NumpySlot.named_grads); [] when they agree or there is one."""
+    named = getattr(slot, "named_grads", None)
+    hits = named() if callable(named) else []
+    first = hits[0][1] if hits else None
+    if all(g.shape == first.shape and np.array_equal(g, first) for _, g in hits[1:]):
+        return []
+    return [where for where, _ in hits]
 
 
 def fd_agrees(loss, cand: str, value: np.ndarray, grad: np.ndarray) -> bool | None:
