@@ -26,7 +26,8 @@ VERDICTS: dict[str, tuple[int, str]] = {
     "nondeterministic": (1, "the same input gave different outputs (dropout left on? randomness?)"),
     "missing_gradient": (1, "no gradient could be taken through the candidate's output"),
     "incomplete": (1, "something the assignment requires was not compared (a mask kind, "
-                      "cross-attention, a parameter, the assignment's epsilon, a size)"),
+                      "cross-attention, a parameter, the assignment's epsilon, a size, its mask "
+                      "convention or norm order)"),
     "raised": (2, "the candidate raised an exception"),
     "wrong_type": (2, "the candidate returned something other than an array/tensor"),
     "timeout": (2, "a call did not finish within the time limit"),
