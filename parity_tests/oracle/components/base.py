@@ -245,7 +245,11 @@ class Component:
     def conditioning(self, case: Case, key: str, ref: np.ndarray) -> float:
         """How much these inputs amplify rounding in quantity `key` (>= 1). 1 for every component
         but those whose rounding the inputs can amplify (sdpa's large scores, a LayerNorm on rows
-        of tiny spread: parity_tests/harness/conditioning.py)."""
+        of tiny spread: parity_tests/harness/conditioning.py), and a case of large attention scores
+        (scores.py: the largest |score|, as sdpa's)."""
+        if case.example.get("large_scores") and hasattr(self, "forward_module"):
+            from . import scores
+            return scores.conditioning(self, case)
         return 1.0
 
     def tolerance(self, case: Case, key: str, ref: np.ndarray, dtype: str, kind: str) -> Tolerance:

@@ -98,10 +98,14 @@ class EncoderLayerComponent(Component):
         return Case(self.name, ex, hyper, {"x": x}, {"mask": mask_array(ex["mask"])}, params,
                     self._upstream(rng, (B, T, D), dtype), (B, T, D))
 
-    def reference(self, case):
+    def forward_module(self, case):
+        """(the reference module, after its forward on `case`, its output)."""
         m = EncoderLayer(layer_config(case.hyper))
         _load(m, case.params)
-        out = m.forward(case.inputs["x"], case.masks["mask"])
+        return m, m.forward(case.inputs["x"], case.masks["mask"])
+
+    def reference(self, case):
+        m, out = self.forward_module(case)
         return {"output": out, "grad_input:x": m.backward(case.dout), **_param_grads(m)}
 
 
@@ -162,11 +166,14 @@ class DecoderLayerComponent(EncoderLayerComponent):
         return Case(self.name, ex, hyper, {"x": x, "memory": mem}, masks, params,
                     self._upstream(rng, (B, T, D), dtype), (B, T, D))
 
-    def reference(self, case):
+    def forward_module(self, case):
         m = DecoderLayer(layer_config(case.hyper), cross_attention=True)
         _load(m, case.params)
-        out = m.forward(case.inputs["x"], case.inputs["memory"], case.masks["self_mask"],
-                        case.masks["memory_mask"])
+        return m, m.forward(case.inputs["x"], case.inputs["memory"], case.masks["self_mask"],
+                            case.masks["memory_mask"])
+
+    def reference(self, case):
+        m, out = self.forward_module(case)
         dx, dmem = m.backward(case.dout)
         return {"output": out, "grad_input:x": dx, "grad_input:memory": dmem, **_param_grads(m)}
 
@@ -287,11 +294,13 @@ class Model(Component):
         return Case(self.name, ex, hyper, {"src": src, "tgt": tgt}, masks, params, dout,
                     (B, T, cfg.tgt_vocab), row_keep=tgt_keep, settings=dict(fixed))
 
-    def reference(self, case):
-        cfg = self.config(case.example, case.settings)
-        m = Transformer(cfg)
+    def forward_module(self, case):
+        m = Transformer(self.config(case.example, case.settings))
         _load(m, case.params)
-        out = m.forward(case.inputs["src"], case.inputs["tgt"])
+        return m, m.forward(case.inputs["src"], case.inputs["tgt"])
+
+    def reference(self, case):
+        m, out = self.forward_module(case)
         m.backward(case.dout)
         return {"output": out, **_param_grads(m)}
 

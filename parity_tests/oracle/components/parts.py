@@ -171,22 +171,25 @@ class MHA(Component):
         return Case(self.name, ex, hyper, inputs, {"mask": mask_array(ex["mask"])}, params, dout,
                     (B, Tq, D), (B, H, Tq, Tk), self_attention=bool(caps.self_attention))
 
-    def reference(self, case):
+    def forward_module(self, case):
+        """(the reference module, after its forward on `case`, its output)."""
         m = MultiHeadAttention(case.hyper["d_model"], case.hyper["num_heads"], dtype="float64")
         _load(m, case.params)
         i = case.inputs
+        q, k, v = (i["x"],) * 3 if case.self_attention else \
+            (i["query"], i["key_value"], i["key_value"]) if "key_value" in i else \
+            (i["query"], i["key"], i["value"])
+        return m, m.forward(q, k, v, case.masks["mask"])
+
+    def reference(self, case):
+        m, out = self.forward_module(case)
+        i = case.inputs
+        dq, dk, dv = m.backward(case.dout)
         if case.self_attention:
-            x = i["x"]
-            out = m.forward(x, x, x, case.masks["mask"])
-            dq, dk, dv = m.backward(case.dout)
             grads = {"grad_input:x": dq + dk + dv}
         elif "key_value" in i:
-            out = m.forward(i["query"], i["key_value"], i["key_value"], case.masks["mask"])
-            dq, dk, dv = m.backward(case.dout)
             grads = {"grad_input:query": dq, "grad_input:key_value": dk + dv}
         else:
-            out = m.forward(i["query"], i["key"], i["value"], case.masks["mask"])
-            dq, dk, dv = m.backward(case.dout)
             grads = {"grad_input:query": dq, "grad_input:key": dk, "grad_input:value": dv}
         return {"output": out, "attention_weights": m.attn_weights.copy(), **grads,
                 **_param_grads(m)}

@@ -42,16 +42,24 @@ def stretched(comp, base: dict | None, fixed: dict, caps: Findings, seed: int) -
     its masks and array seed drawn from the check's `seed`."""
     if not isinstance(base, dict) or "B" not in base:
         return None
+    B = 1 if caps.one_sequence else min(BATCH, int(fixed.get("max_batch", BATCH)))
+    ex = resized(comp, base, B, _bounded(comp, fixed), caps,
+                 np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xB16]))
+    if all(ex.get(k) == base.get(k) for k in ("B", *LENGTHS)):
+        return None                         # the user's bounds leave nothing to stretch
+    return ex
+
+
+def resized(comp, base: dict, B: int, lengths: dict[str, int], caps: Findings, rng) -> dict:
+    """`base` at batch B and `lengths` ({"T": .., "Tq": ..}; keys it lacks are skipped), its masks
+    drawn again in their kind, a whole model's padding lengths all different, a new array seed."""
     ex = dict(base)
-    ex["B"] = 1 if caps.one_sequence else min(BATCH, int(fixed.get("max_batch", BATCH)))
-    for key, n in _bounded(comp, fixed).items():
+    ex["B"] = B
+    for key, n in lengths.items():
         if key in ex:
             ex[key] = n
     if comp.name == "mha" and (caps.self_attention or base.get("Tq") == base.get("Tk")):
         ex["Tk"] = ex["Tq"]                 # self-attention only, or a layer that needs Tq = Tk
-    if all(ex.get(k) == base.get(k) for k in ("B", *LENGTHS)):
-        return None                         # the user's bounds leave nothing to stretch
-    B, rng = ex["B"], np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xB16])
     for side, length in (("src_len", "S"), ("tgt_len", "T")):      # a whole model's paddings
         if side in ex:
             ex[side] = [ex[length] - (b % ex[length]) for b in range(B)]

@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label
+from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label, scores
 from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
@@ -93,6 +93,8 @@ class Checker(LoadMixin):
         self.last_example = example        # what the report shows and the replay command repeats
         try:
             case = comp.build(example, self.opts.dtype, self.caps)
+            if example.get(scores.MARK):        # core/large_scores.py: scores of ~3000
+                case = scores.tuned(comp, case)
             case = float32_tables.scaled_case(case, self.input_scale, self.opts.dtype)
             case = upstream.mixed(case, self.opts.dtype)
             for k in ONE_VALUE:
@@ -255,12 +257,14 @@ class Checker(LoadMixin):
         """After a random search that found nothing, the structural cases, on purpose
         (structural.py): a failure there is reported as drawn (not shrunk: all are small), so a
         difference the random search finds keeps its minimal counterexample."""
-        from . import beyond_draws, structural
+        from . import beyond_draws, large_scores, structural
         if state["fail"] is not None or state["stop"] is not None:
             return
         planned = structural.cases(self.comp, self.fixed, self.caps, self.opts.seed, self.opts.dtype)
         past = beyond_draws.stretched(self.comp, self.last_example, self.fixed, self.caps, self.opts.seed)
-        for ex in planned + ([past] if past else []):
+        large = large_scores.example(self.comp, self.last_example, self.fixed, self.caps,
+                                     self.opts.seed, self.opts.dtype)
+        for ex in planned + [e for e in (past, large) if e]:
             if self._out_of_time(state):
                 return
             out = self.evaluate(ex)
@@ -275,6 +279,8 @@ class Checker(LoadMixin):
             self.notes.append(structural.covered(self.comp, self.caps, len(planned)))
         if past:
             self.notes.append(beyond_draws.note(past))
+        if large:
+            self.notes.append(large_scores.note())
 
     def _required(self) -> Outcome:
         """A match, unless something the assignment requires was never compared (the gaps are
