@@ -24,7 +24,14 @@ When the float32 re-check fails on a value, its counterexample is the one report
 one showed only rounding (one head, where a scale bug cannot show), the float32 one shows the
 failure. When it ends any other way (float64 returned for float32 inputs: NumPy 2 promotes
 `x / np.sqrt(d_k)` to float64; an error), the code is not float32 code and the float64 MISMATCH
-stands, so the verdict does not depend on which example the search met first."""
+stands, so the verdict does not depend on which example the search met first.
+
+A float32 MATCH is taken only if the float64 code is off by float32 rounding on every example, not
+only on the shrunk one (Hypothesis shrinks to the simplest failure: no mask, one position, where
+code that ignores its mask in float64 alone differs by whatever else it adds): the float64 search
+runs once more judged at float32 tolerances (Options.tolerance_dtype). If that fails, its
+counterexample is reported (a float64 failure by any measure); any other end keeps the float64
+MISMATCH."""
 from __future__ import annotations
 
 import dataclasses
@@ -42,6 +49,7 @@ ASSUMED = {"positional": "the candidate computes its table in float32",
                     "PyTorch tutorial's float32 buffer, or a softmax taken in float32)"}
 
 
+FAILED = ("mismatch", "non_finite", "wrong_shape")   # a failure with a counterexample to show
 SMALL = 1e-2      # inputs scaled by this: a row variance 1e-4 of the drawn one
 GROWTH = 100.0    # rounding stays about its size (relative); an epsilon's error grows ~1/SMALL**2
 
@@ -97,7 +105,22 @@ def retry(component: str, first: CheckResult, opts, run: Callable,
         first.notes.append(f"checked again with --dtype float32 (is it float32 code?): "
                            f"{second.verdict}: {second.message}")
         return first
+    # the float32 code's float64 run must itself be off by no more than float32 rounding, on every
+    # example (the shrunk one may be the only one that is): code wrong in float64 alone (a mask
+    # ignored when x.dtype is float64) fails this search
+    third = run(dataclasses.replace(opts, tolerance_dtype="float32"))
+    if third.verdict != "match":
+        if third.verdict in FAILED and third.example is not None:
+            third.notes.insert(0, "the float64 check's shrunk example differed only by float32 rounding ("
+                               + first.message + ") and --dtype float32 matched, but the float64 run "
+                               "judged at float32 tolerances failed on the example shown: the code is "
+                               "wrong in float64, not float32 code")
+            return third
+        first.notes.append(f"checked again in float64 at float32 tolerances (is every float64 "
+                           f"difference float32 rounding?): {third.verdict}: {third.message}")
+        return first
     second.notes.insert(0, f"assumption: {ASSUMED[component]}. In float64 the output differed only by "
                            "float32 rounding (" + first.message + "); checked again with --dtype float32, "
-                           "every quantity matched")
+                           "every quantity matched, and in float64 at float32 tolerances, every "
+                           "quantity matched")
     return second

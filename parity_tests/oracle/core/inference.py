@@ -44,8 +44,9 @@ def _differs(checker, key: str, got: np.ndarray, ref: np.ndarray, other, case) -
         ref = ref.mean(axis=1)          # returned averaged over the heads (the main run said so)
     a, b = (kept_rows(other, got), kept_rows(other, ref)) if key == "output" and \
         got.shape == ref.shape else (got, ref)
-    tol = checker.comp.tolerance(other, key, ref, checker.opts.dtype, key)   # times conditioning
-    rep = measure(f"{key} (inference)", a, b, dtype=checker.opts.dtype, quantity=key, tol=tol)
+    dtype = checker.opts.judged_at()
+    tol = checker.comp.tolerance(other, key, ref, dtype, key)   # times conditioning
+    rep = measure(f"{key} (inference)", a, b, dtype=dtype, quantity=key, tol=tol)
     if rep.passed:
         return None
     return Outcome("mismatch", quantity=key, message=WHAT.replace("output", key.replace("_", " "), 1),

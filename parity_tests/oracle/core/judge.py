@@ -91,13 +91,13 @@ class Judge:
                                        "float64?), inputs were float32 (the output must keep the "
                                        "input dtype)", case=case, mapping=mapping,
                                checked=out.checked)
-            tol = comp.tolerance(case, q.key, ref, opts.dtype, q.kind)     # times conditioning
-            rep = measure(label, got, ref, dtype=opts.dtype, quantity=q.kind, tol=tol)
+            tol = comp.tolerance(case, q.key, ref, opts.judged_at(), q.kind)   # times conditioning
+            rep = measure(label, got, ref, dtype=opts.judged_at(), quantity=q.kind, tol=tol)
             if out.quantity is not None:
                 # after the first difference: measured for the report, never the verdict
                 out.after[q.key] = "match" if rep.passed else "differs"
                 continue
-            odd = mode_difference(reply, q.key, q.kind, label, case, opts.dtype,
+            odd = mode_difference(reply, q.key, q.kind, label, case, opts.judged_at(),
                                   mode_ref, comp) if rep.passed else None
             if rep.passed and odd is None:
                 out.checked.append(q.key)

@@ -31,6 +31,9 @@ class Options:
     examples: int = 25
     seed: int = 0
     dtype: str = "float64"
+    # judged at this dtype's tolerances (None: dtype's): float32_tables.retry runs a float64 search
+    # at float32 tolerances before it trusts a float32 re-check
+    tolerance_dtype: str | None = None
     timeout: float = 20.0
     time_budget: float | None = 300.0   # seconds for the whole search (None: unlimited)
     framework: str = "auto"             # auto | torch | numpy
@@ -43,6 +46,10 @@ class Options:
     adapter_path: str | None = None     # --adapter FILE: hooks to build, call and read the candidate
     package_root: str | None = None     # --package-root DIR: how far up `from ..x` imports may reach
     declared: tuple = ()                # mask options the instructor fixed (DECLARABLE): never adapted
+
+    def judged_at(self) -> str:
+        """The dtype whose tolerances every comparison uses."""
+        return self.tolerance_dtype or self.dtype
 
     def held(self) -> dict:
         """{option: value} for the mask options fixed by the instructor."""
@@ -60,6 +67,8 @@ class Options:
         need(isinstance(self.declared, (tuple, list)) and set(self.declared) <= set(DECLARABLE),
              "declared", f"a list of option names among {DECLARABLE}", self.declared)
         need(self.dtype in ("float32", "float64"), "--dtype", "float32 or float64", self.dtype)
+        need(self.tolerance_dtype in (None, "float32", "float64"), "tolerance_dtype",
+             "None, float32 or float64", self.tolerance_dtype)
         need(self.framework in ("auto", "torch", "numpy"), "--framework", "auto, torch or numpy",
              self.framework)
         need(self.weight_layout in ("out_in", "in_out"), "--weight-layout", "out_in or in_out",
