@@ -3,9 +3,13 @@
 The search draws batches 1..4 and lengths 1..16 (whole models: 1..8), so code sized for them (keys
 dropped past a buffer of 16, a positional table that wraps after 16 rows, a batch handled in chunks
 of 4 with a bug in the last) matched and got full marks. After a search that found nothing, the
-runner takes the last example it ran and runs it once more stretched: batch 6, lengths 19 and 23
-(whole models 11 and 13), no power of two; the sizes of the weights stay as drawn. Its masks are
-drawn again in their kind at the new lengths; a whole model's padding lengths all differ.
+runner takes the last example it ran and runs it once more stretched: batch 6, lengths 19 and 23,
+no power of two; the sizes of the weights stay as drawn. A positional table is compared at the
+whole length it was built for (max_len, 64 unless --set; one example of B x max_len x d_model, the
+cost of a few drawn ones), so a table right only for its first rows (24 rows repeated) is caught
+whatever that count; a whole model at its built length less one (target) and that length (source),
+BUILT_LEN at most (--set max_len larger is not followed: a bounded cost). Its masks are drawn again
+in their kind at the new lengths; a whole model's padding lengths all differ.
 
     ex = stretched(comp, last_example, fixed, caps, seed)   # None when nothing can grow
 
@@ -25,12 +29,18 @@ if TYPE_CHECKING:
 
 BATCH = 6
 LENGTHS = {"T": 19, "Tq": 19, "S": 23, "Tk": 23}        # queries, then keys / memory
-MODEL_LENGTHS = {"T": 11, "S": 13}
+BUILT_LEN = 64        # the max_len a positional table or a whole model is built with (unless --set)
 
 
-def _bounded(comp, fixed: dict) -> dict[str, int]:
-    """The stretched lengths within what the user fixed."""
-    out = dict(MODEL_LENGTHS if comp.name == "model" else LENGTHS)
+def _bounded(comp, base: dict, fixed: dict) -> dict[str, int]:
+    """The stretched lengths within what the user fixed: a positional table at the whole length it
+    was built for, a whole model's target and source at its built length less one and at it."""
+    out = dict(LENGTHS)
+    if comp.name == "positional":
+        out = {"T": int(base.get("max_len", fixed.get("max_len", BUILT_LEN)))}
+    elif comp.name == "model":
+        top = min(BUILT_LEN, int(fixed.get("max_len", BUILT_LEN)))
+        out = {"T": max(1, top - 1), "S": top}
     for key in ("max_len", "max_seq"):
         if key in fixed:
             out = {k: min(v, int(fixed[key])) for k, v in out.items()}
@@ -43,7 +53,7 @@ def stretched(comp, base: dict | None, fixed: dict, caps: Findings, seed: int) -
     if not isinstance(base, dict) or "B" not in base:
         return None
     B = 1 if caps.one_sequence else min(BATCH, int(fixed.get("max_batch", BATCH)))
-    ex = resized(comp, base, B, _bounded(comp, fixed), caps,
+    ex = resized(comp, base, B, _bounded(comp, base, fixed), caps,
                  np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xB16]))
     if all(ex.get(k) == base.get(k) for k in ("B", *LENGTHS)):
         return None                         # the user's bounds leave nothing to stretch
