@@ -295,6 +295,7 @@ class Resolver:
                         options = [self.join(owner, a) for a in LINEAR_BIAS]
                         if m.endswith(".0"):    # a (W, b) tuple in a list: layers.0.0, layers.0.1
                             options.append(self.join(owner, "1"))
+                        options += _named_bias(m, [v for v in free if len(self.space.shapes[v] or ()) == 1])
                     else:           # a bare matrix: the next free vector registered after it
                         options = [v for v in free[pos + 1:] if len(self.space.shapes[v] or ()) == 1
                                    and "." not in v[skip:]][:1]
@@ -323,6 +324,14 @@ class Resolver:
             if ref not in self.entries:
                 self._apply_map(ref)
         return self.entries
+
+
+def _named_bias(weight: str, vectors: list[str]) -> list[str]:
+    """The vector beside a weight that its name pairs with it: `bias_params` / `params_bias` /
+    `b_params` beside `params`. Shapes are checked where it is taken."""
+    owner, leaf = weight.rsplit(".", 1)
+    mine = {v.rsplit(".", 1)[1]: v for v in vectors if v.rsplit(".", 1)[0] == owner}
+    return [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b") if n in mine]
 
 
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,

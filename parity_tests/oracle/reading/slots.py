@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 
 from ..core.options import Options
-from . import naming
+from . import forward_reads, naming
 from .naming import InterfaceError
 from .recognise import hooks
 
@@ -185,7 +185,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                 continue
             name = f"{prefix}{k}"
             if isinstance(v, np.ndarray):
-                if v.dtype.kind == "f" and v.ndim >= 1:
+                if v.dtype.kind == "f" and v.ndim >= 1 and not forward_reads.unread(o, k):
                     slots[name] = NumpySlot(o, k)
             elif isinstance(getattr(v, "data", None), np.ndarray) and hasattr(v, "grad"):
                 slots[name] = NumpySlot(o, k)

@@ -19,9 +19,10 @@ ROLES = {
 }
 
 
-def _rest(name: str, words: tuple[str, ...]) -> list[str]:
-    """What is left of `name` once a role word is cut from its start or end (`self_q` -> `q`)."""
-    low, out = name.lower(), []
+def _rest(name: str, words: tuple[str, ...], alone: bool = False) -> list[str]:
+    """What is left of `name` once a role word is cut from its start or end (`self_q` -> `q`);
+    the name itself too where the layer has this one attention only (`alone`)."""
+    low, out = name.lower(), ([name] if alone else [])
     for w in words:
         if low.startswith(w + "_") and len(name) > len(w) + 1:
             out.append(name[len(w) + 1:])
@@ -51,6 +52,7 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
     if child.kind != "mha" or not words:
         return False
     modules, bare = _top_level(r, cand_prefix)
+    alone = child.ref == "self_attn" and not any(k.startswith("cross_attn.") for k in r.ref_shapes)
     snap = (dict(r.entries), set(r.claimed))
     for proj in TREES["mha"]:
         ref = r.join(ref_child, proj.ref)
@@ -59,19 +61,20 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
             continue
         found = False
         for m in modules:
-            if any(rest.lower() in {a.lower() for a in proj.aliases} for rest in _rest(m, words)) and \
-                    r.leaf_block("linear", ref, r.join(cand_prefix, m), proj, cand_prefix):
+            if any(rest.lower() in {a.lower() for a in proj.aliases} for rest in _rest(m, words, alone)) and \
+                    (r.leaf_block("linear", ref, r.join(cand_prefix, m), proj, cand_prefix)
+                     or _one_matrix(r, ref, r.join(cand_prefix, m))):
                 found = True
                 break
         for b in ([] if found else bare):
-            if not any(rest.lower() in {a.lower() for a in proj.raw_weight} for rest in _rest(b, words)):
+            if not any(rest.lower() in {a.lower() for a in proj.raw_weight} for rest in _rest(b, words, alone)):
                 continue
             if not r.take(wref, r.join(cand_prefix, b)):
                 continue
             found = True
             for v in bare:
                 if bref in r.ref_shapes and bref not in r.entries and \
-                        any(rest.lower() in {a.lower() for a in proj.raw_bias} for rest in _rest(v, words)):
+                        any(rest.lower() in {a.lower() for a in proj.raw_bias} for rest in _rest(v, words, alone)):
                     r.take(bref, r.join(cand_prefix, v))
             break
         if not found:
@@ -80,4 +83,17 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
     for ref in set(r.entries) - set(snap[0]):
         e = r.entries[ref]
         e.why = (e.why + "; " if e.why else "") + "a projection named for its role at the layer's own level"
+    return True
+
+
+def _one_matrix(r, ref: str, module: str) -> bool:
+    """A Linear-like object whose leaves have names of its own (`q.params`, `q.bias_params`): its
+    one matrix is the weight, and its one vector the bias."""
+    held = [n for n in r.space.names if n.startswith(module + ".") and "." not in n[len(module) + 1:]]
+    mats = [n for n in held if len(r.space.shapes[n] or ()) == 2]
+    vecs = [n for n in held if len(r.space.shapes[n] or ()) == 1]
+    if len(mats) != 1 or len(vecs) > 1 or not r.take(ref + ".weight", mats[0]):
+        return False
+    if vecs and ref + ".bias" in r.ref_shapes:
+        r.take(ref + ".bias", vecs[0])
     return True

@@ -5,11 +5,16 @@ both up-projections packed in one (2F, D) matrix. It is not the paper's position
 check stops with an interface error that names the cause, instead of the generic "no counterpart" or
 "cannot tell where" text that blames one weight.
 
-Found by shapes alone (nothing runs):
-  unclaimed  a left-over non-square matrix (F, D) with another matrix of the same shape beside it
-             and one of the transposed shape (D, F): two up-projections and a down-projection; at
-             F = D (the smallest example) only for the ffn component itself, holding exactly three
-             matrices of one shape (in a layer, square matrices are the attention's too);
+Found by shapes alone (nothing runs), among the matrices a forward reads:
+  unclaimed  a left-over non-square matrix (F, D) with exactly one other matrix of the same shape
+             beside it and one of the transposed shape (D, F): two up-projections and a
+             down-projection; at F = D (the smallest example) only for the ffn component itself,
+             holding exactly three matrices of one shape (in a layer, square matrices are the
+             attention's too). Left out: arrays inside an attention sub-object (`mha.W_q` ...
+             `mha.W_o` with every head d_model wide: (h*D, D) three times, then (D, h*D), which is
+             no gate). Arrays a NumPy object's forward never reads (optimizer state such as
+             `moment_p`, `rmsprop_p` of its weight's shape) are no parameters at all
+             (reading/forward_reads.py) and never reach it;
   missing    a reference matrix left unplaced while the candidate holds a (2F, D) matrix (or
              (D, 2F)), F x D the reference's up-projection (linear1), and a down-projection
              ((D, F) or (F, D)): the two up-projections packed in one (in a layer only at F != D,
@@ -17,7 +22,10 @@ Found by shapes alone (nothing runs):
 """
 from __future__ import annotations
 
+from ..trees import ATTN_CROSS, ATTN_SELF, MASKED_SELF
+
 KINDS = ("ffn", "encoder_layer", "decoder_layer")
+ATTENTION = frozenset(n.lower() for n in ATTN_SELF + ATTN_CROSS + MASKED_SELF if n)
 
 
 def _text(kind: str, what: str) -> str:
@@ -31,11 +39,17 @@ def _matrices(shapes: dict) -> dict:
     return {n: tuple(s) for n, s in shapes.items() if s is not None and len(tuple(s)) == 2}
 
 
+def _in_attention(name: str) -> bool:
+    """A parameter of an attention sub-object (`mha.W_q.weight`, `layer.self_attn.w_q`)."""
+    return any(p.lower() in ATTENTION or "attn" in p.lower() or "attention" in p.lower()
+               for p in name.split(".")[:-1])
+
+
 def unclaimed(kind: str, left: list, shapes: dict) -> str | None:
     """The interface error for left-over parameters that are a gate, or None."""
     if kind not in KINDS:
         return None
-    mats = _matrices(shapes)
+    mats = {n: s for n, s in _matrices(shapes).items() if not _in_attention(n)}
     for n in left:
         s = mats.get(n)
         if s is None or (s[0] == s[1] and (kind != "ffn" or len(mats) != 3
@@ -46,7 +60,7 @@ def unclaimed(kind: str, left: list, shapes: dict) -> str | None:
             return _text(kind, f"three {s} matrices ({', '.join(mats)}) where the paper's "
                                f"feed-forward has two; {n} has no counterpart")
         downs = [m for m, t in mats.items() if t == (s[1], s[0])]
-        if twins and downs:
+        if len(twins) == 1 and downs:
             return _text(kind, f"{n} {s} beside {twins[0]} {s}, both feeding {downs[0]} "
                                f"{(s[1], s[0])}")
     return None
