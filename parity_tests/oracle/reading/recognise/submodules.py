@@ -6,11 +6,21 @@ feed-forward, norm), is given a fresh instance of the matching class DEFINED IN 
 candidate (or, when that file defines none, in a sibling file of its folder: sibling_files.py),
 built from the same hyperparameters (recursively, with the same recognisers). A norm with no class
 of its own in the file becomes torch.nn.LayerNorm for a torch candidate.
+
+An argument that asks for the class itself, dependency-injection style (`attn_cls`,
+`ffn_class`, `norm_factory`, annotated `type[MHA]` / `Type[MHA]` / `Callable[..., nn.Module]`, or
+`attention_type` that the constructor calls), gets that class, not an instance: the class the
+annotation names, else the file's class of that role.
 """
 from __future__ import annotations
 
+import ast
+import collections.abc
 import inspect
 import re
+import sys
+import textwrap
+import typing
 
 from .base import MISSING
 from .configs import annotation_class
@@ -81,10 +91,53 @@ def sibling_class(module, role: str, exclude=None, files: bool = True):
     return sibling_file_class(module, keys, accept) if files else None
 
 
+CLASS_ENDINGS = ("cls", "class", "factory")
+"""Last words saying an argument is a class to build from (`attn_cls`, `ffn_class`)."""
+
+
+def _annotation(param, module):
+    ann = param.annotation
+    if isinstance(ann, str) and module is not None:
+        try:
+            ann = eval(ann, vars(module))          # noqa: S307 - the module's own annotation text
+        except Exception:  # noqa: BLE001 - unresolvable: read as no annotation
+            return None
+    return None if ann is inspect.Parameter.empty else ann
+
+
+def _called_in_init(ctx, name: str) -> bool:
+    """The constructor being built calls its argument `name` (`self.attn = attention_type(...)`)."""
+    target = getattr(sys.modules.get(ctx.target_module or ""), str(ctx.target_name or ""), None)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(target.__init__)))
+    except Exception:  # noqa: BLE001 - no source: not known to call it
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+               for n in ast.walk(tree))
+
+
+def class_wanted(ctx, param) -> tuple[bool, type | None]:
+    """(True, the class an annotation names, or None) when the argument is a class to build from
+    rather than a built block; (False, None) otherwise."""
+    ann = _annotation(param, ctx.module)
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if ann is type or origin in (type, collections.abc.Callable):    # type[MHA], Callable[..., X]
+        made = args[0] if origin is type and args else (args[-1] if args else None)
+        named = inspect.isclass(made) and made.__module__ not in ("builtins", "typing") and \
+            made.__name__ != "Module"                                 # nn.Module: the role's class
+        return True, made if named else None
+    words = [w for w in re.split(r"[^a-z]+", param.name.lower()) if w]
+    last = words[-1] if words else ""
+    if last.endswith(CLASS_ENDINGS) or (last == "type" and _called_in_init(ctx, param.name)):
+        return True, None
+    return False, None
+
+
 def value(ctx, param, values: dict):
     if ctx.depth >= 3:
         return MISSING
-    cls = annotation_class(param, ctx.module)
+    wanted, cls = class_wanted(ctx, param)
+    cls = cls or (None if wanted else annotation_class(param, ctx.module))
     role = role_of(param.name)
     if cls is not None and (cls.__module__ in ("builtins", "typing") or cls is dict):
         cls = None
@@ -96,6 +149,10 @@ def value(ctx, param, values: dict):
             cls = torch.nn.LayerNorm
     if cls is None:
         return MISSING
+    if wanted:
+        ctx.note(f"constructor argument {param.name!r}: passed the class {cls.__name__} itself "
+                 f"(the argument names a class to build from)")
+        return cls
     order = ORDER.get(role or "", ctx.order)
     made = ctx.build(cls, values, order)
     ctx.note(f"constructor argument {param.name!r}: built a {cls.__name__} from the same "
