@@ -26,7 +26,7 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
   sizes            every size was drawn as the assignment asks, none fixed by the candidate's code
                    (a feed-forward width read from its weights, recognise/ffn_width, as for a
                    constructor taking d_ff and ignoring it; a model width from a module global,
-                   recognise/global_width)
+                   recognise/global_width; a head count the code fixes, recognise/fixed_heads)
   table            a positional table's values were compared: the module computes its table, it does
                    not hold a learned one the reference's sinusoid was placed into (recognise/
                    learned_table)
@@ -161,6 +161,8 @@ def _code_sizes(caps: Findings, settings: dict) -> list[str]:
         out.append(f"the feed-forward width at {sizes['d_ff']}")
     if "d_model" in sizes and settings.get("d_model") != sizes["d_model"]:
         out.append(f"d_model at {sizes['d_model']}")
+    if "num_heads" in sizes and settings.get("num_heads") != sizes["num_heads"]:
+        out.append(f"the head count at {sizes['num_heads']} (d_model drawn as its multiples)")
     return out
 
 

@@ -63,11 +63,13 @@ class LoadMixin:
             self.caps.norm_eps = None
             self.notes.append("the candidate's own LayerNorm epsilon was not used: the assignment "
                               "fixes it")
-        self.fixed.update(self.caps.fixed_sizes)   # sizes the candidate's code fixes
+        # sizes the candidate's code fixes are drawn, but opts.settings stays what the user fixed:
+        # a size only the code fixes is the gap `sizes` (completeness._code_sizes)
+        self.fixed = {**self.fixed, **self.caps.fixed_sizes}
         if self.caps.one_sequence:     # code written for one (T, d) sequence at a time
             for key in ("max_batch", "max_heads"):
                 if key in self.comp.settable:
-                    self.fixed[key] = 1
+                    self.fixed[key] = self.opts.settings[key] = 1
         self.notes.extend(prep.notes)
         return None
 

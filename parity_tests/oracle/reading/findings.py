@@ -36,7 +36,8 @@ class Findings:
     mask_convention: str | None = None  # masks handed over in a convention a recogniser adapted to
     #                                     (drop, additive), the declared / default one being keep
     fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes,
-    #                                                       {"d_ff": n} a feed-forward's own constant
+    #                                                       {"d_ff": n} a feed-forward's own constant,
+    #                                                       {"num_heads": h} a head count the code fixes
     # worker side only: how the candidate is called
     list_input: bool = False            # forward(self, inputs) with q, k, v = inputs
     valid_lens: dict = field(default_factory=dict)        # {mask source: per_query} length masks
@@ -65,6 +66,10 @@ class Findings:
         width = sizes.get("d_model")        # a width the candidate's code fixes (recognise/global_width)
         if isinstance(width, int) and not isinstance(width, bool) and 8 <= width <= 4096:
             out.fixed_sizes = {"d_model": width}
+        heads = sizes.get("num_heads")      # a head count the code fixes (recognise/fixed_heads)
+        if isinstance(heads, int) and not isinstance(heads, bool) and 2 <= heads <= 32 and \
+                "d_model" not in out.fixed_sizes:
+            out.fixed_sizes["num_heads"] = heads
         hidden = sizes.get("d_ff")          # a feed-forward width the code fixes (recognise/ffn_width)
         if isinstance(hidden, int) and not isinstance(hidden, bool) and 1 <= hidden <= 8192 \
                 and hidden * out.fixed_sizes.get("d_model", 1) <= MAX_FIXED_MATRIX:

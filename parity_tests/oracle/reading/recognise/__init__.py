@@ -13,8 +13,9 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               (dropout_args)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384, also beside a hidden width the code fixes
-              (global_width); a norm epsilon
-              fixed by the code, LayerNorm(d) defaulting to eps=1e-12 (norm_eps); a layer that
+              (global_width); a head count fixed by the code, H = 8 beside a constructor taking
+              only d_model (fixed_heads); a norm epsilon fixed by the code, LayerNorm(d)
+              defaulting to eps=1e-12 (norm_eps); a layer that
               normalises before each sublayer with no norm_first argument, found by behaviour
               (norm_order); a whole model using one vocabulary table for both embeddings and/or
               the output projection, as the paper does (vocab_tables)
@@ -78,6 +79,7 @@ from . import (
     dropout_args,
     ffn_layout,
     ffn_width,
+    fixed_heads,
     flags,
     frozen,
     function_calls,
@@ -129,8 +131,8 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
                                                   derived.value, meaning.value, arg_meaning.value, flags.value,
                                                   shape_list.value)
 PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.probe, global_width.probe,
-                             bh_layout.probe, pe_table.probe, lazy.probe, part_layout.probe, builtin_causal.probe,
-                             head_axes.probe, ffn_width.probe,
+                             fixed_heads.probe, bh_layout.probe, pe_table.probe, lazy.probe, part_layout.probe,
+                             builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              mask_forms.probe, model_mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,

@@ -4,7 +4,8 @@ d_ff and builds `FeedForward(d_model)`, whose own default is d_ff=2048). Found b
 two different d_ff, the candidate's parameter shapes do not change, and its hidden width is k *
 d_model at two different d_model (drawn as k * d_model), or the same F at both (drawn at F, as a
 size the code fixes), unless --set d_ff fixes it; the report says so. Where the model width is fixed too (global_width),
-the hidden width found at that width is drawn as a constant. Without the probe no
+the hidden width found at that width is drawn as a constant; where the head count is (fixed_heads),
+the two d_model are H and 2H. Without the probe no
 reference weight would fit its shapes."""
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ def probe(adapter) -> None:
     if adapter.hooks is not None or "d_ff" in adapter.opts.settings:
         return
     fixed = adapter.caps.fixed_sizes.get("d_model")    # a model width the code fixes (global_width)
-    D, W = (fixed, fixed) if fixed else (4, 6)
-    base = dict(adapter.probe_hyper(), d_model=D, num_heads=2, d_k=D // 2, d_v=D // 2)
+    H = adapter.caps.fixed_sizes.get("num_heads", 2)    # a head count the code fixes (fixed_heads)
+    D, W = (fixed, fixed) if fixed else (4, 6) if H == 2 else (H, 2 * H)
+    base = dict(adapter.probe_hyper(), d_model=D, num_heads=H, d_k=D // H, d_v=D // H)
     notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
         a = _shapes(adapter, adapter.construct(dict(base, d_ff=3)))
@@ -48,7 +50,7 @@ def probe(adapter) -> None:
         if a != b or any(3 in s or 5 in s for s in a):
             return                      # the candidate takes d_ff (or uses no matrices at all)
         wide = a if fixed else _shapes(adapter, adapter.construct(
-            dict(base, d_model=W, num_heads=2, d_k=W // 2, d_v=W // 2, d_ff=7)))
+            dict(base, d_model=W, num_heads=H, d_k=W // H, d_v=W // H, d_ff=7)))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:
