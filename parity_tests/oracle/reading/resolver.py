@@ -328,10 +328,16 @@ class Resolver:
 
 def _named_bias(weight: str, vectors: list[str]) -> list[str]:
     """The vector beside a weight that its name pairs with it: `bias_params` / `params_bias` /
-    `b_params` beside `params`. Shapes are checked where it is taken."""
+    `b_params` beside `params`, or the one `b...` / `bias...` vector ending in the weight's number
+    (`bias1` beside `k1convL1`). Shapes are checked where it is taken."""
     owner, leaf = weight.rsplit(".", 1)
     mine = {v.rsplit(".", 1)[1]: v for v in vectors if v.rsplit(".", 1)[0] == owner}
-    return [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b") if n in mine]
+    out = [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b") if n in mine]
+    digits = "0123456789"
+    num = leaf[len(leaf.rstrip(digits)):]
+    numbered = [v for n, v in mine.items() if num and n[len(n.rstrip(digits)):] == num
+                and n.rstrip(digits).rstrip("_").lower() in ("b", "bias", "biases")]
+    return out + (numbered if len(numbered) == 1 else [])
 
 
 def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[str, Any], *,

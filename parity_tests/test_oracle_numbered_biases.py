@@ -1,0 +1,34 @@
+"""Biases named by number only (`bias1`, `bias2`) beside kernels whose names end in the same number
+(`kern_c1`, `kern_c2`): each bias pairs with the same-numbered matrix when the shapes fit
+(resolver._named_bias). Before, the layer was an interface error, "cannot tell where the candidate
+keeps feed_forward.linear1.bias". Planted bugs stay MISMATCH."""
+from __future__ import annotations
+
+import pytest
+
+from parity_tests.oracle import check, render_text
+from parity_tests.oracle.reading import resolver
+
+
+@pytest.fixture
+def layers(candidate_file):
+    return candidate_file("numbered_bias_layers.py")
+
+
+def test_an_encoder_layer_with_numbered_feed_forward_biases_matches(layers):
+    res = check("encoder_layer", f"{layers}:NumberedBiasEncoderLayer", examples=8)
+    assert res.verdict == "match", render_text(res)
+    assert any(str(m).startswith("feed_forward.linear1.bias <- conv.bias1") for m in res.mapping), res.mapping
+
+
+def test_a_planted_bias_after_the_activation_is_a_mismatch(layers):
+    res = check("encoder_layer", f"{layers}:NumberedBiasEncoderLayerBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_number_pairs_only_with_its_own_number():
+    named = getattr(resolver, "_named_bias", lambda w, v: [])
+    vecs = ["ff.bias1", "ff.bias2", "ff.bias12", "other.bias1"]
+    assert named("ff.kern_c1", vecs) == ["ff.bias1"]
+    assert named("ff.kern_c2", vecs) == ["ff.bias2"]
+    assert named("ff.kern_c3", vecs) == []
