@@ -15,7 +15,12 @@ gradient has no reference counterpart and is not compared. Found when the candid
 never compared, and grading requires a computed table by default. Any other unplaced parameter (a
 projection, a second table) keeps the interface error. A NumPy class whose text computes its
 table with sin / cos holds no learned table: nothing is placed, its own table is compared (placing
-the reference's there hid a wrong sinusoid)."""
+the reference's there hid a wrong sinusoid). Except beside a second table: when the module holds
+exactly two such tables and one starts as a computed sinusoid (row 0 is sin 0, cos 0) while the
+other does not (ViT code: a learned `param` by default, a sinusoid `posk` used only when
+`fixed=True`; in torch the sinusoid a buffer beside the one learned parameter), the other is the
+learned table, placed and a `table` gap as above; without this the learned table stayed random and
+two fresh instances differed (NONDETERMINISTIC)."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,25 +62,56 @@ def _computes_sinusoid(adapter) -> bool:
     return False
 
 
+def _is_table(shape: tuple, D: int, T: int) -> bool:
+    return len(shape) in (2, 3) and (len(shape) == 2 or shape[0] == 1) and shape[-1] == D and shape[-2] >= T
+
+
+def beside_computed(tables: dict) -> tuple[str, str] | None:
+    """(learned, computed) when exactly two tables are held and one of them starts as a computed
+    sinusoid (sin 0, cos 0) while the other does not: a learned table beside a sinusoid the code
+    uses on another path (`posk` when `fixed=True`)."""
+    if len(tables) != 2:
+        return None
+    starts = {n: _sinusoid_start(np.asarray(t)) for n, t in tables.items()}
+    computed = [n for n, s in starts.items() if s]
+    if len(computed) != 1:
+        return None
+    return next(n for n in tables if n != computed[0]), computed[0]
+
+
 def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     """`unclaimed` less the one learned positional table placed with the reference's sinusoid
     (see the module docstring); unchanged when the candidate is not such a module."""
-    if adapter.comp.name != COMPONENT or len(unclaimed) != 1 or adapter.opts.allow_unmapped:
+    if adapter.comp.name != COMPONENT or adapter.opts.allow_unmapped:
+        return unclaimed
+    D, T = case.hyper["d_model"], case.out_shape[1]
+    shapes = {n: tuple(space.shapes[n]) if space.shapes.get(n) is not None else () for n in unclaimed}
+    pair = beside_computed({n: slots[n].array() for n in unclaimed if n in slots
+                            and _is_table(shapes[n], D, T)}) if len(unclaimed) == 2 else None
+    if pair is not None:
+        name, own = pair
+        slots[name].set(sinusoid(shapes[name][-2], D).reshape(shapes[name]))
+        note = (f"a learned positional table ({name}) beside a sinusoid the candidate computes ({own}, "
+                f"used on another path): the reference's sinusoid table placed into the learned one "
+                f"(what is checked is the lookup of positions 0 .. T-1 and the addition to x)")
+        if note not in adapter.notes:
+            adapter.notes.append(note)
+        return []
+    if len(unclaimed) != 1:
         return unclaimed
     name = unclaimed[0]
-    slot, D, T = slots.get(name), case.hyper["d_model"], case.out_shape[1]
-    shape = tuple(space.shapes[name]) if name in space.shapes else ()
-    if slot is None or len(shape) not in (2, 3) or (len(shape) == 3 and shape[0] != 1) or \
-            shape[-1] != D or shape[-2] < T:
+    slot, shape = slots.get(name), shapes[name]
+    if slot is None or not _is_table(shape, D, T):
         return unclaimed
-    if _computes_sinusoid(adapter):
+    if _computes_sinusoid(adapter) and not adapter.caps.learned_table:   # (probe: learned beside computed)
         note = (f"a positional table ({name}) the candidate computes itself (its text calls sin / "
                 f"cos): not a learned table, compared as computed")
         if note not in adapter.notes:
             adapter.notes.append(note)
         return []
     slot.set(sinusoid(shape[-2], D).reshape(shape))
-    note = (f"a learned positional table ({name}, {len(shape)} axes): the reference's sinusoid table placed "
+    beside = ", beside a sinusoid buffer" if _computes_sinusoid(adapter) else ""
+    note = (f"a learned positional table ({name}, {len(shape)} axes{beside}): the reference's sinusoid table placed "
             f"into it (what is checked is the lookup of positions 0 .. T-1 and the addition to x; "
             f"the table's own gradient has no reference counterpart)")
     if note not in adapter.notes:
@@ -83,10 +119,12 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     return []
 
 
-def _tables(adapter, obj) -> list[np.ndarray]:
-    """The built module's trainable parameters, as arrays."""
+def _tables(adapter, obj, buffers: bool = False) -> list[np.ndarray]:
+    """The built module's trainable parameters (and, with `buffers`, a torch module's buffers after
+    them), as arrays."""
     if adapter.framework == "torch":
-        return [p.detach().cpu().numpy() for p in obj.parameters() if p.requires_grad]
+        return [p.detach().cpu().numpy() for p in obj.parameters() if p.requires_grad] + (
+            [b.detach().cpu().numpy() for b in obj.buffers() if b.is_floating_point()] if buffers else [])
     from ..slots import numpy_space
     _, slots = numpy_space(obj)
     return [np.asarray(slot.array()) for slot in slots.values()]
@@ -107,7 +145,9 @@ def probe(adapter) -> None:
         return
     D, notes = adapter.probe_hyper()["d_model"], list(adapter.notes)
     try:            # built afresh: the probes before this one called it (a NumPy cache is no table)
-        tables = _tables(adapter, adapter.construct(adapter.probe_hyper()))
+        built = adapter.construct(adapter.probe_hyper())
+        tables = _tables(adapter, built)
+        held = _tables(adapter, built, buffers=True)[len(tables):]    # a torch module's buffers
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     finally:
@@ -116,3 +156,8 @@ def probe(adapter) -> None:
     if t.ndim in (2, 3) and t.shape[-1] == D and (t.ndim == 2 or t.shape[0] == 1) and t.size \
             and not _sinusoid_start(t) and not _computes_sinusoid(adapter):
         adapter.caps.learned_table = True
+    shaped = {(kind, i): a for kind, arrays in (("param", tables), ("buffer", held))
+              for i, a in enumerate(arrays) if _is_table(np.shape(a), D, 1)}
+    pair = beside_computed(shaped)
+    if pair is not None and pair[0][0] == "param":   # a learned table beside a computed one (a
+        adapter.caps.learned_table = True             # torch buffer, a second NumPy array)
