@@ -36,7 +36,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               no name placed, found by its (3D, D) shape (packed_shape); a cross-attention's
               packed k|v beside a query of its own, found by its (2D, D) shape (packed_kv); a candidate with no
               weights at all, said plainly (weightless); a gated feed-forward (GLU, SwiGLU),
-              said plainly instead of a weight blamed (gated_ffn)
+              said plainly instead of a weight blamed (gated_ffn); attention whose every head is
+              d_model wide, (heads * d_model, d_model) projections, said plainly (wide_heads)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal, on drawn
               weights written through the slots, not the constructor's);
@@ -122,6 +123,7 @@ from . import (
     valid_lens,
     vocab_tables,
     weightless,
+    wide_heads,
     width_multiplier,
     wrapper,
 )
@@ -143,8 +145,10 @@ PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.p
 
 def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
     """Why left-over parameters have no counterpart, when a recogniser knows: a norm inside the
-    block (add_norm_block), a gate (gated_ffn); None for the generic message."""
-    return add_norm_block.message(kind, unclaimed, shapes) or gated_ffn.unclaimed(kind, unclaimed, shapes)
+    block (add_norm_block), a gate (gated_ffn), heads each d_model wide (wide_heads); None for the
+    generic message."""
+    return add_norm_block.message(kind, unclaimed, shapes) or gated_ffn.unclaimed(kind, unclaimed, shapes) \
+        or wide_heads.message(kind, unclaimed, shapes)
 
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (

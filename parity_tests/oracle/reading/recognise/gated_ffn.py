@@ -39,7 +39,7 @@ def _matrices(shapes: dict) -> dict:
     return {n: tuple(s) for n, s in shapes.items() if s is not None and len(tuple(s)) == 2}
 
 
-def _in_attention(name: str) -> bool:
+def in_attention(name: str) -> bool:
     """A parameter of an attention sub-object (`mha.W_q.weight`, `layer.self_attn.w_q`)."""
     return any(p.lower() in ATTENTION or "attn" in p.lower() or "attention" in p.lower()
                for p in name.split(".")[:-1])
@@ -49,7 +49,7 @@ def unclaimed(kind: str, left: list, shapes: dict) -> str | None:
     """The interface error for left-over parameters that are a gate, or None."""
     if kind not in KINDS:
         return None
-    mats = {n: s for n, s in _matrices(shapes).items() if not _in_attention(n)}
+    mats = {n: s for n, s in _matrices(shapes).items() if not in_attention(n)}
     for n in left:
         s = mats.get(n)
         if s is None or (s[0] == s[1] and (kind != "ffn" or len(mats) != 3
