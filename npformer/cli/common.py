@@ -2,6 +2,8 @@
 and the arrays going to and coming from either backend."""
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
 from npformer.cli import backends
@@ -9,7 +11,7 @@ from npformer.cli.errors import CliError
 from npformer.training.blas import set_blas_threads
 
 __all__ = ["task_from", "checkpoint_task", "torch_and_device", "check_backend", "load_for_backend",
-           "describe", "to_numpy", "as_backend", "heldout_set"]
+           "describe", "to_numpy", "as_backend", "heldout_set", "saved_task"]
 
 
 def task_from(args, base: dict | None = None):
@@ -54,7 +56,23 @@ def checkpoint_task(args, ckpt):
     if meta and meta.get("data") is not None and given not in (None, meta.get("name")):
         raise CliError(f"--task {given}: {args.checkpoint} was trained on your own text with "
                        f"--task {meta.get('name')}; its task cannot change (drop --task)")
+    if meta and meta.get("data") is not None:             # your text: the saved tokenizer, unchanged
+        return saved_task(ckpt, args.checkpoint, args)
     return task_from(args, meta)
+
+
+def saved_task(ckpt, path, args=None):
+    """The task saved in checkpoint `path` (with `args`' task options over it), checked to fit its
+    model's vocabulary and classes (npformer.data.registry.check_task_fits_model); what does not is
+    one line naming the file."""
+    from npformer.data.registry import check_task_fits_model
+    try:
+        task = task_from(args or argparse.Namespace(), ckpt.metadata.get("task"))
+        if ckpt.config is not None:
+            check_task_fits_model(task, ckpt.config, ckpt.model_class)
+    except ValueError as e:
+        raise CliError(f"checkpoint {path}: {e}") from None
+    return task
 
 
 def torch_and_device(args):

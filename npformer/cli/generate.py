@@ -2,8 +2,6 @@
 classify them with an EncoderClassifier; language models go to npformer.cli.lm."""
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from npformer.cli import backends
@@ -11,7 +9,7 @@ from npformer.cli.common import (
     as_backend,
     check_backend,
     load_for_backend,
-    task_from,
+    saved_task,
     to_numpy,
 )
 from npformer.cli.errors import CliError
@@ -78,7 +76,7 @@ def cmd_generate(args) -> int:
                            f"(each step runs K rows through the decoder, and the first step has only "
                            f"{V} candidates)")
     if meta is not None:
-        task = task_from(argparse.Namespace(), meta)
+        task = saved_task(ckpt, args.checkpoint)             # its ids fit the model (else one line)
         vocab = task.vocab
     else:
         task = None

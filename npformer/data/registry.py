@@ -28,6 +28,10 @@ def make_any_task(**fields):
     command line's). Fields the chosen task does not have are dropped when they are only the
     seq2seq defaults; a language-model field given to a seq2seq task is an error naming it."""
     name = fields.get("name", "reverse")
+    if fields.get("data") is not None and fields.get("tokenizer") is None:
+        raise ValueError(f"tokenizer: expected the tokenizer of the --task {name} run on your text "
+                         f"(its vocabulary maps text to the model's ids), got none in the saved "
+                         f"task")
     if name == "mlm" and fields.get("data") is not None:            # BERT on text (text_mlm)
         from npformer.data.text_mlm import TextMLMTask
         keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS + ("mask_prob",)
@@ -78,3 +82,29 @@ def build_text_task_from_files(name: str, data, *, tokenizer: str | None = None,
         raise ValueError(f"--data: your own text trains --task lm, translate or classify; got "
                          f"--task {name}")
     return build_text_task(data, **common)
+
+
+def check_task_fits_model(task, config, model_class: str) -> None:
+    """The task's token ids (its tokenizer's, or its symbols and specials) all have a row in the
+    model's embedding (and, for a translation, in its target embedding), and a classification
+    task has the classes the model's head outputs; else a ValueError saying which. A checkpoint
+    whose task metadata does not belong to its weights would otherwise index past the embedding
+    (an IndexError at the first unseen id) or decode ids the model never learned."""
+    two_sided = model_class == "Transformer"
+    sides = [("", task.vocab_size, config.src_vocab if two_sided else config.vocab_size)]
+    if two_sided and hasattr(task, "config_fields"):              # translate: a target vocabulary
+        sides.append(("target ", task.config_fields()["tgt_vocab_size"], config.tgt_vocab))
+    for side, needs, rows in sides:
+        if needs > rows:
+            tok = getattr(task, "target_tokenizer", None) if side else None
+            tok = tok or getattr(task, "tokenizer", None)
+            what = (f"its saved {side}{tok.kind} tokenizer has {needs} tokens" if tok is not None
+                    else f"its {task.num_symbols} symbols and {needs - task.num_symbols} special "
+                         f"tokens need {needs} ids")
+            raise ValueError(f"task {task.name}: {what}, but the model's {side}embedding has "
+                             f"{rows} rows (ids {rows}..{needs - 1} have none): the saved task does "
+                             f"not belong to these weights")
+    if model_class in ("EncoderClassifier", "BertForSequenceClassification") \
+            and getattr(task, "is_classification", False) and task.num_classes != config.num_classes:
+        raise ValueError(f"task {task.name}: expected the {config.num_classes} classes the "
+                         f"model's head outputs, got {task.num_classes} in the saved task")

@@ -215,7 +215,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     Raises CheckpointError when the file holds no training state (no optimizer, schedule, task or
     resume data) or when any part does not fit; nothing is half-restored.
     """
-    from npformer.data.registry import make_any_task  # a data.Task or a language-model task
+    from npformer.data.registry import check_task_fits_model, make_any_task
     from npformer.io.checkpoint import CheckpointError, load_checkpoint
     from npformer.training.train import TrainConfig
     be = _backend(backend)
@@ -233,7 +233,9 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
                                     f"same backend (--backend {saved}): its dropout generator and "
                                     f"arithmetic are that twin's")
     try:
-        task = make_any_task(**meta["task"])
+        task = make_any_task(**meta["task"])                # a data.Task or a language-model task
+        if ckpt.config is not None:                          # its ids fit the saved model
+            check_task_fits_model(task, ckpt.config, ckpt.model_class)
         tc = meta["train"]
         config = TrainConfig(**{**tc, "betas": tuple(tc["betas"])})
     except (TypeError, ValueError, KeyError) as e:
