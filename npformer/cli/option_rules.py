@@ -19,11 +19,9 @@ import contextlib
 import os
 import signal
 
-from npformer.guards.rules import physical_memory
-
 __all__ = ["given_options", "refuse_fixed_on_resume", "check_nproc", "check_threads",
            "available_cpus", "FIXED_ON_RESUME", "Terminated", "sigterm_as_interrupt",
-           "interrupted_message", "check_distinct_outputs", "refuse_outputs_over_inputs", "check_fits_memory",
+           "interrupted_message", "check_distinct_outputs", "refuse_outputs_over_inputs",
            "refuse_ignored_options", "IGNORED_BY_TASK"]
 
 # `train` options whose values a resumed run takes from the checkpoint (task, model, optimisation)
@@ -234,51 +232,3 @@ def refuse_outputs_over_inputs(args, data=None) -> None:
             raise ValueError(f"--{option.replace('_', '-')} {out}: is an input of this run ({hit}); "
                              f"expected an output path that replaces none of the files training "
                              f"reads (--overwrite replaces earlier outputs only)")
-
-
-def _tokens_per_row(args) -> tuple[int, str]:
-    """(the longest row a training batch holds, in tokens; the options that set it)."""
-    task = getattr(args, "task", None)
-    if getattr(args, "data", None):                      # your own text: --context tokens
-        from npformer.data.text_lm import DEFAULT_CONTEXT
-        n = getattr(args, "context", None) or DEFAULT_CONTEXT
-        return int(n), f"--context {n}"
-    if task == "lm":                                     # BOS a + b = c EOS
-        from npformer.data.lm_data import line_tokens
-        n = getattr(args, "max_number", None) or 100
-        return line_tokens(n), f"--max-number {n}"
-    if task == "mlm":                                    # BOS + 2 * max_len + 1 symbols + EOS
-        return 2 * int(args.max_len) + 3, f"--max-len {args.max_len}"
-    return int(args.max_len), f"--max-len {args.max_len}"
-
-
-def check_fits_memory(args) -> None:
-    """`train` sizes that cannot exist on this machine, refused before the model is built
-    (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then fail,
-    `--layers 100000` and `--eval-size 1000000000` to run until killed): one layer's attention weights
-    of a training batch, (batch, heads, T, T) with T the task's longest row (--max-len; --max-number
-    for --task lm); the positional table (T, d_model); the layers' weights with their gradients and
-    Adam's two moments; the held-out set's token ids. Lower bounds: what passes may still not fit
-    (the MemoryError handler in cli.main then reports it in one line)."""
-    mem = physical_memory()
-    if not mem:
-        return
-    item = 8 if getattr(args, "dtype", "float32") == "float64" else 4
-    T, sized_by = _tokens_per_row(args)
-    shape = f"--batch-size {args.batch_size}, --heads {args.heads}, --d-model {args.d_model}"
-    d, d_ff = args.d_model, args.d_ff
-    layers = max(getattr(args, "encoder_layers", None) or args.layers,
-                 getattr(args, "decoder_layers", None) or args.layers)
-    eval_size = getattr(args, "eval_size", None) or 0
-    need = [(f"{sized_by} with {shape}", "one attention-weight array (batch, heads, T, T)",
-             args.batch_size * args.heads * T * T * item),
-            (f"{sized_by} with {shape}", "the positional table (max_len, d_model)", T * d * item),
-            (f"--layers {layers} with --d-model {d}, --d-ff {d_ff}",
-             "the layers' weights (4 d_model^2 + 2 d_model d_ff each) with their gradients and "
-             "Adam's two moments", 4 * layers * (4 * d * d + 2 * d * d_ff) * item),
-            (f"--eval-size {eval_size} with {sized_by}", "the held-out set's token ids (source and "
-             "target, int64)", 2 * eval_size * T * 8)]
-    for options, what, nbytes in need:
-        if nbytes > mem:
-            raise ValueError(f"{options}: {what} alone needs {nbytes / 2 ** 30:,.0f} GiB, more "
-                             f"than this machine's {mem / 2 ** 30:,.0f} GiB")

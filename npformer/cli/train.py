@@ -13,7 +13,6 @@ from npformer.cli.figures import to_numpy_model, train_plots
 from npformer.cli.finetune import check_init_args, finetune_state, save_pretrained_folder
 from npformer.cli.option_rules import (
     check_distinct_outputs,
-    check_fits_memory,
     check_nproc,
     refuse_fixed_on_resume,
     refuse_ignored_options,
@@ -21,6 +20,7 @@ from npformer.cli.option_rules import (
 )
 from npformer.cli.printing import print_eval, print_examples
 from npformer.cli.text import check_text_args, refuse_text_on_resume, text_task_from
+from npformer.cli.train_memory import check_fits_memory
 from npformer.io.checkpoint_file import CheckpointError
 
 __all__ = ["cmd_train"]

@@ -80,12 +80,66 @@ def physical_memory() -> int | None:
         return None
 
 
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _meminfo_available() -> int | None:
+    """The kernel's MemAvailable (free memory plus the caches it can reclaim) plus free swap, in
+    bytes (/proc/meminfo); None where there is no such file."""
+    text = _read("/proc/meminfo")
+    fields = {}
+    for line in (text or "").splitlines():
+        key, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[0].isdigit():
+            fields[key] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
+    if "MemAvailable" not in fields:
+        return None
+    return fields["MemAvailable"] + fields.get("SwapFree", 0)
+
+
+def _cgroup_headroom() -> int | None:
+    """What this process's cgroup (v2) memory limit still allows: memory.max less memory.current,
+    plus the inactive file cache the kernel reclaims first; None without a limit."""
+    line = next((x for x in (_read("/proc/self/cgroup") or "").splitlines()
+                 if x.startswith("0::")), None)
+    for folder in ([f"/sys/fs/cgroup{line[3:].rstrip('/')}"] if line else []) + ["/sys/fs/cgroup"]:
+        limit, current = _read(f"{folder}/memory.max"), _read(f"{folder}/memory.current")
+        if limit is None or current is None:
+            continue
+        if not limit.strip().isdigit() or not current.strip().isdigit():
+            return None                                            # "max": no limit
+        stat = dict(x.split()[:2] for x in (_read(f"{folder}/memory.stat") or "").splitlines()
+                    if len(x.split()) >= 2)
+        inactive = int(stat.get("inactive_file", "0")) if stat.get("inactive_file", "").isdigit() \
+            else 0
+        return max(0, int(limit) - int(current) + inactive)
+    return None
+
+
+def available_memory() -> int | None:
+    """The bytes this process can still allocate, the bound every memory check compares with: the
+    least of this machine's memory (physical_memory), what the kernel counts as available (free
+    memory, the caches it can reclaim and free swap: what other processes hold is not ours) and the
+    headroom under this process's cgroup limit (a container's memory.max, often below the machine's).
+    None where the machine's memory cannot be read (the checks then refuse nothing)."""
+    total = physical_memory()
+    if not total:
+        return total
+    return min([total] + [m for m in (_meminfo_available(), _cgroup_headroom()) if m is not None])
+
+
 def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
     """Refuse, before anything is allocated, a config whose weights alone cannot fit in this
     machine's memory (an absurd layer count or width would otherwise build until the process is
     killed, or fail deep inside NumPy). A lower bound, counted with Python ints: every layer's
     attention and feed-forward weights, one embedding table and the positional table."""
-    mem = physical_memory()
+    mem = available_memory()
     if not mem:
         return
     c = config
@@ -96,7 +150,8 @@ def check_config_fits_memory(name: str, config: TransformerConfig) -> None:
     nbytes = params * np.dtype(c.dtype).itemsize
     if nbytes > mem:
         raise ValueError(
-            f"{name}: expected a model that fits in this machine's {format_bytes(mem)}, got "
+            f"{name}: expected a model that fits in this machine's available memory "
+            f"({format_bytes(mem)}), got "
             f"at least {params:,} parameters ({format_bytes(nbytes)} in {c.dtype}) from "
             f"d_model={d}, d_ff={f}, num_encoder_layers={c.num_encoder_layers}, "
             f"num_decoder_layers={c.num_decoder_layers}, vocabulary {max(c.src_vocab, c.tgt_vocab)}, "
@@ -110,9 +165,9 @@ def check_decoding_fits_memory(name: str, got: str, rows: int, host_row: int, mo
     `model_row` bytes of the model's own (encoder memory, key/value caches), counted with Python
     ints. The model's part is on the device with `device_memory` bytes, or (None) in this machine's
     memory with the bookkeeping. `name` is the argument the message names, `got` what it was."""
-    mem = physical_memory()
-    pools = [(rows * host_row, mem, "this machine's memory")] if device_memory else \
-        [(rows * (host_row + model_row), mem, "this machine's memory")]
+    mem = available_memory()
+    pools = [(rows * host_row, mem, "this machine's available memory")] if device_memory else \
+        [(rows * (host_row + model_row), mem, "this machine's available memory")]
     if device_memory:
         pools.append((rows * model_row, device_memory, "the device's memory"))
     for need, have, where in pools:
@@ -132,18 +187,18 @@ def check_training_fits_memory(config: TransformerConfig, T: int, classification
     batch is padded to its longest row). Lower bounds, counted with Python ints; None skips a size.
     `processes` > 1 (DistributedDataParallel): each device holds ceil(batch_size / processes) rows;
     processes on this machine's memory (device_memory None) share it, so it holds every row."""
-    mem = physical_memory()
+    mem = available_memory()
     per_device = None
     if batch_size is not None and processes > 1 and device_memory:
         per_device = -(-int(batch_size) // int(processes))
     item = np.dtype(config.dtype).itemsize
     row = int(config.num_heads) * T * T + (0 if classification else T * int(config.tgt_vocab))
-    model_pool = (device_memory, "the device's") if device_memory else (mem, "this machine's")
+    model_pool = (device_memory, "the device's") if device_memory else (mem, "this machine's available")
     sizes = [("batch_size", batch_size, row * item, *model_pool,
               f"one attention-weight array (heads={config.num_heads}, T={T}, T)"
               + ("" if classification else f" and the logits (T, vocabulary {config.tgt_vocab})")
               + f" in {config.dtype}"),
-             ("eval_size", eval_size, 2 * T * 8, mem, "this machine's",
+             ("eval_size", eval_size, 2 * T * 8, mem, "this machine's available",
               f"its source and target ids (T={T}, int64)")]
     for name, n, per, have, where, what in sizes:
         rows = per_device if name == "batch_size" and per_device is not None else n
@@ -161,11 +216,11 @@ def check_examples_fit_memory(name: str, n: int, per_example: int, what: str) ->
     """Refuse, before anything is drawn, `n` examples (a task's `sample` or `heldout`) whose arrays
     cannot fit in this machine's memory: at least `per_example` bytes each, for `what`. A lower
     bound, counted with Python ints (n = 10**10 used to end in NumPy's raw MemoryError)."""
-    mem = physical_memory()
+    mem = available_memory()
     need = int(n) * int(per_example)
     if mem and need > mem:
         raise ValueError(f"{name}: expected a number of examples whose arrays fit in this machine's "
-                         f"memory ({format_bytes(mem)}), got {int(n):,}: at least {per_example:,} "
+                         f"available memory ({format_bytes(mem)}), got {int(n):,}: at least {per_example:,} "
                          f"bytes per example for {what}, {format_bytes(need)}")
 
 

@@ -116,10 +116,8 @@ def test_sizes_beyond_memory_are_one_line(capsys, monkeypatch):
     """`--batch-size 10000000000` (or --eval-size, --d-model) used to end in a raw
     _ArrayMemoryError traceback, exit status 1. (Where the machine's memory cannot be read, so that
     check_fits_memory cannot refuse first, the MemoryError itself is the one line.)"""
-    import npformer.cli.option_rules as rules
     import npformer.guards.rules as guard_rules
-    monkeypatch.setattr(rules, "physical_memory", lambda: None)
-    monkeypatch.setattr(guard_rules, "physical_memory", lambda: None)    # the tasks' own check
+    monkeypatch.setattr(guard_rules, "physical_memory", lambda: None)    # every memory check
     argv = [a for a in TINY]
     argv[argv.index("--eval-size") + 1] = str(10 ** 13)       # 74 TiB of held-out ids
     assert main(["train", *argv]) == 2
@@ -139,8 +137,8 @@ def test_max_len_whose_attention_cannot_exist_is_refused_before_building(monkeyp
     argv[argv.index("--max-len") + 1] = str(10 ** 8)
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err
-    assert "--max-len 100000000" in err and "one attention-weight array" in err
-    assert "more than this machine's" in err
+    assert "--max-len 100000000" in err and "the attention weights (batch, heads, T, T)" in err
+    assert "this machine has available" in err
 
 
 @pytest.mark.parametrize("task", ["reverse", "lm"])
@@ -163,15 +161,19 @@ def test_beam_wider_than_the_vocabulary_is_refused_before_decoding(task, tmp_pat
 
 
 @pytest.mark.parametrize("option,value,what", [
-    ("--layers", 200_000, "the layers' weights (4 d_model^2 + 2 d_model d_ff each) with their "
-                          "gradients and Adam's two moments alone needs 2 GiB"),
+    # 200,000 encoder layers (one attention sublayer each) and 200,000 decoder layers (two each):
+    # 600,000 x 4 x 8^2 + 400,000 x 2 x 8 x 16 + 7 x 8 = 256,000,056 weights, 4 copies of 4 bytes
+    ("--layers", 200_000, "the weights (4 d_model^2 per attention sublayer, 2 d_model d_ff per "
+                          "layer, one vocabulary x d_model table) with their gradients and Adam's "
+                          "two moments alone needs 3.8 GiB"),
+    # 10^8 rows x 2 sides x 3 tokens x 8 bytes = 4.8e9 bytes
     ("--eval-size", 10 ** 8, "the held-out set's token ids (source and target, int64) alone needs "
-                             "4 GiB")])
+                             "4.5 GiB")])
 def test_layers_and_eval_size_beyond_memory_are_refused_before_building(option, value, what,
                                                                         monkeypatch, capsys):
     """`--layers 100000` and `--eval-size 1000000000` used to run until killed (small allocations
     one after another, never one MemoryError)."""
-    import npformer.cli.option_rules as rules
+    import npformer.guards.rules as rules
     import npformer.training.train as T
 
     def never(*a, **kw):
@@ -186,7 +188,7 @@ def test_layers_and_eval_size_beyond_memory_are_refused_before_building(option, 
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"npformer train: error: {option} {value} with ")
-    assert err[0].endswith(f"{what}, more than this machine's 1 GiB"), err
+    assert err[0].endswith(f"{what}, more than the 1.0 GiB this machine has available"), err
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])

@@ -50,7 +50,7 @@ def test_evaluate_refuses_an_eval_size_whose_evaluation_cannot_fit(checkpoints, 
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith(f"npformer evaluate: error: --eval-size: expected a number of examples "
-                               f"whose arrays fit in this machine's memory (1.0 GiB), got {n:,}"), err
+                               f"whose arrays fit in this machine's available memory (1.0 GiB), got {n:,}"), err
     assert "n: " not in lines[0]
 
 

@@ -71,13 +71,13 @@ def test_lm_batch_beyond_memory_refused_before_building(monkeypatch, capsys):
     argv = list(LM)
     argv[argv.index("--batch-size") + 1] = str(10 ** 9)
     err = refused(["train", *argv], capsys, "--max-number 20 with --batch-size 1000000000")
-    assert "one attention-weight array" in err
+    assert "the attention weights (batch, heads, T, T)" in err
 
 
 def test_mlm_rows_count_both_halves_in_the_memory_check(monkeypatch, capsys):
     """--task mlm's rows hold 2 * max_len + 3 tokens: the check must size them so."""
-    from npformer.cli import option_rules
-    monkeypatch.setattr(option_rules, "physical_memory", lambda: 100 * 2 * 9 * 9 * 4 - 1)
+    from npformer.guards import rules
+    monkeypatch.setattr(rules, "physical_memory", lambda: 100 * 2 * 9 * 9 * 4 - 1)
     argv = list(MLM)
     argv[argv.index("--batch-size") + 1] = "100"        # 100 rows x 2 heads x 9 x 9 tokens x 4 B
     refused(["train", *argv], capsys, "--max-len 3 with --batch-size 100")

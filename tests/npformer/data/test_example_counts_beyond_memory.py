@@ -23,7 +23,7 @@ def refused(call, per_example: str):
     assert time.perf_counter() - start < 5                            # refused, not attempted
     msg = str(err.value)
     assert msg.startswith("n: expected a number of examples whose arrays fit in this machine's "
-                          "memory ("), msg
+                          "available memory ("), msg
     assert f"got {HUGE:,}: at least {per_example or ''}" in msg and " bytes per example for " in msg, msg
     return msg
 

@@ -39,4 +39,4 @@ def test_the_memory_rules_write_small_memories_in_their_unit(monkeypatch):
                                      num_decoder_layers=1, max_len=4, vocab_size=5)
     with pytest.raises(ValueError) as err:
         rules.check_config_fits_memory("config", config)
-    assert "fits in this machine's 1.5 KiB, got at least" in str(err.value)
+    assert "fits in this machine's available memory (1.5 KiB), got at least" in str(err.value)

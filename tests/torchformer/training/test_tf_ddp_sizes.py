@@ -52,7 +52,7 @@ def test_a_batch_beyond_memory_is_refused_before_drawing(one_process_group, monk
     drawn = batches.state_dict() if batches is not None else None
     monkeypatch.setattr(rules, "physical_memory", lambda: 64 * 1024)
     with pytest.raises(ValueError, match=r"^TrainConfig\.batch_size: expected a size whose arrays fit "
-                                         r"in this machine's memory \(64\.0 KiB\), got 1,000: "):
+                                         r"in this machine's available memory \(64\.0 KiB\), got 1,000: "):
         D.train(model, task, config, batches=batches)
     if batches is not None:
         assert batches.state_dict() == drawn                        # nothing drawn from the stream
