@@ -2,8 +2,8 @@
 
 Each check helper npformer has and torchformer needs exists in both twins under one name, takes the
 same positional parameters in the same order (the argument's name first), and differs in keyword-only
-parameters only by the backend's own: torchformer's `device` (where a checked tensor is placed),
-npformer's `finite` (its float inputs are scanned for NaN/inf; torchformer's are not, on purpose).
+parameters only by the backend's own: torchformer's `device` (where a checked tensor is placed).
+Both have `finite` (float inputs scanned for NaN/inf; torchformer scans CPU tensors, not CUDA ones).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import torchformer.guards.validation as tf_checks
 
 SHARED = ("check_float", "check_ids", "check_mask", "check_length", "check_positive_int", "check_dtype",
           "check_probability", "check_rng")
-BACKEND_ONLY = {"npformer": {"finite"}, "torchformer": {"device"}}
+BACKEND_ONLY = {"npformer": set(), "torchformer": {"device"}}
 
 
 def _params(fn, kinds):

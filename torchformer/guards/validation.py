@@ -65,10 +65,16 @@ def autocasting(x: torch.Tensor) -> bool:
 
 def check_float(name: str, x, *, dtype: torch.dtype | None = None, ndim: int | None = None,
                 shape: Sequence[int | None] | None = None, device: torch.device | None = None,
-                owner: str = "the module's") -> torch.Tensor:
+                finite: bool = True, owner: str = "the module's") -> torch.Tensor:
     """A floating tensor of the given rank and shape (None in `shape` matches any size) on `device`;
     its dtype must equal `dtype` unless autocast is active. `owner` says whose dtype and device they
-    are in the message ("the module's", "q's")."""
+    are in the message ("the module's", "q's").
+
+    Non-finite values are rejected when `finite`, with npformer's message (NaN/inf would otherwise
+    flow silently to the output), for a tensor on the CPU, where npformer runs too: one pass, as
+    npformer's scan. A CUDA tensor is not scanned (reading the answer back is a device sync per
+    checked call, which would stall the GPU at every stage of every forward), nor is a tensor in a
+    compiled graph (like every check of tensor values)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: expected a torch.Tensor, got {describe(x)}")
     if x.dtype not in FLOAT_DTYPES:
@@ -84,6 +90,12 @@ def check_float(name: str, x, *, dtype: torch.dtype | None = None, ndim: int | N
         if not ok:
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name}: expected shape {want}, got {tuple(x.shape)}")
+    if finite and x.device.type == "cpu" and x.numel() and not compiling():
+        with torch.no_grad():
+            ok = torch.isfinite(x)
+            if not bool(ok.all()):
+                bad = int(ok.numel() - ok.count_nonzero())
+                raise ValueError(f"{name}: expected finite values, got {bad} NaN/inf entries")
     return x
 
 
