@@ -23,7 +23,6 @@ Defaults where fine-tuning differs from training from scratch (only when not giv
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from npformer.cli import backends
@@ -275,10 +274,15 @@ def save_pretrained_folder(args, model) -> None:
     np_model = model if args.backend == "numpy" else to_numpy_model(model)
     files = FAMILIES[_family(_folder_config(args.init)[0], args.task)]["files"] + tuple(
         f for f in OPTIONAL_FILES if os.path.isfile(os.path.join(args.init, f)))
+    from npformer.io.files import atomic_write
     try:
         hub.save_pretrained(np_model, out, overwrite=args.overwrite)
-        for f in files:
-            shutil.copyfile(os.path.join(args.init, f), os.path.join(out, f))
+        args.saved_pretrained_weights = str(out)          # the tokenizer files follow
+        for f in files:                                   # whole or not at all, as the weights
+            with open(os.path.join(args.init, f), "rb") as src:
+                data = src.read()
+            atomic_write(os.path.join(out, f), lambda dst: dst.write(data))
     except OSError as e:
         raise CliError(f"--save-pretrained {out}: write failed: {e.strerror or e}") from None
+    args.saved_pretrained = str(out)                      # an interruption now: say it is written
     print(f"saved Hugging Face folder {out} (config.json, model.safetensors, {', '.join(files)})")

@@ -179,6 +179,20 @@ def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
         kept = "an earlier file there is unchanged" if os.path.exists(save) else "nothing was saved"
         what += (f": the run stopped before its end, so --save {save} was not written ({kept}); "
                  f"run again, or save shorter runs and continue them with --resume")
+    for option, dest, done in (("--save-pretrained", "save_pretrained", "saved_pretrained"),
+                               ("--out", "out", "written_out")):
+        out = getattr(args, dest, None) if getattr(args, "command", None) in ("train", "generate") \
+            else None
+        if not isinstance(out, str):
+            continue
+        if getattr(args, done, None):
+            what += f"; {option} {out} was written complete before the interruption"
+        elif dest == "save_pretrained" and getattr(args, "saved_pretrained_weights", None):
+            what += (f"; {option} {out} holds the new weights but not every tokenizer file (each "
+                     f"file there is whole): copy them from --init {getattr(args, 'init', '')}")
+        else:
+            kept = "what was there before is unchanged" if os.path.exists(out) else "nothing was written"
+            what += f"; {option} {out} was not written ({kept})"
     return what, code
 
 

@@ -93,4 +93,5 @@ def write_samples(args, samples: list[str]) -> None:
     # surrogateescape: bytes of a command-line INPUT that were not UTF-8 go back out as they came
     data = "".join(s + "\n" for s in samples).encode("utf-8", "surrogateescape")
     atomic_write(out, lambda f: f.write(data), option="--out")
+    args.written_out = str(out)                           # an interruption now: say it is written
     print(f"wrote {len(samples)} sample(s) to {out}")
