@@ -49,6 +49,9 @@ def heldout_set(task, n: int, name: str = "--eval-size"):
 def checkpoint_task(args, ckpt):
     """The task a checkpoint was trained on, with the command line's task options over it."""
     meta = ckpt.metadata.get("task") if isinstance(ckpt.metadata, dict) else None
+    if meta is not None and not isinstance(meta, dict):
+        raise CliError(f"checkpoint {args.checkpoint}: its saved task: expected an object of task "
+                       f"fields, got {type(meta).__name__}")
     if meta is None and getattr(args, "task", None) is None:
         raise CliError(f"checkpoint {args.checkpoint}: holds no task description (not written by "
                        f"`npformer train`); pass --task and the length options")
@@ -56,8 +59,11 @@ def checkpoint_task(args, ckpt):
     if meta and meta.get("data") is not None and given not in (None, meta.get("name")):
         raise CliError(f"--task {given}: {args.checkpoint} was trained on your own text with "
                        f"--task {meta.get('name')}; its task cannot change (drop --task)")
-    if meta and meta.get("data") is not None:             # your text: the saved tokenizer, unchanged
-        return saved_task(ckpt, args.checkpoint, args)
+    given = getattr(args, "given", None) or {}
+    own = not any(k in given for k in ("task", "num_symbols", "min_len", "max_len", "num_pairs",
+                                       "max_number"))
+    if meta and (meta.get("data") is not None or own):    # the saved task, unchanged: its errors
+        return saved_task(ckpt, args.checkpoint, args)    # name the file
     return task_from(args, meta)
 
 
@@ -66,8 +72,12 @@ def saved_task(ckpt, path, args=None):
     model's vocabulary and classes (npformer.data.registry.check_task_fits_model); what does not is
     one line naming the file."""
     from npformer.data.registry import check_task_fits_model
+    meta = ckpt.metadata.get("task")
+    if not isinstance(meta, dict):
+        raise CliError(f"checkpoint {path}: its saved task: expected an object of task fields, got "
+                       f"{type(meta).__name__}")
     try:
-        task = task_from(args or argparse.Namespace(), ckpt.metadata.get("task"))
+        task = task_from(args or argparse.Namespace(), meta)
         if ckpt.config is not None:
             check_task_fits_model(task, ckpt.config, ckpt.model_class)
     except ValueError as e:

@@ -4,9 +4,11 @@ a text corpus) and translation and classification on your own rows (npformer.dat
 built from a checkpoint's metadata or the command line's fields."""
 from __future__ import annotations
 
+import dataclasses
+
 from npformer.data.lm_data import ArithmeticTask
 from npformer.data.mlm_data import MirrorTask
-from npformer.data.tasks import Task
+from npformer.data.tasks import TASKS, Task
 from npformer.data.text_classify import ClassifyTask
 from npformer.data.text_lm import TextLMTask
 from npformer.data.text_translate import TranslateTask
@@ -28,10 +30,21 @@ def make_any_task(**fields):
     command line's). Fields the chosen task does not have are dropped when they are only the
     seq2seq defaults; a language-model field given to a seq2seq task is an error naming it."""
     name = fields.get("name", "reverse")
-    if fields.get("data") is not None and fields.get("tokenizer") is None:
-        raise ValueError(f"tokenizer: expected the tokenizer of the --task {name} run on your text "
-                         f"(its vocabulary maps text to the model's ids), got none in the saved "
-                         f"task")
+    known = TASKS + tuple(_LM_FIELDS) + tuple(_ROW_TASKS)
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(f"task: expected one of {known}, got {name!r}")
+    if fields.get("data") is not None:                               # a task on your own text
+        if name not in ("lm", "mlm") + tuple(_ROW_TASKS):
+            raise ValueError(f"data: the {name} task is synthetic and reads no text, got "
+                             f"data={fields['data']!r}")
+        if fields.get("tokenizer") is None:
+            raise ValueError(f"tokenizer: expected the tokenizer of the --task {name} run on your "
+                             f"text (its vocabulary maps text to the model's ids), got none in the "
+                             f"saved task")
+        for key in ("tokenizer", "target_tokenizer"):
+            if fields.get(key) is not None and not isinstance(fields[key], dict):
+                raise ValueError(f"{key}: expected a saved tokenizer (an object with its 'type'), "
+                                 f"got {fields[key]!r}")
     if name == "mlm" and fields.get("data") is not None:            # BERT on text (text_mlm)
         from npformer.data.text_mlm import TextMLMTask
         keep = {k: v for k, v in fields.items() if k in _TEXT_FIELDS + ("mask_prob",)
@@ -58,6 +71,10 @@ def make_any_task(**fields):
         raise ValueError(f"--{extra[0].replace('_', '-')}: only for --task lm, got it with "
                          f"--task {name}")
     fields.pop("max_number", None)
+    extra = sorted(set(fields) - {f.name for f in dataclasses.fields(Task)})
+    if extra:
+        raise ValueError(f"task field {extra[0]!r}: not a field of the {name} task (expected "
+                         f"{', '.join(f.name for f in dataclasses.fields(Task))})")
     return Task(**fields)
 
 

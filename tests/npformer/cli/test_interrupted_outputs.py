@@ -56,7 +56,7 @@ def lm_checkpoint(tmp_path_factory):
 @pytest.mark.parametrize("earlier", [False, True])
 def test_ctrl_c_while_generating_says_out_was_not_written(lm_checkpoint, tmp_path, capsys,
                                                           monkeypatch, earlier):
-    import npformer.decoding as decoding                  # what `generate` decodes with
+    import npformer.decoding as decoding  # what `generate` decodes with
 
     def ctrl_c(*a, **kw):
         raise KeyboardInterrupt
