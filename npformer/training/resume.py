@@ -225,8 +225,9 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     missing += ["optimizer"] if ckpt.optimizer_state is None else []
     missing += ["schedule"] if ckpt.schedule_state is None else []
     if missing:
-        raise CheckpointError(path, f"holds no training state to resume (missing {missing}); it "
-                                    f"was written without one, e.g. by save_checkpoint(model)")
+        raise CheckpointError(path, f"holds no training state to resume (missing {missing}): only "
+                                    f"`npformer train --save` (or save_training_state) writes the task "
+                                    f"and data position a run needs; load_model(path) reads its weights")
     saved = meta.get("backend")
     if saved in ("numpy", "torch") and saved != be.name:
         raise CheckpointError(path, f"the run was saved by the {saved} backend; resume it with the "

@@ -74,6 +74,20 @@ def test_resume_from_a_model_only_checkpoint_is_refused(tmp_path, capsys):
     assert "no training state" in capsys.readouterr().err
 
 
+def test_a_checkpoint_with_an_optimizer_but_no_run_says_what_writes_a_run(tmp_path):
+    """save_checkpoint(model, optimizer, schedule) keeps no task or data position: the refusal
+    names what writes a resumable run and how to read the weights, not 'save_checkpoint(model)'."""
+    import npformer as nf
+    model = nf.Transformer(nf.TransformerConfig(d_model=8, num_heads=2, d_ff=8, vocab_size=8, max_len=6))
+    opt = nf.Adam(model.parameters(), lr=1e-3)
+    p = tmp_path / "model.npz"
+    nf.save_checkpoint(p, model, opt, nf.WarmupSchedule(opt, d_model=8, warmup_steps=4), step=1)
+    with pytest.raises(ck.CheckpointError) as e:
+        load_training_state(p)
+    assert "npformer train --save" in str(e.value) and "load_model" in str(e.value), str(e.value)
+    assert "save_checkpoint(model)" not in str(e.value)
+
+
 def test_resume_with_the_other_backend_is_refused(tmp_path, capsys):
     pytest.importorskip("torch")
     half = str(tmp_path / "half.npz")
