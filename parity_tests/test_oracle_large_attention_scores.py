@@ -8,8 +8,6 @@ now gets a case whose query and key projections are scaled to scores of about 30
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from parity_tests.conftest import candidate_path
@@ -19,9 +17,7 @@ from parity_tests.oracle.core import large_scores
 from parity_tests.oracle.grading.fixtures import draw_examples
 from parity_tests.oracle.reading.findings import Findings
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WRONG = os.path.join(ROOT, "parity_tests", "oracle_hostile", "overflowing_softmax_stacks.py")
-RIGHT = os.path.join(candidate_path(), "stable_softmax_stacks.py")
+RIGHT = candidate_path("stable_softmax_stacks.py")
 
 HOLDERS = [("mha", "MultiHeadAttention"), ("encoder_layer", "EncoderLayer"),
            ("encoder_layer", "PreNormEncoderLayer"), ("decoder_layer", "DecoderLayer"),
@@ -30,7 +26,7 @@ HOLDERS = [("mha", "MultiHeadAttention"), ("encoder_layer", "EncoderLayer"),
 
 @pytest.mark.parametrize("component,name", HOLDERS)
 def test_a_softmax_without_its_row_maximum_is_caught_and_its_right_twin_matches(component, name):
-    res = check(component, f"{WRONG}:{name}", examples=4)
+    res = check(component, f"{RIGHT}:{name}BUG", examples=4)
     assert res.verdict == "non_finite", res.message
     assert res.example.get(scores.MARK), res.example        # found by the large-score case
     assert "large_scores" in res.replay                      # and the replay builds it again

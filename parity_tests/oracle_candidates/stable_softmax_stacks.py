@@ -1,7 +1,8 @@
 """Attention modules, layers (a pre-norm encoder layer among them) and a whole encoder-decoder
 whose softmax subtracts each row's maximum before exp: right at any score, also past exp's float64
-range (scores of thousands), where the oracle's large-score case puts them. Our own code; the wrong
-twin is oracle_hostile/overflowing_softmax_stacks.py (the same code, exp taken of the raw scores)."""
+range (scores of thousands), where the oracle's large-score case puts them. Our own code. The BUG
+twins take exp of the raw scores: exact on the scores of size 1 a search draws; past ~709 exp
+overflows (inf / inf = NaN), below ~-745 a whole row underflows (0 / 0)."""
 import math
 
 import torch
@@ -14,7 +15,15 @@ def softmax_rows(s):
     return e / e.sum(-1, keepdim=True)
 
 
+def softmax_raw(s):
+    """BUG: softmax over the last axis as exp(s) / sum exp(s), no row maximum subtracted"""
+    e = torch.exp(s)
+    return e / e.sum(-1, keepdim=True)
+
+
 class MultiHeadAttention(nn.Module):
+    softmax = staticmethod(softmax_rows)
+
     def __init__(self, d_model, num_heads):
         super().__init__()
         self.h, self.dk = num_heads, d_model // num_heads
@@ -29,7 +38,7 @@ class MultiHeadAttention(nn.Module):
         s = split(self.w_q(query)) @ split(self.w_k(key)).transpose(-2, -1) / math.sqrt(self.dk)
         if mask is not None:
             s = s.masked_fill(mask == 0, float("-inf"))
-        out = softmax_rows(s) @ split(self.w_v(value))                          # (B, H, Tq, dk)
+        out = self.softmax(s) @ split(self.w_v(value))                          # (B, H, Tq, dk)
         return self.w_o(out.transpose(1, 2).reshape(B, -1, self.h * self.dk))
 
 
@@ -40,9 +49,11 @@ def feed_forward(d_model, d_ff):
 class PreNormEncoderLayer(nn.Module):
     """x + attn(norm(x)), then x + ffn(norm(x)): the norms sit before the attention."""
 
+    ATTENTION = MultiHeadAttention
+
     def __init__(self, d_model, num_heads, d_ff):
         super().__init__()
-        self.attn, self.ffn = MultiHeadAttention(d_model, num_heads), feed_forward(d_model, d_ff)
+        self.attn, self.ffn = self.ATTENTION(d_model, num_heads), feed_forward(d_model, d_ff)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
 
     def forward(self, x, mask=None):
@@ -52,9 +63,11 @@ class PreNormEncoderLayer(nn.Module):
 
 
 class EncoderLayer(nn.Module):
+    ATTENTION = MultiHeadAttention
+
     def __init__(self, d_model, num_heads, d_ff):
         super().__init__()
-        self.attn, self.ffn = MultiHeadAttention(d_model, num_heads), feed_forward(d_model, d_ff)
+        self.attn, self.ffn = self.ATTENTION(d_model, num_heads), feed_forward(d_model, d_ff)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
 
     def forward(self, x, mask=None):
@@ -63,10 +76,12 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
+    ATTENTION = MultiHeadAttention
+
     def __init__(self, d_model, num_heads, d_ff):
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, num_heads)
-        self.cross_attn = MultiHeadAttention(d_model, num_heads)
+        self.self_attn = self.ATTENTION(d_model, num_heads)
+        self.cross_attn = self.ATTENTION(d_model, num_heads)
         self.ffn = feed_forward(d_model, d_ff)
         self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(d_model) for _ in range(3))
 
@@ -85,12 +100,14 @@ def positions(T, d_model):
 
 
 class Transformer(nn.Module):
+    ENCODER, DECODER = EncoderLayer, DecoderLayer
+
     def __init__(self, src_vocab, tgt_vocab, d_model, num_heads, d_ff, num_layers, pad_id=0):
         super().__init__()
         self.d, self.pad = d_model, pad_id
         self.src_embed, self.tgt_embed = nn.Embedding(src_vocab, d_model), nn.Embedding(tgt_vocab, d_model)
-        self.encoder = nn.ModuleList(EncoderLayer(d_model, num_heads, d_ff) for _ in range(num_layers))
-        self.decoder = nn.ModuleList(DecoderLayer(d_model, num_heads, d_ff) for _ in range(num_layers))
+        self.encoder = nn.ModuleList(self.ENCODER(d_model, num_heads, d_ff) for _ in range(num_layers))
+        self.decoder = nn.ModuleList(self.DECODER(d_model, num_heads, d_ff) for _ in range(num_layers))
         self.generator = nn.Linear(d_model, tgt_vocab)
 
     def embed(self, table, ids):
@@ -108,3 +125,33 @@ class Transformer(nn.Module):
         for layer in self.decoder:
             y = layer(y, x, tgt_keep, src_keep)
         return self.generator(y)
+
+
+class MultiHeadAttentionBUG(MultiHeadAttention):
+    """BUG: exp of the raw scores."""
+
+    softmax = staticmethod(softmax_raw)
+
+
+class PreNormEncoderLayerBUG(PreNormEncoderLayer):
+    """BUG: its attention takes exp of the raw scores."""
+
+    ATTENTION = MultiHeadAttentionBUG
+
+
+class EncoderLayerBUG(EncoderLayer):
+    """BUG: its attention takes exp of the raw scores."""
+
+    ATTENTION = MultiHeadAttentionBUG
+
+
+class DecoderLayerBUG(DecoderLayer):
+    """BUG: both attentions take exp of the raw scores."""
+
+    ATTENTION = MultiHeadAttentionBUG
+
+
+class TransformerBUG(Transformer):
+    """BUG: every attention takes exp of the raw scores."""
+
+    ENCODER, DECODER = EncoderLayerBUG, DecoderLayerBUG
