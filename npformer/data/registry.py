@@ -104,7 +104,8 @@ def build_text_task_from_files(name: str, data, *, tokenizer: str | None = None,
 def check_task_fits_model(task, config, model_class: str) -> None:
     """The task's token ids (its tokenizer's, or its symbols and specials) all have a row in the
     model's embedding (and, for a translation, in its target embedding), and a classification
-    task has the classes the model's head outputs; else a ValueError saying which. A checkpoint
+    task has the classes the model's head outputs, and its longest row fits the model's max_len;
+    else a ValueError saying which. A checkpoint
     whose task metadata does not belong to its weights would otherwise index past the embedding
     (an IndexError at the first unseen id) or decode ids the model never learned."""
     two_sided = model_class == "Transformer"
@@ -121,6 +122,11 @@ def check_task_fits_model(task, config, model_class: str) -> None:
             raise ValueError(f"task {task.name}: {what}, but the model's {side}embedding has "
                              f"{rows} rows (ids {rows}..{needs - 1} have none): the saved task does "
                              f"not belong to these weights")
+    rows = max(getattr(task, "max_src_tokens", 0), getattr(task, "max_tgt_tokens", 0))
+    if rows > config.max_len:
+        raise ValueError(f"task {task.name}: its rows reach {rows} tokens, but the model's max_len is "
+                         f"{config.max_len} (it has no positions past that): the saved task does "
+                         f"not belong to these weights")
     if model_class in ("EncoderClassifier", "BertForSequenceClassification") \
             and getattr(task, "is_classification", False) and task.num_classes != config.num_classes:
         raise ValueError(f"task {task.name}: expected the {config.num_classes} classes the "

@@ -42,7 +42,9 @@ CASES = [("lm", set_field("name", 5), "task: expected one of"),
          ("lm", set_field("name", "bogus"), "task: expected one of"),
          ("lm", set_field("name", "reverse"), "data: the reverse task is synthetic and reads no text"),
          ("lm", set_field("tokenizer", 5), "tokenizer: expected a saved tokenizer"),
-         ("reverse", set_field("extra", 1), "task field 'extra': not a field of the reverse task")]
+         ("reverse", set_field("extra", 1), "task field 'extra': not a field of the reverse task"),
+         ("reverse", set_field("max_len", 1_000_000), "rows reach 1000001 tokens, but the model's max_len"),
+         ("lm", set_field("context", 4096), "rows reach 4096 tokens, but the model's max_len")]
 
 
 @pytest.mark.parametrize("run,edit,says", CASES, ids=[c[2][:30] for c in CASES])
