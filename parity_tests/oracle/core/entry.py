@@ -59,7 +59,7 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
         start = time.perf_counter()
         res, used = run(opts), opts
 
-        def again(o: Options, **kw) -> CheckResult:  # --time-budget covers a second search too
+        def again(o: Options, **kw) -> CheckResult:  # --time-budget covers every later search
             if o.time_budget is None:
                 return run(o, **kw)
             left = o.time_budget - (time.perf_counter() - start)
@@ -71,19 +71,11 @@ def check(component: str, candidate: Any, opts: Options | None = None, *, backwa
             res, used = layout_retry.retry(component, res, opts, again)
         if replay is None and not require:   # a quick check: float32-sized mismatches rerun
             layout_note = res.notes[:1] if used is not opts else []
-            res = float32_tables.retry(component, res, used, run,
+            res = float32_tables.retry(component, res, used, again,
                                        has_eps="eps" in getattr(get(component), "settable", {}))
             res.notes[:0] = [n for n in layout_note if n not in res.notes]
-
-        def alone(only: frozenset) -> CheckResult:   # --time-budget covers these searches too
-            left = None if used.time_budget is None else \
-                used.time_budget - (time.perf_counter() - start)
-            if left is not None and left < 1.0:
-                return CheckResult(verdict="timeout", exit_code=2, component=str(component),
-                                   candidate=str(candidate), message="no time left (--time-budget)")
-            return run(replace(used, time_budget=left), only=only)
         if score_groups and replay is None:
-            res.group_searches = groups.follow_up(res, alone)
+            res.group_searches = groups.follow_up(res, lambda only: again(used, only=only))
         return res
     except (ValueError, KeyError):
         # bad options (unknown component, bad --set...): the caller's mistake, not the candidate's

@@ -24,8 +24,7 @@ from typing import Callable
 
 from .verdicts import CheckResult
 
-COMPONENTS = ("model",)
-SWITCHED = "the candidate computes x @ W"     # the opening of adapters._switch_layout's note
+COMPONENTS = ("model",)                       # the layers have recognise/layout's probe
 
 
 def retry(component: str, first: CheckResult, opts, run: Callable) -> tuple[CheckResult, object]:
@@ -35,8 +34,6 @@ def retry(component: str, first: CheckResult, opts, run: Callable) -> tuple[Chec
         return first, opts
     if first.float32_sized or first.example is None:
         return first, opts              # rounding's own re-check decides; nothing to replay
-    if any(n.startswith(SWITCHED) for n in first.notes):
-        return first, opts              # a probe inside the check already switched
     other = dataclasses.replace(opts, weight_layout="in_out")
     # the first's counterexample must pass under in_out before a whole search is run: a new search
     # alone could miss a bug its draws happen not to meet

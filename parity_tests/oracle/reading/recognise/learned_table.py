@@ -94,8 +94,7 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
         note = (f"a learned positional table ({name}) beside a sinusoid the candidate computes ({own}, "
                 f"used on another path): the reference's sinusoid table placed into the learned one "
                 f"(what is checked is the lookup of positions 0 .. T-1 and the addition to x)")
-        if note not in adapter.notes:
-            adapter.notes.append(note)
+        _note(adapter, note)
         return []
     if len(unclaimed) != 1:
         return unclaimed
@@ -106,17 +105,20 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
     if _computes_sinusoid(adapter) and not adapter.caps.learned_table:   # (probe: learned beside computed)
         note = (f"a positional table ({name}) the candidate computes itself (its text calls sin / "
                 f"cos): not a learned table, compared as computed")
-        if note not in adapter.notes:
-            adapter.notes.append(note)
+        _note(adapter, note)
         return []
     slot.set(sinusoid(shape[-2], D).reshape(shape))
     beside = ", beside a sinusoid buffer" if _computes_sinusoid(adapter) else ""
     note = (f"a learned positional table ({name}, {len(shape)} axes{beside}): the reference's sinusoid table placed "
             f"into it (what is checked is the lookup of positions 0 .. T-1 and the addition to x; "
             f"the table's own gradient has no reference counterpart)")
+    _note(adapter, note)
+    return []
+
+
+def _note(adapter, note: str) -> None:
     if note not in adapter.notes:
         adapter.notes.append(note)
-    return []
 
 
 def _tables(adapter, obj, buffers: bool = False) -> list[np.ndarray]:
