@@ -274,14 +274,12 @@ def save_pretrained_folder(args, model) -> None:
     np_model = model if args.backend == "numpy" else to_numpy_model(model)
     files = FAMILIES[_family(_folder_config(args.init)[0], args.task)]["files"] + tuple(
         f for f in OPTIONAL_FILES if os.path.isfile(os.path.join(args.init, f)))
-    from npformer.io.files import atomic_write
     try:
-        hub.save_pretrained(np_model, out, overwrite=args.overwrite)
-        args.saved_pretrained_weights = str(out)          # the tokenizer files follow
-        for f in files:                                   # whole or not at all, as the weights
+        tokenizer_files = {}
+        for f in files:                                   # written with the weights, all or none
             with open(os.path.join(args.init, f), "rb") as src:
-                data = src.read()
-            atomic_write(os.path.join(out, f), lambda dst: dst.write(data))
+                tokenizer_files[f] = src.read()
+        hub.save_pretrained(np_model, out, overwrite=args.overwrite, extra_files=tokenizer_files)
     except OSError as e:
         raise CliError(f"--save-pretrained {out}: write failed: {e.strerror or e}") from None
     args.saved_pretrained = str(out)                      # an interruption now: say it is written

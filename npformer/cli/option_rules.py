@@ -187,9 +187,6 @@ def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
             continue
         if getattr(args, done, None):
             what += f"; {option} {out} was written complete before the interruption"
-        elif dest == "save_pretrained" and getattr(args, "saved_pretrained_weights", None):
-            what += (f"; {option} {out} holds the new weights but not every tokenizer file (each "
-                     f"file there is whole): copy them from --init {getattr(args, 'init', '')}")
         else:
             kept = "what was there before is unchanged" if os.path.exists(out) else "nothing was written"
             what += f"; {option} {out} was not written ({kept})"

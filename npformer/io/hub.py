@@ -181,14 +181,23 @@ def to_hf_state_dict(model) -> dict:
     return state_to_hf(kind, model.config, sd)
 
 
-def save_pretrained(model, folder, overwrite: bool = False) -> Path:
+def save_pretrained(model, folder, overwrite: bool = False,
+                    extra_files: dict[str, bytes] | None = None) -> Path:
     """Write config.json and model.safetensors (Hugging Face names; tied duplicates left out, as
-    transformers does) into `folder`. Existing files are replaced only with overwrite=True; both
-    paths are checked before anything is written."""
+    transformers does) into `folder`, with `extra_files` ({file name: contents}, a tokenizer's files)
+    beside them. Existing files are replaced only with overwrite=True; every path is checked before
+    anything is written, and every file is complete on disk before the first one replaces its
+    predecessor, so a failure or an interruption leaves the earlier folder as it was."""
     kind = kind_of(model)
     folder = Path(folder)
     hf_config = hf_config_for(kind, model.config)
-    files = (folder / "model.safetensors", folder / "config.json")
+    extra = dict(extra_files or {})
+    for name, data in extra.items():
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+            raise ValueError(f"extra_files: expected plain file names, got {name!r}")
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"extra_files[{name!r}]: expected bytes, got {type(data).__name__}")
+    files = (folder / "model.safetensors", folder / "config.json", *(folder / n for n in extra))
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
         raise FileExistsError(f"folder: {existing} exist; pass overwrite=True to replace them")
@@ -196,23 +205,32 @@ def save_pretrained(model, folder, overwrite: bool = False) -> Path:
     state = to_hf_state_dict(model)
     for d in tied(kind, model.config):
         state.pop(d, None)
-    # both files complete on disk before either replaces its predecessor: a failure (disk full)
-    # leaves the earlier pair as it was, never new weights beside an old config.json
-    tmp_st, tmp_cfg = temp_name(files[0]), None            # this process and thread's own
+    contents = [json.dumps(hf_config, indent=2).encode("utf-8"), *extra.values()]
+    temps: list[Path] = []                               # this process and thread's own
+    replacing = False
     try:
-        write_safetensors(tmp_st, state, {"format": "pt"}, overwrite=True)      # fsynced
-        fd, tmp_cfg = tempfile.mkstemp(prefix=".config.json.", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(hf_config, f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp_st, files[0])
-        os.replace(tmp_cfg, files[1])
+        temps.append(temp_name(files[0]))
+        write_safetensors(temps[0], state, {"format": "pt"}, overwrite=True)    # fsynced
+        for path, data in zip(files[1:], contents):
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+            temps.append(Path(tmp))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        replacing = True                                 # from here on: all files, never some
+        for tmp, path in zip(temps, files):
+            os.replace(tmp, path)
         fsync_dir(folder)
     except BaseException as e:
-        for t in (tmp_st, Path(tmp_cfg or tmp_st)):
-            if t.exists():
+        finish = replacing and not isinstance(e, OSError)    # Ctrl-C between two renames
+        for t, path in zip(temps, files):
+            if t.exists() and finish:
+                os.replace(t, path)
+            elif t.exists():
                 t.unlink()
+        if finish:
+            fsync_dir(folder)
         if not isinstance(e, OSError):
             raise
         kept = ("the earlier files there are unchanged" if existing else "nothing was written")

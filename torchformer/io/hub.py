@@ -34,9 +34,9 @@ __all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_sta
            "save_pretrained"]
 
 
-def save_pretrained(model, folder, overwrite: bool = False):
+def save_pretrained(model, folder, overwrite: bool = False, extra_files: dict | None = None):
     """npformer.io.hub.save_pretrained for a torchformer model, unwrapped from torch.compile / DDP."""
-    return _save_pretrained(unwrap(model), folder, overwrite=overwrite)
+    return _save_pretrained(unwrap(model), folder, overwrite=overwrite, extra_files=extra_files)
 
 
 def to_hf_state_dict(model) -> dict:

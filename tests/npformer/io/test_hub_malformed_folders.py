@@ -124,7 +124,7 @@ def test_save_pretrained_disk_full_on_the_second_file_keeps_the_earlier_pair(fol
 
     def full(*a, **kw):
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(hub.json, "dump", full)
+    monkeypatch.setattr(hub.json, "dumps", full)
     with pytest.raises(OSError, match="No space left"):
         hub.save_pretrained(nf.CausalLM(c, seed=1), folder, overwrite=True)
     monkeypatch.undo()
