@@ -4,7 +4,11 @@ attributes (`cfg.d_model`) and as items (`cfg["n_heads"]`); an annotated datacla
 its fields filled by name (dropout 0). When the module defining the class being built names a
 config class of its own (transformers' `GPT2Config` beside `GPT2Attention`), that one is built and
 its attributes set (library_config). The generic object answers attributes no hyperparameter names
-by their meaning (default_for) and names the rest in an interface error."""
+by their meaning (default_for) and names the rest in an interface error. A required argument named
+for the part it configures (`encoder_args`, `attn_config`: a config word last) is a config too, and a
+key naming a part of the model (`args['self_attention']`, `cfg['encoder']`) is a section of the
+config: a bag holding the same hyperparameters (sections). A bag holds the head width under its
+usual names (`d_k`, `head_dim`) as well."""
 from __future__ import annotations
 
 import dataclasses
@@ -18,6 +22,28 @@ from .base import MISSING
 CONFIG_ARG_NAMES = ("config", "cfg", "args", "hparams", "hp", "opt", "opts", "conf", "configs",
                     "params", "hyperparams", "settings", "model_config", "c", "conf_dict",
                     "config_dict", "hyper_params")
+
+
+CONFIG_WORDS = ("args", "config", "cfg", "conf", "hparams", "configs", "settings", "opts")
+"""The last word of a constructor argument named for the part it configures (`encoder_args`)."""
+
+SECTION_WORDS = ("attention", "attn", "mha", "encoder", "decoder", "enc", "dec", "ffn", "mlp",
+                 "feed", "feedforward", "ff", "model", "layer", "layers", "block", "blocks", "self",
+                 "cross", "transformer")
+"""Words of a config key that name a part of the model: such a key holds a section of the config."""
+
+
+def is_config_name(name: str) -> bool:
+    """Whether a constructor argument's name says it is a config (`config`, `encoder_args`)."""
+    low = name.lower()
+    words = [w for w in low.split("_") if w]
+    return low in CONFIG_ARG_NAMES or (len(words) > 1 and words[-1] in CONFIG_WORDS)
+
+
+def _section(name: str) -> bool:
+    words = [w for w in name.lower().replace("-", "_").split("_") if w]
+    return bool(words) and all(w in SECTION_WORDS or w in ("forward", "wise", "position")
+                               for w in words) and any(w in SECTION_WORDS for w in words)
 
 
 LONGEST = 512
@@ -81,6 +107,15 @@ class ConfigBag(dict):
 
     def _oracle_answer(self, name: str, how: str):
         v = default_for(name, self.__dict__.get("_oracle_values", {}))
+        if v is MISSING and _section(name):
+            v = ConfigBag(self)               # a section: the same hyperparameters
+            v.__dict__.update(self.__dict__)
+            notes = self.__dict__.get("_oracle_notes")
+            text = f"config key {name!r} read: a section for a part of the model, given the same " \
+                   f"hyperparameters"
+            if isinstance(notes, list) and text not in notes:
+                notes.append(text)
+            return v
         if v is MISSING:
             raise ConfigAttributeMissing(
                 f"the candidate reads {how}, which the oracle's config object has no "
@@ -102,6 +137,13 @@ def fill(values: dict, aliases: dict) -> ConfigBag:
     if "d_model" in values:
         bag["hidden_size"] = values["d_model"]   # in a config, as Hugging Face names it: the
         #                                          model width (intermediate_size is d_ff's)
+    from .derived import HEAD_WIDTH, head_width
+    width = head_width(values)
+    if width is not None:                        # config["d_k"]: the width of one head
+        for a in HEAD_WIDTH:
+            if a != "depth":
+                bag.setdefault(a, values.get("d_v", width) if a in ("d_v", "dv", "d_value", "v_dim",
+                                                                      "vdim") else width)
     for a in aliases["dropout"]:
         bag[a] = 0.0
     bag.setdefault("bias", True)
@@ -151,7 +193,7 @@ def value(ctx, param, values: dict):
         ctx.note(f"constructor argument {param.name!r}: built {cls.__name__}("
                  + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")")
         return cls(**kwargs)
-    if param.name.lower() in CONFIG_ARG_NAMES and (cls is None or cls in (dict, object)):
+    if is_config_name(param.name) and (cls is None or cls in (dict, object)):
         real = library_config(ctx, values, annotation_members(param, ctx.module),
                               _attributes_read(ctx, param.name))
         if real is not None:
