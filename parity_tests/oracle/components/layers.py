@@ -236,7 +236,8 @@ class Model(Component):
             src_len = [d(st.integers(1, S)) for _ in range(B)]
             tgt_len = [d(st.integers(1, T)) for _ in range(B)]
             return {"B": B, "S": S, "T": T, "d_model": D, "num_heads": H,
-                    "d_ff": d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
+                    "d_ff": caps.d_ff_ratio * D if caps.d_ff_ratio and "d_ff" not in fixed else
+                    d(_choice(fixed, "d_ff", st.integers(1, SEARCH["max_d_ff"]))),
                     "num_encoder_layers": ne, "num_decoder_layers": nd,
                     "src_vocab": sv, "tgt_vocab": tv, "src_len": src_len, "tgt_len": tgt_len,
                     "seed": d(hs.seeds())}

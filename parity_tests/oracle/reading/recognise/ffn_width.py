@@ -5,11 +5,14 @@ two different d_ff, the candidate's parameter shapes do not change, and its hidd
 d_model at two different d_model (drawn as k * d_model), or the same F at both (drawn at F, as a
 size the code fixes), unless --set d_ff fixes it; the report says so. Where the model width is fixed too (global_width),
 the hidden width found at that width is drawn as a constant; where the head count is (fixed_heads),
-the two d_model are H and 2H. Without the probe no
-reference weight would fit its shapes."""
+the two d_model are H and 2H. A whole model is probed alike (`D_FF = 2048` beside a layer that
+takes only d_model and its head count); there the vocabulary sizes are set aside, as an output
+projection kept as x @ W pairs with the embedding table like an up and a down projection. Without
+the probe no reference weight would fit its shapes."""
 from __future__ import annotations
 
-COMPONENTS = ("ffn", "encoder_layer", "decoder_layer")
+COMPONENTS = ("ffn", "encoder_layer", "decoder_layer", "model")
+VOCABS = ("src_vocab", "tgt_vocab", "vocab_size")
 
 
 def _shapes(adapter, obj) -> list:
@@ -43,11 +46,13 @@ def probe(adapter) -> None:
     H = adapter.caps.fixed_sizes.get("num_heads", 2)    # a head count the code fixes (fixed_heads)
     D, W = (fixed, fixed) if fixed else (4, 6) if H == 2 else (H, 2 * H)
     base = dict(adapter.probe_hyper(), d_model=D, num_heads=H, d_k=D // H, d_v=D // H)
+    vocabs = {base[v] for v in VOCABS if v in base} if adapter.comp.name == "model" else set()
+    f1, f2 = [f for f in (3, 5, 7, 9, 11) if f not in vocabs | {D, W}][:2]
     notes = list(adapter.notes)         # the extra builds' guesses are the probe build's again
     try:
-        a = _shapes(adapter, adapter.construct(dict(base, d_ff=3)))
-        b = _shapes(adapter, adapter.construct(dict(base, d_ff=5)))
-        if a != b or any(3 in s or 5 in s for s in a):
+        a = _shapes(adapter, adapter.construct(dict(base, d_ff=f1)))
+        b = _shapes(adapter, adapter.construct(dict(base, d_ff=f2)))
+        if a != b or any(f1 in s or f2 in s for s in a):
             return                      # the candidate takes d_ff (or uses no matrices at all)
         wide = a if fixed else _shapes(adapter, adapter.construct(
             dict(base, d_model=W, num_heads=H, d_k=W // H, d_v=W // H, d_ff=7)))
@@ -55,8 +60,8 @@ def probe(adapter) -> None:
         return
     finally:
         adapter.notes[:] = notes
-    both = set() if fixed else _ratios(a, D) & _ratios(wide, W)
-    constant = _hidden(a, D) & _hidden(wide, W)
+    both = set() if fixed else {k for k in _ratios(a, D) & _ratios(wide, W) if k * D not in vocabs}
+    constant = (_hidden(a, D) & _hidden(wide, W)) - vocabs
     if not both and len(constant) == 1:
         f = constant.pop()
         adapter.caps.fixed_sizes["d_ff"] = f
