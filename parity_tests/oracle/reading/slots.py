@@ -38,9 +38,28 @@ GRAD_PATTERNS = ("d{}", "grad_{}", "{}_grad", "d_{}", "grad{}", "{}grad", "delta
                  "{}_gradient", "dL_d{}")
 
 
+GRAD_FIELDS = ("grad", "gradient")
+"""Where a Parameter-like object (an array under .data) keeps its gradient."""
+
+
+def grad_field(v) -> str | None:
+    """The attribute of a Parameter-like object (`.data` an array, not itself an array) holding its
+    gradient array: `.grad` (micrograd, torch-like) or `.gradient` (a dataclass Parameter(data,
+    gradient)); None for anything else."""
+    if isinstance(v, np.ndarray) or not isinstance(getattr(v, "data", None), np.ndarray):
+        return None
+    return next((f for f in GRAD_FIELDS if isinstance(getattr(v, f, None), np.ndarray)), None)
+
+
+def param_like(v) -> bool:
+    """A Parameter-like object: an array under .data beside a gradient field (maybe None yet)."""
+    return not isinstance(v, np.ndarray) and isinstance(getattr(v, "data", None), np.ndarray) and \
+        any(hasattr(v, f) for f in GRAD_FIELDS)
+
+
 class NumpySlot:
     """An array held by a numpy candidate: container[key] or getattr(container, key); the value may
-    be a Parameter-like object with .data and .grad."""
+    be a Parameter-like object with .data and .grad (or .gradient)."""
 
     def __init__(self, container, key, owner=None, grads_key=None):
         self.container, self.key, self.owner = container, key, owner
@@ -68,8 +87,9 @@ class NumpySlot:
             cur[...] = arr
         elif v is not cur:                        # Parameter-like: replace its data
             v.data = arr.copy()
-            if isinstance(getattr(v, "grad", None), np.ndarray):
-                v.grad = np.zeros_like(v.data)
+            field = grad_field(v)
+            if field is not None:
+                setattr(v, field, np.zeros_like(v.data))
         else:
             new = arr.copy()
             if isinstance(self.container, (dict, list)):
@@ -79,9 +99,9 @@ class NumpySlot:
             _replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
 
     def clear_grad(self) -> None:
-        v = self._get()
-        if not isinstance(v, np.ndarray) and isinstance(getattr(v, "grad", None), np.ndarray):
-            v.grad[...] = 0
+        field = grad_field(self._get())
+        if field is not None:
+            getattr(self._get(), field)[...] = 0
 
     def grad(self):
         """The gradient kept under a name (.grad, d<name>, grads[name], ...); None when there is
@@ -97,8 +117,9 @@ class NumpySlot:
         """Every (where, copy) a gradient of this slot is kept under a name, in reading order."""
         v = self._get()
         hits = []
-        if not isinstance(v, np.ndarray) and isinstance(getattr(v, "grad", None), np.ndarray):
-            hits.append((f"{self.key}.grad", v.grad.copy()))
+        field = grad_field(v)
+        if field is not None:
+            hits.append((f"{self.key}.{field}", getattr(v, field).copy()))
         key = str(self.grads_key)
         holders = [self.owner, self.container] if self.owner is not None else [self.container]
         for h in holders:
@@ -179,7 +200,8 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         except TypeError:
             return
         names = {k for k, _ in items}
-        held = {id(v) for _, v in items if isinstance(v, np.ndarray)}   # its own attributes
+        held = {id(v) for _, v in items if isinstance(v, np.ndarray) or param_like(v)}   # its own
+        parts = {id(v) for _, v in items if _is_object(v) and not param_like(v)}   # its own parts
         for k, v in items:
             if k.startswith("_") or k in _SKIP_ATTRS or _looks_like_grad(k, names):
                 continue
@@ -187,13 +209,16 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
             if isinstance(v, np.ndarray):
                 if v.dtype.kind == "f" and v.ndim >= 1 and not forward_reads.unread(o, k):
                     slots[name] = NumpySlot(o, k)
-            elif isinstance(getattr(v, "data", None), np.ndarray) and hasattr(v, "grad"):
+            elif param_like(v):
                 slots[name] = NumpySlot(o, k)
             elif isinstance(v, (list, tuple)):
                 for i, item in enumerate(v):
                     if isinstance(item, np.ndarray) and isinstance(v, list):
                         if item.dtype.kind == "f" and item.ndim >= 1:
                             slots[f"{name}.{i}"] = NumpySlot(v, i, owner=o, grads_key=f"{k}{i}")
+                    elif param_like(item):
+                        if id(item) not in held:    # `self.params = [self.weight, ...]`: named
+                            slots[f"{name}.{i}"] = NumpySlot(v, i, owner=o)   # as the attribute
                     elif isinstance(item, (list, tuple)) and item and \
                             all(isinstance(a, np.ndarray) for a in item):
                         # `self.norms = [(gain, shift), ...]`: each array written in place
@@ -201,8 +226,8 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                             if a.dtype.kind == "f" and a.ndim >= 1:
                                 slots[f"{name}.{i}.{j}"] = NumpySlot(item, j, owner=o,
                                                                      grads_key=f"{k}{i}{j}")
-                    elif _is_object(item):
-                        walk(item, f"{name}.{i}.", depth + 1)
+                    elif _is_object(item) and id(item) not in parts:   # `self.layers = [self.q,
+                        walk(item, f"{name}.{i}.", depth + 1)              # ...]`: named q
             elif isinstance(v, dict):
                 for kk, item in v.items():
                     if isinstance(item, np.ndarray) and id(item) in held:
@@ -214,7 +239,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                         flat = k in PARAM_DICTS and str(kk) not in names and short not in slots
                         slots[short if flat else f"{name}.{kk}"] = NumpySlot(
                             v, kk, owner=o, grads_key=str(kk))
-                    elif _is_object(item):
+                    elif _is_object(item) and id(item) not in parts:
                         walk(item, f"{name}.{kk}.", depth + 1)
             elif _is_object(v):
                 walk(v, f"{name}.", depth + 1)
