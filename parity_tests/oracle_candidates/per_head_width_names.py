@@ -53,3 +53,15 @@ class ConvFeedForwardEncoderLayer(nn.Module):
         x = self.norm1(x + self.mha(x, x, x, mask))
         ff = self.conv2(torch.relu(self.conv1(x.transpose(1, 2)))).transpose(1, 2)
         return self.norm2(x + ff)
+
+
+class HiddenPerHeadAttention(WidthPerHeadAttention):
+    """The same attention as NumPy frameworks name its sizes: (d_model, n_heads, d_hidden), where
+    `d_hidden` (elsewhere a feed-forward width) is each head's width."""
+
+    def __init__(self, d_model, n_heads, d_hidden):
+        super().__init__(d_hidden, n_heads, d_model)
+
+
+class HiddenPerHeadAttentionBUG(HiddenPerHeadAttention, WidthPerHeadAttentionBUG):
+    """BUG: as WidthPerHeadAttentionBUG, the heads merged without moving the head axis back."""

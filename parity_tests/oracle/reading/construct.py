@@ -242,7 +242,7 @@ class ConstructMixin:
         return m
 
 
-AMBIGUOUS_SIZES = ("hidden_size", "hidden_dim", "hidden", "size", "dim")
+AMBIGUOUS_SIZES = ("hidden_size", "hidden_dim", "hidden", "size", "dim", "d_hidden")
 
 
 def _per_head_sizes(params, values: dict, hypers) -> list:
