@@ -59,3 +59,33 @@ class NumberedBiasEncoderLayerBUG(NumberedBiasEncoderLayer):
     """BUG: the feed-forward adds its first bias after the ReLU."""
 
     ffn_class = ConvFeedForwardBUG
+
+
+class RowBiasFeedForward:
+    """Biases kept as rows, `np.zeros((1, n))`, beside `weights1` / `weights2`, as code written for
+    (T, d) inputs keeps them."""
+
+    def __init__(self, d_model, d_ff):
+        self.weights1, self.biases1 = np.random.randn(d_model, d_ff) * 0.1, np.zeros((1, d_ff))
+        self.weights2, self.biases2 = np.random.randn(d_ff, d_model) * 0.1, np.zeros((1, d_model))
+
+    def forward(self, x):
+        return np.maximum(x @ self.weights1 + self.biases1, 0.0) @ self.weights2 + self.biases2
+
+
+class RowBiasFeedForwardBUG(RowBiasFeedForward):
+    """BUG: the second bias is added before the second matrix."""
+
+    def forward(self, x):
+        return (np.maximum(x @ self.weights1 + self.biases1, 0.0) + self.biases2[:, :1]) @ self.weights2 \
+            + self.biases2
+
+
+class RowBiasEncoderLayer(NumberedBiasEncoderLayer):
+    ffn_class = RowBiasFeedForward
+
+
+class RowBiasEncoderLayerBUG(NumberedBiasEncoderLayer):
+    """BUG: the feed-forward adds part of its second bias before the second matrix."""
+
+    ffn_class = RowBiasFeedForwardBUG

@@ -295,9 +295,9 @@ class Resolver:
                         options = [self.join(owner, a) for a in LINEAR_BIAS]
                         if m.endswith(".0"):    # a (W, b) tuple in a list: layers.0.0, layers.0.1
                             options.append(self.join(owner, "1"))
-                        options += _named_bias(m, [v for v in free if len(self.space.shapes[v] or ()) == 1])
+                        options += _named_bias(m, [v for v in free if _row(self.space.shapes[v])])
                     else:           # a bare matrix: the next free vector registered after it
-                        options = [v for v in free[pos + 1:] if len(self.space.shapes[v] or ()) == 1
+                        options = [v for v in free[pos + 1:] if _row(self.space.shapes[v])
                                    and "." not in v[skip:]][:1]
                     for v in options:
                         v = self.space.find(v)
@@ -324,6 +324,12 @@ class Resolver:
             if ref not in self.entries:
                 self._apply_map(ref)
         return self.entries
+
+
+def _row(shape) -> bool:
+    """A bias's shape: a vector (n,), or a row (1, n) as NumPy code keeps `np.zeros((1, n))`
+    (recognise/row_bias maps it onto the reference's (n,))."""
+    return shape is not None and (len(shape) == 1 or (len(shape) == 2 and shape[0] == 1))
 
 
 def _named_bias(weight: str, vectors: list[str]) -> list[str]:
