@@ -1,6 +1,8 @@
 """A NumPy positional encoding whose constructor computes its sinusoid table (`self.pe`) holds no
 learned table: its own table is compared (the reference's sinusoid was placed into it before, and
-a wrong frequency base was a MATCH)."""
+a wrong frequency base was a MATCH). A class with no constructor of its own (its table computed in
+a class-level forward) is built without arguments; before, the oracle passed it d_model and max_len
+and the check ended INTERFACE_ERROR "takes no arguments"."""
 from __future__ import annotations
 
 import pytest
@@ -21,4 +23,14 @@ def test_a_computed_numpy_table_matches(tables):
 
 def test_a_planted_frequency_base_in_that_table_is_a_mismatch(tables):
     res = check("positional", f"{tables}:ComputedTableEncodingBUG", examples=25)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_class_without_a_constructor_is_built_without_arguments(tables):
+    res = check("positional", f"{tables}:StaticTableEncoding", examples=10)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_planted_frequency_base_there_is_a_mismatch(tables):
+    res = check("positional", f"{tables}:StaticTableEncodingBUG", examples=25)
     assert res.verdict == "mismatch", render_text(res)

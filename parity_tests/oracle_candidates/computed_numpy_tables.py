@@ -27,3 +27,28 @@ class ComputedTableEncodingBUG(ComputedTableEncoding):
     """BUG: the frequencies use base 1000 instead of 10000."""
 
     BASE = 1000.0
+
+
+class StaticTableEncoding:
+    """No constructor of its own: the table is computed in a static forward from the input's
+    sizes (a class used as a namespace, `StaticTableEncoding.forward(x)`)."""
+
+    BASE = 10000.0
+
+    @staticmethod
+    def table(length, width, base):
+        position = np.arange(length).reshape(-1, 1)
+        rate = np.exp(np.arange(0, width, 2) * (-math.log(base) / width))
+        pe = np.zeros((length, width))
+        pe[:, 0::2], pe[:, 1::2] = np.sin(position * rate), np.cos(position * rate)[:, : width // 2]
+        return pe
+
+    @classmethod
+    def forward(cls, x):
+        return x + cls.table(x.shape[1], x.shape[2], cls.BASE)[np.newaxis]
+
+
+class StaticTableEncodingBUG(StaticTableEncoding):
+    """BUG: the frequencies use base 1000 instead of 10000."""
+
+    BASE = 1000.0

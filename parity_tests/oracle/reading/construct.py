@@ -102,6 +102,9 @@ class ConstructMixin:
         name (naming.HYPER_ALIASES, in `order`), dropout 0, --init-kwargs (top level only; they may
         supply required arguments), then the recognisers for required arguments left over."""
         values = dict(values)
+        if isinstance(target, type) and target.__init__ is object.__init__ \
+                and target.__new__ is object.__new__:
+            return target()             # no constructor of its own: it takes no arguments
         sig_fn = target.__init__ if isinstance(target, type) else target
         sig = naming.signature_of(sig_fn)
         params = [p for p in (sig.parameters.values() if sig else []) if p.name not in ("self", "cls")]
