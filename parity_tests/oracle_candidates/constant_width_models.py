@@ -68,3 +68,11 @@ class ConstantSizesSeq2Seq(ConstantWidthSeq2Seq):
 
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model, num_layers):
         super().__init__(src_vocab_size, tgt_vocab_size, d_model, HEADS, num_layers)
+
+
+class UnscaledConstantWidthSeq2Seq(ConstantWidthSeq2Seq):
+    """BUG (against the paper, section 3.4): the embeddings are not multiplied by sqrt(d_model)."""
+
+    def embed(self, table, ids):
+        x = table(ids)
+        return x + self.pe[: ids.shape[1]].to(x.dtype)

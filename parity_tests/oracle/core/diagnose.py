@@ -2,7 +2,8 @@
 
 The failing example is recomputed with the reference changed in one known way at a time (scores
 scaled by sqrt(d_model) or not at all, the mask ignored or its convention flipped, softmax over the
-wrong axis, unbiased variance, eps outside the square root, another activation, pre- vs post-norm);
+wrong axis, unbiased variance, eps outside the square root, another activation, pre- vs post-norm;
+for a whole model also its embeddings scaled by sqrt(d_model) or not, and final norms or none);
 when the candidate's output equals one of these to tolerance, while the reference itself differs
 from it, the report says `likely cause: ...`. A hint only: the verdict stays MISMATCH, and correct
 code is never given one (a variant is named only when the reference output is not the candidate's).
@@ -170,6 +171,22 @@ def _ffn_linear(case):
     return h @ p["linear2.weight"].T + p["linear2.bias"]
 
 
+def _model_variants(case):
+    """A whole model's switches flipped one at a time: the embedding scale, final norms after each
+    stack, the norm placement (each named with the --set that asks for it)."""
+    s = dict(getattr(case, "settings", None) or {})
+    out = []
+    for key, default, yes, no in (
+            ("scale_embeddings", True, "embeddings multiplied by sqrt(d_model)",
+             "embeddings not multiplied by sqrt(d_model)"),
+            ("final_norm", False, "a final LayerNorm after each stack", "no final LayerNorm after the stacks"),
+            ("norm_first", False, "pre-norm layers", "post-norm layers")):
+        now = bool(s.get(key, default))
+        label = f"{no if now else yes} (--set {key}={str(not now).lower()})"
+        out.append((label, lambda key=key, now=now: replace(case, settings=dict(s, **{key: not now}))))
+    return out
+
+
 VARIANTS = {
     "sdpa": lambda c: _attention_variants(c) + [
         ("softmax over the queries axis instead of the keys axis", lambda: _sdpa_wrong_axis(c))],
@@ -179,6 +196,7 @@ VARIANTS = {
     "encoder_layer": lambda c, probed=False: _attention_variants(c) + _layer_variants(c, probed),
     "decoder_layer": lambda c, probed=False: _attention_variants(c) + _layer_variants(c, probed),
     "layernorm": _layernorm_variants,
+    "model": _model_variants,
 }
 
 
