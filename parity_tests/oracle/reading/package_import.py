@@ -3,11 +3,14 @@
 loaded on its own by path it raises "attempted relative import with no known parent package".
 
 The folder its deepest relative import reaches (the file's folder for `from .x`; one up for
-`from ..x` when that folder is a package itself (`own_package_root`), ... otherwise only inside the
+`from ..x` when that folder is a package itself (`own_package_root`) or lies in a folder on the
+oracle's PYTHONPATH, which the worker sees anyway (`IMPORT_ROOTS`), ... otherwise only inside the
 folder the grader names with `--package-root`) becomes a package
 of a fresh name (`_oracle_package_<digest>`) whose search path is that folder; the file is then
 imported as its module (`_oracle_package_<digest>.model.sdpa`), so each relative import finds the
-sibling file it names. The top folder's own `__init__.py` is not run (it often imports the whole
+sibling file it names. The sibling files it imports relatively count too: `from ._base import
+Module` in `nn/layers/transformer.py`, whose `_base.py` does `from ..engine import Module`, reaches
+`nn/` (`reached_folder`). The top folder's own `__init__.py` is not run (it often imports the whole
 project: training scripts, tokenizers); the folders between it and the file are imported as Python
 imports them (their `__init__.py`, where there is one, runs).
 
@@ -28,6 +31,8 @@ from types import ModuleType
 from .script_code import without_script
 
 LEFT_OUT: dict[str, list[int]] = {}     # file -> lines of the script statements not run
+IMPORT_ROOTS: list[str] = []    # the oracle's PYTHONPATH folders the worker sees (set at "prepare")
+FOLLOWED = 64                   # files read at most when following relative imports
 CALLS_LEFT_OUT: dict[str, list[int]] = {}   # file -> lines of notebook set-up calls not run
 
 
@@ -50,20 +55,65 @@ def relative_depth(path: str) -> int:
     return max((n.level for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)), default=0)
 
 
+def _relative_imports(path: str) -> list[tuple[int, str]]:
+    """(level, dotted module) of each relative import of the file at `path` (`from ..engine import
+    x` is (2, "engine"), `from . import parts` is (1, "parts")); none when it cannot be parsed."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return []
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.level:
+            out += [(n.level, n.module)] if n.module else [(n.level, a.name) for a in n.names]
+    return out
+
+
+def reached_folder(path: str) -> str | None:
+    """The highest folder the relative imports of the file at `path` reach, following them into
+    the files they import (a sibling's own `from ..x` counts as the file's): `from .x` reaches the
+    file's folder, `from ..x` one up. None when the file has no relative import. Only text is read
+    (at most FOLLOWED files), nothing runs."""
+    start = os.path.abspath(path)
+    reached: list[str] = []
+    todo, seen = [start], {start}
+    while todo and len(seen) <= FOLLOWED:
+        f = todo.pop()
+        for level, module in _relative_imports(f):
+            base = os.path.dirname(f)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            reached.append(base)
+            target = os.path.join(base, *module.split("."))
+            for found in (target + ".py", os.path.join(target, "__init__.py")):
+                if os.path.isfile(found) and found not in seen:
+                    seen.add(found)
+                    todo.append(found)
+    if not reached:
+        return None
+    return os.path.commonpath([os.path.dirname(start), *reached])
+
+
+def on_import_path(folder: str) -> bool:
+    """Whether `folder` lies inside a folder on the oracle's PYTHONPATH (IMPORT_ROOTS: never this
+    project nor the oracle's working directory), which the worker's view holds anyway."""
+    return any(within(folder, root) for root in IMPORT_ROOTS)
+
+
 def anchor_folder(path: str, package_root: str | None = None) -> str | None:
     """The folder the relative imports of the file at `path` are counted from, or None when it has
     none. `from .x` is counted from the file's own folder. `from ..x` reaches one folder up: that
     folder is returned only when it lies inside `package_root` (the grader's `--package-root`),
-    never by default: the worker's view would otherwise widen at the submission's request to the
-    folder above it (a grader's folder of other submissions, hidden tests or seeds). A folder
-    passed on the way may be a namespace package (no `__init__.py`), as Python 3 allows."""
-    depth = relative_depth(path)
-    if depth == 0:
+    or inside a folder on the oracle's PYTHONPATH (on_import_path), never by default: the worker's
+    view would otherwise widen at the submission's request to the folder above it (a grader's
+    folder of other submissions, hidden tests or seeds). A folder passed on the way may be a
+    namespace package (no `__init__.py`), as Python 3 allows."""
+    folder = reached_folder(path)
+    if folder is None:
         return None
-    folder = os.path.dirname(os.path.abspath(path))
-    for _ in range(depth - 1):
-        folder = os.path.dirname(folder)
-    if depth > 1 and not within(folder, package_root) and own_package_root(path) != folder:
+    if folder != os.path.dirname(os.path.abspath(path)) and not within(folder, package_root) \
+            and own_package_root(path) != folder and not on_import_path(folder):
         return None
     return folder
 
@@ -79,11 +129,9 @@ def own_package_root(path: str) -> str | None:
     `--package-root`. A grader's folder of submissions or of hidden tests is not a package, so
     `from ..x` reaching it still needs the flag; neither are two levels up (`from ...x`) found
     this way, nor a folder holding the oracle itself."""
-    if relative_depth(path) != 2:
-        return None
     here = os.path.dirname(os.path.abspath(path))
     folder = os.path.dirname(here)
-    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+    if reached_folder(path) != folder or not os.path.isfile(os.path.join(folder, "__init__.py")):
         return None
     oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     if within(oracle_home, folder) or folder == os.path.dirname(folder):
@@ -96,17 +144,16 @@ def reach_hint(path: str, package_root: str | None = None) -> str | None:
     folder that import reaches is not inside `package_root`: the exact `--package-root` (the folder
     its deepest relative import reaches), or the folder that keeps it from being a package; None
     when that is not why its import failed (no such import, or one inside the package root)."""
-    depth = relative_depth(path)
-    if depth < 2:
+    folder = reached_folder(path)
+    here = os.path.dirname(os.path.abspath(path))
+    if folder is None or folder == here or within(folder, package_root) or \
+            own_package_root(path) == folder or on_import_path(folder):
         return None
-    folder = os.path.dirname(os.path.abspath(path))
-    for _ in range(depth - 1):
-        folder = os.path.dirname(folder)
-    if within(folder, package_root) or own_package_root(path) == folder:
-        return None
-    return (f"its `from {'.' * depth}x` imports reach {folder!r}, {depth - 1} folder(s) above its "
-            f"own, which the worker does not see by default: pass --package-root {folder} to let "
-            f"it see that folder (everything in it becomes readable to the submission)")
+    up = len(os.path.relpath(here, folder).split(os.sep))
+    return (f"its `from {'.' * (up + 1)}x` imports (its own or a sibling's it imports) reach "
+            f"{folder!r}, {up} folder(s) above its own, which the worker does not see by default: "
+            f"pass --package-root {folder} to let it see that folder (everything in it becomes "
+            f"readable to the submission)")
 
 
 def within(folder: str, package_root: str | None) -> bool:

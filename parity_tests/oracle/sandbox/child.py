@@ -220,6 +220,8 @@ def main() -> None:
             for p in header.get("import_path", []):     # the oracle's PYTHONPATH, project excluded;
                 if isinstance(p, str) and p not in sys.path:    # kept in the view with sys.path
                     sys.path.append(p)
+            from ..reading.package_import import IMPORT_ROOTS
+            IMPORT_ROOTS[:] = [p for p in header.get("import_path", []) if isinstance(p, str)]  # `from ..x`
             named = _named_package(str(header.get("spec", "")))
             forbid = list(header.get("forbidden", ()))
             if named and any(str(f).split(".")[0] == named for f in forbid):

@@ -10,8 +10,9 @@ interface error naming it, and `--map REF=-` states that it is absent.
                      heads, checked against the reference's attention before out_proj (held at the
                      identity); the report lists it as not compared
     numpy module     a projection's bias (attention, feed-forward): absent when a walk of
-                     everything the object reaches (attributes, private ones and gradient or cache
-                     dicts included, lists, dicts, parts) ends within its bounds and finds no
+                     everything the object reaches (attributes, private ones and cache dicts
+                     included, lists, dicts, parts; gradient dicts and the `.grad` a parameter
+                     object keeps beside its value left out) ends within its bounds and finds no
                      array but the claimed ones that could be it. A norm's gain or shift is never
                      known (kept where the oracle does not look it would be silently left at 1 or
                      0 and hide bugs): interface error unless --map REF=-
@@ -32,6 +33,10 @@ dropout masks is no bias)."""
 
 GRAD_DICTS = ("grads", "gradients", "dparams", "param_grads")
 """Attributes holding the object's parameter gradients (a dict keyed by parameter name)."""
+
+GRAD_SLOTS = ("grad", "gradient")
+"""The gradient a parameter object keeps beside its value (`Parameter(data).grad`, zeros of the
+value's shape until a backward): no parameter of its own, so no bias either."""
 
 
 def _vector_like(ref_shape, shape) -> bool:
@@ -82,7 +87,7 @@ def _numpy_arrays(obj) -> list | None:
             items = list(o.values())
         elif not isinstance(o, (list, tuple, set, frozenset)) and hasattr(o, "__dict__"):
             # a gradient dict (`self.grads = {'W_q': ...}`) holds no parameter of the object
-            items = [v for k, v in vars(o).items() if k not in GRAD_DICTS]
+            items = [v for k, v in vars(o).items() if k not in GRAD_DICTS + GRAD_SLOTS]
         elif isinstance(o, (list, tuple, set, frozenset)):
             items = list(o)
         else:
