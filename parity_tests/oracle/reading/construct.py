@@ -245,11 +245,11 @@ class ConstructMixin:
         return m
 
 
-AMBIGUOUS_SIZES = ("hidden_size", "hidden_dim", "hidden", "size", "dim", "d_hidden")
+AMBIGUOUS_SIZES = ("hidden_size", "hidden_dim", "hidden", "size", "dim", "d_hidden", "dim_hidden")
 
 
 def _per_head_sizes(params, values: dict, hypers) -> list:
-    """Required arguments with a size name any width could have (`hidden_size`) in a constructor
+    """Required arguments with a size name any width could have (`hidden_size`, `d_hidden`) in a constructor
     that also takes `d_model` by that exact name and a head count, and either a feed-forward width
     by a name of its own or no feed-forward at all (multi-head attention): each head's width then,
     as in `MultiHeadAttention(hidden_size, num_heads, d_model)` projecting to hidden_size *
