@@ -34,6 +34,14 @@ def _t(*xs: str) -> tuple[str, ...]:
     return tuple(xs)
 
 
+def _under(prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names`, then each top-level one again inside the model's `prefix` part (`enc_blocks` is
+    also looked for as `encoder.enc_blocks`, as a model whose encoder holds its stack under a name
+    of its own writes it)."""
+    return names + tuple(f"{prefix}.{n}" for n in names if "." not in n and n != prefix
+                         and f"{prefix}.{n}" not in names)
+
+
 Q = Child("q_proj", "linear", _t("q_proj", "W_q", "w_q", "Wq", "wq", "W_Q", "query", "q_linear",
                                  "linear_q", "to_q", "fc_q", "q", "query_proj", "q_layer", "queries",
                                  "proj_q", "q_lin", "lin_q", "w_qs", "WQ", "query_linear", "linears.0",
@@ -177,33 +185,33 @@ TREES: dict[str, tuple[Child, ...]] = {
                  "tgt_token_embedding", "decoder.emb", "dec_embed", "decoder_embed",
                  "tgt_tok_embedding", "output_emb", "trg_embed", "decoder.tok_emb"),
               _t("tgt_embed_weight", "W_tgt_emb", "E_tgt")),
-        Child("encoder.layers.{i}", "encoder_layer",
+        Child("encoder.layers.{i}", "encoder_layer", _under("encoder",
               _t("encoder.layers", "encoder_layers", "encoder.layer", "enc_layers",
                  "encoder.encoder_layers", "encoder.layer_stack", "encoder.blocks", "encoder",
                  "encoders", "encoder_blocks", "transformer.encoder.layers", "encoder.enc_layers",
-                 "encoder.layer_list", "enc_blocks", "encoder_stack", "encoder.stack", "enc"),
+                 "encoder.layer_list", "enc_blocks", "encoder_stack", "encoder.stack", "enc")),
               count="num_encoder_layers"),
         Child("encoder.norm", "norm",
               _t("encoder.norm", "encoder.layer_norm", "encoder_norm", "encoder.ln", "encoder.final_norm",
                  "enc_norm", "encoder.ln_f", "encoder.norm_f", "encoder.final_layer_norm",
                  "transformer.encoder.norm")),
-        Child("decoder.layers.{i}", "decoder_layer",
+        Child("decoder.layers.{i}", "decoder_layer", _under("decoder",
               _t("decoder.layers", "decoder_layers", "decoder.layer", "dec_layers",
                  "decoder.decoder_layers", "decoder.layer_stack", "decoder.blocks", "decoder",
                  "decoders", "decoder_blocks", "transformer.decoder.layers", "decoder.dec_layers",
-                 "decoder.layer_list", "dec_blocks", "decoder_stack", "decoder.stack", "dec"),
+                 "decoder.layer_list", "dec_blocks", "decoder_stack", "decoder.stack", "dec")),
               count="num_decoder_layers"),
         Child("decoder.norm", "norm",
               _t("decoder.norm", "decoder.layer_norm", "decoder_norm", "decoder.ln", "decoder.final_norm",
                  "dec_norm", "decoder.ln_f", "decoder.norm_f", "decoder.final_layer_norm",
                  "transformer.decoder.norm")),
-        Child("output_proj", "linear",
+        Child("output_proj", "linear", _under("decoder",
               _t("output_proj", "fc", "fc_out", "generator.proj", "generator", "out", "output",
                  "linear", "projection", "lm_head", "final_linear", "output_layer", "out_proj", "proj",
                  "classifier", "output_linear", "vocab_proj", "tgt_word_prj", "head", "to_logits",
                  "fc_final", "final_layer", "output_projection", "out_linear", "logits", "generator.0",
                  "fc_output", "linear_out", "out_layer", "dense", "decoder.fc_out",
-                 "decoder.output_proj", "decoder.fc", "decoder.out", "decoder.linear"),
+                 "decoder.output_proj", "decoder.fc", "decoder.out", "decoder.linear")),
               _t("W_out", "W_vocab", "W_o"), _t("b_out", "b_vocab", "b_o")),
     ),
 }
