@@ -7,9 +7,13 @@ says so, and that keys and values were never drawn apart.
 
 Found by the forward's argument names, read from its signature (nothing runs): one argument whose
 name holds both `key` and `value`, or is `kv` (`kv`, `k_v`, `x_kv`, `kv_input`, `memory_kv`),
-beside no argument of its own for the key or the value.
+beside no argument of its own for the key or the value. Also two inputs named by number
+(`forward(x1, x2, x2_mask=None)`, `input_1, input_2`), the first two required arguments, with no
+argument named for the query, key or value: the first is the query, the second key and value.
 """
 from __future__ import annotations
+
+import re
 
 from ...components import K_ALIASES, Q_ALIASES, V_ALIASES, X_ALIASES
 
@@ -43,10 +47,32 @@ def kv_argument(sig) -> str | None:
     return kv[0]
 
 
-def sources(comp, arg: str) -> list:
-    """Binding sources: the query (by the query's or a single input's names), the key/value
-    argument by its own name, then the masks as usual."""
-    ins = [("query", tuple(Q_ALIASES) + tuple(X_ALIASES), True), (SOURCE, (arg,), True)]
+NUMBERED = re.compile(r"^([a-z_]*?)_?([12])$")
+
+
+def numbered_pair(sig) -> tuple[str, str] | None:
+    """(query argument, key/value argument) when the forward's first two required arguments are one
+    name numbered 1 and 2 (`x1, x2`) and none is named for the query, key or value; else None."""
+    if sig is None:
+        return None
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    own = {a.lower() for a in Q_ALIASES + K_ALIASES + V_ALIASES}
+    required = [p.name for p in params if p.default is p.empty]
+    if len(required) < 2 or any(p.name.lower() in own for p in params):
+        return None
+    first, second = (NUMBERED.match(n.lower()) for n in required[:2])
+    if first is None or second is None or first.group(1) != second.group(1) or \
+            (first.group(2), second.group(2)) != ("1", "2"):
+        return None
+    return required[0], required[1]
+
+
+def sources(comp, arg: str, query: str | None = None) -> list:
+    """Binding sources: the query (by the query's or a single input's names, or `query`), the
+    key/value argument by its own name, then the masks as usual."""
+    ins = [("query", tuple(Q_ALIASES) + tuple(X_ALIASES) + ((query,) if query else ()), True),
+           (SOURCE, (arg,), True)]
     return ins + [(m.name, tuple(m.aliases), False) for m in comp.masks]
 
 
@@ -61,11 +87,16 @@ def bind(adapter, fn, how: dict):
     from ..naming import signature_of
     if adapter.comp.name != "mha" or adapter.caps.self_attention:
         return None
-    arg = kv_argument(signature_of(fn))
+    sig = signature_of(fn)
+    arg, query = kv_argument(sig), None
+    if arg is None:
+        query, arg = numbered_pair(sig) or (None, None)
     if arg is None:
         return None
-    b = bind_names(fn, sources(adapter.comp, arg), **how)
+    b = bind_names(fn, sources(adapter.comp, arg, query), **how)
     adapter.caps.shared_kv = True
-    if NOTE not in adapter.notes:
-        adapter.notes.append(NOTE)
+    for note in (NOTE, f"forward({query}, {arg}, ...): inputs named by number, {query!r} read as "
+                       f"the query and {arg!r} as key and value" if query else None):
+        if note and note not in adapter.notes:
+            adapter.notes.append(note)
     return b
