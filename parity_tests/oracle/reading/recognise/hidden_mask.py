@@ -25,6 +25,9 @@ and undeclared; every quantity is still compared with the reference, so a layer 
 the wrong keys is MISMATCH.
 The adapted convention is the gap `mask_convention` (core/completeness): the quick check matches and
 names it; grading fails it unless the assignment declares that convention.
+Code choosing its convention by the mask's dtype (`if mask.dtype == torch.bool: masked_fill(mask,
+-inf) else: masked_fill(mask <= 0, -inf)`) is read along the branch a boolean mask takes, the
+oracle's masks being boolean while the mask options are the defaults.
 """
 from __future__ import annotations
 
@@ -70,9 +73,46 @@ def _is(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+BOOL_DTYPES = ("bool", "bool_", "bool8")
+
+
+def _bool_test(test: ast.AST, name: str) -> bool | None:
+    """True when `test` asks whether the mask `name` is boolean (`mask.dtype == torch.bool`,
+    `mask.dtype is np.bool_`), False when it asks the opposite (`!=`, `is not`), None otherwise."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and len(test.comparators) == 1):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(right, ast.Attribute) and right.attr == "dtype":
+        left, right = right, left
+    if not (isinstance(left, ast.Attribute) and left.attr == "dtype" and _reshape_of(left.value, name)):
+        return None
+    kind = right.attr if isinstance(right, ast.Attribute) else right.id if isinstance(right, ast.Name) else ""
+    if kind not in BOOL_DTYPES:
+        return None
+    if isinstance(test.ops[0], (ast.Eq, ast.Is)):
+        return True
+    return False if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)) else None
+
+
+class _BoolBranch(ast.NodeTransformer):
+    """Keeps, of each `if <mask is boolean>:` statement, the branch a boolean mask takes."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        is_bool = _bool_test(node.test, self.name)
+        if is_bool is None:
+            return node
+        return (node.body if is_bool else node.orelse) or ast.Pass()
+
+
 def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, depth: int = DEPTH) -> bool:
     """Whether the text applies the argument `name` only as a True = hidden mask (see above);
     `scope`: where the text's calls are looked up, to follow the mask into them (none: not followed)."""
+    import copy
+    tree = _BoolBranch(name).visit(copy.deepcopy(tree))
     hidden = False
 
     def m(x) -> bool:                     # the mask, or a reshape of it (`mask.unsqueeze(1)`)
