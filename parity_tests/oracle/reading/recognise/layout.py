@@ -17,7 +17,9 @@ Attention that masks the future itself (builtin_causal: no mask argument, causal
 averages each query's prefix instead: position t gets the mean of positions 0 .. t.
 
 A plain packed q|k|v (a (3D, D) or (D, 3D) matrix) has its layout fixed by its shape, and so do
-projections kept with the heads on axes of their own ((H, D, d_head) per head, recognise/head_axes):
+projections kept with the heads on axes of their own ((H, D, d_head) per head, recognise/head_axes)
+and a list of single heads whose (D, d_head) pieces are not square (with one head, a square piece
+is read like any square matrix):
 their values are handed over so, and the probe then decides the square output projection alone.
 
 When the candidate's output is the second and not the first, its square matrices are read as
@@ -92,7 +94,9 @@ def applies(adapter, inst) -> bool:
                 return False             # none, or the user said how it is kept
             if p == "out_proj" and (e.parts or e.rows or e.cand_shape is not None):
                 return False             # the square output projection is what the probe reads
-            if e.parts or (e.cand_shape is not None and e.pre_shape is None):
+            if e.parts and any(len(part[3] or ()) not in (0, 2) for part in e.parts):
+                return False             # per-head pieces: plain matrices only
+            if e.cand_shape is not None and e.pre_shape is None:
                 return False
             if e.rows and (e.how != "packed" or e.grouped):
                 return False             # only a plain packed q|k|v, its layout fixed by shape
@@ -100,9 +104,11 @@ def applies(adapter, inst) -> bool:
 
 
 def _fixed(e) -> bool:
-    """A projection whose layout its shape already fixed: rows of a packed q|k|v, or heads on
-    axes of their own ((H, d_model, d_head) stacked per head: recognise/head_axes)."""
-    return e.rows is not None or e.pre_shape is not None
+    """A projection whose layout its shape already fixed: rows of a packed q|k|v, heads on axes of
+    their own ((H, d_model, d_head) stacked per head: recognise/head_axes), or per-head pieces read
+    as (in, out) by their shape ((d_model, d_head) each, a list of single heads)."""
+    return e.rows is not None or e.pre_shape is not None or \
+        (bool(e.parts) and all(part[2] for part in e.parts))
 
 
 def probe_weights(adapter, case, seed: int):
