@@ -168,9 +168,9 @@ class Adapter(ConstructMixin, ExecuteMixin):
                             fallback_positional=not weights, what=what,
                             meanings=self._meanings(hyper))
             if not self.caps.list_input:
-                self.caps.list_input = True
+                self.caps.list_input, self.list_order = True, FORWARD.list_order(fn, arg, self.comp)
                 self.notes.append(f"forward takes its inputs as one list: {arg}=[" + ", ".join(
-                    s.name for s in self.comp.inputs) + "]")
+                    self.list_order or [s.name for s in self.comp.inputs]) + "]")
             return b
         how = dict(constants=consts, flags=naming.CALL_FLAGS, keep_params=weights, what=what,
                    fallback_positional=not weights, meanings=self._meanings(hyper))

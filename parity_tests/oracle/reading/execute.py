@@ -183,7 +183,8 @@ class ExecuteMixin:
             values = {k: (CALL.squeeze_mask(v) if k in masks_np else CALL.squeeze_input(v, self.comp.name))
                       for k, v in values.items()}
         if self.caps.list_input:
-            values[FORWARD.list_source] = [values[s.name] for s in self.comp.inputs]
+            values[FORWARD.list_source] = [values[n] for n in getattr(self, "list_order", None)
+                                           or [s.name for s in self.comp.inputs]]
         return leaves, feeds, fed_np, masks_np, mask_feeds, values
 
     def _one_sequence_out(self, ret):

@@ -157,6 +157,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
+          list_order=list_input.unpacked_order,
           lens_names=valid_lens.NAMES, lens_kinds=valid_lens.KINDS, lens_detect=valid_lens.detect,
           lens_axes=valid_lens.axes, lens_mask=valid_lens.from_keep, key_order=valid_lens.key_order,
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,

@@ -1,7 +1,10 @@
 """Recogniser: a forward that takes its inputs as one list, `forward(self, inputs)` with
-`q, k, v = inputs` (or `qkv`, `xs`, an argument annotated as a list/tuple/Sequence)."""
+`q, k, v = inputs` (or `qkv`, `xs`, an argument annotated as a list/tuple/Sequence). The list is
+handed over in the component's order of inputs, or in the order the forward unpacks it when every
+name it unpacks to is one input's (`memory, x = input` in a decoder layer: [memory, x])."""
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import textwrap
@@ -9,7 +12,7 @@ import typing
 
 SOURCE = "__inputs_list__"
 NAMES = ("inputs", "qkv", "xs", "input_list", "tensors", "qkv_list", "qkv_inputs", "inputs_list",
-         "args", "triple", "qkv_tuple")
+         "args", "triple", "qkv_tuple", "input")
 
 
 def detect(sig, comp, fn=None) -> str | None:
@@ -55,3 +58,28 @@ def _unpacked(fn, arg: str) -> bool:
 def sources(arg: str, comp) -> list:
     """Binding sources: the list, then the masks by name."""
     return [(SOURCE, (arg,), True)] + [(m.name, m.aliases, False) for m in comp.masks]
+
+
+def unpacked_order(fn, arg: str, comp) -> list[str] | None:
+    """The component's input names in the order the forward unpacks `arg` (`memory, x = input`),
+    when it does so once into names each of which is exactly one input's alias and together all of
+    them; None otherwise (the component's own order is used)."""
+    if callable(fn) and not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+        fn = getattr(type(fn), "__call__", fn)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    found = [n.targets[0].elts for n in ast.walk(tree) if isinstance(n, ast.Assign)
+             and len(n.targets) == 1 and isinstance(n.targets[0], (ast.Tuple, ast.List))
+             and isinstance(n.value, ast.Name) and n.value.id == arg]
+    if len(found) != 1 or len(found[0]) != len(comp.inputs) or \
+            not all(isinstance(e, ast.Name) for e in found[0]):
+        return None
+    order = []
+    for e in found[0]:
+        which = [i.name for i in comp.inputs if e.id.lower() in {a.lower() for a in (i.name, *i.aliases)}]
+        if len(which) != 1 or which[0] in order:
+            return None
+        order.append(which[0])
+    return order
