@@ -10,6 +10,10 @@ hidden) keeps batch 1's output still when that token changes. Then both masks ar
 key paddings (the source mask's only row, the target mask's last row: the padding without the
 causal part) in that convention, and the report says so. What a model computes with them is
 compared as before: a model that does not mask the future itself differs from the reference.
+When key paddings run but hide the token under neither convention (a model applying its padding
+wrongly, `scores *= ~mask`), they are still handed over so, True = seen, and the report says that
+they hid nothing: the comparison shows what the model does with them (before, the oracle's masks
+were handed over and the model RAISED on their shape, its real difference never reached).
 """
 from __future__ import annotations
 
@@ -66,15 +70,17 @@ def probe(adapter) -> None:
         if out(src, "keep", None, False) is not None:
             return                          # the oracle's masks run: not this style
         convention = next((c for c in ("keep", "drop") if hides(c)), None)
+        runs = convention is not None or out(src, "keep", "key_padding", True) is not None
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
-    if convention is None:
+    if not runs:
         return
     adapter.mask_form = "key_padding"
-    opts.mask_convention = convention
+    opts.mask_convention = convention or "keep"
     names = ", ".join(repr(b.arg_of.get(mk.name, mk.name)) for mk in masks)
     flipped = " True where a token is padding (as --mask-convention drop)," if convention == "drop" else ""
+    what = "these ran and hid the padded source token" if convention else \
+        "these ran but hid the padded source token under neither convention (handed over True = seen)"
     adapter.notes.append(f"the model's {names} are taken as key paddings (batch, length):{flipped} "
                          f"(batch, 1, 1, S) and (batch, 1, T, T) masks raised or gave a wrong shape, "
-                         f"these ran and hid the padded source token; the future is the model's own "
-                         f"to mask")
+                         f"{what}; the future is the model's own to mask")
