@@ -92,43 +92,36 @@ def test_ctrl_c_after_out_was_written_says_so(lm_checkpoint, tmp_path, capsys, m
     assert out.exists()
 
 
-def test_ctrl_c_while_copying_the_tokenizer_files_leaves_no_truncated_file(tmp_path, capsys,
-                                                                          monkeypatch):
+def test_ctrl_c_while_writing_the_tokenizer_files_leaves_the_folder_as_it_was(tmp_path, capsys,
+                                                                             monkeypatch):
+    """The weights, config.json and the tokenizer files are all written before any of them replaces
+    an earlier file: Ctrl-C while the second tokenizer file is written leaves the folder as it was
+    (it used to hold the new weights beside an earlier run's or no tokenizer files)."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers", reason="the [hf] extra is not installed")
+    import stat
+
     from tests.npformer.io.tiny_folders import gpt2_folder, text_file
     gpt2 = gpt2_folder(tmp_path / "gpt2")
     corpus = text_file(tmp_path / "corpus.txt")
     tuned = tmp_path / "tuned"
+    tuned.mkdir()
+    (tuned / "notes.txt").write_text("the user's notes")
     capsys.readouterr()                                  # what building the folder printed
-    import npformer.io.files as files
-    real = files.atomic_write
-    calls = []
+    real, written = os.fsync, []
 
-    def ctrl_c_in_the_second_tokenizer_file(path, write, option=None):
-        if str(path).endswith(("vocab.json", "merges.txt")):
-            calls.append(path)
-            if len(calls) == 2:
-                def half(f):
-                    f.write(b"half of a file")
-                    raise KeyboardInterrupt
-                return real(path, half, option)
-        return real(path, write, option)
-    monkeypatch.setattr(files, "atomic_write", ctrl_c_in_the_second_tokenizer_file)
-    import shutil
-
-    def half_copy(src, dst, **kw):                       # the old copy, interrupted half way
-        with open(src, "rb") as a, open(dst, "wb") as b:
-            b.write(a.read()[:10])
-        raise KeyboardInterrupt
-    monkeypatch.setattr(shutil, "copyfile", half_copy)
+    def ctrl_c_at_the_fourth_file(fd):                   # weights, config, first tokenizer file, ...
+        if stat.S_ISREG(os.fstat(fd).st_mode) and str(tuned) in os.readlink(f"/proc/self/fd/{fd}"):
+            written.append(fd)
+            if len(written) == 4:
+                raise KeyboardInterrupt
+        return real(fd)
+    monkeypatch.setattr(os, "fsync", ctrl_c_at_the_fourth_file)
     rc = main(["train", "--task", "lm", "--data", str(corpus), "--init", str(gpt2), "--steps", "1",
                "--batch-size", "2", "--eval-size", "4", "--no-progress",
                "--save-pretrained", str(tuned)])
-    assert rc == 130
+    monkeypatch.undo()
+    assert rc == 130 and len(written) == 4
     line = one_line(capsys)
-    assert f"--save-pretrained {tuned} holds the new weights but not every tokenizer file" in line
-    for name in os.listdir(tuned):                       # every file there is whole
-        assert not name.startswith("."), name            # no temp file
-        if name in ("vocab.json", "merges.txt"):
-            assert (tuned / name).read_bytes() == (gpt2 / name).read_bytes()
+    assert f"--save-pretrained {tuned} was not written (what was there before is unchanged)" in line
+    assert sorted(os.listdir(tuned)) == ["notes.txt"]    # nothing new, no temp file
