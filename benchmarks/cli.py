@@ -168,6 +168,20 @@ def _overrides(args) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from benchmarks.stopped import removed_if_stopped, stopped_line
+    from npformer.cli.option_rules import sigterm_as_interrupt
+
+    names = ["scaling.json"] if args.scaling else _written_files(args)
+    try:
+        with sigterm_as_interrupt(), removed_if_stopped(args.out, [] if args.list else names):
+            return _run(args, argv)
+    except (KeyboardInterrupt, OSError) as e:           # one line, never a traceback
+        line, code = stopped_line(e)
+        print(f"python -m benchmarks: {line}", file=sys.stderr)
+        return code
+
+
+def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
     if args.list:
         print(_list())
         return 0
