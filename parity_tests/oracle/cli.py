@@ -249,7 +249,12 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "component", None) is not None:   # a common spelling -> the canonical name
             from .components import get
             args.component = get(args.component).name
-        return handler(args)
+        from npformer.cli.option_rules import sigterm_as_interrupt
+        with sigterm_as_interrupt():                      # SIGTERM stops it as Ctrl-C does
+            return handler(args)
+    except KeyboardInterrupt as exc:                      # one line, never a traceback
+        print(f"npformer-oracle: {stopped_line(exc)}", file=sys.stderr)
+        return 143 if type(exc).__name__ == "Terminated" else 130
     except ModuleNotFoundError as exc:
         hint = {"hypothesis": "pip install hypothesis (or, in the repository: pip install -e '.[oracle]')",
                 "torch": "pip install torch (needed only for PyTorch submissions)",
@@ -262,6 +267,17 @@ def main(argv: list[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"npformer-oracle: error: {msg}", file=sys.stderr)
         return 2
+    except OSError as exc:                                # a full disk, a vanished folder
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"npformer-oracle: error: cannot read or write{where}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+
+
+def stopped_line(exc: BaseException) -> str:
+    what = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted (Ctrl-C)"
+    return (f"{what}: stopped before the end; no verdict was given, and only files written "
+            f"whole before the stop were kept")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -74,9 +74,11 @@ def write_text_atomic(path: str, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not exc.filename:
+            exc.filename = path           # a full disk names the file it could not write
         raise
 
 

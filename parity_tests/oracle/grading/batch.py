@@ -33,6 +33,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from .pool_stop import stop_workers
 from .spec import Assignment, check_options, load_spec
 from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
 
@@ -298,7 +299,8 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     import multiprocessing as mp
 
     def run(pool_jobs: int, students) -> None:
-        with ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn"))
+        try:
             futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder), secret): s
                     for s in students}
             for f in as_completed(futs):
@@ -312,6 +314,10 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                          "message": f"grading failed: {exc!r}", "quantity": None,
                          "report": None}]}
                 bar.step(s)
+        except BaseException:               # Ctrl-C, SIGTERM: end the workers, never wait on them
+            stop_workers(pool)
+            raise
+        pool.shutdown(wait=True)
 
     run(jobs, list(subs))
     redo = [s for s in subs if not graded[s].get("intact", True)]

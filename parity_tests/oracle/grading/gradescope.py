@@ -16,6 +16,7 @@ the bundle can be tried on a local /autograder-shaped folder before uploading (t
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import platform
@@ -139,12 +140,21 @@ def build_bundle(spec_path: str, out_zip: str, force: bool = False,
             if os.path.isfile(p):
                 with open(p, "rb") as f:
                     add("project/" + fn.replace(os.sep, "/"), f.read())
-    tmp = out + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(buf.getvalue())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, out)
+    import tempfile  # a fresh name beside `out`, removed on any failure
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(out),
+                               dir=os.path.dirname(os.path.abspath(out)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and not exc.filename:
+            exc.filename = out            # a full disk names the bundle it could not write
+        raise
     return {"zip": out, "files": len(names), "assignment": spec.name,
             "python": platform.python_version(), "pins": pins, "secret": secret is not None}
 
