@@ -26,7 +26,6 @@
 
 # %%
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -210,7 +209,7 @@ for name in ("layernorm_ok", "layernorm_bug"):
     print("\n".join(line for line in text.splitlines()
                     if not line.strip().startswith(("isolation:", "confinement:"))))
     print()
-shutil.rmtree(workdir)
+print("the candidate files are kept in", workdir)
 
 # %% [markdown]
 # Read the second report from the top: the verdict is a mismatch in the gradient of the input `x`;
@@ -218,7 +217,9 @@ shutil.rmtree(workdir)
 # counterexample (the `sizes:` line) is as small as Hypothesis could make it: one sequence of one
 # position, and `d_model` at the narrowest width the oracle draws (over one to three features a
 # LayerNorm is degenerate: over one, its output is `beta` whatever the input, so it never draws fewer
-# than four). The last line replays exactly that case, so the fix can be tested on it.
+# than four). The last line replays exactly that case, so the fix can be tested on it: the candidate
+# files stay in the folder printed above, so the replay command runs from a terminal (delete the
+# folder when you are done).
 #
 # **Try it:** drop the *other* mean term instead (`- g.mean(...)`) or use the unbiased variance
 # (`ddof=1`) in the forward, and rerun the two checks. Next: notebook 3 trains a whole model.
