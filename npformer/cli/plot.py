@@ -54,10 +54,12 @@ def cmd_plot(args) -> int:
     for h in args.head or []:
         if h >= c.num_heads:
             raise CliError(f"--head {h}: the model has {c.num_heads} heads (0..{c.num_heads - 1})")
-    paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
-                            heads=args.head)
-    if args.positions:
-        paths += position_plots(model, args.out)
+    from npformer.cli.plot_outputs import new_plots_removed_on_failure
+    with new_plots_removed_on_failure(args.out, "--out"):
+        paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
+                                heads=args.head)
+        if args.positions:
+            paths += position_plots(model, args.out)
     for p in paths:
         print(p)
     return 0

@@ -195,10 +195,9 @@ def cmd_train(args) -> int:
         save_pretrained_folder(args, model)
     if args.plot:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
-        try:
+        from npformer.cli.plot_outputs import new_plots_removed_on_failure
+        with new_plots_removed_on_failure(args.plot, "--plot"):
             paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
                                 len(result.losses), label_smoothing=tc.label_smoothing)
-        except OSError as e:
-            raise CliError(f"--plot {args.plot}: write failed: {e.strerror or e}") from None
         print(f"wrote {len(paths)} plots to {args.plot}")
     return 0
