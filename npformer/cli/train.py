@@ -32,11 +32,29 @@ def _check_outputs(args) -> None:
     check_distinct_outputs(args)
     if args.save:
         check_output_file(args.save, "--save", overwrite=args.overwrite)
+        if not args.resume:                         # on --resume: once its inputs are known
+            refuse_replacing_a_non_checkpoint(args.save)
     if args.plot:
         from npformer.training import plots
         plots.pyplot()                               # fail now, not after training
         check_output_dir(args.plot, "--plot", writes=plots.plots_in(args.plot),
                          overwrite=args.overwrite)
+
+
+def refuse_replacing_a_non_checkpoint(path) -> None:
+    """--overwrite replaces an earlier checkpoint, never another kind of file (a text, a notebook,
+    a typo'd name of the user's): a file that is not empty and is not a zip archive (an .npz) is
+    refused, before any work."""
+    import os
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:                                    # missing (the usual case) or unreadable
+        return
+    if head and head != b"PK\x03\x04" and os.path.isfile(path):
+        raise CliError(f"--save {path}: exists and is not a checkpoint (not an .npz archive: "
+                       f"first bytes {head!r}); --overwrite replaces an earlier checkpoint only: "
+                       f"choose another path, or remove that file yourself")
 
 
 def _fresh_state(args):
@@ -130,6 +148,8 @@ def cmd_train(args) -> int:
     state = _resumed_state(args) if args.resume else _fresh_state(args)
     if args.resume:                                       # the files the checkpoint's run reads
         refuse_outputs_over_inputs(args, data=getattr(state.task, "files", None))
+        if args.save:
+            refuse_replacing_a_non_checkpoint(args.save)
     model, task, tc = state.model, state.task, state.config
     if args.backend == "numpy" and hasattr(state.optimizer, "threads"):
         state.optimizer.threads = args.threads            # the fused Adam's worker threads

@@ -27,7 +27,7 @@ def test_ctrl_c_in_the_middle_of_the_checkpoint_write_keeps_the_earlier_file(tmp
                                                                              monkeypatch):
     """Regression guard: the atomic write already removed its temp file on Ctrl-C."""
     ckpt = tmp_path / "run.npz"
-    ckpt.write_bytes(b"the earlier checkpoint")
+    ckpt.write_bytes(b"PK\x03\x04 the earlier checkpoint")
     real = np.savez
 
     def half_then_ctrl_c(f, **arrays):
@@ -37,7 +37,7 @@ def test_ctrl_c_in_the_middle_of_the_checkpoint_write_keeps_the_earlier_file(tmp
     assert main(["train", *TINY, "--save", str(ckpt), "--overwrite"]) == 130
     line = one_line(capsys)
     assert f"--save {ckpt} was not written (an earlier file there is unchanged)" in line
-    assert ckpt.read_bytes() == b"the earlier checkpoint"
+    assert ckpt.read_bytes() == b"PK\x03\x04 the earlier checkpoint"
     assert os.listdir(tmp_path) == ["run.npz"]
 
 

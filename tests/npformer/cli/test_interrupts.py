@@ -29,7 +29,7 @@ def test_interrupted_train_says_nothing_was_saved(tmp_path, capsys, monkeypatch,
                                                   earlier):
     ckpt = tmp_path / "run.npz"
     if earlier:
-        ckpt.write_bytes(b"an earlier checkpoint")
+        ckpt.write_bytes(b"PK\x03\x04 an earlier checkpoint")
     monkeypatch.setattr(T, "train", interrupting_train(how))
     before = signal.getsignal(signal.SIGTERM)
     rc = main(["train", *TINY, "--save", str(ckpt), "--overwrite"])
@@ -39,7 +39,7 @@ def test_interrupted_train_says_nothing_was_saved(tmp_path, capsys, monkeypatch,
     assert ("an earlier file there is unchanged" if earlier else "nothing was saved") in err
     assert os.listdir(tmp_path) == (["run.npz"] if earlier else [])       # no temp file
     if earlier:
-        assert ckpt.read_bytes() == b"an earlier checkpoint"
+        assert ckpt.read_bytes() == b"PK\x03\x04 an earlier checkpoint"
     assert signal.getsignal(signal.SIGTERM) is before                      # handler restored
 
 
