@@ -56,6 +56,20 @@ positive = int_at_least(1)
 non_negative = int_at_least(0)
 probability = float_in(0.0, 1.0)
 positive_float = float_in(0.0, math.inf, lo_open=True)
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def learning_rate(s: str) -> float:
+    """A positive learning rate a float32 update can hold: above float32's largest value the step
+    is inf, and the weights turn to inf/NaN at the first step with NumPy's overflow warnings."""
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
+    if not 0.0 < v <= FLOAT32_MAX:                        # NaN fails it too
+        raise argparse.ArgumentTypeError(f"expected a number in (0.0, 3.4e+38] (float32's largest "
+                                         f"value: above it the first update overflows), got {s}")
+    return v
 
 
 def seed_int(s: str) -> int:

@@ -12,6 +12,7 @@ from npformer.cli.argtypes import (
     file_path,
     float_in,
     folder_path,
+    learning_rate,
     non_negative,
     positive,
     positive_float,
@@ -116,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{LM_DEFAULTS['steps']}; --task mlm: {MLM_DEFAULTS['steps']})")
     g.add_argument("--batch-size", type=positive, default=DEFAULTS["batch_size"], metavar="B",
                    help="sequences per step (default: %(default)s)")
-    g.add_argument("--lr", type=positive_float, default=None,
+    g.add_argument("--lr", type=learning_rate, default=None,
                    help=f"peak learning rate, reached after the warm-up (default: {DEFAULTS['lr']}; "
                         f"--task lm: {LM_DEFAULTS['lr']}; --task mlm: {MLM_DEFAULTS['lr']})")
     g.add_argument("--warmup", type=positive, default=None, metavar="N",

@@ -182,18 +182,20 @@ def cmd_train(args) -> int:
         if extra["fast_threads"] and args.threads > 1:
             print(f"elementwise passes: npformer.fast on {1 if extra['replicas'] > 1 else args.threads}"
                   f" thread(s) per model (--no-fast-elementwise: the plain layers)", flush=True)
+    from npformer.training.loop import evaluate_after_step
     try:
         result = T.train(model, task, tc, batches=state.stream, optimizer=state.optimizer,
                          schedule=state.schedule, eval_examples=heldout, start_step=state.step,
                          **extra)
+        train_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        ev = evaluate_after_step(lambda: T.evaluate(model, task, heldout, num_shown=args.examples),
+                                 result.steps, tc.lr)
     except FloatingPointError as e:
         kept = ("" if not args.save else f"; nothing was saved ({args.save} unchanged)"
                 if os.path.exists(args.save) else f"; nothing was saved ({args.save} not written)")
         raise CliError(f"training stopped: {e}{kept}") from None
     state.step = result.steps
-    train_s = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    ev = T.evaluate(model, task, heldout, num_shown=args.examples)
     eval_s = time.perf_counter() - t1
     result.eval_history.append((result.steps, ev))                # the final held-out point
     tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]

@@ -29,7 +29,7 @@ import numpy as np
 from npformer.training.metrics import TrainResult
 from npformer.training.progress import Progress
 
-__all__ = ["run_steps", "DIVERGED_LOSS"]
+__all__ = ["run_steps", "evaluate_after_step", "DIVERGED_LOSS"]
 
 # A per-token cross-entropy above this puts the target's probability below e^-1000: no run that is
 # learning gets there (a fresh model gives about ln(vocab_size), 10.8 for GPT-2's 50257 tokens), while
@@ -103,7 +103,7 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
             bar.update(n, loss=loss, lr=lr, tok_s=round(result.tokens / max(elapsed, 1e-9)))
             if evaluate is not None and config.eval_every and n % config.eval_every == 0 and n < end:
                 t_eval = time.perf_counter()
-                ev = evaluate()
+                ev = evaluate_after_step(evaluate, n, config.lr)
                 result.eval_history.append((n, ev))
                 bar.write(f"step {n}: held-out {ev.summary()}")
                 model.train()
@@ -114,3 +114,20 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
     result.seconds = time.perf_counter() - t0
     model.eval()
     return result
+
+
+def evaluate_after_step(evaluate: Callable[[], object], n: int, lr: float):
+    """evaluate() on the weights step n left. Weights an update made huge (a learning rate far too
+    large) overflow in the evaluation's forward pass: that is a FloatingPointError naming the step
+    and the learning rate, as the training steps' own checks say it, not a guard's message about
+    some stage's output (nor NumPy's overflow warnings first)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        try:
+            return evaluate()
+        except ValueError as e:
+            if NONFINITE not in str(e):
+                raise
+            raise FloatingPointError(
+                f"training diverged at step {n}: the held-out evaluation after it met non-finite "
+                f"values ({e}); the weights overflowed, so lower the learning rate (lr={lr}) or "
+                f"raise warmup") from None
