@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_as_interrupt(), removed_if_stopped(args.out, [] if args.list else names):
             return _run(args, argv)
-    except (KeyboardInterrupt, OSError) as e:           # one line, never a traceback
+    except (KeyboardInterrupt, OSError, MemoryError) as e:   # one line, never a traceback
         line, code = stopped_line(e)
         print(f"python -m benchmarks: {line}", file=sys.stderr)
         return code

@@ -1,4 +1,5 @@
-"""A benchmark run that stops before its end (Ctrl-C, SIGTERM, a full disk) leaves no files behind.
+"""A benchmark run that stops before its end (Ctrl-C, SIGTERM, a full disk, memory) leaves no files
+behind.
 
 The run opens `third_party_output.log` in `--out` as it starts and writes `results.json` and the
 plots at its end. Stopped in between, the log alone would stay, and the next run into the same
@@ -41,6 +42,9 @@ def stopped_line(exc: BaseException) -> tuple[str, int]:
         return "terminated (SIGTERM): the run stopped before its end; nothing was kept in --out", 143
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted (Ctrl-C): the run stopped before its end; nothing was kept in --out", 130
+    if isinstance(exc, MemoryError):
+        return (f"error: out of memory ({exc}); use smaller sizes (--batch-size, --seq-len, "
+                f"--configs) or fewer backends; nothing was kept in --out"), 2
     assert isinstance(exc, OSError)
     where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
     return (f"error: cannot write{where}: {exc.strerror or exc}; the run's measurements were not "

@@ -25,6 +25,8 @@ def stop_with(exc):
     (Terminated(), 143, "terminated (SIGTERM)"),
     (OSError(errno.ENOSPC, "No space left on device", "out/results.json"), 2,
      "cannot write out/results.json: No space left on device"),
+    (MemoryError("Unable to allocate 5.96 GiB for an array with shape (100000000, 8)"), 2,
+     "out of memory (Unable to allocate 5.96 GiB"),
 ])
 def test_a_stopped_run_answers_in_one_line_and_leaves_no_files(tmp_path, monkeypatch, capsys,
                                                                exc, code, words):
