@@ -235,7 +235,7 @@ def loss_call(m, logits, targets):
         bad = counted & ((targets < 0) | (targets >= C))
         if bool(bad.any()):
             raise ValueError(f"targets: expected class indices in [0, {C}) or ignore_index="
-                             f"{m.ignore_index}, got {targets[bad][0].item()}")
+                             f"{m.ignore_index}, got {targets[bad][:5].tolist()}")
     if not bool(counted.any()):
         raise ValueError(f"targets: every target equals ignore_index={m.ignore_index}; the "
                          f"mean over zero counted targets is undefined (torch would return NaN)")

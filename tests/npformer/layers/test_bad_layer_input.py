@@ -147,7 +147,7 @@ def test_safe_softmax_and_fully_masked_rows_never_nan():
 @pytest.mark.parametrize("kw, error, message", [
     ({"label_smoothing": float("nan")}, ValueError, r"label_smoothing: expected a float in \[0, 1\], got nan"),
     ({"label_smoothing": 1.5}, ValueError, r"label_smoothing: expected a float in \[0, 1\], got 1.5"),
-    ({"ignore_index": 0.5}, TypeError, "ignore_index: expected an int, got float"),
+    ({"ignore_index": 0.5}, TypeError, "ignore_index: expected an int, got 0.5"),
 ])
 def test_functional_cross_entropy_checks_its_options_as_the_module_does(kw, error, message):
     logits, targets = np.zeros((2, 3), np.float32), np.array([0, 1])
