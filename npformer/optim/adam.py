@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from npformer.optim.base import Optimizer, is_real, need
+from npformer.guards.optim import check_adam_hyper
+from npformer.optim.base import Optimizer
 
 __all__ = ["Adam", "AdamW", "adam_update"]
 
@@ -69,15 +70,7 @@ class Adam(Optimizer):
                          amsgrad=amsgrad)
 
     def _check_hyper(self, h: dict[str, Any]) -> None:
-        who = type(self).__name__
-        need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
-        b = h["betas"]
-        need(isinstance(b, tuple) and len(b) == 2 and all(is_real(x) and 0 <= x < 1 for x in b),
-              who, "betas", "a pair of floats in [0, 1)", b)
-        need(is_real(h["eps"]) and h["eps"] >= 0, who, "eps", "a float >= 0", h["eps"])
-        need(is_real(h["weight_decay"]) and h["weight_decay"] >= 0, who, "weight_decay",
-              "a float >= 0", h["weight_decay"])
-        need(isinstance(h["amsgrad"], bool), who, "amsgrad", "a bool", h["amsgrad"])
+        check_adam_hyper(type(self).__name__, h)
 
     def _state_keys(self, h: dict[str, Any]) -> tuple[str, ...]:
         keys = ("step", "exp_avg", "exp_avg_sq")

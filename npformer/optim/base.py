@@ -18,11 +18,11 @@ Hyper-parameters are plain attributes (`opt.lr = 0.1` changes the learning rate,
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from npformer.guards.optim import plain_hyper
 from npformer.layers.module import Module, Parameter
 
 __all__ = ["Optimizer", "named_params"]
@@ -67,16 +67,6 @@ def named_params(params, who: str) -> tuple[list[str], list[Parameter]]:
     return names, plist
 
 
-def need(cond: bool, who: str, field: str, expected: str, got: Any) -> None:
-    if not cond:
-        raise ValueError(f"{who}: {field}: expected {expected}, got {got!r}")
-
-
-def is_real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool) \
-        and math.isfinite(float(v))
-
-
 class Optimizer:
     """Named parameters, hyper-parameters (attributes) and per-parameter state `state[name]`.
 
@@ -111,16 +101,7 @@ class Optimizer:
 
     @staticmethod
     def _normalise_hyper(h: dict[str, Any]) -> dict[str, Any]:
-        out = dict(h)
-        for k, v in out.items():
-            if isinstance(v, (np.floating, np.integer)) and not isinstance(v, np.bool_):
-                out[k] = v.item()
-            elif isinstance(v, np.bool_):
-                out[k] = bool(v)
-        if "betas" in out and isinstance(out["betas"], (list, tuple)):
-            out["betas"] = tuple(b.item() if isinstance(b, (np.floating, np.integer)) else b
-                                 for b in out["betas"])
-        return out
+        return plain_hyper(h)
 
     def _check_hyper(self, h: dict[str, Any]) -> None:  # pragma: no cover - overridden
         raise NotImplementedError

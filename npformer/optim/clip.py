@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 
+from npformer.guards.optim import is_real
 from npformer.layers.module import Module, Parameter
-from npformer.optim.base import is_real
 
 __all__ = ["clip_grad_norm", "nonfinite_norm_message"]
 

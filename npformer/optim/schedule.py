@@ -5,7 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from npformer.optim.base import Optimizer, is_real
+from npformer.guards.optim import is_real
+from npformer.optim.base import Optimizer
 
 __all__ = ["warmup_lr", "WarmupSchedule"]
 

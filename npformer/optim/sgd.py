@@ -5,7 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from npformer.optim.base import Optimizer, is_real, need
+from npformer.guards.optim import check_sgd_hyper
+from npformer.optim.base import Optimizer
 
 __all__ = ["SGD"]
 
@@ -32,17 +33,7 @@ class SGD(Optimizer):
                          weight_decay=weight_decay, nesterov=nesterov)
 
     def _check_hyper(self, h: dict[str, Any]) -> None:
-        who = type(self).__name__
-        need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
-        need(is_real(h["momentum"]) and h["momentum"] >= 0, who, "momentum", "a float >= 0",
-              h["momentum"])
-        need(is_real(h["dampening"]), who, "dampening", "a finite float", h["dampening"])
-        need(is_real(h["weight_decay"]) and h["weight_decay"] >= 0, who, "weight_decay",
-              "a float >= 0", h["weight_decay"])
-        need(isinstance(h["nesterov"], bool), who, "nesterov", "a bool", h["nesterov"])
-        need(not h["nesterov"] or (h["momentum"] > 0 and h["dampening"] == 0), who, "nesterov",
-              f"False unless momentum > 0 and dampening == 0 (momentum={h['momentum']!r}, "
-              f"dampening={h['dampening']!r})", h["nesterov"])
+        check_sgd_hyper(type(self).__name__, h)
 
     def _state_keys(self, h: dict[str, Any]) -> tuple[str, ...]:
         return ("momentum_buffer",) if h["momentum"] != 0 else ()

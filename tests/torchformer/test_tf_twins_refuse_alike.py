@@ -38,3 +38,63 @@ def test_loss_ignore_index_of_the_wrong_type_is_shown_alike():
     same_error(lambda: nf.CrossEntropyLoss(ignore_index=1.5),
                lambda: tf.CrossEntropyLoss(ignore_index=1.5),
                "ignore_index: expected an int, got 1.5")
+
+
+def linear_pair():
+    return nf.Linear(3, 2), tf.Linear(3, 2)
+
+
+OPTIMIZER_CASES = {
+    "SGD lr nan": ("SGD", {"lr": float("nan")}, "SGD: lr: expected a float >= 0, got nan"),
+    "SGD lr inf": ("SGD", {"lr": float("inf")}, "SGD: lr: expected a float >= 0, got inf"),
+    "SGD lr text": ("SGD", {"lr": "1e-3"}, "SGD: lr: expected a float >= 0, got '1e-3'"),
+    "SGD weight_decay nan": ("SGD", {"lr": 0.1, "weight_decay": float("nan")},
+                             "SGD: weight_decay: expected a float >= 0, got nan"),
+    "Adam lr inf": ("Adam", {"lr": float("inf")}, "Adam: lr: expected a float >= 0, got inf"),
+    "Adam three betas": ("Adam", {"lr": 0.1, "betas": (0.9, 0.9, 0.9)},
+                         "Adam: betas: expected a pair of floats in [0, 1), got (0.9, 0.9, 0.9)"),
+    "Adam one beta": ("Adam", {"lr": 0.1, "betas": 0.9},
+                      "Adam: betas: expected a pair of floats in [0, 1), got 0.9"),
+    "AdamW beta 1": ("AdamW", {"lr": 0.1, "betas": (1.0, 0.9)},
+                     "AdamW: betas: expected a pair of floats in [0, 1), got (1.0, 0.9)"),
+    "AdamW eps negative": ("AdamW", {"lr": 0.1, "eps": -1.0}, "AdamW: eps: expected a float >= 0, got -1.0"),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTIMIZER_CASES), ids=list(OPTIMIZER_CASES))
+def test_optimizer_hyper_parameters_are_refused_alike(case):
+    kind, hyper, message = OPTIMIZER_CASES[case]
+    npm, tfm = linear_pair()
+    same_error(lambda: getattr(nf, kind)(npm.named_parameters(), **hyper),
+               lambda: getattr(tf, kind)(tfm.parameters(), **hyper), message)
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam", "AdamW"])
+def test_optimizer_parameter_lists_are_checked_alike(kind):
+    npm, tfm = linear_pair()
+    twice_np = [npm.weight, npm.bias, npm.weight]
+    twice_tf = [tfm.weight, tfm.bias, tfm.weight]
+    same_error(lambda: getattr(nf, kind)(twice_np, lr=0.1), lambda: getattr(tf, kind)(twice_tf, lr=0.1),
+               f"{kind}: the same Parameter appears twice in params")
+    e_np, e_tf = error_of(lambda: getattr(nf, kind)([], lr=0.1)), error_of(lambda: getattr(tf, kind)([], lr=0.1))
+    assert e_np[0] is e_tf[0] is ValueError
+    assert e_np[1].startswith(f"{kind}: params is empty; expected model.")
+    assert e_tf[1].startswith(f"{kind}: params is empty; expected model.")
+    opt = getattr(tf, kind)(tfm, lr=0.1)                     # a model stands for its parameters, as in npformer
+    assert [id(p) for p in opt.param_groups[0]["params"]] == [id(tfm.weight), id(tfm.bias)]
+    assert isinstance(opt, getattr(torch.optim, kind))
+
+
+def test_torchformer_optimizers_update_as_torch_optim_does():
+    torch.manual_seed(0)
+    a, b = tf.Linear(3, 2), tf.Linear(3, 2)
+    b.load_state_dict(a.state_dict())
+    mine = tf.AdamW(a.parameters(), lr=0.1, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)
+    ref = torch.optim.AdamW(b.parameters(), lr=0.1, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)
+    x = torch.randn(4, 3)
+    for _ in range(3):
+        for m, o in ((a, mine), (b, ref)):
+            o.zero_grad()
+            (m(x) * torch.arange(8.0).reshape(4, 2)).sum().backward()
+            o.step()
+    assert torch.equal(a.weight, b.weight) and torch.equal(a.bias, b.bias)

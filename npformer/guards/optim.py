@@ -1,0 +1,66 @@
+"""The optimizers' hyper-parameter rules, written once for both twins (framework-free).
+
+npformer's SGD / Adam / AdamW run them on their arguments, and torchformer's (torch.optim's classes
+with these checks in front) run the same functions, so `Adam(params, lr=float("nan"))` raises the
+same error, with the same message, from either twin. `who` is the optimizer's class name.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["need", "is_real", "plain_hyper", "check_sgd_hyper", "check_adam_hyper"]
+
+
+def need(cond: bool, who: str, field: str, expected: str, got: Any) -> None:
+    if not cond:
+        raise ValueError(f"{who}: {field}: expected {expected}, got {got!r}")
+
+
+def is_real(v: Any) -> bool:
+    """A finite Python or NumPy number, not a bool."""
+    return isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool) \
+        and math.isfinite(float(v))
+
+
+def plain_hyper(h: dict[str, Any]) -> dict[str, Any]:
+    """NumPy scalars as Python numbers and bools, and betas as a tuple of them."""
+    out = dict(h)
+    for k, v in out.items():
+        if isinstance(v, np.bool_):
+            out[k] = bool(v)
+        elif isinstance(v, (np.floating, np.integer)):
+            out[k] = v.item()
+    if "betas" in out and isinstance(out["betas"], (list, tuple)):
+        out["betas"] = tuple(b.item() if isinstance(b, (np.floating, np.integer)) else b
+                             for b in out["betas"])
+    return out
+
+
+def check_sgd_hyper(who: str, h: dict[str, Any]) -> None:
+    """lr, momentum, weight_decay >= 0 and finite; dampening finite; nesterov a bool that needs
+    momentum > 0 and dampening == 0 (torch.optim.SGD's conditions)."""
+    need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
+    need(is_real(h["momentum"]) and h["momentum"] >= 0, who, "momentum", "a float >= 0",
+         h["momentum"])
+    need(is_real(h["dampening"]), who, "dampening", "a finite float", h["dampening"])
+    need(is_real(h["weight_decay"]) and h["weight_decay"] >= 0, who, "weight_decay",
+         "a float >= 0", h["weight_decay"])
+    need(isinstance(h["nesterov"], bool), who, "nesterov", "a bool", h["nesterov"])
+    need(not h["nesterov"] or (h["momentum"] > 0 and h["dampening"] == 0), who, "nesterov",
+         f"False unless momentum > 0 and dampening == 0 (momentum={h['momentum']!r}, "
+         f"dampening={h['dampening']!r})", h["nesterov"])
+
+
+def check_adam_hyper(who: str, h: dict[str, Any]) -> None:
+    """lr, eps, weight_decay >= 0 and finite; betas a pair in [0, 1); amsgrad a bool."""
+    need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
+    b = h["betas"]
+    need(isinstance(b, tuple) and len(b) == 2 and all(is_real(x) and 0 <= x < 1 for x in b),
+         who, "betas", "a pair of floats in [0, 1)", b)
+    need(is_real(h["eps"]) and h["eps"] >= 0, who, "eps", "a float >= 0", h["eps"])
+    need(is_real(h["weight_decay"]) and h["weight_decay"] >= 0, who, "weight_decay",
+         "a float >= 0", h["weight_decay"])
+    need(isinstance(h["amsgrad"], bool), who, "amsgrad", "a bool", h["amsgrad"])

@@ -1,0 +1,68 @@
+"""The optimizers' argument checks for torchformer: the parameters a user hands over (a model, its
+parameters or named parameters, a list, parameter groups), and the hyper-parameters through
+npformer's rules (npformer.guards.optim), so both twins refuse the same values with the same words.
+torch.optim's own checks still run after these."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from npformer.guards.optim import check_adam_hyper, check_sgd_hyper, plain_hyper
+
+__all__ = ["check_params", "check_hyper"]
+
+EXPECTED = "model.parameters(), model.named_parameters() or a list of Parameters"
+
+
+def _tensors(who: str, items: list) -> list[torch.Tensor]:
+    """Every tensor in `items`: bare tensors, (name, tensor) pairs, or parameter groups' "params"."""
+    out: list[torch.Tensor] = []
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            group = item.get("params")
+            group = [group] if isinstance(group, torch.Tensor) else list(group or ())
+            out.extend(_tensors(who, group))
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            out.extend(_tensors(who, [item[1]]))
+        elif isinstance(item, torch.Tensor):
+            out.append(item)
+        else:
+            raise TypeError(f"{who}: params[{i}]: expected a Parameter, a (name, Parameter) pair or a "
+                            f"parameter group (a dict), got {type(item).__name__}")
+    return out
+
+
+def check_params(who: str, params) -> list:
+    """`params` as a list torch.optim takes; a model stands for its parameters. Empty, or holding
+    one tensor twice (torch only warns there, and then steps that tensor twice), is an error."""
+    if isinstance(params, torch.nn.Module):
+        params = params.parameters()
+    if isinstance(params, torch.Tensor):
+        params = [params]
+    try:
+        items = list(params)
+    except TypeError:
+        raise TypeError(f"{who}: params: expected {EXPECTED}, got {type(params).__name__}") from None
+    if not items:
+        raise ValueError(f"{who}: params is empty; expected {EXPECTED}")
+    tensors = _tensors(who, items)
+    if len({id(t) for t in tensors}) != len(tensors):
+        raise ValueError(f"{who}: the same Parameter appears twice in params (pass each tied "
+                         f"parameter once, as model.named_parameters() does)")
+    return items
+
+
+def _number(v: Any) -> Any:
+    """A one-element tensor (torch takes a tensor lr) as its Python number, for the rule."""
+    if isinstance(v, torch.Tensor) and v.numel() == 1:
+        return v.item()
+    return v
+
+
+def check_hyper(rule: str, who: str, hyper: dict[str, Any]) -> None:
+    """Run npformer's rule ("sgd" or "adam") on the hyper-parameters."""
+    h = {k: _number(v) for k, v in hyper.items()}
+    if isinstance(h.get("betas"), (list, tuple)):
+        h["betas"] = tuple(_number(b) for b in h["betas"])
+    (check_sgd_hyper if rule == "sgd" else check_adam_hyper)(who, plain_hyper(h))
