@@ -11,7 +11,7 @@ import numpy as np
 
 from npformer.guards.keep_masks import check_keep_mask
 from npformer.guards.layers import check_targets, loss_init
-from npformer.guards.rules import check_count
+from npformer.guards.rules import check_count, check_has_keys
 from npformer.guards.validation import (
     bool_mask,
     check_dtype,
@@ -45,6 +45,7 @@ def sdpa_forward(q, k, v, mask=None, dropout_mask=None, dropout_p: float = 0.0):
     if v.shape[:3] != k.shape[:3]:
         raise ValueError(f"v: expected shape ({B}, {H}, {k.shape[2]}, dv) to match k {k.shape}, "
                          f"got {v.shape}")
+    check_has_keys("k", k.shape, 2)
     keep = check_mask("mask", mask, (B, H, Tq, k.shape[2]))
     dropout_p = check_probability("p", dropout_p)
     if dropout_mask is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.register import checks
+from npformer.guards.rules import check_has_keys
 from npformer.guards.validation import (
     check_dtype,
     check_float,
@@ -173,6 +174,8 @@ def attention_call(m, query, key, value, mask=None, cache=None, static_kv=False)
     if cache is not None and "k" in cache and cache["k"].shape[0] != B:
         raise ValueError(f"cache: holds keys for batch {cache['k'].shape[0]}, query has batch {B}")
     Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
+    if Tk == 0:
+        check_has_keys("key", key.shape, 1)
     keep = check_mask("mask", mask, (B, m.num_heads, Tq, Tk))
     return query, key, value, keep, cache, static_kv
 

@@ -14,6 +14,7 @@ from npformer.guards.rules import (
     check_config,
     check_config_fits_memory,
     check_flag,
+    check_has_keys,
     check_key_keep_shape,
     check_model_mask_shape,
     check_seed,
@@ -116,6 +117,7 @@ def check_offset(offset, caches) -> int:
 def encoder_call(m, x, mask=None):
     c = m.config
     check_float("x", x, dtype=m.dtype, ndim=3, shape=(None, None, c.d_model))
+    check_has_keys("x", x.shape, 1)
     B, T, _ = x.shape
     return x, check_mask("mask", mask, (B, c.num_heads, T, T))
 
@@ -130,6 +132,7 @@ def decoder_arguments(m, x, memory, self_mask, memory_mask, past: int):
             raise ValueError(f"memory: {type(m).__name__} with cross_attention=True needs the "
                              f"encoder output (B, S, {c.d_model}), got None")
         check_float("memory", memory, dtype=m.dtype, ndim=3, shape=(B, None, c.d_model))
+        check_has_keys("memory", memory.shape, 1)
         memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]))
     else:
         if memory is not None:
@@ -138,6 +141,8 @@ def decoder_arguments(m, x, memory, self_mask, memory_mask, past: int):
         if memory_mask is not None:
             raise ValueError(f"memory_mask: {type(m).__name__} with cross_attention=False takes "
                              f"no memory_mask, got {type(memory_mask).__name__}")
+    if past + T == 0:
+        check_has_keys("x", x.shape, 1)
     self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T))
     return self_mask, memory_mask
 
@@ -202,6 +207,7 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
     B, T = tgt.shape
     check_float("memory", memory, dtype=m.dtype, ndim=3, shape=(B, None, c.d_model))
+    check_has_keys("memory", memory.shape, 1)
     S = memory.shape[1]
     if src_mask is not None:
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, S), "src_key_keep")

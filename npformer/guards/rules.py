@@ -37,6 +37,14 @@ def check_length(name: str, length: int, max_len: int) -> None:
         raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")
 
 
+def check_has_keys(name: str, shape, axis: int) -> None:
+    """Attention needs at least one key: `shape[axis]` (the length of a sequence, memory or keys)
+    of 0 is refused, in both twins alike (a softmax over no keys has nothing to normalise)."""
+    if shape[axis] == 0:
+        raise ValueError(f"{name}: expected at least one position to attend to (length >= 1 along "
+                         f"axis {axis}), got shape {tuple(shape)}")
+
+
 def check_probability(name: str, p) -> float:
     """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):

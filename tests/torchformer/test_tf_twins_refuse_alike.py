@@ -98,3 +98,48 @@ def test_torchformer_optimizers_update_as_torch_optim_does():
             (m(x) * torch.arange(8.0).reshape(4, 2)).sum().backward()
             o.step()
     assert torch.equal(a.weight, b.weight) and torch.equal(a.bias, b.bias)
+
+
+CFG = nf.TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1, num_decoder_layers=1,
+                           vocab_size=11, max_len=6, dropout=0.0)
+F32 = np.float32
+
+
+def rand(*shape):
+    return np.random.default_rng(1).standard_normal(shape).astype(F32)
+
+
+NO_KEYS = {   # name: (npformer call, torchformer call given the converter t, the expected message start)
+    "attention over an empty key": (
+        lambda t, tw: tw.MultiHeadAttention(8, 2)(t(rand(2, 3, 8)), t(rand(2, 0, 8)), t(rand(2, 0, 8))),
+        "key: expected at least one position to attend to (length >= 1 along axis 1), got shape (2, 0, 8)"),
+    "sdpa with no keys": (
+        lambda t, tw: (nf.sdpa_forward if tw is nf else tf.scaled_dot_product_attention)(
+            t(rand(1, 2, 3, 4)), t(rand(1, 2, 0, 4)), t(rand(1, 2, 0, 4))),
+        "k: expected at least one position to attend to (length >= 1 along axis 2), got shape (1, 2, 0, 4)"),
+    "encoder layer on an empty sequence": (
+        lambda t, tw: tw.EncoderLayer(CFG)(t(rand(1, 0, 8))),
+        "x: expected at least one position to attend to (length >= 1 along axis 1), got shape (1, 0, 8)"),
+    "decoder on an empty sequence": (
+        lambda t, tw: tw.Decoder(CFG)(t(rand(1, 0, 8)), t(rand(1, 2, 8))),
+        "x: expected at least one position to attend to (length >= 1 along axis 1), got shape (1, 0, 8)"),
+    "decoder layer on an empty memory": (
+        lambda t, tw: tw.DecoderLayer(CFG)(t(rand(1, 2, 8)), t(rand(1, 0, 8))),
+        "memory: expected at least one position to attend to (length >= 1 along axis 1), got shape (1, 0, 8)"),
+    "Transformer.decode on an empty memory": (
+        lambda t, tw: tw.Transformer(CFG).decode(t(np.array([[1, 5]])), t(rand(1, 0, 8))),
+        "memory: expected at least one position to attend to (length >= 1 along axis 1), got shape (1, 0, 8)"),
+}
+
+
+@pytest.mark.parametrize("case", list(NO_KEYS), ids=list(NO_KEYS))
+def test_attention_over_no_keys_is_refused_alike(case):
+    call, message = NO_KEYS[case]
+    same_error(lambda: call(lambda a: a, nf), lambda: call(torch.from_numpy, tf), message)
+
+
+def test_queries_of_length_zero_over_real_keys_still_run_in_both():
+    out_np = nf.MultiHeadAttention(8, 2)(rand(2, 0, 8), rand(2, 4, 8), rand(2, 4, 8))
+    out_tf = tf.MultiHeadAttention(8, 2)(torch.from_numpy(rand(2, 0, 8)), torch.from_numpy(rand(2, 4, 8)),
+                                         torch.from_numpy(rand(2, 4, 8)))
+    assert out_np.shape == tuple(out_tf.shape) == (2, 0, 8)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from npformer.guards.rules import check_has_keys
 from torchformer.guards.validation import (
     check_count,
     check_device_arg,
@@ -36,6 +37,7 @@ def scaled_dot_product_attention(q, k, v, mask=None, dropout_mask=None, dropout_
     if v.shape[:3] != (B, H, Tk):
         raise ValueError(f"v: expected shape ({B}, {H}, {Tk}, dv) to match k {tuple(k.shape)}, "
                          f"got {tuple(v.shape)}")
+    check_has_keys("k", k.shape, 2)
     keep = check_mask("mask", mask, (B, H, Tq, Tk), device=q.device)
     if isinstance(dropout_p, bool) or not (isinstance(dropout_p, (int, float))
                                            and 0.0 <= dropout_p < 1.0):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from npformer.guards.rules import check_has_keys
 from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
@@ -212,6 +213,8 @@ def attention_call(m, query, key, value, mask=None, cache=None, static_kv=False)
                              f"{tuple(value.shape)}")
     past = 0 if cache is None or static_kv or "k" not in cache else cache["k"].shape[2]
     Tk = cache["k"].shape[2] if reuse_kv else past + key.shape[1]
+    if Tk == 0:
+        check_has_keys("key", key.shape, 1)
     keep = check_mask("mask", mask, (B, m.num_heads, Tq, Tk), device=query.device)
     return query, key, value, keep, cache, static_kv
 

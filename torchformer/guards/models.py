@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from npformer.guards.rules import check_has_keys
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_config,
@@ -150,6 +151,7 @@ def encoder_call(m, x, mask=None):
     c = m.config
     check_float("x", x, dtype=param_dtype(m, m.dtype), device=param_device(m), ndim=3,
                 shape=(None, None, c.d_model))
+    check_has_keys("x", x.shape, 1)
     B, T, _ = x.shape
     return x, check_mask("mask", mask, (B, c.num_heads, T, T), device=x.device)
 
@@ -168,6 +170,7 @@ def decoder_inputs(m, x, memory, self_mask, memory_mask, past: int):
                              f"encoder output (B, S, {c.d_model}), got None")
         check_float("memory", memory, dtype=dtype, device=x.device, ndim=3,
                     shape=(B, None, c.d_model))
+        check_has_keys("memory", memory.shape, 1)
         memory_mask = check_mask("memory_mask", memory_mask, (B, c.num_heads, T, memory.shape[1]),
                                  device=x.device)
     else:
@@ -177,6 +180,8 @@ def decoder_inputs(m, x, memory, self_mask, memory_mask, past: int):
         if memory_mask is not None:
             raise ValueError(f"memory_mask: {type(m).__name__} with cross_attention=False takes "
                              f"no memory_mask, got {type(memory_mask).__name__}")
+    if past + T == 0:
+        check_has_keys("x", x.shape, 1)
     self_mask = check_mask("self_mask", self_mask, (B, c.num_heads, T, past + T), device=x.device)
     return self_mask, memory_mask
 
@@ -305,6 +310,7 @@ def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None
     check_cache_batch(caches, B)
     check_float("memory", memory, dtype=m._weight_dtype, device=param_device(m), ndim=3,
                 shape=(B, None, c.d_model))
+    check_has_keys("memory", memory.shape, 1)
     if src_mask is not None:
         src_mask = check_model_mask("src_mask", src_mask, (B, c.num_heads, T, memory.shape[1]),
                                     "src_key_keep", device=tgt.device)
