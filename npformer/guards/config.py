@@ -85,8 +85,8 @@ def validate(config: TransformerConfig) -> None:
         v = getattr(c, f)
         need(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v < 1.0, f,
              "a float in [0, 1)")
-    need(isinstance(c.layer_norm_eps, (int, float)) and c.layer_norm_eps > 0,
-         "layer_norm_eps", "a positive float")
+    need(isinstance(c.layer_norm_eps, (int, float)) and not isinstance(c.layer_norm_eps, bool)
+         and 0 < c.layer_norm_eps < float("inf"), "layer_norm_eps", "a positive finite float")
     for f in ("norm_first", "final_norm", "scale_embeddings", "tie_embeddings",
               "share_embeddings", "bias", "output_bias", "embedding_norm"):
         need(isinstance(getattr(c, f), bool), f, "a bool")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.register import checks
-from npformer.guards.rules import check_has_keys
+from npformer.guards.rules import check_has_keys, check_real
 from npformer.guards.validation import (
     check_dtype,
     check_float,
@@ -87,8 +87,7 @@ def dropout_init(p, rng=None):
 @checks("init", LayerNorm)
 def layernorm_init(d_model, eps=1e-5, dtype="float32"):
     check_positive_int("d_model", d_model)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-        raise ValueError(f"eps: expected a positive float, got {eps!r}")
+    check_real("eps", eps, positive=True)
     check_dtype("dtype", dtype)
 
 
@@ -111,8 +110,7 @@ def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, d
                                     or not 0 <= padding_idx < num_embeddings):
         raise ValueError(f"padding_idx: expected None or an int in [0, {num_embeddings}), "
                          f"got {padding_idx!r}")
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale):
-        raise ValueError(f"scale: expected a finite float, got {scale!r}")
+    check_real("scale", scale)
     check_dtype("dtype", dtype)
 
 

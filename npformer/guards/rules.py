@@ -45,6 +45,16 @@ def check_has_keys(name: str, shape, axis: int) -> None:
                          f"axis {axis}), got shape {tuple(shape)}")
 
 
+def check_real(name: str, v, *, positive: bool = False) -> float:
+    """A finite Python or NumPy number, not a bool (a scale, an epsilon); > 0 when `positive`."""
+    kind = "a positive finite float" if positive else "a finite float"
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected {kind}, got {type(v).__name__}")
+    if not np.isfinite(float(v)) or (positive and not v > 0):
+        raise ValueError(f"{name}: expected {kind}, got {v!r}")
+    return float(v)
+
+
 def check_probability(name: str, p) -> float:
     """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):

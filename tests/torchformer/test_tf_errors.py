@@ -64,7 +64,7 @@ def cases():
         ("seed", lambda: CausalLM(C, seed=-1), ValueError, "seed: expected a non-negative int"),
         ("dtype", lambda: Linear(2, 2, dtype="int32"), TypeError, "dtype: expected one of"),
         ("padding_idx", lambda: Embedding(4, 2, padding_idx=4), ValueError, "padding_idx"),
-        ("eps", lambda: LayerNorm(4, eps=0.0), ValueError, "eps: expected a positive float"),
+        ("eps", lambda: LayerNorm(4, eps=0.0), ValueError, "eps: expected a positive finite float"),
         ("positions of a 1-d x", lambda: SinusoidalPositionalEncoding(16, 4)(torch.zeros(3)),
          ValueError, "x: expected 3 dimensions"),
         ("positions of a list", lambda: SinusoidalPositionalEncoding(16, 4)([1.0, 2.0]), TypeError,

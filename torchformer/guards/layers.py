@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_has_keys
+from npformer.guards.rules import check_has_keys, check_real
 from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
@@ -54,8 +54,7 @@ def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None,
 def layernorm_init(d_model, eps=1e-5, dtype="float32", device=None):
     check_device_arg("device", device)
     check_positive_int("d_model", d_model)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-        raise ValueError(f"LayerNorm: eps: expected a positive float, got {eps!r}")
+    check_real("LayerNorm: eps", eps, positive=True)
     check_dtype("dtype", dtype)
 
 
@@ -83,8 +82,7 @@ def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, d
                                     or not 0 <= padding_idx < num_embeddings):
         raise ValueError(f"Embedding: padding_idx: expected None or an int in "
                          f"[0, {num_embeddings}), got {padding_idx!r}")
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-        raise TypeError(f"Embedding: scale: expected a float, got {type(scale).__name__}")
+    check_real("Embedding: scale", scale)
     check_rng("rng", rng)
     check_dtype("dtype", dtype)
 

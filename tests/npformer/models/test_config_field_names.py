@@ -37,3 +37,11 @@ def test_valid_configs_still_build_copy_and_pickle():
     assert c.replace(d_ff=16).d_ff == 16
     assert pickle.loads(pickle.dumps(c)) == c
     assert nf.TransformerConfig.from_dict(c.to_dict()) == c
+
+
+@pytest.mark.parametrize("eps", [float("inf"), True, float("nan"), 0.0])
+def test_layer_norm_eps_must_be_a_positive_finite_number(eps):
+    with pytest.raises(ValueError, match=r"TransformerConfig\.layer_norm_eps: expected a positive finite "
+                                         r"float, got " + repr(eps).replace("(", r"\(")):
+        nf.TransformerConfig(layer_norm_eps=eps)
+    assert nf.TransformerConfig(layer_norm_eps=1e-12).layer_norm_eps == 1e-12
