@@ -16,6 +16,7 @@ import dataclasses
 import difflib
 import functools
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 from npformer.models.config import ACTIVATIONS, DTYPES, POOLINGS, POSITIONALS, TransformerConfig
@@ -115,6 +116,9 @@ def install(cls: type) -> None:
 
     @functools.wraps(from_dict)
     def checked_from_dict(klass, d: dict):
+        if not isinstance(d, Mapping):     # a list or None would be iterated as if it held names
+            raise TypeError(f"TransformerConfig.from_dict: expected a dict of fields, got "
+                            f"{type(d).__name__}")
         refuse_unknown_fields(klass, d, "TransformerConfig.from_dict", ValueError)
         return from_dict(klass, d)
 

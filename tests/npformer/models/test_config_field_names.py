@@ -39,6 +39,13 @@ def test_valid_configs_still_build_copy_and_pickle():
     assert nf.TransformerConfig.from_dict(c.to_dict()) == c
 
 
+@pytest.mark.parametrize("given", [None, [("d_model", 8)], "d_model=8", 8])
+def test_from_dict_refuses_what_is_not_a_dict_by_its_type(given):
+    with pytest.raises(TypeError, match=r"TransformerConfig\.from_dict: expected a dict of fields, got "
+                                        + type(given).__name__):
+        nf.TransformerConfig.from_dict(given)
+
+
 @pytest.mark.parametrize("eps", [float("inf"), True, float("nan"), 0.0])
 def test_layer_norm_eps_must_be_a_positive_finite_number(eps):
     with pytest.raises(ValueError, match=r"TransformerConfig\.layer_norm_eps: expected a positive finite "
