@@ -30,8 +30,10 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
+from npformer.guards.optim import is_real
 from npformer.guards.rules import check_training_fits_memory
 from npformer.models.config import TransformerConfig
+from npformer.training.arguments import check_train_arguments
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult, sequence_matches, token_accuracy
@@ -89,13 +91,18 @@ class TrainConfig:
 
         need(is_int(self.steps) and self.steps >= 0, "steps", "an int >= 0")
         need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
-        need(self.lr is None or (isinstance(self.lr, (int, float)) and 0 < self.lr < math.inf),
-             "lr", "None or a positive float")
+        need(self.lr is None or (is_real(self.lr) and self.lr > 0), "lr", "None or a positive float")
         need(is_int(self.warmup) and self.warmup >= 1, "warmup", "an int >= 1")
         need(isinstance(self.label_smoothing, (int, float)) and 0 <= self.label_smoothing < 1,
              "label_smoothing", "a float in [0, 1)")
-        need(self.clip_norm is None or (isinstance(self.clip_norm, (int, float))
-                                         and self.clip_norm > 0), "clip_norm", "None or > 0")
+        need(self.clip_norm is None or (is_real(self.clip_norm) and self.clip_norm > 0), "clip_norm",
+             "None or a positive float")
+        b = self.betas      # Adam's rules (npformer.guards.optim), named as fields of this config
+        need(isinstance(b, (tuple, list)) and len(b) == 2 and all(is_real(x) and 0 <= x < 1 for x in b),
+             "betas", "a pair of floats in [0, 1)")
+        need(is_real(self.eps) and self.eps >= 0, "eps", "a float >= 0")
+        need(is_real(self.weight_decay) and self.weight_decay >= 0, "weight_decay", "a float >= 0")
+        need(isinstance(self.progress, bool), "progress", "a bool")
         need(is_int(self.seed) and self.seed >= 0, "seed", "an int >= 0")
         need(is_int(self.eval_every) and self.eval_every >= 0, "eval_every", "an int >= 0")
         need(is_int(self.eval_size) and self.eval_size >= 1, "eval_size", "an int >= 1")
@@ -239,6 +246,10 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
     if isinstance(fast_threads, bool) or not isinstance(fast_threads, int) or fast_threads < 0:
         raise ValueError(f"fast_threads: expected an int >= 0, got {fast_threads!r}")
+    from npformer.layers.module import Module
+    from npformer.optim import Optimizer
+    check_train_arguments(model, task, twin="npformer", module_type=Module, optimizer_type=Optimizer,
+                          optimizer=optimizer, callback=callback, start_step=start_step)
     check_sizes_fit(model, task, config, batches, eval_examples)
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)

@@ -22,6 +22,7 @@ import torch
 
 from npformer.data.tasks import ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.models.config import TransformerConfig
+from npformer.training.arguments import check_train_arguments
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult
 from npformer.training.train import TrainConfig, check_sizes_fit, model_config_for, peak_factor
@@ -95,6 +96,9 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """Train `model` in place for `config.steps` steps (see npformer.training.train.train)."""
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
+    check_train_arguments(model, task, twin="torchformer", module_type=torch.nn.Module,
+                          optimizer_type=torch.optim.Optimizer, optimizer=optimizer, callback=callback,
+                          start_step=start_step)
     check_sizes_fit(model, task, config, batches, eval_examples, device_memory(model.device))
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)

@@ -1,0 +1,57 @@
+"""The checks both twins' `train(model, task, config, ...)` run on their arguments before anything
+is drawn or built: a model of this twin, of the kind the task trains, a task, an optimizer of this
+twin, a callable callback and a step count. Each refusal is one line naming the argument, what was
+expected and what came (before, a wrong value was an AttributeError from deep inside the loop, or a
+TypeError after the first step had already changed the weights)."""
+from __future__ import annotations
+
+from npformer.guards.rules import check_count
+
+__all__ = ["task_kind", "check_train_arguments"]
+
+# the kinds of model each kind of task trains (build_model builds the first of each)
+TRAINS = {"mlm": ("BertForMaskedLM",), "lm": ("CausalLM",),
+          "classification": ("EncoderClassifier", "BertForSequenceClassification"),
+          "seq2seq": ("Transformer",)}
+TASK_ATTRIBUTES = ("max_src_tokens", "max_tgt_tokens", "is_classification", "vocab_size")
+
+
+def task_kind(task) -> str:
+    if getattr(task, "is_mlm", False):
+        return "mlm"
+    if getattr(task, "is_lm", False):
+        return "lm"
+    return "classification" if task.is_classification else "seq2seq"
+
+
+def _kind(obj) -> str:
+    package = type(obj).__module__.split(".")[0]
+    return type(obj).__name__ if package == "builtins" else f"{package} {type(obj).__name__}"
+
+
+def check_train_arguments(model, task, *, twin: str, module_type: type, optimizer_type: type,
+                          optimizer, callback, start_step) -> None:
+    """`twin` ("npformer" / "torchformer") is the package whose train() was called; `module_type`
+    its models' base class and `optimizer_type` its optimizers' (an optimizer given must be one)."""
+    a_twin = f"{'an' if twin == 'npformer' else 'a'} {twin}"
+    if not isinstance(model, module_type) or not hasattr(model, "config"):
+        other = "torchformer" if twin == "npformer" else "npformer"
+        hint = (f"; train {'an' if other == 'npformer' else 'a'} {other} model with {other}.training.train.train"
+                if type(model).__module__.split(".")[0] == other else "")
+        raise TypeError(f"model: expected {a_twin} model (Transformer, EncoderClassifier, CausalLM or "
+                        f"a BERT model), got {_kind(model)}{hint}")
+    if not all(hasattr(task, a) for a in TASK_ATTRIBUTES):
+        raise TypeError(f"task: expected a training task (npformer.data.registry.make_any_task(name=...) "
+                        f"builds one), got {_kind(task)}")
+    kind = task_kind(task)
+    name = type(getattr(model, "_orig_mod", model)).__name__      # torch.compile's wrapper: its model
+    if name not in TRAINS[kind]:
+        raise ValueError(f"model: the {getattr(task, 'name', kind)} task ({kind}) trains a "
+                         f"{' or '.join(TRAINS[kind])}, got a {name} "
+                         f"(build_model(config, task) builds the right one)")
+    if optimizer is not None and not isinstance(optimizer, optimizer_type):
+        raise TypeError(f"optimizer: expected None or {a_twin} optimizer, got {_kind(optimizer)}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback: expected None or a function callback(step, loss), got "
+                        f"{_kind(callback)}")
+    check_count("start_step", start_step)
