@@ -11,6 +11,7 @@ import numpy as np
 from npformer.guards.layers import gradient_of_output
 from npformer.guards.register import checks
 from npformer.guards.rules import (
+    check_cache_list,
     check_config,
     check_config_fits_memory,
     check_flag,
@@ -102,8 +103,10 @@ def cached_length(cache) -> int:
     return self_cache["k"].shape[2] if "k" in self_cache else 0
 
 
-def check_offset(offset, caches) -> int:
-    """The number of earlier positions of an incremental decode; must match what the caches hold."""
+def check_offset(offset, caches, num_layers: int) -> int:
+    """The number of earlier positions of an incremental decode; must match what the caches hold,
+    a list of one cache dict per decoder layer (or None)."""
+    check_cache_list(caches, num_layers)
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
     held = cached_length(caches[0]) if caches else offset
@@ -156,10 +159,7 @@ def decoder_layer_call(m, x, memory=None, self_mask=None, memory_mask=None, cach
 
 @checks("call", Decoder)
 def decoder_call(m, x, memory=None, self_mask=None, memory_mask=None, caches=None):
-    if caches is not None and (not isinstance(caches, list) or len(caches) != len(m.layers)):
-        got = len(caches) if isinstance(caches, list) else type(caches).__name__
-        raise ValueError(f"caches: expected a list of {len(m.layers)} dicts (one per layer), got "
-                         f"{got}")
+    check_cache_list(caches, len(m.layers))
     past = cached_length(caches[0]) if caches else 0
     self_mask, memory_mask = decoder_arguments(m, x, memory, self_mask, memory_mask, past)
     return x, memory, self_mask, memory_mask, caches
@@ -203,7 +203,7 @@ def transformer_encode(m, src, src_mask=None, *, src_key_keep=None):
 def transformer_decode(m, tgt, memory, src_mask=None, tgt_mask=None, caches=None, offset=0, *,
                        src_key_keep=None):
     c = m.config
-    offset = check_offset(offset, caches)
+    offset = check_offset(offset, caches, c.num_decoder_layers)
     tgt = check_token_ids("tgt", tgt, c.tgt_vocab, c.max_len, offset)
     B, T = tgt.shape
     check_float("memory", memory, dtype=m.dtype, ndim=3, shape=(B, None, c.d_model))
@@ -232,7 +232,7 @@ def classifier_call(m, src, src_mask=None, *, src_key_keep=None):
 @checks("call", CausalLM)
 def causal_lm_call(m, ids, mask=None, caches=None, offset=0, *, key_keep=None):
     c = m.config
-    offset = check_offset(offset, caches)
+    offset = check_offset(offset, caches, c.num_decoder_layers)
     ids = check_token_ids("ids", ids, c.vocab_size, c.max_len, offset)
     B, T = ids.shape
     keys = (offset if caches else 0) + T     # the cached keys (offset), then these T

@@ -55,6 +55,23 @@ def check_real(name: str, v, *, positive: bool = False) -> float:
     return float(v)
 
 
+def check_cache_list(caches, num_layers: int) -> None:
+    """None, or a list of one cache dict per decoder layer (what an incremental decode starts with:
+    `[{} for _ in range(num_layers)]`)."""
+    if caches is None:
+        return
+    if not isinstance(caches, list):
+        raise TypeError(f"caches: expected None or a list of {num_layers} dicts (one per layer), got "
+                        f"{type(caches).__name__}")
+    if len(caches) != num_layers:
+        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got "
+                         f"{len(caches)}")
+    for i, cache in enumerate(caches):
+        if not isinstance(cache, dict):
+            raise TypeError(f"caches[{i}]: expected a dict {{'self': {{...}}, 'cross': {{...}}}} (one "
+                            f"per layer; {{}} to start), got {type(cache).__name__}")
+
+
 def check_probability(name: str, p) -> float:
     """A drop probability in [0, 1) (p = 1 would drop everything and divide by zero)."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):

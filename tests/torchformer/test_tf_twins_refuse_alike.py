@@ -159,3 +159,22 @@ def test_layer_norm_eps_must_be_finite_in_both():
     for tw, prefix in ((nf, ""), (tf, "LayerNorm: ")):
         with pytest.raises(ValueError, match=f"^{prefix}eps: expected a positive finite float, got inf$"):
             tw.LayerNorm(4, eps=float("inf"))
+
+
+@pytest.mark.parametrize("caches, error, message", [
+    ([None], TypeError, "caches[0]: expected a dict {'self': {...}, 'cross': {...}} (one per layer; {} to start), "
+                        "got NoneType"),
+    ([[]], TypeError, "caches[0]: expected a dict"),
+    ("caches", TypeError, "caches: expected None or a list of 1 dicts (one per layer), got str"),
+    ([{}, {}], ValueError, "caches: expected a list of 1 dicts (one per layer), got 2"),
+])
+def test_incremental_caches_that_are_not_one_dict_per_layer_are_refused_alike(caches, error, message):
+    ids = np.array([[1, 5]])
+    for call in (lambda: nf.CausalLM(CFG)(ids, caches=caches),
+                 lambda: tf.CausalLM(CFG).eval()(torch.from_numpy(ids), caches=caches),
+                 lambda: nf.Transformer(CFG).decode(ids, rand(1, 2, 8), caches=caches),
+                 lambda: tf.Transformer(CFG).eval().decode(torch.from_numpy(ids), torch.from_numpy(rand(1, 2, 8)),
+                                                           caches=caches)):
+        with pytest.raises(error) as e:
+            call()
+        assert str(e.value) == message or message in str(e.value), str(e.value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_has_keys
+from npformer.guards.rules import check_cache_list, check_has_keys
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_config,
@@ -124,13 +124,11 @@ def cached_length(cache) -> int:
 def check_offset(offset, caches, num_layers: int) -> int:
     """The number of earlier positions of an incremental decode; must match what the caches hold,
     a list of one cache dict per decoder layer (or None)."""
+    check_cache_list(caches, num_layers)
     offset = check_count("offset", offset)
     held = cached_length(caches[0]) if caches else offset
     if held != offset:
         raise ValueError(f"offset: expected {held} (the positions the caches hold), got {offset}")
-    if caches is not None and (not isinstance(caches, list) or len(caches) != num_layers):
-        got = len(caches) if isinstance(caches, list) else type(caches).__name__
-        raise ValueError(f"caches: expected a list of {num_layers} dicts (one per layer), got {got}")
     return offset
 
 
@@ -195,10 +193,7 @@ def decoder_layer_call(m, x, memory=None, self_mask=None, memory_mask=None, cach
 
 @checks("call", Decoder)
 def decoder_call(m, x, memory=None, self_mask=None, memory_mask=None, caches=None):
-    if caches is not None and (not isinstance(caches, list) or len(caches) != len(m.layers)):
-        got = len(caches) if isinstance(caches, list) else type(caches).__name__
-        raise ValueError(f"caches: expected a list of {len(m.layers)} dicts (one per layer), "
-                         f"got {got}")
+    check_cache_list(caches, len(m.layers))
     past = cached_length(caches[0]) if caches else 0
     self_mask, memory_mask = decoder_inputs(m, x, memory, self_mask, memory_mask, past)
     return x, memory, self_mask, memory_mask, caches
