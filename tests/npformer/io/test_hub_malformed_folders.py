@@ -180,7 +180,7 @@ def test_deeply_nested_safetensors_header_is_one_line_naming_the_file(folder):
 @pytest.mark.parametrize("key,value,needle", [
     ("n_head", 3, r"config\.json: n_embd: expected a multiple of n_head=3, got 8"),
     ("resid_pdrop", 2.0, r"config\.json: resid_pdrop: expected a float in \[0, 1\), got 2\.0"),
-    ("layer_norm_epsilon", -1, r"config\.json: layer_norm_epsilon: expected a positive float"),
+    ("layer_norm_epsilon", -1, r"config\.json: layer_norm_epsilon: expected a positive finite float"),
 ])
 def test_bad_config_values_are_named_by_their_config_json_key(folder, key, value, needle):
     """They used to be reported under npformer's names (TransformerConfig.num_heads, .dropout)."""
