@@ -36,10 +36,25 @@ from npformer.io.checkpoint_read import (  # noqa: F401
 from npformer.io.optimizer_values import check_optimizer_values
 from npformer.layers.module import Module, Parameter
 from npformer.models.config import TransformerConfig
+from npformer.optim import Optimizer, WarmupSchedule
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CheckpointError", "CheckpointNotFoundError", "Checkpoint",
            "save_checkpoint", "load_checkpoint", "load_model", "restore", "write_checkpoint",
-           "check_weights", "MODEL_CLASSES"]
+           "check_weights", "check_training_objects", "MODEL_CLASSES"]
+
+
+def check_training_objects(who: str, optimizer, schedule, *, optimizer_type: type,
+                           schedule_type: type, twin: str) -> None:
+    """`optimizer` and `schedule` (each may be None) are the twin's own kinds, refused in one line
+    naming the argument otherwise (a string, the other twin's optimizer, the two swapped), before a
+    file is touched."""
+    for name, obj, kind, what in (("optimizer", optimizer, optimizer_type, "optimizer (SGD, Adam, AdamW)"),
+                                  ("schedule", schedule, schedule_type, "WarmupSchedule")):
+        if obj is not None and not isinstance(obj, kind):
+            package = type(obj).__module__.split(".")[0]
+            got = type(obj).__name__ if package == "builtins" else f"{package} {type(obj).__name__}"
+            raise TypeError(f"{who}: {name}: expected None or {'an' if twin == 'npformer' else 'a'} "
+                            f"{twin} {what}, got {got}")
 
 
 # -- npformer models ----------------------------------------------------------------------------------
@@ -69,6 +84,8 @@ def save_checkpoint(path, model: Module, optimizer=None, schedule=None, step: in
     if not isinstance(model, Module):
         raise TypeError(f"save_checkpoint: model: expected an npformer Module, got "
                         f"{type(model).__name__}")
+    check_training_objects("save_checkpoint", optimizer, schedule, optimizer_type=Optimizer,
+                           schedule_type=WarmupSchedule, twin="npformer")
     config = getattr(model, "config", None)
     config = config if isinstance(config, TransformerConfig) else None
     opt_state = None if optimizer is None else _optimizer_portable(path, model, optimizer)
@@ -117,6 +134,8 @@ def restore(path_or_ckpt, model: Module, optimizer=None, schedule=None) -> Check
     ckpt = as_checkpoint(path_or_ckpt)
     if not isinstance(model, Module):
         raise TypeError(f"restore: model: expected an npformer Module, got {type(model).__name__}")
+    check_training_objects("restore", optimizer, schedule, optimizer_type=Optimizer,
+                           schedule_type=WarmupSchedule, twin="npformer")
     check_weights(ckpt, {n: p.data.shape for n, p in model._named_parameters_all()},
                   type(model).__name__)
     opt_staged = None

@@ -30,6 +30,7 @@ from npformer.io.checkpoint import (
     Checkpoint,
     CheckpointError,
     CheckpointNotFoundError,
+    check_training_objects,
     check_weights,
     load_checkpoint,
     model_class_for,
@@ -193,6 +194,8 @@ def save_checkpoint(path, model: torch.nn.Module, optimizer=None, schedule=None,
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"save_checkpoint: model: expected a torch.nn.Module, got "
                         f"{type(model).__name__}")
+    check_training_objects("save_checkpoint", optimizer, schedule, optimizer_type=torch.optim.Optimizer,
+                           schedule_type=WarmupSchedule, twin="torchformer")
     model = unwrap(model)
     config = getattr(model, "config", None)
     config = config if isinstance(config, TransformerConfig) else None
@@ -218,6 +221,8 @@ def restore(path_or_ckpt, model: torch.nn.Module, optimizer=None, schedule=None)
     ckpt = _as_checkpoint(path_or_ckpt)
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"restore: model: expected a torch.nn.Module, got {type(model).__name__}")
+    check_training_objects("restore", optimizer, schedule, optimizer_type=torch.optim.Optimizer,
+                           schedule_type=WarmupSchedule, twin="torchformer")
     model = unwrap(model)
     named = list(model.named_parameters(remove_duplicate=False))
     check_weights(ckpt, {n: tuple(p.shape) for n, p in named}, type(model).__name__)
