@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.register import checks
-from npformer.guards.rules import check_has_keys, check_real
+from npformer.guards.rules import check_flag, check_has_keys, check_real
 from npformer.guards.validation import (
     check_dtype,
     check_float,
@@ -49,6 +49,7 @@ checks("backward", Linear, Activation, LayerNorm, Dropout, Embedding, *POSITIONA
 def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None):
     check_positive_int("in_features", in_features)
     check_positive_int("out_features", out_features)
+    check_flag("bias", bias)
     check_dtype("dtype", dtype)
     check_rng("rng", rng)
 
@@ -144,6 +145,7 @@ def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", 
     if d_model % num_heads:
         raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
                          f"{num_heads}, got {d_model}")
+    check_flag("bias", bias)
     check_dtype("dtype", dtype)
     check_probability("dropout", dropout)
 
@@ -184,6 +186,7 @@ def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, d
     check_positive_int("PositionwiseFeedForward: d_model", d_model)
     check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
     check_probability("dropout", dropout)
+    check_flag("bias", bias)
 
 
 @checks("call", PositionwiseFeedForward)

@@ -178,3 +178,21 @@ def test_incremental_caches_that_are_not_one_dict_per_layer_are_refused_alike(ca
         with pytest.raises(error) as e:
             call()
         assert str(e.value) == message or message in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("build", [
+    lambda tw: tw.Linear(4, 2, bias="no"),
+    lambda tw: tw.MultiHeadAttention(8, 2, bias="no"),
+    lambda tw: tw.PositionwiseFeedForward(8, 16, bias="no"),
+    lambda tw: tw.Linear(4, 2, bias=0),
+])
+def test_a_bias_switch_that_is_not_a_bool_is_refused_alike(build):
+    """'no' is truthy: the layer used to get a bias the caller had switched off."""
+    e_np, e_tf = error_of(lambda: build(nf)), error_of(lambda: build(tf))
+    assert e_np == e_tf and e_np[0] is TypeError and e_np[1].startswith("bias: expected a bool, got "), (e_np, e_tf)
+    for tw in (nf, tf):
+        assert build_without_bias(tw).bias is None
+
+
+def build_without_bias(tw):
+    return tw.Linear(4, 2, bias=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_has_keys, check_real
+from npformer.guards.rules import check_flag, check_has_keys, check_real
 from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
@@ -46,6 +46,7 @@ def linear_init(in_features, out_features, bias=True, dtype="float32", rng=None,
     check_device_arg("device", device)
     check_positive_int("in_features", in_features)
     check_positive_int("out_features", out_features)
+    check_flag("bias", bias)
     check_rng("rng", rng)
     check_dtype("dtype", dtype)
 
@@ -114,6 +115,8 @@ def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", 
     if d_model % num_heads:
         raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
                          f"{num_heads}, got {d_model}")
+    check_flag("bias", bias)
+    check_flag("need_weights", need_weights)
     check_rng("rng", rng)
     check_dtype("dtype", dtype)
     check_probability("dropout", dropout)
@@ -126,6 +129,7 @@ def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, d
     check_positive_int("PositionwiseFeedForward: d_model", d_model)
     check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
     check_probability("dropout", dropout)
+    check_flag("bias", bias)
     check_dtype("dtype", dtype)
 
 
