@@ -55,6 +55,7 @@ class BlockedAdam(Adam):
     """
 
     RULE = "Adam"
+    CHECK_FINITE = False    # the training loop checks the gradient norm before it steps
 
     def __init__(self, params, *args, threads: int | None = None, **kwargs) -> None:
         super().__init__(params, *args, **kwargs)

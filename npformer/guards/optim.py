@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["need", "is_real", "plain_hyper", "check_sgd_hyper", "check_adam_hyper"]
+__all__ = ["need", "is_real", "plain_hyper", "check_sgd_hyper", "check_adam_hyper",
+           "nonfinite_gradient_message", "check_finite_gradient"]
 
 
 def need(cond: bool, who: str, field: str, expected: str, got: Any) -> None:
@@ -64,3 +65,17 @@ def check_adam_hyper(who: str, h: dict[str, Any]) -> None:
     need(is_real(h["weight_decay"]) and h["weight_decay"] >= 0, who, "weight_decay",
          "a float >= 0", h["weight_decay"])
     need(isinstance(h["amsgrad"], bool), who, "amsgrad", "a bool", h["amsgrad"])
+
+
+def nonfinite_gradient_message(who: str, name: str, bad: int, size: int) -> str:
+    return (f"{who}.step: parameter {name!r}: expected a finite gradient, got {bad} NaN/inf entries "
+            f"of {size}; nothing was updated (one such step would make the weights NaN for good)")
+
+
+def check_finite_gradient(who: str, name: str, g: np.ndarray) -> None:
+    """A NaN or inf in a gradient, refused before any parameter is updated (torch.optim would
+    apply it; the training loop stops on a non-finite gradient norm before its update)."""
+    finite = np.isfinite(g)
+    if not finite.all():
+        raise ValueError(nonfinite_gradient_message(who, name, int(g.size - np.count_nonzero(finite)),
+                                                    g.size))

@@ -11,7 +11,8 @@ rounding. Notation for one parameter at step t (counted per parameter, from 1):
 Every optimizer takes `params` as `model.named_parameters()`, a list of `(name, Parameter)` pairs, or a
 list of Parameters (named "0", "1", ...). Its state is keyed by those names, so `state_dict()` can be
 checked against a model and moved to the torch twin by name (npformer.io.checkpoint does that).
-A parameter whose `.grad` is None is skipped by `step()` (as torch skips a parameter without grad).
+A parameter whose `.grad` is None is skipped by `step()` (as torch skips a parameter without grad);
+a gradient holding NaN or inf is refused, naming the parameter, before any parameter is updated.
 
 Hyper-parameters are plain attributes (`opt.lr = 0.1` changes the learning rate, which is what
 `WarmupSchedule` does every step).
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from npformer.guards.optim import plain_hyper
+from npformer.guards.optim import check_finite_gradient, plain_hyper
 from npformer.layers.module import Module, Parameter
 
 __all__ = ["Optimizer", "named_params"]
@@ -78,6 +79,9 @@ class Optimizer:
     # the update rule's name, as state_dict() writes it; a speed variant of a rule (npformer.fast) sets
     # the plain class's name, so its state loads into either
     RULE: str | None = None
+    # refuse a NaN/inf gradient before any update (the speed variants the training loop uses leave
+    # it to the loop, which stops on a non-finite gradient norm before it updates)
+    CHECK_FINITE = True
 
     @property
     def rule(self) -> str:
@@ -127,6 +131,8 @@ class Optimizer:
                     else type(g).__name__
                 raise ValueError(f"{who}.step: parameter {name!r}: expected a gradient of shape "
                                  f"{p.data.shape} and dtype {p.data.dtype}, got {got}")
+            if self.CHECK_FINITE:
+                check_finite_gradient(who, name, g)
         for name, p in zip(self.param_names, self.params):
             if p.grad is not None:
                 self._update(p.data, p.grad, self.state[name])

@@ -196,3 +196,38 @@ def test_a_bias_switch_that_is_not_a_bool_is_refused_alike(build):
 
 def build_without_bias(tw):
     return tw.Linear(4, 2, bias=False)
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam", "AdamW"])
+def test_a_step_on_a_nan_gradient_is_refused_alike_and_changes_nothing(kind):
+    npm, tfm = linear_pair()
+    tfm.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in npm.state_dict().items()})
+    np_opt = getattr(nf, kind)([npm.weight, npm.bias], lr=0.1)
+    tf_opt = getattr(tf, kind)([tfm.weight, tfm.bias], lr=0.1)
+    grad_w = np.ones((2, 3), np.float32)
+    grad_b = np.array([0.5, np.inf], np.float32)
+    npm.weight.grad, npm.bias.grad = grad_w.copy(), grad_b.copy()
+    tfm.weight.grad, tfm.bias.grad = torch.from_numpy(grad_w.copy()), torch.from_numpy(grad_b.copy())
+    before = np.array(npm.weight.data, copy=True)
+    same_error(np_opt.step, tf_opt.step, f"{kind}.step: parameter '1': expected a finite gradient, got 1 "
+                                         f"NaN/inf entries of 2; nothing was updated")
+    assert np.array_equal(npm.weight.data, before)                             # not even the finite one
+    assert np.array_equal(tfm.weight.detach().numpy(), before)
+    npm.bias.grad[1] = tfm.bias.grad[1] = 0.25
+    np_opt.step()
+    tf_opt.step()
+    np.testing.assert_allclose(npm.weight.data, tfm.weight.detach().numpy(), rtol=1e-6, atol=1e-7)
+    assert not np.array_equal(npm.weight.data, before)
+
+
+def test_a_torchformer_step_with_a_closure_runs_as_torch_runs_it():
+    m = tf.Linear(3, 2)
+    opt = tf.SGD(m.parameters(), lr=0.1)
+    x = torch.ones(1, 3)
+
+    def closure():
+        opt.zero_grad()
+        loss = m(x).sum()
+        loss.backward()
+        return loss
+    assert torch.isfinite(opt.step(closure))

@@ -8,9 +8,9 @@ from typing import Any
 
 import torch
 
-from npformer.guards.optim import check_adam_hyper, check_sgd_hyper, plain_hyper
+from npformer.guards.optim import check_adam_hyper, check_sgd_hyper, nonfinite_gradient_message, plain_hyper
 
-__all__ = ["check_params", "check_hyper"]
+__all__ = ["check_params", "check_hyper", "check_finite_gradients", "refuse_nonfinite_gradients"]
 
 EXPECTED = "model.parameters(), model.named_parameters() or a list of Parameters"
 
@@ -66,3 +66,34 @@ def check_hyper(rule: str, who: str, hyper: dict[str, Any]) -> None:
     if isinstance(h.get("betas"), (list, tuple)):
         h["betas"] = tuple(_number(b) for b in h["betas"])
     (check_sgd_hyper if rule == "sgd" else check_adam_hyper)(who, plain_hyper(h))
+
+
+def check_finite_gradients(who: str, optimizer: torch.optim.Optimizer) -> None:
+    """Every dense gradient the step would apply is finite, else the first bad one is named (by its
+    parameter group's "param_names" when given, else its position, as npformer names bare
+    Parameters), before any update; one device sync for all of them."""
+    named: list[tuple[str, torch.Tensor]] = []
+    position = 0
+    for group in optimizer.param_groups:
+        names = group.get("param_names")
+        for j, p in enumerate(group["params"]):
+            if p.grad is not None and not p.grad.is_sparse:
+                named.append((names[j] if names else str(position), p.grad))
+            position += 1
+    if not named:
+        return
+    ok = torch.stack([torch.isfinite(g).all() for _, g in named])
+    if bool(ok.all()):
+        return
+    name, g = named[int((~ok).nonzero()[0, 0])]
+    bad = int(g.numel() - int(torch.isfinite(g).sum()))
+    raise ValueError(nonfinite_gradient_message(who, name, bad, g.numel()))
+
+
+def refuse_nonfinite_gradients(optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
+    """The step pre-hook torchformer's optimizers register: check_finite_gradients, unless the step
+    was given a closure (which computes the gradients itself). torch passes the step's own
+    arguments, the optimizer first."""
+    rest = args[1:] if args and args[0] is optimizer else args
+    if kwargs.get("closure", rest[0] if rest else None) is None:
+        check_finite_gradients(type(optimizer).__name__, optimizer)

@@ -1,12 +1,12 @@
 """torch.optim's Adam and AdamW with the twins' argument checks in front (torchformer.guards.optim):
 the same update rules, state and options as torch's classes, which they subclass (isinstance tests,
 schedulers and state_dict work unchanged), and the same errors as npformer's Adam and AdamW for bad
-hyper-parameters, an empty parameter list or a parameter given twice."""
+hyper-parameters, an empty parameter list, a parameter given twice or a NaN/inf gradient at a step."""
 from __future__ import annotations
 
 import torch
 
-from torchformer.guards.optim import check_hyper, check_params
+from torchformer.guards.optim import check_hyper, check_params, refuse_nonfinite_gradients
 
 __all__ = ["Adam", "AdamW"]
 
@@ -20,6 +20,7 @@ class Adam(torch.optim.Adam):
                                       amsgrad=amsgrad))
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                          amsgrad=amsgrad, **options)
+        self.register_step_pre_hook(refuse_nonfinite_gradients)
 
 
 class AdamW(torch.optim.AdamW):
@@ -31,3 +32,4 @@ class AdamW(torch.optim.AdamW):
                                       amsgrad=amsgrad))
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                          amsgrad=amsgrad, **options)
+        self.register_step_pre_hook(refuse_nonfinite_gradients)

@@ -1,12 +1,12 @@
 """torch.optim.SGD with the twins' argument checks in front (torchformer.guards.optim): the same update
 rule, state and options as torch's class, which it subclasses (isinstance tests, schedulers and
 state_dict work unchanged), and the same errors as npformer's SGD for bad hyper-parameters, an empty
-parameter list or a parameter given twice."""
+parameter list, a parameter given twice or a NaN/inf gradient at a step."""
 from __future__ import annotations
 
 import torch
 
-from torchformer.guards.optim import check_hyper, check_params
+from torchformer.guards.optim import check_hyper, check_params, refuse_nonfinite_gradients
 
 __all__ = ["SGD"]
 
@@ -20,3 +20,4 @@ class SGD(torch.optim.SGD):
                                      weight_decay=weight_decay, nesterov=nesterov))
         super().__init__(params, lr=lr, momentum=momentum, dampening=dampening,
                          weight_decay=weight_decay, nesterov=nesterov, **options)
+        self.register_step_pre_hook(refuse_nonfinite_gradients)
