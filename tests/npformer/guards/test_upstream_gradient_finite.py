@@ -65,3 +65,15 @@ def test_a_non_finite_upstream_gradient_is_refused_and_nothing_accumulates(name,
     for (pname, p), (_, q) in zip(model.named_parameters(), fresh.named_parameters()):
         assert np.array_equal(p.grad, q.grad), pname
     assert np.array_equal(out, out_fresh)
+
+
+@pytest.mark.parametrize("dout", [float("nan"), np.float32("inf"), np.array(np.nan, np.float32)])
+def test_the_loss_refuses_a_non_finite_upstream_scalar(dout):
+    """CrossEntropyLoss.backward is where a training step's backward starts: a NaN there used to fill
+    dlogits (and then every .grad) with NaN silently."""
+    loss = nf.CrossEntropyLoss()
+    logits = np.random.default_rng(0).standard_normal((2, 5)).astype(np.float32)
+    loss(logits, np.array([1, 2]))
+    with pytest.raises(ValueError, match=r"^dout: expected a finite upstream gradient, got 1 NaN/inf entries of 1$"):
+        loss.backward(dout)
+    assert np.isfinite(loss.backward()).all()                     # the cache survived the refusal
