@@ -17,11 +17,49 @@ import inspect
 
 from npformer.layers.module import CHECKS, Module, registered
 
+# the checks that receive a user's own call, and how that call is spelled (a check for several
+# classes is registered once per class, each wrapped with its class's name)
+USER_CALLS = {"call": "{}.forward", "init": "{}", "encode": "{}.encode", "decode": "{}.decode",
+              "backward": "{}.backward"}
+
+
+def binding_error(fn, kind: str, cls: type, args: tuple, kwargs: dict) -> TypeError | None:
+    """When calling `fn` (a check) raised a TypeError: if the arguments do not even bind to its
+    signature (one missing, one too many, an unknown keyword), the error as the user's own call
+    would name it (`Transformer.forward: missing a required argument: 'tgt'; expected
+    Transformer.forward(src, tgt, src_mask=None, tgt_mask=None)`) instead of Python's words about
+    the check function; else None (the check itself refused a value, with its own message)."""
+    sig = inspect.signature(fn)
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        params = list(sig.parameters.values())[0 if kind == "init" else 1:]   # not the module
+        shown = ", ".join(str(p) for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        name = type(args[0]).__name__ if kind != "init" and args else cls.__name__
+        where = USER_CALLS[kind].format(name)
+        return TypeError(f"{where}: {e}; expected {where}({shown})")
+    return None
+
+
+def user_facing(fn, kind: str, cls: type):
+    """`fn` registered for `cls`: a call whose arguments do not bind gets binding_error's message.
+    The check runs exactly as before otherwise (the signature is read only after a TypeError)."""
+    @functools.wraps(fn)
+    def check(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            better = binding_error(fn, kind, cls, args, kwargs)
+            if better is None:
+                raise
+            raise better from e
+    return check
+
 
 def checks(kind: str, *classes: type):
     def register(fn):
         for cls in classes:
-            CHECKS.setdefault(kind, {})[cls] = fn
+            CHECKS.setdefault(kind, {})[cls] = user_facing(fn, kind, cls) if kind in USER_CALLS else fn
         return fn
     return register
 

@@ -231,3 +231,32 @@ def test_a_torchformer_step_with_a_closure_runs_as_torch_runs_it():
         loss.backward()
         return loss
     assert torch.isfinite(opt.step(closure))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda tw, t: tw.Transformer(CFG)(t(np.array([[1, 2]]))),
+     "Transformer.forward: missing a required argument: 'tgt'; expected Transformer.forward(src, tgt, "
+     "src_mask=None, tgt_mask=None)"),
+    (lambda tw, t: tw.Linear(4), "Linear: missing a required argument: 'out_features'; expected "
+                                 "Linear(in_features, out_features, bias=True, dtype='float32', rng=None"),
+    (lambda tw, t: tw.Linear(4, 2)(t(rand(1, 4)), t(rand(1, 4))),
+     "Linear.forward: too many positional arguments; expected Linear.forward(x)"),
+    (lambda tw, t: tw.CausalLM(CFG)(t(np.array([[1, 2]])), attention_mask=None),
+     "CausalLM.forward: got an unexpected keyword argument 'attention_mask'; expected "
+     "CausalLM.forward(ids, mask=None, caches=None, offset=0"),
+])
+def test_calls_with_missing_or_extra_arguments_name_the_users_call(call, message):
+    """Python's own words named the internal check function ('transformer_call() missing 1 required
+    positional argument')."""
+    for tw, t in ((nf, lambda a: a), (tf, torch.from_numpy)):
+        with pytest.raises(TypeError) as e:
+            call(tw, t)
+        assert str(e.value).startswith(message), str(e.value)
+
+
+def test_a_backward_without_its_gradient_names_the_argument():
+    layer = nf.Linear(4, 2)
+    layer(rand(1, 4))
+    with pytest.raises(TypeError, match=r"^Linear\.backward: missing a required argument: 'dout'; "
+                                        r"expected Linear\.backward\(dout\)$"):
+        layer.backward()

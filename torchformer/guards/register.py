@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import functools
 
+from npformer.guards.register import USER_CALLS, user_facing
 from torchformer.layers.module import CHECKS, Module
 
 
 def checks(kind: str, *classes: type):
     def register(fn):
         for cls in classes:
-            CHECKS.setdefault(kind, {})[cls] = fn
+            CHECKS.setdefault(kind, {})[cls] = user_facing(fn, kind, cls) if kind in USER_CALLS else fn
         return fn
     return register
 
