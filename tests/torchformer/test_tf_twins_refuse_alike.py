@@ -260,3 +260,14 @@ def test_a_backward_without_its_gradient_names_the_argument():
     with pytest.raises(TypeError, match=r"^Linear\.backward: missing a required argument: 'dout'; "
                                         r"expected Linear\.backward\(dout\)$"):
         layer.backward()
+
+
+@pytest.mark.parametrize("given, got", [(None, "NoneType"), ("adam", "str")])
+def test_a_schedule_without_an_optimizer_is_refused_alike(given, got):
+    """torchformer's said "'NoneType' object has no attribute 'param_groups'" from inside LambdaLR."""
+    for tw, expected in ((nf, "an npformer Optimizer"), (tf, "a torch.optim optimizer")):
+        with pytest.raises(TypeError, match=f"^WarmupSchedule: optimizer: expected {expected}, got {got}$"):
+            tw.WarmupSchedule(given, d_model=8, warmup_steps=4)
+    other = nf.Adam(nf.Linear(2, 2).named_parameters())
+    with pytest.raises(TypeError, match="^WarmupSchedule: optimizer: expected a torch.optim optimizer, got Adam$"):
+        tf.WarmupSchedule(other, d_model=8, warmup_steps=4)

@@ -46,6 +46,9 @@ class WarmupSchedule(LambdaLR):
 
     def __init__(self, optimizer: Optimizer, d_model: int, warmup_steps: int,
                  factor: float = 1.0) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"WarmupSchedule: optimizer: expected a torch.optim optimizer, got "
+                            f"{type(optimizer).__name__}")
         warmup_lr(1, d_model, warmup_steps, factor)             # validates the arguments
         super().__init__(optimizer, _WarmupLambda(d_model, warmup_steps, factor))
 
