@@ -271,3 +271,12 @@ def test_a_schedule_without_an_optimizer_is_refused_alike(given, got):
     other = nf.Adam(nf.Linear(2, 2).named_parameters())
     with pytest.raises(TypeError, match="^WarmupSchedule: optimizer: expected a torch.optim optimizer, got Adam$"):
         tf.WarmupSchedule(other, d_model=8, warmup_steps=4)
+
+
+def test_masks_that_do_not_broadcast_together_are_listed_alike():
+    a, b = np.ones((2, 1, 1, 3), bool), np.ones((1, 1, 4, 4), bool)
+    same_error(lambda: nf.combine_masks(a, None, b),
+               lambda: tf.combine_masks(torch.from_numpy(a), None, torch.from_numpy(b)),
+               "masks: expected shapes that broadcast together, got [(2, 1, 1, 3), (1, 1, 4, 4)]")
+    assert tuple(tf.combine_masks(torch.from_numpy(a), torch.ones(1, 1, 4, 1, dtype=torch.bool)).shape) \
+        == nf.combine_masks(a, np.ones((1, 1, 4, 1), bool)).shape == (2, 1, 4, 3)

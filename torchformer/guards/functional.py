@@ -70,19 +70,16 @@ def causal_mask(q_len, k_len=None, device=None):
 
 def combine_masks(*given):
     """torchformer.layers.masks.combine_masks, checked: keep-masks (bool or 0/1 integers; tensors,
-    numpy arrays or lists) or None, each broadcasting with the ones before it."""
+    numpy arrays or lists) or None, shapes that broadcast together (npformer's message)."""
     checked, shapes = [], []
     for n, m in enumerate(given):
         if m is None:
             continue
         shape = tuple(m.shape) if hasattr(m, "shape") else tuple(np.shape(m))
-        m = check_mask(f"masks[{n}]", m, shape)                                # bool tensor
-        if shapes:
-            try:
-                torch.broadcast_shapes(*shapes, shape)
-            except RuntimeError:
-                raise ValueError(f"masks[{n}]: expected a shape that broadcasts with the masks "
-                                 f"before it, {torch.broadcast_shapes(*shapes)}, got {shape}") from None
-        checked.append(m)
+        checked.append(check_mask(f"masks[{n}]", m, shape))                   # bool tensor
         shapes.append(shape)
+    try:
+        torch.broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise ValueError(f"masks: expected shapes that broadcast together, got {shapes}") from None
     return masks.combine_masks(*checked)
