@@ -132,7 +132,7 @@ def positional_call(m, x, offset=0):
     check_float("x", x, dtype=m.dtype, ndim=3, shape=(None, None, m.d_model))
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"offset: expected a non-negative int, got {offset!r}")
-    check_length("offset + x.shape[1]", int(offset) + x.shape[1], m.max_len)
+    check_length("x" if not offset else "offset + x.shape[1]", int(offset) + x.shape[1], m.max_len)
     return x, int(offset)
 
 

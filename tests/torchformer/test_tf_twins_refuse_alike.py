@@ -280,3 +280,12 @@ def test_masks_that_do_not_broadcast_together_are_listed_alike():
                "masks: expected shapes that broadcast together, got [(2, 1, 1, 3), (1, 1, 4, 4)]")
     assert tuple(tf.combine_masks(torch.from_numpy(a), torch.ones(1, 1, 4, 1, dtype=torch.bool)).shape) \
         == nf.combine_masks(a, np.ones((1, 1, 4, 1), bool)).shape == (2, 1, 4, 3)
+
+
+@pytest.mark.parametrize("kind", ["SinusoidalPositionalEncoding", "LearnedPositionalEncoding"])
+@pytest.mark.parametrize("length, offset, name", [(6, 0, "x"), (3, 3, "offset + x.shape[1]")])
+def test_positions_past_max_len_are_named_alike(kind, length, offset, name):
+    x = rand(1, length, 8)
+    same_error(lambda: getattr(nf, kind)(8, 5)(x, offset=offset),
+               lambda: getattr(tf, kind)(8, 5)(torch.from_numpy(x), offset=offset),
+               f"{name}: expected a sequence length <= max_len=5, got 6")

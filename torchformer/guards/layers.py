@@ -178,7 +178,7 @@ def positional_call(m, x, offset=0):
     table = m.pe if isinstance(m, SinusoidalPositionalEncoding) else m.weight
     check_float("x", x, dtype=table.dtype, device=table.device, ndim=3, shape=(None, None, m.d_model))
     offset = check_count("offset", offset)
-    check_length("x", offset + x.shape[1], m.max_len)
+    check_length("x" if not offset else "offset + x.shape[1]", int(offset) + x.shape[1], m.max_len)
     return x, offset
 
 
