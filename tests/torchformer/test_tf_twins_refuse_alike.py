@@ -289,3 +289,15 @@ def test_positions_past_max_len_are_named_alike(kind, length, offset, name):
     same_error(lambda: getattr(nf, kind)(8, 5)(x, offset=offset),
                lambda: getattr(tf, kind)(8, 5)(torch.from_numpy(x), offset=offset),
                f"{name}: expected a sequence length <= max_len=5, got 6")
+
+
+def test_attention_takes_numpy_integer_sizes_as_linear_does():
+    """A size read from an array (np.int64) was 'expected a positive int, got np.int64(8)' for
+    MultiHeadAttention only; Linear, LayerNorm and the config take it."""
+    x = rand(1, 3, 8)
+    out_np = nf.MultiHeadAttention(np.int64(8), np.int64(2))(x, x, x)
+    t = torch.from_numpy(x)
+    out_tf = tf.MultiHeadAttention(np.int64(8), np.int64(2))(t, t, t)
+    assert out_np.shape == tuple(out_tf.shape) == (1, 3, 8)
+    same_error(lambda: nf.MultiHeadAttention(np.int64(0), 2), lambda: tf.MultiHeadAttention(np.int64(0), 2),
+               "MultiHeadAttention: d_model: expected a positive int, got np.int64(0)")

@@ -110,8 +110,7 @@ def attention_init(d_model, num_heads, dropout=0.0, bias=True, dtype="float32", 
                    device=None, need_weights=False):
     check_device_arg("device", device)
     for name, v in (("d_model", d_model), ("num_heads", num_heads)):
-        if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-            raise ValueError(f"MultiHeadAttention: {name}: expected a positive int, got {v!r}")
+        check_positive_int(f"MultiHeadAttention: {name}", v)       # NumPy's ints too, as Linear
     if d_model % num_heads:
         raise ValueError(f"MultiHeadAttention: d_model: expected a multiple of num_heads="
                          f"{num_heads}, got {d_model}")
