@@ -197,6 +197,10 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
                         backend: str | None = None):
     """Write `state` (model, optimizer, schedule, stream and dropout positions, step, TrainConfig,
     task) as one checkpoint, atomically. `metadata` adds JSON fields (e.g. metrics)."""
+    if not isinstance(state, TrainState):
+        raise TypeError(f"save_training_state: state: expected a TrainState (load_training_state "
+                        f"returns one; TrainState(model, optimizer, schedule, stream, config, task, "
+                        f"step) builds one), got {type(state).__name__}")
     if backend is None and not _is_numpy(state.model):
         raise ValueError(f"state.model: a {type(state.model).__name__} that is not an npformer "
                          f"Module; save a torchformer run with torchformer.save_training_state")

@@ -78,3 +78,12 @@ def test_a_good_call_still_trains_in_both_twins():
         result = train(model, TASK, TC, optimizer=optimizer, callback=lambda s, loss: seen.append(s))
         assert result.steps == 1 and seen == [1] and np.isfinite(result.losses[0])
     assert isinstance(tf.Adam(torch.nn.Linear(2, 2).parameters()), torch.optim.Adam)
+
+
+@pytest.mark.parametrize("save", [nf.save_training_state, tf.save_training_state])
+@pytest.mark.parametrize("state", [None, {"model": None}])
+def test_saving_a_training_state_that_is_not_one_is_refused_before_writing(save, state, tmp_path):
+    with pytest.raises(TypeError, match=r"^save_training_state: state: expected a TrainState .*, got "
+                                        + type(state).__name__ + "$"):
+        save(tmp_path / "run.npz", state)
+    assert list(tmp_path.iterdir()) == []
