@@ -59,6 +59,10 @@ def setup_decoding(model, inputs, max_new_tokens, prompt_lengths, bos_id, repeat
     if eos_id is not None and (isinstance(eos_id, bool) or not isinstance(eos_id, (int, np.integer))
                                or not 0 <= eos_id < vocab):
         raise ValueError(f"eos_id: expected None or a token id in [0, {vocab}), got {eos_id!r}")
+    if is_seq2seq(model) and (isinstance(bos_id, bool) or not isinstance(bos_id, (int, np.integer))
+                              or not 0 <= bos_id < vocab):     # the decoder's first token
+        raise ValueError(f"bos_id: expected a token id in [0, {vocab}) (the target vocabulary), got "
+                         f"{bos_id!r}")
     if not isinstance(use_cache, bool):
         raise TypeError(f"use_cache: expected a bool, got {use_cache!r}")
     if is_seq2seq(model):

@@ -301,3 +301,14 @@ def test_attention_takes_numpy_integer_sizes_as_linear_does():
     assert out_np.shape == tuple(out_tf.shape) == (1, 3, 8)
     same_error(lambda: nf.MultiHeadAttention(np.int64(0), 2), lambda: tf.MultiHeadAttention(np.int64(0), 2),
                "MultiHeadAttention: d_model: expected a positive int, got np.int64(0)")
+
+
+@pytest.mark.parametrize("bos_id", [99, -1, 1.0])
+def test_a_decoder_start_token_outside_the_vocabulary_is_refused_alike(bos_id):
+    """torchformer raised torch's 'IndexError: index out of range in self' from its embedding, and
+    npformer blamed `tgt`, an argument the caller never gave."""
+    src = np.array([[3, 2]])
+    same_error(lambda: nf.greedy_decode(nf.Transformer(CFG), src, max_new_tokens=2, bos_id=bos_id),
+               lambda: tf.greedy_decode(tf.Transformer(CFG), torch.from_numpy(src), max_new_tokens=2,
+                                        bos_id=bos_id),
+               f"bos_id: expected a token id in [0, 11) (the target vocabulary), got {bos_id!r}")
