@@ -45,13 +45,15 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
                     is exact, so this never changes the result); False runs every item to the budget.
     stop            npformer.decoding.stop.StopStrings: a hypothesis whose text is final ends there
     """
-    return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha),
+    return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha, early_stopping),
                      max_new_tokens=max_new_tokens, use_cache=use_cache, eos_id=eos_id,
                      bos_id=bos_id, prompt_lengths=prompt_lengths, suppress_ids=suppress_ids,
                      early_stopping=early_stopping, stop=stop)
 
 
-def check_beam_args(beam_size, length_penalty_alpha) -> tuple[int, float]:
+def check_beam_args(beam_size, length_penalty_alpha, early_stopping=True) -> tuple[int, float]:
+    if not isinstance(early_stopping, bool):        # "no" is truthy: it would stop early anyway
+        raise TypeError(f"early_stopping: expected a bool, got {early_stopping!r}")
     if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
         raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
     alpha = length_penalty_alpha

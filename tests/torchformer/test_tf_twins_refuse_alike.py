@@ -312,3 +312,11 @@ def test_a_decoder_start_token_outside_the_vocabulary_is_refused_alike(bos_id):
                lambda: tf.greedy_decode(tf.Transformer(CFG), torch.from_numpy(src), max_new_tokens=2,
                                         bos_id=bos_id),
                f"bos_id: expected a token id in [0, 11) (the target vocabulary), got {bos_id!r}")
+
+
+def test_beam_early_stopping_must_be_a_bool_in_both():
+    src = np.array([[3, 2]])
+    same_error(lambda: nf.beam_search(nf.Transformer(CFG), src, beam_size=2, max_new_tokens=2, early_stopping="no"),
+               lambda: tf.beam_search(tf.Transformer(CFG), torch.from_numpy(src), beam_size=2, max_new_tokens=2,
+                                      early_stopping="no"),
+               "early_stopping: expected a bool, got 'no'")

@@ -19,7 +19,7 @@ def beam_search(model, inputs, *, beam_size: int = 4, length_penalty_alpha: floa
                 bos_id: int = BOS, prompt_lengths=None, suppress_ids=None,
                 early_stopping: bool = True, stop=None) -> BeamOutput:
     """Beam search with the GNMT length penalty (see npformer.decoding.beam.beam_search)."""
-    return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha),
+    return beam_loop(model, inputs, *check_beam_args(beam_size, length_penalty_alpha, early_stopping),
                      max_new_tokens=max_new_tokens, use_cache=use_cache, eos_id=eos_id,
                      bos_id=bos_id, prompt_lengths=prompt_lengths, suppress_ids=suppress_ids,
                      early_stopping=early_stopping, step=TORCH_STEP, stop=stop)
