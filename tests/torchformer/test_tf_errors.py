@@ -116,7 +116,7 @@ def test_mask_helpers():
     assert torch.equal(both, pm & causal_mask(3))
     assert combine_masks(None, None) is None
     assert combine_masks(np.array([[1, 0]])).tolist() == [[True, False]]
-    with pytest.raises(ValueError, match="broadcasts with"):
+    with pytest.raises(ValueError, match="broadcast together"):
         combine_masks(torch.ones(2, 3, dtype=torch.bool), torch.ones(4, dtype=torch.bool))
     with pytest.raises(ValueError, match="q_len: expected a non-negative int"):
         causal_mask(-1)
