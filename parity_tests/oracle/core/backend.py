@@ -26,7 +26,7 @@ from ..sandbox.modes import CALLS as MODE_CALLS
 from ..sandbox.parent import ChildDied, ChildTimeout, Worker
 from ..sandbox.protocol import ProtocolError, decode, encode
 from ..sandbox.session import Session, case_to_wire
-from .modes import MODES, causal_case, other_inputs
+from .modes import MODES, mode_inputs, other_inputs
 from .verdicts import Outcome, failing_verdict
 
 MAX_TEXT = 8000
@@ -168,22 +168,20 @@ def validate_run(h: dict, arrays: dict, case: Case, comp: Component, runs: int =
 def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tuple) -> dict:
     """Each other mode's own inputs (core/modes.other_inputs) added to a request as
     "min:MODE:NAME"; {mode: the Case it runs on}."""
-    others = {m: other_inputs(case, salt, dtype, m) for m in modes}
-    for m in ("causal_flag", "causal_ctor"):
-        if m in others:
-            others[m] = causal_case(others[m])
+    others = {m: mode_inputs(case, salt, dtype, m) for m in modes}
     arrays.update({f"min:{m}:{n}": a for m, o in others.items() for n, a in o.inputs.items()})
     return others
 
 
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     """The most array bytes a worker's answer to this case can need: every quantity (output,
-    weights, a gradient per input and parameter) twice (the decoy mode's gradients), output and
+    weights, a gradient per input and parameter) four times (the decoy, aliased and strided modes'
+    gradients), output and
     weights again per extra run and per other mode, as float64; a reply declaring more is
     refused before the parent reads (or allocates) it."""
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
-    return 8 * (n * 3 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+    return 8 * (n * 5 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
                 * (max(runs, 1) + len(MODES))) + (1 << 20)
 
 

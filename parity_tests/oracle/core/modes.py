@@ -62,7 +62,21 @@ WHAT = {
     "bias_ctor": ("differs when built with its constructor's bias flag (`bias`, `use_bias`, ...) "
                   "False from the reference with every bias 0 (the modes run on inputs of their "
                   "own, the same weights): the flag taken and ignored, biases still added"),
+    "aliased": ("differs when one array is passed as query, key and value (`mha(x, x, x)`, the "
+                "call a network makes; the gradient of that array is dq + dk + dv) from the "
+                "reference (the modes run on inputs of their own): a path taken when the inputs "
+                "are the same object (`query is key`)"),
+    "strided": ("differs when its inputs are non-contiguous views holding the same values (the "
+                "last two axes transposed in memory, as an attention's heads are after a "
+                "transpose) from the reference (the modes run on inputs of their own): a path "
+                "taken on the inputs' memory layout"),
+    "broadcast_mask": ("differs when a key padding mask is handed over with one query row, "
+                       "(B, 1, 1, Tk), the broadcast form `(src != pad).unsqueeze(1).unsqueeze(2)` "
+                       "makes, from the reference with the same mask (the modes run on inputs of "
+                       "their own): a mask read only in its full form"),
 }
+
+ALIASED = ("query", "key", "value")      # sandbox/layout_modes.aliased
 
 
 def kept_rows(case: Case, a: np.ndarray) -> np.ndarray:
@@ -115,6 +129,36 @@ def causal_case(case: Case) -> Case:
     first = next(iter(case.masks))
     return dataclasses.replace(case, masks={n: (np.broadcast_to(keep, lead + keep.shape).copy()
                                                if n == first else None) for n in case.masks})
+
+
+def aliased_case(case: Case) -> Case:
+    """The aliased mode's example: key and value equal to the query where the three have one shape
+    (the worker then passes one object for all three); the example unchanged otherwise (the
+    worker then does not run the mode)."""
+    arrs = [case.inputs.get(n) for n in ALIASED]
+    if any(a is None for a in arrs) or len({a.shape for a in arrs}) != 1:
+        return case
+    return dataclasses.replace(case, inputs={**case.inputs, "key": arrs[0], "value": arrs[0]})
+
+
+def mode_inputs(case: Case, salt: int, dtype: str, mode: str) -> Case:
+    """The example `mode` runs on: inputs of its own (`other_inputs`), the causal mask for the
+    causal modes, one array as query, key and value for the aliased mode."""
+    other = other_inputs(case, salt, dtype, mode)
+    if mode in ("causal_flag", "causal_ctor"):
+        return causal_case(other)
+    return aliased_case(other) if mode == "aliased" else other
+
+
+def mode_reference(comp, mode: str, case: Case) -> dict:
+    """The parent's reference for `mode` on its example: every bias 0 for bias_ctor; for the
+    aliased mode the one input's gradient is the sum of the three uses' (dq + dk + dv, kept as
+    the query's; key's and value's are not compared)."""
+    ref = comp.reference(without_biases(case) if mode == "bias_ctor" else case)
+    if mode == "aliased" and all(f"grad_input:{n}" in ref for n in ALIASED):
+        ref = dict(ref)
+        ref["grad_input:query"] = sum(ref.pop(f"grad_input:{n}") for n in reversed(ALIASED))
+    return ref
 
 
 def without_biases(case: Case) -> Case:

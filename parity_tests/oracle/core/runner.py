@@ -30,7 +30,7 @@ from .diagnose import flip_untried, likely_causes
 from .inference import last_runs
 from .judge import Judge, nondeterminism
 from .loading import LoadMixin
-from .modes import without_biases
+from .modes import mode_reference
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 
@@ -127,7 +127,7 @@ class Checker(LoadMixin):
                 self.notes.append(n)
         try:
             ref_vals = comp.reference(case)
-            mode_ref = {m: comp.reference(without_biases(c) if m == "bias_ctor" else c)
+            mode_ref = {m: mode_reference(comp, m, c)
                         for m, c in rep.mode_cases.items()
                         if rep.modes.get(m)} if rep.modes and rep.mode_cases else None
         except Exception as exc:  # noqa: BLE001

@@ -259,7 +259,7 @@ class ExecuteMixin:
                         "or under torch.no_grad)")
             raise CandidateProblem("missing_gradient", f"cannot backpropagate: {why}",
                                    quantity=self._first_grad_key(case))
-        g = torch.from_numpy(np.ascontiguousarray(case.dout.astype(self.opts.dtype)))
+        g = torch.from_numpy(case.dout.astype(self.opts.dtype))     # its layout kept (layout_modes)
         out.backward(g.to(out.dtype))
         for name, leaf in leaves.items():
             if case.inputs[name].dtype != REF:

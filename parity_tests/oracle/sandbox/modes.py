@@ -43,6 +43,9 @@ nothing where it does not apply to this candidate:
              at its default True (multi-head attention, feed-forward, layers, a model): built with
              the flag False, its norms' shifts (where it still has them) set to 0; the parent's
              reference has every bias 0. Code that ignores the flag adds the drawn biases
+    aliased, strided, broadcast_mask  one array passed as query, key and value (`mha(x, x, x)`),
+             inputs handed over as non-contiguous views, a key padding mask as (B, 1, 1, Tk)
+             (sandbox/layout_modes.py)
 """
 from __future__ import annotations
 
@@ -56,8 +59,10 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
+from .layout_modes import aliased, broadcast_mask, strided
 
-MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor")
+MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
+         "aliased", "strided", "broadcast_mask")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -350,7 +355,8 @@ def inference(ad, case: Case, tick=lambda: None) -> dict:
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
-                             "causal_ctor": causal_ctor, "bias_ctor": bias_ctor}
+                             "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
+                             "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -358,4 +364,7 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "decoy": "calling the candidate's backward after another example's forward",
         "causal_flag": "calling the candidate with is_causal=True and no mask",
         "causal_ctor": "building the candidate with its causal flag True and calling it with no mask",
-        "bias_ctor": "building the candidate with its bias flag False"}
+        "bias_ctor": "building the candidate with its bias flag False",
+        "aliased": "calling the candidate with one array as query, key and value",
+        "strided": "calling the candidate on non-contiguous inputs",
+        "broadcast_mask": "calling the candidate with a key padding mask of one query row"}

@@ -1,0 +1,160 @@
+"""Two more of the worker's extra runs (sandbox/modes.py registers them): the same arithmetic on
+inputs handed over the way real callers hand them over, which the main run never does.
+
+    aliased  multi-head attention taking query, key and value (not a self-attention forward): on an
+             example whose three inputs have one shape, called with ONE array for all three
+             (`mha(x, x, x)`, the commonest call of such a layer in a network). The parent's inputs
+             for this mode are equal; the worker passes the very same object three times, so code
+             that branches on `query is key` (as nn.MultiheadAttention's fused path does) runs that
+             branch. Answers the output, the weights, every parameter gradient and the gradient of
+             the one input (`grad_input:query`: torch accumulates the three uses in one leaf; a
+             NumPy backward's three input gradients are summed), which the parent compares with its
+             reference's dq + dk + dv.
+    strided  every float input handed over as a non-contiguous view holding the same values (its
+             last two axes transposed in memory, as an attention's per-head q, k, v are after
+             `x.view(B, T, H, d).transpose(1, 2)`), NumPy ones read-only, and the upstream
+             gradient a non-contiguous array too (what autograd hands a custom Function's backward
+             after a transpose downstream): code taking another path on the memory layout
+             (`is_contiguous()`, `flags.c_contiguous`, reading a buffer as if it were C-ordered)
+             shows it. Answers everything the main run answers. A candidate raising there (a
+             torch `.view` on its input) is not compared: that is loud wherever it happens.
+    broadcast_mask  every mask whose query rows are all alike (a key padding) handed over with one
+             row, (B, 1, 1, Tk) for (B, 1, Tq, Tk): the form `(src != pad).unsqueeze(1).unsqueeze(2)`
+             makes, which broadcasts to the same mask. Answers everything the main run answers; a
+             candidate raising there (a mask `.view`ed to its full shape) is not compared.
+
+Each answers {} where it does not apply. Nothing here decides anything (core/modes.py compares).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..components import REF, Case
+
+ALIASED = ("query", "key", "value")
+
+
+def _with_feed(ad, wrap, run):
+    """`run()` with the adapter's feed wrapped by `wrap(real_feed)` (the adapter's own attribute,
+    restored afterwards)."""
+    real, own = ad.feed, "feed" in vars(ad)
+    ad.feed = wrap(real)
+    try:
+        return run()
+    finally:
+        if own:
+            ad.feed = real
+        else:
+            del ad.feed
+
+
+def aliased(ad, case: Case, tick=lambda: None) -> dict:
+    caps = ad.caps
+    if ad.comp.name != "mha" or caps.self_attention or caps.list_input or caps.valid_lens or \
+            caps.one_sequence or ad.mode == "instance":
+        return {}
+    arrs = [case.inputs.get(n) for n in ALIASED]
+    if any(a is None for a in arrs) or len({a.shape for a in arrs}) != 1 or \
+            not all(np.array_equal(arrs[0], a) for a in arrs[1:]):
+        return {}
+
+    def wrap(real):
+        def feed(c, grad):
+            leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
+            first = ALIASED[0]
+            for n in ALIASED[1:]:
+                leaves[n], feeds[n], values[n] = leaves[first], feeds[first], values[first]
+            return leaves, feeds, fed_np, masks_np, mask_feeds, values
+        return feed
+
+    inst = ad.instantiate(case)
+    if inst.table:
+        return {}
+    p = _with_feed(ad, wrap, lambda: ad.execute(inst, case))
+    out = {k: v for k, v in p.values.items() if not k.startswith("grad_input:")}
+    grads = [p.values.get(f"grad_input:{n}") for n in ALIASED]
+    if all(g is not None for g in grads):
+        # torch: one leaf, each name read its accumulated gradient; NumPy: three to be summed
+        out["grad_input:query"] = grads[0] if ad.framework == "torch" else \
+            np.asarray(grads[0]) + np.asarray(grads[1]) + np.asarray(grads[2])
+    return out
+
+
+def _non_contiguous(ops, x: Any) -> Any | None:
+    """The same values as a view whose last two axes are transposed in memory; None where that
+    layout would still be contiguous (fewer than two axes, or one of them of size 1)."""
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) < 2 or shape[-1] < 2 or shape[-2] < 2:
+        return None
+    if ops.name == "torch" and isinstance(x, ops.torch.Tensor):
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if isinstance(x, np.ndarray):
+        view = np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2)
+        view.flags.writeable = False
+        return view
+    return None
+
+
+def _run_fed(ad, case: Case, change, changed_before: bool = False) -> dict:
+    """The candidate's forward and backward with `change(case, feeds, masks_np, values)` applied
+    to what feed() made (True where it changed something); {} where nothing changed or the call
+    raised. `changed_before`: the case itself was changed (its upstream gradient)."""
+    changed = [changed_before]
+
+    def wrap(real):
+        def feed(c, grad):
+            leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
+            changed[0] = bool(change(c, feeds, masks_np, values)) or changed[0]
+            return leaves, feeds, fed_np, masks_np, mask_feeds, values
+        return feed
+
+    inst = ad.instantiate(case)
+    if inst.table:
+        return {}
+    try:
+        p = _with_feed(ad, wrap, lambda: ad.execute(inst, case))
+    except Exception:  # noqa: BLE001 - raising on this form of input: loud, not compared
+        return {}
+    return dict(p.values) if changed[0] else {}
+
+
+def broadcast_mask(ad, case: Case, tick=lambda: None) -> dict:
+    if ad.caps.valid_lens or ad.caps.list_input or getattr(ad, "torch_mha_mask", False) or \
+            getattr(ad, "heads_merged_mask", False):
+        return {}
+
+    def change(c, feeds, masks_np, values) -> bool:
+        done = False
+        for n, m in masks_np.items():
+            v = values.get(n)
+            if v is None or m is None or m.ndim < 2 or m.shape[-2] < 2 or \
+                    not np.array_equal(m, np.broadcast_to(m[..., :1, :], m.shape)):
+                continue
+            values[n], done = v[..., :1, :], True
+        return done
+
+    return _run_fed(ad, case, change)
+
+
+def strided(ad, case: Case, tick=lambda: None) -> dict:
+    if ad.caps.list_input:
+        return {}
+
+    def change(c, feeds, masks_np, values) -> bool:
+        moved: dict[int, Any] = {}
+        for n, f in list(feeds.items()):
+            if c.inputs[n].dtype == REF:
+                s = _non_contiguous(ad.ops, f)
+                if s is not None:
+                    moved[id(f)] = feeds[n] = s
+        hit = [k for k, v in values.items() if id(v) in moved]
+        for k in hit:
+            values[k] = moved[id(values[k])]
+        return bool(hit)
+
+    dout = _non_contiguous(ad.ops, case.dout) if isinstance(case.dout, np.ndarray) else None
+    return _run_fed(ad, case if dout is None else dataclasses.replace(case, dout=dout), change,
+                    changed_before=dout is not None)
