@@ -1,5 +1,6 @@
 """What one call leaves behind for the next: a module called twice on the same instance (a cache
-of keys and values that grows, a weight update inside backward), a NumPy backward reading module
+of keys and values that grows, a weight update inside backward, a copy of a weight kept from the
+first call and stale once the weights are written again), a NumPy backward reading module
 state instead of its cache or changing its upstream gradient in place, and library functions the
 worker's harness relies on replaced by the submission. Each hostile file got `match` (and full
 Gradescope marks, or 2 of 3 for the forward-only one) before the repeat and decoy modes
@@ -31,6 +32,10 @@ ATTACKS = [
     ("layernorm", "mutates_upstream_gradient.py:layernorm_forward", {}, "mutates_input",
      "upstream gradient dout"),
     ("sdpa", "patches_array_equal.py:attention", {}, "interface_error", "numpy.array_equal"),
+    # a copy of a weight taken at the first call and used ever after: stale once the weights are
+    # written again between the two calls of the same instance, as an optimizer step writes them
+    ("ffn", "stale_weight_copy.py:FeedForward", {"weight_layout": "in_out"}, "mismatch",
+     "weights written again"),
 ]
 
 
@@ -52,6 +57,7 @@ def test_state_left_by_a_call_fails(component, target, opts, verdict, words):
     ("ffn", "numpy_candidates.py:FeedForward", {"weight_layout": "in_out"}),   # cache on self
     ("layernorm", "numpy_candidates.py:layernorm_forward", {}),                # cache passed
     ("ffn", "torch_layers.py:PositionwiseFeedForward", {}),
+    ("ffn", "cached_weight_products.py:KeyedCacheFeedForward", {"weight_layout": "in_out"}),  # rebuilt
 ])
 def test_state_of_its_own_instance_is_allowed(component, target, opts):
     res = check(component, os.path.join(CANDS, target), examples=8, **opts)

@@ -32,7 +32,7 @@ import numpy as np
 from parity_tests.harness.compare import measure
 
 from ..components import REF, Case
-from ..sandbox.modes import MODES, query_key_lengths
+from ..sandbox.modes import MODES, query_key_lengths, updated_weights
 
 WHAT = {
     "nograd": ("differs under torch.no_grad() (inputs not requiring gradients, as at inference) "
@@ -46,9 +46,11 @@ WHAT = {
                   "reference (the modes run on inputs of their own): dropout applied when not "
                   "training (it must be the identity then)"),
     "repeat": ("differs when the same instance is called a second time, after its first forward "
-               "and backward, from the reference (the modes run on inputs of their own): the first "
-               "call left state behind (keys and values kept in a cache, weights changed in "
-               "backward, a counter) that changes the next call"),
+               "and backward and with its weights written again with other values (as an "
+               "optimizer step writes them), from the reference on those weights (the modes run "
+               "on inputs of their own): the first call left state behind (keys and values kept "
+               "in a cache, a copy of a weight used instead of the weight, a counter) that "
+               "changes the next call"),
     "decoy": ("changes when another example's forward and backward run between this example's "
               "forward and its backward: the backward reads state a previous call left behind "
               "(module or class state) instead of its cache or its own instance"),
@@ -151,9 +153,12 @@ def mode_inputs(case: Case, salt: int, dtype: str, mode: str) -> Case:
 
 
 def mode_reference(comp, mode: str, case: Case) -> dict:
-    """The parent's reference for `mode` on its example: every bias 0 for bias_ctor; for the
+    """The parent's reference for `mode` on its example: the weights the worker wrote before the
+    repeat mode's second call (sandbox/modes.updated_weights); every bias 0 for bias_ctor; for the
     aliased mode the one input's gradient is the sum of the three uses' (dq + dk + dv, kept as
     the query's; key's and value's are not compared)."""
+    if mode == "repeat":                 # its second call runs on the updated weights
+        case = dataclasses.replace(case, params=updated_weights(case.params, case.absent))
     ref = comp.reference(without_biases(case) if mode == "bias_ctor" else case)
     if mode == "aliased" and all(f"grad_input:{n}" in ref for n in ALIASED):
         ref = dict(ref)

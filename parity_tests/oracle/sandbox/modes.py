@@ -20,7 +20,10 @@ nothing where it does not apply to this candidate:
              checked: not done (docs/ORACLE.md, red-team round 4)
     repeat   a module called a second time, the same instance, after its first forward and
              backward: what a call leaves behind (keys and values appended to a cache, a weight
-             update in backward, a counter) must not change the next call's output
+             update in backward, a counter) must not change the next call's output. Before that
+             second call its weights are written again with other values (`updated_weights`, in
+             place, as an optimizer step writes them): a copy of a weight taken by an earlier call
+             and used instead of the weight (a lazily fused or transposed matrix) is stale there
     decoy    NumPy backward: between this example's forward and its backward, a forward and
              backward of another example (a fresh instance, other input values); the gradients must
              not change (a backward reading what the last forward left in module or class state,
@@ -154,7 +157,15 @@ def repeat(ad, case: Case, tick=lambda: None) -> dict:
         raise CandidateProblem("mutates_input", f"the candidate changed its own parameter "
                                f"{changed[0]!r} during its forward and backward (a weight update of "
                                f"its own?); a layer must leave its parameters as they were")
-    return _forward_only(ad, inst, case)
+    return _forward_only(ad, inst, dataclasses.replace(case, params=updated_weights(case.params)))
+
+
+def updated_weights(params: dict, keep=()) -> dict:
+    """What an optimizer step might leave in each weight: its values rolled by one along the last
+    axis and scaled by -0.5 (exact in every float dtype); those in `keep` (held at a neutral value
+    because the candidate has no such parameter) as they are."""
+    return {r: a if r in keep or not isinstance(a, np.ndarray) or a.dtype.kind != "f" else
+            -0.5 * (np.roll(a, 1, axis=-1) if a.ndim else a) for r, a in params.items()}
 
 
 def same_values(now: np.ndarray | None, before: np.ndarray) -> bool:
