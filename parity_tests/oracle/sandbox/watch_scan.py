@@ -6,7 +6,10 @@ Its module name (`__name__` outside the `if __name__ == "__main__"` idiom and `g
 the command line (`sys.argv`, `sys.orig_argv`, `sys.flags`), the environment (`os.environ`,
 `os.getenv`), the caller's stack (`inspect.stack`, `traceback.extract_stack`; frames themselves are
 policy.INTROSPECTION), the modules loaded (`sys.modules`), the working directory, process and host
-(`os.getcwd`, `os.getpid`, `/proc/...`, the user and host names). A layer has no use for any of them;
+(`os.getcwd`, `os.getpid`, `/proc/...`, the user and host names), and the facts of a confined
+process (its thread and CPU counts, `resource.getrlimit`, the threads running beside it, an empty
+working directory read with `os.listdir` or `Path.cwd()`, the global random state; red-team round
+14), through dotted names too (`np.random.get_state`, `Path.cwd`). A layer has no use for any of them;
 code reading them may compute something else when it thinks it is graded (or when it thinks it is
 not). The oracle cannot hide all of them while the harness runs in the worker's interpreter
 (round 9), so the report names each use, file and line, for a reader: no verdict depends on it.
@@ -20,7 +23,15 @@ import ast
 TELLS = {
     "sys": {"modules", "argv", "orig_argv", "flags", "_xoptions"},
     "os": {"environ", "environb", "getenv", "getcwd", "getcwdb", "getpid", "getppid", "getlogin",
-           "uname", "getuid"},
+           "uname", "getuid", "cpu_count", "process_cpu_count", "sched_getaffinity", "listdir",
+           "scandir", "getloadavg"},
+    "resource": {"getrlimit", "prlimit", "getrusage"},
+    "threading": {"enumerate", "active_count"},
+    "multiprocessing": {"cpu_count"},
+    "pathlib": {"Path.cwd", "Path.home"},
+    "random": {"getstate"},
+    "numpy.random": {"get_state"},
+    "torch": {"get_num_threads", "get_num_interop_threads", "initial_seed"},
     "inspect": {"stack", "getouterframes", "getframeinfo", "trace", "getmodule"},
     "traceback": {"extract_stack", "format_stack", "walk_stack", "print_stack"},
     "getpass": {"getuser"},
@@ -45,29 +56,48 @@ def _logger_name(node: ast.Call) -> bool:
         isinstance(node.args[0], ast.Name) and node.args[0].id == "__name__"
 
 
-def watches(tree: ast.AST) -> list[tuple[str, int]]:
-    alias: dict[str, str] = {}            # local name -> module, for `import os as o`
-    bare: dict[str, str] = {}             # local name -> "module.attr", for `from os import environ`
+def _origins(tree: ast.AST) -> dict[str, str]:
+    """Each name an import binds -> the dotted name it stands for (`import os as o`: o -> os;
+    `import numpy.random`: numpy -> numpy; `from os import environ as E`: E -> os.environ)."""
+    names: dict[str, str] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Import):
             for a in n.names:
-                if a.name in TELLS:
-                    alias[a.asname or a.name] = a.name
-        elif isinstance(n, ast.ImportFrom) and n.module in TELLS and not n.level:
+                names[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
             for a in n.names:
-                if a.name in TELLS[n.module]:
-                    bare[a.asname or a.name] = f"{n.module}.{a.name}"
+                names[a.asname or a.name] = f"{n.module}.{a.name}"
+    return names
+
+
+def _told(dotted: str) -> bool:
+    """Whether a dotted name is one of TELLS (`numpy.random.get_state`: module numpy.random)."""
+    parts = dotted.split(".")
+    return any(".".join(parts[i:]) in TELLS.get(".".join(parts[:i]), ()) for i in range(1, len(parts)))
+
+
+def _dotted(node: ast.AST, origins: dict[str, str]) -> str | None:
+    """The dotted name an attribute chain (or a bare name) rooted at an imported name stands for."""
+    attrs = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in origins:
+        return None
+    return ".".join([origins[node.id], *reversed(attrs)])
+
+
+def watches(tree: ast.AST) -> list[tuple[str, int]]:
+    origins = _origins(tree)
     idiom = {id(s) for n in ast.walk(tree) if isinstance(n, ast.Compare) and _main_idiom(n)
              for s in (n.left, *n.comparators)}
     idiom |= {id(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call) and _logger_name(n)}
     out: list[tuple[str, int, int]] = []
     for n in ast.walk(tree):
         what = None
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and \
-                alias.get(n.value.id) in TELLS and n.attr in TELLS[alias[n.value.id]]:
-            what = f"{alias[n.value.id]}.{n.attr}"
-        elif isinstance(n, ast.Name) and n.id in bare:
-            what = bare[n.id]
+        dotted = _dotted(n, origins) if isinstance(n, (ast.Attribute, ast.Name)) else None
+        if dotted is not None and _told(dotted):
+            what = dotted
         elif isinstance(n, ast.Name) and (n.id in DUNDERS or n.id == "__name__") and \
                 id(n) not in idiom and isinstance(n.ctx, ast.Load):
             what = n.id
