@@ -175,8 +175,8 @@ def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tup
 
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     """The most array bytes a worker's answer to this case can need: every quantity (output,
-    weights, a gradient per input and parameter) four times (the decoy, aliased and strided modes'
-    gradients), output and
+    weights, a gradient per input and parameter) five times (the main run's, and the decoy,
+    aliased, strided and broadcast_mask modes' gradients), output and
     weights again per extra run and per other mode, as float64; a reply declaring more is
     refused before the parent reads (or allocates) it."""
     n = sum(int(np.size(a)) for a in arrays.values())

@@ -1,4 +1,4 @@
-"""Two more of the worker's extra runs (sandbox/modes.py registers them): the same arithmetic on
+"""Three more of the worker's extra runs (sandbox/modes.py registers them): the same arithmetic on
 inputs handed over the way real callers hand them over, which the main run never does.
 
     aliased  multi-head attention taking query, key and value (not a self-attention forward): on an
