@@ -289,16 +289,16 @@ class Resolver:
                 if (shape is not None and len(shape) != 2) or not self.take(wref, m, how="order"):
                     continue
                 if bref in self.ref_shapes and bref not in self.entries:
-                    rel = m[skip:]
-                    if "." in rel:  # a module's weight: its bias sits beside it
+                    named = _named_bias(m, [v for v in free if _row(self.space.shapes[v])])
+                    if "." in m[skip:]:     # a module's weight: its bias sits beside it
                         owner = m.rsplit(".", 1)[0]
                         options = [self.join(owner, a) for a in LINEAR_BIAS]
                         if m.endswith(".0"):    # a (W, b) tuple in a list: layers.0.0, layers.0.1
                             options.append(self.join(owner, "1"))
-                        options += _named_bias(m, [v for v in free if _row(self.space.shapes[v])])
-                    else:           # a bare matrix: the next free vector registered after it
-                        options = [v for v in free[pos + 1:] if _row(self.space.shapes[v])
-                                   and "." not in v[skip:]][:1]
+                        options += named
+                    else:   # a bare matrix: a bias its name pairs with it, else the next free
+                        options = named + [v for v in free[pos + 1:]     # vector (never a row)
+                                           if len(self.space.shapes[v] or ()) == 1 and "." not in v[skip:]][:1]
                     for v in options:
                         v = self.space.find(v)
                         if v and self.take(bref, v, how="order"):
@@ -327,8 +327,7 @@ class Resolver:
 
 
 def _row(shape) -> bool:
-    """A bias's shape: a vector (n,), or a row (1, n) as NumPy code keeps `np.zeros((1, n))`
-    (recognise/row_bias maps it onto the reference's (n,))."""
+    """A vector (n,), or a row (1, n) as NumPy code keeps `np.zeros((1, n))` (recognise/row_bias)."""
     return shape is not None and (len(shape) == 1 or (len(shape) == 2 and shape[0] == 1))
 
 
@@ -336,8 +335,8 @@ def _named_bias(weight: str, vectors: list[str]) -> list[str]:
     """The vector beside a weight that its name pairs with it: `bias_params` / `params_bias` /
     `b_params` beside `params`, or the one `b...` / `bias...` vector ending in the weight's number
     (`bias1` beside `k1convL1`). Shapes are checked where it is taken."""
-    owner, leaf = weight.rsplit(".", 1)
-    mine = {v.rsplit(".", 1)[1]: v for v in vectors if v.rsplit(".", 1)[0] == owner}
+    owner, leaf = weight.rsplit(".", 1) if "." in weight else ("", weight)
+    mine = {v.rsplit(".", 1)[-1]: v for v in vectors if (v.rsplit(".", 1)[0] if "." in v else "") == owner}
     out = [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b") if n in mine]
     digits = "0123456789"
     num = leaf[len(leaf.rstrip(digits)):]
