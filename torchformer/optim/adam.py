@@ -11,25 +11,24 @@ from torchformer.guards.optim import check_hyper, check_params, refuse_nonfinite
 __all__ = ["Adam", "AdamW"]
 
 
+def _checked_init(opt, base: type, params, lr, betas, eps, weight_decay, amsgrad, options) -> None:
+    """Check the arguments as npformer's Adam does, then build `base` (torch's Adam or AdamW) on them
+    and register the step's NaN/inf gradient check."""
+    who = type(opt).__name__
+    params = check_params(who, params)
+    hyper = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
+    check_hyper("adam", who, hyper)
+    base.__init__(opt, params, **hyper, **options)
+    opt.register_step_pre_hook(refuse_nonfinite_gradients)
+
+
 class Adam(torch.optim.Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, **options) -> None:
-        who = type(self).__name__
-        params = check_params(who, params)
-        check_hyper("adam", who, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad))
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                         amsgrad=amsgrad, **options)
-        self.register_step_pre_hook(refuse_nonfinite_gradients)
+        _checked_init(self, torch.optim.Adam, params, lr, betas, eps, weight_decay, amsgrad, options)
 
 
 class AdamW(torch.optim.AdamW):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, **options) -> None:
-        who = type(self).__name__
-        params = check_params(who, params)
-        check_hyper("adam", who, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad))
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                         amsgrad=amsgrad, **options)
-        self.register_step_pre_hook(refuse_nonfinite_gradients)
+        _checked_init(self, torch.optim.AdamW, params, lr, betas, eps, weight_decay, amsgrad, options)
