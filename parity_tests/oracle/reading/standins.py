@@ -18,8 +18,11 @@ When importing the submission raises ModuleNotFoundError, and
   anyway),
 that package (and every submodule of it) is imported as a stand-in, and the import is tried again.
 A stand-in computes nothing: calling it, reading a value from it, using it in arithmetic, as a
-truth value, as an array or as a base class raises ModuleNotFoundError naming the package, so a
-candidate that needs it is RAISED with that message, and one that does not is checked as written.
+truth value or as an array raises ModuleNotFoundError naming the package, so a candidate that needs
+it is RAISED with that message, and one that does not is checked as written. Used as a base class
+(`class LitGPT(L.LightningModule)`, a training wrapper beside the model), it gives a placeholder
+class whose instances cannot be made: the class statement runs, so the file's other classes load,
+and building that class (or any class deriving from it) raises the same ModuleNotFoundError.
 The stand-in finder sits last on `sys.meta_path` (it never hides an installed module), answers only
 imports written in the submission's folder (a library's own optional `import scipy` still fails as
 it expects), and its modules leave `sys.modules` once the submission is imported (the submission
@@ -53,7 +56,12 @@ _REFUSE = """
 def refuse(self, *args, **kwargs):
     raise ModuleNotFoundError(message(self._standin_name, self._standin_top), name=self._standin_top)
 """
+_REFUSE_NEW = """
+def refuse_new(cls, *args, **kwargs):
+    raise ModuleNotFoundError(message(cls._standin_name, cls._standin_top), name=cls._standin_top)
+"""
 _SPACE: dict = {"message": _message}
+exec(compile(_REFUSE_NEW, "<stand-in for a package not installed>", "exec"), _SPACE)  # noqa: S102
 exec(compile(_REFUSE, "<stand-in for a package not installed>", "exec"), _SPACE)  # noqa: S102
 
 
@@ -78,12 +86,24 @@ class StandIn:
     def __repr__(self) -> str:
         return f"<stand-in for {self._standin_name}: {self._standin_top!r} is not installed>"
 
+    def __mro_entries__(self, bases):
+        """As a base class: a placeholder whose instances cannot be made (see the module docstring)."""
+        return (_placeholder_base(self._standin_name, self._standin_top),)
+
     __call__ = __bool__ = __iter__ = __len__ = __getitem__ = __setitem__ = __contains__ = _refuse
-    __float__ = __int__ = __index__ = __array__ = __mro_entries__ = __enter__ = _refuse
+    __float__ = __int__ = __index__ = __array__ = __enter__ = _refuse
     __neg__ = __pos__ = __abs__ = __invert__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __matmul__ = __rmatmul__ = _refuse
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __pow__ = __rpow__ = _refuse
     __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+
+def _placeholder_base(name: str, top: str) -> type:
+    """A class named after the missing one; making an instance of it or of a subclass raises."""
+    return type(name.rpartition(".")[2] or name, (), {
+        "_standin_name": name, "_standin_top": top, "__new__": _SPACE["refuse_new"],
+        "__module__": name.rpartition(".")[0] or top,
+        "__doc__": f"placeholder for {name}: {top!r} is not installed where the oracle runs"})
 
 
 class StandInModule(ModuleType):
