@@ -7,14 +7,15 @@ the decoder input. Torch code only (autograd sums the gradients of an input hand
 NumPy backward would return one gradient per argument).
 
 Found by the forward's argument names, read from its signature (nothing runs): at least two
-arguments named exactly for a role (`query`/`queries`, `key`/`keys`, `value`/`values`); for a
+arguments named exactly for a role (`query`/`queries`/`q`, `key`/`keys`/`k`, `value`/`values`/`v`:
+`EncoderBlock.forward(q, k, v, mask)`, `DecoderBlock.forward(q, k, v, src_mask, trg_mask)`); for a
 decoder layer one key and one value argument, and the decoder input under the query's or its own
 names.
 """
 from __future__ import annotations
 
 ROLE_NAMES = {"query": "query", "queries": "query", "key": "key", "keys": "key",
-              "value": "value", "values": "value"}
+              "value": "value", "values": "value", "q": "query", "k": "key", "v": "value"}
 COPY = "@"
 
 
