@@ -10,6 +10,11 @@ name holds both `key` and `value`, or is `kv` (`kv`, `k_v`, `x_kv`, `kv_input`, 
 beside no argument of its own for the key or the value. Also two inputs named by number
 (`forward(x1, x2, x2_mask=None)`, `input_1, input_2`), the first two required arguments, with no
 argument named for the query, key or value: the first is the query, the second key and value.
+And cross-attention named for what it reads (`forward(decoder_x, encoder_output)`, `forward(x,
+memory, mask=None)`): the second required argument named for the encoder's output (`memory`,
+`enc_out`, `encoder_output`, `context`, ...; any name holding `encoder`), the first for the
+decoder's input or as an input, none for the query, key or value: the first is the query, the
+second key and value.
 """
 from __future__ import annotations
 
@@ -68,6 +73,33 @@ def numbered_pair(sig) -> tuple[str, str] | None:
     return required[0], required[1]
 
 
+MEMORY_NAMES = ("memory", "mem", "enc_out", "enc_output", "enc_outputs", "encoder_out",
+                "encoder_output", "encoder_outputs", "encoder_hidden_states", "memory_bank",
+                "context", "encoded", "enc_hidden", "e_outputs")
+DECODER_WORDS = ("decoder", "dec", "tgt", "trg", "target")
+
+
+def memory_pair(sig) -> tuple[str, str] | None:
+    """(query argument, key/value argument) when the forward's second required argument is named
+    for the encoder's output and the first for the decoder's input (or as an input), none for the
+    query, key or value; else None."""
+    if sig is None:
+        return None
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    own = {a.lower() for a in Q_ALIASES + K_ALIASES + V_ALIASES}
+    required = [p.name for p in params if p.default is p.empty]
+    if len(required) < 2 or any(p.name.lower() in own for p in params):
+        return None
+    first, second = (n.lower() for n in required[:2])
+    memory = second in MEMORY_NAMES or "encoder" in second
+    decoder_input = first in {a.lower() for a in X_ALIASES} or \
+        any(w in first.split("_") for w in DECODER_WORDS)
+    if not memory or not decoder_input or "mask" in first or "mask" in second:
+        return None
+    return required[0], required[1]
+
+
 def sources(comp, arg: str, query: str | None = None) -> list:
     """Binding sources: the query (by the query's or a single input's names, or `query`), the
     key/value argument by its own name, then the masks as usual."""
@@ -89,13 +121,18 @@ def bind(adapter, fn, how: dict):
         return None
     sig = signature_of(fn)
     arg, query = kv_argument(sig), None
+    numbered = False
     if arg is None:
         query, arg = numbered_pair(sig) or (None, None)
+        numbered = arg is not None
+    if arg is None:
+        query, arg = memory_pair(sig) or (None, None)
     if arg is None:
         return None
     b = bind_names(fn, sources(adapter.comp, arg, query), **how)
     adapter.caps.shared_kv = True
-    for note in (NOTE, f"forward({query}, {arg}, ...): inputs named by number, {query!r} read as "
+    how_named = "inputs named by number" if numbered else "the second named for the encoder's output"
+    for note in (NOTE, f"forward({query}, {arg}, ...): {how_named}, {query!r} read as "
                        f"the query and {arg!r} as key and value" if query else None):
         if note and note not in adapter.notes:
             adapter.notes.append(note)
