@@ -309,8 +309,8 @@ class Resolver:
     def run(self, kind: str) -> dict[str, Entry]:
         if kind in TREES:
             self.block(kind, "", "")
-            if kind in ("encoder_layer", "decoder_layer"):
-                RESOLVE.structure_norms(self)
+            if kind in ("encoder_layer", "decoder_layer", "model"):
+                RESOLVE.structure_norms(self)       # a model's: layer by layer
             RESOLVE.wrapper(self, kind)
             if kind == "model":
                 RESOLVE.vocab_tables(self)

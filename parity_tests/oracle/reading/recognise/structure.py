@@ -9,7 +9,9 @@
 - **Norms** (`residual_connections.0.norm`, `sublayers.1.norm`, BERT's `attention.output.LayerNorm`
   and `output.LayerNorm`): when the layer's norms are not found by name and the candidate holds
   exactly as many unclaimed norm modules (a class named like a norm, or a path ending in a
-  norm-like name) as the reference has norms, they are matched in registration order.
+  norm-like name) as the reference has norms, they are matched in registration order. In a whole
+  model the same is done layer by layer (`encoder.layers.0.self_attn_connection.norm.gamma`), inside
+  the candidate's module that holds the rest of that layer's weights.
 
 - **Flat projections** (`self_q`, `cross_k`, `W_q_self`): an attention block with no sub-module of
   its own, its projections named for their role at the layer's level (flat_roles.py).
@@ -69,8 +71,45 @@ def _norm_owners(r, prefix: str) -> list[str]:
     return owners
 
 
+STACKS = ("encoder.layers.", "decoder.layers.")
+
+
+def _common(names: list[str]) -> str:
+    parts = [n.split(".")[:-1] for n in names]
+    out = []
+    for toks in zip(*parts):
+        if len(set(toks)) != 1:
+            break
+        out.append(toks[0])
+    return ".".join(out)
+
+
+def model_norms(r) -> None:
+    """A model's layers: each layer's unresolved norm{i} matched to the unclaimed norm modules
+    under the candidate module holding the rest of that layer's weights, in registration order."""
+    layers = sorted({".".join(k.split(".")[:3]) for k in r.ref_shapes if k.startswith(STACKS)})
+    for ref_layer in layers:
+        missing = sorted({k[len(ref_layer) + 1:].split(".")[0] for k in r.ref_shapes
+                          if k.startswith(ref_layer + ".") and k.endswith(".weight")
+                          and k[len(ref_layer) + 1:].split(".")[0].startswith("norm")
+                          and k not in r.entries})
+        placed = [e.cand for k, e in r.entries.items() if k.startswith(ref_layer + ".") and e.cand]
+        cand_layer = _common(placed) if placed else ""
+        owners = _norm_owners(r, cand_layer) if cand_layer else []
+        if not missing or len(owners) != len(missing):
+            continue
+        for ref, owner in zip(missing, owners):
+            before = set(r.entries)
+            if r.leaf_block("norm", f"{ref_layer}.{ref}", owner, None, cand_layer):
+                for k in set(r.entries) - before:
+                    e = r.entries[k]
+                    e.why = (e.why + "; " if e.why else "") + "norm matched by registration order"
+
+
 def norms(r, ref_prefix: str = "", cand_prefix: str = "") -> None:
     """Match the layer's unresolved norm{i} to its unclaimed norm modules in registration order."""
+    if not ref_prefix and any(k.startswith(STACKS) for k in r.ref_shapes):
+        return model_norms(r)
     refs = sorted({k.split(".")[0 if not ref_prefix else 1] for k in r.ref_shapes
                    if k.startswith((ref_prefix + ".") if ref_prefix else "")
                    and k.rsplit(".", 1)[0].split(".")[-1].startswith("norm")})
