@@ -13,6 +13,7 @@ from .naming import InterfaceError
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
+MODEL_FACTORY = recognise.hooks("constructor")
 
 
 def _may_be_ours(param) -> bool:
@@ -95,7 +96,19 @@ class ConstructMixin:
         values = self.comp.constructor_values(hyper) if self.comp.name != "model" else \
             {k: hyper[k] for k in self.comp.hypers if k in hyper}
         values.update({k: hyper[k] for k in ("d_k", "d_v") if k in hyper})   # sdpa head widths
-        return self._build(self.obj, values, tuple(self.comp.hypers), depth=0)
+        return self._build(self._model_factory() or self.obj, values, tuple(self.comp.hypers), depth=0)
+
+    def _model_factory(self):
+        """A model class assembled from parts handed to it: the function of its file that builds
+        the parts from sizes and returns it (recognise/model_factory), noted once; else None."""
+        if self.comp.name != "model" or self.mode != "class":
+            return None
+        if not hasattr(self, "_factory_fn"):
+            self._factory_fn = MODEL_FACTORY.model_factory(self.obj, self.loaded.module or
+                                                           inspect.getmodule(self.obj))
+            if self._factory_fn is not None:
+                self.notes.append(MODEL_FACTORY.model_factory_note(self.obj, self._factory_fn))
+        return self._factory_fn
 
     def _build(self, target, values: dict, order: tuple, depth: int = 0):
         """Call `target` (a class or factory) with what its signature asks for: hyperparameters by

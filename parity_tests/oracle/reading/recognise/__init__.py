@@ -10,7 +10,8 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               dimensions, Norm(parameters_shape=[d_model]); width_multiplier: a feed-forward
               width given as a multiple, forward_expansion = d_ff / d_model); and for OPTIONAL
               ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0
-              (dropout_args)
+              (dropout_args); a whole model class taking only its parts, built through the
+              function of its file that returns it (model_factory)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384, also beside a hidden width the code fixes
               (global_width); a head count fixed by the code, H = 8 beside a constructor taking
@@ -102,6 +103,7 @@ from . import (
     mask_word,
     meaning,
     merged_mask,
+    model_factory,
     model_mask_forms,
     norm_eps,
     norm_order,
@@ -153,7 +155,8 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates,
-          input_widths=derived.input_widths),
+          input_widths=derived.input_widths, model_factory=model_factory.factory,
+          model_factory_note=model_factory.note),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
