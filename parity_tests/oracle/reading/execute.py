@@ -327,11 +327,19 @@ class ExecuteMixin:
             dout = FORWARD.take_keys(dout, self.key_perm, 1)
         before = BACKWARD.snapshot(inst.obj)
         grads = (backward or inst.obj.backward)(dout)
-        if rows:
-            grads = FORWARD.untake_key_grads(grads, self.key_perm)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
+        kept = None
+        if grads is None:                    # kept on the object, not returned (kept_input_grads)
+            shapes = [(a, case.inputs[k.split(":", 1)[1]].shape) for a, k in targets]
+            grads, kept = BACKWARD.kept_input_grads(before, BACKWARD.snapshot(inst.obj), shapes,
+                                                    set(inst.slots), self.notes)
+        if rows:
+            grads = FORWARD.untake_key_grads(grads, self.key_perm)
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout)", params=False)
+        for _, key in targets if kept else ():
+            if key in produced.missing:
+                produced.missing[key] = kept
         memo = self.__dict__.setdefault("_grad_paths", {})
         by_name, unsure = BACKWARD.param_grads(inst, before, self.notes, memo, BACKWARD.fd_check(self, case, inst),
                                                (grads, len(targets)))

@@ -39,7 +39,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               weights at all, said plainly (weightless); a gated feed-forward (GLU, SwiGLU),
               said plainly instead of a weight blamed (gated_ffn); attention whose every head is
               d_model wide, (heads * d_model, d_model) projections, said plainly (wide_heads)
-BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour)
+BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour);
+              input gradients a backward returning None kept on the object (kept_input_grads)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal, on drawn
               weights written through the slots, not the constructor's);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -91,6 +92,7 @@ from . import (
     head_axes,
     hidden_mask,
     inner_norm,
+    kept_input_grads,
     layer_role_args,
     layout,
     lazy,
@@ -176,7 +178,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           no_grad=pe_table.NO_GRAD, learned_table=learned_table.place, frozen=frozen.place),
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
-          fd_check=grad_behaviour.fd_check),
+          fd_check=grad_behaviour.fd_check, kept_input_grads=kept_input_grads.read),
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
