@@ -190,6 +190,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         return _space(slots, bare=True), slots
 
     seen: set[int] = set()
+    private = False          # second pass: Parameters and parts kept under `_names` (see below)
 
     def walk(o, prefix: str, depth: int) -> None:
         if id(o) in seen or depth > 6:
@@ -203,9 +204,10 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         held = {id(v) for _, v in items if isinstance(v, np.ndarray) or param_like(v)}   # its own
         parts = {id(v) for _, v in items if _is_object(v) and not param_like(v)}   # its own parts
         for k, v in items:
-            if k.startswith("_") or k in _SKIP_ATTRS or _looks_like_grad(k, names):
+            if k.startswith("__") or k in _SKIP_ATTRS or _looks_like_grad(k, names) or \
+                    (k.startswith("_") and not (private and (param_like(v) or _is_object(v)))):
                 continue
-            name = f"{prefix}{k}"
+            name = f"{prefix}{k.lstrip('_') if private else k}"       # `_gamma` read as `gamma`
             if isinstance(v, np.ndarray):
                 if v.dtype.kind == "f" and v.ndim >= 1 and not forward_reads.unread(o, k):
                     slots[name] = NumpySlot(o, k)
@@ -245,6 +247,10 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                 walk(v, f"{name}.", depth + 1)
 
     walk(obj, "", 0)
+    if not slots:            # every weight private (`self._Wq = Parameter(...)`, `self._attention`)
+        seen.clear()
+        private = True
+        walk(obj, "", 0)
     return _space(slots, bare=True), slots
 
 
