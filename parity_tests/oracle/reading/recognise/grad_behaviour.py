@@ -98,8 +98,10 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
         unsure = {}
         for cand in left:
             paths = [p for p in options[cand] if p not in taken]
-            fresh = [p for p in paths if not any(np.array_equal(changed[p], changed[t]) for t in taken)]
-            paths = fresh or paths             # a copy of a gradient taken is not another one
+            fresh = [p for p in paths if not any(np.any(changed[t]) and np.array_equal(changed[p], changed[t])
+                                                 for t in taken)]
+            paths = fresh or paths             # a copy of a gradient taken is not another one (all
+            #                                    zeros is no copy: a dead ReLU zeroes a layer's dW and db)
             owner = cand.rsplit(".", 1)[0] + "." if "." in cand else ""
             leaf = cand.rsplit(".", 1)[-1]
             how = "by shape" if len(paths) == len(options[cand]) else "by elimination"
