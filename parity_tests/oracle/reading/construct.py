@@ -12,6 +12,7 @@ from .naming import InterfaceError
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
+NONE_DROPOUT_RATES = recognise.hooks("constructor").none_dropout_rates
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 MODEL_FACTORY = recognise.hooks("constructor")
 
@@ -220,6 +221,7 @@ class ConstructMixin:
         kwargs.update(b.constants)
         kwargs.update(given)
         kwargs.update(init)
+        kwargs.update(NONE_DROPOUT_RATES(ctx, target, params[len(args):], set(kwargs)))   # `dropout=None`
         if depth == 0:                     # what only its position gave (recognise/lone_width)
             self.ctor_by_position, self.ctor_unbound = by_position, tuple(b.unbound)
         if depth == 0:                     # what the constructor left at its default (unvaried.py)

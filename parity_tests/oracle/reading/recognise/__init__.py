@@ -9,9 +9,9 @@ CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name
               log_attention_weights get False; shape_list: a norm's list of normalised
               dimensions, Norm(parameters_shape=[d_model]); width_multiplier: a feed-forward
               width given as a multiple, forward_expansion = d_ff / d_model); and for OPTIONAL
-              ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0
-              (dropout_args); a whole model class taking only its parts, built through the
-              function of its file that returns it (model_factory)
+              ones too: an argument the constructor hands to a dropout, nn.Dropout(p_d), gets 0,
+              also when it defaults to None (dropout_args); a whole model class taking only its
+              parts, built through the function of its file that returns it (model_factory)
 SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a model width fixed
               by a module-level global, n_embd = 384, also beside a hidden width the code fixes
               (global_width); a head count fixed by the code, H = 8 beside a constructor taking
@@ -157,6 +157,7 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates,
+          none_dropout_rates=dropout_args.none_rates,
           input_widths=derived.input_widths, model_factory=model_factory.factory,
           model_factory_note=model_factory.note),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,

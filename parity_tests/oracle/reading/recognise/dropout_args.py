@@ -8,6 +8,11 @@ Read from the constructor's text, never run: an argument handed to a dropout in 
 `dropout`) is a dropout rate, and is given 0.0 like every named one; each is a note. Arguments
 whose names already say what they are (hyperparameters, `dropout`-like names) are left to those
 rules; a rate fixed in the code (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
+
+A rate defaulting to None that the constructor hands to a dropout all the same (`def __init__(self,
+d, h, dropout: float = None): self.drop = nn.Dropout(dropout)`, which raises unless a number is
+passed) gets 0.0 too (`none_rates`); a None default the constructor does not hand to a dropout (an
+optional dropout MODULE, `dropout=None`) keeps its None.
 """
 from __future__ import annotations
 
@@ -53,4 +58,16 @@ def rates(ctx, target, params, taken: set[str]) -> dict:
             out[p.name] = 0.0
             ctx.note(f"constructor argument {p.name!r}: passed 0.0 (the constructor hands it to a "
                      f"dropout)")
+    return out
+
+
+def none_rates(ctx, target, params, bound) -> dict:
+    """{argument: 0.0} for the arguments defaulting to None, not bound to anything else (`bound`),
+    that the constructor hands to a dropout (see the module docstring)."""
+    out = {}
+    for p in params:
+        if p.default is None and p.name not in bound and p.name in dropout_fed(target):
+            out[p.name] = 0.0
+            ctx.note(f"constructor argument {p.name!r}: defaults to None but is handed to a dropout "
+                     f"in the constructor: passed 0.0")
     return out
