@@ -1,7 +1,18 @@
 """Names read by meaning: a hyperparameter or a forward argument named in words no alias list in
 signatures.py holds (`feedforward_dimension`, `n_attention_heads`, `tgt_pad_mask`), read word by word
-(a name split at its underscores)."""
+(a name split at its underscores, and at its camelCase humps: `numberOfHeads` is number_of_heads,
+`inputMask` input_mask, `modelEmbeddingSize` model_embedding_size)."""
 from __future__ import annotations
+
+import re
+
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def snake(name: str) -> str:
+    """`name` lower-cased, with an underscore at each camelCase hump (`dModel` -> d_model,
+    `numberOfHeads` -> number_of_heads); snake_case and ALLCAPS names are only lower-cased."""
+    return _HUMP.sub("_", name).lower()
 
 HEAD_WIDTH_NAMES = ("d_k", "dk", "d_head", "head_dim", "head_size", "dim_head", "d_key",
                     "size_per_head", "k_dim", "kdim", "dim_per_head")
@@ -9,7 +20,7 @@ HEAD_WIDTH_NAMES = ("d_k", "dk", "d_head", "head_dim", "head_size", "dim_head", 
 
 def meaning_of(name: str) -> str | None:
     """What a required forward argument no source matched is, by its name (bind's `meanings`)."""
-    n = name.lower()
+    n = snake(name)
     if "drop" in n:
         return "dropout"
     if n in ("cache", "kv_cache", "past", "layer_past", "past_key_value", "past_key_values",
@@ -54,7 +65,7 @@ def names_d_model(name: str) -> bool:
     input_dimension), or the word `dimension` alone: d_model, as an alias would (a feed-forward,
     whose first size is d_ff, would otherwise get d_ff there by position, and the next argument
     d_model)."""
-    words = [w for w in name.lower().split("_") if w]
+    words = [w for w in snake(name).split("_") if w]
     if words in (["dimension"], ["dimensionality"]):
         return True
     return any(w in MODEL_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words) \
@@ -68,7 +79,7 @@ LENGTH_KINDS = ("max", "seq", "sequence", "sentence", "context", "position", "po
 def names_max_len(name: str) -> bool:
     """A length in words no alias lists (length_sentence_max, max_sentence_length): a length word
     with a word saying which length."""
-    words = [w for w in name.lower().split("_") if w]
+    words = [w for w in snake(name).split("_") if w]
     return any(w in LENGTH_WORDS for w in words) and any(w in LENGTH_KINDS for w in words)
 
 
@@ -84,7 +95,7 @@ COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
 def names_num_heads(name: str) -> bool:
     """A name counting heads in words no alias lists (n_attention_heads, num_attn_heads,
     number_of_heads): the word `heads` with a count word, and no width word (heads_dim)."""
-    words = [w for w in name.lower().split("_") if w]
+    words = [w for w in snake(name).split("_") if w]
     return "heads" in words and any(w in COUNT_WORDS for w in words) and \
         not any(w in MODEL_WIDTH_WORDS for w in words)
 
@@ -98,6 +109,6 @@ names it."""
 def names_d_ff(name: str) -> bool:
     """A feed-forward width in words no alias lists (feedforward_dimension, mlp_width,
     feed_forward_size): a feed-forward word (feed_forward joined) with a width word."""
-    words = [w for w in name.lower().split("_") if w]
+    words = [w for w in snake(name).split("_") if w]
     words += [a + b for a, b in zip(words, words[1:])]
     return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)

@@ -7,7 +7,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .name_words import meaning_of, names_hyper
+from .name_words import meaning_of, names_hyper, snake
 
 
 class InterfaceError(Exception):
@@ -93,7 +93,7 @@ def is_causal_flag(name: str) -> bool:
     """A constructor flag that makes attention causal: CAUSAL_CTOR's names, or one in words no list
     holds (`causal_attention`, `mask_back_connections`, `mask_future_tokens`): a causal word, or a
     mask word with a word for later positions."""
-    n = name.lower()
+    n = snake(name)
     words = [w for w in n.split("_") if w]
     return n in CAUSAL_CTOR or any(w in CAUSAL_WORDS_CTOR for w in words) or \
         (any(w in ("mask", "masked", "masking") for w in words)
@@ -184,7 +184,7 @@ def _compatible(default: Any, value: Any) -> bool:
 
 
 def _norm(name: str) -> str:
-    return name.lower()
+    return snake(name)              # camelCase read as snake_case: `numHeads` is num_heads
 
 
 def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
