@@ -32,7 +32,9 @@ dropout masks is no bias)."""
 
 
 GRAD_DICTS = ("grads", "gradients", "dparams", "param_grads")
-"""Attributes holding the object's parameter gradients (a dict keyed by parameter name)."""
+"""Attributes holding the object's parameter gradients (a dict keyed by parameter name), also
+under a private name (`self._grads = {"gamma": zeros(d), ...}` in a norm: no bias of a layer's
+attention)."""
 
 GRAD_SLOTS = ("grad", "gradient")
 """The gradient a parameter object keeps beside its value (`Parameter(data).grad`, zeros of the
@@ -87,7 +89,7 @@ def _numpy_arrays(obj) -> list | None:
             items = list(o.values())
         elif not isinstance(o, (list, tuple, set, frozenset)) and hasattr(o, "__dict__"):
             # a gradient dict (`self.grads = {'W_q': ...}`) holds no parameter of the object
-            items = [v for k, v in vars(o).items() if k not in GRAD_DICTS + GRAD_SLOTS]
+            items = [v for k, v in vars(o).items() if k.lstrip("_") not in GRAD_DICTS + GRAD_SLOTS]
         elif isinstance(o, (list, tuple, set, frozenset)):
             items = list(o)
         else:
