@@ -13,6 +13,7 @@ from .naming import InterfaceError
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 NONE_DROPOUT_RATES = recognise.hooks("constructor").none_dropout_rates
+OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 MODEL_FACTORY = recognise.hooks("constructor")
 
@@ -163,6 +164,9 @@ class ConstructMixin:
             ctx.note(f"constructor argument {p.name!r}: beside 'd_model' and the head count, "
                      f"{'and a feed-forward width, ' if 'd_ff' in values else ''}a width of one "
                      f"head: passed d_model // num_heads = {consts[p.name]}")
+        heads = any(p.name.lower() in [a.lower() for a in naming.HYPER_ALIASES["num_heads"]]
+                    or naming.names_hyper("num_heads", p.name) for p in params)
+        consts.update(OPTIONAL_HEAD_WIDTHS(ctx, params, values, heads, set(consts)))   # d_k=64
         for p in (INPUT_WIDTHS(params) if "d_model" in values else []):
             consts[p.name] = int(values["d_model"])
             ctx.note(f"constructor argument {p.name!r}: one of the query, key and value widths, "

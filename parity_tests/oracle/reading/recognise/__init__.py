@@ -3,7 +3,8 @@
 Registered here, in one place, by the hook point that consults them:
 
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
-              (derived: head width, temperature, device; configs: config objects;
+              (derived: head width, temperature, device; also an OPTIONAL head width with a
+              number for its default beside a head count; configs: config objects;
               submodules: sub-modules built from the same file's classes; arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
               log_attention_weights get False; shape_list: a norm's list of normalised
@@ -158,6 +159,7 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates,
           none_dropout_rates=dropout_args.none_rates,
+          optional_head_widths=derived.optional_head_widths,
           input_widths=derived.input_widths, model_factory=model_factory.factory,
           model_factory_note=model_factory.note),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,

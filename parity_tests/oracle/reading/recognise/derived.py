@@ -14,7 +14,12 @@
                  `query_embed_dim, key_embed_dim, value_embed_dim`), found by `input_widths`
                  (one or two of them, as Keras' `key_dim` beside `num_heads`, are head widths)
 
-Only REQUIRED arguments are filled: an optional one keeps the default the candidate chose.
+Only REQUIRED arguments are filled: an optional one keeps the default the candidate chose, with
+one exception (`optional_head_widths`): an optional head width with a NUMBER for its default
+(`MultiHeadAttention(d_model=512, d_k=64, d_v=64, h=8)`, a default right only at the author's
+sizes) in a constructor that also takes the head count gets d_model // num_heads, said in a note;
+without it the heads' weights came out (h, d_model, 64) and nothing could be handed over. A None
+default (the class works the width out itself) is left alone.
 """
 from __future__ import annotations
 
@@ -88,3 +93,23 @@ def value(ctx, param, values: dict):
         ctx.note(f"constructor argument {param.name!r}: passed np.random.default_rng(0)")
         return np.random.default_rng(0)
     return MISSING
+
+
+OPTIONAL_HEAD_WIDTH = ("d_k", "d_v", "dk", "dv", "d_head", "head_dim", "head_size", "dim_head", "d_key",
+                       "d_value", "head_width", "dim_per_head", "size_per_head")
+
+
+def optional_head_widths(ctx, params, values: dict, heads_taken: bool, taken: set) -> dict:
+    """{argument: d_model // num_heads} for the optional head widths with a number for a default,
+    when the constructor also takes the head count (`heads_taken`); see the module docstring."""
+    w = head_width({k: v for k, v in values.items() if k in ("d_model", "num_heads")})
+    if w is None or not heads_taken:
+        return {}
+    out = {}
+    for p in params:
+        if p.name.lower() in OPTIONAL_HEAD_WIDTH and p.name not in taken and \
+                isinstance(p.default, int) and not isinstance(p.default, bool) and p.default != w:
+            out[p.name] = w
+            ctx.note(f"constructor argument {p.name!r}: defaults to {p.default}, a width of one head; "
+                     f"passed the head width {w} (d_model // num_heads)")
+    return out
