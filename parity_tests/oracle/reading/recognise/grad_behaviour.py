@@ -75,8 +75,9 @@ def _tokens(path: str) -> set[str]:
 
 def _named_for(path: str, leaf: str) -> bool:
     toks, leaf = _tokens(path), leaf.lower()
+    last = path.rsplit(".", 1)[-1].lower()      # a leaf of several words: `dw_q` names `w_q`
     return any(t in (leaf, "d" + leaf, "grad" + leaf, "dl" + leaf) or t.endswith("d" + leaf)
-               for t in toks)
+               for t in toks) or last in (f"d{leaf}", f"d_{leaf}", f"grad_{leaf}", f"{leaf}_grad")
 
 
 def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known: list,
