@@ -23,7 +23,7 @@ HYPER_ALIASES: dict[str, list[str]] = {
                 "features", "normalized_shape", "num_features", "n_features", "d_hid", "model_size",
                 "dmodel", "d_in", "input_dim", "in_dim", "width", "d_word_vec", "emb_size",
                 "embedding_size", "dim_embed", "n_hidden", "num_hiddens", "n_dim", "n_embed",
-                "n_embedding"],
+                "n_embedding", "n_input", "n_inputs", "num_inputs"],
     "num_heads": ["num_heads", "n_heads", "nhead", "n_head", "heads", "h", "num_attention_heads",
                   "head_num", "nheads", "n_heads_", "num_head", "attention_heads", "nb_heads"],
     "d_ff": ["d_ff", "dim_feedforward", "ff_dim", "d_hidden", "hidden_dim", "ffn_dim", "d_inner",

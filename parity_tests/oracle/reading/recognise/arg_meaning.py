@@ -1,8 +1,9 @@
 """Recogniser: required constructor arguments whose name says which quantity they are, although no
 hyperparameter alias names them:
 
-    output width   d_out, out_dim, output_dim, out_size, out_features, output_dimension (`out` or
-                   `output` with a width word), ... = d_model
+    output width   d_out, out_dim, output_dim, out_size, out_features, n_output, output_dimension
+                   (`out` or `output` with a width word), ... = d_model
+                   (`FeedForward(n_input, n_hidden, n_output)`: the block's output is d_model wide)
                    (`MultiHeadAttention(d_in, d_out, ...)`: the component maps d_model to d_model)
     length         context_length, block_size, n_timesteps, max_len, ... = the drawn max_len, else a
                    length covering every drawn sequence (a causal-mask buffer sized by it)
@@ -17,7 +18,8 @@ from __future__ import annotations
 from .base import MISSING
 
 OUT_WIDTH = ("d_out", "out_dim", "output_dim", "out_size", "out_features", "dim_out", "n_out",
-             "d_output", "output_size", "out_channels", "outdim", "dout")
+             "d_output", "output_size", "out_channels", "outdim", "dout", "n_output", "n_outputs",
+             "num_outputs", "num_output", "output_units")
 LENGTH = ("context_length", "block_size", "n_timesteps", "timesteps", "num_timesteps", "n_ctx",
           "max_len", "max_length", "max_seq_len", "max_seq_length", "seq_len", "seq_length",
           "sequence_length", "max_sequence_length", "ctx_len", "context_len", "context_size",
