@@ -3,6 +3,8 @@
     head width   d_k, d_v, d_head, head_dim, head_size, ... = d_model // num_heads
                  (for sdpa: the width of the drawn query/value)
     temperature  temperature, sqrt_d_k, scale_factor = sqrt(d_k)   (scores are q.k / temperature)
+    kv heads     kv_heads, num_kv_heads, n_kv_heads, num_key_value_heads = num_heads (grouped-query
+                 attention with as many key/value heads as query heads is multi-head attention)
     device       device = "cpu" (torch candidates)
     generator    rng, random_state, generator = np.random.default_rng(0) (NumPy parts built with
                  their parent's generator, Dense(n_in, n_out, rng)); every weight is overwritten
@@ -32,6 +34,8 @@ HEAD_WIDTH = ("d_k", "d_v", "d_q", "dk", "dv", "d_head", "head_dim", "head_size"
               "kdim", "vdim", "dim_per_head", "depth")
 TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "root_d_k")
 DEVICE = ("device", "dev")
+KV_HEADS = ("kv_heads", "num_kv_heads", "n_kv_heads", "num_key_value_heads", "n_kv_head", "kv_head",
+            "num_kv_head", "n_heads_kv", "num_heads_kv", "key_value_heads", "n_kv")
 GENERATOR = ("rng", "random_state", "generator", "rand", "np_rng", "random_generator")
 INPUT_SIZE = ("key_size", "query_size", "value_size", "q_size", "k_size", "v_size", "query_in",
               "key_in", "value_in", "q_in_dim", "k_in_dim", "v_in_dim")
@@ -85,6 +89,10 @@ def value(ctx, param, values: dict):
         ctx.note(f"constructor argument {param.name!r}: passed d_model {values['d_model']} "
                  f"(the feature size of the inputs)")
         return int(values["d_model"])
+    if name in KV_HEADS and values.get("num_heads"):
+        ctx.note(f"constructor argument {param.name!r}: passed num_heads {values['num_heads']} (as many "
+                 f"key/value heads as query heads: plain multi-head attention)")
+        return int(values["num_heads"])
     if name in DEVICE and ctx.framework == "torch":
         ctx.note(f"constructor argument {param.name!r}: passed 'cpu'")
         return "cpu"
