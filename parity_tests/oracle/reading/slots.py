@@ -10,6 +10,7 @@ from ..core.options import Options
 from . import forward_reads, naming
 from .naming import InterfaceError
 from .recognise import hooks
+from .slot_aliases import drop_listed_twice, listed_grad
 
 RESOLVE = hooks("resolve")
 
@@ -129,6 +130,8 @@ class NumpySlot:
                 g = getattr(h, pat.format(key), None)
                 if isinstance(g, np.ndarray):
                     hits.append((pat.format(key), g.copy()))
+            if (lg := listed_grad(h, self.array())) is not None:      # params[i] <-> grads[i]
+                hits.append((lg[0], np.array(lg[1], copy=True)))
             for dname in ("grads", "gradients", "grad", "dparams", "param_grads"):
                 d = getattr(h, dname, None)
                 if isinstance(d, dict):
@@ -251,6 +254,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         seen.clear()
         private = True
         walk(obj, "", 0)
+    slots = drop_listed_twice(slots)          # `self.params = [self.W, ...]` (slot_aliases)
     return _space(slots, bare=True), slots
 
 
