@@ -56,8 +56,9 @@ def probe(adapter) -> None:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     torch = adapter.ops.torch
-    if obj is None or not any(isinstance(m, torch.nn.MultiheadAttention) for m in obj.modules()):
-        return
+    if not isinstance(obj, torch.nn.Module) or \
+            not any(isinstance(m, torch.nn.MultiheadAttention) for m in obj.modules()):
+        return                       # (a plain class using torch: building it says what is wrong)
     from ..slots import convert_mask
     m = adapter.finish_module(obj)
     hyper = adapter.probe_hyper()
