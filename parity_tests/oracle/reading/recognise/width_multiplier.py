@@ -16,9 +16,17 @@ NAMES = ("forward_expansion", "expansion_factor", "expansion", "expansion_ratio"
 DEFAULT = 4
 
 
+def _expansion_words(name: str) -> bool:
+    """A multiplier in words no list holds (`layerExpansion`, `ffn_expansion_rate`): the word
+    `expansion` and no width or count word."""
+    from ..name_words import MODEL_WIDTH_WORDS, snake
+    words = [w for w in snake(name).split("_") if w]
+    return "expansion" in words and not any(w in MODEL_WIDTH_WORDS or w in ("n", "num") for w in words)
+
+
 def value(ctx, param, values: dict):
     """The multiplier for a required width-multiplier argument, or MISSING."""
-    if param.name.lower() not in NAMES:
+    if param.name.lower() not in NAMES and not _expansion_words(param.name):
         return MISSING
     d, f = int(values.get("d_model", 0) or 0), int(values.get("d_ff", 0) or 0)
     k = f // d if d > 0 and f >= d and f % d == 0 else DEFAULT
