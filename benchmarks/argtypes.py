@@ -6,6 +6,7 @@ import argparse
 import math
 
 from benchmarks.machine import available_cores
+from npformer.cli.argtypes import COUNT_MAX
 
 
 def csv_names(s: str) -> list[str]:
@@ -23,6 +24,9 @@ def int_at_least(lo: int):
             v = None
         if v is None or v < lo:
             raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {s!r}")
+        if v > COUNT_MAX:
+            raise argparse.ArgumentTypeError(f"expected an integer from {lo} to 2**63 - 1 (int64's "
+                                             f"largest value), got {s!r}")
         return v
     return parse
 

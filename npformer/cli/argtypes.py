@@ -9,29 +9,43 @@ __all__ = ["int_at_least", "int_in", "float_in", "positive", "non_negative", "pr
            "seed_int", "file_path", "folder_path", "file_or_folder_path"]
 
 
-def int_at_least(lo: int):
-    """An integer >= lo."""
+COUNT_MAX = 2 ** 63 - 1     # int64: a step, size or count past it cannot be stored (checkpoints, numpy)
+
+
+def int_at_least(lo: int, hi: int = COUNT_MAX):
+    """An integer >= lo, written in digits, and at most hi (by default int64's largest value: a
+    count past it cannot be stored in a checkpoint or a numpy array, so a run given one would fail
+    only at its end, or never end)."""
+    allowed = f"an integer >= {lo}" if hi == COUNT_MAX else f"an integer in {lo}..{hi}"
+
     def parse(s: str) -> int:
         try:
             v = int(s)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {s!r}") from None
+            hint = " (write a count in digits)" if _looks_like_number(s) else ""
+            raise argparse.ArgumentTypeError(f"expected {allowed}{hint}, got {s!r}") from None
         if v < lo:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {v}")
+            raise argparse.ArgumentTypeError(f"expected {allowed}, got {v}")
+        if v > hi:
+            bound = (f"an integer from {lo} to 2**63 - 1 (int64's largest value)" if hi == COUNT_MAX
+                     else allowed)
+            raise argparse.ArgumentTypeError(f"expected {bound}, got {v}")
         return v
     parse.__name__ = f"int>={lo}"
     return parse
 
 
+def _looks_like_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
 def int_in(lo: int, hi: int):
     """An integer from lo to hi (both included)."""
-    at_least = int_at_least(lo)
-
-    def parse(s: str) -> int:
-        v = at_least(s)
-        if v > hi:
-            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got {v}")
-        return v
+    parse = int_at_least(lo, hi)
     parse.__name__ = f"int in {lo}..{hi}"
     return parse
 

@@ -29,6 +29,7 @@ def no_measuring(monkeypatch):
     (["--threads", "0"], r"argument --threads: expected an integer >= 1, got '0'"),
     (["--repeats", "0"], r"argument --repeats: expected an integer >= 1, got '0'"),
     (["--warmup", "-1"], r"argument --warmup: expected an integer >= 0, got '-1'"),
+    (["--batch-size", str(10 ** 20)], r"argument --batch-size: expected an integer from 1 to 2\*\*63 - 1"),
     (["--max-time", "nan"], r"argument --max-time: expected a finite number of seconds > 0"),
     (["--max-time", "0"], r"argument --max-time: expected a finite number of seconds > 0"),
 ])
