@@ -11,7 +11,7 @@ import numpy as np
 
 from npformer.guards.keep_masks import check_keep_mask
 from npformer.guards.layers import check_targets, loss_init
-from npformer.guards.rules import check_count, check_has_keys
+from npformer.guards.rules import check_count, check_has_keys, check_pad_id
 from npformer.guards.validation import (
     bool_mask,
     check_dtype,
@@ -81,9 +81,7 @@ def sinusoidal_table(max_len: int, d_model: int, dtype="float32"):
 def padding_mask(ids, pad_id):
     """npformer.layers.masks.padding_mask, checked: ids integer (B, T), pad_id an int or None."""
     ids = check_ids("ids", ids, np.iinfo(np.int64).max)       # integer (B, T), non-negative
-    if pad_id is not None and (isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer))):
-        raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
-    return masks.padding_mask(ids, pad_id)
+    return masks.padding_mask(ids, check_pad_id(pad_id))
 
 
 def causal_mask(q_len, k_len=None):

@@ -32,6 +32,18 @@ def check_count(name: str, n) -> int:
     return int(n)
 
 
+def check_pad_id(pad_id) -> int | None:
+    """A padding id: None (no padding) or an int a token id can equal, 0 to int64's largest. A
+    negative or larger one matches no id, so its mask would silently keep every position."""
+    if pad_id is None:
+        return None
+    if not is_int(pad_id):
+        raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
+    if not 0 <= pad_id <= np.iinfo(np.int64).max:
+        raise ValueError(f"pad_id: expected None or an int from 0 to 2**63 - 1 (a token id), got {pad_id}")
+    return int(pad_id)
+
+
 def check_length(name: str, length: int, max_len: int) -> None:
     if length > max_len:
         raise ValueError(f"{name}: expected a sequence length <= max_len={max_len}, got {length}")

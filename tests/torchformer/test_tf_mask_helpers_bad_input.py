@@ -30,6 +30,20 @@ def test_padding_mask_refuses_what_npformer_refuses(ids, error, message):
             twin.padding_mask(as_input(ids), 0)
 
 
+@pytest.mark.parametrize("pad_id, error, message", [
+    (-1, ValueError, "pad_id: expected None or an int from 0 to 2**63 - 1 (a token id), got -1"),
+    (np.int64(-3), ValueError, "pad_id: expected None or an int from 0 to 2**63 - 1 (a token id), got -3"),
+    (2 ** 64, ValueError, f"pad_id: expected None or an int from 0 to 2**63 - 1 (a token id), got {2 ** 64}"),
+    (0.0, TypeError, "pad_id: expected an int or None, got float"),
+    (True, TypeError, "pad_id: expected an int or None, got bool"),
+], ids=["negative", "numpy negative", "past int64", "float", "bool"])
+def test_padding_mask_refuses_a_pad_id_no_token_can_equal(pad_id, error, message):
+    """A negative pad id used to keep every position silently (no id equals it), in both twins."""
+    for twin, as_input in ((tf, torch.tensor), (nf, np.array)):
+        with pytest.raises(error, match=re.escape(message)):
+            twin.padding_mask(as_input([[3, 0]]), pad_id)
+
+
 def test_padding_mask_of_good_ids_is_unchanged():
     ids = torch.tensor([[3, 4, 0], [5, 0, 0]])
     got = tf.padding_mask(ids, 0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_has_keys
+from npformer.guards.rules import check_has_keys, check_pad_id
 from torchformer.guards.validation import (
     check_count,
     check_device_arg,
@@ -56,9 +56,7 @@ def padding_mask(ids, pad_id):
     pad_id an int or None."""
     device = ids.device if isinstance(ids, torch.Tensor) else None
     ids = check_ids("ids", ids, vocab_size=2 ** 62, device=device)   # integer (B, T), non-negative
-    if pad_id is not None and (isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer))):
-        raise TypeError(f"pad_id: expected an int or None, got {type(pad_id).__name__}")
-    return masks.padding_mask(ids, None if pad_id is None else int(pad_id))
+    return masks.padding_mask(ids, check_pad_id(pad_id))
 
 
 def causal_mask(q_len, k_len=None, device=None):
