@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from npformer.guards.register import checks
+from npformer.guards.register import checks, outermost_backward
 from npformer.guards.rules import check_flag, check_has_keys, check_real
 from npformer.guards.validation import (
     check_dtype,
@@ -36,8 +36,9 @@ POSITIONAL = (SinusoidalPositionalEncoding, LearnedPositionalEncoding)
 
 def gradient_of_output(module, dout) -> tuple:
     """The upstream gradient: exactly the shape and dtype of the forward's output (its cache's last
-    entry)."""
-    return (check_grad("dout", dout, module._cache[-1]),)
+    entry), and finite when the user called this backward (a parent's backward passes gradients it
+    computed from a checked one: scanning each again would cost a pass over memory per layer)."""
+    return (check_grad("dout", dout, module._cache[-1], finite=outermost_backward()),)
 
 
 checks("backward", Linear, Activation, LayerNorm, Dropout, Embedding, *POSITIONAL, MultiHeadAttention,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.layers import gradient_of_output
-from npformer.guards.register import checks
+from npformer.guards.register import checks, outermost_backward
 from npformer.guards.rules import (
     check_cache_list,
     check_config,
@@ -288,12 +288,12 @@ def pooler_call(m, h):
 
 @checks("backward", Pooler)
 def pooler_backward(m, dpooled):
-    return (check_grad("dpooled", dpooled, m._cache[0].y, finite=True),)        # (TanhCache, h's shape)
+    return (check_grad("dpooled", dpooled, m._cache[0].y, finite=outermost_backward()),)        # (TanhCache, h's shape)
 
 
 @checks("backward", *HEADS)
 def logits_backward(m, dlogits):
-    return (check_grad("dlogits", dlogits, m._cache[-1], finite=True),)
+    return (check_grad("dlogits", dlogits, m._cache[-1], finite=outermost_backward()),)
 
 
 @checks("backward", BertModel)
@@ -302,7 +302,9 @@ def bert_backward(m, dhidden, dpooled=None):
     if dhidden is None and dpooled is None:
         raise ValueError("BertModel.backward: expected dhidden, dpooled or both, got neither")
     if dhidden is not None:
-        check_grad("dhidden", dhidden, h, finite=True)
+        check_grad("dhidden", dhidden, h, finite=outermost_backward())
     if dpooled is not None and pooled is None:
         raise ValueError("dpooled: this BertModel has no pooler (pooler=False); expected None")
+    if dpooled is not None:
+        check_grad("dpooled", dpooled, pooled, finite=outermost_backward())
     return dhidden, dpooled

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 from npformer.layers.module import CHECKS, Module, registered
 
@@ -64,10 +65,20 @@ def checks(kind: str, *classes: type):
     return register
 
 
+_BACKWARDS = threading.local()      # .depth: the module backwards running in this thread
+
+
+def outermost_backward() -> bool:
+    """True inside the check of a backward the user called (not one a parent module's backward
+    runs): the one place an upstream gradient is scanned for NaN/inf, once per public call."""
+    return getattr(_BACKWARDS, "depth", 0) == 1
+
+
 def checked_backward(bw):
     """`bw` as every Module class's backward runs: the class's "backward" check on the upstream
     gradient first, then bw, then the forward's cache freed, so a second backward after one forward
-    raises (as torch frees its graph) instead of adding every gradient again."""
+    raises (as torch frees its graph) instead of adding every gradient again. The backwards running
+    are counted per thread, so a check can tell the user's call from a parent's (outermost_backward)."""
     @functools.wraps(bw)
     def backward(self, *args, **kw):
         if self.__dict__.get("_cache") is None and self.__dict__.get("_cache_freed", False):
@@ -75,10 +86,15 @@ def checked_backward(bw):
                 f"{type(self).__name__}.backward called a second time after one forward: the "
                 f"first backward freed the forward's cache (as torch frees its graph), and a "
                 f"second one would add every gradient again; run forward again first")
-        check = registered("backward", type(self))
-        if check is not None and self.__dict__.get("_cache") is not None:
-            args, kw = check(self, *args, **kw), {}
-        out = bw(self, *args, **kw)
+        depth = getattr(_BACKWARDS, "depth", 0)
+        _BACKWARDS.depth = depth + 1
+        try:
+            check = registered("backward", type(self))
+            if check is not None and self.__dict__.get("_cache") is not None:
+                args, kw = check(self, *args, **kw), {}
+            out = bw(self, *args, **kw)
+        finally:
+            _BACKWARDS.depth = depth
         object.__setattr__(self, "_cache", None)
         object.__setattr__(self, "_cache_freed", True)
         return out

@@ -113,9 +113,9 @@ def bool_mask(name: str, mask: np.ndarray) -> np.ndarray:
 
 def check_grad(name: str, dout, like: np.ndarray, *, finite: bool = False) -> np.ndarray:
     """An upstream gradient with exactly the shape and dtype of the forward output `like`, and, when
-    `finite`, no NaN or inf (a model's entry: one would make every gradient NaN silently). A layer's
-    or stage's own check leaves finiteness to the model's entry and the training loop's norm check,
-    so the backward pass does not scan every intermediate gradient."""
+    `finite`, no NaN or inf (the backward the user called: one would make every gradient NaN
+    silently). The checks of backwards a parent runs leave finiteness to that entry, so the backward
+    pass does not scan every intermediate gradient (guards.register.outermost_backward)."""
     if not isinstance(dout, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array, got {describe(dout)}")
     refuse_masked(name, dout)
