@@ -34,6 +34,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from .pool_stop import stop_workers
+from .run_files import RunFiles
 from .spec import Assignment, check_options, load_spec
 from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
 
@@ -85,18 +86,20 @@ def _entry_spec(path: str, entry: str) -> str:
 
 
 def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
-               folder: str | None = None, secret: bytes | None = None) -> dict:
+               folder: str | None = None, secret: bytes | None = None,
+               copy_at: tuple[str | None, str] = (None, "oracle-sub-")) -> dict:
     """Grade a fresh private copy of the submission; `intact` says whether the copy was left
     unchanged while it was graded (runs in a grading process; plain data back). Its worker may not
     read the class's folder nor the other copies (where Landlock is available; copies made later
-    are unreadable to it anyway: Landlock allows only what existed when it was applied)."""
+    are unreadable to it anyway: Landlock allows only what existed when it was applied).
+    copy_at: (the folder, the name prefix) of the copy (run_files.RunFiles)."""
     import glob
     import shutil
 
-    root = materialize(files)
+    root = materialize(files, prefix=copy_at[1], folder=copy_at[0])
     try:
         before = fingerprint(root)
-        others = [p for p in glob.glob(os.path.join(os.path.dirname(root), "oracle-sub-*"))
+        others = [p for p in glob.glob(os.path.join(glob.escape(os.path.dirname(root)), "oracle-sub-*"))
                   if os.path.realpath(p) != os.path.realpath(root)]
         out = grade_one(spec, student, os.path.join(root, spec.entry_file),
                         deny_read=tuple(([folder] if folder else []) + others),
@@ -298,10 +301,14 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     bar = Progress(len(subs), quiet)
     import multiprocessing as mp
 
+    run_files = RunFiles()
+
     def run(pool_jobs: int, students) -> None:
-        pool = ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn"),
+                                   **run_files.pool_options())
         try:
-            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder), secret): s
+            futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder), secret,
+                                (run_files.temp_root, run_files.copy_prefix)): s
                     for s in students}
             for f in as_completed(futs):
                 s = futs[f]
@@ -319,13 +326,16 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
             raise
         pool.shutdown(wait=True)
 
-    run(jobs, list(subs))
-    redo = [s for s in subs if not graded[s].get("intact", True)]
-    if redo:                                # alone, one at a time: nobody else is running
-        bar.more(len(redo))
-        run(1, redo)
-        for s in redo:
-            graded[s]["regraded"] = True
+    try:                                    # every way out removes the run's copies (run_files.py)
+        run(jobs, list(subs))
+        redo = [s for s in subs if not graded[s].get("intact", True)]
+        if redo:                            # alone, one at a time: nobody else is running
+            bar.more(len(redo))
+            run(1, redo)
+            for s in redo:
+                graded[s]["regraded"] = True
+    finally:
+        run_files.remove()
     bar.close()
     for s in graded:
         graded[s]["status"] = "graded" if graded[s].get("intact", True) else "tampered"

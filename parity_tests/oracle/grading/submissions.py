@@ -151,10 +151,12 @@ def read_submission(path: str, entry_file: str) -> dict[str, bytes]:
     return files
 
 
-def materialize(files: dict[str, bytes]) -> str:
+def materialize(files: dict[str, bytes], prefix: str = "oracle-sub-", folder: str | None = None) -> str:
+    """The files written to a new private folder (`prefix` + random, in `folder`, by default the
+    temporary folder); its path."""
     import tempfile
 
-    root = tempfile.mkdtemp(prefix="oracle-sub-")
+    root = tempfile.mkdtemp(prefix=prefix, dir=folder)
     for rel, data in files.items():
         p = os.path.join(root, rel)
         if os.path.commonpath([root, os.path.abspath(p)]) != root:
