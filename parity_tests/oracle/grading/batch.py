@@ -33,7 +33,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from .pool_stop import stop_workers
+from .pool_stop import RecordingContext, stop_workers
 from .run_files import RunFiles
 from .spec import Assignment, check_options, load_spec
 from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
@@ -304,8 +304,8 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     run_files = RunFiles()
 
     def run(pool_jobs: int, students) -> None:
-        pool = ProcessPoolExecutor(max_workers=pool_jobs, mp_context=mp.get_context("spawn"),
-                                   **run_files.pool_options())
+        context = RecordingContext(mp.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=pool_jobs, mp_context=context, **run_files.pool_options())
         try:
             futs = {pool.submit(grade_copy, spec, s, files[s], os.path.abspath(folder), secret,
                                 (run_files.temp_root, run_files.copy_prefix)): s
@@ -322,7 +322,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                          "report": None}]}
                 bar.step(s)
         except BaseException:               # Ctrl-C, SIGTERM: end the workers, never wait on them
-            stop_workers(pool)
+            stop_workers(pool, context.processes)
             raise
         pool.shutdown(wait=True)
 

@@ -6,6 +6,10 @@ goes on), so a grader sent SIGINT alone (`kill -INT`, `timeout -s INT`) waited o
 good, and one killed afterwards left them running. `stop_workers` cancels the work not started,
 asks each worker to stop (SIGINT), and after a short grace kills what is left, with the process
 group of each confined child the worker had started (each runs in a session of its own).
+
+ProcessPoolExecutor has no public list of its processes (`_processes` is private and may change),
+so the pool is given a `RecordingContext`: the spawn context, passed as its documented `mp_context`,
+which keeps every Process the pool makes through it.
 """
 from __future__ import annotations
 
@@ -27,23 +31,39 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def stop_workers(pool) -> None:
-    """End `pool`'s worker processes now; never raises. A second Ctrl-C while it runs (an
-    impatient user; `timeout -s INT` signals its child and then the child's whole group) is
-    ignored until it is done."""
+class RecordingContext:
+    """A multiprocessing context (`multiprocessing.get_context(...)`) that records the processes
+    made through it; everything else is the wrapped context's."""
+
+    def __init__(self, context) -> None:
+        self._context = context
+        self.processes: list = []
+
+    def __getattr__(self, name: str):
+        return getattr(self._context, name)
+
+    def Process(self, *args, **kwargs):  # noqa: N802 - the context's own method name
+        p = self._context.Process(*args, **kwargs)
+        self.processes.append(p)
+        return p
+
+
+def stop_workers(pool, processes: list) -> None:
+    """End `pool`'s worker processes (`processes`: its RecordingContext's) now; never raises. A
+    second Ctrl-C while it runs (an impatient user; `timeout -s INT` signals its child and then
+    the child's whole group) is ignored until it is done."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):             # not the main thread
         previous = None
     try:
-        _stop(pool)
+        _stop(pool, list(processes))
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 
 
-def _stop(pool) -> None:
-    procs = list((getattr(pool, "_processes", None) or {}).values())
+def _stop(pool, procs: list) -> None:
     with contextlib.suppress(Exception):      # no new work for anyone
         pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
