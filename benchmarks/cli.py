@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "helper threads stop spinning (benchmarks/isolation.py): only to show the "
                         "bias that wait removes")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory measurement")
+    p.add_argument("--ignore-memory-check", action="store_true",
+                   help="start even when a config's training step looks too big for this machine's "
+                        "available memory (checked before measuring: benchmarks/memory_check.py)")
     p.add_argument("--no-check", action="store_true", help="skip the same-logits check")
     p.add_argument("--no-sweeps", action="store_true", help="skip the seq-length / d_model sweeps")
     p.add_argument("--no-plots", action="store_true", help="write no PNG")
@@ -228,6 +231,9 @@ def _run(args: argparse.Namespace, argv: list[str] | None) -> int:
         if not args.no_sweeps:
             args.sweep_backends = kept["--sweep-backends"]
         resolved = [resolve_config(c, **overrides) for c in configs]
+        if not args.ignore_memory_check:                # before any input is built or timed
+            from benchmarks.memory_check import check_configs_fit
+            check_configs_fit(resolved, [get_backend(b) for b in backends])
         for b in backends:
             if get_backend(b).cuda and not cuda:
                 raise ValueError(f"--backends: {b} needs CUDA, and torch sees no GPU here")
