@@ -6,7 +6,10 @@ Token ids:
     259, 260, ...                        one per merge, in the order training learned them
 
 Any text is first split into pieces by GPT-2's pattern (pretokenize.py: words with their leading
-space, numbers, punctuation runs, whitespace); a merge never crosses two pieces. Every piece starts
+space, numbers, punctuation runs, whitespace), and a piece longer than MAX_PIECE characters into
+runs of MAX_PIECE (bpe_pieces); a merge never crosses two pieces. Without that cap, a text with one
+huge piece (a 5 MB line of letters: a minified file, a base64 blob) was one word that every merge
+rewrote whole, in training and again in encoding: minutes for a few merges. Every piece starts
 as its UTF-8 bytes, so any text encodes, with no unknown token, and decodes back exactly.
 
 Training (learn_merges), on the unique pieces of the corpus with their counts:
@@ -48,6 +51,17 @@ NUM_SPECIAL = 3
 BYTE0 = NUM_SPECIAL                  # id of byte 0
 FIRST_MERGE = BYTE0 + 256            # id of the first merged token
 PAIR_NOT_MERGED = float("inf")       # rank of a pair that is not a merge
+MAX_PIECE = 64                       # characters: no token is longer
+
+
+def bpe_pieces(text: str):
+    """GPT-2's pieces of `text`, each longer than MAX_PIECE characters cut into runs of MAX_PIECE
+    (the last one shorter); joined, they give the text back."""
+    for piece in gpt2_pieces(text):
+        if len(piece) <= MAX_PIECE:
+            yield piece
+        else:
+            yield from (piece[i:i + MAX_PIECE] for i in range(0, len(piece), MAX_PIECE))
 
 
 def count_pairs(ids: list[int], weight: int, counts: Counter) -> None:
@@ -152,7 +166,7 @@ class BPETokenizer:
                              f"bytes), got {vocab_size!r}")
         if not isinstance(min_count, int) or min_count < 1:
             raise ValueError(f"min_count: expected an int >= 1, got {min_count!r}")
-        piece_counts = Counter(gpt2_pieces(text))
+        piece_counts = Counter(bpe_pieces(text))
         merges, _ = learn_merges(piece_counts, vocab_size - FIRST_MERGE, min_count)
         return cls(merges)
 
@@ -174,7 +188,7 @@ class BPETokenizer:
         """Token ids of `text`, optionally with BOS first and EOS last."""
         check_encodable(text)
         ids = [BOS] if add_bos else []
-        for piece in gpt2_pieces(text):
+        for piece in bpe_pieces(text):
             if piece not in self.cache:
                 self.cache[piece] = self.encode_piece(piece)
             ids.extend(self.cache[piece])
