@@ -172,9 +172,10 @@ def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
     """(the line to print, the exit status) for Ctrl-C (130) or SIGTERM (143)."""
     what, code = ("terminated (SIGTERM)", 143) if isinstance(exc, Terminated) else \
         ("interrupted (Ctrl-C)", 130)
+    from npformer.io.committed import was_written
     save = getattr(args, "save", None)
-    if getattr(args, "saved", None):
-        what += f": the checkpoint {args.saved} was saved complete before the interruption"
+    if getattr(args, "saved", None) or (getattr(args, "command", None) == "train" and was_written(save)):
+        what += f": the checkpoint {getattr(args, 'saved', None) or save} was saved complete before the interruption"
     elif getattr(args, "command", None) == "train" and save:
         kept = "an earlier file there is unchanged" if os.path.exists(save) else "nothing was saved"
         what += (f": the run stopped before its end, so --save {save} was not written ({kept}); "
@@ -185,7 +186,7 @@ def interrupted_message(args, exc: BaseException) -> tuple[str, int]:
             else None
         if not isinstance(out, str):
             continue
-        if getattr(args, done, None):
+        if getattr(args, done, None) or (dest == "out" and was_written(out)):
             what += f"; {option} {out} was written complete before the interruption"
         else:
             kept = "what was there before is unchanged" if os.path.exists(out) else "nothing was written"

@@ -28,6 +28,8 @@ import threading
 from pathlib import Path
 from typing import IO, Callable
 
+from npformer.io.committed import record_written, signals_deferred
+
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
            "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
            "write_target_problem"]
@@ -284,8 +286,10 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-        fsync_dir(folder)
+        with signals_deferred():                      # the rename and its record, whole (committed.py)
+            os.replace(tmp, path)
+            record_written(path)
+            fsync_dir(folder)
     except OSError as e:
         what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
