@@ -9,6 +9,7 @@ continuation stops at `<|endoftext|>`.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -65,10 +66,34 @@ def _load(args):
     return model.eval(), tokenizer
 
 
+def check_tokenizer_files(folder: str) -> None:
+    """A folder whose tokenizer files are the other model family's (GPT-2 weights beside BERT's
+    vocab.txt, BERT weights beside GPT-2's vocab.json + merges.txt) is refused naming both: the
+    mode used to follow the tokenizer files, so GPT-2 weights with a vocab.txt were read as a BERT
+    folder ("a BERT model fills [MASK]", "holds a CausalLM; filling [MASK] needs ...")."""
+    from npformer.io.hub_checks import read_json
+    from npformer.io.hub_mapping import kind_from_hf
+    try:
+        kind = kind_from_hf(read_json(Path(folder) / "config.json", "a JSON object"))
+    except (OSError, ValueError):
+        return                                            # the loader names what is wrong
+    has = {f: os.path.isfile(os.path.join(folder, f)) for f in ("vocab.txt", "vocab.json", "merges.txt")}
+    bpe = has["vocab.json"] and has["merges.txt"]
+    if kind == "gpt2" and not bpe and has["vocab.txt"]:
+        raise CliError(f"CHECKPOINT {folder}: config.json describes a GPT-2 model, whose tokenizer is "
+                       f"vocab.json + merges.txt, but the folder holds vocab.txt (a BERT WordPiece "
+                       f"vocabulary) instead; put the model's own tokenizer files beside it")
+    if kind != "gpt2" and not has["vocab.txt"] and (has["vocab.json"] or has["merges.txt"]):
+        raise CliError(f"CHECKPOINT {folder}: config.json describes a BERT model, whose tokenizer is "
+                       f"vocab.txt, but the folder holds GPT-2's vocab.json / merges.txt instead; "
+                       f"put the model's own tokenizer file beside it")
+
+
 def generate_pretrained(args) -> int:
     """Continue every INPUT with the folder's GPT-2 and print prompt + continuation; a BERT folder
     (vocab.txt) fills each INPUT's [MASK] instead (npformer.cli.fill_mask)."""
     from npformer.cli.fill_mask import fill_mask_cli, is_bert_folder
+    check_tokenizer_files(args.checkpoint)
     if is_bert_folder(args.checkpoint):
         refuse_text_output(args, "is a BERT folder, which fills [MASK] and generates no text")
         return fill_mask_cli(args)
