@@ -79,6 +79,9 @@ def read_text_file(path) -> str:
     if not p.exists():
         where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
         raise TextFileError(path, MISSING + where + _wildcard_hint(p))
+    if p.is_dir():                    # --task translate/classify read files, not folders
+        raise TextFileError(path, "is a folder; expected a text file (rows are read from the files "
+                                  "given, not from the files of a folder)")
     if not p.is_file():
         raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
                                   "twice, to train and again to resume, so write it to a file)")

@@ -151,3 +151,16 @@ def test_a_folder_names_the_first_file_it_skips_and_why(tmp_path, capsys):
                  "--layers", "1"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert f"2 folder files skipped, first {folder / 'b.txt'}: not UTF-8" in header
+
+
+@pytest.mark.parametrize("task", ["translate", "classify"])
+def test_a_folder_given_to_a_rows_task_is_called_a_folder(tmp_path, capsys, task):
+    """`--task translate/classify --data FOLDER` read files only; it used to say the folder was "not
+    a regular file (a pipe, device or socket ...)"."""
+    folder = tmp_path / "rows"
+    folder.mkdir()
+    (folder / "a.tsv").write_text("a\tb\n" * 50, encoding="utf-8")
+    assert main(["train", "--task", task, "--data", str(folder), "--steps", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"npformer train: error: --data {folder}: is a folder; expected a text file (rows are "
+                   f"read from the files given, not from the files of a folder)"], err
