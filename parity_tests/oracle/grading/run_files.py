@@ -22,11 +22,22 @@ import tempfile
 COPY_PREFIX = "oracle-sub-"
 
 
+def fresh_temp_folder() -> str:
+    """The temporary folder a process started now would use (the first of TMPDIR, TEMP, TMP that is
+    a writable folder, else tempfile's): this process's `tempfile.gettempdir()` is fixed at its
+    first use, and the copies go where the grading processes, started now, would put them."""
+    for var in ("TMPDIR", "TEMP", "TMP"):
+        d = os.environ.get(var)
+        if d and os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK):
+            return os.path.abspath(d)
+    return tempfile.gettempdir()
+
+
 class RunFiles:
     def __init__(self) -> None:
-        self.temp_root = tempfile.gettempdir()          # where the copies go, as before
+        self.temp_root = fresh_temp_folder()            # where the copies go, as before
         self.token = secrets.token_hex(4)
-        self.scratch = tempfile.mkdtemp()               # the grading processes' own temporary files
+        self.scratch = tempfile.mkdtemp(dir=self.temp_root)   # the grading processes' other files
 
     @property
     def copy_prefix(self) -> str:
