@@ -49,7 +49,8 @@ def test_a_path_taken_on_how_inputs_are_handed_over_is_a_mismatch(component, tar
     res = check(component, os.path.join(HOSTILE, target), examples=10, score_groups=True)
     assert res.verdict == "mismatch", res.message
     assert res.quantity == quantity
-    assert res.detail["mode"] == mode
+    # a layout branch shows in the relaid mode too (its Fortran order is not C order either)
+    assert res.detail["mode"] in ((mode, "relaid") if mode == "strided" else (mode,))
     data = gradescope_results(res)
     assert data["score"] < sum(t["max_score"] for t in data["tests"])
 

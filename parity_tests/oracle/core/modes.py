@@ -76,6 +76,10 @@ WHAT = {
                        "(B, 1, 1, Tk), the broadcast form `(src != pad).unsqueeze(1).unsqueeze(2)` "
                        "makes, from the reference with the same mask (the modes run on inputs of "
                        "their own): a mask read only in its full form"),
+    "relaid": ("differs when its inputs and upstream gradient are handed over in other memory "
+               "layouts holding the same values (Fortran order, negative strides, a slice of a "
+               "wider buffer, a broadcast with stride 0) from the reference (the modes run on "
+               "inputs of their own): a path taken on the memory layout"),
 }
 
 ALIASED = ("query", "key", "value")      # sandbox/layout_modes.aliased
@@ -149,7 +153,28 @@ def mode_inputs(case: Case, salt: int, dtype: str, mode: str) -> Case:
     other = other_inputs(case, salt, dtype, mode)
     if mode in ("causal_flag", "causal_ctor"):
         return causal_case(other)
+    if mode == "relaid":
+        return batch_alike_case(other)
     return aliased_case(other) if mode == "aliased" else other
+
+
+def batch_alike_case(case: Case) -> Case:
+    """The relaid mode's example: where it has more than one batch row and its masks are alike in
+    every batch row (none, causal, a leading axis of 1), every input and the upstream gradient
+    repeat their first batch row, so the worker can hand them over as broadcasts (stride 0) and
+    every row's gradient is the same; the example unchanged otherwise."""
+    d = case.dout
+    if not isinstance(d, np.ndarray) or d.ndim < 2 or d.shape[0] < 2:
+        return case
+    rows = d.shape[0]
+
+    def alike(a) -> bool:
+        return a is None or a.ndim == 0 or a.shape[0] != rows or np.array_equal(a, np.repeat(a[:1], rows, 0))
+    if not all(alike(m) for m in (*case.masks.values(), case.row_keep)):
+        return case
+    inputs = {n: np.repeat(a[:1], rows, axis=0) if a.ndim and a.shape[0] == rows else a
+              for n, a in case.inputs.items()}
+    return dataclasses.replace(case, inputs=inputs, dout=np.repeat(d[:1], rows, axis=0))
 
 
 def mode_reference(comp, mode: str, case: Case) -> dict:

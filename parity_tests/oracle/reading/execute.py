@@ -40,6 +40,18 @@ class Produced:
     weights_averaged: bool = False
 
 
+def upstream(d: np.ndarray, dtype) -> np.ndarray:
+    """The upstream gradient in the check's dtype; a read-only one already in it (sandbox/layout_modes
+    made it: a broadcast, negative strides, a slice of a wider buffer) handed over as it is."""
+    return d if not d.flags.writeable and d.dtype == np.dtype(dtype) else d.astype(dtype)
+
+
+def upstream_tensor(torch, d: np.ndarray, dtype):
+    """The upstream gradient as a tensor in its layout, a broadcast (stride 0) as an expanded one."""
+    one = tuple(slice(0, 1) if s == 0 and n > 1 else slice(None) for s, n in zip(d.strides, d.shape))
+    return torch.from_numpy(np.array(d[one], dtype=dtype, order="K")).expand(d.shape)
+
+
 class ExecuteMixin:
     """Adapter methods that call the candidate (see adapters.Adapter)."""
 
@@ -259,7 +271,7 @@ class ExecuteMixin:
                         "or under torch.no_grad)")
             raise CandidateProblem("missing_gradient", f"cannot backpropagate: {why}",
                                    quantity=self._first_grad_key(case))
-        g = torch.from_numpy(case.dout.astype(self.opts.dtype))     # its layout kept (layout_modes)
+        g = upstream_tensor(torch, case.dout, self.opts.dtype)     # its layout kept (layout_modes)
         out.backward(g.to(out.dtype))
         for name, leaf in leaves.items():
             if case.inputs[name].dtype != REF:
@@ -314,14 +326,14 @@ class ExecuteMixin:
         return listed
 
     def _pair_backward(self, cache, case: Case, inst: Instance, produced: Produced) -> None:
-        dout = case.dout.astype(self.opts.dtype)
+        dout = upstream(case.dout, self.opts.dtype)
         grads = self.backward(dout, cache)
         targets = self._grad_targets(case, inst)
         self._assign_grads(grads, targets, case, inst, produced, "backward(dout, cache)")
 
     def _module_backward(self, case: Case, inst: Instance, produced: Produced,
                          backward=None) -> None:
-        dout = case.dout.astype(self.opts.dtype)
+        dout = upstream(case.dout, self.opts.dtype)
         rows = self.key_perm is not None and FORWARD.lens_axes(self.comp.name, case.self_attention)[1]
         if rows:                             # the candidate saw reordered positions
             dout = FORWARD.take_keys(dout, self.key_perm, 1)

@@ -22,12 +22,25 @@ inputs handed over the way real callers hand them over, which the main run never
              row, (B, 1, 1, Tk) for (B, 1, Tq, Tk): the form `(src != pad).unsqueeze(1).unsqueeze(2)`
              makes, which broadcasts to the same mask. Answers everything the main run answers; a
              candidate raising there (a mask `.view`ed to its full shape) is not compared.
+    relaid   every float input and the upstream gradient handed over in another memory layout
+             again, each its own, cycled over the examples: Fortran order (every axis reversed in
+             memory, as `np.asfortranarray` or data read from a column-major file), negative
+             strides (NumPy: a reversed view of a reversed copy, as `x[:, ::-1]` leaves), a slice
+             of a wider buffer (a row stride of three widths at an offset: what splitting a fused
+             q|k|v product leaves) and, where the parent drew the example with every batch row
+             alike, a broadcast (stride 0 along the batch: `x.expand(B, ...)`, and the upstream
+             gradient autograd hands a backward after a `.sum()`; on half those examples every
+             input is one, on the rest each takes its turn). NumPy ones read-only. Code
+             branching on a layout the `strided` mode does not make shows it. A candidate raising
+             there is not compared.
+
 
 Each answers {} where it does not apply. Nothing here decides anything (core/modes.py compares).
 """
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from typing import Any
 
 import numpy as np
@@ -158,3 +171,120 @@ def strided(ad, case: Case, tick=lambda: None) -> dict:
     dout = _non_contiguous(ad.ops, case.dout) if isinstance(case.dout, np.ndarray) else None
     return _run_fed(ad, case if dout is None else dataclasses.replace(case, dout=dout), change,
                     changed_before=dout is not None)
+
+
+NP_LAYOUTS = ("fortran", "reversed", "wide", "broadcast")
+TORCH_LAYOUTS = ("fortran", "wide", "broadcast")     # torch has no negative strides
+TORCH_DOUT = ("fortran",)
+
+
+def batch_alike(a: np.ndarray) -> bool:
+    """Every batch row (axis 0) of `a` equal to the first, and more than one of them."""
+    return a.ndim >= 1 and a.shape[0] > 1 and bool(np.array_equal(a, np.broadcast_to(a[:1], a.shape)))
+
+
+def relaid_np(a: np.ndarray, how: str) -> np.ndarray | None:
+    """`a`'s values in the layout `how`, read-only; None where that layout is no other than C order."""
+    if how == "broadcast":
+        return np.broadcast_to(a[:1], a.shape) if batch_alike(a) else None
+    if a.ndim < 1 or a.size < 2:
+        return None
+    if how == "fortran":
+        out = np.asfortranarray(a)
+    elif how == "reversed":
+        out = np.flip(np.flip(a).copy())
+    else:
+        n = a.shape[-1]
+        buf = np.zeros(a.shape[:-1] + (3 * n,), dtype=a.dtype)
+        buf[..., n:2 * n] = a
+        out = buf[..., n:2 * n]
+    if out.flags.c_contiguous and how != "wide":
+        return None
+    out.flags.writeable = False
+    return out
+
+
+def relaid_torch(torch, t, how: str):
+    """A differentiable view of tensor `t` holding its values in the layout `how`; None where it
+    would still be contiguous. A broadcast (`t[:1].expand(...)`, where every batch row is alike)
+    collects the whole batch's gradient in the first row (relaid() spreads it back)."""
+    if t.dim() < 1 or t.numel() < 2:
+        return None
+    if how == "broadcast":
+        one = t[:1].expand(t.shape)
+        return one if t.shape[0] > 1 and torch.equal(t, one) else None
+    if how == "fortran":
+        rev = tuple(reversed(range(t.dim())))
+        out = t.permute(rev).contiguous().permute(rev)
+        return None if out.is_contiguous() else out
+    n = t.shape[-1]
+    return torch.cat([torch.zeros_like(t), t, torch.zeros_like(t)], -1)[..., n:2 * n]
+
+
+def relaid_pick(case: Case) -> int:
+    """Where this example starts the cycle of layouts: from its inputs' bytes (drawn by the parent
+    from the check's secret for this mode), so each input meets every layout over a check."""
+    return zlib.crc32(b"".join(np.ascontiguousarray(a).tobytes() for a in case.inputs.values()
+                               if a.dtype == REF))
+
+
+def _relay(ad, x, at: int, layouts) -> tuple[Any, str] | None:
+    """(x in the first layout from `at` on that applies to it, that layout's name), or None."""
+    for k in range(len(layouts)):
+        how = layouts[(at + k) % len(layouts)]
+        if ad.ops.name == "torch" and isinstance(x, ad.ops.torch.Tensor):
+            out = relaid_torch(ad.ops.torch, x, how)
+        elif isinstance(x, np.ndarray):
+            out = relaid_np(x, how)
+        else:
+            return None
+        if out is not None:
+            return out, how
+    return None
+
+
+def relaid(ad, case: Case, tick=lambda: None) -> dict:
+    caps = ad.caps
+    if caps.list_input:
+        return {}
+    at, torch_run = relaid_pick(case), ad.framework == "torch"
+    # axis 0 of what is fed is the batch's (not a time-first or heads-merged layout)
+    batch_first = not (caps.time_first or caps.bh_layout or caps.one_sequence)
+    layouts = TORCH_LAYOUTS if torch_run else NP_LAYOUTS
+    layouts = layouts if batch_first else tuple(x for x in layouts if x != "broadcast")
+    # on half the batch-alike examples every input a broadcast, on the rest each its own layout
+    every = batch_first and at % 2 == 0 and isinstance(case.dout, np.ndarray) and batch_alike(case.dout)
+    spread: list[str] = []                 # torch inputs fed as broadcasts
+
+    def change(c, feeds, masks_np, values) -> bool:
+        moved: dict[int, Any] = {}
+        for i, (n, f) in enumerate(list(feeds.items())):
+            if c.inputs[n].dtype == REF:
+                got = _relay(ad, f, layouts.index("broadcast") if every else at + i, layouts)
+                if got is not None:
+                    moved[id(f)] = feeds[n] = got[0]
+                    if torch_run and got[1] == "broadcast":
+                        spread.append(n)
+        hit = [k for k, v in values.items() if id(v) in moved]
+        for k in hit:
+            values[k] = moved[id(values[k])]
+        return bool(hit)
+
+    dout = case.dout
+    if isinstance(dout, np.ndarray):
+        d = dout.astype(ad.opts.dtype)
+        got = (relaid_np(d, "broadcast"), "broadcast") if batch_first and batch_alike(d) else \
+            _relay(ad, d, at, TORCH_DOUT if torch_run else NP_LAYOUTS[:3])
+        dout = got[0] if got is not None else None
+    else:
+        dout = None
+    out = _run_fed(ad, case if dout is None else dataclasses.replace(case, dout=dout), change,
+                   changed_before=dout is not None)
+    for n in spread:                       # the first row holds the batch's sum; every row alike
+        g = out.get(f"grad_input:{n}")
+        if g is not None:
+            g = np.asarray(g)
+            out[f"grad_input:{n}"] = np.broadcast_to(g.sum(axis=0, keepdims=True) / g.shape[0],
+                                                     g.shape).copy()
+    return out
+

@@ -46,9 +46,10 @@ nothing where it does not apply to this candidate:
              at its default True (multi-head attention, feed-forward, layers, a model): built with
              the flag False, its norms' shifts (where it still has them) set to 0; the parent's
              reference has every bias 0. Code that ignores the flag adds the drawn biases
-    aliased, strided, broadcast_mask  one array passed as query, key and value (`mha(x, x, x)`),
-             inputs handed over as non-contiguous views, a key padding mask as (B, 1, 1, Tk)
-             (sandbox/layout_modes.py)
+    aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
+             (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
+             (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
+             negative strides, a wider buffer, a broadcast) (sandbox/layout_modes.py)
 """
 from __future__ import annotations
 
@@ -62,10 +63,10 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
-from .layout_modes import aliased, broadcast_mask, strided
+from .layout_modes import aliased, broadcast_mask, relaid, strided
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask")
+         "aliased", "strided", "broadcast_mask", "relaid")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -367,7 +368,8 @@ CALLS = 2          # the most calls (each followed by a tick) one mode's run mak
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
-                             "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask}
+                             "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
+                             "relaid": relaid}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -378,4 +380,5 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "bias_ctor": "building the candidate with its bias flag False",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
-        "broadcast_mask": "calling the candidate with a key padding mask of one query row"}
+        "broadcast_mask": "calling the candidate with a key padding mask of one query row",
+        "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts"}

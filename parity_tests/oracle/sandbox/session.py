@@ -217,10 +217,10 @@ def case_from_wire(h: dict, arrays: dict) -> Case:
 def mode_case(case: Case, arrays: dict, mode: str = "") -> Case:
     """The example another mode runs on: that mode's own inputs ("min:MODE:NAME", or "min:NAME" for
     the run under inference mode, drawn by the parent, which compares the mode with its reference
-    on them), everything else the example's."""
+    on them) and upstream gradient where it has one ("mdout:MODE"), the rest the example's."""
     inputs = {n: arrays.get(f"min:{mode}:{n}" if mode else f"min:{n}", a)
               for n, a in case.inputs.items()}
-    return dataclasses.replace(case, inputs=inputs)
+    return dataclasses.replace(case, inputs=inputs, dout=arrays.get(f"mdout:{mode}", case.dout))
 
 
 def _to_f64(v) -> np.ndarray:

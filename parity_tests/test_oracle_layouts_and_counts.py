@@ -1,0 +1,87 @@
+"""Memory layouts, call counts and mask dtypes the main run and the earlier modes never made.
+
+The `strided` mode hands inputs over with their last two axes transposed; code branching on a
+negative stride, a stride of 0 (an expanded input, the upstream gradient after `loss = out.sum()`)
+or an input starting inside a wider buffer took its other path unseen. The `repeat` mode calls an
+instance twice; code wrong from its third call (or keeping a weight copy from its fifth) was never
+seen. Masks were handed over in one dtype; code reading 0/1 int masks the other way round matched
+though the assignment takes them. The `relaid`, `soak` and `mask_dtype` modes run those paths
+(sandbox/layout_modes.py, sandbox/soak.py) and the parent compares them with its reference; right
+code branching the same way still matches.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from parity_tests.conftest import candidate_path
+from parity_tests.oracle import check
+from parity_tests.oracle.components import get
+from parity_tests.oracle.core.modes import batch_alike_case
+from parity_tests.oracle.core.structural import cases
+from parity_tests.oracle.reading.execute import upstream, upstream_tensor
+from parity_tests.oracle.reading.findings import Findings
+from parity_tests.oracle.sandbox.layout_modes import relaid_np
+
+HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile")
+RIGHT = os.path.join(candidate_path(), "layout_count_and_mask_paths.py")
+
+ATTACKS = [
+    # a layout the strided mode never made: negative strides, stride 0, an offset in a wider buffer
+    ("sdpa", "stride_branch.py:numpy_attention", "output", "relaid", {}),
+    ("sdpa", "stride_branch.py:expanded_attention", "output", "relaid", {}),
+    ("sdpa", "stride_branch.py:offset_attention", "output", "relaid", {}),
+    # a backward wrong on an expanded (stride 0) or reversed upstream gradient
+    ("layernorm", "stride_branch.py:LayerNorm", "grad_input:x", "relaid", {}),
+    ("layernorm", "stride_branch.py:layernorm_forward,layernorm_backward", "grad_input:x", "relaid", {}),
+]
+
+
+@pytest.mark.parametrize("component,target,quantity,mode,opts", ATTACKS,
+                         ids=[a[1].replace(".py:", "-").split(",")[0] for a in ATTACKS])
+def test_a_path_taken_on_layout_call_count_or_mask_dtype_fails(component, target, quantity, mode, opts):
+    res = check(component, os.path.join(HOSTILE, target), examples=10, **opts)
+    assert res.verdict in ("mismatch", "non_finite"), res.message
+    if quantity is not None:
+        assert res.quantity == quantity
+    assert res.detail["mode"] == mode
+
+
+@pytest.mark.parametrize("component,name,opts", [
+    ("sdpa", "numpy_attention", {}),                  # copies a reversed or broadcast input
+    ("sdpa", "packed_attention", {}),                 # torch: .contiguous() on stride 0 / offset
+    ("layernorm", "LayerNorm", {}),                   # custom backward: expanded gradient copied
+    ("layernorm", "layernorm_forward,layernorm_backward", {}),
+])
+def test_right_code_branching_on_layout_count_or_mask_dtype_matches(component, name, opts):
+    res = check(component, f"{RIGHT}:{name}", examples=10, **opts)
+    assert res.verdict == "match", res.message
+
+
+def test_the_relaid_example_repeats_its_batch_row_where_masks_allow():
+    comp = get("mha")
+    built = {ex["mask"]["kind"]: comp.build(ex, "float64", Findings())
+             for ex in cases(comp, {}, Findings(), 0) if ex["B"] > 1}
+    case = built["causal"]                 # alike in every batch row: repeated
+    alike = batch_alike_case(case)
+    assert alike.dout.shape == case.dout.shape and np.array_equal(alike.dout[1], alike.dout[0])
+    assert np.array_equal(alike.inputs["query"][-1], case.inputs["query"][0])
+    assert not np.array_equal(case.dout[1], case.dout[0])
+    padded = built["padding"]              # a padding that differs per row: left as drawn
+    assert batch_alike_case(padded) is padded
+
+
+def test_layouts_keep_values_and_the_upstream_gradient_keeps_its_strides():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for how in ("fortran", "reversed", "wide"):
+        v = relaid_np(a, how)
+        assert np.array_equal(v, a) and not v.flags.writeable and not v.flags.c_contiguous
+    assert relaid_np(a, "broadcast") is None
+    b = relaid_np(np.repeat(a[:1], 2, axis=0), "broadcast")
+    assert b.strides[0] == 0
+    assert upstream(b, "float64") is b                     # a NumPy backward gets it as it is
+    g = upstream_tensor(torch, b, "float64")
+    assert g.stride()[0] == 0 and torch.equal(g, torch.from_numpy(np.array(b)))
