@@ -20,11 +20,12 @@ import torch
 from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check
 from parity_tests.oracle.components import get
-from parity_tests.oracle.core.modes import batch_alike_case
+from parity_tests.oracle.core.modes import batch_alike_case, mode_inputs
 from parity_tests.oracle.core.structural import cases
 from parity_tests.oracle.reading.execute import upstream, upstream_tensor
 from parity_tests.oracle.reading.findings import Findings
 from parity_tests.oracle.sandbox.layout_modes import relaid_np
+from parity_tests.oracle.sandbox.soak import SOAK_MAX, SOAK_MIN, soak_calls
 
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile")
 RIGHT = os.path.join(candidate_path(), "layout_count_and_mask_paths.py")
@@ -37,6 +38,9 @@ ATTACKS = [
     # a backward wrong on an expanded (stride 0) or reversed upstream gradient
     ("layernorm", "stride_branch.py:LayerNorm", "grad_input:x", "relaid", {}),
     ("layernorm", "stride_branch.py:layernorm_forward,layernorm_backward", "grad_input:x", "relaid", {}),
+    # wrong from an instance's third call; a weight copy kept from the fifth
+    ("mha", "nth_call_switch.py:MultiHeadAttention", "output", "soak", {}),
+    ("ffn", "nth_call_switch.py:FeedForward", "output", "soak", {}),
 ]
 
 
@@ -55,10 +59,20 @@ def test_a_path_taken_on_layout_call_count_or_mask_dtype_fails(component, target
     ("sdpa", "packed_attention", {}),                 # torch: .contiguous() on stride 0 / offset
     ("layernorm", "LayerNorm", {}),                   # custom backward: expanded gradient copied
     ("layernorm", "layernorm_forward,layernorm_backward", {}),
+    ("mha", "MultiHeadAttention", {}),                # counts its calls
+    ("ffn", "FeedForward", {}),                       # a weight copy refreshed when W1 changes
 ])
 def test_right_code_branching_on_layout_count_or_mask_dtype_matches(component, name, opts):
     res = check(component, f"{RIGHT}:{name}", examples=10, **opts)
     assert res.verdict == "match", res.message
+
+
+def test_the_soak_count_is_drawn_over_its_whole_range():
+    comp = get("mha")
+    made = [soak_calls(mode_inputs(comp.build(ex, "float64", Findings()), salt, "float64", "soak"))
+            for salt in range(3) for ex in cases(comp, {}, Findings(), salt)]
+    assert min(made) >= SOAK_MIN and max(made) <= SOAK_MAX
+    assert len(set(made)) >= 5
 
 
 def test_the_relaid_example_repeats_its_batch_row_where_masks_allow():

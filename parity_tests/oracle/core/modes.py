@@ -80,6 +80,11 @@ WHAT = {
                "layouts holding the same values (Fortran order, negative strides, a slice of a "
                "wider buffer, a broadcast with stride 0) from the reference (the modes run on "
                "inputs of their own): a path taken on the memory layout"),
+    "soak": ("differs when one instance has been called several times before (3 to 24 calls, a "
+             "number drawn from the check's secret, each a forward and a backward on other "
+             "inputs) and its weights then written again with other values, from the reference "
+             "on those weights (the modes run on inputs of their own): state kept across calls, "
+             "a weight copy kept from some call on, or a path taken after some number of calls"),
 }
 
 ALIASED = ("query", "key", "value")      # sandbox/layout_modes.aliased
@@ -182,7 +187,7 @@ def mode_reference(comp, mode: str, case: Case) -> dict:
     repeat mode's second call (sandbox/modes.updated_weights); every bias 0 for bias_ctor; for the
     aliased mode the one input's gradient is the sum of the three uses' (dq + dk + dv, kept as
     the query's; key's and value's are not compared)."""
-    if mode == "repeat":                 # its second call runs on the updated weights
+    if mode in ("repeat", "soak"):       # its last call runs on the updated weights
         case = dataclasses.replace(case, params=updated_weights(case.params, case.absent))
     ref = comp.reference(without_biases(case) if mode == "bias_ctor" else case)
     if mode == "aliased" and all(f"grad_input:{n}" in ref for n in ALIASED):

@@ -50,6 +50,8 @@ nothing where it does not apply to this candidate:
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
              negative strides, a wider buffer, a broadcast) (sandbox/layout_modes.py)
+    soak     one instance called a secret number of times (3 to 24) before the call compared
+             (sandbox/soak.py)
 """
 from __future__ import annotations
 
@@ -64,9 +66,10 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
 from .layout_modes import aliased, broadcast_mask, relaid, strided
+from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask", "relaid")
+         "aliased", "strided", "broadcast_mask", "relaid", "soak")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -369,7 +372,7 @@ RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
-                             "relaid": relaid}
+                             "relaid": relaid, "soak": soak}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -381,4 +384,5 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
         "broadcast_mask": "calling the candidate with a key padding mask of one query row",
-        "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts"}
+        "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts",
+        "soak": "calling one instance of the candidate many times"}
