@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from parity_tests.conftest import candidate_path
-from parity_tests.oracle import check
+from parity_tests.oracle import Options, check
 from parity_tests.oracle.components import get
 from parity_tests.oracle.core.modes import batch_alike_case, mode_inputs
 from parity_tests.oracle.core.structural import cases
@@ -41,6 +41,10 @@ ATTACKS = [
     # wrong from an instance's third call; a weight copy kept from the fifth
     ("mha", "nth_call_switch.py:MultiHeadAttention", "output", "soak", {}),
     ("ffn", "nth_call_switch.py:FeedForward", "output", "soak", {}),
+    # masks read right in one dtype only, where the assignment takes the other too
+    ("mha", "mask_dtype_misread.py:IntMaskMisread", None, "mask_dtype", {"mask_dtypes_also": ("int",)}),
+    ("mha", "mask_dtype_misread.py:BoolMaskMisread", None, "mask_dtype",
+     {"mask_dtype": "int", "mask_dtypes_also": ("bool",)}),
 ]
 
 
@@ -54,12 +58,18 @@ def test_a_path_taken_on_layout_call_count_or_mask_dtype_fails(component, target
     assert res.detail["mode"] == mode
 
 
+def test_a_mask_dtype_the_assignment_does_not_name_is_not_varied():
+    res = check("mha", os.path.join(HOSTILE, "mask_dtype_misread.py:IntMaskMisread"), examples=10)
+    assert res.verdict == "match", res.message
+    assert any("masks bool" in n for n in res.notes)
+
+
 @pytest.mark.parametrize("component,name,opts", [
     ("sdpa", "numpy_attention", {}),                  # copies a reversed or broadcast input
     ("sdpa", "packed_attention", {}),                 # torch: .contiguous() on stride 0 / offset
     ("layernorm", "LayerNorm", {}),                   # custom backward: expanded gradient copied
     ("layernorm", "layernorm_forward,layernorm_backward", {}),
-    ("mha", "MultiHeadAttention", {}),                # counts its calls
+    ("mha", "MultiHeadAttention", {"mask_dtypes_also": ("int", "float")}),   # counts its calls
     ("ffn", "FeedForward", {}),                       # a weight copy refreshed when W1 changes
 ])
 def test_right_code_branching_on_layout_count_or_mask_dtype_matches(component, name, opts):
@@ -99,3 +109,8 @@ def test_layouts_keep_values_and_the_upstream_gradient_keeps_its_strides():
     assert upstream(b, "float64") is b                     # a NumPy backward gets it as it is
     g = upstream_tensor(torch, b, "float64")
     assert g.stride()[0] == 0 and torch.equal(g, torch.from_numpy(np.array(b)))
+
+
+def test_an_unknown_mask_dtype_is_refused_by_name():
+    with pytest.raises(ValueError, match="--also-mask-dtype"):
+        Options(mask_dtypes_also=("half",)).validate()

@@ -46,6 +46,7 @@ def _options(args) -> "Options":
         name_map = {**loaded, **name_map}
     return Options(mask_convention=args.mask_convention, mask_dtype=args.mask_dtype,
                    mask_rank=args.mask_rank, declared=getattr(args, "declared", ()),
+                   mask_dtypes_also=tuple(getattr(args, "mask_dtypes_also", ())),
                    strict=args.strict, examples=args.examples,
                    seed=args.seed, dtype=args.dtype, timeout=args.timeout,
                    time_budget=getattr(args, "time_budget", 300.0),

@@ -58,6 +58,9 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         "float 0 / -inf added to the scores (default keep)")
     g.add_argument("--mask-dtype", choices=("bool", "int", "float"), default=None,
                    help="dtype of keep/drop masks (default bool)")
+    g.add_argument("--also-mask-dtype", action="append", choices=("bool", "int", "float"), default=[],
+                   dest="mask_dtypes_also", help="another mask dtype the assignment accepts: each "
+                   "masked example also runs with its masks in it (repeatable)")
     g.add_argument("--mask-rank", type=int, choices=(3, 4), default=None,
                    help="4: masks shaped (B, 1, Tq, Tk) (default); 3: (B, Tq, Tk)")
     g.add_argument("--strict", action="store_true",

@@ -176,13 +176,13 @@ def with_mode_inputs(case: Case, arrays: dict, salt: int, dtype: str, modes: tup
 
 def reply_budget(case: Case, arrays: dict, runs: int) -> int:
     """The most array bytes a worker's answer to this case can need: every quantity (output,
-    weights, a gradient per input and parameter) six times (the main run's, and the decoy,
-    aliased, strided, broadcast_mask and relaid modes' gradients), output and
+    weights, a gradient per input and parameter) seven times (the main run's, and the decoy,
+    aliased, strided, broadcast_mask, relaid and mask_dtype modes' gradients), output and
     weights again per extra run and per other mode, as float64; a reply declaring more is
     refused before the parent reads (or allocates) it."""
     n = sum(int(np.size(a)) for a in arrays.values())
     n += int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,)))
-    return 8 * (n * 6 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
+    return 8 * (n * 7 + (int(np.prod(case.out_shape)) + int(np.prod(case.weights_shape or (0,))))
                 * (max(runs, 1) + len(MODES))) + (1 << 20)
 
 

@@ -27,6 +27,9 @@ class Options:
     mask_convention: str = "keep"       # keep | drop | additive
     mask_dtype: str = "bool"            # bool | int | float
     mask_rank: int = 4                  # 4: (B, 1, Tq, Tk); 3: (B, Tq, Tk)
+    # mask dtypes the assignment also accepts: every masked example also runs with its masks in one
+    # of them (the mask_dtype mode, sandbox/layout_modes.py)
+    mask_dtypes_also: tuple = ()
     strict: bool = False                # include fully masked query rows, expect zeros
     examples: int = 25
     seed: int = 0
@@ -64,6 +67,8 @@ class Options:
         need(self.mask_dtype in ("bool", "int", "float"), "--mask-dtype", "bool, int or float",
              self.mask_dtype)
         need(self.mask_rank in (3, 4), "--mask-rank", "3 or 4", self.mask_rank)
+        need(isinstance(self.mask_dtypes_also, (tuple, list)) and set(self.mask_dtypes_also) <=
+             {"bool", "int", "float"}, "--also-mask-dtype", "bool, int or float", self.mask_dtypes_also)
         need(isinstance(self.declared, (tuple, list)) and set(self.declared) <= set(DECLARABLE),
              "declared", f"a list of option names among {DECLARABLE}", self.declared)
         need(self.dtype in ("float32", "float64"), "--dtype", "float32 or float64", self.dtype)

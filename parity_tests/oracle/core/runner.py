@@ -332,7 +332,8 @@ class Checker(LoadMixin):
             res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
         if self.examples_run:
             res.notes.append(one_value_line(self.opts.dtype, self.one_value,
-                                            self.opts.mask_dtype if self.masks_drawn else None,
+                                            self.opts.mask_dtype if self.masks_drawn and
+                                            not self.opts.mask_dtypes_also else None,
                                             {k: v for k, v in self.unvaried.items()
                                              if k not in self.exercised}))
         if example is not None and not out.ok:

@@ -34,6 +34,10 @@ inputs handed over the way real callers hand them over, which the main run never
              branching on a layout the `strided` mode does not make shows it. A candidate raising
              there is not compared.
 
+    mask_dtype  where the assignment accepts masks of other dtypes too (`mask_dtypes_also`, e.g.
+             bool and 0/1 int): every masked example also runs with its masks in one of them
+             (cycled over the examples), the same keep/hide values, everything compared. A
+             candidate raising there fails as anywhere (the assignment says it takes them).
 
 Each answers {} where it does not apply. Nothing here decides anything (core/modes.py compares).
 """
@@ -288,3 +292,17 @@ def relaid(ad, case: Case, tick=lambda: None) -> dict:
                                                      g.shape).copy()
     return out
 
+
+def mask_dtype(ad, case: Case, tick=lambda: None) -> dict:
+    opts = ad.opts
+    also = [d for d in (opts.mask_dtypes_also or ()) if d != opts.mask_dtype]
+    if not also or opts.mask_convention == "additive" or ad.caps.valid_lens or \
+            getattr(ad, "torch_mha_mask", False) or all(m is None for m in case.masks.values()):
+        return {}
+    held = opts.mask_dtype
+    opts.mask_dtype = also[relaid_pick(case) % len(also)]
+    try:
+        inst = ad.instantiate(case)
+        return {} if inst.table else dict(ad.execute(inst, case).values)
+    finally:
+        opts.mask_dtype = held

@@ -50,6 +50,7 @@ nothing where it does not apply to this candidate:
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
              negative strides, a wider buffer, a broadcast) (sandbox/layout_modes.py)
+    mask_dtype  masks in another dtype the assignment accepts (sandbox/layout_modes.py)
     soak     one instance called a secret number of times (3 to 24) before the call compared
              (sandbox/soak.py)
 """
@@ -65,11 +66,11 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
-from .layout_modes import aliased, broadcast_mask, relaid, strided
+from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask", "relaid", "soak")
+         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -372,7 +373,7 @@ RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
-                             "relaid": relaid, "soak": soak}
+                             "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -385,4 +386,5 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "strided": "calling the candidate on non-contiguous inputs",
         "broadcast_mask": "calling the candidate with a key padding mask of one query row",
         "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts",
+        "mask_dtype": "calling the candidate with its masks in another dtype the assignment accepts",
         "soak": "calling one instance of the candidate many times"}
