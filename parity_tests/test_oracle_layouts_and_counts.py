@@ -39,7 +39,7 @@ ATTACKS = [
     ("layernorm", "stride_branch.py:LayerNorm", "grad_input:x", "relaid", {}),
     ("layernorm", "stride_branch.py:layernorm_forward,layernorm_backward", "grad_input:x", "relaid", {}),
     # wrong from an instance's third call; a weight copy kept from the fifth
-    ("mha", "nth_call_switch.py:MultiHeadAttention", "output", "soak", {}),
+    ("mha", "nth_call_switch.py:MultiHeadAttention", None, "soak", {}),    # output or weights
     ("ffn", "nth_call_switch.py:FeedForward", "output", "soak", {}),
     # masks read right in one dtype only, where the assignment takes the other too
     ("mha", "mask_dtype_misread.py:IntMaskMisread", None, "mask_dtype", {"mask_dtypes_also": ("int",)}),
@@ -81,8 +81,9 @@ def test_the_soak_count_is_drawn_over_its_whole_range():
     comp = get("mha")
     made = [soak_calls(mode_inputs(comp.build(ex, "float64", Findings()), salt, "float64", "soak"))
             for salt in range(3) for ex in cases(comp, {}, Findings(), salt)]
-    assert min(made) >= SOAK_MIN and max(made) <= SOAK_MAX
-    assert len(set(made)) >= 5
+    soaked = [n for n in made if n]
+    assert min(soaked) >= SOAK_MIN and max(soaked) <= SOAK_MAX
+    assert len(set(soaked)) >= 4 and 0.2 < len(soaked) / len(made) < 0.8
 
 
 def test_the_relaid_example_repeats_its_batch_row_where_masks_allow():

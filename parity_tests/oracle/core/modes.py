@@ -84,7 +84,7 @@ WHAT = {
                    "accepts (`mask_dtypes_also`: bool, 0/1 int or 0/1 float, the same positions "
                    "hidden) from the reference (the modes run on inputs of their own): masks read "
                    "right in one dtype only"),
-    "soak": ("differs when one instance has been called several times before (3 to 24 calls, a "
+    "soak": ("differs when one instance has been called several times before (3 to 16 calls, a "
              "number drawn from the check's secret, each a forward and a backward on other "
              "inputs) and its weights then written again with other values, from the reference "
              "on those weights (the modes run on inputs of their own): state kept across calls, "

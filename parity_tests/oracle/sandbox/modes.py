@@ -51,7 +51,7 @@ nothing where it does not apply to this candidate:
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
              negative strides, a wider buffer, a broadcast) (sandbox/layout_modes.py)
     mask_dtype  masks in another dtype the assignment accepts (sandbox/layout_modes.py)
-    soak     one instance called a secret number of times (3 to 24) before the call compared
+    soak     one instance called a secret number of times (3 to 16) before the call compared
              (sandbox/soak.py)
 """
 from __future__ import annotations

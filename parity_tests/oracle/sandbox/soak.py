@@ -1,17 +1,18 @@
 """The `soak` mode (sandbox/modes.py registers it): one instance called many times, as a training
-loop calls a layer, before the call that is compared.
+loop calls a layer, before the call that is compared (classes only, as the repeat mode: a function
+keeps no instance state, and its calls over a check add up anyway).
 
 The `repeat` mode calls an instance twice; code that turns wrong on its third call, or its tenth (a
 cache that overflows, a counter that switches paths, a "warm-up" that ends), was never seen. Here a
-fresh instance (or the function) is called `soak_calls(case)` - 1 times, each a forward and a
+fresh instance is called `soak_calls(case)` - 1 times, each a forward and a
 backward on inputs of another value (the example's rolled and scaled), then once more on the
 mode's own inputs with its weights written again with other values (as the repeat mode writes
 them, as an optimizer step does), whose output and attention weights the parent compares with its
 reference on those weights (gradients are not: what a style accumulates over calls is its own
 business). A copy of a weight kept from some call on is stale there. How many calls is
 not a number a submission can read in advance: it is drawn from the mode's inputs, which the
-parent draws from the check's secret, log-uniform between SOAK_MIN and SOAK_MAX, so each example
-has its own count and a check of some 40 examples meets every count in that range several times.
+parent draws from the check's secret: on about half the examples, log-uniform between SOAK_MIN
+and SOAK_MAX, so a check of some 40 examples meets counts across that range.
 The calls before the compared one stop after SOAK_SECONDS (a slow candidate then makes fewer), so
 a right candidate costs no more than that per example.
 
@@ -29,14 +30,17 @@ import numpy as np
 
 from ..components import REF, Case
 
-SOAK_MIN, SOAK_MAX = 3, 24        # calls of one instance, the compared one included
+SOAK_MIN, SOAK_MAX = 3, 16        # calls of one instance, the compared one included
 SOAK_SECONDS = 2.0                # the calls before the compared one stop after this long
 
 
 def soak_calls(case: Case) -> int:
-    """How many calls this example's soak makes: log-uniform in [SOAK_MIN, SOAK_MAX], from the
-    bytes of the mode's inputs (drawn by the parent from the check's secret)."""
+    """How many calls this example's soak makes: 0 (no soak) on about half the examples, else
+    log-uniform in [SOAK_MIN, SOAK_MAX]; from the bytes of the mode's inputs (drawn by the parent
+    from the check's secret)."""
     h = zlib.crc32(b"soak" + b"".join(np.ascontiguousarray(a).tobytes() for a in case.inputs.values()))
+    if (h >> 24) % 2:
+        return 0
     u = (h % 100003) / 100002
     return max(SOAK_MIN, min(SOAK_MAX, int(SOAK_MIN * (SOAK_MAX / SOAK_MIN) ** u + 0.5)))
 
@@ -51,13 +55,14 @@ def warm_case(case: Case, i: int) -> Case:
 
 
 def soak(ad, case: Case, tick=lambda: None) -> dict:
-    if ad.mode == "instance":
-        return {}              # one object for the whole check: its calls add up already
+    calls = soak_calls(case)
+    if ad.mode in ("instance", "function", "pair") or not calls:
+        return {}              # one object for every call already, or none to keep state in
     inst = ad.instantiate(case)
-    if inst.table:
+    if inst.table or inst.obj is None:
         return {}
     start = time.monotonic()
-    for i in range(soak_calls(case) - 1):
+    for i in range(calls - 1):
         ad.execute(inst, warm_case(case, i))
         if time.monotonic() - start > SOAK_SECONDS:
             break
