@@ -11,7 +11,7 @@ from npformer.cli.argtypes import COUNT_MAX
 
 def csv_names(s: str) -> list[str]:
     vals = [x.strip() for x in s.split(",") if x.strip()]
-    if not vals:                    # an empty list used to mean "all": the longest run there is
+    if not vals:                    # an empty list would read as "all": the longest run there is
         raise argparse.ArgumentTypeError(f"expected comma-separated names, got {s!r}")
     return vals
 

@@ -1,8 +1,8 @@
 """The memory a run's configurations need, checked before anything is measured.
 
 A configuration whose training step cannot fit in the memory this process can still allocate
-(`--configs base --batch-size 100000`) used to start, spend minutes building inputs and timing
-the first backends, and end in a MemoryError or the kernel's OOM kill. `check_configs_fit` refuses
+(`--configs base --batch-size 100000`) would start, spend minutes building inputs and timing the
+first backends, and end in a MemoryError or the kernel's OOM kill. `check_configs_fit` refuses
 it up front in one line naming the configuration and the figures; `--ignore-memory-check` goes on
 anyway (the estimate is a lower bound, counted with Python ints, never more than a step holds).
 

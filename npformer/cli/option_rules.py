@@ -58,7 +58,7 @@ IGNORED_BY_TASK = {
 
 def refuse_ignored_options(args, task: str | None) -> None:
     """ValueError naming the first option given on the command line that `task` (or the backend)
-    would ignore: `--task lm --num-symbols 20` used to train the same model as without it."""
+    would ignore (`--task lm --num-symbols 20` would otherwise train the same model as without it)."""
     given = getattr(args, "given", {}) or {}
     for dest, why in IGNORED_BY_TASK.get(task, {}).items():
         if dest in given:

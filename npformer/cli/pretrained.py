@@ -68,9 +68,9 @@ def _load(args):
 
 def check_tokenizer_files(folder: str) -> None:
     """A folder whose tokenizer files are the other model family's (GPT-2 weights beside BERT's
-    vocab.txt, BERT weights beside GPT-2's vocab.json + merges.txt) is refused naming both: the
-    mode used to follow the tokenizer files, so GPT-2 weights with a vocab.txt were read as a BERT
-    folder ("a BERT model fills [MASK]", "holds a CausalLM; filling [MASK] needs ...")."""
+    vocab.txt, BERT weights beside GPT-2's vocab.json + merges.txt) is refused naming both: a mode
+    chosen by the tokenizer files alone would read GPT-2 weights beside a vocab.txt as a BERT folder
+    and answer with misleading lines ("a BERT model fills [MASK]")."""
     from npformer.io.hub_checks import read_json
     from npformer.io.hub_mapping import kind_from_hf
     try:

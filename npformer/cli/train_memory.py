@@ -103,8 +103,8 @@ def training_memory_parts(args) -> list[tuple[str, str, int]]:
 
 def check_fits_memory(args) -> None:
     """`train` sizes that cannot exist in the memory this process can allocate, refused before the
-    model is built (`--max-len 100000000` used to spend minutes on a 13 GB positional table and then
-    fail, `--layers 100000` and `--eval-size 1000000000` to run until killed): each array alone, then
+    model is built (unchecked, `--max-len 100000000` would spend minutes on a 13 GB positional table
+    and then fail, `--layers 100000` and `--eval-size 1000000000` run until killed): each array alone, then
     all of them together (the module docstring says what is counted)."""
     mem = available_memory()
     if not mem:

@@ -318,7 +318,7 @@ class TextLMTask:
 
 def check_vocab_size(vocab_size) -> int | None:
     """`vocab_size` as None or a Python int (its bounds are checked with the tokenizer, which sets
-    them): a string or a float used to reach a comparison and end in `'<' not supported between ...`."""
+    them): a string or a float would otherwise reach a comparison and end in `'<' not supported ...`."""
     if vocab_size is not None and (isinstance(vocab_size, bool)
                                    or not isinstance(vocab_size, (int, np.integer))):
         raise TypeError(f"vocab_size: expected None or an int (>= 259, for tokenizer 'bpe'), got "

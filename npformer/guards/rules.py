@@ -262,7 +262,7 @@ def check_training_fits_memory(config: TransformerConfig, T: int, classification
 def check_examples_fit_memory(name: str, n: int, per_example: int, what: str) -> None:
     """Refuse, before anything is drawn, `n` examples (a task's `sample` or `heldout`) whose arrays
     cannot fit in this machine's memory: at least `per_example` bytes each, for `what`. A lower
-    bound, counted with Python ints (n = 10**10 used to end in NumPy's raw MemoryError)."""
+    bound, counted with Python ints (n = 10**10 would end in NumPy's raw MemoryError)."""
     mem = available_memory()
     need = int(n) * int(per_example)
     if mem and need > mem:

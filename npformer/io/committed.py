@@ -1,11 +1,11 @@
 """The moment an atomic write takes effect, kept whole under Ctrl-C and SIGTERM.
 
 atomic_write renames its temp file over the user's path. An interruption landing just after the
-rename (during the folder's fsync, or before the caller had noted the save) used to leave the new
-file in place while `npformer train` said "--save ... was not written (an earlier file there is
-unchanged)": the message was wrong about the user's file. Now the rename, the fsync and the record
-of the path (`was_written`) run with SIGINT and SIGTERM deferred: one that arrives meanwhile takes
-effect right after, by the handler that was in place, so the message can ask `was_written(path)`.
+rename (during the folder's fsync, or before the caller has noted the save) must not leave the new
+file in place while `npformer train` reports "--save ... was not written". So the rename, the fsync
+and the record of the path (`was_written`) run with SIGINT and SIGTERM deferred: one that arrives
+meanwhile takes effect right after, by the handler that was in place, and the message asks
+`was_written(path)` whether the file is the new one.
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def read_json(path: Path, what: str) -> dict:
 def expected_shape(ours: str, c: TransformerConfig) -> tuple | None:
     """The shape our parameter `ours` has under config `c` (None: not one checked here), so that
     a config.json that disagrees with its weights is refused before a model is allocated (an
-    n_positions of 2**40 used to ask for 64 TiB)."""
+    n_positions of 2**40 would ask for 64 TiB)."""
     D, F, V = c.d_model, c.d_ff, c.tgt_vocab
     last = ours.rsplit(".", 2)[-2:]                             # [module, weight|bias]
     rows = {"tgt_embed": V, "tok_embed": V, "tgt_pos": c.max_len, "pos": c.max_len,

@@ -312,7 +312,7 @@ _LAYER_KEY = {"gpt2": ("n_layer", r"transformer\.h\.(\d+)\."),
 
 def check_layer_count(kind: str, c: TransformerConfig, hf: dict) -> None:
     """The config's layer count equals the layers the weights hold, checked before every layer's
-    names are listed (a config.json with "n_layer": 2**1000 used to enumerate names forever)."""
+    names are listed (a config.json with "n_layer": 2**1000 would enumerate names forever)."""
     key, pattern = _LAYER_KEY["gpt2" if kind == "gpt2" else "bert"]
     n = c.num_decoder_layers if kind == "gpt2" else c.num_encoder_layers
     found = {int(m.group(1)) for m in (re.match(pattern, k) for k in hf) if m}
