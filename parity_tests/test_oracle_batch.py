@@ -173,13 +173,20 @@ def test_gradescope_bundle_runs_against_a_local_autograder_tree(tmp_path):
         assert res["score"] == expected, res
 
 
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    """One bundle for the tests that only run it (each unpacks it into a tree of its own); building
+    it is tested above, where the bundle is the subject."""
+    return build_bundle(tmp_path_factory.mktemp("bundle"))
+
+
 @pytest.mark.parametrize("hostile", ["claims_no_masks.py", "no_mask_argument.py", "reads_project.py",
                                      "ref_from_source.py", "imports_reference.py"])
-def test_hostile_submissions_never_get_full_marks_in_the_bundle(tmp_path, hostile):
+def test_hostile_submissions_never_get_full_marks_in_the_bundle(bundle, tmp_path, hostile):
     """The Gradescope bundle grades through the same parent-side checks as `grade`: a submission
     that lies about what it supports, leaves the mask out of its signature or reaches for the
     reference scores less than full marks there too, with a reason in its results."""
-    res = run_bundle(build_bundle(tmp_path), tmp_path, hostile[:-3], hostile)
+    res = run_bundle(bundle, tmp_path, hostile[:-3], hostile)
     assert res["score"] < 15, res
     assert any(t.get("output") for t in res.get("tests", [])), res
 
