@@ -22,8 +22,8 @@ from parity_tests.oracle import Options, check
 from parity_tests.oracle.components import get
 from parity_tests.oracle.core.modes import batch_alike_case, mode_inputs
 from parity_tests.oracle.core.structural import cases
-from parity_tests.oracle.reading.execute import upstream, upstream_tensor
 from parity_tests.oracle.reading.findings import Findings
+from parity_tests.oracle.reading.upstream_layout import upstream, upstream_tensor
 from parity_tests.oracle.sandbox.layout_modes import relaid_np
 from parity_tests.oracle.sandbox.soak import SOAK_MAX, SOAK_MIN, soak_calls
 

@@ -251,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
             from .components import get
             args.component = get(args.component).name
         from npformer.cli.option_rules import sigterm_as_interrupt
-        with sigterm_as_interrupt():                      # SIGTERM stops it as Ctrl-C does
+
+        from .interrupts import interrupts_kept
+        with sigterm_as_interrupt(), interrupts_kept():   # SIGTERM stops it as Ctrl-C does
             return handler(args)
     except KeyboardInterrupt as exc:                      # one line, never a traceback
         print(f"npformer-oracle: {stopped_line(exc)}", file=sys.stderr)

@@ -13,6 +13,7 @@ from . import naming
 from .recognise import hooks
 from .slots import candidate_arrays, convert_mask, entry_grad, grad_in_ref_layout
 from .table_call import execute_table
+from .upstream_layout import upstream, upstream_tensor
 
 BACKWARD, CALL, FORWARD, MASK, OUTPUT = (hooks(k) for k in ("backward", "call", "forward", "mask", "output"))
 
@@ -38,18 +39,6 @@ class Produced:
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)     # per-quantity remarks (e.g. no grad)
     weights_averaged: bool = False
-
-
-def upstream(d: np.ndarray, dtype) -> np.ndarray:
-    """The upstream gradient in the check's dtype; a read-only one already in it (sandbox/layout_modes
-    made it: a broadcast, negative strides, a slice of a wider buffer) handed over as it is."""
-    return d if not d.flags.writeable and d.dtype == np.dtype(dtype) else d.astype(dtype)
-
-
-def upstream_tensor(torch, d: np.ndarray, dtype):
-    """The upstream gradient as a tensor in its layout, a broadcast (stride 0) as an expanded one."""
-    one = tuple(slice(0, 1) if s == 0 and n > 1 else slice(None) for s, n in zip(d.strides, d.shape))
-    return torch.from_numpy(np.array(d[one], dtype=dtype, order="K")).expand(d.shape)
 
 
 class ExecuteMixin:
