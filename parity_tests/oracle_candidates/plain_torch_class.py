@@ -1,6 +1,6 @@
 """A decoder layer written as a plain Python class (not a torch.nn.Module) over torch tensors with a
-hand-written backward, as code that uses torch only for its tensors does. The oracle needs a
-torch.nn.Module for torch code: it must say so, never fail itself."""
+hand-written backward, as code that uses torch only for its tensors does: read as a hand-written
+layer over torch tensors; its one weight cannot stand for a layer's, which the oracle says."""
 import torch
 
 

@@ -34,7 +34,7 @@ from . import adapter_hooks, naming, recognise
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
 from .findings import Findings
-from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework  # noqa: F401
+from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework, ops_for  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
 from .recognise import hooks
@@ -53,9 +53,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         self.comp = component
         self.opts = opts
         self.framework = detect_framework(loaded, opts)
-        self.ops = TorchOps() if self.framework == "torch" else NumpyOps()
-        if self.framework == "torch":
-            default_dtype(self.ops, opts.dtype)
+        self.ops = ops_for(self.framework, loaded, opts)     # NumPy's, torch's, or tensors (frameworks)
         self.obj = loaded.obj
         self.backward = loaded.backward
         self.hooks = adapter_hooks.load(opts.adapter_path, loaded.obj) if opts.adapter_path else None

@@ -327,7 +327,7 @@ class ExecuteMixin:
         if rows:                             # the candidate saw reordered positions
             dout = FORWARD.take_keys(dout, self.key_perm, 1)
         before = BACKWARD.snapshot(inst.obj)
-        grads = (backward or inst.obj.backward)(dout)
+        grads = (backward or inst.obj.backward)(self.ops.upstream(dout))
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
         kept = None

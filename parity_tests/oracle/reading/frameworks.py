@@ -15,6 +15,9 @@ from .loader import Loaded
 class NumpyOps:
     name = "numpy"
 
+    def upstream(self, d):
+        return d
+
     def is_array(self, x) -> bool:
         return isinstance(x, np.ndarray)
 
@@ -61,6 +64,58 @@ class TorchOps(NumpyOps):
         return self.torch.from_numpy(np.ascontiguousarray(a).copy())
 
 
+class TensorOps(NumpyOps):
+    """The NumPy path (a hand-written backward(dout), weights read from attributes) for a plain
+    class computing with torch tensors: inputs, masks and the upstream gradient handed over as CPU
+    tensors of the check's dtype; what comes back is read with .detach().cpu().numpy()."""
+
+    def __init__(self) -> None:
+        import torch
+        self.torch = torch
+
+    def is_array(self, x) -> bool:
+        return isinstance(x, (np.ndarray, self.torch.Tensor))
+
+    def leaf(self, a: np.ndarray, grad: bool):
+        return self.from_np(a)
+
+    def feed(self, leaf):
+        return leaf.clone()
+
+    def from_np(self, a: np.ndarray):
+        return self.torch.from_numpy(np.array(a, copy=True, order="C"))
+
+    def upstream(self, d):
+        from .execute import upstream_tensor  # its layout kept, a broadcast as an expanded one
+        return upstream_tensor(self.torch, d, d.dtype)
+
+
+def plain_tensor_class(obj, module=None) -> bool:
+    """A class (or instance) that is no torch.nn.Module, has a backward of its own and whose code
+    uses torch: layers written by hand over torch tensors."""
+    torch = torch_loaded()
+    klass = obj if isinstance(obj, type) else type(obj)
+    if torch is None or issubclass(klass, torch.nn.Module) or klass.__module__ == "builtins" or \
+            not callable(getattr(klass, "backward", None)) or not callable(getattr(klass, "forward", None)):
+        return False
+    mod = module or inspect.getmodule(klass)
+    g = vars(mod) if mod is not None else {}
+    return (_framework_of_names(_names_used(klass, g), g) or _framework_of_names(set(g), g)) == "torch"
+
+
+def ops_for(framework: str, loaded: Loaded, opts: Options):
+    """The operations for a check: torch's, NumPy's, or NumPy's over torch tensors (TensorOps)."""
+    if framework == "torch":
+        ops = TorchOps()
+    elif framework == "numpy" and opts.framework == "auto" and loaded.backward is None and \
+            plain_tensor_class(loaded.obj, loaded.module):
+        ops = TensorOps()
+    else:
+        return NumpyOps()
+    default_dtype(ops, opts.dtype)
+    return ops
+
+
 def default_dtype(ops: TorchOps, dtype: str) -> None:
     """Make the check's dtype torch's default in the submission's worker (its own process), so that
     tensors the candidate makes itself (a positional table built with torch.zeros / torch.arange in
@@ -84,8 +139,8 @@ def torch_loaded() -> Any:
 def detect_framework(loaded: Loaded, opts: Options) -> str:
     if opts.framework != "auto":
         return opts.framework
-    if loaded.backward is not None:
-        return "numpy"
+    if loaded.backward is not None or plain_tensor_class(loaded.obj, loaded.module):
+        return "numpy"           # a hand-written backward: the NumPy path (TensorOps for tensors)
     torch = torch_loaded()
     obj = loaded.obj
     if torch is not None:

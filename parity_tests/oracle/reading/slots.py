@@ -175,6 +175,9 @@ def _looks_like_grad(name: str, siblings) -> bool:
 
 def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
     """Every float array a numpy candidate holds, by dotted attribute path, in definition order."""
+    from .torch_tensor_slots import tensor_space  # a plain class over torch tensors
+    if (found := tensor_space(obj)) is not None:
+        return found
     slots: dict[str, NumpySlot] = {}
     if callable(getattr(obj, "named_parameters", None)):
         try:

@@ -6,6 +6,9 @@
     kv heads     kv_heads, num_kv_heads, n_kv_heads, num_key_value_heads = num_heads (grouped-query
                  attention with as many key/value heads as query heads is multi-head attention)
     device       device = "cpu" (torch candidates)
+    init spread  mean, init_mean = 0.0; std, init_std, initializer_range, ... = 0.02: the
+                 distribution the constructor draws its weights from (`torch.normal(mean, std,
+                 size)`), harmless since the oracle overwrites every weight
     generator    rng, random_state, generator = np.random.default_rng(0) (NumPy parts built with
                  their parent's generator, Dense(n_in, n_out, rng)); every weight is overwritten
                  by the oracle, so the seed only has to make instances alike
@@ -36,6 +39,9 @@ TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "ro
 DEVICE = ("device", "dev")
 KV_HEADS = ("kv_heads", "num_kv_heads", "n_kv_heads", "num_key_value_heads", "n_kv_head", "kv_head",
             "num_kv_head", "n_heads_kv", "num_heads_kv", "key_value_heads", "n_kv")
+INIT_MEAN = ("mean", "init_mean", "weight_mean", "mean_init", "mu")
+INIT_STD = ("std", "init_std", "initializer_range", "weight_std", "std_init", "init_stddev", "stddev",
+            "sigma", "initializer_std")
 GENERATOR = ("rng", "random_state", "generator", "rand", "np_rng", "random_generator")
 INPUT_SIZE = ("key_size", "query_size", "value_size", "q_size", "k_size", "v_size", "query_in",
               "key_in", "value_in", "q_in_dim", "k_in_dim", "v_in_dim")
@@ -96,6 +102,11 @@ def value(ctx, param, values: dict):
     if name in DEVICE and ctx.framework == "torch":
         ctx.note(f"constructor argument {param.name!r}: passed 'cpu'")
         return "cpu"
+    if name in INIT_MEAN or name in INIT_STD:
+        v = 0.0 if name in INIT_MEAN else 0.02
+        ctx.note(f"constructor argument {param.name!r}: passed {v} (the spread its weights are drawn "
+                 f"from; the oracle overwrites every weight)")
+        return v
     if name in GENERATOR:
         import numpy as np
         ctx.note(f"constructor argument {param.name!r}: passed np.random.default_rng(0)")

@@ -39,6 +39,7 @@ def snapshot(obj) -> dict[str, np.ndarray]:
     def walk(o, prefix: str, depth: int) -> None:
         if len(out) >= MAX_ARRAYS or depth > MAX_DEPTH or id(o) in seen:
             return
+        o = o.detach().cpu().numpy() if type(o).__module__ == "torch" else o   # a plain class's tensor
         if isinstance(o, np.ndarray):
             if o.dtype.kind == "f" and o.ndim >= 1:
                 out[prefix.rstrip(".")] = o.copy()
