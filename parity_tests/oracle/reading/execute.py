@@ -11,7 +11,7 @@ from ..core.completeness import UNREAD
 from ..core.options import CandidateProblem
 from . import naming
 from .recognise import hooks
-from .slots import candidate_arrays, convert_mask, entry_grad, grad_in_ref_layout
+from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 from .table_call import execute_table
 from .upstream_layout import upstream, upstream_tensor
 
@@ -39,6 +39,13 @@ class Produced:
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)     # per-quantity remarks (e.g. no grad)
     weights_averaged: bool = False
+
+
+def grad_in_ref_layout(entries: dict, key: str, g: np.ndarray) -> np.ndarray:
+    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
+    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
+    e = entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
+    return read_param_grad(e, g) if e is not None and e.cand is not None else g
 
 
 class ExecuteMixin:

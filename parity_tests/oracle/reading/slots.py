@@ -97,7 +97,7 @@ class NumpySlot:
                 self.container[self.key] = new
             else:
                 setattr(self.container, self.key, new)
-            _replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
+            replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
 
     def clear_grad(self) -> None:
         field = grad_field(self._get())
@@ -144,7 +144,7 @@ class NumpySlot:
 PARAM_DICTS = ("params", "parameters", "weights", "param")
 
 
-def _replace_aliases(holder, old, new) -> None:
+def replace_aliases(holder, old, new) -> None:
     """An array replaced (another dtype or shape) is replaced too where its object holds it again:
     `self.params = {'W_q': self.W_q}` keeps one array under two names, and the forward may read
     either."""
@@ -160,10 +160,10 @@ def _replace_aliases(holder, old, new) -> None:
                 val[k] = new
 
 
-_SKIP_ATTRS = {"training", "cache", "caches", "grads", "gradients", "dparams", "param_grads"}
+SKIP_ATTRS = {"training", "cache", "caches", "grads", "gradients", "dparams", "param_grads"}
 
 
-def _looks_like_grad(name: str, siblings) -> bool:
+def looks_like_grad(name: str, siblings) -> bool:
     for pat in GRAD_PATTERNS:
         pre, _, post = pat.partition("{}")
         if name.startswith(pre) and name.endswith(post) and len(name) > len(pre) + len(post):
@@ -188,12 +188,12 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
             if isinstance(getattr(p, "data", None), np.ndarray) or isinstance(p, np.ndarray):
                 slots[name] = _ParamRef(p)
         if slots:
-            return _space(slots, bare=True), slots
+            return space_of(slots, bare=True), slots
     params = getattr(obj, "params", None)
     if isinstance(params, dict) and params and all(isinstance(v, np.ndarray) for v in params.values()):
         for k, v in params.items():
             slots[str(k)] = NumpySlot(params, k, owner=obj)
-        return _space(slots, bare=True), slots
+        return space_of(slots, bare=True), slots
 
     seen: set[int] = set()
     private = False          # second pass: Parameters and parts kept under `_names` (see below)
@@ -208,10 +208,10 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
             return
         names = {k for k, _ in items}
         held = {id(v) for _, v in items if isinstance(v, np.ndarray) or param_like(v)}   # its own
-        parts = {id(v) for _, v in items if _is_object(v) and not param_like(v)}   # its own parts
+        parts = {id(v) for _, v in items if is_object(v) and not param_like(v)}   # its own parts
         for k, v in items:
-            if k.startswith("__") or k in _SKIP_ATTRS or _looks_like_grad(k, names) or \
-                    (k.startswith("_") and not (private and (param_like(v) or _is_object(v)))):
+            if k.startswith("__") or k in SKIP_ATTRS or looks_like_grad(k, names) or \
+                    (k.startswith("_") and not (private and (param_like(v) or is_object(v)))):
                 continue
             name = f"{prefix}{k.lstrip('_') if private else k}"       # `_gamma` read as `gamma`
             if isinstance(v, np.ndarray):
@@ -234,7 +234,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                             if a.dtype.kind == "f" and a.ndim >= 1:
                                 slots[f"{name}.{i}.{j}"] = NumpySlot(item, j, owner=o,
                                                                      grads_key=f"{k}{i}{j}")
-                    elif _is_object(item) and id(item) not in parts:   # `self.layers = [self.q,
+                    elif is_object(item) and id(item) not in parts:   # `self.layers = [self.q,
                         walk(item, f"{name}.{i}.", depth + 1)              # ...]`: named q
             elif isinstance(v, dict):
                 for kk, item in v.items():
@@ -247,9 +247,9 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                         flat = k in PARAM_DICTS and str(kk) not in names and short not in slots
                         slots[short if flat else f"{name}.{kk}"] = NumpySlot(
                             v, kk, owner=o, grads_key=str(kk))
-                    elif _is_object(item) and id(item) not in parts:
+                    elif is_object(item) and id(item) not in parts:
                         walk(item, f"{name}.{kk}.", depth + 1)
-            elif _is_object(v):
+            elif is_object(v):
                 walk(v, f"{name}.", depth + 1)
 
     walk(obj, "", 0)
@@ -258,7 +258,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         private = True
         walk(obj, "", 0)
     slots = drop_listed_twice(slots)          # `self.params = [self.W, ...]` (slot_aliases)
-    return _space(slots, bare=True), slots
+    return space_of(slots, bare=True), slots
 
 
 class _ParamRef(NumpySlot):
@@ -268,12 +268,12 @@ class _ParamRef(NumpySlot):
         super().__init__({"p": p}, "p")
 
 
-def _is_object(v) -> bool:
+def is_object(v) -> bool:
     return (hasattr(v, "__dict__") and not inspect.ismodule(v) and not inspect.isclass(v)
             and not inspect.isroutine(v) and not isinstance(v, (np.ndarray, np.generic)))
 
 
-def _space(slots: dict, bare) -> naming.Space:
+def space_of(slots: dict, bare) -> naming.Space:
     names = list(slots)
     shapes = {n: slots[n].shape for n in names}
     b = bare if isinstance(bare, dict) else {n: bool(bare) for n in names}
@@ -288,7 +288,7 @@ def torch_space(module) -> tuple[naming.Space, dict[str, TorchSlot]]:
         bare[name] = not type(owner).__module__.startswith("torch.nn")
         if "." in name:
             owners[name] = f"{type(owner).__module__}.{type(owner).__qualname__}"
-    space = _space(slots, bare)
+    space = space_of(slots, bare)
     space.owner = owners
     return space, slots
 
@@ -394,10 +394,3 @@ def convert_mask(keep: np.ndarray | None, opts: Options, dtype: str):
     if opts.mask_dtype == "float":
         return arr.astype(dtype)
     return arr.copy()
-
-
-def grad_in_ref_layout(entries: dict, key: str, g: np.ndarray) -> np.ndarray:
-    """A parameter gradient a function's backward returned in the candidate's layout (a transposed
-    (in, out) matrix, a (1, n) bias) in the reference's, as module gradients are read."""
-    e = entries.get(key.split(":", 1)[1]) if key.startswith("grad_param:") else None
-    return read_param_grad(e, g) if e is not None and e.cand is not None else g

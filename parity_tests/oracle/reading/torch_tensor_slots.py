@@ -13,14 +13,14 @@ import numpy as np
 
 from . import forward_reads
 from .slots import (
-    _SKIP_ATTRS,
     GRAD_PATTERNS,
     PARAM_DICTS,
+    SKIP_ATTRS,
     NumpySlot,
-    _is_object,
-    _looks_like_grad,
-    _replace_aliases,
-    _space,
+    is_object,
+    looks_like_grad,
+    replace_aliases,
+    space_of,
 )
 
 GRAD_DICTS = ("grads", "gradients", "grad", "dparams", "param_grads")
@@ -62,7 +62,7 @@ class TensorSlot(NumpySlot):
             self.container[self.key] = new
         else:
             setattr(self.container, self.key, new)
-        _replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
+        replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
 
     def clear_grad(self) -> None:
         return None                    # tensors' gradients live beside them, under names
@@ -90,7 +90,7 @@ class TensorSlot(NumpySlot):
 def tensor_space(obj):
     """(Space, slots) over the float tensors a plain class holds, or None when it holds none (a
     NumPy candidate: slots.numpy_space reads it)."""
-    if "torch" not in sys.modules or not _is_object(obj) or is_tensor(obj):
+    if "torch" not in sys.modules or not is_object(obj) or is_tensor(obj):
         return None
     slots: dict[str, TensorSlot] = {}
     seen: set[int] = set()
@@ -106,7 +106,7 @@ def tensor_space(obj):
         names = {k for k, _ in items}
         held = {id(v) for _, v in items if is_tensor(v)}          # its own, as attributes
         for k, v in items:
-            if k.startswith("__") or k in _SKIP_ATTRS or _looks_like_grad(k, names) or \
+            if k.startswith("__") or k in SKIP_ATTRS or looks_like_grad(k, names) or \
                     (k.startswith("_") and not private):
                 continue
             name = f"{prefix}{k.lstrip('_')}"
@@ -117,7 +117,7 @@ def tensor_space(obj):
                 for i, item in enumerate(v):
                     if _weight(item) and isinstance(v, list):
                         slots[f"{name}.{i}"] = TensorSlot(v, i, owner=o, grads_key=f"{k}{i}")
-                    elif _is_object(item) and not is_tensor(item):
+                    elif is_object(item) and not is_tensor(item):
                         walk(item, f"{name}.{i}.", depth + 1, private)
             elif isinstance(v, dict):
                 for kk, item in v.items():
@@ -128,13 +128,13 @@ def tensor_space(obj):
                         flat = k in PARAM_DICTS and str(kk) not in names and short not in slots
                         slots[short if flat else f"{name}.{kk}"] = TensorSlot(v, kk, owner=o,
                                                                               grads_key=str(kk))
-                    elif _is_object(item) and not is_tensor(item):
+                    elif is_object(item) and not is_tensor(item):
                         walk(item, f"{name}.{kk}.", depth + 1, private)
-            elif _is_object(v) and not is_tensor(v):
+            elif is_object(v) and not is_tensor(v):
                 walk(v, f"{name}.", depth + 1, private)
 
     walk(obj, "", 0, False)
     if not slots:                    # every weight private (`self._W = torch.randn(...)`)
         seen.clear()
         walk(obj, "", 0, True)
-    return (_space(slots, bare=True), slots) if slots else None
+    return (space_of(slots, bare=True), slots) if slots else None
