@@ -1,9 +1,9 @@
 """`npformer-oracle grade` leaves nothing in the temporary folder, however it ends: finished, or
 stopped mid-check by SIGINT or SIGTERM sent to the grader alone (a job runner) or to its whole
 process group (`timeout -s TERM`, which signals its child and then the group; a terminal's
-Ctrl-C). Stopped by SIGTERM to the group, the grader used to leave each submission's private copy
-(`oracle-sub-*`) and its worker's scratch folder behind, one of each per check in flight: the
-grading processes died at once, before their own clean-up."""
+Ctrl-C). SIGTERM to the group ends the grading processes at once, before their own clean-up, so
+the grader itself removes each submission's private copy (`oracle-sub-*`) and each worker's
+scratch folder."""
 from __future__ import annotations
 
 import os
@@ -14,23 +14,10 @@ import time
 
 import pytest
 
+from parity_tests.harness.processes import children, grandchildren
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "oracle")
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                kids += [int(c) for c in f.read().split()]
-    except OSError:
-        pass
-    return kids
-
-
-def _confined_checks(pid: int) -> list[int]:
-    return [g for c in _children(pid) for g in _children(c)]
 
 
 def _grade(tmp_path):
@@ -48,7 +35,7 @@ def _grade(tmp_path):
 
 def _kill(p):
     if p.poll() is None:
-        for w in _children(p.pid):
+        for w in children(p.pid):
             os.kill(w, signal.SIGKILL)
         p.kill()
         p.wait()
@@ -62,7 +49,7 @@ def test_a_grader_stopped_mid_check_removes_the_copies_and_scratch_folders(tmp_p
     try:
         deadline = time.monotonic() + 120
         while p.poll() is None and time.monotonic() < deadline and not (
-                _confined_checks(p.pid) and any(n.startswith("oracle-sub-") for n in os.listdir(temp))):
+                grandchildren(p.pid) and any(n.startswith("oracle-sub-") for n in os.listdir(temp))):
             time.sleep(0.05)                      # until a copy exists and a confined check runs
         assert p.poll() is None, "the grading ended before it could be interrupted"
         if group:

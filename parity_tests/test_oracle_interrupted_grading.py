@@ -13,25 +13,11 @@ import time
 
 import pytest
 
+from parity_tests.harness.processes import children, grandchildren
 from parity_tests.oracle.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "oracle")
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                kids += [int(c) for c in f.read().split()]
-    except OSError:
-        pass
-    return kids
-
-
-def _grandchildren(pid: int) -> list[int]:
-    return [g for c in _children(pid) for g in _children(c)]
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc for the workers")
@@ -45,15 +31,15 @@ def test_a_grader_stopped_mid_grade_ends_its_workers_and_says_so(tmp_path, sig, 
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while not _grandchildren(p.pid) and p.poll() is None and time.monotonic() < deadline:
+        while not grandchildren(p.pid) and p.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)                      # until a worker runs a confined check
         assert p.poll() is None, "the grading ended before it could be interrupted"
-        workers = _children(p.pid)
+        workers = children(p.pid)
         p.send_signal(sig)                        # the grader alone, not its process group
         _, err = p.communicate(timeout=90)
     finally:
         if p.poll() is None:
-            for w in _children(p.pid):
+            for w in children(p.pid):
                 os.kill(w, signal.SIGKILL)
             p.kill()
             p.wait()
