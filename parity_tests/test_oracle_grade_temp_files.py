@@ -20,6 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "oracle")
 
 
+def _ctrl_c_default():
+    """In the grader: SIGINT at its default, as a command started from a terminal has it (a
+    background shell starts its jobs with SIGINT ignored, which the grader would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _grade(tmp_path):
     temp = tmp_path / "temp"
     temp.mkdir()
@@ -29,7 +35,8 @@ def _grade(tmp_path):
                           os.path.join(EXAMPLE, "assignment.toml"), "--out",
                           str(tmp_path / "grades"), "--quiet", "--jobs", "2"],
                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)           # its own group, as under `timeout`
+                         start_new_session=True,           # its own group, as under `timeout`
+                         preexec_fn=_ctrl_c_default)
     return p, temp
 
 

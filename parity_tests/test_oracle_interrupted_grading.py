@@ -20,6 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "oracle")
 
 
+def _ctrl_c_default():
+    """In the grader: SIGINT at its default, as a command started from a terminal has it (a
+    background shell starts its jobs with SIGINT ignored, which the grader would inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc for the workers")
 @pytest.mark.parametrize("sig, code, words", [(signal.SIGINT, 130, "interrupted (Ctrl-C)"),
                                               (signal.SIGTERM, 143, "terminated (SIGTERM)")])
@@ -28,7 +34,8 @@ def test_a_grader_stopped_mid_grade_ends_its_workers_and_says_so(tmp_path, sig, 
     p = subprocess.Popen([sys.executable, "-m", "parity_tests.oracle", "grade",
                           os.path.join(EXAMPLE, "submissions"), "--spec",
                           os.path.join(EXAMPLE, "assignment.toml"), "--out", str(out), "--quiet"],
-                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=_ctrl_c_default)
     try:
         deadline = time.monotonic() + 120
         while not grandchildren(p.pid) and p.poll() is None and time.monotonic() < deadline:
