@@ -5,22 +5,7 @@ import re
 import pytest
 
 import benchmarks.cli as cli
-
-
-class Started(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_measuring(monkeypatch):
-    """Reaching the measurement at all is the bug: stop there, fast."""
-    def started(*a, **kw):
-        raise Started()
-    monkeypatch.setattr(cli, "apply_threads", lambda threads: {"threads": threads})
-    import benchmarks.peak as peak
-    monkeypatch.setattr(peak, "measure_peaks", started)   # the first measurement
-    import benchmarks.scaling as scaling
-    monkeypatch.setattr(scaling, "run_scaling", started)
+from tests.benchmarks.stop_at_measuring import no_measuring  # noqa: F401 - autouse fixture
 
 
 @pytest.mark.parametrize("argv,match", [

@@ -1,25 +1,12 @@
 """`python -m benchmarks` refuses, before measuring anything, a configuration whose training step
 cannot fit in the memory this process can allocate, in one line naming the configuration and the
-figures; `--ignore-memory-check` starts it anyway. It used to start and run until a MemoryError or
-the kernel's OOM kill."""
+figures; `--ignore-memory-check` starts it anyway, instead of running until a MemoryError or the
+kernel's OOM kill."""
 import pytest
 
 import benchmarks.cli as cli
 from benchmarks.configs import resolve_config
-
-
-class Started(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_measuring(monkeypatch):
-    def started(*a, **kw):
-        raise Started()
-    monkeypatch.setattr(cli, "apply_threads", lambda threads: {"threads": threads})
-    import benchmarks.peak as peak
-    monkeypatch.setattr(peak, "measure_peaks", started)   # the first measurement
-
+from tests.benchmarks.stop_at_measuring import Started, no_measuring  # noqa: F401 - autouse fixture
 
 ARGS = ["--configs", "small", "--backends", "np-f32", "--no-plots", "--no-sweeps"]
 
