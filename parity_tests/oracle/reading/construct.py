@@ -9,6 +9,7 @@ import numpy as np
 from . import naming, recognise
 from .division_roles import head_count_correction
 from .naming import InterfaceError
+from .numpy_parts_eval import eval_parts
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
@@ -261,6 +262,11 @@ class ConstructMixin:
                 m.training = False
             except Exception:  # noqa: BLE001
                 pass
+        if parts := eval_parts(m):                                  # reading/numpy_parts_eval.py
+            note = (f"parts in training mode put in inference mode, as torch's eval() does "
+                    f"(the candidate has no eval() of its own): {', '.join(dict.fromkeys(parts))}")
+            if note not in self.notes:
+                self.notes.append(note)
         return m
 
 

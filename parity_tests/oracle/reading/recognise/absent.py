@@ -69,6 +69,21 @@ def _no_output_projection(adapter, module, ref: str, ref_shape, entries: dict) -
             "against the reference's attention before out_proj, held at the identity")
 
 
+def _gradient_beside(name: str, value, attrs: dict) -> bool:
+    """Whether attribute `name` is the gradient of another array attribute of the same object:
+    named so (`grad_W_q`, `dgamma`, `bias_grad`: slots.GRAD_PATTERNS) and of its shape."""
+    from ..slots import GRAD_PATTERNS
+    if not isinstance(value, np.ndarray):
+        return False
+    for pat in GRAD_PATTERNS:
+        pre, _, post = pat.partition("{}")
+        if name.startswith(pre) and name.endswith(post) and len(name) > len(pre) + len(post):
+            base = attrs.get(name[len(pre): len(name) - len(post)])
+            if isinstance(base, np.ndarray) and base.shape == value.shape:
+                return True
+    return False
+
+
 def _numpy_arrays(obj) -> list | None:
     """Every array reachable from a NumPy candidate (attributes of any name, lists, tuples, dicts,
     parts), or None when the walk meets its bounds (then nothing can be said absent)."""
@@ -88,8 +103,11 @@ def _numpy_arrays(obj) -> list | None:
         if isinstance(o, dict):
             items = list(o.values())
         elif not isinstance(o, (list, tuple, set, frozenset)) and hasattr(o, "__dict__"):
-            # a gradient dict (`self.grads = {'W_q': ...}`) holds no parameter of the object
-            items = [v for k, v in vars(o).items() if k.lstrip("_") not in GRAD_DICTS + GRAD_SLOTS]
+            # a gradient dict (`self.grads = {'W_q': ...}`) holds no parameter of the object, nor
+            # does a gradient kept beside its parameter (`self.grad_gamma` beside `self.gamma`)
+            own = vars(o)
+            items = [v for k, v in own.items() if k.lstrip("_") not in GRAD_DICTS + GRAD_SLOTS
+                     and not _gradient_beside(k, v, own)]
         elif isinstance(o, (list, tuple, set, frozenset)):
             items = list(o)
         else:
