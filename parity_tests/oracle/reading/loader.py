@@ -12,7 +12,8 @@
 
 A NumPy function named `x_forward` whose module also defines `x_backward` is taken as a pair
 automatically. A third-party package the file imports but the grader lacks gets a stand-in that
-raises when used (standins.py), so the file's other components can still be checked. Importing
+raises when used (standins.py), so the file's other components can still be checked; names NumPy 2
+removed (`np.float_`) get their NumPy 1 meaning (numpy_removed_names.py). Importing
 runs the candidate's top-level code, so it runs under the same protection as every other
 candidate call (time limit, output captured, exceptions reported); any failure raises `LoadError`,
 which the CLI turns into exit status 2.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from . import numpy_removed_names
 from .calls import Finished, Raised, TimedOut, run_limited
 from .notebook_calls import left_out_note
 from .package_import import (
@@ -146,6 +148,7 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
             return import_with_standins(lambda: _import_file(loc, package_root), folder)
         return importlib.import_module(loc), []
 
+    numpy_removed_names.install()           # `np.float_` in code written for NumPy 1
     outcome = run_limited(do_import, timeout)
     if isinstance(outcome, TimedOut):
         raise LoadError(f"candidate: importing {loc!r} did not finish within {timeout:g} s "
@@ -160,6 +163,8 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
                         f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
     module, notes = outcome.value
+    if (given := numpy_removed_names.note(loc if _is_file_location(loc) else None)) is not None:
+        notes = [*notes, given]
     left_out = LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
     if left_out:
         notes = [*notes, skipped_note(os.path.basename(loc), left_out)]

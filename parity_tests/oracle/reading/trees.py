@@ -71,8 +71,10 @@ O = Child("out_proj", "linear", _t("out_proj", "W_o", "w_o", "Wo", "wo", "W_O", 
                                    "out_lin", "lin_o", "proj_out", "W_out", "wout", "fc", "linears.3",
                                    "WO", "output_linear", "concat_proj", "W_0", "O"),
           _t("W_o", "Wo", "w_o", "wo", "W_O", "WO", "out_weight", "W_out", "o_weight", "W_0",
-             "output_transform", "out_transform", "o_transform", "output_weight", "output_matrix"),
-          _t("b_o", "bo", "o_bias", "bias_o", "out_bias", "b_out", "b_O", "B_o", "bO", "b_0"))
+             "output_transform", "out_transform", "o_transform", "output_weight", "output_matrix",
+             "out_proj_weight"),
+          _t("b_o", "bo", "o_bias", "bias_o", "out_bias", "b_out", "b_O", "B_o", "bO", "b_0",
+             "out_proj_bias"))
 PACKED_QKV = _t("in_proj", "c_attn", "qkv", "qkv_proj", "to_qkv", "W_qkv", "Wqkv", "w_qkv",
                 "qkv_linear", "attn", "query_key_value", "in_proj_qkv")
 PACKED_RAW = (("in_proj_weight", "in_proj_bias"), ("W_qkv", "b_qkv"), ("Wqkv", "bqkv"),
