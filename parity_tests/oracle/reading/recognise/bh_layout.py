@@ -1,8 +1,9 @@
 """Recogniser: scaled dot-product attention written for (batch*heads, T, d) tensors (torch.bmm, as in
 d2l's DotProductAttention; NumPy code computing `K.transpose(0, 2, 1)`; code asserting
-`Q.dim() == 3`). Found by a probe when the adapter is prepared, only for code that calls bmm,
-reorders exactly three axes (`.transpose(0, 2, 1)`, `.permute(0, 2, 1)`) or compares a tensor's
-number of axes with 3 (`x.dim() == 3`, `x.ndim == 3`, `len(x.shape) == 3`), read from its text or
+`Q.dim() == 3`; `np.einsum("bqd,bkd->bqk", q, k)`). Found by a probe when the adapter is
+prepared, only for code that calls bmm, reorders exactly three axes (`.transpose(0, 2, 1)`,
+`.permute(0, 2, 1)`), compares a tensor's number of axes with 3 (`x.dim() == 3`, `x.ndim == 3`,
+`len(x.shape) == 3`) or spells an einsum with three axes per operand, read from its text or
 from the same module's functions it calls: a call on (B, H, T, d) inputs raises, the same call on (B*H, T, d) inputs
 returns (B*H, T, d_v). The oracle then merges the batch and head axes of q, k, v and of the mask on the way in and
 splits them on the way out; gradients flow back through the reshape.
@@ -75,8 +76,9 @@ def probe(adapter) -> None:
 def three_axis_code(obj) -> bool:
     """Whether the text of `obj` (a function or a class; the candidate and the same module's
     functions it calls) is written for 3-axis tensors: it reorders exactly three axes by constants
-    (`x.transpose(0, 2, 1)`, `x.permute(0, 2, 1)`) or compares a number of axes with 3
-    (`assert q.dim() == 3`, `x.ndim != 3`, `len(x.shape) == 3`)."""
+    (`x.transpose(0, 2, 1)`, `x.permute(0, 2, 1)`), compares a number of axes with 3
+    (`assert q.dim() == 3`, `x.ndim != 3`, `len(x.shape) == 3`) or spells an einsum with three
+    axes per operand (`einsum("bqd,bkd->bqk", q, k)`)."""
     if inspect.isclass(obj):                    # its own code and its bases' (a subclass's forward)
         return any(_text_is_three_axis(c) for c in obj.__mro__
                    if c.__module__.split(".")[0] not in ("builtins", "torch", "numpy"))
@@ -88,7 +90,21 @@ def _text_is_three_axis(obj) -> bool:
         tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
     except (OSError, TypeError, SyntaxError, ValueError):
         return False
-    return any(_reorders_three(n) or _counts_three_axes(n) for n in ast.walk(tree))
+    return any(_reorders_three(n) or _counts_three_axes(n) or _einsum_three(n) for n in ast.walk(tree))
+
+
+def _einsum_three(n) -> bool:
+    """`np.einsum("bqd,bkd->bqk", q, k)` (any module's einsum): every operand and the result
+    spelt with exactly three axes, no `...` to take a head axis."""
+    if not (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Constant)
+            and isinstance(n.args[0].value, str)):
+        return False
+    f = n.func
+    if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")) != "einsum":
+        return False
+    spec = n.args[0].value.replace(" ", "")
+    terms = spec.replace("->", ",").split(",")
+    return "->" in spec and all(len(t) == 3 and t.isalpha() for t in terms)
 
 
 def _reorders_three(n) -> bool:
