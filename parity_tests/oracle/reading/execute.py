@@ -334,9 +334,9 @@ class ExecuteMixin:
         if rows:                             # the candidate saw reordered positions
             dout = FORWARD.take_keys(dout, self.key_perm, 1)
         before = BACKWARD.snapshot(inst.obj)
-        grads = (backward or inst.obj.backward)(self.ops.upstream(dout))
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
+        grads = BACKWARD.ungroup_inputs((backward or inst.obj.backward)(self.ops.upstream(dout)), len(targets))
         kept = None
         if grads is None:                    # kept on the object, not returned (kept_input_grads)
             shapes = [(a, case.inputs[k.split(":", 1)[1]].shape) for a, k in targets]

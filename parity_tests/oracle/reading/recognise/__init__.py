@@ -41,7 +41,8 @@ RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) bi
               said plainly instead of a weight blamed (gated_ffn); attention whose every head is
               d_model wide, (heads * d_model, d_model) projections, said plainly (wide_heads)
 BACKWARD      parameter gradients under names of their own, found by behaviour (grad_behaviour);
-              input gradients a backward returning None kept on the object (kept_input_grads)
+              input gradients a backward returning None kept on the object (kept_input_grads);
+              input gradients returned grouped in one tuple ahead of the rest (grouped_input_grads)
 MASKS         attention that masks the future itself, no mask argument (builtin_causal, on drawn
               weights written through the slots, not the constructor's);
               masks handed to torch.nn.MultiheadAttention in torch's form (torch_mha_mask);
@@ -90,6 +91,7 @@ from . import (
     gated_ffn,
     global_width,
     grad_behaviour,
+    grouped_input_grads,
     head_axes,
     hidden_mask,
     inner_norm,
@@ -181,7 +183,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           no_grad=pe_table.NO_GRAD, learned_table=learned_table.place, frozen=frozen.place),
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
-          fd_check=grad_behaviour.fd_check, kept_input_grads=kept_input_grads.read),
+          fd_check=grad_behaviour.fd_check, kept_input_grads=kept_input_grads.read,
+          ungroup_inputs=grouped_input_grads.ungroup),
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
