@@ -10,6 +10,7 @@ from ..components import REF, Case
 from ..core.completeness import UNREAD
 from ..core.options import CandidateProblem
 from . import naming
+from .autograd_tensors import given_backward
 from .recognise import hooks
 from .slots import candidate_arrays, convert_mask, entry_grad, read_param_grad
 from .table_call import execute_table
@@ -71,9 +72,7 @@ class ExecuteMixin:
                 param_leaves[cname] = ops.leaf(arr, grad=torch_mode)
         leaves, feeds, fed_np, masks_np, mask_feeds, values = self.feed(case, torch_mode)
         # call
-        extra = {}
-        for cname, leaf in param_leaves.items():
-            extra[cname] = leaf
+        extra = dict(param_leaves)
         values = OUTPUT.with_token_ids(self.caps, values, feeds, ops)     # a table from ids
         ret = inst.binding.call(inst.call, values, extra)
         # inputs must come back untouched
@@ -129,8 +128,8 @@ class ExecuteMixin:
             self._torch_backward(out, case, leaves, param_leaves, inst, produced)
         elif self.mode == "pair":
             self._pair_backward(cache, case, inst, produced)
-        elif self.hooks is not None and self.hooks.backward is not None:
-            self._module_backward(case, inst, produced, backward=lambda d: self.hooks.backward(inst.obj, d))
+        elif (bwd := given_backward(self.hooks, ops, inst.obj)) is not None:   # adapter file, own autograd
+            self._module_backward(case, inst, produced, backward=bwd)
         elif inst.obj is not None and callable(getattr(inst.obj, "backward", None)):
             self._module_backward(case, inst, produced)
         else:

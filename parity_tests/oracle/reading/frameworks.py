@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.options import Options
+from . import autograd_tensors
 from .loader import Loaded
 
 
@@ -104,7 +105,11 @@ def plain_tensor_class(obj, module=None) -> bool:
 
 
 def ops_for(framework: str, loaded: Loaded, opts: Options):
-    """The operations for a check: torch's, NumPy's, or NumPy's over torch tensors (TensorOps)."""
+    """The operations for a check: torch's, NumPy's, NumPy's over torch tensors (TensorOps), or
+    NumPy's with inputs as leaves of the candidate's own autograd tensors (autograd_tensors.py)."""
+    if framework == "numpy" and opts.framework == "auto" and \
+            (tensor_cls := autograd_tensors.tensor_class(loaded)) is not None:
+        return autograd_tensors.AutogradOps(tensor_cls)      # an autograd of the candidate's own
     if framework == "torch":
         ops = TorchOps()
     elif framework == "numpy" and opts.framework == "auto" and loaded.backward is None and \
