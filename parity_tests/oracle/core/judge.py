@@ -18,6 +18,9 @@ from .modes import WHAT as MODE_WHAT
 from .modes import mode_difference
 from .verdicts import Outcome, axes_for
 
+FLOAT32_ONLY = ("; code that computes in float32 whatever it is given, as some libraries of their own "
+                "do, is checked with --dtype float32")
+
 
 def rep_got(reply, mode: str, key: str) -> np.ndarray:
     """What the candidate gave for `key` in `mode` (NaN where it gave nothing)."""
@@ -82,7 +85,8 @@ class Judge:
                     None, opts.dtype):
                 return Outcome("wrong_dtype", quantity=q.key,
                                message=f"output has dtype {reply.dtypes['output']}, inputs were "
-                                       f"{opts.dtype} (the output must keep the input dtype)",
+                                       f"{opts.dtype} (the output must keep the input dtype"
+                                       + (FLOAT32_ONLY if reply.dtypes["output"] == "float32" else "") + ")",
                                case=case, mapping=mapping, checked=out.checked)
             if q.key == "output" and opts.check_dtype and opts.dtype == "float32" and not \
                     np.array_equal(got.astype(np.float32).astype(np.float64), got, equal_nan=True):
