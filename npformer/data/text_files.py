@@ -12,6 +12,10 @@ ending with a newline, so that one file's last line never runs into the next fil
 
 Line endings are normalised to "\\n" (Windows and old-Mac files give the same characters); a UTF-8
 byte-order mark at the start of a file is dropped.
+
+A file is read whole, so one whose bytes and decoded text (twice its size, beside the files read
+before it) cannot fit in the memory this process can still allocate is refused, naming it and its
+size, before a byte of it is read (a 20 GB log was read until the process ran out of memory).
 """
 from __future__ import annotations
 
@@ -20,10 +24,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TextFileError", "Corpus", "normalise_text", "read_text_file", "read_corpus", "read_saved"]
+from npformer.guards.rules import available_memory, format_bytes
+
+__all__ = ["TextFileError", "TextTooLargeError", "Corpus", "normalise_text", "read_text_file", "read_corpus",
+           "read_saved"]
 
 MISSING = "no such file or folder"
 WIDE_PROBE = 8192                   # bytes looked at to tell UTF-16/UTF-32 text from binary
+READ_COPIES = 2                     # a file held at once as its bytes and as their decoded text
 
 
 class TextFileError(ValueError):
@@ -32,6 +40,11 @@ class TextFileError(ValueError):
     def __init__(self, path, problem: str):
         self.path, self.problem = str(path), problem
         super().__init__(f"--data {path}: {problem}")
+
+
+class TextTooLargeError(TextFileError):
+    """A text file too large to read into this process's memory (inside a folder too: it is text,
+    so skipping it would train on less than the user gave)."""
 
 
 @dataclass
@@ -73,8 +86,25 @@ def _wildcard_hint(p: Path) -> str:
             f"({matched}): write it unquoted (--data notes/*.txt), or give the folder")
 
 
-def read_text_file(path) -> str:
-    """The text of one file (TextFileError when it is empty, binary or not UTF-8)."""
+def _check_fits_memory(path, p: Path, read_before: int) -> None:
+    """TextTooLargeError when file `p`, held as its bytes and as their decoded text beside the
+    `read_before` bytes of text read before it, cannot fit in the memory this process can still
+    allocate (a lower bound: encoding the text for a model needs more)."""
+    mem = available_memory()
+    size = p.stat().st_size
+    need = READ_COPIES * size + read_before
+    if not mem or need <= mem:
+        return
+    before = f", with the {format_bytes(read_before)} of text read before it," if read_before else ""
+    raise TextTooLargeError(path, f"too large to read: {format_bytes(size)}; its bytes and their "
+                                  f"decoded text{before} take at least {format_bytes(need)}, more "
+                                  f"than the {format_bytes(mem)} this machine has available; train "
+                                  f"on a part of it, e.g. head -c 100M {p.name} > {p.stem}.part.txt")
+
+
+def read_text_file(path, read_before: int = 0) -> str:
+    """The text of one file (TextFileError when it is empty, binary, not UTF-8, or too large to
+    hold beside the `read_before` bytes of text already read)."""
     p = _path(path)
     if not p.exists():
         where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
@@ -85,6 +115,7 @@ def read_text_file(path) -> str:
     if not p.is_file():
         raise TextFileError(path, "not a regular file (a pipe, device or socket: the text is read "
                                   "twice, to train and again to resume, so write it to a file)")
+    _check_fits_memory(path, p, read_before)
     try:
         data = p.read_bytes()
     except OSError as e:
@@ -205,30 +236,35 @@ def read_corpus(paths) -> Corpus:
         raise TextFileError("", "expected at least one file or folder")
     parts, files, skipped = [], [], []
     seen: dict = {}                # (device, inode) and text SHA-256 -> the path read first
+    held = 0                       # bytes of the files read so far
     for path in paths:
         p = _path(path)
         if p.is_dir():
             found, left_out = 0, 0
             for f in _folder_files(p):
                 try:
-                    t = read_text_file(f)
+                    t = read_text_file(f, held)
                     _read_once(f, t, seen)
+                except TextTooLargeError:
+                    raise
                 except TextFileError as e:
                     skipped.append((str(f), e.problem))
                     left_out += 1
                     continue
                 parts.append(t)
                 files.append(str(f))
+                held += f.stat().st_size
                 found += 1
             if not found:
                 why = f" ({left_out} files skipped: empty, binary, not UTF-8, not readable or " \
                       f"read already or copies)" if left_out else " (it is empty)"
                 raise TextFileError(path, f"the folder holds no text files{why}")
         else:
-            t = read_text_file(p)
+            t = read_text_file(p, held)
             _read_once(p, t, seen)
             parts.append(t)
             files.append(str(p))
+            held += p.stat().st_size
     text = "".join(t if t.endswith("\n") else t + "\n" for t in parts)
     return Corpus(text=text, files=files, skipped=skipped)
 
