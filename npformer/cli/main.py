@@ -35,10 +35,26 @@ from npformer.cli.plot import cmd_plot
 from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
 
-__all__ = ["main", "COMMANDS"]
+__all__ = ["main", "COMMANDS", "out_of_memory_message"]
+
+# what makes each command's arrays smaller, for its out-of-memory line
+SMALLER = {"train": "use smaller sizes (--batch-size, --eval-size, --max-len, --d-model, --d-ff)",
+           "evaluate": "use a smaller --eval-size",
+           "generate": "use fewer or shorter INPUTs, a smaller --beam or --max-new-tokens",
+           "plot": "use a shorter --input"}
 
 COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_generate,
             "gradcheck": cmd_gradcheck, "plot": cmd_plot}
+
+
+def out_of_memory_message(args, error: MemoryError) -> str:
+    """One line for a MemoryError: NumPy's own words when it gave some, what to make smaller for
+    this command, and the text of --data, which is read whole and encoded at about 10 times its size."""
+    detail = f" ({error})" if str(error) else ""
+    smaller = SMALLER.get(args.command, "use smaller sizes")
+    data = " or less text in --data (reading and encoding it takes about 10 times its size)" \
+        if getattr(args, "data", None) else ""
+    return f"out of memory{detail}; {smaller}{data}"
 
 
 def main(argv=None) -> int:
@@ -68,8 +84,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     except MemoryError as e:                              # sizes beyond the machine: no traceback
-        print(f"npformer {args.command}: error: out of memory ({e}); use smaller sizes "
-              f"(--batch-size, --eval-size, --max-len, --d-model, --d-ff)", file=sys.stderr)
+        print(f"npformer {args.command}: error: {out_of_memory_message(args, e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         line, code = interrupted_message(args, e)
