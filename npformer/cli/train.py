@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from npformer.cli import backends
 from npformer.cli.common import check_backend, describe, heldout_set, task_from, torch_and_device
@@ -115,7 +116,14 @@ def _save(args, state, ev, train_s: float) -> None:
     if hasattr(ev, "metrics"):                            # BLEU/chrF, or accuracy and macro F1
         metadata["metrics"].update(ev.metrics())
     try:
-        path = save_training_state(args.save, state, metadata=metadata)
+        path = save_training_state(args.save, state, metadata=metadata, overwrite=args.overwrite)
+    except FileExistsError:                               # written there since the checks
+        path = _save_beside(args, save_training_state, state, metadata)
+        raise OutputPathError("--save", args.save, f"was written by another program while this run "
+                                                  f"trained (another run saving there?) and is left "
+                                                  f"as it is; this run's checkpoint (step "
+                                                  f"{state.step}) is saved as {path} (with "
+                                                  f"--overwrite a run replaces the file)") from None
     except OSError as e:
         kept = "the earlier file there is unchanged" if os.path.exists(args.save) else \
             "nothing was written"
@@ -123,6 +131,30 @@ def _save(args, state, ev, train_s: float) -> None:
                                                   f"({kept})") from None
     args.saved = str(path)                                # an interruption now: say it is saved
     print(f"saved checkpoint {path} (step {state.step})")
+
+
+def _save_beside(args, save_training_state, state, metadata) -> str:
+    """Save under the first free name `<stem>-<k><suffix>` beside --save (never replacing a file);
+    the path written, also recorded as args.saved for an interruption's message."""
+    from npformer.io.files import OutputPathError
+    base = Path(args.save)
+    for k in range(1, 1000):
+        candidate = base.with_name(f"{base.stem}-{k}{base.suffix}")
+        if os.path.lexists(candidate):
+            continue
+        try:
+            path = save_training_state(candidate, state, metadata=metadata, overwrite=False)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise OutputPathError("--save", args.save, f"was written by another program while this "
+                                                      f"run trained, and saving beside it as "
+                                                      f"{candidate} failed: {e.strerror or e}") from None
+        args.saved = str(path)
+        return str(path)
+    raise OutputPathError("--save", args.save, "was written by another program while this run "
+                                              "trained, and no free name beside it was found; "
+                                              "nothing was saved")
 
 
 def cmd_train(args) -> int:

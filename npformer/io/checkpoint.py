@@ -79,8 +79,10 @@ def _optimizer_portable(path, model: Module, optimizer) -> dict[str, Any]:
 
 
 def save_checkpoint(path, model: Module, optimizer=None, schedule=None, step: int = 0,
-                    metadata: dict[str, Any] | None = None) -> Path:
-    """Save an npformer model (and optionally optimizer, schedule, training step, JSON metadata)."""
+                    metadata: dict[str, Any] | None = None, overwrite: bool = True) -> Path:
+    """Save an npformer model (and optionally optimizer, schedule, training step, JSON metadata).
+    An existing file at `path` is replaced, as torch.save does; `overwrite=False` keeps it and raises
+    FileExistsError, also for a file another program writes there while this one is saved."""
     if not isinstance(model, Module):
         raise TypeError(f"save_checkpoint: model: expected an npformer Module, got "
                         f"{type(model).__name__}")
@@ -93,7 +95,7 @@ def save_checkpoint(path, model: Module, optimizer=None, schedule=None, step: in
     return write_checkpoint(path, writer="npformer", model_class=type(model).__name__, config=config,
                             state=model.state_dict(), optimizer_state=opt_state,
                             schedule_state=sched_state, step=step, metadata=metadata,
-                            versions={"numpy": np.__version__})
+                            versions={"numpy": np.__version__}, overwrite=overwrite)
 
 
 def model_class_for(ckpt: Checkpoint, package: str = "npformer"):

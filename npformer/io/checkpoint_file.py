@@ -103,7 +103,7 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
                      state: dict[str, np.ndarray], optimizer_state: dict[str, Any] | None = None,
                      schedule_state: dict[str, Any] | None = None, step: int = 0,
                      metadata: dict[str, Any] | None = None,
-                     versions: dict[str, str] | None = None) -> Path:
+                     versions: dict[str, str] | None = None, overwrite: bool = True) -> Path:
     """Write a checkpoint from plain arrays (what both twins' save_checkpoint call).
 
     The file is written to `.<name>.tmp.<pid>.<thread>` in the same folder, fsynced and renamed into place
@@ -147,4 +147,4 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
     arrays["format"] = np.array(FORMAT_NAME)
     arrays["format_version"] = np.array(FORMAT_VERSION, dtype=np.int64)
     arrays["header"] = np.array(text)
-    return atomic_write(path, lambda f: np.savez(f, **arrays))
+    return atomic_write(path, lambda f: np.savez(f, **arrays), replace=overwrite)

@@ -7,10 +7,12 @@ Every file npformer writes for a user (checkpoints, plots, results) goes through
                                                        (unless overwrite), or whose folder cannot be
                                                        written; create missing parent folders
     check_output_dir(path, option)                     the same for an output folder (created if missing)
-    atomic_write(path, write)                          write(f) into `.<name>.tmp.<pid>.<thread>` beside
+    atomic_write(path, write, replace=True)            write(f) into `.<name>.tmp.<pid>.<thread>` beside
                                                        `path`, flush + fsync it, rename it over `path`,
                                                        fsync the folder; on any error the temp file is
-                                                       removed and whatever was at `path` is untouched
+                                                       removed and whatever was at `path` is untouched;
+                                                       replace=False: FileExistsError when `path`
+                                                       exists by then (never replaced)
     clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>[.<thread>]` files whose
                                                        process is dead (left by a kill -9 in a save)
 
@@ -268,14 +270,31 @@ def named_os_error(e: OSError, path: Path, kept: str) -> OSError:
     return new
 
 
-def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None) -> Path:
+def _link_new(tmp: Path, path: Path) -> None:
+    """Give the complete file `tmp` the name `path` only if nothing has that name: a hard link, which
+    the kernel refuses (FileExistsError) when `path` exists, so a file another program wrote there
+    since the checks is never replaced. Where links are not supported, a check then a rename."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
+        os.replace(tmp, path)
+
+
+def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None,
+                 replace: bool = True) -> Path:
     """Write a file atomically: `write(f)` fills a temp file, which is fsynced and renamed to `path`.
 
     Stale temp files of dead processes for the same `path` are removed first. On any failure (disk
     full, interrupted, an exception inside `write`) the temp file is removed, the earlier file at
     `path` (if any) is untouched, and the error is raised: an OSError as an OSError of the same class,
     errno and strerror whose filename is `path`, with a note saying whether an earlier file was
-    kept; with `option` given, an OutputPathError naming the option instead.
+    kept; with `option` given, an OutputPathError naming the option instead. `replace=False`: a file
+    at `path` by the time the new one is complete (written since the caller checked the path) is
+    kept, and FileExistsError (an OSError, so as above) is raised.
     """
     path = Path(path)
     folder = path.absolute().parent
@@ -287,7 +306,10 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             f.flush()
             os.fsync(f.fileno())
         with signals_deferred():                      # the rename and its record, whole (committed.py)
-            os.replace(tmp, path)
+            if replace:
+                os.replace(tmp, path)
+            else:
+                _link_new(tmp, path)
             record_written(path)
             fsync_dir(folder)
     except OSError as e:

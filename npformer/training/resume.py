@@ -194,9 +194,10 @@ def _backend(backend) -> ResumeBackend:
 
 
 def save_training_state(path, state: TrainState, metadata: dict | None = None,
-                        backend: str | None = None):
+                        backend: str | None = None, overwrite: bool = True):
     """Write `state` (model, optimizer, schedule, stream and dropout positions, step, TrainConfig,
-    task) as one checkpoint, atomically. `metadata` adds JSON fields (e.g. metrics)."""
+    task) as one checkpoint, atomically. `metadata` adds JSON fields (e.g. metrics). `overwrite=False`
+    keeps a file already at `path` (FileExistsError), as save_checkpoint does."""
     if not isinstance(state, TrainState):
         raise TypeError(f"save_training_state: state: expected a TrainState (load_training_state "
                         f"returns one; TrainState(model, optimizer, schedule, stream, config, task, "
@@ -210,7 +211,7 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
                 resume={"stream": state.stream.state_dict(),
                         "dropout_rng": dropout_rng_state(state.model)})
     return be.save_checkpoint(path, state.model, state.optimizer, state.schedule, step=state.step,
-                              metadata=meta)
+                              metadata=meta, overwrite=overwrite)
 
 
 def load_training_state(path, backend: str = "numpy", device=None) -> TrainState:

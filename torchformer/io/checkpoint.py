@@ -188,9 +188,10 @@ def portable_to_optimizer_state(path, model: torch.nn.Module, opt: torch.optim.O
 
 
 def save_checkpoint(path, model: torch.nn.Module, optimizer=None, schedule=None, step: int = 0,
-                    metadata: dict[str, Any] | None = None) -> Path:
+                    metadata: dict[str, Any] | None = None, overwrite: bool = True) -> Path:
     """Save a torchformer model (and optionally its torch.optim optimizer, WarmupSchedule, training
-    step and JSON metadata) in the format npformer reads."""
+    step and JSON metadata) in the format npformer reads. `overwrite=False` keeps an existing file
+    at `path` and raises FileExistsError, as npformer's does."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"save_checkpoint: model: expected a torch.nn.Module, got "
                         f"{type(model).__name__}")
@@ -205,7 +206,8 @@ def save_checkpoint(path, model: torch.nn.Module, optimizer=None, schedule=None,
     return write_checkpoint(path, writer="torchformer", model_class=type(model).__name__,
                             config=config, state=state, optimizer_state=opt_state,
                             schedule_state=sched_state, step=step, metadata=metadata,
-                            versions={"numpy": np.__version__, "torch": torch.__version__})
+                            versions={"numpy": np.__version__, "torch": torch.__version__},
+                            overwrite=overwrite)
 
 
 def _as_checkpoint(path_or_ckpt) -> Checkpoint:
