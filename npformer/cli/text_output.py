@@ -85,13 +85,14 @@ def stop_strings(args, decode):
 
 def write_samples(args, samples: list[str]) -> None:
     """The samples into --out (UTF-8, one after another, each followed by a newline), atomically;
-    nothing without --out."""
+    nothing without --out. Without --overwrite a file another program wrote there since the checks
+    is kept (an OutputPathError says so)."""
     out = getattr(args, "out", None)
     if out is None:
         return
     from npformer.io.files import atomic_write
     # surrogateescape: bytes of a command-line INPUT that were not UTF-8 go back out as they came
     data = "".join(s + "\n" for s in samples).encode("utf-8", "surrogateescape")
-    atomic_write(out, lambda f: f.write(data), option="--out")
+    atomic_write(out, lambda f: f.write(data), option="--out", replace=bool(getattr(args, "overwrite", False)))
     args.written_out = str(out)                           # an interruption now: say it is written
     print(f"wrote {len(samples)} sample(s) to {out}")

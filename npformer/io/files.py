@@ -315,6 +315,10 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
     except OSError as e:
         what = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         kept = "the earlier file there is unchanged" if path.exists() else "nothing was written"
+        if option is not None and not replace and isinstance(e, FileExistsError):
+            raise OutputPathError(option, path, "was written by another program while this one "
+                                                "worked, and is left as it is (--overwrite "
+                                                "replaces it)") from None
         if option is None:           # the same OSError subclass and errno, naming the file
             raise named_os_error(e, path, kept) from None
         raise OutputPathError(option, path, f"write failed: {what} ({kept})") from None
