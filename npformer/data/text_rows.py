@@ -19,6 +19,7 @@ A TSV header (a first line whose second field is `label`, or `source<TAB>target`
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from dataclasses import dataclass, field
@@ -121,6 +122,24 @@ def read_labelled(path) -> Rows:
     text = read_text_file(path)
     if not path.lower().endswith(".csv"):
         return _two_fields(path, text, ("text", "label"), lambda a, b: b in LABEL_COLUMNS)
+    with _fields_up_to(len(text)):
+        return _read_csv(path, text)
+
+
+@contextlib.contextmanager
+def _fields_up_to(n: int):
+    """csv's limit on one field's length (131,072 characters by default, for the whole process)
+    raised to `n` while a file is read, then put back: a long text in one row is valid CSV."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(max(n, old))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def _read_csv(path: str, text: str) -> Rows:
+    """The rows of a CSV file's `text` (header naming a text and a label column)."""
     reader = csv.reader(io.StringIO(text))
     try:
         header = [h.strip().lower() for h in next(reader)]
