@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from npformer.cli import backends
 from npformer.cli.common import check_backend, describe, heldout_set, task_from, torch_and_device
@@ -136,25 +135,16 @@ def _save(args, state, ev, train_s: float) -> None:
 def _save_beside(args, save_training_state, state, metadata) -> str:
     """Save under the first free name `<stem>-<k><suffix>` beside --save (never replacing a file);
     the path written, also recorded as args.saved for an interruption's message."""
-    from npformer.io.files import OutputPathError
-    base = Path(args.save)
-    for k in range(1, 1000):
-        candidate = base.with_name(f"{base.stem}-{k}{base.suffix}")
-        if os.path.lexists(candidate):
-            continue
-        try:
-            path = save_training_state(candidate, state, metadata=metadata, overwrite=False)
-        except FileExistsError:
-            continue
-        except OSError as e:
-            raise OutputPathError("--save", args.save, f"was written by another program while this "
-                                                      f"run trained, and saving beside it as "
-                                                      f"{candidate} failed: {e.strerror or e}") from None
-        args.saved = str(path)
-        return str(path)
-    raise OutputPathError("--save", args.save, "was written by another program while this run "
-                                              "trained, and no free name beside it was found; "
-                                              "nothing was saved")
+    from npformer.io.files import OutputPathError, save_beside
+    try:
+        path = save_beside(args.save, lambda p: save_training_state(p, state, metadata=metadata,
+                                                                    overwrite=False))
+    except OSError as e:
+        raise OutputPathError("--save", args.save, f"was written by another program while this "
+                                                  f"run trained, and saving beside it failed: "
+                                                  f"{e.strerror or e}; nothing was saved") from None
+    args.saved = str(path)
+    return str(path)
 
 
 def cmd_train(args) -> int:

@@ -13,6 +13,8 @@ Every file npformer writes for a user (checkpoints, plots, results) goes through
                                                        removed and whatever was at `path` is untouched;
                                                        replace=False: FileExistsError when `path`
                                                        exists by then (never replaced)
+    save_beside(path, save)                            save(p) under the first free name `<stem>-<k><suffix>`
+                                                       beside `path` (a run whose output appeared meanwhile)
     clean_stale_temps(folder, name)                    remove `.<name>.tmp.<pid>[.<thread>]` files whose
                                                        process is dead (left by a kill -9 in a save)
 
@@ -34,7 +36,7 @@ from npformer.io.committed import record_written, signals_deferred
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
            "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
-           "write_target_problem"]
+           "write_target_problem", "save_beside"]
 
 
 class OutputPathError(ValueError):
@@ -282,6 +284,22 @@ def _link_new(tmp: Path, path: Path) -> None:
         if os.path.lexists(path):
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
         os.replace(tmp, path)
+
+
+def save_beside(path, save: Callable[[Path], Path], tries: int = 999) -> Path:
+    """`save(p)` for the first free name p = `<stem>-<k><suffix>` beside `path`, k = 1, 2, ...; `save`
+    must refuse a name taken meanwhile with FileExistsError (an `overwrite=False` write), and the next
+    name is tried. FileExistsError when `tries` names are taken."""
+    base = Path(path)
+    for k in range(1, tries + 1):
+        candidate = base.with_name(f"{base.stem}-{k}{base.suffix}")
+        if os.path.lexists(candidate):
+            continue
+        try:
+            return save(candidate)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"no free name beside it ({tries} tried)", str(path))
 
 
 def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = None,

@@ -267,6 +267,7 @@ def _run(args) -> int:
         return 2
     torch.set_num_threads(max(1, args.threads))
     dev = init(args.device, seed=args.seed)
+    code = 0                                  # rank 0's save may make it 2 (_save)
     try:
         fields = dict(num_symbols=args.num_symbols, min_len=args.min_len, max_len=args.max_len,
                       num_pairs=args.num_pairs, seed=args.seed)
@@ -307,12 +308,29 @@ def _run(args) -> int:
                             "processes": world_size()}
                 if hasattr(ev, "metrics"):              # BLEU/chrF, or accuracy and macro F1
                     metadata["metrics"].update(ev.metrics())
-                path = save_training_state(args.save, state, metadata=metadata)
-                print(f"saved checkpoint {path} (step {res.steps}; `npformer train --resume` "
-                      f"continues it, `npformer evaluate` reads it)", flush=True)
+                code = _save(args, save_training_state, state, metadata, res.steps)
         dist.barrier()                        # the others wait for rank 0's evaluation and save
     finally:
         dist.destroy_process_group()
+    return code
+
+
+def _save(args, save_training_state, state, metadata, steps: int) -> int:
+    """Rank 0's save of --save, never replacing a file another program wrote there while the run
+    trained (the launcher checked the path first): the run is then saved beside it (`X-1.npz`) and
+    an error line says both (exit status 2)."""
+    from npformer.io.files import save_beside
+    try:
+        path = save_training_state(args.save, state, metadata=metadata, overwrite=False)
+    except FileExistsError:
+        path = save_beside(args.save, lambda p: save_training_state(p, state, metadata=metadata,
+                                                                    overwrite=False))
+        print(f"error: --save {args.save}: was written by another program while this run trained "
+              f"(another run saving there?) and is left as it is; this run's checkpoint (step "
+              f"{steps}) is saved as {path}", file=sys.stderr, flush=True)
+        return 2
+    print(f"saved checkpoint {path} (step {steps}; `npformer train --resume` "
+          f"continues it, `npformer evaluate` reads it)", flush=True)
     return 0
 
 
