@@ -244,7 +244,7 @@ class MirrorTask:
     def examples_from_text(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of user sentences such as "abc#c_a" ("_" is [MASK]); a clear error otherwise."""
         v = self.vocab
-        rows = [v.encode(t) for t in texts]
+        rows = [v.encode(t, name=f"input {t!r}") for t in texts]
         for t, r in zip(texts, rows):
             if not 1 <= len(r) <= 2 * self.max_len + 1:
                 raise ValueError(f"input {t!r}: expected 1..{2 * self.max_len + 1} symbols, got "

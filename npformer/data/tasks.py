@@ -378,7 +378,7 @@ def examples_from_text(task: Task, texts: Sequence[str]) -> Examples:
     if getattr(task, "is_lm", False) or getattr(task, "is_text", False):  # "12+7=", your text
         return task.examples_from_text(texts)
     vocab = task.vocab
-    ids = [vocab.encode(t) for t in texts]
+    ids = [vocab.encode(t, name=f"input {t!r}") for t in texts]
     for t, row in zip(texts, ids):
         if not 1 <= len(row) <= task.max_len:
             raise ValueError(f"input {t!r}: expected 1..{task.max_len} symbols (the task's max_len), "

@@ -45,18 +45,22 @@ class Vocab:
     def symbols(self) -> list[str]:
         return self.tokens[NUM_SPECIAL:]
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text: str, name: str = "text") -> list[int]:
         """Symbol ids of `text` (no BOS/EOS). Single-character vocabularies read "abc" or "a b c";
-        others read whitespace-separated tokens. Unknown symbols are a ValueError naming them."""
+        others read whitespace-separated tokens. Unknown symbols are a ValueError naming them
+        (and `name`, what the text is: "input 'xyz'" for a command's INPUT)."""
         if not isinstance(text, str):
-            raise TypeError(f"text: expected a str, got {type(text).__name__}")
+            raise TypeError(f"{name}: expected a str, got {type(text).__name__}")
         parts = text.split() if (not self.single_char or any(c.isspace() for c in text)) \
             else list(text)
         unknown = [p for p in parts if p not in self.index or self.index[p] < NUM_SPECIAL]
         if unknown:
             shown = "".join(self.symbols) if self.single_char else " ".join(self.symbols[:8]) + " ..."
-            raise ValueError(f"text: unknown symbols {sorted(set(unknown))}; this vocabulary has "
-                             f"{self.num_symbols} symbols: {shown}")
+            spaced = self.single_char and any(len(p) > 1 for p in unknown)
+            hint = " (a text with spaces is read as symbols separated by spaces, 'a b c'; several " \
+                   "inputs are separate arguments, not one quoted string)" if spaced else ""
+            raise ValueError(f"{name}: unknown symbols {sorted(set(unknown))}; this vocabulary has "
+                             f"{self.num_symbols} symbols: {shown}{hint}")
         return [self.index[p] for p in parts]
 
     def decode(self, ids: Sequence[int], *, strip: bool = True) -> str:
