@@ -86,7 +86,7 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
         return unclaimed
     D, T = case.hyper["d_model"], case.out_shape[1]
     shapes = {n: tuple(space.shapes[n]) if space.shapes.get(n) is not None else () for n in unclaimed}
-    pair = beside_computed({n: slots[n].array() for n in unclaimed if n in slots
+    pair = beside_computed({n: _values(slots[n]) for n in unclaimed if n in slots
                             and _is_table(shapes[n], D, T)}) if len(unclaimed) == 2 else None
     if pair is not None:
         name, own = pair
@@ -114,6 +114,13 @@ def place(adapter, unclaimed: list, slots: dict, space, case) -> list:
             f"the table's own gradient has no reference counterpart)")
     _note(adapter, note)
     return []
+
+
+def _values(slot) -> np.ndarray:
+    """A slot's current values: a NumPy slot's array, a torch slot's parameter as an array."""
+    if hasattr(slot, "array"):
+        return np.asarray(slot.array())
+    return slot.p.detach().cpu().numpy()
 
 
 def _note(adapter, note: str) -> None:
