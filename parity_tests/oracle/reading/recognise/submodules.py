@@ -46,6 +46,10 @@ SIZE_WORDS = ("dim", "dims", "dimension", "dimensions", "dimensionality", "size"
               "features", "units")
 """A last word saying the argument is a width (`feedforward_dimension`), not a block."""
 
+NUMBER_WORDS = ("p", "prob", "probability", "rate", "ratio", "factor", "multiplier", "mult")
+"""A last word saying the argument is a number (`attention_dropout_p`, `mlp_ratio`), not a block;
+so is any name holding a dropout word (`attn_drop`, `mlp_dropout`)."""
+
 
 WORDS = {"mha": ("attention", "attn", "mha", "multihead"),
          "ffn": ("feedforward", "ffn", "ff", "mlp", "pointwise", "positionwise")}
@@ -63,6 +67,8 @@ def role_of(name: str) -> str | None:
     words = [w for w in re.split(r"[^a-z]+", n) if w]
     if words and words[-1] in SIZE_WORDS:       # feedforward_dimension, attention_size: a width
         return None
+    if words and (words[-1] in NUMBER_WORDS or any(w.startswith("drop") for w in words)):
+        return None                             # attention_dropout_p, mlp_ratio: a number
     joined = {a + b for a, b in zip(words, words[1:])}     # feed_forward -> feedforward
     found = {role for role, keys in WORDS.items() if any(k in words or k in joined for k in keys)}
     return found.pop() if len(found) == 1 else None
