@@ -214,15 +214,13 @@ def exec_file_as(name: str, path: str) -> ModuleType:
 
 
 def shadows_own_package(path: str) -> bool:
-    """Whether the file at `path` imports its own package absolutely (`from transformer.feed_forward
-    import X` in `transformer/encoder.py`) while its folder also holds a module of the package's
-    name (`transformer/transformer.py`): with the folder first on sys.path, `transformer` would be
-    that module and the import would fail ("'transformer' is not a package"). Only the text is read."""
+    """Whether the file at `path` imports a package absolutely through one of its modules (`from
+    transformer.feed_forward import X`, `from vision_transformer.model.utils import f`) while its
+    folder also holds a module of the package's name (`transformer/transformer.py`,
+    `vision_transformer/model/vision_transformer.py`): with the folder first on sys.path,
+    `transformer` would be that module and the import would fail ("'transformer' is not a
+    package"). Only the text is read."""
     folder = os.path.dirname(os.path.abspath(path))
-    name = os.path.basename(folder)
-    if not (os.path.isfile(os.path.join(folder, "__init__.py"))
-            and os.path.isfile(os.path.join(folder, name + ".py"))):
-        return False
     try:
         with open(path, encoding="utf-8") as fh:
             tree = ast.parse(fh.read(), filename=path)
@@ -231,4 +229,5 @@ def shadows_own_package(path: str) -> bool:
     dotted = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
               and n.module] + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
                                for a in n.names]
-    return any(m.startswith(name + ".") for m in dotted)
+    return any("." in m and os.path.isfile(os.path.join(folder, m.split(".")[0] + ".py"))
+               for m in dotted)

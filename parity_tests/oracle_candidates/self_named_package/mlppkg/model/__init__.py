@@ -1,0 +1,1 @@
+"""The package's model folder. Our own code."""
