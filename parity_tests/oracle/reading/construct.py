@@ -168,6 +168,8 @@ class ConstructMixin:
         heads = any(p.name.lower() in [a.lower() for a in naming.HYPER_ALIASES["num_heads"]]
                     or naming.names_hyper("num_heads", p.name) for p in params)
         consts.update(OPTIONAL_HEAD_WIDTHS(ctx, params, values, heads, set(consts)))   # d_k=64
+        if depth == 0 and target is getattr(self, "_factory_fn", None):     # d_embed beside d_model
+            consts.update(MODEL_FACTORY.builder_twin_widths(ctx, target, values))
         for p in (INPUT_WIDTHS(params) if "d_model" in values else []):
             consts[p.name] = int(values["d_model"])
             ctx.note(f"constructor argument {p.name!r}: one of the query, key and value widths, "

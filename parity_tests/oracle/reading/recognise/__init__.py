@@ -5,7 +5,8 @@ Registered here, in one place, by the hook point that consults them:
 CONSTRUCTOR   a value for a REQUIRED constructor argument no hyperparameter name matched
               (derived: head width, temperature, device; also an OPTIONAL head width with a
               number for its default beside a head count; configs: config objects;
-              submodules: sub-modules built from the same file's classes; arg_meaning:
+              submodules: sub-modules built from the same file's classes; linear_parts: linear
+              layers handed in by name (qkv_fc, fc1); arg_meaning:
               output widths, lengths, dtypes by their name; flags: required switches such as
               log_attention_weights get False; shape_list: a norm's list of normalised
               dimensions, Norm(parameters_shape=[d_model]); width_multiplier: a feed-forward
@@ -74,6 +75,7 @@ from . import (
     additive_mask,
     affine_free_norm,
     arg_meaning,
+    builder_files,
     bh_layout,
     builtin_causal,
     class_layout,
@@ -100,6 +102,7 @@ from . import (
     layout,
     lazy,
     learned_table,
+    linear_parts,
     list_input,
     lone_width,
     mask_forms,
@@ -137,6 +140,7 @@ from . import (
 from .base import MISSING, BuildContext, ConstructorRecogniser, Hooks, Probe  # noqa: F401
 
 CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplier.value, submodules.value,
+                                                  linear_parts.value,
                                                   derived.value, meaning.value, arg_meaning.value, flags.value,
                                                   shape_list.value)
 PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.probe, global_width.probe,
@@ -163,7 +167,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           none_dropout_rates=dropout_args.none_rates,
           optional_head_widths=derived.optional_head_widths,
           input_widths=derived.input_widths, model_factory=model_factory.factory,
-          model_factory_note=model_factory.note),
+          model_factory_note=model_factory.note, builder_twin_widths=builder_files.twin_widths),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,

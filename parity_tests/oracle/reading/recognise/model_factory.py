@@ -11,15 +11,19 @@ Found by reading (nothing runs): the class's constructor requires no argument na
 (d_model, a vocabulary, a head count, a layer count, d_ff: `naming.HYPER_ALIASES`) and at least
 two arguments; a module-level function of the same file returns an instance of the class (its
 return annotation names the class, or it calls the class and returns that call or the name
-bound to it), and takes at least one argument named for a size. One such function only.
+bound to it), and takes at least one argument named for a size. One such function only. When the
+class's file holds none, another file of its project is looked in (builder_files.py: a
+`build_model.py` of its package, a `make_model.py` at the top of the checkout).
 """
 from __future__ import annotations
 
 import ast
 import inspect
+import os
 import textwrap
 
 from ..signatures import HYPER_ALIASES, signature_of
+from .builder_files import builder_elsewhere
 
 SIZES = ("d_model", "num_heads", "d_ff", "num_layers", "num_encoder_layers", "num_decoder_layers",
          "src_vocab", "tgt_vocab", "vocab_size")
@@ -38,6 +42,15 @@ def _takes_parts(cls) -> bool:
     return len(required) >= 2 and not set(required) & _size_names()
 
 
+def _makes(node, cls_name: str) -> bool:
+    """Whether `node` calls the class, or a method on that call (`Transformer(...).to(device)`)."""
+    while isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id == cls_name
+        node = node.func.value if isinstance(node.func, ast.Attribute) else None
+    return False
+
+
 def _returns(fn_node: ast.FunctionDef, cls_name: str) -> bool:
     ann = fn_node.returns
     if isinstance(ann, (ast.Name, ast.Constant)) and cls_name in (getattr(ann, "id", None),
@@ -45,14 +58,12 @@ def _returns(fn_node: ast.FunctionDef, cls_name: str) -> bool:
         return True
     bound = set()
     for node in ast.walk(fn_node):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Name) and node.value.func.id == cls_name:
+        if isinstance(node, ast.Assign) and _makes(node.value, cls_name):
             bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     for node in ast.walk(fn_node):
         if isinstance(node, ast.Return) and node.value is not None:
             v = node.value
-            if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == cls_name) \
-                    or (isinstance(v, ast.Name) and v.id in bound):
+            if _makes(v, cls_name) or (isinstance(v, ast.Name) and v.id in bound):
                 return True
     return False
 
@@ -69,12 +80,22 @@ def factory(cls, module):
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and _returns(node, cls.__name__):
             fn = getattr(module, node.name, None)
-            sig = signature_of(fn) if callable(fn) else None
-            if sig is not None and {p.lower() for p in sig.parameters} & _size_names():
+            if callable(fn) and _takes_size(fn):
                 found.append(fn)
-    return found[0] if len(found) == 1 else None
+    if found:
+        return found[0] if len(found) == 1 else None
+    return builder_elsewhere(cls, module, _returns, _takes_size)
+
+
+def _takes_size(fn) -> bool:
+    sig = signature_of(fn)
+    return sig is not None and bool({p.lower() for p in sig.parameters} & _size_names())
 
 
 def note(cls, fn) -> str:
+    where = "in its file"
+    own, made = inspect.getmodule(cls), inspect.getmodule(fn)
+    if made is not None and getattr(own, "__file__", None) != getattr(made, "__file__", None):
+        where = f"in {os.path.basename(getattr(made, '__file__', '') or '?')} of its project"
     return (f"{cls.__name__}'s constructor takes its parts, not sizes: built through "
-            f"{fn.__name__}(), the function in its file that makes the parts and returns it")
+            f"{fn.__name__}(), the function {where} that makes the parts and returns it")

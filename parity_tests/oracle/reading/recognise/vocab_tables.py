@@ -107,9 +107,28 @@ def probe(adapter) -> None:
                          + " (--set share_embeddings=... / tie_embeddings=... to require otherwise)")
 
 
+SIDE_WORDS = {"src_embed.weight": ("src", "source", "enc", "encoder", "input", "inp"),
+              "tgt_embed.weight": ("tgt", "trg", "target", "dec", "decoder", "output", "out")}
+"""Words of a table's first name part that say which side it embeds (`src_embed.embedding.0...`)."""
+
+
+def _on_side(ref: str, names: list[str]) -> list[str]:
+    """Of several tables, those whose first name part names `ref`'s side (and not the other's)."""
+    side = SIDE_WORDS.get(ref)
+    if side is None:
+        return names
+    other = next(w for k, w in SIDE_WORDS.items() if k != ref)
+
+    def first(n: str) -> set[str]:
+        return {w for w in n.split(".")[0].lower().split("_") if w}
+    return [n for n in names if first(n) & set(side) and not first(n) & set(other)]
+
+
 def place(r) -> None:
     """The reference's vocabulary tables still unplaced each take the one unclaimed candidate table
-    of that shape (or its transpose) whose name has an embedding word, when there is exactly one."""
+    of that shape (or its transpose) whose name has an embedding word, when there is exactly one;
+    of several, the one whose first name part names the table's side (`src_embed.embedding.0.
+    embedding.weight` for the source table, `tgt_...` for the target's), when that leaves one."""
     for ref in ("src_embed.weight", "tgt_embed.weight", "output_proj.weight"):
         shape = r.ref_shapes.get(ref)
         if shape is None or ref in r.entries:
@@ -117,6 +136,7 @@ def place(r) -> None:
         free = [n for n in r.space.names if n not in r.claimed
                 and tuple(r.space.shapes.get(n) or ()) in (tuple(shape), tuple(shape)[::-1])
                 and _words(n) & set(EMBED_WORDS)]
+        free = free if len(free) == 1 else _on_side(ref, free)
         if len(free) == 1 and r.take(ref, free[0], how="shape"):
             e = r.entries[ref]
             e.why = (e.why + "; " if e.why else "") + "the model's one vocabulary table of this shape"
