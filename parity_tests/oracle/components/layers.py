@@ -270,7 +270,7 @@ class Model(Component):
         fixed = caps.fixed
         if caps.norm_eps and "eps" not in fixed:     # the candidate's own (recognise/norm_eps)
             fixed = dict(fixed, eps=caps.norm_eps)
-        for key in ("share_embeddings", "tie_embeddings"):   # its tables (recognise/vocab_tables)
+        for key in ("share_embeddings", "tie_embeddings", "final_norm"):   # recognise/vocab_tables, final_norms
             if getattr(caps, key) and key not in fixed:
                 fixed = dict(fixed, **{key: True})
         cfg = self.config(ex, fixed)

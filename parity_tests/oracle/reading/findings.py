@@ -14,7 +14,7 @@ from typing import Any
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
 MAX_FIXED_MATRIX = 1 << 22   # elements (32 MiB in float64) of one weight matrix fixed sizes may imply
 PARENT_FLAGS = ("self_attention", "shared_kv", "table", "one_vocab", "one_layer_count", "one_sequence",
-                "share_embeddings", "tie_embeddings", "learned_table")
+                "share_embeddings", "tie_embeddings", "learned_table", "final_norm")
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Findings:
     share_embeddings: bool = False      # a whole model with one table for both embeddings
     tie_embeddings: bool = False        # ... or its output projection using the target table
     learned_table: bool = False         # a positional module holding a learned table (learned_table)
+    final_norm: bool = False            # a whole model with a final norm after each stack (final_norms)
     d_ff_ratio: int | None = None       # a feed-forward width fixed by the code: ratio * d_model
     norm_eps: float | None = None       # a norm epsilon fixed by the code
     norm_first: bool | None = None      # a layer found pre-norm by behaviour (recognise/norm_order)

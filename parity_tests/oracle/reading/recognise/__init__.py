@@ -21,7 +21,8 @@ SIZES         a feed-forward width fixed by the code, 4 * d_model (ffn_width); a
               defaulting to eps=1e-12 (norm_eps); a layer that
               normalises before each sublayer with no norm_first argument, found by behaviour
               (norm_order); a whole model using one vocabulary table for both embeddings and/or
-              the output projection, as the paper does (vocab_tables)
+              the output projection, as the paper does (vocab_tables); a whole model with a
+              final norm after each stack (final_norms)
 LAZY          lazily created parameters, materialised by a first call (lazy)
 FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input); length-style masks
               (valid_lens); (batch*heads, T, d) layouts for sdpa (bh_layout); masks taken in parts
@@ -86,6 +87,7 @@ from . import (
     dropout_args,
     ffn_layout,
     ffn_width,
+    final_norms,
     fixed_heads,
     flags,
     frozen,
@@ -150,7 +152,8 @@ PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.p
                              mask_forms.probe, model_mask_forms.probe,
                              merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe,
-                             vocab_tables.probe, learned_table.probe)  # when the adapter is prepared
+                             vocab_tables.probe, learned_table.probe,
+                             final_norms.probe)  # when the adapter is prepared
 # INSTANCE (roles, layout) runs through reads_x_at_w below; the other kinds are consulted where
 # their hook sits (adapters.py, execute.py, resolver.py, slots.py, adapter_hooks.py), through hooks(kind)
 

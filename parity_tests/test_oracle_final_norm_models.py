@@ -1,0 +1,45 @@
+"""A whole model holding a final norm after its encoder and after its decoder (`encoder.norm`,
+`decoder.norm`) is checked against a reference built with final_norm=true, found by itself and
+said so (before: INTERFACE_ERROR, the two norms having no counterpart); its twin that builds the
+encoder's final norm but never applies it stays a mismatch; one stack's norm alone is no finding."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.recognise.final_norms import holds_final_norms  # noqa: E402
+
+
+@pytest.fixture
+def models(candidate_file):
+    return candidate_file("final_norm_models.py")
+
+
+def test_norms_at_both_stacks_ends_are_final_norms():
+    assert holds_final_norms({"encoder.norm.weight": (8,), "decoder.norm.a_2": (8,)}, 8)
+    assert holds_final_norms({"enc_norm.gamma": (8,), "decoder.layer_norm.weight": (8,)}, 8)
+
+
+@pytest.mark.parametrize("names", [{"encoder.norm.weight": (8,)},
+                                   {"encoder.norm.weight": (8,), "decoder.norm.weight": (4,)},
+                                   {"encoder.layers.0.norm.weight": (8,), "decoder.norm.weight": (8,)}])
+def test_one_stack_or_another_name_or_width_is_no_finding(names):
+    assert not holds_final_norms(names, 8)
+
+
+def test_a_model_with_final_norms_matches_a_reference_built_with_them(models):
+    res = check("model", f"{models}:FinalNormTransformer", examples=4)
+    assert res.verdict == "match", render_text(res)
+    assert any("final_norm=true" in n for n in res.notes), res.notes
+
+
+def test_a_final_norm_built_but_never_applied_is_a_mismatch(models):
+    res = check("model", f"{models}:FinalNormTransformerBUG", examples=6)
+    assert res.verdict == "mismatch", render_text(res)
+
+
+def test_final_norm_false_still_requires_none(models):
+    res = check("model", f"{models}:FinalNormTransformer", examples=2, settings={"final_norm": False})
+    assert res.verdict == "interface_error", render_text(res)
