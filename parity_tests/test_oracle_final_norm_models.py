@@ -1,6 +1,7 @@
 """A whole model holding a final norm after its encoder and after its decoder (`encoder.norm`,
 `decoder.norm`) is checked against a reference built with final_norm=true, found by itself and
-said so (before: INTERFACE_ERROR, the two norms having no counterpart); its twin that builds the
+said so and named as the gap norm_order (grading fails it unless the assignment sets final_norm;
+before: INTERFACE_ERROR, the two norms having no counterpart); its twin that builds the
 encoder's final norm but never applies it stays a mismatch; one stack's norm alone is no finding."""
 from __future__ import annotations
 
@@ -33,6 +34,15 @@ def test_a_model_with_final_norms_matches_a_reference_built_with_them(models):
     res = check("model", f"{models}:FinalNormTransformer", examples=4)
     assert res.verdict == "match", render_text(res)
     assert any("final_norm=true" in n for n in res.notes), res.notes
+    assert "final norm" in res.gaps.get("norm_order", ""), res.gaps
+
+
+def test_grading_fails_final_norms_the_assignment_does_not_set(models):
+    graded = check("model", f"{models}:FinalNormTransformer", examples=2, require=("norm_order",))
+    assert graded.verdict == "incomplete", render_text(graded)
+    allowed = check("model", f"{models}:FinalNormTransformer", examples=2, require=("norm_order",),
+                    settings={"final_norm": True})
+    assert allowed.verdict == "match" and "norm_order" not in allowed.gaps, render_text(allowed)
 
 
 def test_a_final_norm_built_but_never_applied_is_a_mismatch(models):

@@ -36,7 +36,9 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
                    torch_mha_mask, ...)
   norm_order       a layer was checked in the norm order its constructor or the assignment gives
                    (--set norm_first / the spec's settings), not one found by probing its behaviour
-                   (recognise/norm_order: a pre-norm layer where the paper's is post-norm)
+                   (recognise/norm_order: a pre-norm layer where the paper's is post-norm);
+                   likewise a whole model's final norms after each stack, found by their names
+                   (recognise/final_norms), where the assignment does not set final_norm
 """
 from __future__ import annotations
 
@@ -143,6 +145,11 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
                               "pre-norm (normalising before each sublayer), found by probing its "
                               "behaviour; the paper's layer is post-norm. Where the assignment asks "
                               "for pre-norm, set norm_first = true in its settings")
+    if getattr(caps, "final_norm", False) and "final_norm" not in (getattr(opts, "settings", {}) or {}):
+        gaps["norm_order"] = ("the norms were not the assignment's: the model was checked with a "
+                              "final norm after its encoder and its decoder, found by their names; "
+                              "the paper's model has none. Where the assignment asks for them, set "
+                              "final_norm = true in its settings")
     own = caps.norm_eps
     if own is not None:
         gaps["eps"] = (f"the reference used the candidate's own LayerNorm epsilon {own:g} instead "
