@@ -38,6 +38,7 @@ import sys
 
 SCRATCH_MB = 256        # the scratch folder's tmpfs, where the worker has a mount namespace
 MAX_PROCESSES = 256     # RLIMIT_NPROC inside the worker's own user namespace (threads count too)
+PRELOADED: frozenset = frozenset()  # modules a fork server imported that a fresh worker lacks (torch)
 
 
 def _init() -> None:
@@ -191,7 +192,7 @@ def main() -> None:
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # .../parity_tests/oracle
     root = os.path.dirname(os.path.dirname(here))
-    baseline = set(sys.modules)
+    baseline = set(sys.modules) - PRELOADED
     reader = Reader(proto_in)
     session = None
 
@@ -239,7 +240,7 @@ def main() -> None:
             _read_only_listed(conf, header, root, here, forbid)
             # said before the submission is loaded, so the parent may believe it
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
-            baseline = set(sys.modules)
+            baseline = set(sys.modules) - PRELOADED
             session = Session(header["component"], header["options"], spec=header["spec"])
             sources.install(SUBMISSION_DIRS)    # what runs is the source the parent scanned
             checker = _Checker(tamper)      # libraries and harness, before the submission loads

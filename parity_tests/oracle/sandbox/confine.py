@@ -309,10 +309,14 @@ class PidsCgroup:
 
     def enter(self) -> None:
         """In the forked child, before exec: join the group (errors are ignored: no cap then)."""
+        self.add(os.getpid())
+
+    def add(self, pid: int) -> None:
+        """Move process `pid` (and its threads) into the group; errors ignored, as in enter()."""
         try:
             fd = os.open(os.path.join(self.path, "cgroup.procs"), os.O_WRONLY)
             try:
-                os.write(fd, str(os.getpid()).encode())
+                os.write(fd, str(pid).encode())
             finally:
                 os.close(fd)
         except OSError:

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from . import forkserver
 from .confine import MemoryCgroup, PidsCgroup, namespace_prefix
 from .limits import Limits, child_env
 from .protocol import MAX_PAYLOAD, Closed, Deadline, ProtocolError, Reader, encode, write_all
@@ -64,7 +65,10 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self) -> None:
+    def start(self, header: dict | None = None) -> None:
+        """A fresh worker: forked by the fork server (forkserver.py) when it can be confined as a
+        fresh interpreter is, else a fresh interpreter; `header`, the request it starts for, says
+        whether the submission imports torch (a server that preloaded it then)."""
         self.close()
         self.scratch = tempfile.mkdtemp()     # a plain name: no "oracle" for the submission to see
         self.errlog = tempfile.TemporaryFile()          # the parent's own file, not in the scratch dir
@@ -76,17 +80,14 @@ class Worker:
         self.memcg = MemoryCgroup.make(self.limits.memory_mb)
         self.confinement["memory_mb_total"] = self.limits.memory_mb if self.memcg else None
         groups, limits = [g for g in (self.cgroup, self.memcg) if g is not None], self.limits
-
-        def preexec() -> None:
-            limits.apply()
-            for g in groups:
-                g.enter()
-
-        self.proc = subprocess.Popen(
-            prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch,
-            env=child_env(self.scratch, self.threads), preexec_fn=preexec,
-            start_new_session=True, close_fds=True)
+        env = child_env(self.scratch, self.threads)
+        torch = forkserver.wants_torch(header)
+        self.proc, why = forkserver.spawn(torch, self.threads, self.scratch, env, limits,
+                                          bool(prefix), self.errlog.fileno(), groups)
+        self.confinement["fork_server"] = ("torch" if torch else "numpy") if self.proc else False
+        if self.proc is None:
+            self.confinement["fork_server_reason"] = why
+            self.proc = self._fresh(prefix, env, groups)
         LIVE.add(self.proc.pid)
         STARTED.append(self.proc.pid)
         os.set_blocking(self.proc.stdin.fileno(), False)
@@ -94,13 +95,26 @@ class Worker:
         self.starts += 1
         self.hello = False
 
+    def _fresh(self, prefix: list, env: dict, groups: list) -> subprocess.Popen:
+        limits = self.limits
+
+        def preexec() -> None:
+            limits.apply()
+            for g in groups:
+                g.enter()
+
+        return subprocess.Popen(
+            prefix + [sys.executable, "-I", "-B", "-c", BOOT, ROOT], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self.errlog, cwd=self.scratch, env=env,
+            preexec_fn=preexec, start_new_session=True, close_fds=True)
+
     def request(self, header: dict, arrays: dict | None, timeout: float, stages: int = 1,
                 max_reply: int = MAX_PAYLOAD):
         """Send one request; `timeout` seconds per stage: the child sends a {"op": "tick"} after
         each stage it finishes (at most stages - 1 of them count), then its answer, whose arrays
         may not declare more than `max_reply` bytes (refused before any is read)."""
         if not self.alive:
-            self.start()
+            self.start(header)
         deadline = time.monotonic() + timeout
         try:
             if not self.hello:      # sent before the submission exists in the worker: trusted
@@ -162,6 +176,8 @@ class Worker:
                 how = f"exited with status {code}"
         else:
             how = f"exited with status {code}"
+        if getattr(self.proc, "lost", False):
+            how = "ended (the fork server that started it died before saying how)"
         tail = self.stderr_tail()
         return f"the submission's process {how}" + (f"; its last output: {tail}" if tail else "")
 
@@ -188,6 +204,8 @@ class Worker:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+            if isinstance(p, forkserver.Forked):
+                p.close_status()
             for f in (p.stdin, p.stdout):
                 try:
                     f.close()

@@ -1,0 +1,188 @@
+"""The fork server: a fresh, trusted interpreter that has imported what every worker needs, and forks
+one worker per request (forkserver.py is the parent's side).
+
+    python -I -B -c ZBOOT ROOT [torch]       # started by forkserver.Server, never a fork of the oracle
+
+It runs no submission code, ever. At start it imports NumPy, the worker's own modules (child.main's)
+and, when asked, torch; then it answers on fd 0 (a Unix socket to the oracle) one request at a time:
+
+    request:  JSON {"scratch", "env", "limits", "namespaces"} + four fds by SCM_RIGHTS:
+              the worker's stdin (read end), stdout (write end), stderr (the oracle's log file),
+              and a status socket
+    replies, on the status socket: {"pid": N} once forked, {"status": WAIT_STATUS} once it ended
+
+The forked process (called W0 below) makes itself what parent.py's `unshare ... python -I -B` is:
+its own session, fds 0/1/2 the three given and nothing else open, the scrubbed environment, the
+scratch folder as cwd, the rlimits (limits.Limits.apply). It then waits for one byte on its stdin
+pipe's first message? No: it waits until the oracle, having moved its pid into the worker's cgroups,
+sends {"go": true} on the status socket. Then, with "namespaces", it does what `unshare --user
+--map-root-user --mount --pid --net --fork --kill-child --mount-proc` does (confine.unshare_worker)
+and its child, PID 1 of the new namespace, runs child.main; without, it runs child.main itself.
+Before that every global RNG the fork copied is reseeded; the modules this server imported for its
+own use (socket...) are taken out of sys.modules, so the worker's sys.modules is a fresh worker's.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+FRESH = frozenset(sys.modules)          # what a fresh `python -I -B -c` has before its first import
+
+
+def _preload(torch: bool) -> tuple[frozenset, frozenset]:
+    """Import what a worker imports before the submission loads; torch last, when asked. Returns
+    (modules of a fresh worker at that point, modules torch added)."""
+    import importlib.util  # noqa: F401
+
+    import numpy  # noqa: F401
+
+    from ..reading import package_import  # noqa: F401
+    from . import child, confine, plain, policy, protocol, session, sources, tamper, view  # noqa: F401
+    harness = frozenset(sys.modules)
+    if torch:
+        import torch as _torch  # noqa: F401
+    return harness, frozenset(sys.modules) - harness
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def _become_worker(req: dict, fds: list[int], status, keep: frozenset, torch_mods: frozenset) -> None:
+    """In the forked W0: never returns (os._exit)."""
+    import json
+    import signal
+    code = 127
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        stdin, stdout, stderr, _ = fds
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        go = os.dup(status.fileno())
+        os.set_inheritable(go, False)
+        os.closerange(3, go)
+        os.closerange(go + 1, 1 << 16)
+        from .limits import Limits
+        lim = req.get("limits") or {}
+        Limits(memory_mb=int(lim["memory_mb"]), cpu_s=int(lim["cpu_s"]),
+               file_mb=int(lim["file_mb"])).apply()
+        os.chdir(req["scratch"])
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in req["env"].items()})
+        import tempfile
+        tempfile.tempdir = None
+        if os.read(go, 64) != b"go":              # the oracle moved this pid into its cgroups
+            os._exit(126)
+        for name in set(sys.modules) - keep - torch_mods:
+            del sys.modules[name]                 # this server's own modules (socket...)
+        _reseed()
+
+        def report(text: str) -> None:
+            os.write(go, json.dumps({"ok": True} if text == "ok" else
+                                    {"error": str(text)[:200]}).encode() + b"\n")
+
+        if req.get("namespaces"):
+            from .namespaces import unshare_worker
+            unshare_worker(report)                # returns in PID 1 of the new namespaces only
+        else:
+            report("ok")
+        os.close(go)
+        from . import child
+        child.PRELOADED = torch_mods
+        child.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001
+        import traceback
+        traceback.print_exc()
+    os._exit(code)
+
+
+def _reseed() -> None:
+    """Fresh global RNG states: nothing a previous worker could have seen or set carries over."""
+    import random
+    import secrets
+
+    import numpy as np
+    random.seed(secrets.randbits(64))
+    np.random.seed(secrets.randbits(32))
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(secrets.randbits(63))
+
+
+def serve(torch: bool) -> None:
+    keep, torch_mods = _preload(torch)
+    import json
+    import select
+    import signal
+    import socket
+    ctl = socket.socket(fileno=os.dup(0))
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    children: dict[int, socket.socket] = {}
+    ctl.sendall(json.dumps({"ready": True, "threads": _threads(),
+                            "torch": "torch" in sys.modules}).encode() + b"\n")
+    while True:
+        ready, _, _ = select.select([ctl, wake_r], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+            _reap(children)
+        if ctl not in ready:
+            continue
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 8)
+        except OSError:
+            msg, fds = b"", []
+        if not msg:
+            os._exit(0)                          # the oracle closed its end: nothing more to fork
+        status = socket.socket(fileno=fds[3]) if len(fds) == 4 else None
+        try:
+            req = json.loads(msg.decode())
+            if status is None or _threads() != 1:
+                raise OSError("fork refused: " + ("not single-threaded" if status else "bad fds"))
+            pid = os.fork()
+            if pid == 0:
+                _become_worker(req, fds, status, keep, torch_mods)
+            children[pid] = status
+            status.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        except (OSError, ValueError) as exc:
+            if status is not None:
+                try:
+                    status.sendall(json.dumps({"error": str(exc)[:200]}).encode() + b"\n")
+                except OSError:
+                    pass
+                status.close()
+        finally:
+            for fd in fds[:3]:
+                os.close(fd)
+
+
+def _reap(children: dict) -> None:
+    while True:
+        try:
+            pid, st = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        sock = children.pop(pid, None)
+        if sock is not None:
+            try:
+                sock.sendall(b'{"status": %d}\n' % st)
+            except OSError:
+                pass
+            sock.close()
