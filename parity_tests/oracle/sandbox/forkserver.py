@@ -1,10 +1,11 @@
 """The oracle's side of the fork server (zygote.py): start it, ask it for a worker, follow that worker.
 
-    proc, why = spawn(torch, threads, scratch, env, limits, namespaces, stderr_fd, groups)
+    proc, why = spawn(torch, scratch, env, limits, namespaces, stderr_fd, groups)
     # proc: a Forked (pid, stdin, stdout, poll(), wait()) like subprocess.Popen's, or None and why
 
-One server per (torch, threads) in this process, started on first use as a fresh `python -I -B`
-(never a fork of this process), with the workers' scrubbed environment and thread settings; it is
+One server per (torch, worker environment but HOME and TMPDIR) in this process, started on first
+use as a fresh `python -I -B` (never a fork of this process), with that scrubbed environment (its
+thread settings, read by NumPy and torch at import, are the workers'); it is
 restarted when it died, and a start that failed is not tried again here. The worker it forks is
 moved into its cgroups by this process before it may go on; a worker that could not be made as
 confined as a fresh one (its namespaces refused, the server gone) is killed, and the caller starts
@@ -12,6 +13,7 @@ a fresh interpreter instead (parent.py). NPFORMER_ORACLE_NO_FORK_SERVER=1 turns 
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -25,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from .limits import Limits, child_env
+from .limits import Limits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ZBOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -33,21 +35,25 @@ ZBOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
 START_S = 60.0          # for the server to import what it preloads
 FORK_S = 20.0           # for one worker to be forked and confined
 _LOCK = threading.Lock()
-_SERVERS: dict = {}     # (torch, threads) -> Server
-_FAILED: dict = {}      # (torch, threads) -> why its start failed
+_SERVERS: dict = {}     # (torch, environment items) -> Server
+_FAILED: dict = {}      # (torch, environment items) -> why its start failed
+OWN = ("HOME", "TMPDIR")    # set per worker, to its scratch folder
 
 
 class Server:
-    def __init__(self, torch: bool, threads: int | None):
-        self.scratch = tempfile.mkdtemp()
+    def __init__(self, torch: bool, env: tuple):
+        self.owner = os.getpid()
+        home = tempfile.mkdtemp()       # for its imports only: removed once it is ready
         self.ctl, theirs = socket.socketpair()
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-c", ZBOOT, ROOT] + (["torch"] if torch else []),
-            stdin=theirs, stdout=subprocess.DEVNULL, stderr=self.log, cwd=self.scratch,
-            env=child_env(self.scratch, threads), start_new_session=True, close_fds=True)
+            stdin=theirs, stdout=subprocess.DEVNULL, stderr=self.log, cwd="/",
+            env={**dict(env), "HOME": home, "TMPDIR": home}, start_new_session=True,
+            close_fds=True)
         theirs.close()
         line = _line(self.ctl, time.monotonic() + START_S)
+        shutil.rmtree(home, ignore_errors=True)
         if not (isinstance(line, dict) and line.get("ready") and line.get("threads") == 1):
             self.close()
             raise OSError(f"the fork server did not start: {line or self._tail()}"[:300])
@@ -68,7 +74,6 @@ class Server:
         self.proc.wait()
         self.ctl.close()
         self.log.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 EOF = "eof"
@@ -177,14 +182,16 @@ def wants_torch(header: dict | None) -> bool:
     return False
 
 
-def spawn(torch: bool, threads: int | None, scratch: str, env: dict, limits: Limits,
+def spawn(torch: bool, scratch: str, env: dict, limits: Limits,
           namespaces: bool, stderr_fd: int, groups: list) -> tuple[Forked | None, str]:
     if os.environ.get("NPFORMER_ORACLE_NO_FORK_SERVER") == "1":
         return None, "turned off (NPFORMER_ORACLE_NO_FORK_SERVER=1)"
     if not hasattr(os, "pidfd_open") or not hasattr(socket, "send_fds"):
         return None, "this Python or kernel lacks pidfd_open or send_fds"
-    key = (bool(torch), threads)
+    key = (bool(torch), tuple(sorted((k, v) for k, v in env.items() if k not in OWN)))
     with _LOCK:
+        if any(s.owner != os.getpid() for s in _SERVERS.values()):
+            _SERVERS.clear()            # a fork of the process that started them: never shared
         server = _SERVERS.get(key)
         if server is not None and not server.alive:      # it died: a fresh one
             _SERVERS.pop(key).close()
@@ -245,8 +252,12 @@ def spawn(torch: bool, threads: int | None, scratch: str, env: dict, limits: Lim
 
 
 def shutdown() -> None:
-    """Stop every server of this process (tests; the servers also end when this process does)."""
+    """Stop every server this process started (they also end by themselves when it does)."""
     with _LOCK:
         for s in _SERVERS.values():
-            s.close()
+            if s.owner == os.getpid():
+                s.close()
         _SERVERS.clear()
+
+
+atexit.register(shutdown)

@@ -82,8 +82,8 @@ class Worker:
         groups, limits = [g for g in (self.cgroup, self.memcg) if g is not None], self.limits
         env = child_env(self.scratch, self.threads)
         torch = forkserver.wants_torch(header)
-        self.proc, why = forkserver.spawn(torch, self.threads, self.scratch, env, limits,
-                                          bool(prefix), self.errlog.fileno(), groups)
+        self.proc, why = forkserver.spawn(torch, self.scratch, env, limits, bool(prefix),
+                                          self.errlog.fileno(), groups)
         self.confinement["fork_server"] = ("torch" if torch else "numpy") if self.proc else False
         if self.proc is None:
             self.confinement["fork_server_reason"] = why

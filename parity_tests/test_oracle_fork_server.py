@@ -1,0 +1,148 @@
+"""Workers forked by the fork server (sandbox/zygote.py) are as separate and as confined as fresh
+ones: no state of one submission reaches the next, each gets fresh RNG states, its own namespaces
+and cgroups; it is killed with everything it started; the server dying, or not starting, costs
+only a fresh interpreter. The submissions here report what they saw by raising it (the message
+comes back in the verdict), so nothing but the oracle's own channel is used.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from parity_tests.oracle import check
+from parity_tests.oracle.sandbox import forkserver, parent
+from parity_tests.test_oracle_sandbox import groups_gone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROBE = '''
+import builtins, os, random
+import numpy as np
+{extra}
+SEEN = (getattr(builtins, "_probe_mark", None), getattr(np, "_probe_mark", None))
+builtins._probe_mark = np._probe_mark = "set by an earlier submission"
+NS = ",".join(os.readlink("/proc/self/ns/" + n) for n in ("user", "pid", "net", "mnt"))
+with open("/proc/self/cgroup") as f:
+    CG = ",".join(sorted(ln.strip().split(":", 2)[2] for ln in f
+                         if re.search(":(pids|memory):", ln)))
+
+def attention(Q, K, V, mask=None):
+    raise RuntimeError(f"SEEN={{SEEN}} NS={{NS}} CG={{CG}} RNG={{random.random()}},"
+                       f"{{np.random.random()}}{{TORCH}} END")
+'''
+TORCH = '''
+import re
+import torch
+torch._probe_mark = "set"
+TORCH = f",{torch.rand(1).item()}"
+'''
+
+
+def probe(tmp_path, torch: bool = False, name: str = "probe") -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(PROBE.format(extra=TORCH if torch else "import re\nTORCH = ''"))
+    return f"{path}:attention"
+
+
+def seen(res) -> dict:
+    """What the probe raised: its fields by name."""
+    assert res.verdict == "raised", (res.verdict, res.message)
+    m = re.search(r"SEEN=(.*) NS=(.*) CG=(.*) RNG=(.*) END", res.message)
+    assert m, res.message
+    return dict(zip(("seen", "ns", "cg", "rng"), m.groups()))
+
+
+@pytest.fixture()
+def fresh_servers(monkeypatch):
+    """This test's own fork servers, stopped at its end."""
+    monkeypatch.setattr(forkserver, "_SERVERS", {})
+    monkeypatch.setattr(forkserver, "_FAILED", {})
+    yield forkserver._SERVERS
+    forkserver.shutdown()
+
+
+@pytest.mark.parametrize("torch", [False, True], ids=["numpy", "torch"])
+def test_forked_workers_share_no_state_rng_namespace_or_cgroup(tmp_path, fresh_servers, torch):
+    spec = probe(tmp_path, torch)
+    a, b = (check("sdpa", spec, examples=1) for _ in range(2))
+    for res in (a, b):
+        conf = res.policy["confinement"]
+        assert conf.get("fork_server") == ("torch" if torch else "numpy"), conf
+    sa, sb = seen(a), seen(b)
+    assert sa["seen"] == sb["seen"] == "(None, None)"      # the first one's marks are not in the second
+    assert sa["rng"] != sb["rng"]                           # random, numpy and torch: all fresh
+    assert len(sa["rng"].split(",")) == (3 if torch else 2)
+    if a.policy["confinement"].get("namespaces"):
+        own = ",".join(os.readlink(f"/proc/self/ns/{n}") for n in ("user", "pid", "net", "mnt"))
+        mine, theirs = sa["ns"].split(","), sb["ns"].split(",")
+        assert all(x != y for x, y in zip(mine, theirs)), (mine, theirs)
+        assert all(x != y for x, y in zip(mine, own.split(","))), (mine, own)
+    if a.policy["confinement"].get("pids_max"):
+        assert "npformer-oracle-" in sa["cg"] and sa["cg"] != sb["cg"], (sa["cg"], sb["cg"])
+
+
+def test_a_forked_worker_is_killed_with_everything_it_started(tmp_path, fresh_servers):
+    before = len(parent.STARTED)
+    res = check("sdpa", os.path.join(ROOT, "parity_tests", "oracle_hostile", "fork_atexit.py")
+                + ":attention", examples=2)
+    assert res.policy["confinement"].get("fork_server") == "numpy", res.policy["confinement"]
+    assert res.verdict == "mismatch", res.message
+    assert not parent.LIVE
+    assert groups_gone(parent.STARTED[before:]) == []
+
+
+def test_a_dead_fork_server_is_replaced_and_its_worker_still_ends_cleanly(tmp_path, fresh_servers):
+    w = parent.Worker()
+    w.start()
+    (server,) = fresh_servers.values()
+    os.killpg(server.proc.pid, signal.SIGKILL)             # the server dies under a live worker
+    server.proc.wait()
+    h, _ = w.reader.read(time.monotonic() + 60)            # which was forked and still answers
+    assert h["op"] == "hello"
+    pid = w.proc.pid
+    w.close()
+    assert groups_gone([pid]) == []
+    res = check("sdpa", probe(tmp_path), examples=1)        # the next check: a new server
+    assert res.policy["confinement"].get("fork_server") == "numpy", res.policy["confinement"]
+    assert [s.proc.pid for s in fresh_servers.values()] != [server.proc.pid]
+    seen(res)
+
+
+def test_a_worker_whose_server_died_is_reported_without_its_status(fresh_servers):
+    w = parent.Worker()
+    w.start()
+    (server,) = fresh_servers.values()
+    os.killpg(server.proc.pid, signal.SIGKILL)
+    os.killpg(w.proc.pid, signal.SIGKILL)
+    assert w.proc.wait(10) is not None and w.proc.lost
+    assert "fork server" in w._death()
+    w.close()
+
+
+def test_without_a_fork_server_a_fresh_interpreter_is_started_and_says_why(tmp_path, monkeypatch,
+                                                                        fresh_servers):
+    monkeypatch.setattr(forkserver, "ZBOOT", "raise SystemExit('no preload here')")
+    res = check("sdpa", probe(tmp_path), examples=1)
+    conf = res.policy["confinement"]
+    assert conf["fork_server"] is False and "did not start" in conf["fork_server_reason"], conf
+    assert seen(res)["seen"] == "(None, None)"
+    monkeypatch.setenv("NPFORMER_ORACLE_NO_FORK_SERVER", "1")
+    conf = check("sdpa", probe(tmp_path), examples=1).policy["confinement"]
+    assert conf["fork_server"] is False and "turned off" in conf["fork_server_reason"], conf
+
+
+def test_only_a_submission_that_imports_torch_gets_the_torch_server(tmp_path):
+    (tmp_path / "t.py").write_text("import numpy\nimport torch.nn as nn\n")
+    (tmp_path / "n.py").write_text("import numpy\n# import torch\nx = 'import torch'\n")
+    (tmp_path / "a.py").write_text("from torch import nn\n")
+    ask = {"op": "prepare", "search_path": [], "import_path": [], "forbidden": []}
+    assert forkserver.wants_torch({**ask, "spec": f"{tmp_path}/t.py:f"})
+    assert not forkserver.wants_torch({**ask, "spec": f"{tmp_path}/n.py:f"})
+    assert forkserver.wants_torch({**ask, "spec": f"{tmp_path}/n.py:f",
+                                   "options": {"adapter_path": str(tmp_path / "a.py")}})
+    assert not forkserver.wants_torch({**ask, "spec": f"{tmp_path}/t.py:f", "forbidden": ["torch"]})
+    assert not forkserver.wants_torch({**ask, "op": "run", "spec": f"{tmp_path}/t.py:f"})
+    assert forkserver.wants_torch({**ask, "spec": "torchformer.layers.attention:MultiHeadAttention"})
