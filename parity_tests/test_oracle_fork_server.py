@@ -19,10 +19,11 @@ from parity_tests.test_oracle_sandbox import groups_gone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBE = '''
-import builtins, os, random
+import builtins, os, random, sys
 import numpy as np
 {extra}
 SEEN = (getattr(builtins, "_probe_mark", None), getattr(np, "_probe_mark", None))
+SERVERS = "socket" in sys.modules        # the fork server's own import, never a fresh worker's
 builtins._probe_mark = np._probe_mark = "set by an earlier submission"
 NS = ",".join(os.readlink("/proc/self/ns/" + n) for n in ("user", "pid", "net", "mnt"))
 with open("/proc/self/cgroup") as f:
@@ -30,7 +31,7 @@ with open("/proc/self/cgroup") as f:
                          if re.search(":(pids|memory):", ln)))
 
 def attention(Q, K, V, mask=None):
-    raise RuntimeError(f"SEEN={{SEEN}} NS={{NS}} CG={{CG}} RNG={{random.random()}},"
+    raise RuntimeError(f"SEEN={{SEEN}} SOCKET={{SERVERS}} NS={{NS}} CG={{CG}} RNG={{random.random()}},"
                        f"{{np.random.random()}}{{TORCH}} END")
 '''
 TORCH = '''
@@ -50,9 +51,9 @@ def probe(tmp_path, torch: bool = False, name: str = "probe") -> str:
 def seen(res) -> dict:
     """What the probe raised: its fields by name."""
     assert res.verdict == "raised", (res.verdict, res.message)
-    m = re.search(r"SEEN=(.*) NS=(.*) CG=(.*) RNG=(.*) END", res.message)
+    m = re.search(r"SEEN=(.*) SOCKET=(.*) NS=(.*) CG=(.*) RNG=(.*) END", res.message)
     assert m, res.message
-    return dict(zip(("seen", "ns", "cg", "rng"), m.groups()))
+    return dict(zip(("seen", "socket", "ns", "cg", "rng"), m.groups()))
 
 
 @pytest.fixture()
@@ -75,6 +76,10 @@ def test_forked_workers_share_no_state_rng_namespace_or_cgroup(tmp_path, fresh_s
     assert sa["seen"] == sb["seen"] == "(None, None)"      # the first one's marks are not in the second
     assert sa["rng"] != sb["rng"]                           # random, numpy and torch: all fresh
     assert len(sa["rng"].split(",")) == (3 if torch else 2)
+    if not torch:                       # the server's own modules are not the worker's
+        assert sa["socket"] == "False", sa
+    # torch preloaded by the server still counts as the submission's import, and only there
+    assert ("torch" in a.policy["imports_seen"]) == torch, a.policy["imports_seen"]
     if a.policy["confinement"].get("namespaces"):
         own = ",".join(os.readlink(f"/proc/self/ns/{n}") for n in ("user", "pid", "net", "mnt"))
         mine, theirs = sa["ns"].split(","), sb["ns"].split(",")

@@ -1,5 +1,5 @@
 """The fork server: a fresh, trusted interpreter that has imported what every worker needs, and forks
-one worker per request (forkserver.py is the parent's side).
+one worker per request (forkserver.py is the oracle's side).
 
     python -I -B -c ZBOOT ROOT [torch]       # started by forkserver.Server, never a fork of the oracle
 
@@ -7,26 +7,24 @@ It runs no submission code, ever. At start it imports NumPy, the worker's own mo
 and, when asked, torch; then it answers on fd 0 (a Unix socket to the oracle) one request at a time:
 
     request:  JSON {"scratch", "env", "limits", "namespaces"} + four fds by SCM_RIGHTS:
-              the worker's stdin (read end), stdout (write end), stderr (the oracle's log file),
-              and a status socket
-    replies, on the status socket: {"pid": N} once forked, {"status": WAIT_STATUS} once it ended
+              the worker's stdin (read end), stdout (write end), stderr (the oracle's log file)
+              and a status socket, on which the rest is said:
+    server -> {"pid": N} once forked          oracle -> b"go" once N is in the worker's cgroups
+    worker -> {"ok": true} | {"error": ...}   server -> {"status": WAIT_STATUS} once N ended
 
-The forked process (called W0 below) makes itself what parent.py's `unshare ... python -I -B` is:
-its own session, fds 0/1/2 the three given and nothing else open, the scrubbed environment, the
-scratch folder as cwd, the rlimits (limits.Limits.apply). It then waits for one byte on its stdin
-pipe's first message? No: it waits until the oracle, having moved its pid into the worker's cgroups,
-sends {"go": true} on the status socket. Then, with "namespaces", it does what `unshare --user
---map-root-user --mount --pid --net --fork --kill-child --mount-proc` does (confine.unshare_worker)
-and its child, PID 1 of the new namespace, runs child.main; without, it runs child.main itself.
-Before that every global RNG the fork copied is reseeded; the modules this server imported for its
-own use (socket...) are taken out of sys.modules, so the worker's sys.modules is a fresh worker's.
+The forked process (W0) makes itself what parent.py's `unshare ... python -I -B` is: its own session,
+fds 0/1/2 the three given and no other open, the scrubbed environment, the scratch folder as cwd,
+the rlimits (limits.Limits.apply). It waits for "go", so no line of the worker runs outside its
+cgroups. Every global RNG the fork copied is reseeded and the modules this server imported for its
+own use (socket...) leave sys.modules. With "namespaces" it then does what `unshare --user
+--map-root-user --mount --pid --net --fork --kill-child --mount-proc` does (namespaces.py) and its
+child, PID 1 of the new namespaces, says "ok" and runs child.main; without, W0 runs child.main.
+The hash seed is the server's (Python fixes it at start): one check's runs share one anyway.
 """
 from __future__ import annotations
 
 import os
 import sys
-
-FRESH = frozenset(sys.modules)          # what a fresh `python -I -B -c` has before its first import
 
 
 def _preload(torch: bool) -> tuple[frozenset, frozenset]:
@@ -51,8 +49,10 @@ def _threads() -> int:
         return 1
 
 
-def _become_worker(req: dict, fds: list[int], status, keep: frozenset, torch_mods: frozenset) -> None:
-    """In the forked W0: never returns (os._exit)."""
+def _become_worker(req: dict, fds: list[int], status, keep: frozenset, torch_mods: frozenset,
+                   held: list) -> None:
+    """In the forked W0: never returns (os._exit). `held`: the server's sockets (its control
+    socket, the other workers' status sockets), let go of here without a trace of them."""
     import json
     import signal
     code = 127
@@ -68,6 +68,9 @@ def _become_worker(req: dict, fds: list[int], status, keep: frozenset, torch_mod
         os.set_inheritable(go, False)
         os.closerange(3, go)
         os.closerange(go + 1, 1 << 16)
+        for sock in held:
+            sock.detach()                         # its fd is closed: no object may close it again
+        held.clear()
         from .limits import Limits
         lim = req.get("limits") or {}
         Limits(memory_mb=int(lim["memory_mb"]), cpu_s=int(lim["cpu_s"]),
@@ -156,7 +159,9 @@ def serve(torch: bool) -> None:
                 raise OSError("fork refused: " + ("not single-threaded" if status else "bad fds"))
             pid = os.fork()
             if pid == 0:
-                _become_worker(req, fds, status, keep, torch_mods)
+                held = [ctl, status, *children.values()]
+                children.clear()
+                _become_worker(req, fds, status, keep, torch_mods, held)
             children[pid] = status
             status.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         except (OSError, ValueError) as exc:
