@@ -1,4 +1,5 @@
-"""The worker process of one submission: `python -I -B -c BOOT ROOT` (parent.py), nothing else.
+"""The worker process of one submission: `python -I -B -c BOOT ROOT` (parent.py), or a fork of the
+fork server, itself such an interpreter (zygote.py, which calls main() once the fork is confined).
 
 At start it moves the protocol onto private file descriptors and points fds 0/1/2 at /dev/null
 (stdin) and the parent's log (stdout/stderr), so nothing the submission prints can break a message.
@@ -21,7 +22,7 @@ RLIMIT_NPROC bounds its processes when it has a user namespace of its own; its f
 {"op": "hello", "confinement": {...}}, says what was applied. At "prepare" the reference is taken out
 of its memory (policy.scrub) and, with a second Landlock layer, made unreadable on disk.
 
-Run as PID 1 of its own PID namespace (parent.py starts it under `unshare --pid --fork`), it forks
+Run as PID 1 of its own PID namespace (`unshare --pid --fork`, or namespaces.py), it forks
 first: PID 1 only waits (and reaps), the worker is its child, so signals the submission sends itself
 behave as anywhere else, and when PID 1 is killed the kernel kills everything left in the namespace.
 

@@ -105,10 +105,10 @@ class Forked:
     stdin/stdout (the protocol pipes), poll() and wait() from the server's report of its exit."""
 
     def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, status: socket.socket):
+        self.pidfd = os.pidfd_open(pid)     # first: it may fail, and then nothing is owned yet
         self.pid, self.status, self.returncode = pid, status, None
         self.stdin = open(stdin_fd, "wb", buffering=0)
         self.stdout = open(stdout_fd, "rb", buffering=0)
-        self.pidfd = os.pidfd_open(pid)
         self.lost = False               # the server died before it could say how this one ended
 
     def poll(self):

@@ -10,9 +10,11 @@ A request either returns the child's (header, arrays) or raises:
     ChildTimeout(s)      no complete answer within the deadline - `timeout`; the group is killed
     ProtocolError        the answer breaks the format - `crashed` too (the child is killed)
 After any of these the worker is dead; the next request starts a fresh one (the caller re-sends its
-"prepare"). The child is a fresh interpreter (`python -I -B`, never a fork of this process), in its
-own session and process group, cwd an empty scratch directory, a scrubbed environment
-(limits.child_env) and resource limits (limits.Limits); its argv holds only the project root.
+"prepare"). The child is forked by a fork server (forkserver.py: a fresh `python -I -B` that ran no
+submission code) or, where that cannot be used, is a fresh interpreter; never a fork of this
+process. Either way it is in its own session and process group, cwd an empty scratch directory, a
+scrubbed environment (limits.child_env) and resource limits (limits.Limits); its argv holds only
+the project root.
 """
 from __future__ import annotations
 
