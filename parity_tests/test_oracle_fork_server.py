@@ -14,6 +14,9 @@ import time
 import pytest
 
 from parity_tests.oracle import check
+from parity_tests.oracle.components import get
+from parity_tests.oracle.core.backend import SandboxBackend
+from parity_tests.oracle.core.options import Options
 from parity_tests.oracle.sandbox import forkserver, parent
 from parity_tests.test_oracle_sandbox import groups_gone
 
@@ -30,9 +33,13 @@ with open("/proc/self/cgroup") as f:
     CG = ",".join(sorted(ln.strip().split(":", 2)[2] for ln in f
                          if re.search(":(pids|memory):", ln)))
 
+def report():
+    return (f"SEEN={{SEEN}} SOCKET={{SERVERS}} NS={{NS}} CG={{CG}} RNG={{random.random()}},"
+            f"{{np.random.random()}}{{TORCH}} END")
+
 def attention(Q, K, V, mask=None):
-    raise RuntimeError(f"SEEN={{SEEN}} SOCKET={{SERVERS}} NS={{NS}} CG={{CG}} RNG={{random.random()}},"
-                       f"{{np.random.random()}}{{TORCH}} END")
+    raise RuntimeError(report())
+{at_import}
 '''
 TORCH = '''
 import re
@@ -42,15 +49,17 @@ TORCH = f",{torch.rand(1).item()}"
 '''
 
 
-def probe(tmp_path, torch: bool = False, name: str = "probe") -> str:
+def probe(tmp_path, torch: bool = False, name: str = "probe", at_import: bool = False) -> str:
+    """A submission raising what it saw, when called (or, `at_import`, when loaded)."""
     path = tmp_path / f"{name}.py"
-    path.write_text(PROBE.format(extra=TORCH if torch else "import re\nTORCH = ''"))
+    path.write_text(PROBE.format(extra=TORCH if torch else "import re\nTORCH = ''",
+                                 at_import="raise RuntimeError(report())" if at_import else ""))
     return f"{path}:attention"
 
 
 def seen(res) -> dict:
     """What the probe raised: its fields by name."""
-    assert res.verdict == "raised", (res.verdict, res.message)
+    assert res.verdict in ("raised", "load_error"), (res.verdict, res.message)
     m = re.search(r"SEEN=(.*) SOCKET=(.*) NS=(.*) CG=(.*) RNG=(.*) END", res.message)
     assert m, res.message
     return dict(zip(("seen", "socket", "ns", "cg", "rng"), m.groups()))
@@ -66,7 +75,7 @@ def fresh_servers(monkeypatch):
 
 
 @pytest.mark.parametrize("torch", [False, True], ids=["numpy", "torch"])
-def test_forked_workers_share_no_state_rng_namespace_or_cgroup(tmp_path, fresh_servers, torch):
+def test_forked_workers_share_no_state_and_get_fresh_rng(tmp_path, fresh_servers, torch):
     spec = probe(tmp_path, torch)
     a, b = (check("sdpa", spec, examples=1) for _ in range(2))
     for res in (a, b):
@@ -80,12 +89,27 @@ def test_forked_workers_share_no_state_rng_namespace_or_cgroup(tmp_path, fresh_s
         assert sa["socket"] == "False", sa
     # torch preloaded by the server still counts as the submission's import, and only there
     assert ("torch" in a.policy["imports_seen"]) == torch, a.policy["imports_seen"]
-    if a.policy["confinement"].get("namespaces"):
-        own = ",".join(os.readlink(f"/proc/self/ns/{n}") for n in ("user", "pid", "net", "mnt"))
+
+
+def test_two_live_forked_workers_have_their_own_namespaces_and_cgroups(tmp_path, fresh_servers):
+    """Compared while both live (a namespace's number is reused once it is gone)."""
+    spec = probe(tmp_path, at_import=True)
+    backends = [SandboxBackend(spec, get("sdpa"), Options()) for _ in range(2)]
+    try:
+        got = [be.prepare() for be in backends]
+        for be in backends:
+            assert be.worker.alive and be.worker.confinement.get("fork_server") == "numpy", \
+                be.worker.confinement
+        sa, sb = (seen(o) for o in got)
+        conf = backends[0].worker.confinement
+    finally:
+        for be in backends:
+            be.close()
+    if conf.get("namespaces"):
+        own = [os.readlink(f"/proc/self/ns/{n}") for n in ("user", "pid", "net", "mnt")]
         mine, theirs = sa["ns"].split(","), sb["ns"].split(",")
-        assert all(x != y for x, y in zip(mine, theirs)), (mine, theirs)
-        assert all(x != y for x, y in zip(mine, own.split(","))), (mine, own)
-    if a.policy["confinement"].get("pids_max"):
+        assert all(len({x, y, z}) == 3 for x, y, z in zip(mine, theirs, own)), (mine, theirs, own)
+    if conf.get("pids_max"):
         assert "npformer-oracle-" in sa["cg"] and sa["cg"] != sb["cg"], (sa["cg"], sb["cg"])
 
 

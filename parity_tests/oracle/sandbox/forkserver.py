@@ -44,7 +44,7 @@ class Server:
     def __init__(self, torch: bool, env: tuple):
         self.owner = os.getpid()
         home = tempfile.mkdtemp()       # for its imports only: removed once it is ready
-        self.ctl, theirs = socket.socketpair()
+        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-c", ZBOOT, ROOT] + (["torch"] if torch else []),
@@ -80,22 +80,18 @@ EOF = "eof"
 
 
 def _line(sock: socket.socket, deadline: float):
-    """One JSON line from `sock` (read a byte at a time: what follows stays in the socket); None
-    when none came before the deadline, EOF when the other side closed it."""
-    buf = b""
-    while not buf.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if not select.select([sock], [], [], max(left, 0.0))[0]:
-            return None
-        try:
-            b = sock.recv(1)
-        except OSError:
-            return EOF
-        if not b:
-            return EOF
-        buf += b
+    """One message (JSON) from `sock`, a SOCK_SEQPACKET socket, whose messages are never merged or
+    split; None when none came before the deadline, EOF when the other side closed it."""
+    if not select.select([sock], [], [], max(deadline - time.monotonic(), 0.0))[0]:
+        return None
     try:
-        return json.loads(buf)
+        msg = sock.recv(1 << 16)
+    except OSError:
+        return EOF
+    if not msg:
+        return EOF
+    try:
+        return json.loads(msg)
     except ValueError:
         return None
 
@@ -206,7 +202,7 @@ def spawn(torch: bool, scratch: str, env: dict, limits: Limits,
                 return None, str(exc)
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
-        mine, theirs = socket.socketpair()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         req = {"scratch": scratch, "env": env, "namespaces": bool(namespaces),
                "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s,
                           "file_mb": limits.file_mb}}

@@ -4,7 +4,8 @@ one worker per request (forkserver.py is the oracle's side).
     python -I -B -c ZBOOT ROOT [torch]       # started by forkserver.Server, never a fork of the oracle
 
 It runs no submission code, ever. At start it imports NumPy, the worker's own modules (child.main's)
-and, when asked, torch; then it answers on fd 0 (a Unix socket to the oracle) one request at a time:
+and, when asked, torch; then it answers on fd 0 (a Unix SOCK_SEQPACKET socket to the oracle: one
+message per request or reply) one request at a time:
 
     request:  JSON {"scratch", "env", "limits", "namespaces"} + four fds by SCM_RIGHTS:
               the worker's stdin (read end), stdout (write end), stderr (the oracle's log file)
@@ -172,7 +173,7 @@ def serve(torch: bool) -> None:
                     pass
                 status.close()
         finally:
-            for fd in fds[:3]:
+            for fd in (fds if status is None else fds[:3]):
                 os.close(fd)
 
 
