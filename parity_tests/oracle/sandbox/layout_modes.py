@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..components import REF, Case
+from .raised_there import candidate_raised
 
 ALIASED = ("query", "key", "value")
 
@@ -133,7 +134,9 @@ def _run_fed(ad, case: Case, change, changed_before: bool = False) -> dict:
         return {}
     try:
         p = _with_feed(ad, wrap, lambda: ad.execute(inst, case))
-    except Exception:  # noqa: BLE001 - raising on this form of input: loud, not compared
+    except Exception as exc:  # noqa: BLE001 - raising on this form of input: loud, not compared
+        if not candidate_raised(exc):
+            raise
         return {}
     return dict(p.values) if changed[0] else {}
 

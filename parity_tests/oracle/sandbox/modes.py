@@ -67,6 +67,7 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
+from .raised_there import candidate_raised
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
@@ -275,7 +276,9 @@ def causal_flag(ad, case: Case, tick=lambda: None) -> dict:
     _with(inst, {CAUSAL_FLAG: True})
     try:
         return _forward_only(ad, inst, case)
-    except Exception:  # noqa: BLE001 - not taken as F.sdpa takes it: left "not checked"
+    except Exception as exc:  # noqa: BLE001 - not taken as F.sdpa takes it: left "not checked"
+        if not candidate_raised(exc):
+            raise
         return {}
 
 
@@ -314,7 +317,9 @@ def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
     try:
         inst = ad.instantiate(case)
         return {} if inst.table else _forward_only(ad, inst, case)
-    except Exception:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001
+        if not candidate_raised(exc):
+            raise
         return {}
     finally:
         ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
