@@ -55,6 +55,15 @@ from .raised_there import candidate_raised
 ALIASED = ("query", "key", "value")
 
 
+def relist(values: dict, moved: dict) -> None:
+    """A forward taking its inputs as one list (`forward([q, k, v])`, recognise/list_input): the
+    list's items that were replaced by another form (`moved`, {id(item): its replacement})
+    replaced in the list too, so such a forward meets every form the others meet."""
+    for k, v in list(values.items()):
+        if isinstance(v, list) and any(id(x) in moved for x in v):
+            values[k] = [moved.get(id(x), x) for x in v]
+
+
 def _with_feed(ad, wrap, run):
     """`run()` with the adapter's feed wrapped by `wrap(real_feed)` (the adapter's own attribute,
     restored afterwards)."""
@@ -71,7 +80,7 @@ def _with_feed(ad, wrap, run):
 
 def aliased(ad, case: Case, tick=lambda: None) -> dict:
     caps = ad.caps
-    if ad.comp.name != "mha" or caps.self_attention or caps.list_input or caps.valid_lens or \
+    if ad.comp.name != "mha" or caps.self_attention or caps.valid_lens or \
             caps.one_sequence or ad.mode == "instance":
         return {}
     arrs = [case.inputs.get(n) for n in ALIASED]
@@ -83,8 +92,10 @@ def aliased(ad, case: Case, tick=lambda: None) -> dict:
         def feed(c, grad):
             leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
             first = ALIASED[0]
+            moved = {id(values[n]): values[first] for n in ALIASED[1:]}
             for n in ALIASED[1:]:
                 leaves[n], feeds[n], values[n] = leaves[first], feeds[first], values[first]
+            relist(values, moved)
             return leaves, feeds, fed_np, masks_np, mask_feeds, values
         return feed
 
@@ -160,9 +171,6 @@ def broadcast_mask(ad, case: Case, tick=lambda: None) -> dict:
 
 
 def strided(ad, case: Case, tick=lambda: None) -> dict:
-    if ad.caps.list_input:
-        return {}
-
     def change(c, feeds, masks_np, values) -> bool:
         moved: dict[int, Any] = {}
         for n, f in list(feeds.items()):
@@ -173,6 +181,7 @@ def strided(ad, case: Case, tick=lambda: None) -> dict:
         hit = [k for k, v in values.items() if id(v) in moved]
         for k in hit:
             values[k] = moved[id(values[k])]
+        relist(values, moved)
         return bool(hit)
 
     dout = _non_contiguous(ad.ops, case.dout) if isinstance(case.dout, np.ndarray) else None
@@ -252,8 +261,6 @@ def _relay(ad, x, at: int, layouts) -> tuple[Any, str] | None:
 
 def relaid(ad, case: Case, tick=lambda: None) -> dict:
     caps = ad.caps
-    if caps.list_input:
-        return {}
     at, torch_run = relaid_pick(case), ad.framework == "torch"
     # axis 0 of what is fed is the batch's (not a time-first or heads-merged layout)
     batch_first = not (caps.time_first or caps.bh_layout or caps.one_sequence)
@@ -275,6 +282,7 @@ def relaid(ad, case: Case, tick=lambda: None) -> dict:
         hit = [k for k, v in values.items() if id(v) in moved]
         for k in hit:
             values[k] = moved[id(values[k])]
+        relist(values, moved)
         return bool(hit)
 
     dout = case.dout
