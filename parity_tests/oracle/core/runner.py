@@ -23,7 +23,7 @@ from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from ..sandbox.modes import flipped_flag
-from . import float32_tables, upstream
+from . import float32_tables, upstream, weight_styles
 from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
 from .describe import describe_case, replay_command
 from .diagnose import flip_untried, likely_causes
@@ -95,6 +95,8 @@ class Checker(LoadMixin):
             case = comp.build(example, self.opts.dtype, self.caps)
             if example.get(scores.MARK):        # core/large_scores.py: scores of ~3000
                 case = scores.tuned(comp, case)
+            else:                               # weights as a framework initialises them, at times
+                case = weight_styles.restyled(case, self.opts.dtype)
             case = float32_tables.scaled_case(case, self.input_scale, self.opts.dtype)
             case = upstream.mixed(case, self.opts.dtype)
             for k in ONE_VALUE:
