@@ -89,6 +89,10 @@ WHAT = {
              "inputs) and its weights then written again with other values, from the reference "
              "on those weights (the modes run on inputs of their own): state kept across calls, "
              "a weight copy kept from some call on, or a path taken after some number of calls"),
+    "frozen_input": ("differs when its inputs do not require gradients while its parameters do (a "
+                     "network's first layer, a layer after a frozen one) from the reference (the "
+                     "modes run on inputs of their own): a backward taking another path then "
+                     "(`ctx.needs_input_grad`, `x.requires_grad`)"),
 }
 
 ALIASED = ("query", "key", "value")      # sandbox/layout_modes.aliased

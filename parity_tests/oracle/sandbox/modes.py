@@ -53,6 +53,7 @@ nothing where it does not apply to this candidate:
     mask_dtype  masks in another dtype the assignment accepts (sandbox/layout_modes.py)
     soak     one instance called a secret number of times (3 to 16) before the call compared
              (sandbox/soak.py)
+    frozen_input  torch: inputs not requiring gradients, parameters requiring them (frozen_input.py)
 """
 from __future__ import annotations
 
@@ -66,12 +67,13 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from ..reading.slots import candidate_arrays
+from .frozen_input import frozen_input
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
 from .raised_there import candidate_raised
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak")
+         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -378,7 +380,8 @@ RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
-                             "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak}
+                             "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak,
+                             "frozen_input": frozen_input}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -392,4 +395,5 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "broadcast_mask": "calling the candidate with a key padding mask of one query row",
         "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts",
         "mask_dtype": "calling the candidate with its masks in another dtype the assignment accepts",
-        "soak": "calling one instance of the candidate many times"}
+        "soak": "calling one instance of the candidate many times",
+        "frozen_input": "calling the candidate on inputs not requiring gradients"}
