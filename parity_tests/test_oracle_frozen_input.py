@@ -1,8 +1,8 @@
 """Parameter gradients with inputs that need none (sandbox/frozen_input.py): every main run's
-inputs required gradients, so a backward wrong only when they do not (a network's first layer on
-its raw data, a layer after a frozen one) matched. The `frozen_input` mode runs a torch candidate's
-forward and backward with its inputs detached and compares the output and every parameter
-gradient; right code that branches on it matches.
+inputs required gradients, so a backward wrong only when some do not (a network's first layer on
+its raw data, a cross-attention over a frozen memory) matched. The `frozen_input` mode runs a torch
+candidate's forward and backward with all its inputs, or all but the first, detached and compares
+the output and every gradient left; right code that branches on it matches.
 """
 from __future__ import annotations
 
@@ -18,14 +18,19 @@ HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hosti
 RIGHT = os.path.join(candidate_path(), "frozen_input_paths.py")
 
 
-def test_a_gain_gradient_wrong_for_a_frozen_input_fails():
-    res = check("layernorm", f"{HOSTILE}:LayerNorm", examples=10)
+@pytest.mark.parametrize("component,name,quantity", [
+    ("layernorm", "LayerNorm", "grad_param:weight"),     # every input detached
+    ("sdpa", "attention", "grad_input:q"),                # keys and values detached, q not
+])
+def test_a_gradient_wrong_for_a_frozen_input_fails(component, name, quantity):
+    res = check(component, f"{HOSTILE}:{name}", examples=10)
     assert res.verdict == "mismatch", res.message
-    assert res.quantity == "grad_param:weight"
+    assert res.quantity == quantity
     assert res.detail["mode"] == "frozen_input"
 
 
-@pytest.mark.parametrize("name", ["LayerNorm", "BranchingLayerNorm"])
-def test_right_code_branching_on_a_frozen_input_matches(name):
-    res = check("layernorm", f"{RIGHT}:{name}", examples=10)
+@pytest.mark.parametrize("component,name", [("layernorm", "LayerNorm"),
+                                            ("layernorm", "BranchingLayerNorm"), ("sdpa", "attention")])
+def test_right_code_branching_on_a_frozen_input_matches(component, name):
+    res = check(component, f"{RIGHT}:{name}", examples=10)
     assert res.verdict == "match", res.message

@@ -1,21 +1,38 @@
 """The `frozen_input` mode (sandbox/modes.py registers it): torch, the forward and backward with
-the inputs not requiring gradients while the parameters do, as a network's first layer meets its
-data (a norm on raw features) or a layer after a frozen one meets its input. The output, the
-weights and every parameter gradient come back (no input gradient: none is asked for); the parent
-compares them with its reference on the mode's own inputs.
+inputs that need no gradient, as a network's first layer meets its data (a norm on raw features),
+a layer after a frozen one its input, or a cross-attention over a frozen encoder its memory. On
+about half the examples every float input is detached (the parameters still need gradients; a
+candidate without parameters is not run so), on the rest every one but the first (the query, the
+decoder's x), chosen from the bytes of the mode's inputs (drawn by the parent from the check's
+secret). The output, the weights, every parameter gradient and the gradients of the inputs left
+attached come back; the parent compares them with its reference on the mode's own inputs.
 
-The main run's inputs always require gradients, so a backward taking another path when they do not
+The main run's inputs always require gradients, so a backward taking another path when some do not
 (a custom `autograd.Function` reading `ctx.needs_input_grad`, code testing `x.requires_grad`) was
-never run: a layer norm whose gain gradient drops a term there matched
-(`oracle_hostile/frozen_input_grads.py`). Nothing here decides anything (core/modes.py compares).
+never run: a layer norm whose gain gradient drops a term then, an attention whose query gradient
+loses its scale when the keys need none, matched (`oracle_hostile/frozen_input_grads.py`).
+Nothing here decides anything (core/modes.py compares).
 """
 from __future__ import annotations
 
-from ..components import Case
+import zlib
+
+import numpy as np
+
+from ..components import REF, Case
+
+
+def frozen_names(case: Case) -> list[str]:
+    """The float inputs this example detaches: all of them, or all but the first."""
+    names = [n for n, a in case.inputs.items() if a.dtype == REF]
+    h = zlib.crc32(b"frozen" + b"".join(np.ascontiguousarray(case.inputs[n]).tobytes() for n in names))
+    return names[1:] if len(names) > 1 and h % 2 else names
 
 
 def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
-    if ad.framework != "torch" or not case.params or getattr(ad, "hooks", None) is not None:
+    names = frozen_names(case)
+    if ad.framework != "torch" or getattr(ad, "hooks", None) is not None or not names or \
+            (not case.params and len(names) == sum(a.dtype == REF for a in case.inputs.values())):
         return {}
     inst = ad.instantiate(case)
     if inst.table:
@@ -26,7 +43,7 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
         leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
         moved = {}
         for n, f in list(feeds.items()):
-            if getattr(f, "requires_grad", False):
+            if n in names and getattr(f, "requires_grad", False):
                 moved[id(f)] = feeds[n] = f.detach()
                 frozen.append(n)
         for k, v in list(values.items()):
@@ -45,4 +62,5 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
             ad.feed = real
         else:
             del ad.feed
-    return {k: v for k, v in p.values.items() if not k.startswith("grad_input:")} if frozen else {}
+    return {k: v for k, v in p.values.items()
+            if k.split(":", 1)[-1] not in frozen or not k.startswith("grad_input:")} if frozen else {}
