@@ -62,6 +62,7 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
         except CandidateProblem as exc:
             if exc.verdict != "missing_gradient" or not frozen:
                 raise
+            tick()             # each call is a stage of its own under the parent's --timeout
             got = no_gradient(ad, case, frozen)
     finally:
         if own:
