@@ -2,7 +2,8 @@
 input, or at a constructor flag's other value, fails loudly wherever it happens). The harness's
 own verdicts raised there (`mutates_input`, `missing_gradient`, `wrong_type`) counted as such a
 raise: wrong code that also nudged an input or detached its output on that path matched. They keep
-their verdict now (sandbox/raised_there.py); right code working on copies, or raising, matches.
+their verdict now, a detached output being compared with zero gradients (sandbox/raised_there.py);
+right code working on copies, or raising, matches.
 """
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ RIGHT = os.path.join(candidate_path(), "copies_in_modes.py")
 LAYOUTS = (WHAT["strided"], WHAT["relaid"])
 
 ATTACKS = [
-    ("sdpa", "detached_attention", "missing_gradient", LAYOUTS),
     ("sdpa", "nudging_attention", "mutates_input", LAYOUTS),
     ("mha", "FlaggedAttention", "mutates_input", (WHAT["bias_ctor"],)),
 ]
@@ -35,6 +35,15 @@ def test_a_harness_verdict_in_another_mode_is_not_left_uncompared(component, nam
     res = check(component, f"{HOSTILE}:{name}", examples=10)
     assert res.verdict == verdict, res.message
     assert res.message.startswith(modes), res.message
+
+
+def test_an_output_detached_in_another_mode_is_compared_there_and_earns_no_group():
+    """Its values are compared, its gradients as zeros (never `missing_gradient`, after which no
+    group gets a search of its own: the output, unscaled there, scored)."""
+    res = check("sdpa", f"{HOSTILE}:detached_attention", examples=10, score_groups=True)
+    assert res.verdict == "mismatch", res.message
+    assert res.detail["mode"] in ("strided", "relaid")
+    assert res.group_searches and all(g["status"] == "failed" for g in res.group_searches.values())
 
 
 @pytest.mark.parametrize("component,name", [

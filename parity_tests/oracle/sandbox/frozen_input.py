@@ -21,6 +21,7 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
+from .raised_there import zero_gradients
 
 
 def frozen_names(case: Case) -> list[str]:
@@ -63,7 +64,7 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
             if exc.verdict != "missing_gradient" or not frozen:
                 raise
             tick()             # each call is a stage of its own under the parent's --timeout
-            got = no_gradient(ad, case, frozen)
+            got = zero_gradients(ad, case, frozen)
     finally:
         if own:
             ad.feed = real
@@ -72,16 +73,3 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
     return {k: v for k, v in got.items()
             if k.split(":", 1)[-1] not in frozen or not k.startswith("grad_input:")} if frozen else {}
 
-
-def no_gradient(ad, case: Case, frozen: list) -> dict:
-    """An output that needs no gradient once some inputs are detached (the scores detached, say:
-    nothing reached the query but through them): the forward's values, and every gradient left
-    zero, as the main run treats a gradient that never arrived; the parent compares them."""
-    inst = ad.instantiate(case)
-    got = dict(ad.execute(inst, case, grad=False).values)
-    dtype = ad.opts.dtype
-    got.update({f"grad_input:{n}": np.zeros(a.shape, dtype=dtype) for n, a in case.inputs.items()
-                if a.dtype == REF and n not in frozen})
-    got.update({f"grad_param:{r}": np.zeros(case.params[r].shape, dtype=dtype)
-                for r, e in inst.entries.items() if e.cand is not None and r in case.params})
-    return got

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..components import REF, Case
-from .raised_there import candidate_raised
+from .raised_there import candidate_raised, no_gradient, zero_gradients
 
 ALIASED = ("query", "key", "value")
 
@@ -144,12 +144,15 @@ def _run_fed(ad, case: Case, change, changed_before: bool = False) -> dict:
     if inst.table:
         return {}
     try:
-        p = _with_feed(ad, wrap, lambda: ad.execute(inst, case))
+        got = dict(_with_feed(ad, wrap, lambda: ad.execute(inst, case)).values)
     except Exception as exc:  # noqa: BLE001 - raising on this form of input: loud, not compared
-        if not candidate_raised(exc):
+        if no_gradient(exc):           # detached there: its values compared, its gradients zeros
+            got = _with_feed(ad, wrap, lambda: zero_gradients(ad, case))
+        elif not candidate_raised(exc):
             raise
-        return {}
-    return dict(p.values) if changed[0] else {}
+        else:
+            return {}
+    return got if changed[0] else {}
 
 
 def broadcast_mask(ad, case: Case, tick=lambda: None) -> dict:
