@@ -23,7 +23,8 @@ from .verdicts import CheckResult
 
 GROUP_ORDER = ("output", "attention weights", "input gradients", "parameter gradients")
 
-# failing verdicts whose search ran to its end (every group compared on every example)
+# failing verdicts decided once the search ran to its end (every group compared on every example),
+# when no example is named
 COMPLETE_SEARCH = ("missing_gradient", "incomplete")
 
 
@@ -36,7 +37,9 @@ def group_of(key: str) -> str:
 
 
 def needs_follow_up(res: CheckResult) -> bool:
-    return res.exit_code == 1 and res.verdict not in COMPLETE_SEARCH
+    """A failing search that stopped on an example (a `missing_gradient` the worker met midway,
+    an output detached on some inputs only, too: the examples after it were never compared)."""
+    return res.exit_code == 1 and (res.verdict not in COMPLETE_SEARCH or res.example is not None)
 
 
 def follow_up(res: CheckResult, search: Callable[[frozenset], CheckResult]) -> dict[str, dict]:

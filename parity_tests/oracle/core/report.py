@@ -183,7 +183,7 @@ def _group_statuses(res: CheckResult) -> dict[str, str]:
     if res.exit_code == 0:
         return {g: "passed" for g in groups}
     failing = _group_of(res.quantity) if res.quantity else "output"
-    if res.verdict in COMPLETE_SEARCH:     # the search ran to its end
+    if res.verdict in COMPLETE_SEARCH and res.example is None:     # the search ran to its end
         if res.verdict == "incomplete" and failing == "output":
             return {g: "failed" for g in groups}
         keys = list(dict.fromkeys(list(res.quantities) + list(res.checked)))
