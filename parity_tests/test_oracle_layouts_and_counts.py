@@ -51,7 +51,12 @@ ATTACKS = [
 @pytest.mark.parametrize("component,target,quantity,mode,opts", ATTACKS,
                          ids=[a[1].replace(".py:", "-").split(",")[0] for a in ATTACKS])
 def test_a_path_taken_on_layout_call_count_or_mask_dtype_fails(component, target, quantity, mode, opts):
-    res = check(component, os.path.join(HOSTILE, target), examples=10, **opts)
+    # The soak runs on about half the examples, with a count drawn from the check's secret, so a
+    # switch at the 3rd or 5th call is met on about half the examples (3 of 24 checks of 3 examples
+    # missed it on the FeedForward): 10 examples missed it once, 25 make a miss about 0.5**25.
+    # The other modes run on every example.
+    res = check(component, os.path.join(HOSTILE, target), examples=25 if mode == "soak" else 10,
+                **opts)
     assert res.verdict in ("mismatch", "non_finite"), res.message
     if quantity is not None:
         assert res.quantity == quantity
