@@ -5,7 +5,9 @@
                                     would shadow the package the file imports itself through,
                                     `from transformer.x import` in transformer/; a file importing its siblings
                                     relatively, `from .linear import Linear`, is imported as a module
-                                    of its folder's package: see package_import.py)
+                                    of its folder's package; one importing its own folder by name,
+                                    `from models.x import` in models/, finds that folder through the
+                                    folder above, which stays unseen: see package_import.py)
     package.module:Name             anything importable
     ...:Outer.inner                 an attribute path inside the module
     ...:forward_name,backward_name  a NumPy forward/backward pair given explicitly
@@ -39,6 +41,7 @@ from .package_import import (
     anchor_folder,
     exec_file_as,
     import_in_package,
+    own_folder_package,
     own_package_root,
     reach_hint,
     shadows_own_package,
@@ -118,6 +121,9 @@ def _import_file(path: str, package_root: str | None = None) -> ModuleType:
             sys.path.append(folder)
         else:
             sys.path.insert(0, folder)  # so `import helpers` next to the candidate works
+    above = own_folder_package(path)    # `from models.x import` in models/attention.py
+    if above is not None and above not in sys.path:
+        sys.path.append(above)
     anchor = anchor_folder(path, package_root)
     if anchor is not None:          # `from .helpers import x`: a module of its folder's package
         return import_in_package(path, anchor)

@@ -231,3 +231,33 @@ def shadows_own_package(path: str) -> bool:
                                for a in n.names]
     return any("." in m and os.path.isfile(os.path.join(folder, m.split(".")[0] + ".py"))
                for m in dotted)
+
+
+def _absolute_tops(path: str) -> set[str]:
+    """The top-level names the file at `path` imports absolutely (`import a.b`, `from a.b import
+    c`: "a"); empty when its text cannot be parsed."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return set()
+    return {n.module.split(".")[0] for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module} | \
+        {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+
+
+def own_folder_package(path: str) -> str | None:
+    """The folder above the file at `path` when the file imports its own folder as a package by
+    name (`from models.layers import lin` in `models/attention.py`, as the project's scripts run
+    from the folder above do), that name is not installed, and the folder is not a module file's
+    namesake (`models.py` beside `models/`); None otherwise. Searching that folder for the package
+    finds the file's own folder, which the worker sees anyway: nothing else of the folder above
+    becomes visible (the worker's view holds only the file's folder there)."""
+    here = os.path.dirname(os.path.abspath(path))
+    name, above = os.path.basename(here), os.path.dirname(here)
+    if not name.isidentifier() or above == here or name not in _absolute_tops(path):
+        return None
+    if os.path.isfile(os.path.join(above, name + ".py")) or not not_installed(name):
+        return None
+    oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    return None if within(oracle_home, above) else above
