@@ -85,3 +85,57 @@ def test_a_file_importing_its_own_folder_by_name_loads_and_matches(project):
 def test_its_planted_missing_scale_is_a_mismatch(project):
     res = check("mha", f"{project / 'models' / 'attention.py'}:MHA_BUG", examples=6)
     assert res.verdict == "mismatch", render_text(res)
+
+
+# -- a sibling package of the file's folder: still not seen, but the note says what to run --------
+SIBLING = ATTENTION.replace("from models.layers import lin", "from utils.helpers import lin")
+
+
+@pytest.fixture
+def sibling(project):
+    (project / "utils").mkdir()
+    (project / "utils" / "__init__.py").write_text("")
+    (project / "utils" / "helpers.py").write_text(LAYERS)
+    (project / "models" / "uses_utils.py").write_text(SIBLING)
+    return project / "models" / "uses_utils.py"
+
+
+def _hint(res, name):
+    return [n for n in res.notes if n.startswith(f"'{name}' is not installed") and "PYTHONPATH=" in n]
+
+
+def test_a_sibling_package_the_worker_cannot_see_is_named_with_what_to_run(sibling, project,
+                                                                           monkeypatch, tmp_path):
+    away = tmp_path.parent / f"{tmp_path.name}-away"
+    away.mkdir()
+    monkeypatch.chdir(away)                            # outside the project
+    res = check("mha", f"{sibling}:MHA", examples=3)
+    assert res.verdict == "raised", render_text(res)
+    hint = _hint(res, "utils")
+    assert hint and f"PYTHONPATH={project}" in hint[0] and "outside" not in hint[0], res.notes
+    monkeypatch.chdir(project)                         # the project's root: never shown to a worker
+    res = check("mha", f"{sibling}:MHA", examples=3)
+    hint = _hint(res, "utils")
+    assert hint and "from a folder outside that one" in hint[0], res.notes
+
+
+def test_following_the_hint_lets_the_sibling_package_load(sibling, project, monkeypatch, tmp_path):
+    away = tmp_path.parent / f"{tmp_path.name}-away"
+    away.mkdir()
+    monkeypatch.chdir(away)
+    monkeypatch.setenv("PYTHONPATH", str(project))    # the whole project shown, as the hint says:
+    res = check("mha", f"{sibling}:MHA", examples=6)  # beside_models.py too (the file then errs)
+    assert res.verdict == "mismatch", render_text(res)
+    (project / "beside_models.py").unlink()
+    res = check("mha", f"{sibling}:MHA", examples=6)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_package_of_no_folder_nearby_gets_no_hint(project, monkeypatch, tmp_path):
+    (project / "models" / "lost.py").write_text(
+        ATTENTION.replace("from models.layers import lin", "from nowhere_pkg.helpers import lin"))
+    away = tmp_path.parent / f"{tmp_path.name}-away"
+    away.mkdir()
+    monkeypatch.chdir(away)
+    res = check("mha", f"{project / 'models' / 'lost.py'}:MHA", examples=3)
+    assert res.verdict == "raised" and not _hint(res, "nowhere_pkg"), res.notes

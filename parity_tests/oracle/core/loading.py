@@ -9,6 +9,7 @@ import os
 from ..components.base import parse_settings
 from ..sandbox import policy
 from .backend import InProcessBackend, Prepared, SandboxBackend
+from .project_hint import with_project_hints
 from .verdicts import Outcome
 
 
@@ -70,7 +71,10 @@ class LoadMixin:
             for key in ("max_batch", "max_heads"):
                 if key in self.comp.settable:
                     self.fixed[key] = self.opts.settings[key] = 1
-        self.notes.extend(prep.notes)
+        notes = list(prep.notes)
+        if isinstance(self.candidate, str) and self.candidate.rpartition(":")[0].endswith(".py"):
+            notes = with_project_hints(notes, self.candidate.rpartition(":")[0].split(",")[0])
+        self.notes.extend(notes)
         return None
 
     def _policy(self) -> Outcome | None:
