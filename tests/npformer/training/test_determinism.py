@@ -236,9 +236,11 @@ def test_bit_identical_across_processes():
     here = pathlib.Path(__file__).resolve().parent
     code = SCRIPT.format(root=str(ROOT), here=str(here))
     env = {"PYTHONHASHSEED": "12345", "PATH": "/usr/bin:/bin"}
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HOME"):
-        if var in os.environ:
-            env[var] = os.environ[var]
+    # the same BLAS set-up as this process: its thread counts, and its kernel choice
+    # (OPENBLAS_CORETYPE: a Haswell kernel forced on an AVX-512 machine sums in another order)
+    for var, value in os.environ.items():
+        if var == "HOME" or var.startswith(("OPENBLAS_", "GOTO", "OMP_", "MKL_", "NPY_")):
+            env[var] = value
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          cwd=str(ROOT), check=True)
     assert out.stdout.strip() == digest_here()
