@@ -205,10 +205,12 @@ VARIANTS = {
 
 
 def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64",
-                  probed_norm: bool = False) -> list[str]:
+                  probed_norm: bool = False, over: bool = False) -> list[str]:
     """Names of the catalogued mistakes whose reference output equals `got` to tolerance (the
     correct reference's output does not). Empty when none fits or nothing can be said.
-    `probed_norm`: the norm-order probe chose this layer's placement (never hinted as a setting)."""
+    `probed_norm`: the norm-order probe chose this layer's placement (never hinted as a setting).
+    `over`: the judge found `got` over its tolerance, so an output within TINY of the reference's
+    that no mistake explains is named a near miss (without it, such an output names nothing)."""
     if got is None or case is None or comp.name not in VARIANTS:
         return []
     got = np.asarray(got, dtype=np.float64)
@@ -225,7 +227,7 @@ def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64",
         return bool(np.all(np.isfinite(a)) and np.abs(a - b).max() <= rel * scale)
 
     if np.all(np.isfinite(got)) and close(got, ref):
-        return [tiny_difference(got, ref)] if dtype == "float64" else []
+        return [tiny_difference(got, ref)] if over and dtype == "float64" else []
     found = []
     variants = VARIANTS[comp.name](case, probed_norm) if probed_norm and comp.name in (
         "encoder_layer", "decoder_layer") else VARIANTS[comp.name](case)
@@ -244,7 +246,7 @@ def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64",
         if close(got, v) or (not np.all(np.isfinite(v)) and np.array_equal(
                 np.isfinite(v), np.isfinite(got)) and close(np.nan_to_num(got), np.nan_to_num(v))):
             found.append(name)
-    if not found and dtype == "float64" and np.all(np.isfinite(got)) and \
+    if over and not found and dtype == "float64" and np.all(np.isfinite(got)) and \
             np.abs(got - ref).max() <= TINY * max(1.0, float(np.abs(ref).max())):
         found.append(tiny_difference(got, ref))
     return found
