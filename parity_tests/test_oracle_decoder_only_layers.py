@@ -33,3 +33,11 @@ def test_a_decoder_only_layer_matches_as_an_encoder_layer_with_its_mask_compared
 def test_a_planted_bug_in_a_decoder_only_layer_is_a_mismatch(layers):
     res = check("encoder_layer", f"{layers}:CausalOnlyDecoderLayerBUG", examples=25)
     assert res.verdict == "mismatch", render_text(res)
+
+
+def test_a_decoder_only_model_checked_as_model_is_told_why_and_what_to_check(layers):
+    res = check("model", f"{layers}:TinyGPT", examples=3)
+    assert res.verdict == "interface_error", render_text(res)
+    text = render_text(res)
+    assert "decoder-only (GPT-style) language model" in text, text
+    assert "each block as encoder_layer" in text, text

@@ -1,5 +1,6 @@
 """Decoder-only (GPT-style) layers: masked self-attention and a feed-forward, no cross-attention,
-the causal mask handed in by the caller. Our own code; the BUG variant plants one mistake."""
+the causal mask handed in by the caller, and a GPT-style model of them (TinyGPT). Our own code;
+the BUG variant plants one mistake."""
 from __future__ import annotations
 
 import math
@@ -43,3 +44,23 @@ class CausalOnlyDecoderLayerBUG(CausalOnlyDecoderLayer):
     def forward(self, tgt, tgt_mask=None):
         h = self.ln_a(tgt + self.attend(tgt, None))
         return self.ln_b(h + self.ff(h))
+
+
+class TinyGPT(nn.Module):
+    """A decoder-only language model of those layers: token and learned position tables, the
+    layers under a causal mask, a final norm and a vocabulary head; forward(idx, targets=None)."""
+
+    def __init__(self, vocab_size, d_model, num_heads, d_ff, num_layers, max_len=64):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab_size, d_model), nn.Embedding(max_len, d_model)
+        self.layers = nn.ModuleList(CausalOnlyDecoderLayer(d_model, num_heads, d_ff)
+                                    for _ in range(num_layers))
+        self.ln_f, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx, targets=None):
+        T = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(T, device=idx.device))
+        causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=idx.device))
+        for layer in self.layers:
+            x = layer(x, causal)
+        return self.head(self.ln_f(x))

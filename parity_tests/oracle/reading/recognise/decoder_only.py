@@ -8,6 +8,10 @@ then says why, and what does compare it: such a layer is the encoder layer run u
 mask, and `encoder_layer` draws causal masks (and padding, and none) for it. A library layer that
 switches its cross-attention on from the config is built with it on before this (configs), so it
 never reaches here.
+
+The same for a whole decoder-only language model (a GPT: `forward(idx, targets=None)`) checked as
+`model`, the paper's encoder-decoder Transformer, whose forward has no place for the target
+sequence: the error says what the model is and which components still compare its parts.
 """
 from __future__ import annotations
 
@@ -18,11 +22,21 @@ HINT = ("its forward takes no memory (the encoder output a decoder layer's cross
         "mask; encoder_layer draws causal masks as well as padding)")
 
 
+MODEL_HINT = ("its forward takes one token sequence and no target (tgt): a decoder-only (GPT-style) "
+              "language model. The model component is the paper's encoder-decoder Transformer "
+              "(forward(src, tgt, ...)), so the model as a whole cannot be compared with it; check "
+              "its parts instead: each block as encoder_layer (a decoder-only block is an encoder "
+              "layer under a causal mask), its attention as mha, its feed-forward as ffn, its "
+              "norms as layernorm")
+
+
 def decoder_only(adapter, err: Exception) -> Exception:
     """The interface error to raise: err itself, or for a decoder layer with no place for memory
-    the same error with the reason and the component to use."""
+    (a whole model with no place for tgt) the same error with the reason and what to check."""
     text = str(err)
-    if adapter.comp.name != "decoder_layer" or "no place for" not in text or "memory" not in \
-            text.rsplit("no place for", 1)[1]:
-        return err
-    return type(err)(f"{text}: {HINT}")
+    missing = text.rsplit("no place for", 1)[1] if "no place for" in text else ""
+    if adapter.comp.name == "decoder_layer" and "memory" in missing:
+        return type(err)(f"{text}: {HINT}")
+    if adapter.comp.name == "model" and "tgt" in missing and "src" not in missing:
+        return type(err)(f"{text}: {MODEL_HINT}")
+    return err
