@@ -100,14 +100,20 @@ def sibling(project):
     return project / "models" / "uses_utils.py"
 
 
+@pytest.fixture
+def away(tmp_path):
+    """A folder outside the project (tmp_path holds it), to run the check from."""
+    folder = tmp_path.parent / f"{tmp_path.name}-away"
+    folder.mkdir()
+    return folder
+
+
 def _hint(res, name):
     return [n for n in res.notes if n.startswith(f"'{name}' is not installed") and "PYTHONPATH=" in n]
 
 
 def test_a_sibling_package_the_worker_cannot_see_is_named_with_what_to_run(sibling, project,
-                                                                           monkeypatch, tmp_path):
-    away = tmp_path.parent / f"{tmp_path.name}-away"
-    away.mkdir()
+                                                                           monkeypatch, away):
     monkeypatch.chdir(away)                            # outside the project
     res = check("mha", f"{sibling}:MHA", examples=3)
     assert res.verdict == "raised", render_text(res)
@@ -119,9 +125,7 @@ def test_a_sibling_package_the_worker_cannot_see_is_named_with_what_to_run(sibli
     assert hint and "from a folder outside that one" in hint[0], res.notes
 
 
-def test_following_the_hint_lets_the_sibling_package_load(sibling, project, monkeypatch, tmp_path):
-    away = tmp_path.parent / f"{tmp_path.name}-away"
-    away.mkdir()
+def test_following_the_hint_lets_the_sibling_package_load(sibling, project, monkeypatch, away):
     monkeypatch.chdir(away)
     monkeypatch.setenv("PYTHONPATH", str(project))    # the whole project shown, as the hint says:
     res = check("mha", f"{sibling}:MHA", examples=6)  # beside_models.py too (the file then errs)
@@ -131,11 +135,9 @@ def test_following_the_hint_lets_the_sibling_package_load(sibling, project, monk
     assert res.verdict == "match", render_text(res)
 
 
-def test_a_package_of_no_folder_nearby_gets_no_hint(project, monkeypatch, tmp_path):
+def test_a_package_of_no_folder_nearby_gets_no_hint(project, monkeypatch, away):
     (project / "models" / "lost.py").write_text(
         ATTENTION.replace("from models.layers import lin", "from nowhere_pkg.helpers import lin"))
-    away = tmp_path.parent / f"{tmp_path.name}-away"
-    away.mkdir()
     monkeypatch.chdir(away)
     res = check("mha", f"{project / 'models' / 'lost.py'}:MHA", examples=3)
     assert res.verdict == "raised" and not _hint(res, "nowhere_pkg"), res.notes
