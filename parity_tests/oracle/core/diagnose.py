@@ -209,8 +209,9 @@ def likely_causes(comp, case, got: np.ndarray | None, dtype: str = "float64",
     """Names of the catalogued mistakes whose reference output equals `got` to tolerance (the
     correct reference's output does not). Empty when none fits or nothing can be said.
     `probed_norm`: the norm-order probe chose this layer's placement (never hinted as a setting).
-    `over`: the judge found `got` over its tolerance, so an output within TINY of the reference's
-    that no mistake explains is named a near miss (without it, such an output names nothing)."""
+    `over`: the judge found `got` itself (the main run's output) over its tolerance, so an output
+    within TINY of the reference's that no mistake explains is named a near miss (without it, as
+    for a difference found in another mode only, such an output names nothing)."""
     if got is None or case is None or comp.name not in VARIANTS:
         return []
     got = np.asarray(got, dtype=np.float64)

@@ -141,7 +141,7 @@ class Checker(LoadMixin):
         out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
             causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype,
-                                   over=True, probed_norm=bool(self.caps.norm_first)
+                                   over=not out.detail.get("mode"), probed_norm=bool(self.caps.norm_first)
                                    and "norm_first" not in (self.opts.settings or {}))
             if causes:
                 out.notes.append("likely cause: your output equals the reference with "
