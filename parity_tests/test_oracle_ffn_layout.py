@@ -26,3 +26,16 @@ def test_mixed_sizes_match_with_the_natural_command():
 def test_wrong_activation_is_still_a_mismatch(settings):
     res = check("ffn", f"{FILE}:DenseFeedForwardLeaky", examples=25, settings=settings)
     assert res.verdict == "mismatch", render_text(res)
+
+
+def test_square_in_out_feed_forward_without_biases_matches():
+    # no b1 to shift the hidden units with: the probe uses positive inputs and a positive W1
+    res = check("ffn", f"{FILE}:BiasFreeFeedForward", examples=5, settings={"d_ff": 4, "d_model": 4})
+    assert res.verdict == "match", render_text(res)
+    assert any("x @ W in its feed-forward" in n for n in res.notes), res.notes
+
+
+def test_wrong_activation_without_biases_is_still_a_mismatch():
+    res = check("ffn", f"{FILE}:BiasFreeFeedForwardLeaky", examples=25,
+                settings={"d_ff": 4, "d_model": 4})
+    assert res.verdict == "mismatch", render_text(res)

@@ -50,3 +50,34 @@ class DenseFeedForwardLeaky(DenseFeedForward):
     def backward(self, g):
         g = self.fc_2.backward(g)
         return self.fc_1.backward(g * np.where(self.h > 0, 1.0, 0.1))
+
+
+class BiasFreeDense(Dense):
+    """A Dense part without a bias: x @ w."""
+
+    def __init__(self, n_out, n_in):
+        super().__init__(n_out, n_in)
+        del self.b
+
+    def forward(self, x):
+        self.x = x
+        return x @ self.w
+
+    def backward(self, g):
+        self.grad_w = np.einsum("bti,bto->io", self.x, g)
+        return g @ self.w.T
+
+
+class BiasFreeFeedForward(DenseFeedForward):
+    """relu(x W1) W2 from two bias-free Dense parts."""
+
+    def __init__(self, d_model, d_ff):
+        self.fc_1 = BiasFreeDense(d_ff, d_model)
+        self.fc_2 = BiasFreeDense(d_model, d_ff)
+
+
+class BiasFreeFeedForwardLeaky(BiasFreeFeedForward):
+    """BUG: a leaky ReLU (negative slope 0.1) instead of ReLU."""
+
+    act = DenseFeedForwardLeaky.act
+    backward = DenseFeedForwardLeaky.backward

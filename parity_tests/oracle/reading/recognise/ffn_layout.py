@@ -4,7 +4,9 @@ examples are oriented by their shapes; on the first square example (d_model >= 2
 
     W1 = A, W2 = C (random), b1 = 100 (every hidden unit far on the linear side of ReLU, GELU, SiLU),
     b2 = 0: the output is (x @ A.T + 100) @ C.T for (out, in) matrices, (x @ A + 100) @ C for
-    (in, out) ones.
+    (in, out) ones. A feed-forward without biases gets positive inputs x in [1, 2) and a positive
+    A of entries in [100, 200) / d_model instead, so every hidden unit is again >= 100 either way:
+    (x @ A.T) @ C.T or (x @ A) @ C.
 
 When the output is the second and not the first, the matrices are read as (in, out) (gradients
 too) and the report says so. Like the attention probe (layout.py) it only picks how the reference's
@@ -46,13 +48,15 @@ def probe(adapter, inst, case) -> bool:
     D = case.hyper["d_model"]
     rng = np.random.default_rng(12)
     A, C = rng.standard_normal((D, D)), rng.standard_normal((D, D))
-    params = {k: np.zeros_like(v) for k, v in case.params.items()}
-    params["linear1.weight"], params["linear2.weight"] = A, C
-    if "linear1.bias" in params:
-        params["linear1.bias"] = np.full_like(params["linear1.bias"], SHIFT)
-    else:
-        return False                      # no bias to shift the hidden units with
     x = rng.standard_normal((1, 3, D))
+    params = {k: np.zeros_like(v) for k, v in case.params.items()}
+    shift = SHIFT
+    bias = inst.entries.get("linear1.bias")
+    if "linear1.bias" in params and bias is not None and bias.cand is not None:
+        params["linear1.bias"] = np.full_like(params["linear1.bias"], SHIFT)
+    else:                                 # the candidate has no b1: x_j >= 1, A_jk >= SHIFT / D
+        A, x, shift = (1.0 + rng.random((D, D))) * (SHIFT / D), 1.0 + rng.random((1, 3, D)), 0.0
+    params["linear1.weight"], params["linear2.weight"] = A, C
     dtype = adapter.opts.dtype
     try:
         extra = {}
@@ -68,7 +72,7 @@ def probe(adapter, inst, case) -> bool:
     got = array_out(res.value) if isinstance(res, Finished) else None
     if got is None or got.shape != x.shape:
         return False
-    out_in, in_out = (x @ A.T + SHIFT) @ C.T, (x @ A + SHIFT) @ C
+    out_in, in_out = (x @ A.T + shift) @ C.T, (x @ A + shift) @ C
     tol = (1e-9 if dtype == "float64" else 1e-3) * max(1.0, float(np.abs(in_out).max()))
     return bool(np.abs(got - in_out).max() <= tol < np.abs(got - out_in).max())
 
@@ -77,6 +81,6 @@ def switch(adapter, case):
     """Read the square matrices as (in, out) from now on, and rebuild."""
     adapter.opts.weight_layout = "in_out"
     adapter.notes.append("the candidate computes x @ W in its feed-forward: a probe (W1, W2 random, "
-                         "b1 far positive) matched (in, out) square matrices, not (out, in); read as "
+                         "every hidden unit far positive) matched (in, out) square matrices, not (out, in); read as "
                          "--weight-layout in_out (gradients too)")
     return adapter.instantiate(case)
