@@ -266,8 +266,9 @@ def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False,
           secret_file: str | None = None, overwrite: bool = False) -> dict:
     """Grade every submission of `folder`; secret_file: the course's secret (secret.py), the same
-    drawn values at every run for the same files. An out_dir already holding a gradebook.csv or a
-    summary.json (an earlier run's, perhaps edited since) is refused unless overwrite."""
+    drawn values at every run for the same files. An out_dir already holding a gradebook.csv, a
+    summary.json or a graded student's results.json / report.json (an earlier run's, perhaps
+    edited since) is refused unless overwrite."""
     from ..core.report import check_output_path, write_json, write_text_atomic
     from .secret import read_secret
 
@@ -284,10 +285,13 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
     earlier = [n for n in ("gradebook.csv", "summary.json")
                if os.path.lexists(os.path.join(out_dir, n))]
+    earlier += [f"{s}/{n}" for s in sorted({*subs, *refused}) for n in ("results.json", "report.json")
+                if os.path.lexists(os.path.join(out_dir, s, n))]   # a student's, edited by hand
     if earlier and not overwrite:
-        raise ValueError(f"--out {out_dir!r}: it already holds {' and '.join(earlier)} of an "
-                         f"earlier run (pass --overwrite to replace its files, or choose another "
-                         f"folder)")
+        more = f" and {len(earlier) - 3} more" if len(earlier) > 3 else ""
+        raise ValueError(f"--out {out_dir!r}: it already holds {', '.join(earlier[:3])}{more} of "
+                         f"an earlier run (pass --overwrite to replace its files, or choose "
+                         f"another folder)")
     files: dict[str, dict] = {}
     for s, p in list(subs.items()):       # one student's odd files fail that student only
         try:

@@ -53,7 +53,6 @@ def modules(v, where: str) -> None:
 def assignment(spec) -> None:
     need(isinstance(spec.name, str) and spec.name.strip() != "", "[assignment] name",
          "a non-empty string", spec.name)
-    inside_path(spec.entry_file, "[assignment] entry_file")
     integer(spec.examples, "[assignment] examples", 1, MAX_EXAMPLES)
     integer(spec.seed, "[assignment] seed", 0)
     number(spec.timeout, "[assignment] timeout", 0.0, MAX_TIMEOUT, lo_open=True)
@@ -61,6 +60,13 @@ def assignment(spec) -> None:
     modules(spec.forbid_import, "[assignment] forbid_import")
     modules(spec.allow_import, "[assignment] allow_import")
     integer(spec.memory_mb, "[assignment] memory_mb", *MEMORY_MB)
+    if spec.entry_file is not None:     # required: asked for once the checks are read (spec.py)
+        inside_path(spec.entry_file, "[assignment] entry_file")
+
+
+def entry_file_given(spec) -> None:
+    need(spec.entry_file is not None, "[assignment] entry_file", "the file graded in each "
+         "submission folder, e.g. entry_file = \"attention.py\" (it has no default)", None)
 
 
 def entry(v, where: str) -> None:

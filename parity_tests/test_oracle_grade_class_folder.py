@@ -1,0 +1,72 @@
+"""What an instructor's own files and spec mistakes do to `grade`, before anything is graded: a
+spec without `entry_file` is refused (a default file that no student has would grade the whole
+class load_error), and a student's `OUT/<student>/results.json` or `report.json` left by an
+earlier run (perhaps hand-corrected) is kept unless `--overwrite`, like the gradebook."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from parity_tests.conftest import oracle_refusal
+from parity_tests.oracle.grading.spec import SpecError, load_spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RIGHT = os.path.join(ROOT, "parity_tests", "oracle_hostile", "right.py")
+CHECK = '\n[[check]]\nname = "sdpa"\ncomponent = "sdpa"\nentry = "attention"\npoints = 10\n'
+SPEC = ('[assignment]\nname = "attention"\nentry_file = "attention.py"\nexamples = 2\ntimeout = 5\n'
+        + CHECK)
+MINE = '{"score": 10, "note": "hand-corrected"}\n'
+
+
+@pytest.mark.parametrize("assignment", ['[assignment]\nname = "attention"\n', ""])
+def test_a_spec_without_entry_file_is_refused(tmp_path, assignment):
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(assignment + CHECK)
+    with pytest.raises(SpecError, match=r"\[assignment\] entry_file: expected .*attention\.py"):
+        load_spec(str(spec))
+
+
+def test_grade_without_entry_file_grades_nobody(tmp_path, capsys):
+    subs = tmp_path / "subs"
+    (subs / "ann").mkdir(parents=True)
+    shutil.copy(RIGHT, subs / "ann" / "attention.py")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text('[assignment]\nname = "attention"\n' + CHECK)
+    out = tmp_path / "grades"
+    oracle_refusal(capsys, ["grade", str(subs), "--spec", str(spec), "--out", str(out)],
+                   "[assignment] entry_file", "no default")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ["results.json", "report.json"])
+def test_grade_keeps_a_students_earlier_file_unless_overwrite(tmp_path, capsys, name):
+    subs = tmp_path / "subs"
+    (subs / "Ana María").mkdir(parents=True)
+    shutil.copy(RIGHT, subs / "Ana María" / "attention.py")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "grades"
+    (out / "Ana María").mkdir(parents=True)
+    (out / "Ana María" / name).write_text(MINE)
+    argv = ["grade", str(subs), "--spec", str(spec), "--out", str(out), "--quiet"]
+    oracle_refusal(capsys, argv, "--out", f"Ana María/{name}", "--overwrite")
+    assert (out / "Ana María" / name).read_text() == MINE
+    assert os.listdir(out) == ["Ana María"] and os.listdir(out / "Ana María") == [name]
+
+
+def test_a_student_folder_the_class_does_not_have_is_left_alone(tmp_path):
+    from parity_tests.oracle.grading.batch import grade
+
+    subs = tmp_path / "subs"
+    (subs / "ann").mkdir(parents=True)
+    shutil.copy(RIGHT, subs / "ann" / "attention.py")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "grades"
+    (out / "notes").mkdir(parents=True)
+    (out / "notes" / "results.json").write_text(MINE)      # not a student's: not the run's
+    grade(str(subs), str(spec), str(out), quiet=True)
+    assert (out / "notes" / "results.json").read_text() == MINE
+    assert (out / "ann" / "results.json").exists()
