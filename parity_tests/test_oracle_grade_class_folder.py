@@ -4,6 +4,7 @@ class load_error), and a student's `OUT/<student>/results.json` or `report.json`
 earlier run (perhaps hand-corrected) is kept unless `--overwrite`, like the gradebook."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -70,3 +71,22 @@ def test_a_student_folder_the_class_does_not_have_is_left_alone(tmp_path):
     grade(str(subs), str(spec), str(out), quiet=True)
     assert (out / "notes" / "results.json").read_text() == MINE
     assert (out / "ann" / "results.json").exists()
+
+
+def test_what_is_neither_a_folder_nor_a_py_file_is_named_in_the_summary(tmp_path, capsys):
+    from parity_tests.oracle.cli import main
+
+    subs = tmp_path / "subs"
+    (subs / "ann").mkdir(parents=True)
+    shutil.copy(RIGHT, subs / "ann" / "attention.py")
+    (subs / "bo hw3.zip").write_bytes(b"PK\x03\x04")        # a student who uploaded an archive
+    (subs / "roster.txt").write_text("ann\nbo\n")
+    (subs / ".DS_Store").write_bytes(b"")                    # hidden: not worth a word
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "grades"
+    assert main(["grade", str(subs), "--spec", str(spec), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "not graded, neither a folder nor a .py file: bo hw3.zip, roster.txt" in printed, printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ignored"] == ["bo hw3.zip", "roster.txt"] and summary["students"] == 1

@@ -36,7 +36,16 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from .pool_stop import RecordingContext, stop_workers
 from .run_files import RunFiles
 from .spec import Assignment, check_options, load_spec
-from .submissions import MAX_BYTES, RESERVED, SubmissionError, csv_cell, find_submissions, materialize, read_submission  # noqa: F401
+from .submissions import (  # noqa: F401
+    MAX_BYTES,
+    RESERVED,
+    SubmissionError,
+    csv_cell,
+    find_submissions,
+    ignored_entries,
+    materialize,
+    read_submission,
+)
 
 
 def fingerprint(root: str) -> str:
@@ -275,6 +284,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     spec = load_spec(spec_path)
     secret = None if secret_file is None else read_secret(secret_file)
     subs, refused = find_submissions(folder)
+    ignored = ignored_entries(folder)
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs: expected an integer >= 1, got {jobs!r}")
     a, b = os.path.realpath(out_dir), os.path.realpath(folder)
@@ -357,6 +367,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     summ = summary(spec, rows)
     summ["elapsed_s"] = round(time.perf_counter() - t0, 2)
     summ["jobs"] = jobs
+    summ["ignored"] = ignored
     write_json(os.path.join(out_dir, "summary.json"), summ)
     return {"summary": summ, "graded": rows}
 
@@ -373,4 +384,6 @@ def render_summary(s: dict) -> str:
         lines.append(f"changed by someone while graded, graded again alone: {', '.join(s['regraded'])}")
     if s["tampered"]:
         lines.append(f"changed even when graded alone (score 0): {', '.join(s['tampered'])}")
+    if s.get("ignored"):
+        lines.append(f"not graded, neither a folder nor a .py file: {', '.join(s['ignored'])}")
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """A class's submissions folder, read safely: one student's odd files fail that student only.
 
     subs, refused = find_submissions(folder)    # {student: path}, {student: why it is refused}
+    ignored_entries(folder)                     # [names neither a folder nor a .py file]
     files = read_submission(path, entry_file)   # {relative path: bytes}; SubmissionError(why)
 
 Every student name is cleaned (`student_name`) before it is used anywhere: control characters
@@ -95,6 +96,20 @@ def find_submissions(folder: str) -> tuple[dict[str, str], dict[str, str]]:
     if not out and not refused:
         raise ValueError(f"SUBMISSIONS {folder!r}: no submission folders or .py files in it")
     return out, refused
+
+
+def ignored_entries(folder: str) -> list[str]:
+    """The cleaned names of what `find_submissions` passes over in `folder` without a word:
+    entries that are neither a folder, a .py file nor a link (a student's zip or notebook, a
+    class list), hidden files and __pycache__ left out. The summary names them."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if name.startswith(".") or name == "__pycache__" or name.endswith(".py"):
+            continue
+        st = os.lstat(os.path.join(folder, name))
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            out.append(clean_text(name))
+    return out
 
 
 def _read_regular(p: str, shown: str, left: int) -> bytes:
