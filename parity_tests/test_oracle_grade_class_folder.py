@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -90,3 +91,12 @@ def test_what_is_neither_a_folder_nor_a_py_file_is_named_in_the_summary(tmp_path
     assert "not graded, neither a folder nor a .py file: bo hw3.zip, roster.txt" in printed, printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["ignored"] == ["bo hw3.zip", "roster.txt"] and summary["students"] == 1
+
+
+@pytest.mark.parametrize("entry", ["mha/layer.py", "layer.MultiHeadAttention()"])
+def test_an_entry_that_is_not_a_name_says_how_to_name_another_file(tmp_path, entry):
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC.replace('entry = "attention"', f'entry = "{entry}"'))
+    with pytest.raises(SpecError, match=r"#1 entry: expected a Python name .*\"file\.py:Name\".*got "
+                       + re.escape(repr(entry))):
+        load_spec(str(spec))

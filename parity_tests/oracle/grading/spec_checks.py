@@ -76,7 +76,8 @@ def entry(v, where: str) -> None:
         inside_path(fname, where + " (its file)")
         need(name.isidentifier(), where, "file.py:Name with Name a Python identifier", v)
     else:
-        need(all(p.isidentifier() for p in v.split(".")), where, "a Python name", v)
+        need(all(p.isidentifier() for p in v.split(".")), where, "a Python name in entry_file, or "
+             "\"file.py:Name\" for a name in another file of the submission", v)
 
 
 def settings(values, comp, where: str) -> None:
