@@ -100,3 +100,23 @@ def test_an_entry_that_is_not_a_name_says_how_to_name_another_file(tmp_path, ent
     with pytest.raises(SpecError, match=r"#1 entry: expected a Python name .*\"file\.py:Name\".*got "
                        + re.escape(repr(entry))):
         load_spec(str(spec))
+
+
+def test_a_spec_entry_no_student_has_is_pointed_out(tmp_path, capsys):
+    from parity_tests.oracle.cli import main
+
+    subs = tmp_path / "subs"
+    for s in ("ann", "bo"):
+        (subs / s).mkdir(parents=True)
+        shutil.copy(RIGHT, subs / s / "attention.py")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC.replace('entry = "attention"', 'entry = "atention"'))   # a typo
+    out = tmp_path / "grades"
+    assert main(["grade", str(subs), "--spec", str(spec), "--out", str(out), "--quiet"]) == 0
+    assert "no submission loaded: is the spec's entry_file or entry" in capsys.readouterr().out
+    assert json.loads((out / "summary.json").read_text())["load_error_everywhere"] == ["sdpa"]
+    spec.write_text(SPEC)
+    assert main(["grade", str(subs), "--spec", str(spec), "--out", str(out), "--quiet",
+                 "--overwrite"]) == 0
+    assert "no submission loaded" not in capsys.readouterr().out
+    assert json.loads((out / "summary.json").read_text())["load_error_everywhere"] == []

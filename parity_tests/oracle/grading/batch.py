@@ -253,7 +253,9 @@ def summary(spec: Assignment, graded: list[dict]) -> dict:
             "most_common_failure": failing.most_common(1)[0][0] if failing else None,
             "failures": dict(failing.most_common(10)),
             "tampered": [g["student"] for g in graded if g.get("status") == "tampered"],
-            "regraded": [g["student"] for g in graded if g.get("regraded")]}
+            "regraded": [g["student"] for g in graded if g.get("regraded")],
+            "load_error_everywhere": [c.name for c in spec.checks] if len(graded) > 1 and all(
+                r["verdict"] == "load_error" for g in graded for r in g["checks"]) else []}
 
 
 def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
@@ -384,6 +386,9 @@ def render_summary(s: dict) -> str:
         lines.append(f"changed by someone while graded, graded again alone: {', '.join(s['regraded'])}")
     if s["tampered"]:
         lines.append(f"changed even when graded alone (score 0): {', '.join(s['tampered'])}")
+    if s.get("load_error_everywhere"):
+        lines.append("no submission loaded: is the spec's entry_file or entry what the students "
+                     "were asked to submit? (see a student's results.json)")
     if s.get("ignored"):
         lines.append(f"not graded, neither a folder nor a .py file: {', '.join(s['ignored'])}")
     return "\n".join(lines)
