@@ -120,3 +120,16 @@ def test_a_spec_entry_no_student_has_is_pointed_out(tmp_path, capsys):
                  "--overwrite"]) == 0
     assert "no submission loaded" not in capsys.readouterr().out
     assert json.loads((out / "summary.json").read_text())["load_error_everywhere"] == []
+
+
+@pytest.mark.parametrize("what", ["file", "missing"])
+def test_submissions_that_is_not_a_folder_says_what_it_is(tmp_path, capsys, what):
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    subs = tmp_path / "ann.py"
+    if what == "file":
+        shutil.copy(RIGHT, subs)
+    argv = ["grade", str(subs), "--spec", str(spec), "--out", str(tmp_path / "grades")]
+    oracle_refusal(capsys, argv, "SUBMISSIONS", "expected a folder of submissions",
+                   "got a file" if what == "file" else "got nothing (no such path)")
+    assert not (tmp_path / "grades").exists()

@@ -61,7 +61,10 @@ def student_name(raw: str, taken: set) -> str:
 def find_submissions(folder: str) -> tuple[dict[str, str], dict[str, str]]:
     """(student -> the submission's folder or its single .py file, student -> why refused)."""
     if not os.path.isdir(folder):
-        raise ValueError(f"SUBMISSIONS {folder!r}: expected a folder of submissions")
+        got = ("nothing (no such path)" if not os.path.lexists(folder) else
+               "a file (to grade one student, put it in a folder of its own)"
+               if os.path.isfile(folder) else "something else")
+        raise ValueError(f"SUBMISSIONS {folder!r}: expected a folder of submissions, got {got}")
     out: dict[str, str] = {}
     refused: dict[str, str] = {}
     taken: set = set()
