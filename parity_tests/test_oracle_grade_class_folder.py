@@ -133,3 +133,23 @@ def test_submissions_that_is_not_a_folder_says_what_it_is(tmp_path, capsys, what
     oracle_refusal(capsys, argv, "SUBMISSIONS", "expected a folder of submissions",
                    "got a file" if what == "file" else "got nothing (no such path)")
     assert not (tmp_path / "grades").exists()
+
+
+def test_a_missing_entry_file_says_what_the_submission_holds(tmp_path):
+    from parity_tests.oracle.grading.batch import grade
+
+    subs = tmp_path / "subs"
+    (subs / "ann" / "hw3").mkdir(parents=True)                  # an archive unpacked one deeper
+    shutil.copy(RIGHT, subs / "ann" / "hw3" / "attention.py")
+    (subs / "bo").mkdir()
+    shutil.copy(RIGHT, subs / "bo" / "attn.py")                  # another name
+    (subs / "cy").mkdir()
+    (subs / "cy" / "answer.txt").write_text("see attached")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text(SPEC)
+    res = grade(str(subs), str(spec), str(tmp_path / "grades"), quiet=True)
+    said = {g["student"]: g["checks"][0]["message"] for g in res["graded"]}
+    assert said["ann"] == ("no file 'attention.py' in the submission; found 'hw3/attention.py': "
+                           "the spec reads 'attention.py'"), said
+    assert said["bo"] == "no file 'attention.py' in the submission; its .py files: attn.py", said
+    assert said["cy"] == "no file 'attention.py' in the submission; it holds no .py file", said

@@ -44,6 +44,7 @@ from .submissions import (  # noqa: F401
     find_submissions,
     ignored_entries,
     materialize,
+    missing_file,
     read_submission,
 )
 
@@ -140,8 +141,8 @@ def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = (),
         if not os.path.isfile(cand.rpartition(":")[0]):
             row = {"name": c.name, "verdict": "load_error", "exit_code": 2, "points": 0.0,
                    "max_points": c.points,
-                   "message": f"no file {os.path.basename(cand.rpartition(':')[0])!r} in the "
-                              f"submission",
+                   "message": missing_file(os.path.dirname(path), os.path.relpath(
+                       cand.rpartition(":")[0], os.path.dirname(path))),
                    "quantity": None, "report": None}
             out["checks"].append(row)
             if c.hidden:

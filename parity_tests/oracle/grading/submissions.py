@@ -115,6 +115,25 @@ def ignored_entries(folder: str) -> list[str]:
     return out
 
 
+def missing_file(root: str, rel: str) -> str:
+    """Why `rel` (a path the spec names) is not in the submission copied to `root`, with what is
+    there instead: a file of that name one folder down (an unpacked archive's), or its .py files."""
+    found, py = [], []
+    for dp, dns, fns in os.walk(root):
+        dns[:] = sorted(d for d in dns if d != "__pycache__" and not d.startswith("."))
+        for fn in sorted(fns):
+            r = os.path.relpath(os.path.join(dp, fn), root)
+            (found if fn == os.path.basename(rel) else py if fn.endswith(".py") else []).append(r)
+    def shown(r: str) -> str:            # a student's path, each part cleaned, '/' kept
+        return "/".join(clean_text(p, 100) for p in r.replace(os.sep, "/").split("/"))[:300]
+
+    msg = f"no file {shown(rel)!r} in the submission"
+    if found:
+        return msg + f"; found {shown(found[0])!r}: the spec reads {shown(rel)!r}"
+    listed = ", ".join(shown(r) for r in py[:5]) + (" ..." if len(py) > 5 else "")
+    return msg + (f"; its .py files: {listed}" if py else "; it holds no .py file")
+
+
 def _read_regular(p: str, shown: str, left: int) -> bytes:
     st = os.lstat(p)
     if stat.S_ISLNK(st.st_mode):
