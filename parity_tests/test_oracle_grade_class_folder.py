@@ -1,7 +1,8 @@
-"""What an instructor's own files and spec mistakes do to `grade`, before anything is graded: a
-spec without `entry_file` is refused (a default file that no student has would grade the whole
-class load_error), and a student's `OUT/<student>/results.json` or `report.json` left by an
-earlier run (perhaps hand-corrected) is kept unless `--overwrite`, like the gradebook."""
+"""What an instructor's own files and spec mistakes do to `grade`: a spec without `entry_file` reads
+`submission.py`, and when no student has it the summary says to look at the spec's entry_file
+(every student a load error is more likely the spec's mistake); a student's
+`OUT/<student>/results.json` or `report.json` left by an earlier run (perhaps hand-corrected) is
+kept unless `--overwrite`, like the gradebook."""
 from __future__ import annotations
 
 import json
@@ -22,24 +23,26 @@ SPEC = ('[assignment]\nname = "attention"\nentry_file = "attention.py"\nexamples
 MINE = '{"score": 10, "note": "hand-corrected"}\n'
 
 
-@pytest.mark.parametrize("assignment", ['[assignment]\nname = "attention"\n', ""])
-def test_a_spec_without_entry_file_is_refused(tmp_path, assignment):
-    spec = tmp_path / "assignment.toml"
-    spec.write_text(assignment + CHECK)
-    with pytest.raises(SpecError, match=r"\[assignment\] entry_file: expected .*attention\.py"):
-        load_spec(str(spec))
-
-
-def test_grade_without_entry_file_grades_nobody(tmp_path, capsys):
-    subs = tmp_path / "subs"
-    (subs / "ann").mkdir(parents=True)
-    shutil.copy(RIGHT, subs / "ann" / "attention.py")
+def test_a_spec_without_entry_file_reads_the_default_file(tmp_path):
     spec = tmp_path / "assignment.toml"
     spec.write_text('[assignment]\nname = "attention"\n' + CHECK)
-    out = tmp_path / "grades"
-    oracle_refusal(capsys, ["grade", str(subs), "--spec", str(spec), "--out", str(out)],
-                   "[assignment] entry_file", "no default")
-    assert not out.exists()
+    assert load_spec(str(spec)).entry_file == "submission.py"
+
+
+def test_grade_without_entry_file_nobody_has_says_so(tmp_path, capsys):
+    # the default entry file no student submitted: every one a load error, and the summary asks
+    # whether the spec's entry_file is what the students submitted
+    from parity_tests.oracle.cli import main
+    subs = tmp_path / "subs"
+    for who in ("ann", "bo"):
+        (subs / who).mkdir(parents=True)
+        shutil.copy(RIGHT, subs / who / "attention.py")
+    spec = tmp_path / "assignment.toml"
+    spec.write_text('[assignment]\nname = "attention"\nexamples = 2\ntimeout = 5\n' + CHECK)
+    main(["grade", str(subs), "--spec", str(spec), "--out", str(tmp_path / "grades")])
+    assert "is the spec's entry_file or entry" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "grades" / "summary.json").read_text())
+    assert summary["load_error_everywhere"], summary
 
 
 @pytest.mark.parametrize("name", ["results.json", "report.json"])

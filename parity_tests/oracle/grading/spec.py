@@ -3,7 +3,7 @@ points. Read with `tomllib` (Python 3.11+) or `tomli` when installed.
 
     [assignment]
     name = "Attention"
-    entry_file = "attention.py"      # required: the file graded in each submission folder (or SUBMISSIONS/x.py)
+    entry_file = "attention.py"      # the file graded in each submission folder (or SUBMISSIONS/x.py)
     examples = 25                    # public search per check
     seed = 0
     timeout = 20                     # seconds per call
@@ -55,7 +55,7 @@ class CheckSpec:
 @dataclass
 class Assignment:
     name: str = "assignment"
-    entry_file: str | None = None     # required: without it every student would get load_error
+    entry_file: str = "submission.py"
     examples: int = 25
     seed: int = 0
     timeout: float = 20.0
@@ -122,7 +122,7 @@ def load_spec(path: str, what: str = "--spec") -> Assignment:
           spec.runs)
     _need(isinstance(spec.timeout, (int, float)) and spec.timeout > 0, "[assignment] timeout",
           "seconds > 0", spec.timeout)
-    _need(spec.entry_file is None or spec.entry_file.endswith(".py"),
+    _need(isinstance(spec.entry_file, str) and spec.entry_file.endswith(".py"),
           "[assignment] entry_file", "a file name ending in .py", spec.entry_file)
     _need(spec.require_gradients is None or isinstance(spec.require_gradients, bool),
           "[assignment] require_gradients", "true or false", spec.require_gradients)
@@ -182,7 +182,6 @@ def load_spec(path: str, what: str = "--spec") -> Assignment:
         except (TypeError, ValueError) as exc:
             raise SpecError(f"{where} options: {exc}") from None
         spec.checks.append(cs)
-    sc.entry_file_given(spec)
     return spec
 
 

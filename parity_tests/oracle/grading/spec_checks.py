@@ -60,13 +60,7 @@ def assignment(spec) -> None:
     modules(spec.forbid_import, "[assignment] forbid_import")
     modules(spec.allow_import, "[assignment] allow_import")
     integer(spec.memory_mb, "[assignment] memory_mb", *MEMORY_MB)
-    if spec.entry_file is not None:     # required: asked for once the checks are read (spec.py)
-        inside_path(spec.entry_file, "[assignment] entry_file")
-
-
-def entry_file_given(spec) -> None:
-    need(spec.entry_file is not None, "[assignment] entry_file", "the file graded in each "
-         "submission folder, e.g. entry_file = \"attention.py\" (it has no default)", None)
+    inside_path(spec.entry_file, "[assignment] entry_file")
 
 
 def entry(v, where: str) -> None:
