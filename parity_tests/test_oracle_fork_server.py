@@ -175,3 +175,36 @@ def test_only_a_submission_that_imports_torch_gets_the_torch_server(tmp_path):
     assert not forkserver.wants_torch({**ask, "spec": f"{tmp_path}/t.py:f", "forbidden": ["torch"]})
     assert not forkserver.wants_torch({**ask, "op": "run", "spec": f"{tmp_path}/t.py:f"})
     assert forkserver.wants_torch({**ask, "spec": "torchformer.layers.attention:MultiHeadAttention"})
+
+
+def _proc_state(pid: int) -> tuple[str, int] | None:
+    """(state letter, parent pid) of process `pid`, None when the number is free."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
+def test_an_ended_worker_keeps_its_number_until_the_oracle_has_killed_its_group(fresh_servers):
+    """The oracle kills a worker's process group by number (`killpg`) after the worker ended: the
+    server says how it ended but reaps it only once the oracle has let go (closed its status
+    socket), so no other process group (another student's worker) can have taken the number."""
+    w = parent.Worker()
+    w.start()
+    assert w.confinement.get("fork_server") == "numpy", w.confinement
+    (server,) = fresh_servers.values()
+    pid = w.proc.pid
+    os.killpg(pid, signal.SIGKILL)
+    end = time.monotonic() + 30
+    while w.proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.05)
+    assert w.proc.returncode == -signal.SIGKILL
+    time.sleep(0.3)                                     # time for the server to reap, if it would
+    assert _proc_state(pid) == ("Z", server.proc.pid)   # ended, said, and its number still held
+    w.close()
+    end = time.monotonic() + 10
+    while _proc_state(pid) == ("Z", server.proc.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _proc_state(pid) != ("Z", server.proc.pid)   # let go: reaped

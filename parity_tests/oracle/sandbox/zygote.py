@@ -13,6 +13,9 @@ message per request or reply) one request at a time:
     server -> {"pid": N} once forked          oracle -> b"go" once N is in the worker's cgroups
     worker -> {"ok": true} | {"error": ...}   server -> {"status": WAIT_STATUS} once N ended
 
+N is reaped only once the oracle has closed its end of the status socket (after killing N's process
+group by number): until then N's number cannot be given to another process or group.
+
 The forked process (W0) makes itself what parent.py's `unshare ... python -I -B` is: its own session,
 fds 0/1/2 the three given and no other open, the scrubbed environment, the scratch folder as cwd,
 the rlimits (limits.Limits.apply). It waits for "go", so no line of the worker runs outside its
@@ -137,15 +140,21 @@ def serve(torch: bool) -> None:
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
-    children: dict[int, socket.socket] = {}
+    poll = select.poll()
+    children = _Children(poll)
+    poll.register(ctl, select.POLLIN)
+    poll.register(wake_r, select.POLLIN)
     ctl.sendall(json.dumps({"ready": True, "threads": _threads(),
                             "torch": "torch" in sys.modules}).encode() + b"\n")
     while True:
-        ready, _, _ = select.select([ctl, wake_r], [], [])
+        ready = dict(poll.poll())
         if wake_r in ready:
             os.read(wake_r, 4096)
-            _reap(children)
-        if ctl not in ready:
+            children.report()
+        for pid, sock in list(children.items()):
+            if ready.get(sock.fileno(), 0) & (select.POLLHUP | select.POLLRDHUP | select.POLLERR):
+                children.release(pid)
+        if ctl.fileno() not in ready:
             continue
         try:
             msg, fds, _, _ = socket.recv_fds(ctl, 1 << 16, 8)
@@ -163,7 +172,7 @@ def serve(torch: bool) -> None:
                 held = [ctl, status, *children.values()]
                 children.clear()
                 _become_worker(req, fds, status, keep, torch_mods, held)
-            children[pid] = status
+            children.add(pid, status)
             status.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         except (OSError, ValueError) as exc:
             if status is not None:
@@ -177,18 +186,58 @@ def serve(torch: bool) -> None:
                 os.close(fd)
 
 
-def _reap(children: dict) -> None:
-    while True:
-        try:
-            pid, st = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        sock = children.pop(pid, None)
-        if sock is not None:
+def _wait_status(info) -> int:
+    """The waitpid status word of a waitid result."""
+    if info.si_code == os.CLD_EXITED:
+        return (info.si_status & 0xFF) << 8
+    return info.si_status | (0x80 if info.si_code == os.CLD_DUMPED else 0)
+
+
+class _Children(dict):
+    """The workers this server forked (pid -> status socket). A worker that ended is told about
+    (its status) but not reaped: its pid, and so its process group's number, stays taken until the
+    oracle, which kills that group by number, has closed the status socket (release), so no
+    `killpg` of the oracle can reach a group that reused the number."""
+
+    def __init__(self, poll):
+        super().__init__()
+        self.poll, self.ended, self.released = poll, set(), set()
+
+    def add(self, pid: int, sock) -> None:
+        import select
+        self[pid] = sock
+        self.poll.register(sock, select.POLLRDHUP)   # its closing only: "go" is the worker's
+
+    def report(self) -> None:
+        for pid in [p for p in self if p not in self.ended]:
             try:
-                sock.sendall(b'{"status": %d}\n' % st)
+                info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                info = None
+            if info is None:
+                continue
+            self.ended.add(pid)
+            if pid in self.released:
+                self._reap(pid)
+                continue
+            try:
+                self[pid].sendall(b'{"status": %d}\n' % _wait_status(info))
             except OSError:
                 pass
-            sock.close()
+
+    def release(self, pid: int) -> None:
+        self.poll.unregister(self[pid])
+        self.released.add(pid)
+        if pid in self.ended:
+            self._reap(pid)
+        else:
+            self.report()                # reaped now if it ended, else when it does
+
+    def _reap(self, pid: int) -> None:
+        self.pop(pid).close()
+        self.ended.discard(pid)
+        self.released.discard(pid)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
