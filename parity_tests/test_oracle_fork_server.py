@@ -208,3 +208,33 @@ def test_an_ended_worker_keeps_its_number_until_the_oracle_has_killed_its_group(
     while _proc_state(pid) == ("Z", server.proc.pid) and time.monotonic() < end:
         time.sleep(0.05)
     assert _proc_state(pid) != ("Z", server.proc.pid)   # let go: reaped
+
+
+def hostile(name: str) -> str:
+    return os.path.join(ROOT, "parity_tests", "oracle_hostile", f"{name}.py") + ":attention"
+
+
+def test_a_submission_cannot_stop_the_fork_server_for_the_next_one(fresh_servers):
+    """stops_fork_server sends SIGSTOP to its parent and to every process naming the server."""
+    res = check("sdpa", hostile("stops_fork_server"), examples=1)
+    conf = res.policy["confinement"]
+    assert conf.get("fork_server") == "numpy", conf
+    if not (conf.get("signals_scoped") or conf.get("namespaces")):
+        pytest.skip(f"this machine offers no signal confinement: {conf}")
+    (server,) = fresh_servers.values()
+    assert _proc_state(server.proc.pid)[0] not in "Tt", _proc_state(server.proc.pid)
+    start = time.monotonic()
+    nxt = check("sdpa", hostile("right"), examples=1)
+    assert nxt.policy["confinement"].get("fork_server") == "numpy", nxt.policy["confinement"]
+    assert nxt.verdict == "match", nxt.message
+    assert time.monotonic() - start < forkserver.FORK_S        # forked at once, no fallback wait
+    assert [s.proc.pid for s in fresh_servers.values()] == [server.proc.pid]
+
+
+def test_a_forked_worker_reaches_none_of_the_servers_sockets(fresh_servers):
+    """forges_fork_request hunts sockets in the memory it inherited and on every fd and raises
+    what it could write to (a forged fork request, exit status, "ok"); it finds none."""
+    check("sdpa", hostile("right"), examples=1)       # the server has forked before: old sockets
+    res = check("sdpa", hostile("forges_fork_request"), examples=1)
+    assert res.policy["confinement"].get("fork_server") == "numpy", res.policy["confinement"]
+    assert res.verdict == "match", res.message
