@@ -238,3 +238,28 @@ def test_a_forked_worker_reaches_none_of_the_servers_sockets(fresh_servers):
     res = check("sdpa", hostile("forges_fork_request"), examples=1)
     assert res.policy["confinement"].get("fork_server") == "numpy", res.policy["confinement"]
     assert res.verdict == "match", res.message
+
+
+def test_a_forked_worker_keeps_nothing_of_the_servers_other_workers(tmp_path, fresh_servers):
+    """Worker A has ended and is held for the oracle; worker B, forked meanwhile, finds no trace of
+    A in the server's bookkeeping it inherited (garbage collector)."""
+    a = parent.Worker()
+    a.start()
+    os.killpg(a.proc.pid, signal.SIGKILL)
+    end = time.monotonic() + 30
+    while a.proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.05)
+    (tmp_path / "books.py").write_text(
+        "import gc\n"
+        "SEEN = sorted(str(p) for o in gc.get_objects() if type(o).__name__ == '_Children'\n"
+        "              for p in [*o, *o.ended, *o.released])\n"
+        "raise RuntimeError('SEEN=' + ','.join(SEEN) + ' END')\n")
+    be = SandboxBackend(f"{tmp_path}/books.py:attention", get("sdpa"), Options())
+    try:
+        got = be.prepare()
+        assert be.worker.confinement.get("fork_server") == "numpy", be.worker.confinement
+    finally:
+        be.close()
+        a.close()
+    m = re.search(r"SEEN=(.*) END", got.message)
+    assert m and m.group(1) == "", got.message

@@ -170,7 +170,7 @@ def serve(torch: bool) -> None:
             pid = os.fork()
             if pid == 0:
                 held = [ctl, status, *children.values()]
-                children.clear()
+                children.forget()
                 _become_worker(req, fds, status, keep, torch_mods, held)
             children.add(pid, status)
             status.sendall(json.dumps({"pid": pid}).encode() + b"\n")
@@ -207,6 +207,12 @@ class _Children(dict):
         import select
         self[pid] = sock
         self.poll.register(sock, select.POLLRDHUP)   # its closing only: "go" is the worker's
+
+    def forget(self) -> None:
+        """In a forked worker: nothing of the other workers (their pids) is kept."""
+        self.clear()
+        self.ended.clear()
+        self.released.clear()
 
     def report(self) -> None:
         for pid in [p for p in self if p not in self.ended]:
