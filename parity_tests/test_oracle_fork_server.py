@@ -203,6 +203,9 @@ def test_an_ended_worker_keeps_its_number_until_the_oracle_has_killed_its_group(
     assert w.proc.returncode == -signal.SIGKILL
     time.sleep(0.3)                                     # time for the server to reap, if it would
     assert _proc_state(pid) == ("Z", server.proc.pid)   # ended, said, and its number still held
+    assert "SIGKILL" in w._death()                      # how it died, asked as a crash asks it
+    time.sleep(0.3)
+    assert _proc_state(pid) == ("Z", server.proc.pid)
     w.close()
     end = time.monotonic() + 10
     while _proc_state(pid) == ("Z", server.proc.pid) and time.monotonic() < end:

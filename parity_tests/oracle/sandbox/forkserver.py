@@ -98,7 +98,8 @@ def _line(sock: socket.socket, deadline: float):
 
 class Forked:
     """A worker forked by the server, followed like a subprocess.Popen: pid (its process group),
-    stdin/stdout (the protocol pipes), poll() and wait() from the server's report of its exit."""
+    stdin/stdout (the protocol pipes), poll() and wait() from the server's report of its exit.
+    Unlike Popen's, neither reaps it: its number stays taken until close_status()."""
 
     def __init__(self, pid: int, stdin_fd: int, stdout_fd: int, status: socket.socket):
         self.pidfd = os.pidfd_open(pid)     # first: it may fail, and then nothing is owned yet
@@ -127,10 +128,10 @@ class Forked:
             if left <= 0:
                 raise subprocess.TimeoutExpired("worker", timeout)
             self._read(min(left, 0.5))
-        self.close_status()
         return self.returncode
 
     def close_status(self) -> None:
+        """Let the server reap this worker: only once its process group was killed (by number)."""
         self.status.close()
         if self.pidfd >= 0:
             os.close(self.pidfd)
@@ -239,7 +240,8 @@ def spawn(torch: bool, scratch: str, env: dict, limits: Limits,
             try:
                 proc.wait(5.0)
             except subprocess.TimeoutExpired:
-                proc.close_status()
+                pass
+            proc.close_status()
         else:
             for fd in (in_w, out_r):
                 os.close(fd)
