@@ -32,6 +32,7 @@ from .script_code import without_script
 
 LEFT_OUT: dict[str, list[int]] = {}     # file -> lines of the script statements not run
 IMPORT_ROOTS: list[str] = []    # the oracle's PYTHONPATH folders the worker sees (set at "prepare")
+ORACLE_HOME = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 FOLLOWED = 64                   # files read at most when following relative imports
 CALLS_LEFT_OUT: dict[str, list[int]] = {}   # file -> lines of notebook set-up calls not run
 
@@ -44,24 +45,40 @@ def not_installed(package: str) -> bool:
         return False
 
 
-def relative_depth(path: str) -> int:
-    """The deepest relative import of the file at `path` (1 for `from .x`, 2 for `from ..x`), 0
-    when it has none or its text cannot be parsed (the import then reports what is wrong)."""
+def _tree(path: str) -> ast.Module | None:
+    """The parsed text of the file at `path`, or None when it cannot be read or parsed (the
+    import then reports what is wrong)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename=path)
+            return ast.parse(fh.read(), filename=path)
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return 0
-    return max((n.level for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)), default=0)
+        return None
+
+
+def _absolute_imports(path: str) -> list[str]:
+    """The dotted modules the file at `path` imports absolutely (`import a.b`, `from a.b import
+    c`: "a.b"); none when it cannot be parsed."""
+    tree = _tree(path)
+    if tree is None:
+        return []
+    return [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
+            and n.module] + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                             for a in n.names]
+
+
+def relative_depth(path: str) -> int:
+    """The deepest relative import of the file at `path` (1 for `from .x`, 2 for `from ..x`), 0
+    when it has none or its text cannot be parsed."""
+    tree = _tree(path)
+    return 0 if tree is None else max(
+        (n.level for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)), default=0)
 
 
 def _relative_imports(path: str) -> list[tuple[int, str]]:
     """(level, dotted module) of each relative import of the file at `path` (`from ..engine import
     x` is (2, "engine"), `from . import parts` is (1, "parts")); none when it cannot be parsed."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+    tree = _tree(path)
+    if tree is None:
         return []
     out = []
     for n in ast.walk(tree):
@@ -133,8 +150,7 @@ def own_package_root(path: str) -> str | None:
     folder = os.path.dirname(here)
     if reached_folder(path) != folder or not os.path.isfile(os.path.join(folder, "__init__.py")):
         return None
-    oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    if within(oracle_home, folder) or folder == os.path.dirname(folder):
+    if within(ORACLE_HOME, folder) or folder == os.path.dirname(folder):
         return None
     return folder
 
@@ -221,29 +237,8 @@ def shadows_own_package(path: str) -> bool:
     `transformer` would be that module and the import would fail ("'transformer' is not a
     package"). Only the text is read."""
     folder = os.path.dirname(os.path.abspath(path))
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return False
-    dotted = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0
-              and n.module] + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-                               for a in n.names]
     return any("." in m and os.path.isfile(os.path.join(folder, m.split(".")[0] + ".py"))
-               for m in dotted)
-
-
-def _absolute_tops(path: str) -> set[str]:
-    """The top-level names the file at `path` imports absolutely (`import a.b`, `from a.b import
-    c`: "a"); empty when its text cannot be parsed."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read(), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return set()
-    return {n.module.split(".")[0] for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module} | \
-        {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+               for m in _absolute_imports(path))
 
 
 def own_folder_package(path: str) -> str | None:
@@ -255,9 +250,8 @@ def own_folder_package(path: str) -> str | None:
     becomes visible (the worker's view holds only the file's folder there)."""
     here = os.path.dirname(os.path.abspath(path))
     name, above = os.path.basename(here), os.path.dirname(here)
-    if not name.isidentifier() or above == here or name not in _absolute_tops(path):
+    if not name.isidentifier() or above == here or name not in {m.split(".")[0] for m in _absolute_imports(path)}:
         return None
     if os.path.isfile(os.path.join(above, name + ".py")) or not not_installed(name):
         return None
-    oracle_home = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    return None if within(oracle_home, above) else above
+    return None if within(ORACLE_HOME, above) else above

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
+from .layout_modes import relist, with_feed
 from .raised_there import zero_gradients
 
 
@@ -39,37 +40,34 @@ def frozen_input(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
     if inst.table:
         return {}
-    real, own, frozen = ad.feed, "feed" in vars(ad), []
+    frozen: list[str] = []
 
-    def feed(c, grad):
-        leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
-        moved = {}
-        for n, f in list(feeds.items()):
-            if n in names and getattr(f, "requires_grad", False):
-                moved[id(f)] = feeds[n] = f.detach()
-                frozen.append(n)
-        for k, v in list(values.items()):
-            if id(v) in moved:
-                values[k] = moved[id(v)]
-            elif isinstance(v, list):                   # forward([q, k, v]): recognise/list_input
-                values[k] = [moved.get(id(x), x) for x in v]
-        kept = {n: leaf for n, leaf in leaves.items() if n not in frozen}
-        return kept, feeds, fed_np, masks_np, mask_feeds, values
+    def wrap(real):
+        def feed(c, grad):
+            leaves, feeds, fed_np, masks_np, mask_feeds, values = real(c, grad)
+            moved = {}
+            for n, f in list(feeds.items()):
+                if n in names and getattr(f, "requires_grad", False):
+                    moved[id(f)] = feeds[n] = f.detach()
+                    frozen.append(n)
+            for k, v in list(values.items()):
+                if id(v) in moved:
+                    values[k] = moved[id(v)]
+            relist(values, moved)                       # forward([q, k, v]): recognise/list_input
+            kept = {n: leaf for n, leaf in leaves.items() if n not in frozen}
+            return kept, feeds, fed_np, masks_np, mask_feeds, values
+        return feed
 
-    ad.feed = feed
-    try:
+    def run() -> dict:
         try:
-            got = dict(ad.execute(inst, case).values)
+            return dict(ad.execute(inst, case).values)
         except CandidateProblem as exc:
             if exc.verdict != "missing_gradient" or not frozen:
                 raise
             tick()             # each call is a stage of its own under the parent's --timeout
-            got = zero_gradients(ad, case, frozen)
-    finally:
-        if own:
-            ad.feed = real
-        else:
-            del ad.feed
+            return zero_gradients(ad, case, frozen)
+
+    got = with_feed(ad, wrap, run)
     return {k: v for k, v in got.items()
             if k.split(":", 1)[-1] not in frozen or not k.startswith("grad_input:")} if frozen else {}
 

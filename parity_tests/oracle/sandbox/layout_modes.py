@@ -64,7 +64,7 @@ def relist(values: dict, moved: dict) -> None:
             values[k] = [moved.get(id(x), x) for x in v]
 
 
-def _with_feed(ad, wrap, run):
+def with_feed(ad, wrap, run):
     """`run()` with the adapter's feed wrapped by `wrap(real_feed)` (the adapter's own attribute,
     restored afterwards)."""
     real, own = ad.feed, "feed" in vars(ad)
@@ -102,7 +102,7 @@ def aliased(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
     if inst.table:
         return {}
-    p = _with_feed(ad, wrap, lambda: ad.execute(inst, case))
+    p = with_feed(ad, wrap, lambda: ad.execute(inst, case))
     out = {k: v for k, v in p.values.items() if not k.startswith("grad_input:")}
     grads = [p.values.get(f"grad_input:{n}") for n in ALIASED]
     if all(g is not None for g in grads):
@@ -144,10 +144,10 @@ def _run_fed(ad, case: Case, change, changed_before: bool = False) -> dict:
     if inst.table:
         return {}
     try:
-        got = dict(_with_feed(ad, wrap, lambda: ad.execute(inst, case)).values)
+        got = dict(with_feed(ad, wrap, lambda: ad.execute(inst, case)).values)
     except Exception as exc:  # noqa: BLE001 - raising on this form of input: loud, not compared
         if no_gradient(exc):           # detached there: its values compared, its gradients zeros
-            got = _with_feed(ad, wrap, lambda: zero_gradients(ad, case))
+            got = with_feed(ad, wrap, lambda: zero_gradients(ad, case))
         elif not candidate_raised(exc):
             raise
         else:
