@@ -1,6 +1,6 @@
 """Biases named by number only (`bias1`, `bias2`) beside kernels whose names end in the same number
 (`kern_c1`, `kern_c2`): each bias pairs with the same-numbered matrix when the shapes fit
-(resolver._named_bias). Before, the layer was an interface error, "cannot tell where the candidate
+(resolve_fallbacks._named_bias). Before, the layer was an interface error, "cannot tell where the candidate
 keeps feed_forward.linear1.bias". Biases kept as rows (`biases1 = np.zeros((1, d_ff))` beside
 `weights1`) pair with their matrix as vectors do; before, they were left unplaced (an interface
 error), and at d_ff = 1 the (1, d) row beside a (1, d) matrix read as a gated unit. Planted bugs
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from parity_tests.oracle import check, render_text
-from parity_tests.oracle.reading import resolver
+from parity_tests.oracle.reading import resolve_fallbacks
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def test_a_planted_bias_after_the_activation_is_a_mismatch(layers):
 
 
 def test_a_number_pairs_only_with_its_own_number():
-    named = getattr(resolver, "_named_bias", lambda w, v: [])
+    named = resolve_fallbacks._named_bias
     vecs = ["ff.bias1", "ff.bias2", "ff.bias12", "other.bias1"]
     assert named("ff.kern_c1", vecs) == ["ff.bias1"]
     assert named("ff.kern_c2", vecs) == ["ff.bias2"]

@@ -14,23 +14,22 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict
 from typing import Any
 
-from ..components import Case, Component, Quantity, get, neutral_value, quantity_kind, quantity_label, scores
+from ..components import Component, get, neutral_value, scores
 from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
 from ..sandbox.limits import Limits
 from ..sandbox.modes import flipped_flag
 from . import float32_tables, upstream, weight_styles
-from .completeness import ONE_VALUE, find_gaps, one_value_line, reference_eps, requirements, ungraded, unread_gradients
-from .describe import describe_case, replay_command
+from .completeness import ONE_VALUE, find_gaps, requirements, ungraded, unread_gradients
 from .diagnose import flip_untried, likely_causes
 from .inference import last_runs
 from .judge import Judge, nondeterminism
 from .loading import LoadMixin
 from .modes import mode_reference
+from .result_view import ResultMixin
 from .verdicts import AXES, VERDICTS, CheckResult, Outcome, _json_default, axes_for, versions  # noqa: F401
 
 
@@ -42,7 +41,7 @@ STOP_VERDICTS = ("timeout", "crashed", "interface_error", "oracle_error", "nonde
                  "forbidden_import", "load_error")
 
 
-class Checker(LoadMixin):
+class Checker(ResultMixin, LoadMixin):
     def __init__(self, component: str | Component, candidate: Any, opts: Options | None = None,
                  backward: Any = None, forbid_import=policy.DEFAULT_FORBIDDEN, allow_import=(),
                  runs: int = 2, limits: Limits | None = None, threads: int | None = None,
@@ -305,95 +304,3 @@ class Checker(LoadMixin):
             q = f"grad_param:{sorted(self.absent_seen)[0]}"
         return Outcome("incomplete", quantity=q, message="required by this assignment but not "
                        "compared: " + " | ".join(self.gaps[g] for g in due))
-
-    # -- result -----------------------------------------------------------------------------------
-    def _result(self, out: Outcome, example: dict | None, t0: float) -> CheckResult:
-        self._merge(out)
-        code = VERDICTS[out.verdict][0]
-        q = out.quantity
-        res = CheckResult(
-            verdict=out.verdict, exit_code=code, component=self.comp.name,
-            candidate=self.candidate if isinstance(self.candidate, str) else repr(self.candidate),
-            kind=self.kind, quantity=q, quantity_label=quantity_label(q) if q else None,
-            quantity_group=Quantity(q, quantity_kind(q), "").group if q else None,
-            message=out.message or VERDICTS[out.verdict][1], detail=out.detail,
-            example=example, case=self._describe_case(out.case) if out.case is not None else {},
-            mapping=list(self.mapping), checked=list(self.checked),
-            compared_as=dict(self.compared_as), not_checked=dict(self.not_checked), quantities=list(self.available),
-            examples_run=self.examples_run,
-            notes=list(dict.fromkeys(self.notes + out.notes)), traceback=out.traceback,
-            printed=out.printed, options=self._options_dict(), versions=versions(),
-            elapsed_s=round(time.perf_counter() - t0, 3))
-        res.policy = self._policy_dict()
-        if not self.gaps and self.backend is not None and self.kind:
-            self.gaps = find_gaps(self.comp, self.caps, self.opts, self.not_checked,
-                                  self.absent_seen, quick=not self.require)
-        res.gaps, res.required = dict(self.gaps), list(self.require)
-        eps = reference_eps(self.comp, self.caps, self.opts) if self.kind else None
-        if eps is not None:
-            res.notes.append(f"the reference's LayerNorm epsilon: {eps:g}")
-        if self.examples_run:
-            res.notes.append(one_value_line(self.opts.dtype, self.one_value,
-                                            self.opts.mask_dtype if self.masks_drawn and
-                                            not self.opts.mask_dtypes_also else None,
-                                            {k: v for k, v in self.unvaried.items()
-                                             if k not in self.exercised}))
-        if example is not None and not out.ok:
-            res.replay = self.replay_command(example)
-        if out.verdict in ("mismatch",):
-            res.notes.extend(hints := self._hints(out))
-            res.float32_sized = any(float32_tables.HINT in h for h in hints)
-        return res
-
-    def _policy_dict(self) -> dict:
-        be = self.backend
-        return {"isolated": isinstance(self.candidate, str), "forbidden": list(self.forbidden),
-                "imports_seen": sorted(getattr(be, "imports", ()) or ()),
-                "imports_declared": self.scan.get("imports", []),
-                "notable_calls": self.scan.get("notable_calls", []),
-                **{k: self.scan.get(k, []) for k in ("names_internals", "reaches_into", "watches")},
-                "violations": list(self.scan.get("violations", []))
-                + list(getattr(be, "violations", []) or []),
-                "runs_per_example": self.runs, "require_gradients": self.require_gradients,
-                "required": list(self.require),
-                "confinement": dict(getattr(getattr(be, "worker", None), "confinement", None)
-                                    or {"namespaces": False, "landlock": 0, "not_started": True,
-                                        "reason": "not isolated: no worker process"})}
-
-    def _hints(self, out: Outcome) -> list[str]:
-        hints = []
-        if any(e.endswith("(by registration order)") for e in self.mapping):
-            hints.append("some parameters were mapped by registration order: check the mapping "
-                         "above, or name them with --map")
-        switched = any(n.startswith("the candidate computes x @ W") for n in self.notes + out.notes)
-        if self.opts.weight_layout == "out_in" and out.quantity == "output" and not switched and \
-                self.framework == "numpy" and self.comp.tree:
-            hints.append("weights are handed over as (out_features, in_features), y = x @ W.T + b; "
-                         "if the candidate computes x @ W with square W, try --weight-layout in_out")
-        d = out.detail or {}
-        tol = d.get("tolerance") or {}
-        allowed, err = tol.get("allowed_at_worst"), d.get("max_abs_err")
-        if self.opts.dtype == "float64" and out.verdict == "mismatch" and allowed and err and \
-                tol.get("atol", 0) + tol.get("rtol", 0) > 0:
-            rel = float(err) / (float(allowed) / (tol["atol"] + tol["rtol"]))
-            # float32 rounding is at most ~1e-7 of the output's scale, and can be far less: a float32
-            # softmax's error is multiplied by the spread of the values it weights, so a shrunk case
-            # (two keys, one feature) can show 5e-11. Float64 code that sums in another order
-            # differs by ~1e-15; 1e-12 separates the two, and the float32 re-check decides
-            if 1e-12 < rel < 2e-6:
-                hints.append(f"the largest difference is within float32 rounding size ({rel:.1e} of the "
-                             f"output's scale): does the candidate compute something in float32 "
-                             f"(a table or buffer made with dtype=torch.float32 / np.float32)? "
-                             f"Its logic may be right: compare with --dtype float32")
-        return hints
-
-    def _describe_case(self, case: Case) -> dict:
-        return describe_case(case, self.opts)
-
-    def _options_dict(self) -> dict:
-        o = asdict(self.opts)
-        return o
-
-    def replay_command(self, example: dict) -> str:
-        return replay_command(self.candidate, self.comp.name, self.opts, example)
-

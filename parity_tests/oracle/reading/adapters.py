@@ -32,12 +32,13 @@ from ..components import Q_ALIASES, X_ALIASES, Case, Component
 from ..core.options import CandidateProblem, Options  # noqa: F401
 from . import adapter_hooks, naming, recognise
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
-from .execute import ExecuteMixin, Instance, Produced  # noqa: F401
+from .execute import ExecuteMixin
 from .findings import Findings
 from .frameworks import NumpyOps, TorchOps, default_dtype, detect_framework, ops_for  # noqa: F401
 from .loader import Loaded
 from .naming import InterfaceError
 from .recognise import hooks
+from .run_state import Instance, Produced  # noqa: F401 (imported from here too)
 from .signatures import PerCall
 from .slots import NumpySlot, TorchSlot, candidate_arrays, convert_mask, numpy_space, read_param_grad, torch_space  # noqa: F401
 

@@ -87,7 +87,7 @@ class TensorOps(NumpyOps):
         return self.torch.from_numpy(np.array(a, copy=True, order="C"))
 
     def upstream(self, d):
-        from .execute import upstream_tensor  # its layout kept, a broadcast as an expanded one
+        from .upstream_layout import upstream_tensor  # its layout kept, a broadcast as an expanded one
         return upstream_tensor(self.torch, d, d.dtype)
 
 

@@ -11,7 +11,7 @@ from typing import Iterable
 LINEAR_WEIGHT = ["weight", "W", "w", "kernel", "weights"]
 LINEAR_BIAS = ["bias", "b", "biases"]
 # "0" / "1": a norm's (gain, shift) kept as a tuple in a list (`self.norms = [(g, b), ...]`); a
-# Linear's pair is placed by order (resolver._by_order), as "Wq.0" is the first head's matrix
+# Linear's pair is placed by order (resolve_fallbacks._by_order), as "Wq.0" is the first head's matrix
 NORM_WEIGHT = ["weight", "gamma", "a_2", "g", "scale", "alpha", "w", "a", "gain", "0"]
 NORM_BIAS = ["bias", "beta", "b_2", "b", "shift", "offset", "1"]
 EMBED_WEIGHT = ["weight", "lut.weight", "embedding.weight", "emb.weight", "embed.weight", "W",

@@ -233,7 +233,7 @@ def fd_agrees(loss, cand: str, value: np.ndarray, grad: np.ndarray) -> bool | No
 def fd_check(adapter, case, inst):
     """check(cand, grad) for `find`: the candidate's own loss <dout, forward(x)> with one parameter
     moved, on this example's inputs (float64, plain layouts only; None otherwise)."""
-    from ..execute import Produced
+    from ..run_state import Produced
     if adapter.opts.dtype != "float64" or adapter.key_perm is not None or \
             adapter.caps.bh_layout:
         return None
