@@ -86,3 +86,6 @@ def test_readme_python_blocks_run_as_written(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, "README.md", "exec"), scope)
     assert (tmp_path / "model.npz").is_file()
+    # the decoding lines print arrays of the length they ask for, not the model's max_len
+    assert scope["out"].tokens.shape == (2, 8)
+    assert scope["beams"].tokens.shape == (2, 8) and scope["beams"].beams.shape == (2, 4, 8)
