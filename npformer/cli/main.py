@@ -5,7 +5,7 @@
     npformer evaluate CKPT         held-out loss / token accuracy / exact-sequence accuracy
     npformer generate CKPT abc ... decode inputs greedily or with --beam K
     npformer gradcheck             finite-difference check of every component and model (float64)
-    npformer plot CKPT --out DIR   attention heat maps and the positional-encoding matrix
+    npformer plot CKPT --out DIR   attention heat maps (--positions: also the positional encoding)
 
 Every subcommand has --help. Bad arguments (and unusable checkpoint files) print one line saying what
 is wrong and exit with status 2; a failed gradient check exits with 1.

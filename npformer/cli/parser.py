@@ -239,11 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true", help="print every tensor's error")
 
     # -- plot ---------------------------------------------------------------------------------------
-    p = sub.add_parser("plot", formatter_class=fmt, help="attention heat maps and positional encoding",
+    p = sub.add_parser("plot", formatter_class=fmt, help="attention heat maps (--positions: and positions)",
                        description="Draw attention weights of a trained model for one input "
                                    "(encoder self-attention, decoder self-attention, "
-                                   "cross-attention; every head side by side or one per file) and "
-                                   "the sinusoidal positional-encoding matrix. Needs matplotlib "
+                                   "cross-attention; every head side by side or one per file) and, "
+                                   "with --positions, the model's positions. Needs matplotlib "
                                    "(pip install matplotlib, the [plots] extra).")
     p.add_argument("checkpoint", type=file_path, help="checkpoint file (.npz)")
     p.add_argument("--out", type=folder_path, required=True, metavar="DIR", help="folder for the PNG files")

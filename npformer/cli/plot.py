@@ -1,5 +1,6 @@
-"""`npformer plot CKPT --out DIR`: attention heat maps of a trained model for one input, and the
-sinusoidal positional-encoding matrix, as PNG files (needs matplotlib)."""
+"""`npformer plot CKPT --out DIR`: attention heat maps of a trained model for one input, and with
+--positions the model's positions (the sinusoidal matrix or a learned table), as PNG files (needs
+matplotlib)."""
 from __future__ import annotations
 
 import numpy as np
