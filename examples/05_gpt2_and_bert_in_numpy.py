@@ -21,11 +21,14 @@
 # and fine-tunes for a few steps with the hand-written backward.
 #
 # **Weights.** Nothing here downloads anything. Put a GPT-2 folder (`config.json`,
-# `model.safetensors`, `vocab.json`, `merges.txt`; for example from
-# `huggingface-cli download gpt2 ... --local-dir gpt2`) at `examples/gpt2`, or name one in the
+# `model.safetensors`, `vocab.json`, `merges.txt`) at `examples/gpt2`, or name one in the
 # environment variable `NPFORMER_GPT2_DIR`, and the notebook uses it. Otherwise it builds a **tiny
 # random GPT-2 offline**, with a byte-level BPE trained on a few sentences, and says so below: the
-# comparisons are just as exact, the generated text is gibberish.
+# comparisons are just as exact, the generated text is gibberish. To fetch GPT-2 small, run this
+# from the repository root on a machine with network access (`hf` is huggingface_hub's command,
+# installed with transformers):
+#
+# `hf download gpt2 config.json model.safetensors vocab.json merges.txt --local-dir examples/gpt2`
 
 # %%
 import os
