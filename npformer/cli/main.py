@@ -18,6 +18,9 @@ torchformer; errors holds CliError.
 """
 from __future__ import annotations
 
+import os
+import select
+import stat
 import sys
 
 from npformer.cli.errors import CliError, one_line, where_it_was_looked_for
@@ -43,6 +46,8 @@ SMALLER = {"train": "use smaller sizes (--batch-size, --eval-size, --max-len, --
            "generate": "use fewer or shorter INPUTs, a smaller --beam or --max-new-tokens",
            "plot": "use a shorter --input"}
 
+SIGPIPE_STATUS = 141                                      # 128 + SIGPIPE, what a shell reports
+
 COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_generate,
             "gradcheck": cmd_gradcheck, "plot": cmd_plot}
 
@@ -55,6 +60,27 @@ def out_of_memory_message(args, error: MemoryError) -> str:
     data = " or less text in --data (reading and encoding it takes about 10 times its size)" \
         if getattr(args, "data", None) else ""
     return f"out of memory{detail}; {smaller}{data}"
+
+
+def os_error_line(args, e: OSError) -> int:
+    """A file that cannot be read or written: one line, never a traceback; exit status 2."""
+    where = f": {e.filename}" if getattr(e, "filename", None) else ""
+    print(f"npformer {args.command}: error: {one_line(f'{e.strerror or e}{where}')}", file=sys.stderr)
+    return 2
+
+
+def stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe nobody reads any more (POLLERR on its write end), so that a broken
+    pipe elsewhere (a file, a worker's pipe) is still reported."""
+    try:
+        fd = sys.stdout.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):     # no real file behind sys.stdout, no poll()
+        return False
 
 
 def main(argv=None) -> int:
@@ -77,12 +103,15 @@ def main(argv=None) -> int:
         print(f"npformer {args.command}: error: {one_line(str(e) + where_it_was_looked_for(e))}",
               file=sys.stderr)
         return 2
+    except BrokenPipeError as e:
+        if not stdout_reader_gone():
+            return os_error_line(args, e)
+        # stdout's reader went away (`npformer gradcheck | head`): stop quietly, as a program killed
+        # by SIGPIPE does; stdout goes to /dev/null so the interpreter's final flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_STATUS
     except OSError as e:
-        # a file that cannot be read or written: one line, never a traceback
-        where = f": {e.filename}" if getattr(e, "filename", None) else ""
-        print(f"npformer {args.command}: error: {one_line(f'{e.strerror or e}{where}')}",
-              file=sys.stderr)
-        return 2
+        return os_error_line(args, e)
     except MemoryError as e:                              # sizes beyond the machine: no traceback
         print(f"npformer {args.command}: error: {out_of_memory_message(args, e)}", file=sys.stderr)
         return 2
