@@ -84,6 +84,15 @@ def test_the_walk_through_has_its_six_notebooks():
     assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"], NOTEBOOKS
 
 
+def printed(nb) -> str:
+    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                   for out in cell.get("outputs", []))
+
+
+# what a notebook must print besides its numbers: a model's answer is shown beside the right one
+SHOWN = {"04_your_own_text": [r"by the rules: (.+) -> .+\n(?:.*\n)*?\1 -> .+\((right|wrong)\)"]}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path):
     nb = jupytext.read(path)
@@ -91,6 +100,8 @@ def test_notebook_runs_top_to_bottom(path):
     # every figure a notebook draws is drawn by the notebook itself, shown inline
     if re.search(r"\bplt\.|pyplot", code_text(nb)):
         assert images(executed) >= 1, f"{path.name} draws with matplotlib but no figure came out"
+    for pattern in SHOWN.get(path.stem, []):
+        assert re.search(pattern, printed(executed)), f"{path.name} does not print {pattern!r}"
 
 
 def test_a_notebook_that_raises_fails_the_run(tmp_path):
