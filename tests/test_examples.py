@@ -127,3 +127,12 @@ def test_prose_quotes_no_number_a_cell_did_not_compute(path):
         hit = MEASURED.search(prose)
         assert hit is None, f"{path.name}: markdown quotes {hit.group(0)!r}; print it from a cell instead:\n" \
                             f"{cell.source[:300]}"
+
+
+def test_the_examples_readme_names_every_module_the_notebooks_import():
+    readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        for module, name in re.findall(r"^from (npformer\.[\w.]+) import (\w+)", path.read_text(encoding="utf-8"),
+                                       re.M):
+            assert f"`{module}`" in readme or f"`{module}.{name}`" in readme, \
+                f"{path.name} imports {module}; examples/README.md does not name it"
