@@ -51,3 +51,13 @@ def test_no_file_uses_one_the_list_introduces_later():
     late = [(f, dep) for f in model_files() for dep in model_imports(ROOT / "npformer" / f)
             if dep in steps and f in steps and steps[dep] > steps[f]]
     assert not late, f"README 'Read the model': these files import one introduced at a later step: {late}"
+
+
+def test_the_guards_step_names_every_guards_file():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Read the model", 1)[1].split("\n## ", 1)[0]
+    step = re.search(r"^ ?\d+\. .*?\(npformer/guards/\).*?(?=^ ?\d+\. |^\*\*|\Z)", section, re.M | re.S)
+    assert step, "README 'Read the model' has no step for npformer/guards/"
+    missing = [p.name for p in sorted((ROOT / "npformer" / "guards").glob("*.py"))
+               if p.name != "__init__.py" and f"`{p.name}`" not in step.group(0)]
+    assert not missing, f"README 'Read the model', the guards step, never names {missing}"
