@@ -78,15 +78,16 @@ def test_translation_learns_the_word_substitution_to_a_high_held_out_bleu(transl
 
 
 def test_the_documented_translation_bleu_is_the_one_this_run_reaches(translator):
-    """docs/TEXT.md's numpy row and the README quote this very run; within 5 BLEU, since another
-    CPU's BLAS sums in another order and 300 float32 steps carry that into the figure."""
+    """docs/TEXT.md's numpy row and the README quote this very run; within 10 BLEU, since another
+    CPU's BLAS sums in another order and 300 float32 steps carry that into the figure (the same
+    code gave 70.70 on one 2-core machine and 64.94 on another)."""
     measured = ck.load_checkpoint(translator).metadata["metrics"]["bleu"]
     text = (ROOT / "docs" / "TEXT.md").read_text(encoding="utf-8")
     row = re.search(r"^\| numpy \| 300 \| \*\*([\d.]+)\*\* \|", text, re.M)
     readme = re.search(r"held-out BLEU ([\d.]+) after 300 steps", (ROOT / "README.md").read_text(encoding="utf-8"))
     assert row and readme
     for where, quoted in (("docs/TEXT.md", row.group(1)), ("README.md", readme.group(1))):
-        assert abs(float(quoted) - measured) < 5, f"{where} quotes BLEU {quoted}; this run measures {measured:.2f}"
+        assert abs(float(quoted) - measured) < 10, f"{where} quotes BLEU {quoted}; this run measures {measured:.2f}"
 
 
 def test_generate_translates_text_from_the_checkpoint_alone(translator, pairs, tmp_path, capsys,
