@@ -13,14 +13,11 @@ is wrong and exit with status 2; a failed gradient check exits with 1.
 The package, one file per concept: parser (+ options, argtypes, defaults) builds the command line,
 and suggest answers a misspelt option or command with the nearest one;
 train, evaluate, generate (+ lm), gradcheck and plot each run one command; common, printing and
-figures hold what the commands share; guards check option combinations; backends picks npformer or
-torchformer; errors holds CliError.
+figures hold what the commands share; pipes ends a command whose stdout reader left quietly;
+guards check option combinations; backends picks npformer or torchformer; errors holds CliError.
 """
 from __future__ import annotations
 
-import os
-import select
-import stat
 import sys
 
 from npformer.cli.errors import CliError, one_line, where_it_was_looked_for
@@ -34,6 +31,7 @@ from npformer.cli.option_rules import (
     sigterm_as_interrupt,
 )
 from npformer.cli.parser import DASH_INPUT_HINT, build_parser
+from npformer.cli.pipes import quiet_exit_after_closed_stdout, stdout_reader_gone
 from npformer.cli.plot import cmd_plot
 from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
@@ -45,8 +43,6 @@ SMALLER = {"train": "use smaller sizes (--batch-size, --eval-size, --max-len, --
            "evaluate": "use a smaller --eval-size",
            "generate": "use fewer or shorter INPUTs, a smaller --beam or --max-new-tokens",
            "plot": "use a shorter --input"}
-
-SIGPIPE_STATUS = 141                                      # 128 + SIGPIPE, what a shell reports
 
 COMMANDS = {"train": cmd_train, "evaluate": cmd_evaluate, "generate": cmd_generate,
             "gradcheck": cmd_gradcheck, "plot": cmd_plot}
@@ -67,20 +63,6 @@ def os_error_line(args, e: OSError) -> int:
     where = f": {e.filename}" if getattr(e, "filename", None) else ""
     print(f"npformer {args.command}: error: {one_line(f'{e.strerror or e}{where}')}", file=sys.stderr)
     return 2
-
-
-def stdout_reader_gone() -> bool:
-    """Whether stdout is a pipe nobody reads any more (POLLERR on its write end), so that a broken
-    pipe elsewhere (a file, a worker's pipe) is still reported."""
-    try:
-        fd = sys.stdout.fileno()
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
-            return False
-        poller = select.poll()
-        poller.register(fd, select.POLLOUT)
-        return any(ev & select.POLLERR for _, ev in poller.poll(0))
-    except (OSError, ValueError, AttributeError):     # no real file behind sys.stdout, no poll()
-        return False
 
 
 def main(argv=None) -> int:
@@ -106,10 +88,7 @@ def main(argv=None) -> int:
     except BrokenPipeError as e:
         if not stdout_reader_gone():
             return os_error_line(args, e)
-        # stdout's reader went away (`npformer gradcheck | head`): stop quietly, as a program killed
-        # by SIGPIPE does; stdout goes to /dev/null so the interpreter's final flush cannot fail again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return SIGPIPE_STATUS
+        return quiet_exit_after_closed_stdout()          # `npformer gradcheck | head`: as SIGPIPE
     except OSError as e:
         return os_error_line(args, e)
     except MemoryError as e:                              # sizes beyond the machine: no traceback

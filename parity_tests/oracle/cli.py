@@ -270,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"npformer-oracle: error: {msg}", file=sys.stderr)
         return 2
+    except BrokenPipeError as exc:
+        from npformer.cli.pipes import quiet_exit_after_closed_stdout, stdout_reader_gone
+        if stdout_reader_gone():                          # `npformer-oracle list | head`
+            return quiet_exit_after_closed_stdout()
+        print(f"npformer-oracle: error: cannot read or write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except OSError as exc:                                # a full disk, a vanished folder
         where = f" {exc.filename}" if exc.filename else ""
         print(f"npformer-oracle: error: cannot read or write{where}: {exc.strerror or exc}",
