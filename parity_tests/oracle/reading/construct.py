@@ -16,6 +16,7 @@ DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 NONE_DROPOUT_RATES = recognise.hooks("constructor").none_dropout_rates
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
+CAUSAL_DEFAULTS = recognise.hooks("constructor").causal_defaults
 MODEL_FACTORY = recognise.hooks("constructor")
 
 
@@ -168,6 +169,8 @@ class ConstructMixin:
         heads = any(p.name.lower() in [a.lower() for a in naming.HYPER_ALIASES["num_heads"]]
                     or naming.names_hyper("num_heads", p.name) for p in params)
         consts.update(OPTIONAL_HEAD_WIDTHS(ctx, params, values, heads, set(consts)))   # d_k=64
+        flipped = CAUSAL_DEFAULTS(ctx, params, set(init))                 # causal=True -> False
+        consts.update(flipped)
         if depth == 0 and target is getattr(self, "_factory_fn", None):     # d_embed beside d_model
             consts.update(MODEL_FACTORY.builder_twin_widths(ctx, target, values))
         for p in (INPUT_WIDTHS(params) if "d_model" in values else []):
@@ -232,8 +235,9 @@ class ConstructMixin:
         if depth == 0:                     # what only its position gave (recognise/lone_width)
             self.ctor_by_position, self.ctor_unbound = by_position, tuple(b.unbound)
         if depth == 0:                     # what the constructor left at its default (unvaried.py)
-            self.ctor_required = {p.name: consts[p.name] for p in required   # filled in by a recogniser
-                                  if p.name in consts and p.name not in init}
+            self.ctor_required = {p.name: consts[p.name] for p in params   # filled in by a recogniser
+                                  if (p in required or p.name in flipped)
+                                  and p.name in consts and p.name not in init}
             self.ctor_left = {p.name: p.default for i, p in enumerate(params)
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .packed_order import HEAD_GROUPED
+from .packed_order import WORDS as ORDER_WORDS
+
 
 @dataclass
 class Space:
@@ -52,7 +55,8 @@ class Entry:
     why: str = ""                    # absent: how the oracle knows the candidate has none
     pre_shape: tuple | None = None   # heads on axes of their own: (W.T if transpose else W)
     perm: tuple | None = None        # .reshape(pre_shape).transpose(perm) (recognise/head_axes)
-    grouped: int = 0                 # packed rows grouped by head: H heads (recognise/qkv_groups)
+    grouped: int = 0                 # packed rows in another order: H heads (recognise/qkv_groups)
+    group_order: tuple = HEAD_GROUPED  # that order of the (part, head, width) axes (packed_order.py)
 
     def describe(self) -> str:
         if self.cand is None:
@@ -67,7 +71,10 @@ class Entry:
                                                          if self.pre_shape else ""))
         if self.rows:
             extra.append(f"rows {self.rows[0]}:{self.rows[1]} of a packed matrix"
-                         + (f" grouped by head ({self.grouped} heads)" if self.grouped else ""))
+                         + (f" grouped by head ({self.grouped} heads)" if self.grouped
+                            and self.group_order == HEAD_GROUPED else f" in the order "
+                            f"{ORDER_WORDS[self.group_order]} ({self.grouped} heads)" if self.grouped
+                            else ""))
         if self.transpose:
             extra.append("transposed")
         if self.why:

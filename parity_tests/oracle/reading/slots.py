@@ -9,6 +9,7 @@ import numpy as np
 from ..core.options import Options
 from . import forward_reads, naming
 from .naming import InterfaceError
+from .packed_order import regroup
 from .recognise import hooks
 from .slot_aliases import drop_listed_twice, listed_grad
 
@@ -318,17 +319,17 @@ def candidate_arrays(entries: dict[str, naming.Entry], params: dict[str, np.ndar
             out[e.cand] = v.reshape(e.cand_shape).astype(dtype)
             continue
         if e.rows is not None:
-            packed.setdefault(e.cand, []).append((e.rows, v, e.transpose, e.grouped))
+            packed.setdefault(e.cand, []).append((e.rows, v, e.transpose, e.grouped, e.group_order))
         else:
             out[e.cand] = (v.T if e.transpose else v).astype(dtype)
     for cand, parts in packed.items():
-        n = max(r[1] for r, _, _, _ in parts)
+        n = max(r[1] for r, *_ in parts)
         first = parts[0][1]
         full = np.zeros((n,) + first.shape[1:], dtype=np.float64)
-        for (a, b), v, _, _ in parts:
+        for (a, b), v, *_ in parts:
             full[a:b] = v
-        if parts[0][3]:                   # rows grouped by head: [q_h | k_h | v_h] for each head h
-            full = regroup(full, len(parts), parts[0][3])
+        if parts[0][3]:                   # rows in another order of (part, head, width)
+            full = regroup(full, len(parts), parts[0][3], order=parts[0][4])
         out[cand] = (full.T if parts[0][2] else full).astype(dtype)
     return out
 
@@ -362,19 +363,9 @@ def read_param_grad(entry: naming.Entry, g: np.ndarray | None) -> np.ndarray | N
     if entry.rows is not None:
         if entry.grouped:
             g = regroup(np.asarray(g), np.asarray(g).shape[0] // (entry.rows[1] - entry.rows[0]),
-                        entry.grouped, back=True)
+                        entry.grouped, back=True, order=entry.group_order)
         g = g[entry.rows[0]: entry.rows[1]]
     return g
-
-
-def regroup(full: np.ndarray, n: int, heads: int, back: bool = False) -> np.ndarray:
-    """Rows of n stacked (D, ...) blocks (q | k | v) reordered head by head ([q_0 | k_0 | v_0 | q_1 |
-    ...], each d_k rows); back=True undoes it."""
-    rest = full.shape[1:]
-    dk = full.shape[0] // (n * heads)
-    if back:
-        return full.reshape((heads, n, dk) + rest).swapaxes(0, 1).reshape(full.shape)
-    return full.reshape((n, heads, dk) + rest).swapaxes(0, 1).reshape(full.shape)
 
 
 def convert_mask(keep: np.ndarray | None, opts: Options, dtype: str):

@@ -12,7 +12,11 @@ A required causal flag (reading/signatures.is_causal_flag: `causal`, `is_causal`
 `mask_back_connections`, ...) is no
 guess: it gets False for the main runs (the reference's attention is not causal), and the
 causal_ctor mode (sandbox/modes.py) builds it True on every example with as many keys as queries,
-compared with the reference under a causal mask, so both of its values are checked.
+compared with the reference under a causal mask, so both of its values are checked. A causal flag
+that defaults to True (`MHSelfAttention(dim, heads=8, causal=True)`, a course's attention built
+causal for its language model) is read the same way for attention and encoder layers, whose
+reference is not causal: passed False for the main runs (`causal_defaults`), True for the causal
+run; without it such a class was compared causal against the unmasked reference and failed.
 """
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ from .base import MISSING
 PREFIXES = ("log_", "return_", "use_", "output_", "save_", "store_", "keep_", "need_", "enable_",
             "with_", "is_", "has_", "should_", "do_")
 WORDS = ("debug", "verbose", "trace", "logging", "log", "visualize", "visualise", "training")
+NOT_CAUSAL = ("sdpa", "mha", "encoder_layer")
+"""Components whose reference attention is not causal (a decoder's self-attention is)."""
 DECIDES = ("bias", "causal", "mask", "norm", "first", "scale", "share", "tie", "residual", "gelu", "relu")
 
 
@@ -47,3 +53,17 @@ def value(ctx, param, values: dict):
     ctx.note(f"constructor argument {param.name!r}: a required flag; passed False (assumption: it "
              f"only switches on extras, such as logging or returning attention weights)")
     return False
+
+
+def causal_defaults(ctx, params, taken: set) -> dict:
+    """{name: False} for the top-level constructor's causal flags that default to True, on a
+    component whose reference is not causal, unless --init-kwargs names them."""
+    if ctx.depth != 0 or ctx.component not in NOT_CAUSAL:
+        return {}
+    out = {p.name: False for p in params if p.default is True and is_causal_flag(p.name)
+           and p.name not in taken}
+    for name in out:
+        ctx.note(f"constructor argument {name!r}: a causal flag that defaults to True; built False "
+                 f"for the main runs (the reference's attention is not causal) and True for the "
+                 f"causal run (examples with as many keys as queries, compared under a causal mask)")
+    return out

@@ -137,7 +137,7 @@ RETRIES = 4
 a mask shaped per head at one head, raises on the others)."""
 
 
-def _all_attend(adapter, spec, x, mem):
+def all_attend(adapter, spec, x, mem):
     """None, or for a mask argument the signature requires (`forward(q, k, v, mask)` that rejects
     None) an all-attend mask in the chosen convention, as the examples pass it."""
     from ..slots import convert_mask
@@ -170,7 +170,7 @@ def probe(adapter, inst, case) -> bool:
         t = adapter.ops.from_np(x.astype(dtype))
         vals = {"x": t, "query": t, "key": t, "value": t, "key_value": t,
                 "memory": adapter.ops.from_np(mem.astype(dtype))}
-        vals.update({m.name: _all_attend(adapter, m, x, mem) for m in adapter.comp.masks})
+        vals.update({m.name: all_attend(adapter, m, x, mem) for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
         return False
