@@ -8,6 +8,7 @@ import numpy as np
 
 from . import naming, recognise
 from .division_roles import head_count_correction
+from .main_sizes import remember, set_sizes
 from .naming import InterfaceError
 from .numpy_parts_eval import eval_parts
 
@@ -119,9 +120,12 @@ class ConstructMixin:
         name (naming.HYPER_ALIASES, in `order`), dropout 0, --init-kwargs (top level only; they may
         supply required arguments), then the recognisers for required arguments left over."""
         values = dict(values)
+        sizes = set_sizes(self.source_module(), values, self.notes) if depth == 0 else {}
         if isinstance(target, type) and target.__init__ is object.__init__ \
                 and target.__new__ is object.__new__:
-            return target()             # no constructor of its own: it takes no arguments
+            built = target()            # no constructor of its own: it takes no arguments
+            remember(built, self.source_module(), sizes)
+            return built
         sig_fn = target.__init__ if isinstance(target, type) else target
         sig = naming.signature_of(sig_fn)
         params = [p for p in (sig.parameters.values() if sig else []) if p.name not in ("self", "cls")]
@@ -242,7 +246,9 @@ class ConstructMixin:
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                               and not (p.kind != p.KEYWORD_ONLY and i < len(args))}
-        return target(*args, **kwargs)
+        built = target(*args, **kwargs)
+        remember(built, self.source_module(), sizes)   # sizes only a __main__ block set (main_sizes)
+        return built
 
     def source_module(self):
         return self.loaded.module or inspect.getmodule(self.obj)

@@ -47,7 +47,7 @@ from .package_import import (
     shadows_own_package,
     within,
 )
-from .script_code import skipped_note
+from .script_code import MAIN_SET, main_constants_note, skipped_note
 from .standins import import_with_standins
 
 
@@ -174,6 +174,8 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
     left_out = LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
     if left_out:
         notes = [*notes, skipped_note(os.path.basename(loc), left_out)]
+    if _is_file_location(loc) and (main_set := MAIN_SET.get(os.path.abspath(loc))):
+        notes = [*notes, main_constants_note(os.path.basename(loc), main_set)]
     calls_out = CALLS_LEFT_OUT.get(os.path.abspath(loc)) if _is_file_location(loc) else None
     if calls_out:
         notes = [*notes, left_out_note(os.path.basename(loc), calls_out)]

@@ -15,10 +15,19 @@ everything else (imports, definitions, constants, the objects built at top level
 A loop some definition depends on (filling a table a class reads) is kept, so is one that sets an
 attribute or calls `setattr` (it could rewrite a class through another name: `for c in (A, B):
 c.forward = f`), and a file without a loop to leave out is imported unchanged. What was left out is named in the report.
+
+The other way round, a file whose classes read sizes as globals that only its
+`if __name__ == "__main__":` block assigns (graykode's nlp-tutorial Transformer: `d_model = 512`,
+`n_heads = 8`, `src_vocab_size = len(src_vocab)` set there, `nn.Linear(d_model, d_k * n_heads)` in
+the classes) cannot build a class when imported (NameError). Those assignments, and the ones they
+read, are run after the definitions when each is a plain value (numbers, strings, literals, names
+already set, arithmetic, `len` / `int` / `float` / `min` / `max` of them): nothing else of the block
+runs, and the report names what was set (main_constants_note).
 """
 from __future__ import annotations
 
 import ast
+import os
 
 from .notebook_calls import calls_to_leave_out
 
@@ -182,11 +191,65 @@ def without_script(source: str, path: str, not_installed=None
         return None, [], []
     skip = script_statements(tree)
     calls = calls_to_leave_out(tree, not_installed) if not_installed is not None else []
-    if not skip and not calls:
+    consts = main_block_constants(tree)
+    if not skip and not calls and not consts:
         return None, [], []
     ids = {id(s) for s in skip + calls}
-    tree.body = [s for s in tree.body if id(s) not in ids]
+    tree.body = [s for s in tree.body if id(s) not in ids] + consts
+    if consts:
+        MAIN_SET[os.path.abspath(path)] = [t.id for s in consts for t in s.targets]
     return tree, [s.lineno for s in skip], [s.lineno for s in calls]
+
+
+SAFE_CALLS = ("len", "int", "float", "round", "min", "max", "abs")
+PLAIN_NODES = (ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+               ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Call, ast.Subscript, ast.Slice)
+MAIN_SET: dict[str, list[str]] = {}   # file -> the names set from its __main__ block
+
+
+def _is_main_block(s: ast.stmt) -> bool:
+    t = s.test if isinstance(s, ast.If) else None
+    if not isinstance(t, ast.Compare) or len(t.comparators) != 1 or not isinstance(t.ops[0], ast.Eq):
+        return False
+    sides = (t.left, t.comparators[0])
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and \
+        any(isinstance(a, ast.Constant) and a.value == "__main__" for a in sides)
+
+
+def _plain(expr: ast.AST) -> bool:
+    return all(isinstance(n, PLAIN_NODES) for n in ast.walk(expr)) and all(
+        isinstance(n.func, ast.Name) and n.func.id in SAFE_CALLS and not n.keywords
+        for n in ast.walk(expr) if isinstance(n, ast.Call))
+
+
+def main_block_constants(tree: ast.Module) -> list[ast.stmt]:
+    """The plain assignments of the `if __name__ == "__main__":` block that set names the file's
+    definitions read as globals and nothing else at top level binds, with those they read."""
+    import builtins
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    outside = [s for s in tree.body if not _is_main_block(s)]
+    bound = {n.id for s in outside for n in ast.walk(s) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | {d.name for d in defs} | {
+        (a.asname or a.name).split(".")[0] for s in outside if isinstance(s, (ast.Import, ast.ImportFrom))
+        for a in s.names}
+    missing = set().union(*(_free_reads(d) for d in defs)) - bound - set(dir(builtins))
+    plain = [s for b in tree.body if _is_main_block(b) for s in b.body
+             if isinstance(s, ast.Assign) and _plain(s.value)
+             and all(isinstance(t, ast.Name) for t in s.targets)]
+    keep, want = [], set(missing)
+    for s in reversed(plain):                  # the last assignment of a name is the one it keeps
+        names = {t.id for t in s.targets}
+        if names & want:
+            keep.append(s)
+            want = (want - names) | (_loads(s.value) - bound - set(dir(builtins)))
+    return list(reversed(keep)) if missing - want else []
+
+
+def main_constants_note(path: str, names: list[str]) -> str:
+    shown = ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")
+    return (f"{path}: its classes read {shown} as globals that only its `if __name__ == "
+            f"'__main__':` block sets: those plain assignments were run after the definitions "
+            f"(nothing else of the block), so the sizes are the file's own")
 
 
 def skipped_note(path: str, lines: list[int]) -> str:

@@ -140,6 +140,8 @@ class Binding:
                                      self.nested)[self.root]
         elif extra:
             kwargs.update(nest(extra, self.nested) if self.nested else extra)
+        from .main_sizes import before_call  # sizes a __main__ block set, per instance
+        before_call(fn)
         return fn(*args, **kwargs)
 
     def describe(self) -> str:

@@ -240,6 +240,11 @@ def _callee(call: ast.Call, scope: Scope):
             fn = inspect.getattr_static(type(sub), f.attr, None) if sub is not None else None
             if inspect.isfunction(fn):
                 found = fn, 1, type(sub), sub
+        elif isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and \
+                inspect.isclass(scope.names.get(f.func.id)):
+            made = _module_call(scope.names[f.func.id], scope.root)   # `Attention()(q, k, v, mask)`
+            if made is not None:
+                found = made[0], made[1], scope.names[f.func.id], None
         elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
                 inspect.ismodule(scope.names.get(f.value.id)):
             fn = getattr(scope.names[f.value.id], f.attr, None)   # helpers.attend(...)
