@@ -22,7 +22,7 @@ them in: the first that fits is taken)."""
 
 WORDS = {PLAIN: "q | k | v thirds", HEAD_GROUPED: "grouped by head ([q | k | v] of head 0, then "
          "head 1, ...)", (2, 1, 0): "(width, head, part)", (2, 0, 1): "(width, part, head), as "
-         "einops '(d k h)'", (0, 2, 1): "(part, width, head)", (1, 2, 0): "(head, width, part)"}
+         "einops '(d k h)' splits them", (0, 2, 1): "(part, width, head)", (1, 2, 0): "(head, width, part)"}
 
 
 def regroup(full: np.ndarray, n: int, heads: int, back: bool = False,

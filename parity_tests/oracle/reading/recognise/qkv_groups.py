@@ -67,6 +67,7 @@ def place(adapter, inst, case) -> None:
     note = _note(order) if heads >= 2 and width >= 2 else _note(None)
     if heads >= 2 and width >= 2:
         adapter.qkv_order = order
+        adapter.notes[:] = [n for n in adapter.notes if n != _note(None)]
     if order != PLAIN and note not in adapter.notes:
         adapter.notes.append(note)
 
@@ -82,10 +83,9 @@ def _note(order: tuple | None) -> str:
                 "head 1, ...): a probe (q = k = 0, v and the output projection random) matched that "
                 "writing, not the plain q | k | v thirds; weights handed over and gradients read "
                 "back so")
-    return (f"the packed q|k|v projection's rows are in the order {WORDS[order]} of (part, head, "
-            f"width): a probe (q = k = 0, v and the output projection random) matched that "
-            f"writing, not the plain q | k | v thirds; weights handed over and gradients read "
-            f"back so")
+    return (f"the packed q|k|v projection's rows are ordered {WORDS[order]}: a probe (q = k = 0, "
+            f"v and the output projection random) matched that writing, not the plain q | k | v "
+            f"thirds; weights handed over and gradients read back so")
 
 
 def _probe(adapter, inst, case, heads: int, width: int):
