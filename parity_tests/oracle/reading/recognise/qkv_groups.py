@@ -64,20 +64,13 @@ def place(adapter, inst, case) -> None:
     if order is None:
         return
     _mark(inst, heads, order)
-    note = _note(order) if heads >= 2 and width >= 2 else _note(None)
-    if heads >= 2 and width >= 2:
+    if heads >= 2 and width >= 2:               # decided: said once (per size it is in the mapping)
         adapter.qkv_order = order
-        adapter.notes[:] = [n for n in adapter.notes if n != _note(None)]
-    if order != PLAIN and note not in adapter.notes:
-        adapter.notes.append(note)
+        if order != PLAIN:
+            adapter.notes.append(_note(order))
 
 
-def _note(order: tuple | None) -> str:
-    if order is None:
-        return ("the packed q|k|v projection's rows are not the plain q | k | v thirds at some sizes "
-                "(one head, or one width per head, where several orders place them alike): a probe "
-                "(q = k = 0, v and the output projection random) found the order they are read in "
-                "at each such size; weights handed over and gradients read back so")
+def _note(order: tuple) -> str:
     if order == HEAD_GROUPED:
         return ("the packed q|k|v projection's rows are grouped by head ([q | k | v] of head 0, then "
                 "head 1, ...): a probe (q = k = 0, v and the output projection random) matched that "
