@@ -56,3 +56,9 @@ def test_a_name_bound_at_top_level_is_not_taken_from_main():
 def test_a_value_that_is_not_plain_is_not_run():
     tree = ast.parse("class A:\n    n = width\nif __name__ == '__main__':\n    width = ask()\n")
     assert main_block_constants(tree) == []
+
+
+def test_a_functions_own_variable_does_not_hide_a_global_set_under_main():
+    tree = ast.parse("def f():\n    width = 2\n    return width\nclass A:\n    n = width\n"
+                     "if __name__ == '__main__':\n    width = 8\n")
+    assert [ast.unparse(s) for s in main_block_constants(tree)] == ["width = 8"]

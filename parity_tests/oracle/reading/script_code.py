@@ -228,7 +228,7 @@ def main_block_constants(tree: ast.Module) -> list[ast.stmt]:
     import builtins
     defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     outside = [s for s in tree.body if not _is_main_block(s)]
-    bound = {n.id for s in outside for n in ast.walk(s) if isinstance(n, ast.Name)
+    bound = {n.id for s in outside if s not in defs for n in ast.walk(s) if isinstance(n, ast.Name)
              and isinstance(n.ctx, ast.Store)} | {d.name for d in defs} | {
         (a.asname or a.name).split(".")[0] for s in outside if isinstance(s, (ast.Import, ast.ImportFrom))
         for a in s.names}
