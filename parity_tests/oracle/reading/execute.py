@@ -45,6 +45,7 @@ class ExecuteMixin(BackwardMixin):
         extra = dict(param_leaves)
         values = OUTPUT.with_token_ids(self.caps, values, feeds, ops)     # a table from ids
         ret = inst.binding.call(inst.call, values, extra)
+        self._last_call = ({inst.binding.arg_of.get(n, n): f for n, f in feeds.items()}, ret)
         # inputs must come back untouched
         for name, f in feeds.items():
             now = ops.to_np(f)

@@ -8,6 +8,7 @@ from ..components import REF, Case
 from ..core.completeness import UNREAD
 from ..core.options import CandidateProblem
 from . import naming
+from .layer_api_backward import bound_backward
 from .recognise import hooks
 from .run_state import Instance, Produced
 from .slots import entry_grad, read_param_grad
@@ -103,7 +104,9 @@ class BackwardMixin:
         before = BACKWARD.snapshot(inst.obj)
         targets = [(inst.binding.arg_of.get(n, n), f"grad_input:{n}") for n, a in case.inputs.items()
                    if a.dtype == REF]
-        grads = BACKWARD.ungroup_inputs((backward or inst.obj.backward)(self.ops.upstream(dout)), len(targets))
+        backward = backward or bound_backward(inst, getattr(self, "_last_call", None), self.notes) \
+            or inst.obj.backward                       # backward(x, cache, dout, grads): layer_api_backward
+        grads = BACKWARD.ungroup_inputs(backward(self.ops.upstream(dout)), len(targets))
         kept = None
         if grads is None:                    # kept on the object, not returned (kept_input_grads)
             shapes = [(a, case.inputs[k.split(":", 1)[1]].shape) for a, k in targets]
