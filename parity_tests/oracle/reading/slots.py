@@ -9,6 +9,7 @@ import numpy as np
 from ..core.options import Options
 from . import forward_reads, naming
 from . import registry_dicts as REGISTRY
+from .grad_buffers import widen
 from .naming import InterfaceError
 from .packed_order import regroup
 from .recognise import hooks
@@ -100,6 +101,7 @@ class NumpySlot:
             else:
                 setattr(self.container, self.key, new)
             replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
+            widen([self.owner, self.container], str(self.grads_key), GRAD_PATTERNS, new)   # grad_buffers
 
     def clear_grad(self) -> None:
         field = grad_field(self._get())
