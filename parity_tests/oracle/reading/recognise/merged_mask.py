@@ -6,11 +6,15 @@ and a (batch, Tq, Tk) one both raise there or give a wrong shape.
 Found by a probe (default --mask-rank, no adapter call hook): both of those fail, the same call with
 the mask spread over the merged axis, in the chosen convention, returns the input's shape, and
 under it a padded key of the second sequence changes none of that sequence's other outputs (so the
-rows are batch-major, not head-major). Then every mask is handed over so, and the report says so.
+rows are batch-major, not head-major), and a NumPy module's own backward(dout) runs after that
+call (one (Tq, Tk) mask for the batch, `mask[None]`, broadcasts the merged mask in a forward and
+fails in its backward; mask_forms hands it its own form). Then every mask is handed over so, and
+the report says so.
 Not when the instructor fixed the rank (Options.declared): masks are handed over as declared.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 
 import numpy as np
@@ -77,8 +81,29 @@ def probe(adapter) -> None:
     if a is None or b is None or a.shape != x.shape or not np.all(np.isfinite(a)) or \
             np.abs(a[1, :-1] - b[1, :-1]).max() > 1e-6 * max(1.0, np.abs(a).max()):
         return
+    if not _backward_runs(adapter, m, b):
+        return                          # a forward that broadcasts it, a backward that cannot
     adapter.heads_merged_mask = True
     adapter.notes.append("the candidate wants its mask spread over the merged batch*heads axis (a "
                          "(batch, 1, Tq, Tk) and a (batch, Tq, Tk) mask failed there): masks "
                          "handed over as (batch*heads, Tq, Tk), row b*heads + h, in the chosen "
                          "convention")
+
+
+def _backward_runs(adapter, m, out) -> bool:
+    """Whether a NumPy module's own backward(dout) runs after the merged-mask forward that gave
+    `out`: code taking one (Tq, Tk) mask for the batch (`mask[None]` over (batch*heads, Tq, Tk)
+    scores) broadcasts the merged mask to 4 axes in its forward and fails in its backward, where
+    mask_forms' shared form serves it. True where there is no such backward to run."""
+    backward = getattr(m, "backward", None)
+    if adapter.framework != "numpy" or not callable(backward):
+        return True
+    try:
+        params = [p for p in inspect.signature(backward).parameters.values() if p.default is p.empty
+                  and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return True
+    if len(params) != 1:
+        return True
+    dout = adapter.ops.from_np(np.ones_like(out))
+    return isinstance(run_limited(lambda: backward(dout), 10.0), Finished)
