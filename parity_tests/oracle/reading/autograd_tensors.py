@@ -9,8 +9,9 @@ whose instances hold their values under `.data`. The check then runs NumPy's pat
 `AutogradOps`: each float input is handed over as a leaf of that class (`Tensor(x,
 requires_grad=True)`, the check's dtype passed where the constructor takes one), masks stay arrays,
 what comes back is read from `.data`; the backward seeds the output with the drawn upstream
-gradient (`out.backward(dout)`) after clearing every gradient the candidate holds, and reads each
-input's `.grad`. Parameters are the tensors the object holds, their gradients their `.grad`, as
+gradient (`out.backward(dout)`; for a `backward()` taking no gradient, `out.grad = dout` first)
+after clearing every gradient the candidate holds (zeroed in place where it is an array), and
+reads each input's `.grad`. Parameters are the tensors the object holds, their gradients their `.grad`, as
 for npformer-style Parameters. A library that computes in float32 whatever it is given shows it
 in the output's dtype: check it with `--dtype float32`.
 """
@@ -108,14 +109,15 @@ class AutogradOps:
             out = self.output
             if out is None:
                 raise TypeError("the candidate returned no tensor of its autograd class")
-            for t in _held_tensors(obj, self.cls):
-                t.grad = None
-            for leaf in self.leaves:
-                leaf.grad = None
-            try:
-                out.backward(np.array(dout, copy=True))
-            except TypeError:
-                out.backward(self.cls(np.array(dout, copy=True)))
+            for t in _held_tensors(obj, self.cls) + self.leaves:
+                _clear(t)
+            if _takes_no_gradient(out.backward):
+                seeded_backward(out, dout)
+            else:
+                try:
+                    out.backward(np.array(dout, copy=True))
+                except TypeError:
+                    out.backward(self.cls(np.array(dout, copy=True)))
             return tuple(None if leaf.grad is None else np.asarray(getattr(leaf.grad, "data", leaf.grad))
                          for leaf in self.leaves)
         return run
@@ -146,3 +148,32 @@ def given_backward(hooks, ops, obj):
     if hooks is not None and hooks.backward is not None:
         return lambda d: hooks.backward(obj, d)
     return ops.backward(obj) if isinstance(ops, AutogradOps) else None
+
+
+def _clear(t) -> None:
+    """Forget a tensor's gradient: zeros in place where it is an array (a class whose operators
+    accumulate with `grad += ...` from zeros made at construction), else None."""
+    g = getattr(t, "grad", None)
+    if isinstance(g, np.ndarray) and g.flags.writeable:
+        g[...] = 0
+    else:
+        t.grad = None
+
+
+def _takes_no_gradient(backward) -> bool:
+    """A `backward()` with no parameter at all: the caller seeds the output's `.grad` first."""
+    try:
+        return not inspect.signature(backward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def seeded_backward(out, dout) -> None:
+    """`out.grad = dout; out.backward()`, for a class whose backward takes no gradient; one that
+    seeds its output itself (ones, micrograd's scalar loss) cannot be handed the drawn one."""
+    seed = np.array(dout, dtype=np.asarray(out.data).dtype, copy=True)
+    out.grad = seed.copy()
+    out.backward()
+    if not (isinstance(out.grad, np.ndarray) and np.array_equal(out.grad, seed)):
+        raise TypeError("the candidate's Tensor.backward() takes no gradient and sets the "
+                        "output's own: the drawn upstream gradient cannot be handed to it")
