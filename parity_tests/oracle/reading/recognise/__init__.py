@@ -53,7 +53,8 @@ MASKS         attention that masks the future itself, no mask argument (builtin_
               whole model's masks as key paddings (batch, length), Hugging Face's attention_mask
               (model_mask_forms)
 CALLS         plain functions: one sequence at a time, (in, out) argument matrices, masking the
-              future themselves (function_calls); dict-of-arrays arguments (dict_args)
+              future themselves (function_calls); dict-of-arrays arguments (dict_args); NumPy
+              module classes written for one (T, d) sequence (one_sequence_modules)
 OUTPUT        positional modules that return the table instead of x + PE, or take no input at
               all, or the sequence length, and return it (pe_table); a learned (L, d) table,
               given the sinusoid (learned_table); a frozen torch parameter no reference
@@ -117,6 +118,7 @@ from . import (
     model_mask_forms,
     norm_eps,
     norm_order,
+    one_sequence_modules,
     packed_kv,
     packed_shape,
     part_convention,
@@ -146,7 +148,8 @@ CONSTRUCTOR: tuple[ConstructorRecogniser, ...] = (configs.value, width_multiplie
                                                   derived.value, meaning.value, arg_meaning.value, flags.value,
                                                   shape_list.value)
 PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.probe, global_width.probe,
-                             fixed_heads.probe, bh_layout.probe, pe_table.probe, lazy.probe, part_layout.probe,
+                             fixed_heads.probe, bh_layout.probe, pe_table.probe, lazy.probe,
+                             one_sequence_modules.probe, part_layout.probe,
                              builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              mask_forms.probe, model_mask_forms.probe,

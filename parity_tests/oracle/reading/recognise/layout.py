@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..calls import Finished, Raised, run_limited
+from .function_calls import squeeze_mask
 
 PROJ = ("q_proj", "k_proj", "v_proj", "out_proj")
 
@@ -167,10 +168,13 @@ def probe(adapter, inst, case) -> bool:
                 extra[cname] = adapter.ops.from_np(arr)
             else:
                 inst.slots[cname].set(arr)
-        t = adapter.ops.from_np(x.astype(dtype))
+        one = adapter.caps.one_sequence         # (T, d) code (one_sequence_modules): no batch axis
+        t = adapter.ops.from_np((x[0] if one else x).astype(dtype))
         vals = {"x": t, "query": t, "key": t, "value": t, "key_value": t,
-                "memory": adapter.ops.from_np(mem.astype(dtype))}
+                "memory": adapter.ops.from_np((mem[0] if one else mem).astype(dtype))}
         vals.update({m.name: all_attend(adapter, m, x, mem) for m in adapter.comp.masks})
+        if one:
+            vals.update({m.name: squeeze_mask(vals[m.name]) for m in adapter.comp.masks})
         res = run_limited(lambda: inst.binding.call(inst.call, vals, extra), 10.0)
     except Exception:  # noqa: BLE001 - the search reports what is wrong with the candidate
         return False
@@ -178,6 +182,7 @@ def probe(adapter, inst, case) -> bool:
         return False                       # tried again on a later example, up to RETRIES
     adapter.layout_probed = True           # it ran (or ran out of time): decided on this example
     got = array_out(res.value) if isinstance(res, Finished) else None
+    got = got[None] if one and got is not None else got
     if got is None or got.shape != x.shape:
         return False
     # a packed (3D, D) / (D, 3D) value projection is handed over in the layout its shape fixes:
