@@ -8,11 +8,11 @@ import numpy as np
 
 from ..core.options import Options
 from . import forward_reads, naming
-from . import registry_dicts as REGISTRY
 from .grad_buffers import widen
 from .naming import InterfaceError
 from .packed_order import regroup
 from .recognise import hooks
+from .registry_dicts import is_registry, key_name
 from .slot_aliases import drop_listed_twice, listed_grad
 
 RESOLVE = hooks("resolve")
@@ -215,8 +215,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
         parts = {id(v) for _, v in items if is_object(v) and not param_like(v)}   # its own parts
         for k, v in items:
             if k.startswith("__") or k in SKIP_ATTRS or looks_like_grad(k, names) or \
-                    (k.startswith("_") and not (private and (param_like(v) or is_object(v) or
-                                                             REGISTRY.is_registry(v)))):
+                    (k.startswith("_") and not (private and (param_like(v) or is_object(v) or is_registry(v)))):
                 continue
             name = f"{prefix}{k.lstrip('_') if private else k}"       # `_gamma` read as `gamma`
             if isinstance(v, np.ndarray):
@@ -248,7 +247,7 @@ def numpy_space(obj) -> tuple[naming.Space, dict[str, NumpySlot]]:
                     if isinstance(item, np.ndarray) and item.dtype.kind == "f" and item.ndim >= 1:
                         # a part's own params dict (course style: self.params = {'W': ..}) names its
                         # arrays as the part's attributes would: norm1.gamma, not norm1.params.gamma
-                        short = f"{prefix}{REGISTRY.key_name(kk)}"
+                        short = f"{prefix}{key_name(kk)}"
                         flat = k.lstrip("_") in PARAM_DICTS and str(kk) not in names and short not in slots
                         slots[short if flat else f"{name}.{kk}"] = NumpySlot(
                             v, kk, owner=o, grads_key=str(kk))
