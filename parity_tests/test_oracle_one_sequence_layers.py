@@ -41,6 +41,14 @@ def test_a_one_sequence_encoder_layer_without_its_activation_is_caught():
     assert res.verdict == "mismatch", render_text(res)
 
 
+def test_one_sequence_attention_masking_the_future_itself_gets_causal_draws():
+    res = check("mha", f"{CANDS}:SequenceCausalAttention", examples=10)
+    assert res.verdict == "match", render_text(res)
+    assert any("masks the future itself" in n for n in res.notes), res.notes
+    bad = check("mha", f"{CANDS}:SequenceCausalAttentionHidesItself", examples=12)
+    assert bad.verdict != "match", render_text(bad)
+
+
 def test_only_input_gradients_get_their_batch_axis_back():
     dx, dw = np.ones((3, 4)), np.ones((4, 4))
     got = with_batch_axis((dx, dw), 1, "mha")

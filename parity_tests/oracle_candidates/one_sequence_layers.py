@@ -102,3 +102,32 @@ class SequenceEncoderLayerNoRelu(SequenceEncoderLayer):
     """BUG: the feed-forward has no activation."""
 
     RELU = False
+
+
+class SequenceCausalAttention:
+    """One-sequence self-attention that masks the future itself (no mask argument)."""
+
+    DIAGONAL = 1
+
+    def __init__(self, d_model, num_heads):
+        rng = np.random.default_rng(4)
+        self.attn = SequenceAttentionXW(d_model, num_heads, rng)
+
+    def forward(self, x):                    # x: (T, d)
+        a = self.attn
+        q, k, v = x @ a.Wq, x @ a.Wk, x @ a.Wv
+        hidden = np.triu(np.ones((len(x), len(x)), dtype=bool), k=self.DIAGONAL)
+        heads = []
+        for i in range(a.h):
+            s = slice(i * a.dh, (i + 1) * a.dh)
+            sc = np.where(hidden, -1e9, q[:, s] @ k[:, s].T / np.sqrt(a.dh))
+            e = np.exp(sc - sc.max(-1, keepdims=True))
+            heads.append(e / e.sum(-1, keepdims=True) @ v[:, s])
+        return np.concatenate(heads, -1) @ a.Wo
+
+
+class SequenceCausalAttentionHidesItself(SequenceCausalAttention):
+    """BUG: the causal mask also hides each query's own position (a row of nothing but -1e9 at
+    the first query)."""
+
+    DIAGONAL = 0

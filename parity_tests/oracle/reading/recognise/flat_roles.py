@@ -1,6 +1,7 @@
 """Recogniser: a layer's attention projections kept at the layer's own level, each named for its
-role and its projection (`self_q`, `cross_k`, `W_q_self`, `enc_dec_Wv`, `q_proj_cross`), with no
-attention sub-module to hold them. For an unresolved self- or cross-attention block, a name that
+role and its projection (`self_q`, `cross_k`, `W_q_self`, `enc_dec_Wv`, `q_proj_cross`), or, in a
+decoder layer, numbered in the paper's order (`w_q1` self, `w_q2` cross), with no attention
+sub-module to hold them. For an unresolved self- or cross-attention block, a name that
 starts or ends with a word naming that role (`self`, `sa`, `masked`, `self_attn`, ...; `cross`,
 `src`, `enc`, `enc_dec`, `memory`, `cross_attn`, ...) and whose remainder names a projection (the
 same names a block's own children take: `q`, `W_q`, `query`, `out_proj`, ...) is taken as that
@@ -19,10 +20,18 @@ ROLES = {
 }
 
 
-def _rest(name: str, words: tuple[str, ...], alone: bool = False) -> list[str]:
-    """What is left of `name` once a role word is cut from its start or end (`self_q` -> `q`);
-    the name itself too where the layer has this one attention only (`alone`)."""
+NUMBERED = {"self_attn": "1", "cross_attn": "2"}
+"""A decoder layer's two attentions numbered in the paper's order, the digit ending the name
+(`w_q1`, `Wk2`, `w_o_2`): the self-attention first, the cross-attention second."""
+
+
+def _rest(name: str, words: tuple[str, ...], alone: bool = False, digit: str = "") -> list[str]:
+    """What is left of `name` once a role word is cut from its start or end (`self_q` -> `q`),
+    or the attention's number from its end (`w_q1` -> `w_q`, where `digit`); the name itself too
+    where the layer has this one attention only (`alone`)."""
     low, out = name.lower(), ([name] if alone else [])
+    if digit and low.endswith(digit) and len(name) > 1 and not low[-2:-1].isdigit():
+        out.append(name[:-1].rstrip("_"))
     for w in words:
         if low.startswith(w + "_") and len(name) > len(w) + 1:
             out.append(name[len(w) + 1:])
@@ -53,6 +62,7 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
         return False
     modules, bare = _top_level(r, cand_prefix)
     alone = child.ref == "self_attn" and not any(k.startswith("cross_attn.") for k in r.ref_shapes)
+    digit = "" if alone else NUMBERED.get(child.ref, "")
     snap = (dict(r.entries), set(r.claimed))
     for proj in TREES["mha"]:
         ref = r.join(ref_child, proj.ref)
@@ -61,20 +71,21 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
             continue
         found = False
         for m in modules:
-            if any(rest.lower() in {a.lower() for a in proj.aliases} for rest in _rest(m, words, alone)) and \
+            if any(rest.lower() in {a.lower() for a in proj.aliases} for rest in _rest(m, words, alone, digit)) and \
                     (r.leaf_block("linear", ref, r.join(cand_prefix, m), proj, cand_prefix)
                      or _one_matrix(r, ref, r.join(cand_prefix, m))):
                 found = True
                 break
         for b in ([] if found else bare):
-            if not any(rest.lower() in {a.lower() for a in proj.raw_weight} for rest in _rest(b, words, alone)):
+            if not any(rest.lower() in {a.lower() for a in proj.raw_weight} for rest in _rest(b, words, alone, digit)):
                 continue
             if not r.take(wref, r.join(cand_prefix, b)):
                 continue
             found = True
             for v in bare:
                 if bref in r.ref_shapes and bref not in r.entries and \
-                        any(rest.lower() in {a.lower() for a in proj.raw_bias} for rest in _rest(v, words, alone)):
+                        any(rest.lower() in {a.lower() for a in proj.raw_bias}
+                            for rest in _rest(v, words, alone, digit)):
                     r.take(bref, r.join(cand_prefix, v))
             break
         if not found:
