@@ -280,6 +280,20 @@ def save_pretrained_folder(args, model) -> None:
             with open(os.path.join(args.init, f), "rb") as src:
                 tokenizer_files[f] = src.read()
         hub.save_pretrained(np_model, out, overwrite=args.overwrite, extra_files=tokenizer_files)
+    except FileExistsError:                               # written there since the checks
+        from npformer.io.files import save_beside
+        try:
+            beside = save_beside(out, lambda p: hub.save_pretrained(np_model, p,
+                                                                    extra_files=tokenizer_files))
+        except OSError as e:
+            raise CliError(f"--save-pretrained {out}: files were written there by another program "
+                           f"while this run trained, and saving beside it failed: "
+                           f"{e.strerror or e}; nothing was saved") from None
+        args.saved_pretrained = str(beside)
+        raise CliError(f"--save-pretrained {out}: files were written there by another program "
+                       f"while this run trained (another run saving there?) and are left as they "
+                       f"are; this run's model is saved as {beside} (with --overwrite a run "
+                       f"replaces them)") from None
     except OSError as e:
         raise CliError(f"--save-pretrained {out}: write failed: {e.strerror or e}") from None
     args.saved_pretrained = str(out)                      # an interruption now: say it is written

@@ -34,7 +34,7 @@ from typing import IO, Callable
 
 from npformer.io.committed import record_written, signals_deferred
 
-__all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write",
+__all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write", "link_new",
            "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
            "write_target_problem", "save_beside"]
 
@@ -272,7 +272,7 @@ def named_os_error(e: OSError, path: Path, kept: str) -> OSError:
     return new
 
 
-def _link_new(tmp: Path, path: Path) -> None:
+def link_new(tmp: Path, path: Path) -> None:
     """Give the complete file `tmp` the name `path` only if nothing has that name: a hard link, which
     the kernel refuses (FileExistsError) when `path` exists, so a file another program wrote there
     since the checks is never replaced. Where links are not supported, a check then a rename."""
@@ -327,7 +327,7 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             if replace:
                 os.replace(tmp, path)
             else:
-                _link_new(tmp, path)
+                link_new(tmp, path)
             record_written(path)
             fsync_dir(folder)
     except OSError as e:

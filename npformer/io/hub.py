@@ -9,14 +9,22 @@ The names and configs that map onto ours: npformer.io.hub_mapping.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from npformer.io.files import check_output_dir, fsync_dir, named_os_error, temp_name
+from npformer.io.files import (
+    check_output_dir,
+    clean_stale_temps,
+    fsync_dir,
+    link_new,
+    named_os_error,
+    temp_name,
+)
 from npformer.io.hub_checks import check_hf_config, read_json
 from npformer.io.hub_mapping import (  # noqa: F401
     ARCHITECTURES,
@@ -181,6 +189,17 @@ def to_hf_state_dict(model) -> dict:
     return state_to_hf(kind, model.config, sd)
 
 
+def _place(tmp: Path, path: Path, overwrite: bool) -> None:
+    """The complete file `tmp` under the name `path`: renamed over an earlier file with `overwrite`,
+    else linked, which fails (FileExistsError) when a file appeared at `path` since the checks."""
+    if overwrite:
+        os.replace(tmp, path)
+    else:
+        link_new(tmp, path)
+        if tmp.exists():                                 # (a rename where links are not supported)
+            tmp.unlink()
+
+
 def save_pretrained(model, folder, overwrite: bool = False,
                     extra_files: dict[str, bytes] | None = None) -> Path:
     """Write config.json and model.safetensors (Hugging Face names; tied duplicates left out, as
@@ -207,32 +226,44 @@ def save_pretrained(model, folder, overwrite: bool = False,
         state.pop(d, None)
     contents = [json.dumps(hf_config, indent=2).encode("utf-8"), *extra.values()]
     temps: list[Path] = []                               # this process and thread's own
+    placed: list[Path] = []                              # names given to the new files so far
     replacing = False
     try:
+        for path in files:
+            clean_stale_temps(folder, path.name)         # left by a writer killed with kill -9
         temps.append(temp_name(files[0]))
         write_safetensors(temps[0], state, {"format": "pt"}, overwrite=True)    # fsynced
         for path, data in zip(files[1:], contents):
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
-            temps.append(Path(tmp))
-            with os.fdopen(fd, "wb") as f:
+            temps.append(temp_name(path))                # as any new file: the umask's mode
+            with open(temps[-1], "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
         replacing = True                                 # from here on: all files, never some
         for tmp, path in zip(temps, files):
-            os.replace(tmp, path)
+            _place(tmp, path, overwrite)
+            placed.append(path)
         fsync_dir(folder)
     except BaseException as e:
+        taken = isinstance(e, FileExistsError) and replacing
+        for path in placed if taken else ():             # a file written meanwhile: none of ours
+            with contextlib.suppress(OSError):
+                path.unlink()
         finish = replacing and not isinstance(e, OSError)    # Ctrl-C between two renames
         for t, path in zip(temps, files):
-            if t.exists() and finish:
-                os.replace(t, path)
-            elif t.exists():
+            if t.exists() and finish and path not in placed:
+                with contextlib.suppress(FileExistsError):
+                    _place(t, path, overwrite)
+            if t.exists():
                 t.unlink()
         if finish:
             fsync_dir(folder)
         if not isinstance(e, OSError):
             raise
+        if taken:
+            raise FileExistsError(errno.EEXIST, f"{files[len(placed)].name} was written by another program "
+                                  f"while the folder was saved, and is left as it is; nothing was "
+                                  f"written (overwrite=True replaces it)", str(folder)) from None
         kept = ("the earlier files there are unchanged" if existing else "nothing was written")
         raise named_os_error(e, folder, kept) from None
     return folder
