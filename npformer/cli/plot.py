@@ -56,7 +56,7 @@ def cmd_plot(args) -> int:
         if h >= c.num_heads:
             raise CliError(f"--head {h}: the model has {c.num_heads} heads (0..{c.num_heads - 1})")
     from npformer.cli.plot_outputs import new_plots_removed_on_failure
-    with new_plots_removed_on_failure(args.out, "--out"):
+    with new_plots_removed_on_failure(args.out, "--out", overwrite=args.overwrite):
         paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
                                 heads=args.head)
         if args.positions:

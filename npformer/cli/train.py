@@ -240,7 +240,7 @@ def cmd_train(args) -> int:
     if args.plot:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
         from npformer.cli.plot_outputs import new_plots_removed_on_failure
-        with new_plots_removed_on_failure(args.plot, "--plot"):
+        with new_plots_removed_on_failure(args.plot, "--plot", overwrite=args.overwrite):
             paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
                                 len(result.losses), label_smoothing=tc.label_smoothing)
         print(f"wrote {len(paths)} plots to {args.plot}")

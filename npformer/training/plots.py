@@ -12,35 +12,22 @@ without it every function raises ImportError saying `pip install matplotlib`.
     plot_confusion(confusion, labels, path)      a classifier's confusion matrix, counts written in
 
 Attention rows are queries, columns keys; each row of a heat map sums to 1 (0 for a fully masked row).
+Every PNG is written by npformer.training.plot_files.save_png (atomic; inside its `writing(replace=
+False)` block a file that appeared at the path meanwhile is kept).
 """
 from __future__ import annotations
 
 import os
-import re
 from typing import Sequence
 
 import numpy as np
 
 from npformer.checks.attention_maps import collect_attention
+from npformer.training.plot_files import PLOT_NAME, plots_in, save_png, writing  # noqa: F401
 
 ATTENTION_KINDS = ("encoder", "decoder", "cross")
 _KIND_SUFFIX = {"encoder": ("encoder", "self_attn"), "decoder": ("decoder", "self_attn"),
                 "cross": ("decoder", "cross_attn")}
-
-
-# every name a plot of `train --plot` or `plot --out` may have (loss, positions*, attention maps,
-# confusion matrix): a folder already holding one is refused unless --overwrite
-PLOT_NAME = re.compile(r"(loss|confusion|positions(_\w+)?|attn_(encoder|decoder|cross)_layer\d+"
-                       r"(_head\d+)?)\.png")
-
-
-def plots_in(folder) -> list[str]:
-    """The files in `folder` that a plot command may replace, sorted ([] when it is not a folder)."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    return sorted(n for n in names if PLOT_NAME.fullmatch(n))
 
 
 def pyplot():
@@ -55,17 +42,10 @@ def pyplot():
     return plt
 
 
-def _ensure_dir(path: str) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-
-
 def _save(fig, path: str) -> None:
-    """fig as a PNG at `path`, written atomically (npformer.io.files.atomic_write): a failed write leaves
-    any earlier file there unchanged and no partial PNG behind."""
-    from npformer.io.files import atomic_write
-    _ensure_dir(path)
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+    """fig as a PNG at `path` (npformer.training.plot_files.save_png: atomic, and inside a `writing`
+    block never over a file that appeared meanwhile)."""
+    save_png(fig, path)
 
 
 # ---------------------------------------------------------------------------------------------------
