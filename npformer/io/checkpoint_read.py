@@ -3,6 +3,7 @@ before any array is read, nothing is unpickled, and every problem is a Checkpoin
 from __future__ import annotations
 
 import json
+import stat
 import struct
 import zipfile
 import zlib
@@ -159,15 +160,36 @@ def _check_declared_sizes(path: Path, zf: zipfile.ZipFile) -> None:
                                         f"refused before reading")
 
 
+_SPECIAL_FILES = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_a_file(path: Path) -> str:
+    """What `path` is instead of a checkpoint file, and where the checkpoint may be."""
+    if path.is_dir():
+        if (path / "config.json").is_file():
+            return ("is a folder, not a checkpoint file; it is a Hugging Face model folder "
+                    "(config.json): load it with from_pretrained")
+        try:
+            inside = sorted(p.name for p in path.iterdir() if p.suffix == ".npz" and p.is_file())
+        except OSError:
+            inside = []
+        if inside:
+            shown = ", ".join(inside[:3]) + (f" and {len(inside) - 3} more" if len(inside) > 3 else "")
+            return f"is a folder, not a checkpoint file; it holds {shown}: name the file"
+        return "is a folder, not a checkpoint file (.npz)"
+    mode = path.stat().st_mode
+    kind = next((name for test, name in _SPECIAL_FILES if test(mode)), "not a regular file")
+    return f"is {kind}, not a checkpoint file: a checkpoint is read from a regular file (.npz)"
+
+
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     """All arrays of the archive, read eagerly after every declared size was checked (see
     _check_declared_sizes); any container-level problem becomes CheckpointError."""
     if not path.exists():
         raise CheckpointNotFoundError(path, "no such file")
     if not path.is_file():
-        hint = ("; it is a Hugging Face model folder (config.json): load it with from_pretrained"
-                if (path / "config.json").is_file() else "")
-        raise CheckpointError(path, f"not a file{hint}")
+        raise CheckpointError(path, _not_a_file(path))
     with open(path, "rb") as f:
         magic = f.read(4)
     if not zipfile.is_zipfile(path):

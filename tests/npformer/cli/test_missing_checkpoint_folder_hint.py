@@ -20,7 +20,7 @@ def test_a_missing_relative_checkpoint_names_the_current_folder(tmp_path, monkey
 def test_a_resume_file_that_is_no_checkpoint_is_named_by_the_option(tmp_path, capsys):
     text = tmp_path / "notes.txt"
     text.write_text("not a checkpoint\n")
-    for given, problem in ((text, "not an .npz checkpoint"), (tmp_path, "not a file")):
+    for given, problem in ((text, "not an .npz checkpoint"), (tmp_path, "is a folder, not a checkpoint file")):
         assert main(["train", "--resume", str(given), "--steps", "1"]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith(f"npformer train: error: --resume {given}: {problem}"), err

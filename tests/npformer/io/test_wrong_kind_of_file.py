@@ -21,9 +21,10 @@ def files(tmp_path):
 
 def test_load_model_of_a_hugging_face_folder_points_to_from_pretrained(files):
     folder, _ = files
-    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {folder}: not a file; it is a "
-                                                        f"Hugging Face model folder (config.json): "
-                                                        f"load it with from_pretrained")):
+    with pytest.raises(CheckpointError, match=re.escape(f"checkpoint {folder}: is a folder, not a "
+                                                        f"checkpoint file; it is a Hugging Face model "
+                                                        f"folder (config.json): load it with "
+                                                        f"from_pretrained")):
         nf.load_model(folder)
 
 
@@ -43,7 +44,7 @@ def test_from_pretrained_of_a_checkpoint_points_to_load_model(files):
 
 
 def test_other_folders_and_files_keep_their_messages(tmp_path):
-    with pytest.raises(CheckpointError, match=r": not a file$"):
+    with pytest.raises(CheckpointError, match=r": is a folder, not a checkpoint file \(\.npz\)$"):
         nf.load_model(tmp_path)
     with pytest.raises(FileNotFoundError, match="a Hugging Face model folder"):
         from_pretrained(tmp_path)
