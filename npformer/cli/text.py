@@ -244,7 +244,8 @@ def generate_text(args, model, task, gen, sampler) -> int:
     for text, ids in prompts:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)
         common = dict(max_new_tokens=min(args.max_new_tokens or limit, limit - len(ids)),
-                      use_cache=not args.no_cache, eos_id=None, suppress_ids=task.suppress_ids)
+                      use_cache=not args.no_cache, eos_id=None,
+                      suppress_ids=task.generation_suppress_ids(model.config.vocab_size))
         stop = stop_strings(args, task.vocab.decode)          # every decoder ends there
         if sampling:
             out = sampler.sample(model, prompt, temperature=t, top_k=args.top_k, top_p=args.top_p,

@@ -211,6 +211,11 @@ class TextLMTask:
             return [0, 1, 2] + unwritten_byte_ids()
         return [0, 1, 2, 3]
 
+    def generation_suppress_ids(self, model_vocab: int) -> list[int]:
+        """suppress_ids, and the ids of a model with more rows than the tokenizer has tokens (a
+        vocabulary padded in the weights, as GPT-2 folders may be): no text decodes from them."""
+        return self.suppress_ids + list(range(self.tokenizer.vocab_size, int(model_vocab)))
+
     # -- the corpus, read and encoded once -----------------------------------------------------------
     def _where(self) -> str:
         more = f" (+{len(self.files) - 1} more files)" if len(self.files) > 1 else ""

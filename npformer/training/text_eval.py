@@ -95,7 +95,8 @@ def evaluate_text(model, task, examples=None, *, batch_size: int = 64, sample_se
             nats, correct, tokens = nats + s, correct + c, tokens + k
         prompt = task.prompt(max(1, min(32, task.context // 4)))        # (1, P)
         new = min(SAMPLE_TOKENS, task.context - prompt.shape[1])
-        out = np.asarray(draw(prompt, new, sample_seed, task.suppress_ids)).reshape(-1) if new > 0 else []
+        never = task.generation_suppress_ids(model.config.vocab_size)
+        out = np.asarray(draw(prompt, new, sample_seed, never)).reshape(-1) if new > 0 else []
     finally:
         model.train(was_training)
     chars = task.characters(examples)

@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from .ids import token_ids
 from .pretokenize import gpt2_pieces
-from .text_input import check_encodable
+from .text_input import as_int, check_encodable, check_flag
 
 __all__ = [
     "BOS",
@@ -161,11 +161,12 @@ class BPETokenizer:
         occurs `min_count` times any more)."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected str, got {type(text).__name__}")
-        if not isinstance(vocab_size, int) or vocab_size < FIRST_MERGE:
+        if as_int(vocab_size) is None or vocab_size < FIRST_MERGE:
             raise ValueError(f"vocab_size: expected an int >= {FIRST_MERGE} (3 special tokens + 256 "
                              f"bytes), got {vocab_size!r}")
-        if not isinstance(min_count, int) or min_count < 1:
+        if as_int(min_count) is None or min_count < 1:
             raise ValueError(f"min_count: expected an int >= 1, got {min_count!r}")
+        vocab_size, min_count = as_int(vocab_size), as_int(min_count)
         piece_counts = Counter(bpe_pieces(text))
         merges, _ = learn_merges(piece_counts, vocab_size - FIRST_MERGE, min_count)
         return cls(merges)
@@ -187,6 +188,8 @@ class BPETokenizer:
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Token ids of `text`, optionally with BOS first and EOS last."""
         check_encodable(text)
+        check_flag("add_bos", add_bos)
+        check_flag("add_eos", add_eos)
         ids = [BOS] if add_bos else []
         for piece in bpe_pieces(text):
             if piece not in self.cache:
@@ -216,10 +219,10 @@ class BPETokenizer:
         for k, m in enumerate(d["merges"]):
             # merge k may only join tokens that exist before it
             if (not isinstance(m, (list, tuple)) or len(m) != 2
-                    or not all(isinstance(x, int) and 0 <= x < FIRST_MERGE + k for x in m)):
+                    or not all(as_int(x) is not None and 0 <= x < FIRST_MERGE + k for x in m)):
                 raise ValueError(f"tokenizer dict: merge {k}: expected a pair of ids below "
                                  f"{FIRST_MERGE + k}, got {m!r}")
-        return cls([tuple(m) for m in d["merges"]])
+        return cls([(as_int(a), as_int(b)) for a, b in d["merges"]])
 
     def __repr__(self) -> str:
         return f"BPETokenizer(vocab_size={self.vocab_size})"

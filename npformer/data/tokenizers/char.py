@@ -11,6 +11,7 @@ counts), so the same corpus always gives the same ids.
 from __future__ import annotations
 
 from .ids import token_ids
+from .text_input import check_flag
 
 __all__ = ["BOS", "EOS", "NUM_SPECIAL", "PAD", "UNK", "CharTokenizer"]
 
@@ -51,6 +52,8 @@ class CharTokenizer:
         """Token ids of `text` (UNK for an unseen character), optionally with BOS first, EOS last."""
         if not isinstance(text, str):
             raise TypeError(f"text: expected str, got {type(text).__name__}")
+        check_flag("add_bos", add_bos)
+        check_flag("add_eos", add_eos)
         ids = [self.index.get(c, UNK) for c in text]
         return ([BOS] if add_bos else []) + ids + ([EOS] if add_eos else [])
 

@@ -29,7 +29,7 @@ from itertools import pairwise
 from .files import read_utf8, read_utf8_lines
 from .ids import token_ids
 from .pretokenize import gpt2_pieces, split_specials
-from .text_input import check_encodable
+from .text_input import as_int, check_encodable, check_flag
 
 __all__ = ["GPT2Tokenizer", "bytes_to_unicode"]
 
@@ -177,6 +177,7 @@ class GPT2Tokenizer:
 
     def decode(self, ids, skip_special_tokens: bool = False) -> str:
         """Text of token ids (bytes that are not valid UTF-8 become U+FFFD, as GPT-2 does)."""
+        check_flag("skip_special_tokens", skip_special_tokens)
         data = bytearray()
         for i in token_ids(ids):
             token = self.id_to_token.get(i)
@@ -202,7 +203,15 @@ class GPT2Tokenizer:
                 or not isinstance(d.get("merges"), list)):
             raise ValueError(f"tokenizer dict: expected {{'type': 'gpt2_bpe', 'vocab': {{...}}, "
                              f"'merges': [[a, b], ...]}}, got {str(d)[:80]!r}")
-        return cls(d["vocab"], [tuple(m) for m in d["merges"]], d.get("special_tokens", ()))
+        vocab, merges, specials = d["vocab"], d["merges"], d.get("special_tokens", ())
+        if not all(isinstance(k, str) and as_int(v) is not None and v >= 0 for k, v in vocab.items()):
+            raise ValueError("tokenizer dict: vocab: expected token string -> non-negative int id")
+        if not all(isinstance(m, (list, tuple)) for m in merges):
+            raise ValueError("tokenizer dict: merges: expected pairs of token strings")
+        if not isinstance(specials, (list, tuple)) or not all(isinstance(t, str) for t in specials):
+            raise ValueError(f"tokenizer dict: special_tokens: expected a list of strings, got "
+                             f"{str(specials)[:80]!r}")
+        return cls(vocab, [tuple(m) for m in merges], specials)
 
     def __repr__(self) -> str:
         return f"GPT2Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)})"

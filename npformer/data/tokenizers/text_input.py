@@ -3,10 +3,32 @@ can write. A lone surrogate (U+D800..U+DFFF) cannot be: Python puts one in a str
 was not UTF-8 when it decodes with errors="surrogateescape" (a command-line argument typed in
 another encoding, os.listdir names), and encoding it raised the codec's bare "surrogates not
 allowed", naming nothing.
+
+The flags and counts of every tokenizer are checked here too: a flag must be a bool (a truthy
+string such as "no" would otherwise switch it on), a count an integer (Python's or NumPy's).
 """
 from __future__ import annotations
 
-__all__ = ["check_encodable"]
+import operator
+
+__all__ = ["as_int", "check_encodable", "check_flag"]
+
+
+def check_flag(name: str, v) -> bool:
+    """`v` when it is a bool, else TypeError naming `name`."""
+    if not isinstance(v, bool):
+        raise TypeError(f"{name}: expected a bool, got {v!r}")
+    return v
+
+
+def as_int(v) -> int | None:
+    """`v` as a Python int when it is an integer (Python's or NumPy's, never a bool), else None."""
+    if isinstance(v, bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
 
 
 def check_encodable(text, name: str = "text") -> None:

@@ -24,7 +24,7 @@ import unicodedata
 from .files import read_utf8_lines
 from .ids import token_ids
 from .pretokenize import is_space, split_specials
-from .text_input import check_encodable
+from .text_input import check_encodable, check_flag
 
 __all__ = ["WordPieceTokenizer", "basic_tokenize", "wordpiece"]
 
@@ -160,6 +160,7 @@ class WordPieceTokenizer:
     def __init__(self, tokens: list[str], lowercase: bool = True):
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise TypeError("tokens: expected a list of str (line n of vocab.txt is id n)")
+        check_flag("lowercase", lowercase)
         self.tokens = tokens
         self.vocab = {}
         for i, t in enumerate(tokens):
@@ -202,6 +203,7 @@ class WordPieceTokenizer:
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
         """Token ids of `text`, by default as BERT reads it: [CLS] tokens [SEP]."""
+        check_flag("add_special_tokens", add_special_tokens)
         ids = [self.vocab[t] for t in self.tokenize(text)]
         if add_special_tokens:
             ids = [self.vocab["[CLS]"]] + ids + [self.vocab["[SEP]"]]
@@ -209,6 +211,7 @@ class WordPieceTokenizer:
 
     def decode(self, ids, skip_special_tokens: bool = True) -> str:
         """Tokens joined by spaces, "##" pieces glued on, then DECODE_CLEANUP on each token."""
+        check_flag("skip_special_tokens", skip_special_tokens)
         parts = []
         for i in token_ids(ids, len(self.tokens)):
             if skip_special_tokens and i in self.special_ids:
@@ -232,7 +235,11 @@ class WordPieceTokenizer:
         if not isinstance(d, dict) or d.get("type") != cls.kind or not isinstance(d.get("tokens"), list):
             raise ValueError(f"tokenizer dict: expected {{'type': 'wordpiece', 'tokens': [...]}}, "
                              f"got {str(d)[:80]!r}")
-        return cls(d["tokens"], bool(d.get("lowercase", True)))
+        lowercase = d.get("lowercase", True)
+        if not all(isinstance(t, str) for t in d["tokens"]) or not isinstance(lowercase, bool):
+            raise ValueError(f"tokenizer dict: expected {{'type': 'wordpiece', 'tokens': [str, ...], "
+                             f"'lowercase': true or false}}, got {str(d)[:80]!r}")
+        return cls(d["tokens"], lowercase)
 
     def __repr__(self) -> str:
         return f"WordPieceTokenizer(vocab_size={self.vocab_size}, lowercase={self.lowercase})"

@@ -70,3 +70,29 @@ def bert_folder(path, head: str = "BertForMaskedLM", lowercase: bool = True, dro
     _sharpen(torch, model, scale)
     model.save_pretrained(str(path), safe_serialization=True)
     return path
+
+
+def padded_gpt2_folder(path, pad_ids: int = 16, text: str = "the quick brown fox jumps over the lazy "
+                                                                "dog. " * 40):
+    """A GPT-2 folder whose weights hold `pad_ids` ids past its vocab.json (a vocabulary padded in
+    the weights), their tied embedding rows pointed along the model's mean final hidden state, so
+    that greedy decoding picks them; returns (path, the tokenizer's vocabulary size)."""
+    import tokenizers
+    import torch
+    import transformers
+    path.mkdir(parents=True, exist_ok=True)
+    bpe = tokenizers.ByteLevelBPETokenizer()
+    bpe.train_from_iterator([text], vocab_size=280, min_frequency=2,
+                            special_tokens=["<|endoftext|>"])
+    bpe.save_model(str(path))
+    vocab = bpe.get_vocab_size()
+    cfg = transformers.GPT2Config(vocab_size=vocab + pad_ids, n_positions=32, n_embd=16, n_layer=1,
+                                  n_head=2, bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(cfg).eval()
+    with torch.no_grad():
+        ids = torch.tensor([bpe.encode("the quick brown fox").ids])
+        h = model(ids, output_hidden_states=True).hidden_states[-1][0].mean(0)      # (d,)
+        model.transformer.wte.weight[vocab:] = 50 * h / h.norm()
+    model.save_pretrained(str(path), safe_serialization=True)
+    return path, vocab
