@@ -32,7 +32,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
-from npformer.guards.rules import check_examples_fit_memory
+from npformer.guards.rules import check_examples_fit_memory, is_real
 
 __all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "TextLMBatch",
            "collate_lm", "line_tokens"]
@@ -212,11 +212,14 @@ class ArithmeticTask:
     def __post_init__(self) -> None:
         if self.name not in LM_TASKS:
             raise ValueError(f"task: expected one of {LM_TASKS}, got {self.name!r}")
-        _check_int("max_number", self.max_number, 2, MAX_NUMBER)
-        _check_int("seed", self.seed, 0)
+        object.__setattr__(self, "max_number", _check_int("max_number", self.max_number, 2,
+                                                          MAX_NUMBER))
+        object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
         f = self.heldout_fraction
-        if not isinstance(f, (int, float)) or isinstance(f, bool) or not 0.0 < f < 1.0:
+        if not is_real(f) or not 0.0 < f < 1.0:
             raise ValueError(f"heldout_fraction: expected a float in (0, 1), got {f!r}")
+        f = float(f)
+        object.__setattr__(self, "heldout_fraction", f)
         pairs = self.max_number ** 2
         k = int(round(f * pairs))
         if not 1 <= k < pairs:

@@ -33,6 +33,7 @@ import numpy as np
 from npformer.data.lm_data import CharVocab
 from npformer.data.tasks import Task
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD
+from npformer.guards.rules import is_int, is_real
 
 __all__ = ["MirrorTask", "MLMExamples", "MLMBatch", "mask_tokens", "collate_mlm"]
 
@@ -136,16 +137,19 @@ class MirrorTask:
     def __post_init__(self) -> None:
         if self.name != "mlm":
             raise ValueError(f"task: expected 'mlm', got {self.name!r}")
-        if isinstance(self.num_symbols, bool) or not isinstance(self.num_symbols, int) \
-                or not 2 <= self.num_symbols <= len(_LETTERS):
+        if not is_int(self.num_symbols) or not 2 <= self.num_symbols <= len(_LETTERS):
             raise ValueError(f"num_symbols: expected an int in [2, 26] for --task mlm, got "
                              f"{self.num_symbols!r}")
+        object.__setattr__(self, "num_symbols", int(self.num_symbols))
         p = self.mask_prob
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 < p < 1.0:
+        if not is_real(p) or not 0.0 < p < 1.0:
             raise ValueError(f"mask_prob: expected a float in (0, 1), got {p!r}")
+        object.__setattr__(self, "mask_prob", float(p))
         # the halves and their held-out split are those of the copy task over the same letters
         inner = Task(name="copy", num_symbols=self.num_symbols, min_len=self.min_len,
                      max_len=self.max_len, seed=self.seed, heldout_fraction=self.heldout_fraction)
+        for name in ("min_len", "max_len", "seed", "heldout_fraction"):   # its Python numbers
+            object.__setattr__(self, name, getattr(inner, name))
         object.__setattr__(self, "_inner", inner)
 
     is_lm = True                    # a token-level task: npformer.training.lm_train evaluates it

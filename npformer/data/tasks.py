@@ -38,7 +38,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab  # noqa: F401 (re-exported)
-from npformer.guards.rules import check_examples_fit_memory
+from npformer.guards.rules import check_examples_fit_memory, is_real
 
 SEQ2SEQ_TASKS = ("copy", "reverse", "sort", "pairs")
 CLASSIFICATION_TASKS = ("majority",)
@@ -162,16 +162,15 @@ class Task:
     def __post_init__(self) -> None:
         if self.name not in TASKS:
             raise ValueError(f"task: expected one of {TASKS}, got {self.name!r}")
-        _check_int("num_symbols", self.num_symbols, 1)
-        _check_int("min_len", self.min_len, 1)
-        _check_int("max_len", self.max_len, 1)
-        _check_int("seed", self.seed, 0)
-        _check_int("num_pairs", self.num_pairs, 1)
+        for name, lo in (("num_symbols", 1), ("min_len", 1), ("max_len", 1), ("seed", 0),
+                         ("num_pairs", 1)):              # kept as Python ints (NumPy's converted)
+            object.__setattr__(self, name, _check_int(name, getattr(self, name), lo))
         if self.min_len > self.max_len:
             raise ValueError(f"min_len: expected <= max_len={self.max_len}, got {self.min_len}")
         f = self.heldout_fraction
-        if not isinstance(f, (int, float)) or isinstance(f, bool) or not 0.0 < f < 1.0:
+        if not is_real(f) or not 0.0 < f < 1.0:
             raise ValueError(f"heldout_fraction: expected a float in (0, 1), got {f!r}")
+        object.__setattr__(self, "heldout_fraction", float(f))
         if self.name == "majority" and self.num_symbols < 2:
             raise ValueError(f"num_symbols: expected >= 2 for the majority task, got "
                              f"{self.num_symbols}")

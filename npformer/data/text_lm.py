@@ -33,7 +33,7 @@ from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from
 from npformer.data.tokenizers.bpe import BYTE0 as BPE_BYTE0
 from npformer.data.tokenizers.char import NUM_SPECIAL as CHAR_FIRST
 from npformer.data.tokenizers.char import UNK as CHAR_UNK
-from npformer.guards.rules import check_examples_fit_memory
+from npformer.guards.rules import check_examples_fit_memory, is_int, is_real
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
            "encode_ids", "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
@@ -168,12 +168,11 @@ class TextLMTask:
                  seed: int = 0, corpus: Corpus | None = None):
         _check("data", files, isinstance(files, (list, tuple)) and len(files) > 0
                and all(isinstance(f, str) for f in files), "a non-empty list of file paths")
-        _check("context", context, isinstance(context, int) and not isinstance(context, bool)
-               and context >= 2, "an int >= 2")
-        _check("val_fraction", val_fraction, isinstance(val_fraction, (int, float))
-               and not isinstance(val_fraction, bool) and 0.0 < val_fraction < 0.5,
+        _check("context", context, is_int(context) and context >= 2, "an int >= 2")
+        _check("val_fraction", val_fraction, is_real(val_fraction) and 0.0 < val_fraction < 0.5,
                "a float in (0, 0.5)")
-        _check("seed", seed, isinstance(seed, int) and seed >= 0, "an int >= 0")
+        _check("seed", seed, is_int(seed) and seed >= 0, "an int >= 0")
+        context, seed = int(context), int(seed)                  # (a NumPy integer: a Python int)
         self.files = list(files)
         self.tokenizer = tokenizer_from_dict(tokenizer) if isinstance(tokenizer, dict) else tokenizer
         self.context, self.val_fraction, self.seed = context, float(val_fraction), seed

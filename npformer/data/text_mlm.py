@@ -26,7 +26,7 @@ from npformer.data.text_files import TextFileError, read_corpus, read_saved
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextLMTask, split_text
 from npformer.data.tokenizers import tokenizer_from_dict
 from npformer.data.vocab import PAD
-from npformer.guards.rules import check_examples_fit_memory, check_positive_int
+from npformer.guards.rules import check_examples_fit_memory, check_positive_int, is_real
 
 __all__ = ["TextMLMTask", "TextMLMSample", "MASK_PROB"]
 
@@ -70,8 +70,7 @@ class TextMLMTask(TextLMTask):
         if tok.vocab["[PAD]"] != PAD:
             raise ValueError(f"tokenizer: expected [PAD] at id {PAD} (BERT's layout), got id "
                              f"{tok.vocab['[PAD]']}")
-        if isinstance(mask_prob, bool) or not isinstance(mask_prob, (int, float)) \
-                or not 0.0 < mask_prob < 1.0:
+        if not is_real(mask_prob) or not 0.0 < mask_prob < 1.0:
             raise ValueError(f"mask_prob: expected a float in (0, 1), got {mask_prob!r}")
         super().__init__(files, tok, context=context, sha256=sha256, val_fraction=val_fraction,
                          seed=seed, corpus=corpus)

@@ -38,7 +38,7 @@ from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VA
 from npformer.data.text_rows import Rows
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 from npformer.data.vocab import EOS
-from npformer.guards.rules import check_examples_fit_memory, check_positive_int
+from npformer.guards.rules import check_examples_fit_memory, check_positive_int, is_int, is_real
 
 __all__ = ["TextExamples", "RowsTask", "ROW_TASKS", "split_rows", "train_tokenizer", "cut_at_eos",
            "pad_rows", "rows_digest"]
@@ -120,14 +120,14 @@ class RowsTask:
                  val_fraction: float = DEFAULT_VAL_FRACTION, seed: int = 0, rows: Rows | None = None):
         if not isinstance(data, (list, tuple)) or not data or not all(isinstance(f, str) for f in data):
             raise ValueError(f"data: expected a non-empty list of file paths, got {data!r}")
-        if not isinstance(context, int) or isinstance(context, bool) or context < 3:
+        if not is_int(context) or context < 3:
             raise ValueError(f"context: expected an int >= 3, got {context!r}")
-        if not isinstance(val_fraction, (int, float)) or not 0.0 < val_fraction < 0.5:
+        if not is_real(val_fraction) or not 0.0 < val_fraction < 0.5:
             raise ValueError(f"val_fraction: expected a float in (0, 0.5), got {val_fraction!r}")
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
-        self.files, self.context, self.val_fraction, self.seed = list(data), context, \
-            float(val_fraction), seed
+        self.files, self.context, self.val_fraction, self.seed = list(data), int(context), \
+            float(val_fraction), int(seed)
         self.tokenizer = tokenizer_from_dict(tokenizer) if isinstance(tokenizer, dict) else tokenizer
         self.sha256 = sha256 if sha256 is not None else (rows_digest(rows) if rows else None)
         self._rows, self._sets = rows, None

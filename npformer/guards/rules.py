@@ -19,6 +19,11 @@ def is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+def is_real(v) -> bool:
+    """A Python or NumPy real number (integer or float), not a bool."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
 def check_positive_int(name: str, v) -> int:
     if not is_int(v) or v < 1:
         raise ValueError(f"{name}: expected a positive int, got {v!r}")
