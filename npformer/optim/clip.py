@@ -8,7 +8,24 @@ import numpy as np
 from npformer.guards.optim import is_real
 from npformer.layers.module import Module, Parameter
 
-__all__ = ["clip_grad_norm", "nonfinite_norm_message"]
+__all__ = ["clip_grad_norm", "check_clip_arguments", "nonfinite_norm_message"]
+
+
+def check_clip_arguments(max_norm, norm_type, error_if_nonfinite) -> tuple[float, float]:
+    """(max_norm, p) as floats, or the error both twins raise: max_norm a finite number >= 0,
+    norm_type a number >= 1, inf or the string "inf" (as torch takes), error_if_nonfinite a bool
+    (NumPy's too); never a bool for a number."""
+    if not isinstance(error_if_nonfinite, (bool, np.bool_)):
+        raise TypeError(f"clip_grad_norm: error_if_nonfinite: expected a bool, got "
+                        f"{type(error_if_nonfinite).__name__}")
+    if not is_real(max_norm) or max_norm < 0:
+        raise ValueError(f"clip_grad_norm: max_norm: expected a float >= 0, got {max_norm!r}")
+    number = isinstance(norm_type, (int, float, np.integer, np.floating)) and \
+        not isinstance(norm_type, bool)
+    p_ = float(norm_type) if number else math.inf if norm_type == "inf" else math.nan
+    if not (p_ >= 1 or math.isinf(p_)) or math.isnan(p_):
+        raise ValueError(f"clip_grad_norm: norm_type: expected a float >= 1 or inf, got {norm_type!r}")
+    return float(max_norm), p_
 
 
 def nonfinite_norm_message(norm_type: float) -> str:
@@ -41,14 +58,7 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0,
         if not isinstance(p, Parameter):
             raise TypeError(f"clip_grad_norm: params[{i}]: expected a Parameter or a (name, "
                             f"Parameter) pair, got {type(p).__name__}")
-    if not isinstance(error_if_nonfinite, (bool, np.bool_)):
-        raise TypeError(f"clip_grad_norm: error_if_nonfinite: expected a bool, got "
-                        f"{type(error_if_nonfinite).__name__}")
-    if not is_real(max_norm) or max_norm < 0:
-        raise ValueError(f"clip_grad_norm: max_norm: expected a float >= 0, got {max_norm!r}")
-    p_ = float(norm_type)
-    if not (p_ >= 1 or math.isinf(p_)) or math.isnan(p_):
-        raise ValueError(f"clip_grad_norm: norm_type: expected a float >= 1 or inf, got {norm_type!r}")
+    max_norm, p_ = check_clip_arguments(max_norm, norm_type, error_if_nonfinite)
     grads = [p.grad for p in plist if p.grad is not None]
     if not grads:
         return 0.0

@@ -1,33 +1,17 @@
 """The paper's warm-up schedule for torch optimizers: a LambdaLR whose rate does not depend on the
-optimizer's initial lr (LambdaLR with base lr 1.0), as in npformer.optim.schedule; and its state in
-npformer's portable format (what checkpoints hold)."""
+optimizer's initial lr (LambdaLR with base lr 1.0), as in npformer.optim.schedule, whose warmup_lr
+(the rate and its argument checks) it uses; and its state in npformer's portable format (what
+checkpoints hold)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
+from npformer.optim.schedule import warmup_lr  # the same rate and the same refusals in both twins
+
 __all__ = ["warmup_lr", "WarmupSchedule", "portable_schedule_state", "load_portable_schedule_state"]
-
-
-def warmup_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> float:
-    r"""The paper's rate: factor * d_model^{-1/2} * min(s^{-1/2}, s * warmup_steps^{-3/2}), s = max(step, 1)."""
-    for name, v in (("step", step), ("d_model", d_model), ("warmup_steps", warmup_steps)):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise TypeError(f"warmup_lr: {name}: expected an int, got {type(v).__name__}")
-    if step < 0:
-        raise ValueError(f"warmup_lr: step: expected an int >= 0, got {step}")
-    if d_model < 1:
-        raise ValueError(f"warmup_lr: d_model: expected a positive int, got {d_model}")
-    if warmup_steps < 1:
-        raise ValueError(f"warmup_lr: warmup_steps: expected a positive int, got {warmup_steps}")
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) \
-            or factor < 0:
-        raise ValueError(f"warmup_lr: factor: expected a float >= 0, got {factor!r}")
-    s = max(step, 1)
-    return float(factor) * d_model ** -0.5 * min(s ** -0.5, s * warmup_steps ** -1.5)
 
 
 class _WarmupLambda:
