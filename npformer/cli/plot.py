@@ -29,13 +29,12 @@ def cmd_plot(args) -> int:
                        f"{','.join(plots.ATTENTION_KINDS)}, got {args.kinds!r}")
     from npformer.io.checkpoint import load_checkpoint
     from npformer.io.files import check_output_dir
-    # checked before the checkpoint is read, made only once it loaded (no empty folder left behind)
+    # checked before the checkpoint is read, made once every input is checked (below)
     check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite,
                      create=False)
     ckpt = load_checkpoint(args.checkpoint)
     model = load_model(ckpt).eval()
     kinds = kinds_the_model_has(args, kinds, type(model).__name__)
-    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite)
     args.task = None
     task = checkpoint_task(args, ckpt)
     if args.input is not None:
@@ -55,6 +54,8 @@ def cmd_plot(args) -> int:
     for h in args.head or []:
         if h >= c.num_heads:
             raise CliError(f"--head {h}: the model has {c.num_heads} heads (0..{c.num_heads - 1})")
+    # made only now that every input was read and checked (a refused run leaves no empty folder)
+    check_output_dir(args.out, "--out", writes=plots.plots_in(args.out), overwrite=args.overwrite)
     from npformer.cli.plot_outputs import new_plots_removed_on_failure
     with new_plots_removed_on_failure(args.out, "--out", overwrite=args.overwrite):
         paths = attention_plots(model, task, examples, args.out, kinds=kinds, layers=args.layer,
