@@ -35,6 +35,7 @@ from npformer.cli.pipes import quiet_exit_after_closed_stdout, stdout_reader_gon
 from npformer.cli.plot import cmd_plot
 from npformer.cli.suggest import command_parser, unknown_options_message
 from npformer.cli.train import cmd_train
+from npformer.io.files import made_folders_removed_on_failure
 
 __all__ = ["main", "COMMANDS", "out_of_memory_message"]
 
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
     args.given = given_options(parser, list(sys.argv[1:] if argv is None else argv), args.command)
     try:
         check_threads(args)                               # before any work
-        with sigterm_as_interrupt():                      # SIGTERM stops a run like Ctrl-C
+        with sigterm_as_interrupt(), made_folders_removed_on_failure():   # SIGTERM: as Ctrl-C
             return int(COMMANDS[args.command](args) or 0)
     except CliError as e:
         print(f"npformer {args.command}: error: {one_line(str(e))}", file=sys.stderr)

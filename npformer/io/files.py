@@ -24,19 +24,20 @@ starts with the option's name, e.g. "--save out/model.npz: exists (pass --overwr
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
 import re
 import threading
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, Iterator
 
 from npformer.io.committed import record_written, signals_deferred
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write", "link_new",
            "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
-           "write_target_problem", "save_beside"]
+           "write_target_problem", "save_beside", "made_folders_removed_on_failure"]
 
 
 class OutputPathError(ValueError):
@@ -138,18 +139,40 @@ def _writable_dir(option: str, folder: Path, shown) -> None:
         pass
 
 
+_MADE: list[Path] = []          # folders the output checks created (this process)
+
+
 def _make_parents(option: str, folder: Path, shown) -> None:
     """Create `folder` and its missing parents; refuse when one of them is a file."""
+    missing = []
     for anc in [folder, *folder.parents]:
         if anc.exists() or anc.is_symlink():
             if not anc.is_dir():
                 raise OutputPathError(option, shown, f"{anc} is a file, not a folder")
             break
+        missing.append(anc)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputPathError(option, shown, f"cannot create folder {folder} ({e.strerror or e})") \
             from None
+    _MADE.extend(missing)
+
+
+@contextlib.contextmanager
+def made_folders_removed_on_failure() -> Iterator[None]:
+    """On an exception out of the block (a refused input, an interruption), remove the folders the
+    output checks created inside it that are still empty, so a command that wrote nothing leaves
+    no folder behind; a folder holding anything is kept."""
+    start = len(_MADE)
+    try:
+        yield
+    except BaseException:
+        for folder in sorted(_MADE[start:], key=lambda f: len(f.parts), reverse=True):   # deepest first
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        del _MADE[start:]
+        raise
 
 
 def file_path(path, what: str) -> Path:
