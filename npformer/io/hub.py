@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from npformer.guards.rules import is_int
+from npformer.guards.validation import check_dtype
 from npformer.io.files import (
     check_output_dir,
     clean_stale_temps,
@@ -118,6 +120,14 @@ def pretrained_parts(folder, dtype="float32", kind: str | None = None,
     (npformer.io.hub_heads), with `num_labels` classes (default: config.json's, else 2)."""
     if kind and kind not in KINDS:
         raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
+    dtype = check_dtype("dtype", dtype).name           # the arguments before the files
+    if num_labels is not None:
+        if not is_int(num_labels) or num_labels < 1:
+            raise ValueError(f"num_labels: expected an int >= 1, got {num_labels!r}")
+        num_labels = int(num_labels)
+    if not is_int(seed) or seed < 0:
+        raise ValueError(f"seed: expected an int >= 0, got {seed!r}")
+    seed = int(seed)
     hf_config, hf_state = read_pretrained(folder)
     check_hf_config(hf_config, Path(folder) / "config.json")
     try:
@@ -208,12 +218,18 @@ def save_pretrained(model, folder, overwrite: bool = False,
     anything is written, and every file is complete on disk before the first one replaces its
     predecessor, so a failure or an interruption leaves the earlier folder as it was."""
     kind = kind_of(model)
+    if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bytes):
+        raise TypeError(f"folder: expected a folder path (str or os.PathLike), got "
+                        f"{type(folder).__name__}")
     folder = Path(folder)
     hf_config = hf_config_for(kind, model.config)
     extra = dict(extra_files or {})
     for name, data in extra.items():
         if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
             raise ValueError(f"extra_files: expected plain file names, got {name!r}")
+        if name in ("config.json", "model.safetensors"):
+            raise ValueError(f"extra_files: {name!r} is written by save_pretrained itself (from the "
+                             f"model); expected other files (a tokenizer's)")
         if not isinstance(data, (bytes, bytearray)):
             raise TypeError(f"extra_files[{name!r}]: expected bytes, got {type(data).__name__}")
     files = (folder / "model.safetensors", folder / "config.json", *(folder / n for n in extra))
