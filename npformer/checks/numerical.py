@@ -24,26 +24,65 @@ def numerical_gradient(f: Callable[[], float], x: np.ndarray, eps: float = 1e-5,
     entries are estimated and a 1-D array aligned with `indices` comes back; otherwise an array of
     x's shape.
     """
-    flat_ids = np.arange(x.size) if indices is None else np.asarray(indices, dtype=np.intp)
+    flat_ids = _check_numerical_arguments(f, x, eps, indices)
     out = np.empty(flat_ids.shape, dtype=np.float64)          # (n,)
     for k, i in enumerate(flat_ids):
         idx = np.unravel_index(int(i), x.shape)               # works for any memory layout
         old = x[idx].copy()                                   # the exact original value
         try:
             x[idx] = old + eps
-            f_plus = float(f())
+            f_plus = _scalar(f())
             x[idx] = old - eps
-            f_minus = float(f())
+            f_minus = _scalar(f())
         finally:
             x[idx] = old                                      # restore exactly
         out[k] = (f_plus - f_minus) / (2.0 * eps)
     return out.reshape(x.shape) if indices is None else out
 
 
+def _check_numerical_arguments(f, x, eps, indices) -> np.ndarray:
+    """The flat indices to estimate, once f, x, eps and indices are checked (each named)."""
+    if not callable(f):
+        raise TypeError(f"f: expected a callable taking no arguments that reads x, got "
+                        f"{type(f).__name__}")
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"x: expected the numpy array f reads (perturbed in place), got "
+                        f"{type(x).__name__}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"x: expected a float array (float64 for a gradient check), got dtype "
+                        f"{x.dtype}: its entries cannot move by eps")
+    if not x.flags.writeable:
+        raise ValueError("x: expected a writeable array (its entries are perturbed in place), got a "
+                         "read-only one")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(eps) or eps <= 0:
+        raise ValueError(f"eps: expected a finite float > 0, got {eps!r}")
+    if indices is None:
+        return np.arange(x.size)
+    flat = np.asarray(indices)
+    if flat.ndim != 1 or (flat.size and flat.dtype.kind not in "iu"):
+        raise ValueError(f"indices: expected a 1-D sequence of flat integer indices into x, got "
+                         f"{np.asarray(indices).dtype} of shape {flat.shape}")
+    if flat.size and (flat.min() < 0 or flat.max() >= x.size):
+        raise ValueError(f"indices: expected flat indices in [0, {x.size}) (x.size), got "
+                         f"{int(flat.min()) if flat.min() < 0 else int(flat.max())}")
+    return flat.astype(np.intp)
+
+
+def _scalar(value) -> float:
+    """f()'s value as a float: a number or an array of one element, else a named error."""
+    if np.size(value) != 1:
+        raise ValueError(f"f: expected a scalar (the loss), got a value of shape {np.shape(value)}")
+    return float(np.asarray(value).reshape(()))
+
+
 def rel_error(a: np.ndarray, n: np.ndarray, floor: float = 0.0) -> float:
     """max|a - n| / max(max|a|, max|n|, floor); 0.0 when both are exactly zero (or empty)."""
     a = np.asarray(a, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
+    if a.shape != n.shape:
+        raise ValueError(f"rel_error: expected a and n of the same shape, got {a.shape} and "
+                         f"{n.shape}")
     if a.size == 0:
         return 0.0
     num = float(np.max(np.abs(a - n)))
