@@ -37,6 +37,7 @@ import numpy as np
 
 from npformer.checks.dropout_masks import collect_dropout_masks, replay_dropout_masks
 from npformer.checks.numerical import GradcheckReport, TensorCheck, numerical_gradient, rel_error  # noqa: F401
+from npformer.guards.rules import SEED_MAX, is_int, is_real
 from npformer.layers.embedding import Embedding
 from npformer.layers.module import Module
 
@@ -91,6 +92,9 @@ def _make_upstream(out, upstream, rng: np.random.Generator) -> np.ndarray:
     if g.shape != out.shape or g.dtype != _F64:
         raise ValueError(f"upstream: expected a float64 array of shape {out.shape} (the output's), "
                          f"got shape {g.shape} and dtype {g.dtype}")
+    bad = int(g.size - np.count_nonzero(np.isfinite(g)))
+    if bad:
+        raise ValueError(f"upstream: expected finite values, got {bad} NaN/inf entries of {g.size}")
     return g
 
 
@@ -177,11 +181,12 @@ def _padding_rows(module: Module) -> dict[int, list[int]]:
     return rows
 
 
-def _check_args(eps: float, tol: float, max_per_tensor) -> None:
-    if not eps > 0:
-        raise ValueError(f"eps: expected a positive float, got {eps!r}")
-    if not tol > 0:
-        raise ValueError(f"tol: expected a positive float, got {tol!r}")
+def _check_args(eps: float, tol: float, max_per_tensor, seed) -> None:
+    for name, v in (("eps", eps), ("tol", tol)):
+        if not is_real(v) or not np.isfinite(v) or not v > 0:
+            raise ValueError(f"{name}: expected a positive float, got {v!r}")
+    if not is_int(seed) or not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed: expected an int from 0 to 2**63 - 1, got {seed!r}")
     if max_per_tensor is not None and (isinstance(max_per_tensor, bool)
                                        or not isinstance(max_per_tensor, (int, np.integer))
                                        or max_per_tensor < 1):
@@ -224,7 +229,7 @@ def gradcheck(module: Module, *inputs, upstream: np.ndarray | None = None, seed:
     """
     if not isinstance(module, Module):
         raise TypeError(f"module: expected an npformer Module, got {type(module).__name__}")
-    _check_args(eps, tol, max_per_tensor)
+    _check_args(eps, tol, max_per_tensor, seed)
     params = list(module.named_parameters()) if check_params else []
     wrong = [f"{n} ({p.dtype})" for n, p in module.named_parameters() if p.dtype != _F64]
     if wrong:
@@ -303,7 +308,7 @@ def check_pair(forward_fn: Callable, backward_fn: Callable, inputs: Sequence, *,
     entries None; a None entry claims a zero gradient). When forward's `out` is a tuple (sdpa returns
     (out, weights)), `output_index` picks the entry that `backward_fn`'s dout belongs to.
     """
-    _check_args(eps, tol, max_per_tensor)
+    _check_args(eps, tol, max_per_tensor, seed)
     call_inputs = _copy_float64_inputs(inputs, "inputs")
     names = [f"input:{n}" for n in _positional_names(forward_fn, len(call_inputs))]
     float_positions = [i for i, x in enumerate(call_inputs) if _is_float_array(x)]
