@@ -32,7 +32,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab
-from npformer.guards.rules import check_examples_fit_memory, is_real
+from npformer.guards.rules import check_examples_fit_memory, check_generator, check_texts, is_real
 
 __all__ = ["LM_TASKS", "MAX_NUMBER", "CharVocab", "ArithmeticTask", "LMExamples", "LMBatch", "TextLMBatch",
            "collate_lm", "line_tokens"]
@@ -283,6 +283,7 @@ class ArithmeticTask:
     def sample(self, rng: np.random.Generator, n: int, split: str = "train") -> LMExamples:
         """`n` random problems from one side of the partition (rejection, vectorised)."""
         n = _check_int("n", n, 1)
+        check_generator(rng)
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
         check_examples_fit_memory("n", n, 16, "its two operands a and b (int64)")
@@ -339,6 +340,7 @@ class ArithmeticTask:
 
     def examples_from_text(self, texts: Sequence[str]) -> LMExamples:
         """Problems from prompts such as "12+7=" (or "12+7"); a clear error for anything else."""
+        texts = check_texts(texts)
         a, b = [], []
         for t in texts:
             m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*=?\s*", t) if isinstance(t, str) else None

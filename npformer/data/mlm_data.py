@@ -33,7 +33,7 @@ import numpy as np
 from npformer.data.lm_data import CharVocab
 from npformer.data.tasks import Task
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD
-from npformer.guards.rules import is_int, is_real
+from npformer.guards.rules import check_texts, is_int, is_real
 
 __all__ = ["MirrorTask", "MLMExamples", "MLMBatch", "mask_tokens", "collate_mlm"]
 
@@ -247,6 +247,7 @@ class MirrorTask:
 
     def examples_from_text(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of user sentences such as "abc#c_a" ("_" is [MASK]); a clear error otherwise."""
+        texts = check_texts(texts)
         v = self.vocab
         rows = [v.encode(t, name=f"input {t!r}") for t in texts]
         for t, r in zip(texts, rows):

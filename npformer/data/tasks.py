@@ -38,7 +38,7 @@ from typing import Iterator, NamedTuple, Sequence
 import numpy as np
 
 from npformer.data.vocab import BOS, EOS, NUM_SPECIAL, PAD, SPECIALS, Vocab  # noqa: F401 (re-exported)
-from npformer.guards.rules import check_examples_fit_memory, is_real
+from npformer.guards.rules import check_examples_fit_memory, check_generator, check_texts, is_real
 
 SEQ2SEQ_TASKS = ("copy", "reverse", "sort", "pairs")
 CLASSIFICATION_TASKS = ("majority",)
@@ -301,6 +301,7 @@ class Task:
         table for either split (the table is both the training and the evaluation set).
         """
         n = _check_int("n", n, 1)
+        check_generator(rng)
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
         L = self.max_len + 1                                 # a row and its length, int64
@@ -374,6 +375,7 @@ def iterate_examples(examples: Examples,
 
 def examples_from_text(task: Task, texts: Sequence[str]) -> Examples:
     """Examples for user-given source strings (targets from the task's rule where it has one)."""
+    texts = check_texts(texts)
     if getattr(task, "is_lm", False) or getattr(task, "is_text", False):  # "12+7=", your text
         return task.examples_from_text(texts)
     vocab = task.vocab

@@ -14,6 +14,7 @@ from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION
 from npformer.data.text_rows import read_labelled
 from npformer.data.text_tasks import RowsTask, TextExamples, pad_rows, split_rows, train_tokenizer
 from npformer.data.vocab import PAD
+from npformer.guards.rules import check_texts
 
 __all__ = ["ClassifyTask", "BertRows", "build_classify_task"]
 
@@ -87,6 +88,7 @@ class ClassifyTask(RowsTask):
     def examples_from_text(self, texts: list[str]) -> TextExamples:
         """Examples of user texts (plots, generate), cut to the context; label ids 0. A text of no
         tokens is refused (the model would label the empty text)."""
+        texts = check_texts(texts)
         ex, lengths = self._rows_of(texts, np.zeros(len(texts), np.int64), np.arange(len(texts)))
         for t, n in zip(texts, lengths):
             if n == 0:

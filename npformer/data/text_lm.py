@@ -33,7 +33,7 @@ from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from
 from npformer.data.tokenizers.bpe import BYTE0 as BPE_BYTE0
 from npformer.data.tokenizers.char import NUM_SPECIAL as CHAR_FIRST
 from npformer.data.tokenizers.char import UNK as CHAR_UNK
-from npformer.guards.rules import check_examples_fit_memory, is_int, is_real
+from npformer.guards.rules import check_examples_fit_memory, check_generator, check_texts, is_int, is_real
 
 __all__ = ["TEXT_TOKENIZERS", "TextVocab", "TextWindows", "TextLMTask", "build_text_task",
            "encode_ids", "split_text", "DEFAULT_CONTEXT", "DEFAULT_BPE_VOCAB", "DEFAULT_VAL_FRACTION"]
@@ -265,7 +265,8 @@ class TextLMTask:
     # -- windows -----------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, n: int, split: str = "train") -> TextWindows:
         """`n` windows at uniform offsets of one side."""
-        _check("n", n, isinstance(n, (int, np.integer)) and n >= 1, "an int >= 1")
+        _check("n", n, is_int(n) and n >= 1, "an int >= 1")
+        check_generator(rng)
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
         check_examples_fit_memory("n", n, 8, "its window start (int64)")
@@ -287,6 +288,7 @@ class TextLMTask:
     def examples_from_text(self, texts: Sequence[str]) -> TextWindows:
         """One window per text (`npformer plot --input`): its tokens as the model reads them, padded
         with PAD to the longest; each text must give 1 to `context` tokens."""
+        texts = check_texts(texts)
         rows = [self.tokenizer.encode(t) for t in texts]
         for t, r in zip(texts, rows):
             if not 1 <= len(r) <= self.context:

@@ -26,7 +26,7 @@ from npformer.data.text_files import TextFileError, read_corpus, read_saved
 from npformer.data.text_lm import DEFAULT_CONTEXT, DEFAULT_VAL_FRACTION, TextLMTask, split_text
 from npformer.data.tokenizers import tokenizer_from_dict
 from npformer.data.vocab import PAD
-from npformer.guards.rules import check_examples_fit_memory, check_positive_int, is_real
+from npformer.guards.rules import check_examples_fit_memory, check_generator, check_positive_int, is_real
 
 __all__ = ["TextMLMTask", "TextMLMSample", "MASK_PROB"]
 
@@ -139,6 +139,7 @@ class TextMLMTask(TextLMTask):
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
         n = check_positive_int("n", n)
+        check_generator(rng)
         check_examples_fit_memory("n", n, 8, "its window start (int64)")
         src = self.arrays()[0 if split == "train" else 1]
         starts = rng.integers(0, len(src) - (self.context - 2) + 1, size=n)

@@ -38,7 +38,13 @@ from npformer.data.text_lm import DEFAULT_BPE_VOCAB, DEFAULT_CONTEXT, DEFAULT_VA
 from npformer.data.text_rows import Rows
 from npformer.data.tokenizers import BPETokenizer, CharTokenizer, tokenizer_from_dict
 from npformer.data.vocab import EOS
-from npformer.guards.rules import check_examples_fit_memory, check_positive_int, is_int, is_real
+from npformer.guards.rules import (
+    check_examples_fit_memory,
+    check_generator,
+    check_positive_int,
+    is_int,
+    is_real,
+)
 
 __all__ = ["TextExamples", "RowsTask", "ROW_TASKS", "split_rows", "train_tokenizer", "cut_at_eos",
            "pad_rows", "rows_digest"]
@@ -194,6 +200,7 @@ class RowsTask:
         if split not in ("train", "heldout"):
             raise ValueError(f"split: expected 'train' or 'heldout', got {split!r}")
         n = check_positive_int("n", n)
+        check_generator(rng)
         ex = self.sets()[0 if split == "train" else 1]
         check_examples_fit_memory("n", n, ex.src[0].nbytes + (0 if ex.tgt is None else ex.tgt[0].nbytes)
                                   + 24, f"its rows (source {ex.src.shape[1]} and target "

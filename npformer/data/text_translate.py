@@ -11,6 +11,7 @@ from npformer.data.text_tasks import RowsTask, TextExamples, pad_rows, split_row
 from npformer.data.tokenizers import tokenizer_from_dict
 from npformer.data.tokenizers.char import UNK
 from npformer.data.vocab import BOS, PAD
+from npformer.guards.rules import check_texts
 
 __all__ = ["TranslateTask", "build_translate_task"]
 
@@ -63,6 +64,7 @@ class TranslateTask(RowsTask):
     def examples_from_text(self, texts: list[str]) -> TextExamples:
         """Examples of user sources (plots, generate) with empty targets; a source longer than
         the context raises ValueError naming it."""
+        texts = check_texts(texts)
         ids = [self.tokenizer.encode(t) for t in texts]
         for t, r in zip(texts, ids):
             if not 1 <= len(r) <= self.context - 1:

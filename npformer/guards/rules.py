@@ -118,6 +118,29 @@ def check_flag(name: str, v) -> bool:
     return v
 
 
+def check_generator(rng) -> np.random.Generator:
+    """A task's random stream: a numpy Generator (an int seed or the legacy RandomState would
+    otherwise fail deep inside the drawing, naming nothing)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    return rng
+
+
+def check_texts(texts) -> list:
+    """Input texts: a list (or tuple) of them, never one str, whose characters would otherwise be
+    read as one input each."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"texts: expected a list of input strings, got one {type(texts).__name__} "
+                        f"{texts[:40]!r} (its characters would be read as {len(texts)} inputs); wrap "
+                        f"it in a list")
+    try:
+        return list(texts)
+    except TypeError:
+        raise TypeError(f"texts: expected a list of input strings, got {type(texts).__name__}") \
+            from None
+
+
 def check_config(name: str, config) -> TransformerConfig:
     if not isinstance(config, TransformerConfig):
         raise TypeError(f"{name}: expected a TransformerConfig, got {type(config).__name__}")
