@@ -113,6 +113,9 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
     path = checkpoint_path(path, writing=True)
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
         raise CheckpointError(path, f"step: expected an int >= 0, got {step!r}")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise CheckpointError(path, f"metadata: expected a dict of JSON values, got "
+                                    f"{type(metadata).__name__}")
     arrays: dict[str, np.ndarray] = {}
     for name, v in state.items():
         a = np.asarray(v)

@@ -206,6 +206,10 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
         raise ValueError(f"state.model: a {type(state.model).__name__} that is not an npformer "
                          f"Module; save a torchformer run with torchformer.save_training_state")
     be = _backend(backend or "numpy")
+    if metadata is not None and not isinstance(metadata, dict):
+        from npformer.io.checkpoint import CheckpointError
+        raise CheckpointError(path, f"metadata: expected a dict of JSON values, got "
+                                    f"{type(metadata).__name__}")
     meta = dict(metadata or {})
     meta.update(task=task_metadata(state.task), train=state.config.to_dict(), backend=be.name,
                 resume={"stream": state.stream.state_dict(),
