@@ -279,7 +279,13 @@ def save_pretrained_folder(args, model) -> None:
         for f in files:                                   # written with the weights, all or none
             with open(os.path.join(args.init, f), "rb") as src:
                 tokenizer_files[f] = src.read()
-        hub.save_pretrained(np_model, out, overwrite=args.overwrite, extra_files=tokenizer_files)
+        # an earlier save's tokenizer files this tokenizer has none of (a cased model's
+        # tokenizer_config.json beside an uncased one's vocab.txt), with --overwrite, go too
+        earlier = {n for fam in FAMILIES.values() for n in fam["files"]} | set(OPTIONAL_FILES)
+        stale = tuple(sorted(n for n in earlier - set(files)
+                             if args.overwrite and os.path.isfile(os.path.join(out, n))))
+        hub.save_pretrained(np_model, out, overwrite=args.overwrite, extra_files=tokenizer_files,
+                            remove=stale)
     except FileExistsError:                               # written there since the checks
         from npformer.io.files import save_beside
         try:

@@ -211,12 +211,15 @@ def _place(tmp: Path, path: Path, overwrite: bool) -> None:
 
 
 def save_pretrained(model, folder, overwrite: bool = False,
-                    extra_files: dict[str, bytes] | None = None) -> Path:
+                    extra_files: dict[str, bytes] | None = None, remove: tuple[str, ...] = ()) -> Path:
     """Write config.json and model.safetensors (Hugging Face names; tied duplicates left out, as
     transformers does) into `folder`, with `extra_files` ({file name: contents}, a tokenizer's files)
     beside them. Existing files are replaced only with overwrite=True; every path is checked before
     anything is written, and every file is complete on disk before the first one replaces its
-    predecessor, so a failure or an interruption leaves the earlier folder as it was."""
+    predecessor, so a failure or an interruption leaves the earlier folder as it was.
+    `remove` (with overwrite=True): names of an earlier save's files this one does not write (a
+    tokenizer_config.json the new tokenizer has none of), deleted once the new files are in place,
+    so the folder never pairs the new model with them."""
     kind = kind_of(model)
     if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bytes):
         raise TypeError(f"folder: expected a folder path (str or os.PathLike), got "
@@ -232,6 +235,13 @@ def save_pretrained(model, folder, overwrite: bool = False,
                              f"model); expected other files (a tokenizer's)")
         if not isinstance(data, (bytes, bytearray)):
             raise TypeError(f"extra_files[{name!r}]: expected bytes, got {type(data).__name__}")
+    for name in remove:
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", "..") \
+                or name in ("config.json", "model.safetensors", *extra):
+            raise ValueError(f"remove: expected plain names of files this save does not write, got "
+                             f"{name!r}")
+    if remove and not overwrite:
+        raise ValueError("remove: deletes an earlier save's files; only with overwrite=True")
     files = (folder / "model.safetensors", folder / "config.json", *(folder / n for n in extra))
     existing = [str(p) for p in files if p.exists()]
     if existing and not overwrite:
@@ -259,6 +269,9 @@ def save_pretrained(model, folder, overwrite: bool = False,
         for tmp, path in zip(temps, files):
             _place(tmp, path, overwrite)
             placed.append(path)
+        for name in remove:                              # the earlier save's, not this one's
+            with contextlib.suppress(FileNotFoundError):
+                (folder / name).unlink()
         fsync_dir(folder)
     except BaseException as e:
         taken = isinstance(e, FileExistsError) and replacing

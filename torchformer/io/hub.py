@@ -34,9 +34,11 @@ __all__ = ["from_pretrained", "from_transformers", "to_transformers", "to_hf_sta
            "save_pretrained"]
 
 
-def save_pretrained(model, folder, overwrite: bool = False, extra_files: dict | None = None):
+def save_pretrained(model, folder, overwrite: bool = False, extra_files: dict | None = None,
+                    remove: tuple[str, ...] = ()):
     """npformer.io.hub.save_pretrained for a torchformer model, unwrapped from torch.compile / DDP."""
-    return _save_pretrained(unwrap(model), folder, overwrite=overwrite, extra_files=extra_files)
+    return _save_pretrained(unwrap(model), folder, overwrite=overwrite, extra_files=extra_files,
+                            remove=remove)
 
 
 def to_hf_state_dict(model) -> dict:

@@ -83,3 +83,39 @@ def test_temps_of_a_killed_save_are_removed_by_the_next_save(tmp_path):
         s.write_bytes(b"half a file")                              # what kill -9 mid-save leaves
     hub.save_pretrained(model(), out, extra_files=tokenizer())
     assert listing(out) == NAMES
+
+
+def test_remove_deletes_an_earlier_saves_file_once_the_new_ones_are_in(tmp_path):
+    out = tmp_path / "tuned"
+    hub.save_pretrained(model(), out, extra_files={**tokenizer(), "tokenizer_config.json": b"{}"})
+    hub.save_pretrained(model(30, 1), out, overwrite=True, extra_files=tokenizer(),
+                        remove=("tokenizer_config.json",))
+    assert listing(out) == NAMES
+    assert hub.from_pretrained(out).config.vocab_size == 30
+
+
+def test_a_failed_save_removes_nothing(tmp_path, monkeypatch):
+    import errno
+    out = tmp_path / "tuned"
+    hub.save_pretrained(model(), out, extra_files={**tokenizer(), "tokenizer_config.json": b"{}"})
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(*a, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(hub, "write_safetensors", full)
+    with pytest.raises(OSError, match="No space left"):
+        hub.save_pretrained(model(30, 1), out, overwrite=True, extra_files=tokenizer(),
+                            remove=("tokenizer_config.json",))
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.parametrize("kwargs,says", [
+    (dict(remove=("tokenizer_config.json",)), "only with overwrite=True"),
+    (dict(overwrite=True, remove=("config.json",)), "remove: expected plain names of files this save"),
+    (dict(overwrite=True, remove=("vocab.json",)), "remove: expected plain names of files this save"),
+    (dict(overwrite=True, remove=("../x",)), "remove: expected plain names"),
+])
+def test_remove_is_checked_before_anything_is_written(tmp_path, kwargs, says):
+    with pytest.raises(ValueError, match=says):
+        hub.save_pretrained(model(), tmp_path / "tuned", extra_files=tokenizer(), **kwargs)
+    assert not (tmp_path / "tuned").exists()
