@@ -119,7 +119,13 @@ class Stepper:
             self.fed = p
         else:
             logits = self.step.run(self, seq[:, :p], 0)                # (N, p, V)
-        return self.step.last(logits)                                  # (N, V), (N, V) float64
+        last, logp = self.step.last(logits)                            # (N, V), (N, V) float64
+        bad = int(last.size - np.count_nonzero(np.isfinite(last)))
+        if bad:                    # argmax would pick a NaN's id, sampling id 0: never decode on
+            raise ValueError(f"model: its logits for position {p} hold {bad} NaN/inf values of "
+                             f"{last.size}; a weight holds NaN or inf (or overflows): nothing was "
+                             f"decoded")
+        return last, logp
 
     def reorder(self, index: np.ndarray) -> None:
         if self.caches is not None:
