@@ -19,6 +19,7 @@ size, before a byte of it is read (a 20 GB log was read until the process ran ou
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -102,10 +103,25 @@ def _check_fits_memory(path, p: Path, read_before: int) -> None:
                                   f"on a part of it, e.g. head -c 100M {p.name} > {p.stem}.part.txt")
 
 
+def _dangling(p: Path) -> str:
+    """Why the link `p` leads nowhere: a loop of links, or a target that does not exist."""
+    try:
+        p.resolve(strict=True)
+    except RuntimeError:                             # (Python < 3.13 names a loop this way)
+        return "leads back to itself (a loop of links)"
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "leads back to itself (a loop of links)"
+    return "does not exist"
+
+
 def read_text_file(path, read_before: int = 0) -> str:
     """The text of one file (TextFileError when it is empty, binary, not UTF-8, or too large to
     hold beside the `read_before` bytes of text already read)."""
     p = _path(path)
+    if not p.exists() and p.is_symlink():            # the link is there, what it names is not
+        raise TextFileError(path, f"a symbolic link to {os.readlink(p)!r}, which "
+                                  f"{_dangling(p)}; expected a text file")
     if not p.exists():
         where = "" if p.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
         raise TextFileError(path, MISSING + where + _wildcard_hint(p))

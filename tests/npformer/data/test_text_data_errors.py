@@ -95,7 +95,9 @@ def test_a_broken_link_in_a_folder_is_skipped_and_counted(tmp_path):
     (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
     corpus = read_corpus(folder)
     assert corpus.files == [str(folder / "a.txt")]
-    assert corpus.skipped == [(str(folder / "gone.txt"), "no such file or folder")]
+    assert corpus.skipped == [(str(folder / "gone.txt"), f"a symbolic link to "
+                                                         f"'{tmp_path / 'nowhere.txt'}', which does "
+                                                         f"not exist; expected a text file")]
 
 
 def test_a_folder_without_text_counts_its_own_skipped_files_only(tmp_path):
