@@ -3,6 +3,7 @@ before any array is read, nothing is unpickled, and every problem is a Checkpoin
 from __future__ import annotations
 
 import json
+import os
 import stat
 import struct
 import zipfile
@@ -187,7 +188,9 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     """All arrays of the archive, read eagerly after every declared size was checked (see
     _check_declared_sizes); any container-level problem becomes CheckpointError."""
     if not path.exists():
-        raise CheckpointNotFoundError(path, "no such file")
+        link = f" (a symbolic link to {os.readlink(path)!r}, which leads nowhere)" \
+            if path.is_symlink() else ""
+        raise CheckpointNotFoundError(path, f"no such file{link}")
     if not path.is_file():
         raise CheckpointError(path, _not_a_file(path))
     with open(path, "rb") as f:

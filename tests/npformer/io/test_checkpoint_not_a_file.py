@@ -1,5 +1,6 @@
 """A checkpoint path that names something other than a file says what it is, in both twins: a folder
-(pointing to the checkpoints it holds), a named pipe, a device. Each said only `not a file`."""
+(pointing to the checkpoints it holds), a named pipe, a device. Each said only `not a file`; a
+symbolic link to a file that is gone said `no such file` without naming the link's target."""
 import os
 
 import pytest
@@ -35,3 +36,13 @@ def test_a_pipe_and_a_device_say_what_they_are(tmp_path, load):
     with pytest.raises(CheckpointError, match="checkpoint /dev/null: is a character device, not a "
                                               "checkpoint file"):
         load("/dev/null")
+
+
+@pytest.mark.parametrize("load", LOADERS)
+def test_a_link_that_leads_nowhere_says_so(tmp_path, load):
+    link = tmp_path / "run.npz"
+    link.symlink_to(tmp_path / "moved" / "run.npz")
+    with pytest.raises(FileNotFoundError, match=f"checkpoint {link}: no such file \\(a symbolic link "
+                                                f"to '{tmp_path}/moved/run.npz', which leads "
+                                                f"nowhere\\)"):
+        load(link)
