@@ -93,7 +93,7 @@ class TrainConfig:
         need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
         need(self.lr is None or (is_real(self.lr) and self.lr > 0), "lr", "None or a positive float")
         need(is_int(self.warmup) and self.warmup >= 1, "warmup", "an int >= 1")
-        need(isinstance(self.label_smoothing, (int, float)) and 0 <= self.label_smoothing < 1,
+        need(is_real(self.label_smoothing) and 0 <= self.label_smoothing < 1,
              "label_smoothing", "a float in [0, 1)")
         need(self.clip_norm is None or (is_real(self.clip_norm) and self.clip_norm > 0), "clip_norm",
              "None or a positive float")
@@ -108,6 +108,11 @@ class TrainConfig:
         need(is_int(self.eval_size) and self.eval_size >= 1, "eval_size", "an int >= 1")
         need(is_int(self.log_every) and self.log_every >= 1, "log_every", "an int >= 1")
         self.betas = tuple(float(b) for b in self.betas)
+        for name in ("steps", "batch_size", "warmup", "seed", "eval_every", "eval_size", "log_every"):
+            setattr(self, name, int(getattr(self, name)))       # Python numbers, NumPy's converted
+        for name in ("lr", "eps", "weight_decay", "label_smoothing", "clip_norm"):
+            if getattr(self, name) is not None:
+                setattr(self, name, float(getattr(self, name)))
 
     def to_dict(self) -> dict:
         return asdict(self)
