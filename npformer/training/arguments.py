@@ -49,9 +49,26 @@ def check_train_arguments(model, task, *, twin: str, module_type: type, optimize
         raise ValueError(f"model: the {getattr(task, 'name', kind)} task ({kind}) trains a "
                          f"{' or '.join(TRAINS[kind])}, got a {name} "
                          f"(build_model(config, task) builds the right one)")
+    _check_model_holds_task(model.config, task, name)
     if optimizer is not None and not isinstance(optimizer, optimizer_type):
         raise TypeError(f"optimizer: expected None or {a_twin} optimizer, got {_kind(optimizer)}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback: expected None or a function callback(step, loss), got "
                         f"{_kind(callback)}")
     check_count("start_step", start_step)
+
+
+def _check_model_holds_task(c, task, model_class: str) -> None:
+    """The task's ids have rows in the model's embedding and its rows fit the model's positions
+    (else the first batch failed naming `src` or `ids`, arguments the user never gave)."""
+    rows = c.src_vocab if model_class == "Transformer" else c.vocab_size
+    if task.vocab_size > rows:
+        raise ValueError(f"model: its embedding has {rows} rows, but the {getattr(task, 'name', '')} "
+                         f"task's ids reach {task.vocab_size - 1} (task.vocab_size="
+                         f"{task.vocab_size}); build the model with vocab_size >= {task.vocab_size}")
+    longest = max(task.max_src_tokens, task.max_tgt_tokens)
+    if longest > c.max_len:
+        raise ValueError(f"model: its max_len={c.max_len} is shorter than the "
+                         f"{getattr(task, 'name', '')} task's rows of up to {longest} tokens; build "
+                         f"the model with max_len >= {longest}")
+
