@@ -29,13 +29,14 @@ import errno
 import hashlib
 import os
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import IO, Callable, Iterator
 
 from npformer.io.committed import record_written, signals_deferred
 
-__all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write", "link_new",
+__all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write", "link_new", "keep_mode",
            "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
            "write_target_problem", "save_beside", "made_folders_removed_on_failure"]
 
@@ -295,6 +296,17 @@ def named_os_error(e: OSError, path: Path, kept: str) -> OSError:
     return new
 
 
+def keep_mode(tmp: Path, path: Path) -> None:
+    """Give the new file `tmp` the permission bits of the file it is about to replace at `path`
+    (a checkpoint kept private with chmod 600 stays private); nothing when there is none."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode):
+        os.chmod(tmp, stat.S_IMODE(mode))
+
+
 def link_new(tmp: Path, path: Path) -> None:
     """Give the complete file `tmp` the name `path` only if nothing has that name: a hard link, which
     the kernel refuses (FileExistsError) when `path` exists, so a file another program wrote there
@@ -348,6 +360,7 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
             os.fsync(f.fileno())
         with signals_deferred():                      # the rename and its record, whole (committed.py)
             if replace:
+                keep_mode(tmp, path)
                 os.replace(tmp, path)
             else:
                 link_new(tmp, path)

@@ -23,6 +23,7 @@ from npformer.io.files import (
     check_output_dir,
     clean_stale_temps,
     fsync_dir,
+    keep_mode,
     link_new,
     named_os_error,
     temp_name,
@@ -203,6 +204,7 @@ def _place(tmp: Path, path: Path, overwrite: bool) -> None:
     """The complete file `tmp` under the name `path`: renamed over an earlier file with `overwrite`,
     else linked, which fails (FileExistsError) when a file appeared at `path` since the checks."""
     if overwrite:
+        keep_mode(tmp, path)
         os.replace(tmp, path)
     else:
         link_new(tmp, path)
