@@ -29,6 +29,9 @@ def collect_dropout_masks(model: Module) -> dict[str, np.ndarray]:
 def replay_dropout_masks(model: Module, masks: dict[str, np.ndarray]) -> None:
     """Queue `masks` ({dotted module name: bool mask}, as collect_dropout_masks returns) for the next
     forward of `model`. Every name and mask is checked before anything is queued."""
+    if not isinstance(masks, dict):
+        raise TypeError(f"masks: expected a dict {{Dropout module name: bool mask}} (what "
+                        f"collect_dropout_masks returns), got {type(masks).__name__}")
     dropouts = {name: m for name, m in model.named_modules() if isinstance(m, Dropout)}
     unknown = sorted(k for k in masks if k not in dropouts)
     if unknown:

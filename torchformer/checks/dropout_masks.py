@@ -54,6 +54,9 @@ def replay_dropout_masks(model: nn.Module, masks: dict) -> None:
     """Queue `masks` ({dotted module name: bool mask}, numpy arrays or tensors, as either twin's
     collect_dropout_masks returns) for the next forward. Every name and mask is checked before
     anything is queued."""
+    if not isinstance(masks, dict):
+        raise TypeError(f"masks: expected a dict {{Dropout module name: bool mask}} (what "
+                        f"collect_dropout_masks returns), got {type(masks).__name__}")
     dropouts = {name: m for name, m in unwrap(model).named_modules(remove_duplicate=False)
                 if isinstance(m, Dropout)}
     unknown = sorted(k for k in masks if k not in dropouts)

@@ -125,8 +125,8 @@ class Dropout(Module):
             self._note(None, False)
             return None
         if self._replay is not None:
-            mask = self.checked("replayed_mask", torch.as_tensor, self._replay, shape)
-            self._replay = None
+            queued, self._replay = self._replay, None       # used once, also when refused
+            mask = self.checked("replayed_mask", torch.as_tensor, queued, shape)
             mask = mask.to(device)
         else:
             gen_device = self.rng.device if self.rng is not None else device
