@@ -69,9 +69,10 @@ WHAT = {
                 "reference (the modes run on inputs of their own): a path taken when the inputs "
                 "are the same object (`query is key`)"),
     "strided": ("differs when its inputs are non-contiguous views holding the same values (the "
-                "last two axes transposed in memory, as an attention's heads are after a "
-                "transpose) from the reference (the modes run on inputs of their own): a path "
-                "taken on the inputs' memory layout"),
+                "last two axes transposed in memory, or, on about half the examples, every axis "
+                "but the last reversed in memory and writable, as an attention's heads are after "
+                "`.transpose(1, 2)`) from the reference (the modes run on inputs of their own): a "
+                "path taken on the inputs' memory layout"),
     "broadcast_mask": ("differs when a key padding mask is handed over with one query row, "
                        "(B, 1, 1, Tk), the broadcast form `(src != pad).unsqueeze(1).unsqueeze(2)` "
                        "makes, from the reference with the same mask (the modes run on inputs of "
