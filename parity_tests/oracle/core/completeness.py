@@ -31,9 +31,10 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
                    not hold a learned one the reference's sinusoid was placed into (recognise/
                    learned_table)
   mask_convention  masks were handed over in the assignment's convention (declared, or True = may
-                   attend), not in one a recogniser adapted to because the candidate's code reads
-                   them otherwise (True = hidden, additive: recognise/hidden_mask, part_convention,
-                   torch_mha_mask, ...)
+                   attend) and form (declared, or (B, 1, Tq, Tk)), not in one a recogniser adapted
+                   to because the candidate's code reads them otherwise (True = hidden, additive:
+                   recognise/hidden_mask, part_convention, torch_mha_mask, ...; (B, Tq, Tk) or heads
+                   merged into the batch axis: recognise/mask_rank, merged_mask)
   norm_order       a layer was checked in the norm order its constructor or the assignment gives
                    (--set norm_first / the spec's settings), not one found by probing its behaviour
                    (recognise/norm_order: a pre-norm layer where the paper's is post-norm);
@@ -140,6 +141,17 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
             "attended): the candidate's code reads them " + said.get(caps.mask_convention, "otherwise")
             + ", and it was called so. Where the assignment uses that convention, declare it in the "
               "spec's options (mask_convention)")
+    form = getattr(caps, "mask_form", None)
+    if form and getattr(opts, "mask_rank", 4) == 4:
+        said = {"rank3": "(batch, Tq, Tk), adding the head axis itself (--mask-rank 3)",
+                "heads_merged": "spread over heads merged into the batch axis, (batch * heads, Tq, Tk)"}
+        line = ("masks were not handed over in the assignment's form (batch, 1, Tq, Tk): a probe "
+                "found the candidate refusing it, and it was called with masks shaped "
+                + said.get(form, "otherwise") + " instead, so its reading of the assignment's form "
+                "was never compared. Where the assignment uses that form, declare it in the spec's "
+                "options (mask_rank)")
+        gaps["mask_convention"] = (gaps["mask_convention"] + "; " + line) if "mask_convention" in gaps \
+            else line
     if caps.norm_first and "norm_first" not in (getattr(opts, "settings", {}) or {}):
         gaps["norm_order"] = ("the norm order was not the assignment's: the layer was checked as "
                               "pre-norm (normalising before each sublayer), found by probing its "

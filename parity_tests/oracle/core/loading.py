@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ..components.base import parse_settings
-from ..sandbox import policy
+from ..sandbox import mask_claims, policy
 from .backend import InProcessBackend, Prepared, SandboxBackend
 from .project_hint import with_project_hints
 from .verdicts import Outcome
@@ -34,6 +34,7 @@ class LoadMixin:
                 if self.scan.get("unparsable"):
                     return Outcome("load_error", message="the submission cannot be read: "
                                    + self.scan["unparsable"])
+                self._claimed_masks(loc, self.candidate.rpartition(":")[2])
             if self.opts.adapter_path:      # the adapter runs beside the submission: same policy
                 extra = policy.scan(self.opts.adapter_path, self.forbidden)
                 for key in ("imports", "notable_calls", "violations", "names_internals", "reaches_into",
@@ -76,6 +77,15 @@ class LoadMixin:
             notes = with_project_hints(notes, self.candidate.rpartition(":")[0].split(",")[0])
         self.notes.extend(notes)
         return None
+
+    def _claimed_masks(self, path: str, entry: str) -> None:
+        """Mask dtypes the submission's code says it takes, exercised (sandbox/mask_claims.py)."""
+        if self.comp.name == "model" or not self.comp.masks:
+            return
+        names = [a for m in self.comp.masks for a in (m.name, *m.aliases)]
+        note = mask_claims.widen(self.opts, mask_claims.claimed_mask_dtypes(path, entry, names))
+        if note:
+            self.notes.append(note)
 
     def _policy(self) -> Outcome | None:
         v = self.backend.violations if self.backend is not None else []

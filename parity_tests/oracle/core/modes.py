@@ -82,9 +82,9 @@ WHAT = {
                "wider buffer, a broadcast with stride 0) from the reference (the modes run on "
                "inputs of their own): a path taken on the memory layout"),
     "mask_dtype": ("differs when its masks are handed over in another dtype the assignment "
-                   "accepts (`mask_dtypes_also`: bool, 0/1 int or 0/1 float, the same positions "
-                   "hidden) from the reference (the modes run on inputs of their own): masks read "
-                   "right in one dtype only"),
+                   "accepts or the candidate's code says it takes (`mask_dtypes_also`: bool, 0/1 "
+                   "int or 0/1 float, the same positions hidden) from the reference (the modes run "
+                   "on inputs of their own): masks read right in one dtype only"),
     "soak": ("differs when one instance has been called several times before (3 to 16 calls, a "
              "number drawn from the check's secret, each a forward and a backward on other "
              "inputs) and its weights then written again with other values, from the reference "

@@ -36,6 +36,7 @@ class Findings:
     norm_first: bool | None = None      # a layer found pre-norm by behaviour (recognise/norm_order)
     mask_convention: str | None = None  # masks handed over in a convention a recogniser adapted to
     #                                     (drop, additive), the declared / default one being keep
+    mask_form: str | None = None        # ... or in a form one adapted to (rank3, heads_merged)
     fixed_sizes: dict = field(default_factory=dict)       # {"d_model": n} a module global fixes,
     #                                                       {"d_ff": n} a feed-forward's own constant,
     #                                                       {"num_heads": h} a head count the code fixes
@@ -83,6 +84,8 @@ class Findings:
         conv = raw.get("mask_convention")   # only ever a gap (completeness: mask_convention)
         if conv in ("drop", "additive"):
             out.mask_convention = conv
+        if raw.get("mask_form") in ("rank3", "heads_merged"):     # only ever a gap, as conv
+            out.mask_form = raw["mask_form"]
         kinds = raw.get("mask_kinds") if isinstance(raw.get("mask_kinds"), dict) else {}
         for m in comp.masks:
             got = kinds.get(m.name)

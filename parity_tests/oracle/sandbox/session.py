@@ -31,6 +31,7 @@ from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
 from ..reading.unvaried import unvaried
+from .adapted_masks import adapted_convention, adapted_form, hold_declared
 from .modes import MODES, RUNS, WHAT, inference
 
 TEXT_TIMEOUT = 2.0   # seconds allowed to turn a candidate's exception into text
@@ -230,35 +231,6 @@ def _to_f64(v) -> np.ndarray:
     return np.array(a, dtype=np.float64, copy=True, subok=False)
 
 
-def hold_declared(adapter, declared: dict) -> None:
-    """The mask options the instructor fixed (Options.declared) set back to their declared values
-    where a recogniser adapted them to what the submission appears to read (an additive mask, a
-    flipped padding part), with a note naming both: the submission is called as declared, and one
-    reading masks otherwise is compared (and fails) as such."""
-    opts = getattr(adapter, "opts", None)
-    changed = {k: getattr(opts, k) for k, v in declared.items() if getattr(opts, k, v) != v}
-    if not changed:
-        return
-    for k in changed:
-        setattr(opts, k, declared[k])
-    said = ", ".join(f"{k} {v!r}" for k, v in changed.items())
-    fixed = ", ".join(f"{k} {declared[k]!r}" for k in changed)
-    adapter.notes.append(f"not adapted: the submission appears to read masks with {said}, but the "
-                         f"instructor fixed {fixed}: masks are handed over as declared, and every "
-                         f"example is compared so")
-
-
-def adapted_convention(adapter, given: str) -> str | None:
-    """The mask convention a recogniser adapted the masks to (True = hidden, additive), where it is
-    not the one the check was given (declared, or the default keep); None otherwise. Reported to
-    the parent, where it is the gap `mask_convention` (core/completeness)."""
-    opts = getattr(adapter, "opts", None)
-    now = getattr(opts, "mask_convention", given)
-    if now == given and given == "keep" and getattr(adapter, "torch_mha_mask", False):
-        now = "drop"                      # torch's form: True = hidden (recognise/torch_mha_mask)
-    return now if now != given else None
-
-
 # ------------------------------------------------------------------------------------------------
 class Session:
     def __init__(self, component: str, opts: dict, spec: str | None = None, obj: Any = None,
@@ -267,6 +239,7 @@ class Session:
         self.opts = Options(**opts)
         self.declared = self.opts.held()       # before any recogniser adapts the options
         self.given_convention = self.opts.mask_convention
+        self.given_rank = self.opts.mask_rank
         self.spec, self.obj, self.backward = spec, obj, backward
         loc = (spec or "").rpartition(":")[0]
         if loc.endswith(".py"):
@@ -304,6 +277,7 @@ class Session:
         ad = self.adapter
         hold_declared(ad, self.declared)
         ad.caps.mask_convention = adapted_convention(ad, self.given_convention)
+        ad.caps.mask_form = adapted_form(ad, self.given_rank)
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
