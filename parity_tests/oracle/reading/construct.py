@@ -15,6 +15,7 @@ from .numpy_parts_eval import eval_parts
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 NONE_DROPOUT_RATES = recognise.hooks("constructor").none_dropout_rates
+CONFIG_FLAGS = recognise.hooks("constructor").config_flags
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 CAUSAL_DEFAULTS = recognise.hooks("constructor").causal_defaults
@@ -248,6 +249,9 @@ class ConstructMixin:
                               and not (p.kind != p.KEYWORD_ONLY and i < len(args))}
         built = target(*args, **kwargs)
         remember(built, self.source_module(), sizes)   # sizes only a __main__ block set (main_sizes)
+
+        if depth == 0:                     # flags a config object it was given holds (modes.py)
+            self.ctor_config_left = CONFIG_FLAGS([*args, *kwargs.values()], init)
         return built
 
     def source_module(self):

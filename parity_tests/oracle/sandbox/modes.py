@@ -34,18 +34,8 @@ nothing where it does not apply to this candidate:
              called with is_causal True and no mask; the parent's reference draws the causal mask
              (query i attends keys 0..i). A candidate raising there is not compared (the report
              then lists is_causal as not checked, reading/unvaried.py)
-    causal_ctor  a class whose constructor takes a causal flag (CAUSAL_CTOR: `causal`, `is_causal`,
-             `masked`, ...; a mask switch, MASK_CTOR `use_mask`, where the forward takes no mask
-             at all) that the build left at its default False, or passed False where it is
-             required (recognise/flags), (an sdpa class, multi-head
-             attention, or an encoder layer: a GPT block), on an example with as many keys as
-             queries: built with the flag True and called with no mask; the parent's reference
-             draws the causal mask. A build or call raising there is not compared (the flag then
-             stays "not checked" on the one-value line)
-    bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
-             at its default True (multi-head attention, feed-forward, layers, a model): built with
-             the flag False, its norms' shifts (where it still has them) set to 0; the parent's
-             reference has every bias 0. Code that ignores the flag adds the drawn biases
+    causal_ctor, bias_ctor  built with a constructor's causal flag True (called with no mask) or its
+             bias flag False, a config object's too (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
@@ -65,8 +55,9 @@ import numpy as np
 
 from ..components import REF, Case
 from ..core.options import CandidateProblem
-from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
+from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
+from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
 from .frozen_input import frozen_input
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
 from .raised_there import candidate_raised
@@ -75,15 +66,7 @@ from .soak import soak
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
          "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
-CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
-BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
-BIAS_CTOR_COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer", "model")
 EVAL_RATE = 0.5          # the dropout rate passed with training False
-
-
-def _forward_only(ad, inst, case: Case) -> dict:
-    p = ad.execute(inst, case, grad=False)
-    return {k: v for k, v in p.values.items() if k in ("output", "attention_weights")}
 
 
 def nograd(ad, case: Case, tick=lambda: None) -> dict:
@@ -91,7 +74,7 @@ def nograd(ad, case: Case, tick=lambda: None) -> dict:
         return {}
     inst = ad.instantiate(case)
     with ad.ops.torch.no_grad():
-        return _forward_only(ad, inst, case)
+        return forward_only(ad, inst, case)
 
 
 def _to_train(obj: Any) -> bool:
@@ -131,7 +114,7 @@ def train(ad, case: Case, tick=lambda: None) -> dict:
     if not moved and not flags:
         return {}
     _with(inst, {a: True for a in flags})
-    return _forward_only(ad, inst, case)
+    return forward_only(ad, inst, case)
 
 
 def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
@@ -144,7 +127,7 @@ def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
         ad.eval_rate_args = ()
         return {}
     _with(inst, {a: EVAL_RATE for a in rates})
-    return _forward_only(ad, inst, case)
+    return forward_only(ad, inst, case)
 
 
 def repeat(ad, case: Case, tick=lambda: None) -> dict:
@@ -165,7 +148,7 @@ def repeat(ad, case: Case, tick=lambda: None) -> dict:
         raise CandidateProblem("mutates_input", f"the candidate changed its own parameter "
                                f"{changed[0]!r} during its forward and backward (a weight update of "
                                f"its own?); a layer must leave its parameters as they were")
-    return _forward_only(ad, inst, dataclasses.replace(case, params=updated_weights(case.params)))
+    return forward_only(ad, inst, dataclasses.replace(case, params=updated_weights(case.params)))
 
 
 def updated_weights(params: dict, keep=()) -> dict:
@@ -277,91 +260,11 @@ def causal_flag(ad, case: Case, tick=lambda: None) -> dict:
         return {}
     _with(inst, {CAUSAL_FLAG: True})
     try:
-        return _forward_only(ad, inst, case)
+        return forward_only(ad, inst, case)
     except Exception as exc:  # noqa: BLE001 - not taken as F.sdpa takes it: left "not checked"
         if not candidate_raised(exc):
             raise
         return {}
-
-
-def query_key_lengths(case: Case) -> tuple[int, int] | None:
-    """(queries, keys) of an attention example (sdpa q/k, multi-head query/key, a layer's x)."""
-    for q, k, axis in (("q", "k", -2), ("query", "key", 1), ("x", "x", 1)):
-        a, b = case.inputs.get(q), case.inputs.get(k)
-        if a is not None and b is not None and a.ndim >= 2 and b.ndim >= 2:
-            return int(a.shape[axis]), int(b.shape[axis])
-    return None
-
-
-def ctor_flag(ctor_left: dict | None, names, default: bool) -> str | None:
-    """The constructor's flag among `names` (a tuple, or a predicate on the name) the build left at
-    `default`, or None."""
-    named = names if callable(names) else (lambda n: n.lower() in names)
-    return next((n for n, v in (ctor_left or {}).items() if named(n) and v is default), None)
-
-
-def flipped_flag(mode: str, unvaried: dict) -> str | None:
-    """The parent's reading of which constructor flag `mode` flipped, chosen as the worker chose it
-    from the flags the listing says were left at a default (reading/unvaried); None when none is
-    listed (a required causal flag is not: it was passed False, and the notes say so)."""
-    left = {k: v.endswith("True in the constructor") for k, v in unvaried.items()
-            if v in (f"left at its default {d} in the constructor" for d in ("True", "False"))}
-    if mode == "bias_ctor":
-        return ctor_flag(left, BIAS_CTOR, True)
-    return ctor_flag(left, is_causal_flag, False) or ctor_flag(left, MASK_CTOR, False)
-
-
-def _built_with(ad, flag: str, value: bool, case: Case) -> dict:
-    """The forward of the candidate built with `flag=value`; {} where that build or call raises
-    (the flag is then not taken as this mode reads it, and stays "not checked")."""
-    init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
-    ad.opts.init_kwargs = {**init, flag: value}
-    try:
-        inst = ad.instantiate(case)
-        return {} if inst.table else _forward_only(ad, inst, case)
-    except Exception as exc:  # noqa: BLE001
-        if not candidate_raised(exc):
-            raise
-        return {}
-    finally:
-        ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
-
-
-def takes_no_mask(cls) -> bool:
-    """The class's forward takes nothing that could carry a mask (no name with mask / pad / valid /
-    bias / causal in it, no **kwargs): a mask switch of its constructor can only mean its own."""
-    sig = signature_of(getattr(cls, "forward", None))
-    if sig is None:
-        return False
-    words = ("mask", "pad", "valid", "bias", "causal", "len")
-    return not any(p.kind == p.VAR_KEYWORD or any(w in p.name.lower() for w in words)
-                   for p in sig.parameters.values())
-
-
-def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    left = getattr(ad, "ctor_left", None)
-    flag = ctor_flag(left, is_causal_flag, False) or \
-        ctor_flag(getattr(ad, "ctor_required", None), is_causal_flag, False) or \
-        (ctor_flag(left, MASK_CTOR, False) if takes_no_mask(ad.obj) else None)
-    lengths = query_key_lengths(case)
-    if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
-            lengths is None or lengths[0] != lengths[1]:
-        return {}
-    return _built_with(ad, flag, True, dataclasses.replace(case, masks={n: None for n in case.masks}))
-
-
-def norm_shift(ref: str) -> bool:
-    """A norm's bias (`norm1.bias`, `encoder.norm.bias`), not a projection's."""
-    parts = ref.split(".")
-    return parts[-1] == "bias" and (len(parts) == 1 or "norm" in parts[-2])
-
-
-def bias_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    flag = ctor_flag(getattr(ad, "ctor_left", None), BIAS_CTOR, True)
-    if ad.mode != "class" or ad.comp.name not in BIAS_CTOR_COMPONENTS or flag is None:
-        return {}
-    params = {r: np.zeros_like(a) if norm_shift(r) else a for r, a in case.params.items()}
-    return _built_with(ad, flag, False, dataclasses.replace(case, params=params))
 
 
 def inference(ad, case: Case, tick=lambda: None) -> dict:
@@ -372,7 +275,7 @@ def inference(ad, case: Case, tick=lambda: None) -> dict:
         return {}
     inst = ad.instantiate(case)
     with ad.ops.torch.inference_mode():
-        return _forward_only(ad, inst, case)
+        return forward_only(ad, inst, case)
 
 
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes

@@ -169,7 +169,8 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
-    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, dropout_rates=dropout_args.rates,
+    Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, config_flags=configs.config_flags,
+          dropout_rates=dropout_args.rates,
           none_dropout_rates=dropout_args.none_rates,
           optional_head_widths=derived.optional_head_widths,
           input_widths=derived.input_widths, causal_defaults=flags.causal_defaults,

@@ -94,10 +94,19 @@ class ConfigBag(dict):
         if name.startswith(("__", "_oracle")):
             raise AttributeError(name)
         try:
-            return dict.__getitem__(self, name)
+            return self._oracle_seen(name, dict.__getitem__(self, name))
         except KeyError:
             pass
         return self._oracle_answer(name, f"config.{name}")
+
+    def __getitem__(self, key):
+        return self._oracle_seen(key, dict.__getitem__(self, key))
+
+    def _oracle_seen(self, name, v):
+        """v, the value the code read under `name`, recorded (config_flags)."""
+        if isinstance(name, str):
+            self.__dict__.setdefault("_oracle_read", {})[name] = v
+        return v
 
     def __missing__(self, key):
         """cfg["context_length"]: a key read as an item is answered like an attribute."""
@@ -120,6 +129,7 @@ class ConfigBag(dict):
             raise ConfigAttributeMissing(
                 f"the candidate reads {how}, which the oracle's config object has no "
                 f"value for; give it with --init-kwargs '{{\"{name}\": VALUE}}'")
+        self._oracle_seen(name, v)
         notes = self.__dict__.get("_oracle_notes")
         if isinstance(notes, list):
             text = f"config key {name!r} read: no hyperparameter names it, given {v!r} (by its name)"
@@ -341,3 +351,26 @@ most of `reads`, the attributes the candidate reads from it). None when
     ctx.note(f"built the module's own config class {cls.__name__}() with the drawn "
              f"hyperparameters: " + ", ".join(said) + ", every dropout 0")
     return cfg
+
+
+def config_flags(given, init=()) -> dict:
+    """{name: value} of the switches (bool values) held by the config objects among `given` (what a
+    constructor was called with) that the build left as they were: a dataclass's fields still at
+    their defaults, a library config's bool attributes, the oracle's ConfigBag's keys the code
+    read and was answered by name; never a key of `init` (--init-kwargs). sandbox/modes.py builds
+    the candidate again with a bias or causal switch among them flipped (through --init-kwargs,
+    which every config style takes)."""
+    out: dict = {}
+    for cfg in given:
+        if isinstance(cfg, ConfigBag):
+            held = {k: v for k, v in cfg.__dict__.get("_oracle_read", {}).items()}
+        elif dataclasses.is_dataclass(cfg) and not isinstance(cfg, type):
+            held = {f.name: getattr(cfg, f.name, None) for f in dataclasses.fields(cfg)
+                    if f.default is getattr(cfg, f.name, None)}
+        elif type(cfg).__name__.endswith("Config"):
+            held = dict(vars(cfg)) if hasattr(cfg, "__dict__") else {}
+        else:
+            continue
+        out.update({k: v for k, v in held.items() if isinstance(v, bool) and isinstance(k, str)
+                    and k not in init and k not in out})
+    return out

@@ -1,0 +1,121 @@
+"""The worker's runs of one example built at a constructor flag's other value (sandbox/modes.py
+registers them; core/modes.py compares them with the parent's reference):
+
+    causal_ctor  a class whose constructor takes a causal flag (CAUSAL_CTOR: `causal`, `is_causal`,
+             `masked`, ...; a mask switch, MASK_CTOR `use_mask`, where the forward takes no mask
+             at all) that the build left at its default False, or passed False where it is
+             required (recognise/flags), or a config object it was given holds False (a
+             dataclass field at its default, a library config's attribute, a key of the oracle's
+             config object the code read), for an sdpa class, multi-head attention or an
+             encoder layer (a GPT block), on an example with as many keys as queries: built with
+             the flag True and called with no mask; the parent's reference draws the causal mask
+    bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
+             at its default True, or whose config holds one True as above (nanoGPT's
+             `GPTConfig.bias`): built with it False (a config's through --init-kwargs, which
+             every config style takes), its norms' shifts (where it still has them) set to 0; the
+             parent's reference has every bias 0. Code that ignores the flag adds the drawn biases
+
+A build or call raising at the other value is not compared (the flag then stays "not checked").
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..components import Case
+from ..reading.signatures import MASK_CTOR, is_causal_flag, signature_of
+from .raised_there import candidate_raised
+
+CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
+BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
+BIAS_CTOR_COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer", "model")
+
+
+def forward_only(ad, inst, case: Case) -> dict:
+    p = ad.execute(inst, case, grad=False)
+    return {k: v for k, v in p.values.items() if k in ("output", "attention_weights")}
+
+
+def query_key_lengths(case: Case) -> tuple[int, int] | None:
+    """(queries, keys) of an attention example (sdpa q/k, multi-head query/key, a layer's x)."""
+    for q, k, axis in (("q", "k", -2), ("query", "key", 1), ("x", "x", 1)):
+        a, b = case.inputs.get(q), case.inputs.get(k)
+        if a is not None and b is not None and a.ndim >= 2 and b.ndim >= 2:
+            return int(a.shape[axis]), int(b.shape[axis])
+    return None
+
+
+def ctor_flag(ctor_left: dict | None, names, default: bool) -> str | None:
+    """The constructor's flag among `names` (a tuple, or a predicate on the name) the build left at
+    `default`, or None."""
+    named = names if callable(names) else (lambda n: n.lower() in names)
+    return next((n for n, v in (ctor_left or {}).items() if named(n) and v is default), None)
+
+
+def flipped_flag(mode: str, unvaried: dict) -> str | None:
+    """The parent's reading of which constructor flag `mode` flipped, chosen as the worker chose it
+    from the flags the listing says were left at a default (reading/unvaried); None when none is
+    listed (a required causal flag is not: it was passed False, and the notes say so)."""
+    left = {k: v.endswith("True in the constructor") for k, v in unvaried.items()
+            if v in (f"left at its default {d} in the constructor" for d in ("True", "False"))}
+    if mode == "bias_ctor":
+        return ctor_flag(left, BIAS_CTOR, True)
+    return ctor_flag(left, is_causal_flag, False) or ctor_flag(left, MASK_CTOR, False)
+
+
+def built_with(ad, flag: str, value: bool, case: Case) -> dict:
+    """The forward of the candidate built with `flag=value`; {} where that build or call raises
+    (the flag is then not taken as this mode reads it, and stays "not checked")."""
+    init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
+    held = getattr(ad, "ctor_config_left", None)
+    ad.opts.init_kwargs = {**init, flag: value}
+    try:
+        inst = ad.instantiate(case)
+        return {} if inst.table else forward_only(ad, inst, case)
+    except Exception as exc:  # noqa: BLE001
+        if not candidate_raised(exc):
+            raise
+        return {}
+    finally:
+        ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
+        ad.ctor_config_left = held
+
+
+def takes_no_mask(cls) -> bool:
+    """The class's forward takes nothing that could carry a mask (no name with mask / pad / valid /
+    bias / causal in it, no **kwargs): a mask switch of its constructor can only mean its own."""
+    sig = signature_of(getattr(cls, "forward", None))
+    if sig is None:
+        return False
+    words = ("mask", "pad", "valid", "bias", "causal", "len")
+    return not any(p.kind == p.VAR_KEYWORD or any(w in p.name.lower() for w in words)
+                   for p in sig.parameters.values())
+
+
+def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    left = getattr(ad, "ctor_left", None)
+    flag = ctor_flag(left, is_causal_flag, False) or \
+        ctor_flag(getattr(ad, "ctor_required", None), is_causal_flag, False) or \
+        (ctor_flag(left, MASK_CTOR, False) if takes_no_mask(ad.obj) else None) or \
+        ctor_flag(getattr(ad, "ctor_config_left", None), is_causal_flag, False)
+    lengths = query_key_lengths(case)
+    if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
+            lengths is None or lengths[0] != lengths[1]:
+        return {}
+    return built_with(ad, flag, True, dataclasses.replace(case, masks={n: None for n in case.masks}))
+
+
+def norm_shift(ref: str) -> bool:
+    """A norm's bias (`norm1.bias`, `encoder.norm.bias`), not a projection's."""
+    parts = ref.split(".")
+    return parts[-1] == "bias" and (len(parts) == 1 or "norm" in parts[-2])
+
+
+def bias_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    flag = ctor_flag(getattr(ad, "ctor_left", None), BIAS_CTOR, True) or \
+        ctor_flag(getattr(ad, "ctor_config_left", None), BIAS_CTOR, True)
+    if ad.mode != "class" or ad.comp.name not in BIAS_CTOR_COMPONENTS or flag is None:
+        return {}
+    params = {r: np.zeros_like(a) if norm_shift(r) else a for r, a in case.params.items()}
+    return built_with(ad, flag, False, dataclasses.replace(case, params=params))
