@@ -42,10 +42,12 @@ def test_what_counts_as_a_claim(tmp_path):
     f = tmp_path / "m.py"
     f.write_text('class Base:\n    def forward(self, x, attn_mask: "torch.LongTensor" = None):\n'
                  '        return x\n\n\nclass A(Base):\n    """n_heads: int."""\n\n\n'
-                 'def g(q, mask=None):\n    """mask: keep positions (bool), batch size: int."""\n'
+                 'def g(q, mask=None):\n    """mask: bool or 0/1 int, nonzero = keep."""\n'
+                 '    return q\n\n\ndef b(q, mask=None):\n    """mask: keep positions (bool), batch size: int."""\n'
                  '    return q\n\n\ndef h(q, mask=None, n: int = 1):\n    return q\n', encoding="utf-8")
     assert [d for d, _ in claimed_mask_dtypes(str(f), "A", ("mask",))] == ["int"]   # the base's
     assert [d for d, _ in claimed_mask_dtypes(str(f), "g", ("mask",))] == ["int", "bool"]
+    assert [d for d, _ in claimed_mask_dtypes(str(f), "b", ("mask",))] == ["bool"]   # its item only
     assert claimed_mask_dtypes(str(f), "h", ("mask",)) == []      # an int that is no mask's
     assert claimed_mask_dtypes(str(f), "missing", ("mask",)) == []
     assert claimed_mask_dtypes(str(tmp_path / "absent.py"), "A", ("mask",)) == []

@@ -249,8 +249,7 @@ class ConstructMixin:
                               and not (p.kind != p.KEYWORD_ONLY and i < len(args))}
         built = target(*args, **kwargs)
         remember(built, self.source_module(), sizes)   # sizes only a __main__ block set (main_sizes)
-
-        if depth == 0:                     # flags a config object it was given holds (modes.py)
+        if depth == 0:                     # switches its config objects hold (sandbox/ctor_modes.py)
             self.ctor_config_left = CONFIG_FLAGS([*args, *kwargs.values()], init)
         return built
 

@@ -12,9 +12,9 @@ now exercised as if the assignment named it: each claimed dtype the check does n
     claimed_mask_dtypes(path, entry, mask_names) -> [(dtype, "where it says so")]
 
 Read: the entry (a class, with its same-file bases, or a function) in `path`: the annotation of
-each forward argument named for a mask (`mask_names`, or any name holding "mask"), and each line of
-the class's, the forward's or the function's docstring that names such an argument and an integer
-or boolean type word. A claim can only widen what is compared.
+each forward argument named for a mask (`mask_names`, or any name holding "mask"), and each item
+(a line, cut where the next "name:" starts) of the class's, the forward's or the function's
+docstring that names such an argument and an integer or boolean type word. A claim can only widen what is compared.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import re
 INT_WORDS = re.compile(r"\b(int|ints|integer|integers|long|int8|int16|int32|int64|uint8|"
                        r"IntTensor|LongTensor|ByteTensor|ShortTensor)\b", re.IGNORECASE)
 BOOL_WORDS = re.compile(r"\b(bool|boolean|BoolTensor)\b", re.IGNORECASE)
+ITEMS = re.compile(r";|,\s*(?=[A-Za-z_][\w ]*:)")     # where a docstring line's next item starts
 FORWARDS = ("forward", "__call__")
 MAX_SOURCE = 4 << 20          # bytes: a larger file is the import scan's load_error, not read here
 
@@ -105,10 +106,11 @@ def claimed_mask_dtypes(path: str, entry: str, mask_names=()) -> list[tuple[str,
     words = {a.arg.lower() for a in args}
     for doc in docs:
         for line in doc.splitlines():
-            named = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", line)} & words
-            if named:
-                for d in _said(line):
-                    found.setdefault(d, f"its docstring: {line.strip()[:120]!r}")
+            for part in ITEMS.split(line):      # "mask: (B, T) bool, n_heads: int": the mask's part
+                named = {w.lower() for w in re.findall(r"[A-Za-z_]\w*", part)} & words
+                if named:
+                    for d in _said(part):
+                        found.setdefault(d, f"its docstring: {line.strip()[:120]!r}")
     return [(d, found[d]) for d in ("int", "bool") if d in found]
 
 
