@@ -31,3 +31,17 @@ def contiguous_only_attention(q, k, v, mask=None):
     w = np.exp(s)
     w = w / w.sum(axis=-1, keepdims=True)
     return w @ v, w
+
+
+def writable_only_attention(q, k, v, mask=None):
+    """NumPy: takes writable arrays only, and says so; right on every layout it takes (a read-only
+    broadcast is left uncompared)."""
+    if not all(a.flags.writeable for a in (q, k, v)):
+        raise ValueError("writable_only_attention takes writable arrays: np.array(x)")
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])        # (B, H, Tq, Tk)
+    if mask is not None:
+        s = np.where(mask == 0, -np.inf, s)
+    s = s - s.max(axis=-1, keepdims=True)
+    w = np.exp(s)
+    w = w / w.sum(axis=-1, keepdims=True)
+    return w @ v, w

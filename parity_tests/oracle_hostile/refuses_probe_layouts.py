@@ -55,3 +55,13 @@ def attention(q, k, v, mask=None):
         s = s.masked_fill(mask == 0, float("-inf"))
     w = torch.softmax(s, dim=-1)
     return w @ v, w
+
+
+def writable_only_attention(q, k, v, mask=None):
+    """NumPy: refuses read-only arrays (every non-contiguous input the layout runs handed over was
+    one) and drops its scale on writable ones whose last axis is strided (`x.swapaxes(-1, -2)`,
+    `np.asfortranarray`), which callers' own arrays are."""
+    if not all(a.flags.writeable for a in (q, k, v)):
+        raise ValueError("read-only inputs are not supported: pass np.array(x)")
+    strided = any(a.strides[-1] != a.itemsize for a in (q, k, v))
+    return _softmax_attention(q, k, v, mask, 1.0 if strided else 1.0 / math.sqrt(q.shape[-1]))

@@ -11,19 +11,19 @@ inputs handed over the way real callers hand them over, which the main run never
              NumPy backward's three input gradients are summed), which the parent compares with its
              reference's dq + dk + dv.
     strided  every float input handed over as a non-contiguous view holding the same values (its
-             last two axes transposed in memory, as an attention's per-head q, k, v are after
-             `x.view(B, T, H, d).transpose(1, 2)`), NumPy ones read-only, and the upstream
-             gradient a non-contiguous array too (what autograd hands a custom Function's backward
-             after a transpose downstream): code taking another path on the memory layout
-             (`is_contiguous()`, `flags.c_contiguous`, reading a buffer as if it were C-ordered)
-             shows it. On about half the examples (chosen from the mode's inputs, drawn from
-             the check's secret) every float input is laid out as a network hands it over
-             instead: its axes but the last reversed in memory, the last contiguous, writable
-             (`network_layout`: what `.view(B, T, H, d).transpose(1, 2)` leaves, or a (T, B, d)
-             buffer read batch-first). Code refusing the probe's layouts (read-only, a strided
-             last axis) while computing otherwise on a network's meets it there. Answers
-             everything the main run answers. A candidate raising there (a torch `.view` on its
-             input) is not compared: that is loud wherever it happens.
+             last two axes transposed in memory), NumPy ones writable views of a private copy (as
+             a caller's views are), and the upstream gradient a non-contiguous, read-only array
+             too (what autograd hands a custom Function's backward after a transpose downstream):
+             code taking another path on the memory layout (`is_contiguous()`,
+             `flags.c_contiguous`, reading a buffer as if it were C-ordered) shows it. On about
+             half the examples (chosen from the mode's inputs, drawn from the check's secret)
+             every float input is laid out as a network hands it over instead: its axes but the
+             last reversed in memory, the last contiguous (`network_layout`: what
+             `.view(B, T, H, d).transpose(1, 2)` leaves, or a (T, B, d) buffer read batch-first).
+             Code refusing the other layouts (a strided last axis, a read-only array) while
+             computing otherwise on a network's meets it there. Answers everything the main run
+             answers. A candidate raising there (a torch `.view` on its input) is not compared:
+             that is loud wherever it happens.
     broadcast_mask  every mask whose query rows are all alike (a key padding) handed over with one
              row, (B, 1, 1, Tk) for (B, 1, Tq, Tk): the form `(src != pad).unsqueeze(1).unsqueeze(2)`
              makes, which broadcasts to the same mask. Answers everything the main run answers; a
@@ -36,7 +36,8 @@ inputs handed over the way real callers hand them over, which the main run never
              q|k|v product leaves) and, where the parent drew the example with every batch row
              alike, a broadcast (stride 0 along the batch: `x.expand(B, ...)`, and the upstream
              gradient autograd hands a backward after a `.sum()`; on half those examples every
-             input is one, on the rest each takes its turn). NumPy ones read-only. Code
+             input is one, on the rest each takes its turn). NumPy inputs writable but for
+             a broadcast, the upstream gradient read-only. Code
              branching on a layout the `strided` mode does not make shows it. A candidate raising
              there is not compared.
 
@@ -118,9 +119,11 @@ def aliased(ad, case: Case, tick=lambda: None) -> dict:
     return out
 
 
-def _non_contiguous(ops, x: Any) -> Any | None:
+def _non_contiguous(ops, x: Any, writable: bool = False) -> Any | None:
     """The same values as a view whose last two axes are transposed in memory; None where that
-    layout would still be contiguous (fewer than two axes, or one of them of size 1)."""
+    layout would still be contiguous (fewer than two axes, or one of them of size 1). A NumPy view
+    is read-only unless `writable` (an input: a caller's own views are writable, and code refusing
+    read-only arrays would otherwise never meet the layout; an upstream gradient stays read-only)."""
     shape = tuple(getattr(x, "shape", ()))
     if len(shape) < 2 or shape[-1] < 2 or shape[-2] < 2:
         return None
@@ -128,7 +131,7 @@ def _non_contiguous(ops, x: Any) -> Any | None:
         return x.transpose(-1, -2).contiguous().transpose(-1, -2)
     if isinstance(x, np.ndarray):
         view = np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2)
-        view.flags.writeable = False
+        view.flags.writeable = writable
         return view
     return None
 
@@ -204,7 +207,7 @@ def strided(ad, case: Case, tick=lambda: None) -> dict:
         for n, f in list(feeds.items()):
             if c.inputs[n].dtype == REF:
                 s = network_layout(ad.ops, f) if network else None
-                s = _non_contiguous(ad.ops, f) if s is None else s
+                s = _non_contiguous(ad.ops, f, writable=True) if s is None else s
                 if s is not None:
                     moved[id(f)] = feeds[n] = s
         hit = [k for k, v in values.items() if id(v) in moved]
@@ -228,8 +231,9 @@ def batch_alike(a: np.ndarray) -> bool:
     return a.ndim >= 1 and a.shape[0] > 1 and bool(np.array_equal(a, np.broadcast_to(a[:1], a.shape)))
 
 
-def relaid_np(a: np.ndarray, how: str) -> np.ndarray | None:
-    """`a`'s values in the layout `how`, read-only; None where that layout is no other than C order."""
+def relaid_np(a: np.ndarray, how: str, writable: bool = False) -> np.ndarray | None:
+    """`a`'s values in the layout `how`, read-only unless `writable` (an input's; a broadcast is
+    read-only always, as NumPy makes it); None where that layout is no other than C order."""
     if how == "broadcast":
         return np.broadcast_to(a[:1], a.shape) if batch_alike(a) else None
     if a.ndim < 1 or a.size < 2:
@@ -245,7 +249,7 @@ def relaid_np(a: np.ndarray, how: str) -> np.ndarray | None:
         out = buf[..., n:2 * n]
     if out.flags.c_contiguous and how != "wide":
         return None
-    out.flags.writeable = False
+    out.flags.writeable = writable
     return out
 
 
@@ -273,14 +277,15 @@ def relaid_pick(case: Case) -> int:
                                if a.dtype == REF))
 
 
-def _relay(ad, x, at: int, layouts) -> tuple[Any, str] | None:
-    """(x in the first layout from `at` on that applies to it, that layout's name), or None."""
+def _relay(ad, x, at: int, layouts, writable: bool = False) -> tuple[Any, str] | None:
+    """(x in the first layout from `at` on that applies to it, that layout's name), or None;
+    `writable`: NumPy inputs writable but for a broadcast (relaid_np)."""
     for k in range(len(layouts)):
         how = layouts[(at + k) % len(layouts)]
         if ad.ops.name == "torch" and isinstance(x, ad.ops.torch.Tensor):
             out = relaid_torch(ad.ops.torch, x, how)
         elif isinstance(x, np.ndarray):
-            out = relaid_np(x, how)
+            out = relaid_np(x, how, writable)
         else:
             return None
         if out is not None:
@@ -303,7 +308,8 @@ def relaid(ad, case: Case, tick=lambda: None) -> dict:
         moved: dict[int, Any] = {}
         for i, (n, f) in enumerate(list(feeds.items())):
             if c.inputs[n].dtype == REF:
-                got = _relay(ad, f, layouts.index("broadcast") if every else at + i, layouts)
+                got = _relay(ad, f, layouts.index("broadcast") if every else at + i, layouts,
+                             writable=True)
                 if got is not None:
                     moved[id(f)] = feeds[n] = got[0]
                     if torch_run and got[1] == "broadcast":
