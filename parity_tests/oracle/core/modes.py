@@ -90,6 +90,11 @@ WHAT = {
              "inputs) and its weights then written again with other values, from the reference "
              "on those weights (the modes run on inputs of their own): state kept across calls, "
              "a weight copy kept from some call on, or a path taken after some number of calls"),
+    "assigned_form": ("differs when its masks or inputs are handed over in the assignment's form "
+                      "((batch, 1, Tq, Tk) masks, (batch, heads, T, d) attention inputs), which a "
+                      "probe found it refusing, from the reference (the modes run on inputs of "
+                      "their own): a form refused only where the oracle probed, and computed "
+                      "otherwise everywhere else"),
     "frozen_input": ("differs when its inputs do not require gradients while its parameters do (a "
                      "network's first layer, a layer after a frozen one) from the reference (the "
                      "modes run on inputs of their own): a backward taking another path then "

@@ -44,6 +44,7 @@ nothing where it does not apply to this candidate:
     soak     one instance called a secret number of times (3 to 16) before the call compared
              (sandbox/soak.py)
     frozen_input  torch: inputs not requiring gradients, parameters requiring them (frozen_input.py)
+    assigned_form  masks or inputs in the assignment's form where a probe adapted it (assigned_form.py)
 """
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ from ..components import REF, Case
 from ..core.options import CandidateProblem
 from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
+from .assigned_form import assigned_form
 from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
 from .frozen_input import frozen_input
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
@@ -64,7 +66,8 @@ from .raised_there import candidate_raised
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input")
+         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input",
+         "assigned_form")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 EVAL_RATE = 0.5          # the dropout rate passed with training False
 
@@ -284,7 +287,7 @@ RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
                              "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak,
-                             "frozen_input": frozen_input}
+                             "frozen_input": frozen_input, "assigned_form": assigned_form}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
         "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
@@ -299,4 +302,5 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts",
         "mask_dtype": "calling the candidate with its masks in another dtype the assignment accepts",
         "soak": "calling one instance of the candidate many times",
-        "frozen_input": "calling the candidate on inputs not requiring gradients"}
+        "frozen_input": "calling the candidate on inputs not requiring gradients",
+        "assigned_form": "calling the candidate with masks or inputs in the assignment's form"}

@@ -278,6 +278,7 @@ class Session:
         hold_declared(ad, self.declared)
         ad.caps.mask_convention = adapted_convention(ad, self.given_convention)
         ad.caps.mask_form = adapted_form(ad, self.given_rank)
+        ad.given_mask_rank = self.given_rank            # modes.assigned_form hands it over again
         self._sent = {_note_key(str(n)) for n in ad.notes}
         return {"status": "ok", "caps": _jsonable(ad.caps.to_wire()), "notes": [str(n) for n in ad.notes],
                 "kind": str(ad.kind), "framework": str(ad.framework)}
