@@ -9,10 +9,14 @@ form the assignment names, where a probe found the candidate refusing it and the
              Code that refuses that form (raises, or returns another shape, as code written for
              the other form does) is not compared there, as in the layout runs; code that runs
              and returns the assignment's shapes is compared with the reference like the main
-             run. A probe's call can be recognised (its inputs are fixed), so code refusing the
-             assignment's form only there, while computing it wrongly everywhere else, was never
-             compared in that form (oracle_hostile/rank_probe_refusal.py,
-             bh_probe_refusal.py).
+             run. Masks only on examples of two sequences or more, as the probe's: a layer
+             written for three axes (`mask.unsqueeze(1)`) given four broadcasts them over the
+             batch a second time, which changes its output's shape only when the batch is not 1
+             (at batch 1 it keeps the shape and mixes heads and positions: right code, wrong
+             there, never asked to take that form). A probe's call can be recognised (its
+             inputs are fixed), so code refusing the assignment's form only there, while
+             computing it wrongly everywhere else, was never compared in that form
+             (oracle_hostile/rank_probe_refusal.py, bh_probe_refusal.py).
 
 Answers {} where no probe adapted the form, or the example has no mask for a mask-form run.
 """
@@ -26,7 +30,7 @@ from .raised_there import candidate_raised
 
 def assigned_form(ad, case: Case, tick=lambda: None) -> dict:
     ranked = getattr(ad, "given_mask_rank", 4) == 4 and ad.opts.mask_rank == 3 and \
-        any(m is not None for m in case.masks.values())
+        any(m is not None for m in case.masks.values()) and case.out_shape[0] >= 2
     merged = bool(getattr(ad.caps, "bh_layout", False))
     if not (ranked or merged):
         return {}
