@@ -6,6 +6,7 @@ its own instance's, and the mask's True = hidden is read through a module built 
 from __future__ import annotations
 
 import ast
+import os
 
 import pytest
 
@@ -13,6 +14,7 @@ pytest.importorskip("torch")
 
 from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
+from parity_tests.oracle.reading.main_sizes import own_arguments  # noqa: E402
 from parity_tests.oracle.reading.script_code import main_block_constants  # noqa: E402
 
 FILE = candidate_path("main_block_sizes.py")
@@ -62,3 +64,20 @@ def test_a_functions_own_variable_does_not_hide_a_global_set_under_main():
     tree = ast.parse("def f():\n    width = 2\n    return width\nclass A:\n    n = width\n"
                      "if __name__ == '__main__':\n    width = 8\n")
     assert [ast.unparse(s) for s in main_block_constants(tree)] == ["width = 8"]
+
+
+def test_a_global_beside_the_constructors_own_argument_keeps_the_files_value():
+    hostile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile",
+                           "main_global_heads.py:MultiHeadAttention")
+    res = check("mha", hostile, examples=10)
+    assert res.verdict in ("mismatch", "raised"), render_text(res)
+    assert any("kept the file's value (8)" in n for n in res.notes), res.notes
+
+
+def test_own_arguments_reads_a_class_and_a_factory():
+    class Layer:
+        def __init__(self, d_model, num_heads=2):
+            pass
+
+    assert own_arguments(Layer) == ("d_model", "num_heads")
+    assert own_arguments(lambda n_heads: n_heads) == ("n_heads",)

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import naming, recognise
 from .division_roles import head_count_correction
-from .main_sizes import remember, set_sizes
+from .main_sizes import own_arguments, remember, set_sizes
 from .naming import InterfaceError
 from .numpy_parts_eval import eval_parts
 
@@ -121,7 +121,8 @@ class ConstructMixin:
         name (naming.HYPER_ALIASES, in `order`), dropout 0, --init-kwargs (top level only; they may
         supply required arguments), then the recognisers for required arguments left over."""
         values = dict(values)
-        sizes = set_sizes(self.source_module(), values, self.notes) if depth == 0 else {}
+        sizes = set_sizes(self.source_module(), values, self.notes, own_arguments(target)) \
+            if depth == 0 else {}
         if isinstance(target, type) and target.__init__ is object.__init__ \
                 and target.__new__ is object.__new__:
             built = target()            # no constructor of its own: it takes no arguments

@@ -6,11 +6,14 @@ definitions (script_code.main_block_constants). They are the code's constructor 
 but name, so each top-level build first sets them, by what their names mean, to the example's
 sizes, as a constructor's arguments would be: the model width, the head count, the width of one
 head (`d_k`, `d_v`: the example's per-head width), the feed-forward width, the layer count and the
-vocabulary sizes. A name that means none of these keeps the file's value. The globals stay set
+vocabulary sizes. A name that means none of these keeps the file's value, and so does one whose
+size the built class's constructor takes as an argument itself: code reading the global there
+ignores its argument, and a caller's other value would not reach it. The globals stay set
 until the next build, so a forward reading them (`np.sqrt(d_k)`) sees the sizes of its own
 instance; the report says which names were set so."""
 from __future__ import annotations
 
+import inspect
 import os
 import weakref
 
@@ -77,18 +80,34 @@ def before_call(fn) -> None:
             return
 
 
-def set_sizes(module, values: dict, notes: list) -> dict:
-    """Before a top-level build: the module's __main__-set sizes given the example's values;
-    returns them ({} when the file sets none)."""
+def own_arguments(target) -> tuple[str, ...]:
+    """The names of what the class or factory `target` takes (() where it cannot be read)."""
+    try:
+        sig = inspect.signature(target.__init__ if isinstance(target, type) else target)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(n for n in sig.parameters if n not in ("self", "cls"))
+
+
+def set_sizes(module, values: dict, notes: list, arguments: tuple = ()) -> dict:
+    """Before a top-level build: the module's __main__-set sizes given the example's values, but
+    for sizes the constructor takes among its `arguments`; returns them ({} when the file sets
+    none)."""
     path = getattr(module, "__file__", None)
     names = MAIN_SET.get(os.path.abspath(path)) if path else None
     if not names:
         return {}
-    done = []
+    done, taken = [], {_meaning(a) for a in arguments} - {None}
     for name in names:
         current = module.__dict__.get(name)
         meaning = _meaning(name)
         if meaning is None or not isinstance(current, int) or isinstance(current, bool):
+            continue
+        if meaning in taken:
+            kept = (f"the global {name} its __main__ block sets kept the file's value "
+                    f"({current}): the constructor takes that size as an argument itself")
+            if kept not in notes:
+                notes.append(kept)
             continue
         v = _value(meaning, values)
         if v is not None:
