@@ -81,3 +81,13 @@ def test_own_arguments_reads_a_class_and_a_factory():
 
     assert own_arguments(Layer) == ("d_model", "num_heads")
     assert own_arguments(lambda n_heads: n_heads) == ("n_heads",)
+
+
+def test_a_call_in_the_main_block_runs_in_the_worker_not_the_oracles_process():
+    hostile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile",
+                           "main_block_call.py:attention")
+    res = check("sdpa", hostile, examples=3)
+    assert res.verdict == "load_error", render_text(res)
+    text = render_text(res)
+    assert "the __main__ block's call ran in process" in text
+    assert f"ran in process {os.getpid()}" not in text
