@@ -32,6 +32,7 @@ import numpy as np
 from parity_tests.harness.compare import measure
 
 from ..components import REF, Case
+from ..sandbox.ctor_modes import joined_causal
 from ..sandbox.modes import MODES, query_key_lengths, updated_weights
 
 WHAT = {
@@ -58,9 +59,11 @@ WHAT = {
                     "a causal mask (query i attends keys 0..i; the modes run on inputs of their "
                     "own): is_causal taken and ignored, or applied another way"),
     "causal_ctor": ("differs when built with its constructor's causal flag (`causal`, "
-                    "`is_causal`, `masked`, ...) True and called with no mask from the reference with a "
-                    "causal mask (query i attends keys 0..i; the modes run on inputs of their own): "
-                    "the flag taken and ignored, or applied another way"),
+                    "`is_causal`, `masked`, ...) True and called with no mask, or with the "
+                    "example's padding where it takes a mask, from the reference with a causal "
+                    "mask (query i attends keys 0..i), joined to that padding (the modes run on "
+                    "inputs of their own): the flag taken and ignored, applied another way, or "
+                    "dropping a mask it is given"),
     "bias_ctor": ("differs when built with its constructor's bias flag (`bias`, `use_bias`, ...) "
                   "False from the reference with every bias 0 (the modes run on inputs of their "
                   "own, the same weights): the flag taken and ignored, biases still added"),
@@ -142,10 +145,12 @@ def other_inputs(case: Case, salt: int, dtype: str, run: str = "") -> Case:
     return dataclasses.replace(case, inputs=inputs)
 
 
-def causal_case(case: Case) -> Case:
+def causal_case(case: Case, keep_masks: bool = False) -> Case:
     """The causal modes' reference example: its first mask is the causal one (query i attends keys
     0..i, top-left, as F.scaled_dot_product_attention's is_causal), the others none; (B, H, Tq, Tk)
-    for sdpa's q (B, H, Tq, d), (B, 1, Tq, Tk) for multi-head attention and layers."""
+    for sdpa's q (B, H, Tq, d), (B, 1, Tq, Tk) for multi-head attention and layers. `keep_masks`
+    (the causal_ctor run): the causal mask and the example's first mask together, where every
+    query keeps a key so (a layer built causal is also handed its padding there)."""
     lengths = query_key_lengths(case)
     if lengths is None or not case.masks:
         return case
@@ -153,8 +158,11 @@ def causal_case(case: Case) -> Case:
     q = case.inputs.get("q")
     lead = q.shape[:-2] if q is not None else (next(iter(case.inputs.values())).shape[0], 1)
     first = next(iter(case.masks))
-    return dataclasses.replace(case, masks={n: (np.broadcast_to(keep, lead + keep.shape).copy()
-                                               if n == first else None) for n in case.masks})
+    joined = joined_causal(case) if keep_masks else None
+    if joined is not None:
+        return joined
+    causal = np.broadcast_to(keep, lead + keep.shape).copy()
+    return dataclasses.replace(case, masks={n: (causal if n == first else None) for n in case.masks})
 
 
 def aliased_case(case: Case) -> Case:
@@ -172,7 +180,7 @@ def mode_inputs(case: Case, salt: int, dtype: str, mode: str) -> Case:
     causal modes, one array as query, key and value for the aliased mode."""
     other = other_inputs(case, salt, dtype, mode)
     if mode in ("causal_flag", "causal_ctor"):
-        return causal_case(other)
+        return causal_case(other, keep_masks=mode == "causal_ctor")
     if mode == "relaid":
         return batch_alike_case(other)
     return aliased_case(other) if mode == "aliased" else other

@@ -103,7 +103,31 @@ def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
     if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
             lengths is None or lengths[0] != lengths[1]:
         return {}
+    joined = joined_causal(case)        # the causal mask and the example's: handed over together
+    if joined is not None:
+        first = next(iter(ad.comp.masks), None)
+        kinds = ad.caps.mask_kinds.get(first.name, first.kinds) if first is not None else ()
+        return built_with(ad, flag, True, joined) if "causal_padding" in kinds else {}
     return built_with(ad, flag, True, dataclasses.replace(case, masks={n: None for n in case.masks}))
+
+
+def joined_causal(case: Case) -> Case | None:
+    """The example with its first mask joined to the causal one (query i keeps keys 0..i it kept),
+    the others none, where that hides more than the future and every query keeps a key; else
+    None. The parent's causal_ctor reference (core/modes.causal_case) and its run alike."""
+    lengths = query_key_lengths(case)
+    first = next(iter(case.masks), None)
+    given = case.masks.get(first) if first is not None else None
+    if lengths is None or given is None:
+        return None
+    causal = np.tril(np.ones(lengths, dtype=bool))
+    try:
+        both = np.broadcast_to(causal, given.shape) & given
+    except ValueError:
+        return None
+    if not both.any(-1).all() or np.array_equal(both, np.broadcast_to(causal, both.shape)):
+        return None
+    return dataclasses.replace(case, masks={n: (both if n == first else None) for n in case.masks})
 
 
 def norm_shift(ref: str) -> bool:
