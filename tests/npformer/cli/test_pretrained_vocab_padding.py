@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from npformer.cli.main import main
-from tests.npformer.io.tiny_folders import bert_folder
+from tests.npformer.io.tiny_folders import bert_folder, padded_gpt2_folder
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers", reason="the [hf] extra is not installed")
@@ -21,22 +21,7 @@ PAD_IDS = 16
 def padded_gpt2(tmp_path_factory):
     """A GPT-2 folder with PAD_IDS ids past its vocab.json, their (tied) embedding rows pointed
     along the model's mean final hidden state, so that greedy decoding would pick them."""
-    path = tmp_path_factory.mktemp("gpt2_padded")
-    bpe = tokenizers.ByteLevelBPETokenizer()
-    bpe.train_from_iterator([CORPUS], vocab_size=280, min_frequency=2,
-                            special_tokens=["<|endoftext|>"])
-    bpe.save_model(str(path))
-    vocab = bpe.get_vocab_size()
-    cfg = transformers.GPT2Config(vocab_size=vocab + PAD_IDS, n_positions=32, n_embd=16, n_layer=1,
-                                  n_head=2, bos_token_id=0, eos_token_id=0)
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(cfg).eval()
-    with torch.no_grad():
-        ids = torch.tensor([bpe.encode("the quick brown fox").ids])
-        h = model(ids, output_hidden_states=True).hidden_states[-1][0].mean(0)      # (d,)
-        model.transformer.wte.weight[vocab:] = 50 * h / h.norm()
-    model.save_pretrained(str(path), safe_serialization=True)
-    return path, vocab
+    return padded_gpt2_folder(tmp_path_factory.mktemp("gpt2_padded"), PAD_IDS, CORPUS)
 
 
 def test_generation_never_chooses_an_id_past_the_tokenizer(padded_gpt2, capsys):
