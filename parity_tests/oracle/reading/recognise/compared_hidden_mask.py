@@ -21,7 +21,7 @@ import ast
 import copy
 import math
 
-from .hidden_mask import _reshape_of, probe_with, reads_true_as_hidden
+from .hidden_mask import COMPONENTS, _reshape_of, _text, reads_true_as_hidden, scope_of
 
 SELECTS_SET = {ast.Eq: (1,), ast.NotEq: (0,), ast.Gt: (0,), ast.GtE: (1,)}
 """Comparison operator -> the constants with which it keeps exactly a mask's nonzero entries
@@ -71,5 +71,27 @@ def reads_compared_as_hidden(tree: ast.AST, name: str, scope=None) -> bool:
 
 
 def probe(adapter) -> None:
-    probe_with(adapter, reads_compared_as_hidden, "it fills a large negative where the mask compared "
-                                                  "with a constant is set, as `masked_fill(mask == 1, -1e9)`")
+    opts = adapter.opts
+    if adapter.comp.name not in COMPONENTS or (opts.mask_convention, opts.mask_dtype) != ("keep", "bool") \
+            or set(getattr(opts, "declared", ()) or ()) & {"mask_convention", "mask_dtype"} \
+            or adapter.mode not in ("class", "instance", "function") or adapter.hooks is not None \
+            or not adapter.comp.masks:
+        return
+    binding = getattr(adapter, "binding", None)
+    if binding is None:
+        return
+    masks = [m.name for m in adapter.comp.masks if m.name not in binding.unbound]
+    args = [binding.arg_of.get(m, "") for m in masks]
+    if not args or any(not a or a.startswith(("*", "#")) or a in binding.guessed for a in args):
+        return
+    obj = adapter.obj
+    tree = _text(type(obj) if adapter.mode == "instance" else obj)
+    scope = scope_of(obj, adapter.probe if adapter.mode == "class" else None)
+    if tree is None or not all(reads_compared_as_hidden(tree, a, scope) for a in args):
+        return
+    said = " and ".join(repr(a) for a in args)
+    adapter.opts.mask_convention = "drop"
+    adapter.notes.append(f"the candidate applies its mask {said} as True = hidden (it fills a large "
+                         f"negative where the mask compared with a constant is set, as "
+                         f"`masked_fill(mask == 1, -1e9)`): masks handed over True where a key is "
+                         f"hidden, as --mask-convention drop")

@@ -319,10 +319,7 @@ def _text(obj) -> ast.AST | None:
         return None
 
 
-def probe_with(adapter, reads, how: str) -> None:
-    """Where `reads(tree, arg, scope)` finds the candidate applying each mask argument only as
-    True = hidden, hand masks over so (--mask-convention drop) and say why: `how` (this probe's and
-    compared_hidden_mask's)."""
+def probe(adapter) -> None:
     opts = adapter.opts
     if adapter.comp.name not in COMPONENTS or (opts.mask_convention, opts.mask_dtype) != ("keep", "bool") \
             or set(getattr(opts, "declared", ()) or ()) & {"mask_convention", "mask_dtype"} \
@@ -339,14 +336,11 @@ def probe_with(adapter, reads, how: str) -> None:
     obj = adapter.obj
     tree = _text(type(obj) if adapter.mode == "instance" else obj)
     scope = scope_of(obj, adapter.probe if adapter.mode == "class" else None)
-    if tree is None or not all(reads(tree, a, scope) for a in args):
+    if tree is None or not all(reads_true_as_hidden(tree, a, scope) for a in args):
         return
     said = " and ".join(repr(a) for a in args)
     adapter.opts.mask_convention = "drop"
-    adapter.notes.append(f"the candidate applies its mask {said} as True = hidden ({how}): masks "
-                         f"handed over True where a key is hidden, as --mask-convention drop")
-
-
-def probe(adapter) -> None:
-    probe_with(adapter, reads_true_as_hidden, "its text, or that of code of its own it hands the mask "
-                                              "to, fills or adds a large negative where the mask is set")
+    adapter.notes.append(f"the candidate applies its mask {said} as True = hidden (its text, or "
+                         f"that of code of its own it hands the mask to, fills or adds a large "
+                         f"negative where the mask is set): masks handed over True where a key is "
+                         f"hidden, as --mask-convention drop")
