@@ -81,7 +81,6 @@ from . import (
     builder_files,
     builtin_causal,
     class_layout,
-    compared_hidden_mask,
     configs,
     decoder_only,
     derived,
@@ -154,8 +153,7 @@ PROBES: tuple[Probe, ...] = (mask_word.probe, function_calls.probe, lone_width.p
                              builtin_causal.probe, head_axes.probe, ffn_width.probe,
                              norm_eps.probe, torch_mha_mask.probe, class_layout.probe, mask_rank.probe,
                              mask_forms.probe, model_mask_forms.probe,
-                             merged_mask.probe, hidden_mask.probe, compared_hidden_mask.probe,
-                             additive_mask.probe, time_first.probe,
+                             merged_mask.probe, hidden_mask.probe, additive_mask.probe, time_first.probe,
                              mask_parts.probe, part_convention.probe, norm_order.probe,
                              vocab_tables.probe, learned_table.probe,
                              final_norms.probe)  # when the adapter is prepared
