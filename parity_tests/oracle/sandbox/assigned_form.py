@@ -17,7 +17,7 @@ form the assignment names, where a probe found the candidate refusing it and the
              inputs are fixed), so code refusing the assignment's form only there, while
              computing it wrongly everywhere else, was never compared in that form
              (oracle_hostile/rank_probe_refusal.py, bh_probe_refusal.py).
-             A NumPy module a probe found computing one (T, d) sequence at a time
+             A NumPy or torch module a probe found computing one (T, d) sequence at a time
              (recognise/one_sequence_modules: a batch of three raised or changed the shape
              there) is called, forward only, on a batch of two: the example's sequence and a
              second one drawn from its bytes; the first sequence's output is compared. Code

@@ -8,7 +8,9 @@ raises or returns a shape other than its input's, and the same call on the first
 (T, d), returns (T, d). Then only batch 1 is drawn, the batch axis is dropped on the way in and put
 back on the way out (execute.feed, _one_sequence_out), a NumPy backward gets the upstream gradient
 of that one sequence and its input gradients get the axis back (execute_backward), and the report
-says batches were not compared. Not for torch code, whose layers broadcast over leading axes.
+says batches were not compared. The same for a torch module (`seq_len, d_model = x.shape`): the
+leaves autograd differentiates keep their batch axis of 1 and the module is handed their first
+sequence, so the input gradients come back (1, T, d) without a hand-written backward to adapt.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ COMPONENTS = ("ffn", "layernorm", "mha", "encoder_layer", "decoder_layer")
 
 
 def applies(adapter) -> bool:
-    return adapter.comp.name in COMPONENTS and adapter.framework == "numpy" and \
+    return adapter.comp.name in COMPONENTS and adapter.framework in ("numpy", "torch") and \
         adapter.mode in ("class", "instance") and adapter.hooks is None and \
         not adapter.caps.one_sequence and not adapter.caps.table and \
         getattr(adapter, "binding", None) is not None and \
@@ -33,7 +35,7 @@ def probe(adapter) -> None:
     if not applies(adapter):
         return
     m = adapter.finish_module(adapter.probe if adapter.mode == "class" else adapter.obj)
-    fn = getattr(m, "forward", None) or m
+    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
     D, dtype = adapter.probe_hyper()["d_model"], adapter.opts.dtype
     x = np.random.default_rng(13).standard_normal((3, 5, D)).astype(dtype)
 
