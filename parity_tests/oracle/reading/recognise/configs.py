@@ -58,7 +58,9 @@ class ConfigAttributeMissing(InterfaceError, AttributeError):
 def default_for(name: str, values: dict):
     """A value for a config attribute no hyperparameter alias names, by what its name means:
     dropout probabilities 0, epsilons the drawn eps, bias switches True, feed-forward widths d_ff,
-    chunking/cache/cross-attention switches off. MISSING when the name says nothing."""
+    chunking/cache/cross-attention switches off, a size named in words the constructor's word
+    reader knows (`heads_num`, `model_dimension`: name_words) the drawn size. MISSING when the name
+    says nothing."""
     n = name.lower()
     if "drop" in n:
         return 0.0
@@ -76,12 +78,21 @@ def default_for(name: str, values: dict):
         return True
     if n in ("output_attentions", "return_attention"):
         return True
-    from ..signatures import HYPER_ALIASES
+    from ..signatures import HYPER_ALIASES, names_hyper
     if n in HYPER_ALIASES["activation"]:
         return values.get("activation", "relu")
-    if n in [a.lower() for a in HYPER_ALIASES["max_len"]]:
+    if n in [a.lower() for a in HYPER_ALIASES["max_len"]] or names_hyper("max_len", name):
         return values.get("max_len", LONGEST)        # buffers sized for the longest draw
-    return MISSING
+    hyper = size_named(name, values)
+    return MISSING if hyper is None else values[hyper]
+
+
+def size_named(name: str, values: dict) -> str | None:
+    """The drawn size a config attribute names in words the constructor's word reader knows
+    (`heads_num` -> num_heads, `model_dimension` -> d_model), or None."""
+    from ..signatures import names_hyper
+    return next((h for h in ("num_heads", "d_model", "d_ff") if h in values and names_hyper(h, name)),
+                None)
 
 
 class ConfigBag(dict):
@@ -132,7 +143,9 @@ class ConfigBag(dict):
         self._oracle_seen(name, v)
         notes = self.__dict__.get("_oracle_notes")
         if isinstance(notes, list):
-            text = f"config key {name!r} read: no hyperparameter names it, given {v!r} (by its name)"
+            hyper = size_named(name, self.__dict__.get("_oracle_values", {}))
+            text = f"config key {name!r} read: no hyperparameter names it, given {v!r} (by its name)" \
+                if hyper is None else f"config key {name!r} read as {hyper} (its words), given the drawn size"
             if text not in notes:
                 notes.append(text)
         return v
