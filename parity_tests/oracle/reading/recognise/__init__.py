@@ -130,6 +130,7 @@ from . import (
     row_bias,
     shape_list,
     shared_kv,
+    shared_norm,
     structure,
     submodules,
     time_first,
@@ -203,7 +204,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           wrapper=wrapper.resolve, class_layout=class_layout.apply, unclaimed_message=unclaimed_message,
           gated_missing=gated_ffn.missing,
           packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message,
-          affine_free_message=affine_free_norm.message,
+          affine_free_message=affine_free_norm.message, shared_norm_message=shared_norm.message,
           vocab_tables=vocab_tables.place),
     Hooks("absent", reason=absent.reason),
 )}
