@@ -16,7 +16,7 @@ import os
 import time
 from typing import Any
 
-from ..components import Component, get, neutral_value, scores
+from ..components import Case, Component, get, neutral_value, scores
 from ..reading.adapters import Options
 from ..reading.findings import Findings
 from ..sandbox import policy
@@ -60,6 +60,7 @@ class Checker(ResultMixin, LoadMixin):
         if not isinstance(runs, int) or runs < 1:
             raise ValueError(f"runs: expected an integer >= 1, got {runs!r}")
         self.runs = runs
+        self.mismatch_repeated = runs < 2       # runs=1: no repeated calls wanted (_unrepeatable)
         self.forbidden = [m for m in dict.fromkeys(forbid_import) if m not in set(allow_import)]
         self.limits, self.threads = limits, threads
         self.backend = None
@@ -138,6 +139,11 @@ class Checker(ResultMixin, LoadMixin):
         if nd is not None:
             return nd
         out = self.judge.compare(rep, ref_vals, case, rep.mapping, mode_ref)
+        if out.verdict == "mismatch" and not self.mismatch_repeated:
+            self.mismatch_repeated = True       # once a check: shrinking does not pay for it again
+            nd = self._unrepeatable(case, rep)
+            if nd is not None:
+                return nd
         if out.verdict in ("mismatch", "non_finite") and out.quantity == "output":
             causes = likely_causes(comp, case, rep.values.get("output"), self.opts.dtype,
                                    over=not out.detail.get("mode"), probed_norm=bool(self.caps.norm_first)
@@ -152,6 +158,16 @@ class Checker(ResultMixin, LoadMixin):
                                  "are True where a key is HIDDEN, check again with "
                                  "--mask-convention drop")
         return out
+
+    def _unrepeatable(self, case: Case, rep) -> Outcome | None:
+        """The first mismatching example run once more: a candidate whose output changes between
+        calls is nondeterministic (a random part that no flag turns off), even where a tiny
+        example's repeats happened to agree."""
+        again = self.backend.run(case, self.runs)
+        if isinstance(again, Outcome):
+            return None
+        rep.again.append(dict(again.values))
+        return nondeterminism(rep, case, rep.mapping) or nondeterminism(again, case, rep.mapping)
 
     def _mask_as_default(self) -> bool:
         """Whether masks are handed over as the defaults say, neither given, declared nor changed

@@ -11,7 +11,6 @@ from .division_roles import head_count_correction
 from .main_sizes import own_arguments, remember, set_sizes
 from .naming import InterfaceError
 from .numpy_parts_eval import eval_parts
-from .recognise.activation_class_names import class_spelled
 
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
@@ -20,6 +19,7 @@ CONFIG_FLAGS = recognise.hooks("constructor").config_flags
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 CAUSAL_DEFAULTS = recognise.hooks("constructor").causal_defaults
+CLASS_SPELLED = recognise.hooks("constructor").class_spelled
 MODEL_FACTORY = recognise.hooks("constructor")
 
 
@@ -125,7 +125,7 @@ class ConstructMixin:
         sizes = set_sizes(self.source_module(), values, self.notes, own_arguments(target)) \
             if depth == 0 else {}
         if self.framework == "torch":                 # getattr(nn, "ReLU")(): the class's spelling
-            values = class_spelled(self.source_module(), values, self.notes)
+            values = CLASS_SPELLED(self.source_module(), values, self.notes)
         if isinstance(target, type) and target.__init__ is object.__init__ \
                 and target.__new__ is object.__new__:
             built = target()            # no constructor of its own: it takes no arguments

@@ -10,7 +10,6 @@ from ..core.options import CandidateProblem
 from . import naming
 from .layer_api_backward import bound_backward
 from .recognise import hooks
-from .recognise.one_sequence_modules import one_upstream, with_batch_axis
 from .run_state import Instance, Produced
 from .slots import entry_grad, read_param_grad
 from .upstream_layout import upstream, upstream_tensor
@@ -108,10 +107,10 @@ class BackwardMixin:
         backward = backward or bound_backward(inst, getattr(self, "_last_call", None), self.notes) \
             or inst.obj.backward                       # backward(x, cache, dout, grads): layer_api_backward
         if self.caps.one_sequence:                     # (T, d) code: one sequence's dout, axis put back
-            dout = one_upstream(dout, self.comp.name)
+            dout = BACKWARD.one_upstream(dout, self.comp.name)
         grads = BACKWARD.ungroup_inputs(backward(self.ops.upstream(dout)), len(targets))
         if self.caps.one_sequence:
-            grads = with_batch_axis(grads, len(targets), self.comp.name)
+            grads = BACKWARD.with_batch_axis(grads, len(targets), self.comp.name)
         kept = None
         if grads is None:                    # kept on the object, not returned (kept_input_grads)
             shapes = [(a, case.inputs[k.split(":", 1)[1]].shape) for a, k in targets]

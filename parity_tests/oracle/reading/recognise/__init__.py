@@ -73,6 +73,7 @@ from __future__ import annotations
 
 from . import (
     absent,
+    activation_class_names,
     add_norm_block,
     additive_mask,
     affine_free_norm,
@@ -176,7 +177,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           optional_head_widths=derived.optional_head_widths,
           input_widths=derived.input_widths, causal_defaults=flags.causal_defaults,
           model_factory=model_factory.factory,
-          model_factory_note=model_factory.note, builder_twin_widths=builder_files.twin_widths),
+          model_factory_note=model_factory.note, builder_twin_widths=builder_files.twin_widths,
+          class_spelled=activation_class_names.class_spelled),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),
     Hooks("forward", list_source=list_input.SOURCE, list_arg=list_input.detect, list_sources=list_input.sources,
@@ -197,7 +199,8 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("lazy", pending=lazy.pending, first_call=lazy.first_call, drop_activations=lazy.drop_activations),
     Hooks("backward", snapshot=grad_behaviour.snapshot, param_grads=grad_behaviour.param_grads,
           fd_check=grad_behaviour.fd_check, kept_input_grads=kept_input_grads.read,
-          ungroup_inputs=grouped_input_grads.ungroup),
+          ungroup_inputs=grouped_input_grads.ungroup, one_upstream=one_sequence_modules.one_upstream,
+          with_batch_axis=one_sequence_modules.with_batch_axis),
     Hooks("resolve", unit_axes_shape=row_bias.unit_axes_shape, head_layout=head_axes.layout,
           arrange_heads=head_axes.arrange, unarrange_heads=head_axes.unarrange, per_head=per_head.resolve,
           structure_block=structure.block, structure_norms=structure.norms, inner_norm=inner_norm.resolve,
