@@ -174,6 +174,7 @@ def made_folders_removed_on_failure() -> Iterator[None]:
                 folder.rmdir()
         del _MADE[start:]
         raise
+    del _MADE[start:]              # kept: forget them, so a long-lived process does not collect them
 
 
 def file_path(path, what: str) -> Path:

@@ -54,3 +54,14 @@ def test_folders_that_existed_or_hold_files_are_kept(tmp_path, capsys):
     code, _, err = run(["train", *tiny_train_args(), "--save", str(tmp_path / "new" / "a" / "x.npz")],
                        capsys)
     assert code == 0 and (tmp_path / "new" / "a" / "x.npz").is_file(), err
+
+
+def test_a_block_that_ends_well_keeps_its_folders_and_forgets_them(tmp_path):
+    """The folders a successful block's checks made stay on disk and leave the record, so a long
+    process (a notebook, a test run) does not collect every folder it ever made."""
+    from npformer.io import files
+    before = len(files._MADE)
+    with files.made_folders_removed_on_failure():
+        files.check_output_dir(tmp_path / "a" / "b", "--out")
+    assert (tmp_path / "a" / "b").is_dir()
+    assert len(files._MADE) == before
