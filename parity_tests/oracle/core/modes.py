@@ -94,8 +94,7 @@ WHAT = {
              "on those weights (the modes run on inputs of their own): state kept across calls, "
              "a weight copy kept from some call on, or a path taken after some number of calls"),
     "assigned_form": ("differs when its masks or inputs are handed over in the assignment's form "
-                      "((batch, 1, Tq, Tk) masks, (batch, heads, T, d) attention inputs, a batch "
-                      "of two sequences for code taking one, its first compared), which a "
+                      "((batch, 1, Tq, Tk) masks, (batch, heads, T, d) attention inputs), which a "
                       "probe found it refusing, from the reference (the modes run on inputs of "
                       "their own): a form refused only where the oracle probed, and computed "
                       "otherwise everywhere else"),
