@@ -29,17 +29,18 @@ def add_task_args(p: argparse.ArgumentParser, defaults: bool = True) -> None:
                         "LM); translate, classify (on --data)" + (" (default: %(default)s)"
                                                                    if defaults else
                                                                    " (default: the checkpoint's)"))
+    unset = " (default: %(default)s)" if defaults else " (default: the checkpoint's)"
     g.add_argument("--num-symbols", type=positive, default=d.get("num_symbols"), metavar="N",
-                   help="alphabet size" + (" (default: %(default)s)" if defaults else ""))
+                   help="alphabet size" + unset)
     g.add_argument("--min-len", type=positive, default=d.get("min_len"), metavar="N",
-                   help="shortest source" + (" (default: %(default)s)" if defaults else ""))
+                   help="shortest source" + unset)
     g.add_argument("--max-len", type=positive, default=d.get("max_len"), metavar="N",
-                   help="longest source" + (" (default: %(default)s)" if defaults else ""))
+                   help="longest source" + unset)
     g.add_argument("--num-pairs", type=positive, default=d.get("num_pairs"), metavar="N",
-                   help="size of the 'pairs' table" + (" (default: %(default)s)" if defaults
-                                                        else ""))
+                   help="size of the 'pairs' table" + unset)
     g.add_argument("--max-number", type=int_in(2, MAX_NUMBER), default=None, metavar="N",
-                   help=f"--task lm: operands are 0..N-1, N at most {MAX_NUMBER} (default: 100)")
+                   help=f"--task lm: operands are 0..N-1, N at most {MAX_NUMBER} (default: "
+                        + ("100)" if defaults else "the checkpoint's; 100 for another --task lm)"))
 
 
 def add_backend_args(p: argparse.ArgumentParser, dtype_default: str | None = "float32") -> None:
@@ -65,9 +66,10 @@ def add_sampling_args(p) -> None:
     g.add_argument("--temperature", type=positive_float, default=None, metavar="T",
                    help="sample with logits / T (default when sampling: 1.0)")
     g.add_argument("--top-k", type=positive, default=None, metavar="K",
-                   help="sample among the K most probable tokens (1: greedy); with a BERT "
-                        "folder: the candidates printed per [MASK] (default 5)")
+                   help="sample among the K most probable tokens (1: greedy; default: every token); "
+                        "with a BERT folder: the candidates printed per [MASK] (default 5)")
     g.add_argument("--top-p", type=float_in(0.0, 1.0, lo_open=True, hi_open=False), default=None,
-                   metavar="P", help="nucleus sampling: the smallest set of tokens holding mass P")
+                   metavar="P", help="nucleus sampling: the smallest set of tokens holding mass P (default: "
+                                     "1, every token)")
     g.add_argument("--seed", type=seed_int, default=None,
                    help="seed of the sampling generator (default when sampling: 0)")

@@ -201,7 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "vocab.txt): each [MASK] in INPUT is filled, the --top-k "
                                       "candidates (default 5) printed with their probabilities")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="input sequence(s): letters (abc) or space-separated tokens ('a b c')")
+                   help="input sequence(s): for a synthetic task, letters (abc) or space-separated "
+                        "tokens ('a b c'); for a model of your own text (lm, translate, classify) "
+                        "or a Hugging Face folder, the text itself, quoted")
     p.add_argument("--beam", type=positive, default=1, metavar="K",
                    help="beam size (1: greedy; default: %(default)s)")
     p.add_argument("--alpha", type=float_in(0.0, math.inf), default=0.6,
@@ -235,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-per-tensor", type=positive, default=40, metavar="N",
                    help="finite-difference at most N entries per tensor (default: %(default)s)")
     p.add_argument("--only", metavar="NAME", default=None,
-                   help="run only the checks whose name contains NAME (case-insensitive)")
+                   help="run only the checks whose name contains NAME (case-insensitive; default: "
+                        "every check)")
     p.add_argument("--verbose", action="store_true", help="print every tensor's error")
 
     # -- plot ---------------------------------------------------------------------------------------
