@@ -14,8 +14,10 @@ import pytest
 from tests.paths import ROOT
 
 PAGES = ["README.md", "docs/TEXT.md", "docs/LANGUAGE_MODELS.md", "docs/GPT2_BERT.md"]
-# an option that names a file or folder a command writes, and the README's save_checkpoint line
-WRITES = re.compile(r'(?:--save|--out|-o|--results|--plot)[ =]([^\s`\]|)"]+)|save_checkpoint\("([^"]+)"')
+# an option that names a file or folder a command writes, the README's save_checkpoint line, and a
+# shell redirection into a file (`python -c "..." > pairs.tsv`; not an arrow such as `source -> target`)
+WRITES = re.compile(r'(?:--save|--out|-o|--results|--plot)[ =]([^\s`\]|)"]+)|save_checkpoint\("([^"]+)"'
+                    r'|(?<![-=])> ([\w-]+\.[a-z]+)\b')
 PLACEHOLDER = re.compile(r"^[A-Z_]+$|/")                    # DIR, FILE; a path into another folder
 
 
@@ -23,7 +25,7 @@ def written_paths() -> list[str]:
     found = []
     for page in PAGES:
         for m in WRITES.finditer((ROOT / page).read_text(encoding="utf-8")):
-            path = (m.group(1) or m.group(2)).rstrip("/")
+            path = (m.group(1) or m.group(2) or m.group(3)).rstrip("/")
             if not PLACEHOLDER.search(path) and path not in found:
                 found.append(path)
     return found
@@ -45,7 +47,8 @@ def git_checkout():
 
 def test_the_docs_name_files_their_commands_write():
     paths = written_paths()
-    for expected in ("ckpt.npz", "run2.npz", "model.npz", "docs-lm.npz", "mt.npz", "grades"):
+    for expected in ("ckpt.npz", "run2.npz", "model.npz", "docs-lm.npz", "mt.npz", "grades", "pairs.tsv",
+                     "labelled.tsv"):
         assert expected in paths, (expected, paths)
 
 
