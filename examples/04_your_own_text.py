@@ -339,13 +339,22 @@ for name, hyps in (("greedy", greedy), ("beam K=4", beam)):
           f"({len(hyps)} held-out pairs)")
 print(f"(the run printed BLEU {run_bleu:.2f}, chrF {run_chrf:.2f} for greedy)")
 
+
+def show_translations(rows):
+    for i in rows:
+        print(f"  {sources[i]}\n    reference {references[i]}")
+        for name, hyp in (("greedy", greedy[i]), ("beam", beam[i])):
+            print(f"    {name:9s} {hyp}{'' if hyp == references[i] else '   (wrong)'}")
+
+
 differ = [i for i in range(len(sources)) if greedy[i] != beam[i]]
-show = (differ + [i for i in range(len(sources)) if i not in differ])[:5]
-print(f"\ngreedy and beam differ on {len(differ)} of {len(sources)} held-out sentences; a few:")
-for i in show:
-    print(f"  {sources[i]}\n    reference {references[i]}")
-    for name, hyp in (("greedy", greedy[i]), ("beam", beam[i])):
-        print(f"    {name:9s} {hyp}{'' if hyp == references[i] else '   (wrong)'}")
+agree = [i for i in range(len(sources)) if greedy[i] == beam[i]]
+print(f"\ngreedy and beam differ on {len(differ)} of {len(sources)} held-out sentences"
+      + ("; the first 5:" if len(differ) > 5 else ":"))
+show_translations(differ[:5])
+if len(differ) < 5:
+    print("where they agree, a few:")
+    show_translations(agree[:5 - len(differ)])
 
 # %% [markdown]
 # ## Where the decoder looks

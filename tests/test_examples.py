@@ -93,6 +93,27 @@ def printed(nb) -> str:
 SHOWN = {"04_your_own_text": [r"by the rules: (.+) -> .+\n(?:.*\n)*?\1 -> .+\((right|wrong)\)"]}
 
 
+def greedy_and_beam_listed_where_said(text: str):
+    """Notebook 4's held-out sentences: those listed under "differ" differ, those under "agree" agree."""
+    head = re.search(r"greedy and beam differ on (\d+) of \d+ held-out sentences.*\n", text)
+    assert head, "notebook 4 prints no greedy-vs-beam count"
+    rows = re.findall(r"^(where they agree.*|    greedy +(.*?)(?:   \(wrong\))?\n    beam +(.*?)(?:   \(wrong\))?)$",
+                      text[head.end():], re.M)
+    agreeing = False
+    listed = 0
+    for header, greedy, beam in rows:
+        if header.startswith("where they agree"):
+            agreeing = True
+            continue
+        listed += 1
+        assert (greedy == beam) == agreeing, (header, greedy, beam, "under 'agree'" if agreeing else "under 'differ'")
+    assert listed >= min(int(head.group(1)), 1)
+
+
+# what a notebook's printed output must satisfy, beyond the patterns above
+CHECKED = {"04_your_own_text": [greedy_and_beam_listed_where_said]}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path):
     nb = jupytext.read(path)
@@ -102,6 +123,8 @@ def test_notebook_runs_top_to_bottom(path):
         assert images(executed) >= 1, f"{path.name} draws with matplotlib but no figure came out"
     for pattern in SHOWN.get(path.stem, []):
         assert re.search(pattern, printed(executed)), f"{path.name} does not print {pattern!r}"
+    for check in CHECKED.get(path.stem, []):
+        check(printed(executed))
 
 
 def test_a_notebook_that_raises_fails_the_run(tmp_path):
