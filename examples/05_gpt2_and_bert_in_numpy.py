@@ -67,7 +67,8 @@ def build_tiny_gpt2(folder):
               "The quick brown fox jumps over the lazy dog.",
               "Attention is all you need, said the paper; the model learned to attend."] * 30
     bpe = tokenizers.ByteLevelBPETokenizer()
-    bpe.train_from_iterator(corpus, vocab_size=300, min_frequency=2, special_tokens=["<|endoftext|>"])
+    bpe.train_from_iterator(corpus, vocab_size=300, min_frequency=2, special_tokens=["<|endoftext|>"],
+                            show_progress=False)                     # its bar prints blank lines outside a terminal
     folder.mkdir(parents=True)
     bpe.save_model(str(folder))                                  # vocab.json, merges.txt
     cfg = transformers.GPT2Config(vocab_size=bpe.get_vocab_size(), n_positions=64, n_embd=32, n_layer=2,

@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -159,3 +160,14 @@ def test_the_examples_readme_names_every_module_the_notebooks_import():
                                        re.M):
             assert f"`{module}`" in readme or f"`{module}.{name}`" in readme, \
                 f"{path.name} imports {module}; examples/README.md does not name it"
+
+
+def test_notebook_5_as_a_plain_script_prints_only_its_own_lines(tmp_path):
+    """Run as `python examples/05_...py` (examples/README.md), its first line is the notebook's own
+    (which GPT-2 it uses), not blank lines from a library's progress bar."""
+    env = {k: v for k, v in os.environ.items() if k != "NPFORMER_GPT2_DIR"}
+    env.update(MPLBACKEND="Agg", PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    run = subprocess.run([sys.executable, str(EXAMPLES / "05_gpt2_and_bert_in_numpy.py")], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=CELL_TIMEOUT_S)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("no GPT-2 folder found"), repr(run.stdout[:200])
