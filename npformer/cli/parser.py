@@ -80,9 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "training) and print decoded examples. Your own text: --task "
                                    "lm|translate|classify --data FILE (docs/TEXT.md).",
                        epilog="Defaults are the main job: `npformer train` (reverse, 1..10 symbols, "
-                              "d_model 64,\n2+2 layers, 3000 steps, label smoothing 0.1; about 100 s on one idle "
-                              "core, 12 minutes\nmeasured on a busy one; 100 % held-out "
-                              "exact-sequence accuracy for seeds 0, 1 and 2).\n"
+                              "d_model 64,\n2+2 layers, 3000 steps, label smoothing 0.1; one to two minutes on "
+                              "one idle core,\n12 minutes measured on a busy one; 100 % held-out exact-sequence "
+                              "accuracy for seeds 0, 1\nand 2).\n"
                               "Save and continue a run: `npformer train --steps 500 --save "
                               "run.npz`, then\n`npformer train --resume run.npz --steps 500 --save "
                               "run2.npz` (the same weights as 1000 steps in one run).")
