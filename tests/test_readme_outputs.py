@@ -76,3 +76,19 @@ def test_the_quoted_download_command_is_a_program_the_hf_extra_installs():
         assert program in scripts, f"{page}: `{program} download` is not a command of huggingface_hub " \
                                    f"{metadata.version('huggingface_hub')} (it has {sorted(scripts)})"
         assert "--local-dir" in rest and "model.safetensors" in rest, (page, rest)
+
+
+SAVED = re.compile(r'--save[ =]([\w.-]+\.npz)|save_checkpoint\("([^"]+)"')
+READ = re.compile(r"npformer (?:generate|evaluate|plot) ([\w.-]+\.npz)|--resume ([\w.-]+\.npz)")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_checkpoint_a_page_reads_is_one_its_commands_save(page):
+    """A newcomer who runs a page's train line and then its generate line finds the file there: each
+    checkpoint a page's generate, evaluate, plot or --resume reads is written by one of its --save
+    (an upper-case name such as LM.npz is a placeholder)."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    saved = {a or b for a, b in SAVED.findall(text)}
+    read = {a or b for a, b in READ.findall(text)}
+    unsaved = sorted(p for p in read - saved if not p[:-4].isupper())
+    assert not unsaved, f"{page} reads {unsaved}, which none of its commands saves (--save)"
