@@ -2,6 +2,9 @@
 classify them with an EncoderClassifier; language models go to npformer.cli.lm."""
 from __future__ import annotations
 
+import os
+import shlex
+
 import numpy as np
 
 from npformer.cli import backends
@@ -50,12 +53,25 @@ def _classify(args, model, task, vocab) -> int:
     return 0
 
 
+def refuse_text_before_checkpoint(args) -> None:
+    """`npformer generate "The model" lm.npz`: the text came first. When the checkpoint named does not
+    exist and an INPUT is a checkpoint file (.npz) or a model folder (config.json), say the order."""
+    if os.path.lexists(args.checkpoint):
+        return
+    for i, text in enumerate(args.inputs):
+        if (text.endswith(".npz") and os.path.isfile(text)) or os.path.isfile(os.path.join(text, "config.json")):
+            rest = [args.checkpoint, *args.inputs[:i], *args.inputs[i + 1:]]
+            raise CliError(f"checkpoint {args.checkpoint}: no such file, and INPUT {text} is a model: the "
+                           f"checkpoint comes first, then the text: npformer generate {shlex.join([text, *rest])}")
+
+
 def cmd_generate(args) -> int:
     from npformer.data.tasks import EOS, PAD, Vocab, collate, examples_from_text
     check_backend(args)
     if args.backend != "numpy" and args.no_fast_decoding:
         raise CliError(f"--no-fast-decoding: turns off the numpy backend's decoding variants; "
                        f"expected --backend numpy, got --backend {args.backend}")
+    refuse_text_before_checkpoint(args)
     check_text_output(args)                              # --out checked before the model loads
     if is_pretrained_folder(args.checkpoint):            # a Hugging Face GPT-2 folder: text in, text out
         return generate_pretrained(args)
