@@ -210,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="beam length penalty alpha, GNMT lp = ((5+len)/6)^alpha "
                         "(default: %(default)s)")
     p.add_argument("--max-new-tokens", type=positive, default=None, metavar="N",
-                   help="generated tokens at most (default: as many as max_len allows)")
+                   help="generated tokens at most (default: as many as max_len allows after the "
+                        "prompt; 40 for a Hugging Face folder)")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute the whole prefix every step instead of using the KV cache")
     p.add_argument("--no-fast-decoding", action="store_true",

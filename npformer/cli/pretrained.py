@@ -16,7 +16,7 @@ import numpy as np
 from npformer.cli import backends
 from npformer.cli.common import as_backend, to_numpy, torch_and_device
 from npformer.cli.errors import CliError
-from npformer.cli.text import check_input_text, checked_prompt
+from npformer.cli.text import check_input_text, checked_prompt, note_new_token_room
 from npformer.cli.text_output import refuse_text_output, stop_strings, write_samples
 from npformer.data.display import visible
 from npformer.decoding.stop import cut_at_stop
@@ -113,6 +113,7 @@ def generate_pretrained(args) -> int:
     for text in args.inputs:
         check_input_text(text)
         prompts.append(checked_prompt(text, tok.encode(text), limit))
+    note_new_token_room(args, limit, prompts, " (n_positions)")
     samples = []
     for text, ids in prompts:
         prompt = as_backend(np.asarray([ids], dtype=np.int64), model, args)        # (1, P)

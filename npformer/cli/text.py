@@ -194,6 +194,17 @@ def checked_prompt(text: str, ids: list, limit: int, context: str = "") -> tuple
     return text, ids
 
 
+def note_new_token_room(args, limit: int, prompts, context: str = "") -> None:
+    """--max-new-tokens past what the model's `limit` positions leave after the longest prompt: a note
+    on stderr, since the samples come out shorter than asked."""
+    asked = getattr(args, "max_new_tokens", None)
+    longest = max(len(ids) for _, ids in prompts)
+    if asked is not None and asked > limit - longest:
+        print(f"note: --max-new-tokens {asked}: the model reads {limit} tokens at most{context}, prompt "
+              f"included, so a sample gets at most {limit - longest} after the longest prompt ({longest} "
+              f"tokens)", file=sys.stderr)
+
+
 def _names_a_file(text: str) -> bool:
     """True when the INPUT is the path of an existing file (a prompt file given as the prompt)."""
     if not text.strip() or "\n" in text or len(text) > 4096 or "\0" in text:
@@ -231,6 +242,7 @@ def generate_text(args, model, task, gen, sampler) -> int:
     prompts = []                                          # every INPUT checked before the first sample
     for text in read_inputs(args.inputs, task.tokenizer):
         prompts.append(checked_prompt(text, task.vocab.encode(text), limit, " (--context)"))
+    note_new_token_room(args, limit, prompts, " (--context)")
     if sampling:
         t = 1.0 if args.temperature is None else args.temperature
         seed = 0 if args.seed is None else args.seed

@@ -79,3 +79,9 @@ def test_a_folder_stops_at_a_stop_string_and_writes_the_samples(folder, backend,
     expected = [p + (n[: n.index(stop)] if stop in n else n) for p, n in zip(PROMPTS, new)]
     assert out.read_text(encoding="utf-8") == "".join(e + "\n" for e in expected)
     assert capsys.readouterr().out.startswith("".join(visible(e) + "\n" for e in expected))
+
+
+def test_more_new_tokens_than_the_folder_positions_leave_get_a_note(folder, capsys):
+    assert main(["generate", str(folder), "the lazy fox", "--max-new-tokens", "500"]) == 0
+    err = capsys.readouterr().err
+    assert "note: --max-new-tokens 500: the model reads 64 tokens at most (n_positions)" in err

@@ -36,3 +36,10 @@ def test_generate_input_help_covers_text_checkpoints():
     gen = command_parsers()["generate"]
     text = " ".join(next(a for a in gen._actions if a.dest == "inputs").help.split())
     assert "letters (abc)" in text and "the text itself" in text
+
+
+def test_max_new_tokens_help_gives_the_folder_default():
+    from npformer.cli.pretrained import DEFAULT_NEW_TOKENS
+    gen = command_parsers()["generate"]
+    text = " ".join(next(a for a in gen._actions if a.dest == "max_new_tokens").help.split())
+    assert f"{DEFAULT_NEW_TOKENS} for a Hugging Face folder" in text
