@@ -172,8 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", formatter_class=fmt, help="evaluate a checkpoint on held-out data",
                        description="Load a checkpoint written by npformer train --save (either "
                                    "backend) and report held-out loss, token accuracy and "
-                                   "exact-sequence accuracy (greedy decoding). The task comes from "
-                                   "the checkpoint; the options below override parts of it.")
+                                   "exact-sequence accuracy (greedy decoding); a translation "
+                                   "checkpoint reports BLEU and chrF, a classifier accuracy and "
+                                   "macro F1, a language model of your text perplexity and bits per "
+                                   "character. The task comes from the checkpoint; the options below "
+                                   "override parts of it.")
     p.add_argument("checkpoint", type=file_path, help="checkpoint file (.npz)")
     add_task_args(p, defaults=False)
     add_test_data_arg(p)

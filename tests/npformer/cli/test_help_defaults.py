@@ -43,3 +43,12 @@ def test_max_new_tokens_help_gives_the_folder_default():
     gen = command_parsers()["generate"]
     text = " ".join(next(a for a in gen._actions if a.dest == "max_new_tokens").help.split())
     assert f"{DEFAULT_NEW_TOKENS} for a Hugging Face folder" in text
+
+
+def test_evaluate_description_names_what_each_kind_of_checkpoint_reports():
+    """evaluate on a translation, classification or own-text checkpoint reports other metrics than
+    the synthetic tasks' token and exact-sequence accuracy: the description names them."""
+    ev = command_parsers()["evaluate"]
+    text = " ".join(ev.description.split())
+    for metric in ("BLEU and chrF", "accuracy and macro F1", "bits per character"):
+        assert metric in text, metric
