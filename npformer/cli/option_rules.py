@@ -36,6 +36,11 @@ _LM_IGNORES = {"num_symbols": "its vocabulary is the 12 symbols 0-9 + =",
                "max_len": "its rows are sized by --max-number",
                "num_pairs": "only --task pairs has a table of pairs",
                "encoder_layers": "a CausalLM has decoder layers only (--layers or --decoder-layers)"}
+# the synthetic sizes on your own text (--data): translate, classify and lm alike
+_TEXT_IGNORES = {"num_symbols": "its vocabulary is trained on --data (--tokenizer, --vocab-size)",
+                 "min_len": "its rows are your text's",
+                 "max_len": "its rows are your text's; --context sets the model's length",
+                 "num_pairs": "only --task pairs has a table of pairs"}
 IGNORED_BY_TASK = {
     "lm": _LM_IGNORES,
     "mlm": {"num_pairs": "only --task pairs has a table of pairs",
@@ -46,23 +51,25 @@ IGNORED_BY_TASK = {
                                    "--encoder-layers)"},
     **{t: {"num_pairs": "only --task pairs has a table of pairs"}
        for t in ("copy", "reverse", "sort")},
-    **{t: {"num_symbols": "its vocabulary is trained on --data (--tokenizer, --vocab-size)",
-           "min_len": "its rows are your text's",
-           "max_len": "its rows are your text's; --context sets the model's length",
-           "num_pairs": "only --task pairs has a table of pairs",
+    **{t: {**_TEXT_IGNORES,
            **({"decoder_layers": "an EncoderClassifier has encoder layers only (--layers or "
                                  "--encoder-layers)"} if t == "classify" else {})}
        for t in ("translate", "classify")},
 }
+# --task lm on --data: the text's reasons, not the addition task's
+_LM_TEXT_IGNORES = {**_TEXT_IGNORES, "encoder_layers": _LM_IGNORES["encoder_layers"]}
 
 
 def refuse_ignored_options(args, task: str | None) -> None:
     """ValueError naming the first option given on the command line that `task` (or the backend)
     would ignore (`--task lm --num-symbols 20` would otherwise train the same model as without it)."""
     given = getattr(args, "given", {}) or {}
-    for dest, why in IGNORED_BY_TASK.get(task, {}).items():
+    on_text = task == "lm" and getattr(args, "data", None)
+    table = _LM_TEXT_IGNORES if on_text else IGNORED_BY_TASK.get(task, {})
+    for dest, why in table.items():
         if dest in given:
-            raise ValueError(f"{given[dest]}: does not apply to --task {task} ({why}); drop it")
+            raise ValueError(f"{given[dest]}: does not apply to --task {task}{' on --data' if on_text else ''} "
+                             f"({why}); drop it")
     if getattr(args, "backend", None) == "torch" and "data_parallel" in given:
         raise ValueError(f"{given['data_parallel']}: the numpy backend's thread-level data "
                          f"parallelism; with --backend torch use --nproc N (DistributedDataParallel)")
