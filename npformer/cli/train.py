@@ -182,8 +182,11 @@ def cmd_train(args) -> int:
     print(f"{describe(model)}  [{where}, {args.threads} thread(s)]")
     if args.resume:
         print(f"resuming {args.resume} at step {state.step}: {tc.steps} more steps")
+    end = (state.step if args.resume else 0) + tc.steps     # the warm-up rises linearly to the peak
+    short = f" (not reached: the run ends at step {end}, lr {tc.lr * end / tc.warmup:.3g})" \
+        if end < tc.warmup else ""
     print(f"{tc.steps} steps x {tc.batch_size} sequences, Adam(0.9, 0.98, 1e-9), peak lr {tc.lr} "
-          f"after {tc.warmup} warm-up steps, clip {tc.clip_norm}, label smoothing "
+          f"after {tc.warmup} warm-up steps{short}, clip {tc.clip_norm}, label smoothing "
           f"{tc.label_smoothing}", flush=True)
     t0 = time.perf_counter()
     extra = {}
