@@ -133,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_backend_args(p)
     g = p.add_argument_group("output")
     g.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
-                   help="held-out sequences to evaluate on (default: %(default)s)")
+                   help="held-out sequences to evaluate on, at most (your text: --task lm's "
+                        "validation windows of --context tokens, translate and classify's "
+                        "held-out rows) (default: %(default)s)")
     g.add_argument("--eval-every", type=non_negative, default=0, metavar="N",
                    help="also evaluate every N steps (default: only at the end)")
     g.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
@@ -182,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_test_data_arg(p)
     add_backend_args(p, dtype_default=None)
     p.add_argument("--eval-size", type=positive, default=DEFAULTS["eval_size"], metavar="N",
-                   help="held-out sequences (default: %(default)s)")
+                   help="held-out sequences, at most (your text: validation windows or held-out "
+                        "rows) (default: %(default)s)")
     p.add_argument("--examples", type=non_negative, default=DEFAULTS["examples"], metavar="N",
                    help="decoded examples to print (default: %(default)s)")
 

@@ -52,3 +52,10 @@ def test_evaluate_description_names_what_each_kind_of_checkpoint_reports():
     text = " ".join(ev.description.split())
     for metric in ("BLEU and chrF", "accuracy and macro F1", "bits per character"):
         assert metric in text, metric
+
+
+def test_eval_size_help_says_what_it_counts_on_your_own_text():
+    for command in ("train", "evaluate"):
+        sp = command_parsers()[command]
+        text = " ".join(next(a for a in sp._actions if a.dest == "eval_size").help.split())
+        assert "validation windows" in text and "rows" in text, (command, text)
