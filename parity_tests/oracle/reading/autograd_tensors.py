@@ -9,7 +9,8 @@ whose instances hold their values under `.data`. The check then runs NumPy's pat
 `AutogradOps`: each float input is handed over as a leaf of that class (`Tensor(x,
 requires_grad=True)`, the check's dtype passed where the constructor takes one), masks stay arrays,
 what comes back is read from `.data`; the backward seeds the output with the drawn upstream
-gradient (`out.backward(dout)`; for a `backward()` taking no gradient, `out.grad = dout` first)
+gradient (`out.backward(dout)`; for a `backward()` taking no gradient, `out.grad = dout` first,
+or, for one that seeds ones itself, the scalar `(out * dout).sum()` of its own operators)
 after clearing every gradient the candidate holds (zeroed in place where it is an array), and
 reads each input's `.grad`. Parameters are the tensors the object holds, their gradients their `.grad`, as
 for npformer-style Parameters. A library that computes in float32 whatever it is given shows it
@@ -112,7 +113,7 @@ class AutogradOps:
             for t in _held_tensors(obj, self.cls) + self.leaves:
                 _clear(t)
             if _takes_no_gradient(out.backward):
-                seeded_backward(out, dout)
+                seeded_backward(out, dout, self._tensor)
             else:
                 try:
                     out.backward(np.array(dout, copy=True))
@@ -168,12 +169,48 @@ def _takes_no_gradient(backward) -> bool:
         return False
 
 
-def seeded_backward(out, dout) -> None:
-    """`out.grad = dout; out.backward()`, for a class whose backward takes no gradient; one that
-    seeds its output itself (ones, micrograd's scalar loss) cannot be handed the drawn one."""
+def seeded_backward(out, dout, make=None) -> None:
+    """`out.grad = dout; out.backward()`, for a class whose backward takes no gradient. A class that
+    seeds its output itself (ones, micrograd's scalar loss; found on a throwaway graph first, as
+    such code may cut its graph once walked) is differentiated through a scalar of its own
+    operators, `(out * make(dout)).sum().backward()`, when it has `sum`; the output's gradient
+    must then be exactly the drawn one, else (and without `sum`) it is refused."""
     seed = np.array(dout, dtype=np.asarray(out.data).dtype, copy=True)
+    if make is not None and not _keeps_seed(type(out), make) and callable(getattr(out, "sum", None)):
+        (out * make(seed)).sum().backward()
+        got = _values(out.grad)
+        if isinstance(got, np.ndarray) and got.shape == seed.shape and np.array_equal(got, seed):
+            return
+        raise TypeError("the candidate's Tensor.backward() takes no gradient and seeds its own "
+                        "output, and the scalar (out * upstream).sum() of its own operators did not "
+                        "hand the output the drawn upstream gradient")
     out.grad = seed.copy()
     out.backward()
     if not (isinstance(out.grad, np.ndarray) and np.array_equal(out.grad, seed)):
         raise TypeError("the candidate's Tensor.backward() takes no gradient and sets the "
                         "output's own: the drawn upstream gradient cannot be handed to it")
+
+
+_SEED_KEPT: dict = {}
+
+
+def _values(g):
+    """A gradient's array: itself, or the `.data` of a tensor of the candidate's class."""
+    return g if isinstance(g, np.ndarray) else getattr(g, "data", g)
+
+
+def _keeps_seed(cls, make) -> bool:
+    """Whether `t.grad = g; t.backward()` hands `g` on, on a product of two small tensors of the
+    class (True where the probe itself fails: the seeded path then reports what it meets)."""
+    if cls not in _SEED_KEPT:
+        try:
+            a = make(np.array([1.0, 2.0]))
+            b = a * make(np.array([3.0, 3.0]))
+            _clear(a)
+            b.grad = np.array([5.0, 7.0])
+            b.backward()
+            got = np.asarray(_values(a.grad), dtype=float)
+            _SEED_KEPT[cls] = bool(np.allclose(got, [15.0, 21.0]))
+        except Exception:   # noqa: BLE001 - any failure of the candidate's class: keep the seeded path
+            _SEED_KEPT[cls] = True
+    return _SEED_KEPT[cls]

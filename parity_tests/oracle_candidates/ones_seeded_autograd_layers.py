@@ -1,0 +1,106 @@
+"""A LayerNorm on a reverse-mode autograd of its own whose `Tensor.backward()` takes no gradient,
+seeds its output with ones (a scalar loss's way) and cuts the graph once walked (test data for
+parity_tests/test_oracle_ones_seeded_autograd.py). The twin's gain enters as its bare array, so no
+gradient reaches it."""
+import numpy as np
+
+
+def _fold(g, shape):
+    """Sum a broadcast gradient back to `shape`."""
+    while g.ndim > len(shape):
+        g = g.sum(0)
+    for i, n in enumerate(shape):
+        if n == 1 and g.shape[i] != 1:
+            g = g.sum(i, keepdims=True)
+    return g
+
+
+class Tensor:
+    def __init__(self, data, parents=()):
+        self.data = np.asarray(data, dtype=float)
+        self.grad = np.zeros_like(self.data)
+        self.parents, self.step = parents, lambda: None
+
+    def _result(self, data, parents, step):
+        out = Tensor(data, parents)
+        out.step = lambda: step(out.grad)
+        return out
+
+    @staticmethod
+    def of(v):
+        return v if isinstance(v, Tensor) else Tensor(v)
+
+    def __add__(self, o):
+        o = Tensor.of(o)
+
+        def step(g):
+            self.grad += _fold(g, self.data.shape)
+            o.grad += _fold(g, o.data.shape)
+        return self._result(self.data + o.data, (self, o), step)
+
+    def __mul__(self, o):
+        o = Tensor.of(o)
+
+        def step(g):
+            self.grad += _fold(g * o.data, self.data.shape)
+            o.grad += _fold(g * self.data, o.data.shape)
+        return self._result(self.data * o.data, (self, o), step)
+
+    def __matmul__(self, o):
+        def step(g):
+            self.grad += g @ np.swapaxes(o.data, -1, -2)
+            o.grad += _fold(np.swapaxes(self.data, -1, -2) @ g, o.data.shape)
+        return self._result(self.data @ o.data, (self, o), step)
+
+    def __sub__(self, o):
+        return self + Tensor.of(o) * -1.0
+
+    def sum(self):                                    # every element: a scalar
+        return self._result(self.data.sum(), (self,),
+                            lambda g: self._take(np.broadcast_to(g, self.data.shape)))
+
+    def row_mean(self):                               # over the last axis, kept
+        n = self.data.shape[-1]
+        return self._result(self.data.mean(-1, keepdims=True), (self,),
+                            lambda g: self._take(np.broadcast_to(g / n, self.data.shape)))
+
+    def rsqrt(self, eps):                             # 1 / sqrt(x + eps)
+        r = 1.0 / np.sqrt(self.data + eps)
+        return self._result(r, (self,), lambda g: self._take(-0.5 * g * r ** 3))
+
+    def _take(self, g):
+        self.grad += g
+
+    def backward(self):
+        order, seen = [], set()
+
+        def visit(t):
+            if id(t) not in seen:
+                seen.add(id(t))
+                for p in t.parents:
+                    visit(p)
+                order.append(t)
+        visit(self)
+        self.grad = np.ones_like(self.data)           # the output seeds itself
+        for t in reversed(order):
+            t.step()
+        for t in order:                               # the graph is walked once only
+            t.step, t.parents = (lambda: None), ()
+
+
+class OnesSeededLayerNorm:
+    GAIN_TRACKED = True
+
+    def __init__(self, d_model, eps=1e-5):
+        self.gain, self.shift, self.eps = Tensor(np.ones(d_model)), Tensor(np.zeros(d_model)), eps
+
+    def forward(self, x):
+        c = x - x.row_mean()
+        xhat = c * (c * c).row_mean().rsqrt(self.eps)
+        return xhat * (self.gain if self.GAIN_TRACKED else self.gain.data) + self.shift
+
+
+class OnesSeededLayerNormGainUntracked(OnesSeededLayerNorm):
+    """BUG: the gain enters as its bare array, so no gradient reaches it."""
+
+    GAIN_TRACKED = False
