@@ -42,3 +42,14 @@ def test_a_ones_seeding_class_without_sum_is_still_refused():
 
     with pytest.raises(TypeError, match="takes no gradient"):
         seeded_backward(Seeded(), np.array([0.5, -1.0, 2.0]), Seeded)
+
+
+def test_attention_of_own_tensors_masking_the_future_itself_is_found_causal():
+    res = check("mha", f"{CANDS}:OnesSeededCausalAttention", examples=8)
+    assert res.verdict == "match", render_text(res)
+    assert any("masks the future itself" in n for n in res.notes), res.notes
+
+
+def test_attention_of_own_tensors_left_unscaled_still_fails():
+    res = check("mha", f"{CANDS}:OnesSeededCausalAttentionUnscaled", examples=12)
+    assert res.verdict == "mismatch", render_text(res)

@@ -1,7 +1,8 @@
-"""A LayerNorm on a reverse-mode autograd of its own whose `Tensor.backward()` takes no gradient,
-seeds its output with ones (a scalar loss's way) and cuts the graph once walked (test data for
-parity_tests/test_oracle_ones_seeded_autograd.py). The twin's gain enters as its bare array, so no
-gradient reaches it."""
+"""A LayerNorm and a self-attention that masks the future itself, on a reverse-mode autograd of its
+own whose `Tensor.backward()` takes no gradient, seeds its output with ones (a scalar loss's way) and
+cuts the graph once walked (test data for parity_tests/test_oracle_ones_seeded_autograd.py). The
+LayerNorm twin's gain enters as its bare array, so no gradient reaches it; the attention twin does
+not divide its scores by sqrt(d_k)."""
 import numpy as np
 
 
@@ -68,6 +69,25 @@ class Tensor:
         r = 1.0 / np.sqrt(self.data + eps)
         return self._result(r, (self,), lambda g: self._take(-0.5 * g * r ** 3))
 
+    def split(self, heads):                           # (B, T, d) -> (B, heads, T, d // heads)
+        B, T, d = self.data.shape
+        out = self.data.reshape(B, T, heads, d // heads).transpose(0, 2, 1, 3)
+        return self._result(out, (self,), lambda g: self._take(g.transpose(0, 2, 1, 3).reshape(B, T, d)))
+
+    def merge(self):                                  # (B, heads, T, dk) -> (B, T, heads * dk)
+        B, H, T, dk = self.data.shape
+        out = self.data.transpose(0, 2, 1, 3).reshape(B, T, H * dk)
+        return self._result(out, (self,), lambda g: self._take(g.reshape(B, T, H, dk).transpose(0, 2, 1, 3)))
+
+    def keys_last(self):                              # swap the last two axes
+        return self._result(np.swapaxes(self.data, -1, -2), (self,),
+                            lambda g: self._take(np.swapaxes(g, -1, -2)))
+
+    def softmax(self):                                # over the last axis
+        e = np.exp(self.data - self.data.max(-1, keepdims=True))
+        p = e / e.sum(-1, keepdims=True)
+        return self._result(p, (self,), lambda g: self._take(p * (g - (g * p).sum(-1, keepdims=True))))
+
     def _take(self, g):
         self.grad += g
 
@@ -104,3 +124,33 @@ class OnesSeededLayerNormGainUntracked(OnesSeededLayerNorm):
     """BUG: the gain enters as its bare array, so no gradient reaches it."""
 
     GAIN_TRACKED = False
+
+
+class OnesSeededCausalAttention:
+    """Self-attention with weights (in, out), x @ W + b, hiding later keys itself."""
+
+    SCALED = True
+
+    def __init__(self, d_model, num_heads):
+        rng = np.random.default_rng(0)
+        self.num_heads = num_heads
+        for name in ("w_q", "w_k", "w_v", "w_o"):
+            setattr(self, name, Tensor(rng.standard_normal((d_model, d_model)) * 0.1))
+        for name in ("b_q", "b_k", "b_v", "b_o"):
+            setattr(self, name, Tensor(np.zeros(d_model)))
+
+    def forward(self, x):
+        q = (x @ self.w_q + self.b_q).split(self.num_heads)
+        k = (x @ self.w_k + self.b_k).split(self.num_heads)
+        v = (x @ self.w_v + self.b_v).split(self.num_heads)
+        T, dk = q.data.shape[-2], q.data.shape[-1]
+        scores = q @ k.keys_last()
+        if self.SCALED:
+            scores = scores * (1.0 / np.sqrt(dk))
+        hidden = np.triu(np.full((T, T), -1e9), 1)     # (T, T): later keys
+        return ((scores + hidden).softmax() @ v).merge() @ self.w_o + self.b_o
+
+class OnesSeededCausalAttentionUnscaled(OnesSeededCausalAttention):
+    """BUG: the scores are not divided by sqrt(d_k)."""
+
+    SCALED = False

@@ -27,6 +27,8 @@ def _np(value):
     out = value[0] if isinstance(value, (tuple, list)) and value else value
     if hasattr(out, "detach"):
         out = out.detach().cpu().numpy()
+    elif not isinstance(out, np.ndarray) and isinstance(getattr(out, "data", None), np.ndarray):
+        out = out.data                          # a tensor of the candidate's own autograd
     return np.asarray(out, dtype=np.float64)
 
 
