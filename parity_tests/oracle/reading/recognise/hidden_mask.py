@@ -39,6 +39,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from .fill_names import negative_fill_reader
+
 COMPONENTS = ("sdpa", "mha", "encoder_layer", "decoder_layer")
 DEPTH = 3                           # calls followed from the candidate's own forward
 FILL = ("masked_fill", "masked_fill_")
@@ -114,6 +116,7 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
     import copy
     tree = _BoolBranch(name).visit(copy.deepcopy(tree))
     hidden = False
+    neg = negative_fill_reader(tree, _is_negative_fill)     # `neg = ...min; masked_fill(mask, neg)`
 
     def m(x) -> bool:                     # the mask, or a reshape of it (`mask.unsqueeze(1)`)
         return _reshape_of(x, name)
@@ -137,11 +140,11 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
         if call in INVERTS and any(m(a) for a in args):
             return False
         if call in FILL and len(args) >= 2 and m(args[0]):
-            if not _is_negative_fill(args[1]):
+            if not neg(args[1]):
                 return False
             hidden = True
         elif call in WHERE and len(args) >= 3 and m(args[0]):
-            if not (_is_negative_fill(args[1]) and not _is_negative_fill(args[2])):
+            if not (neg(args[1]) and not neg(args[2])):
                 return False                      # where(mask, scores, -inf): True = seen
             hidden = True
         elif any(m(a) for a in args + [k.value for k in n.keywords]) and \
@@ -151,8 +154,8 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
             hidden = True
     for n in ast.walk(tree):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and \
-                ((m(n.left) and _is_negative_fill(n.right)) or
-                 (m(n.right) and _is_negative_fill(n.left))):
+                ((m(n.left) and neg(n.right)) or
+                 (m(n.right) and neg(n.left))):
             p = parents.get(id(n))
             if isinstance(p, ast.BinOp) and isinstance(p.op, ast.Add) or \
                     isinstance(p, ast.AugAssign) and isinstance(p.op, ast.Add):
