@@ -86,7 +86,10 @@ def names_max_len(name: str) -> bool:
 def names_hyper(hyper: str, name: str) -> bool:
     """Whether `name` names `hyper` in words no alias lists (the word readers below)."""
     return {"d_model": names_d_model, "num_heads": names_num_heads, "d_ff": names_d_ff,
-            "max_len": names_max_len}.get(hyper, lambda _n: False)(name)
+            "max_len": names_max_len, "num_layers": lambda n: names_layer_count(n) == "",
+            "num_encoder_layers": lambda n: names_layer_count(n) == "encoder",
+            "num_decoder_layers": lambda n: names_layer_count(n) == "decoder",
+            }.get(hyper, lambda _n: False)(name)
 
 
 COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
@@ -112,3 +115,20 @@ def names_d_ff(name: str) -> bool:
     words = [w for w in snake(name).split("_") if w]
     words += [a + b for a, b in zip(words, words[1:])]
     return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
+
+
+LAYER_WORDS = ("layers", "layer", "blocks", "block")
+STACK_WORDS = {"enc": "encoder", "encoder": "encoder", "dec": "decoder", "decoder": "decoder"}
+
+
+def names_layer_count(name: str) -> str | None:
+    """A layer count in words no alias lists (num_layers_enc, n_dec_blocks, layer_num): a count
+    word and a layer word, at most one stack word, nothing else. "encoder" / "decoder" for the
+    stack named, "" for none; None when the name is not read so."""
+    words = [w for w in snake(name).split("_") if w and w != "of"]
+    stacks = {STACK_WORDS[w] for w in words if w in STACK_WORDS}
+    if not (any(w in COUNT_WORDS for w in words) and any(w in LAYER_WORDS for w in words)) or \
+            len(stacks) > 1 or any(w not in COUNT_WORDS + LAYER_WORDS and w not in STACK_WORDS
+                                   for w in words):
+        return None
+    return stacks.pop() if stacks else ""
