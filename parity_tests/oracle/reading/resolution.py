@@ -25,10 +25,16 @@ class Space:
             self._lower.setdefault(n.lower(), n)
 
     def find(self, name: str) -> str | None:
-        """Exact name, else a case-insensitive match."""
+        """Exact name, else a case-insensitive match; for a function's arguments (no shapes), a
+        block's parameter is also its name with the dot as an underscore (`proj_w` for `proj.w`)."""
         if name in self.shapes:
             return name
-        return self._lower.get(name.lower())
+        hit = self._lower.get(name.lower())
+        if hit is None and "." in name:
+            flat = self._lower.get(name.replace(".", "_").lower())
+            if flat is not None and self.shapes.get(flat) is None:
+                return flat
+        return hit
 
     def made_by(self, names: list[str]) -> Space:
         """These of its arrays, all made by a first forward (reading/adapters.py, lazy ones)."""
@@ -37,7 +43,9 @@ class Space:
 
     def has_prefix(self, prefix: str) -> bool:
         p = prefix.lower()
-        return any(n.lower().startswith(p) for n in self.names)
+        flat = p[:-1].replace(".", "_") + "_" if p.endswith(".") else None    # `proj_` for `proj.`
+        return any(n.lower().startswith(p) or flat is not None and n.lower().startswith(flat)
+                   and self.shapes.get(n) is None for n in self.names)
 
 
 @dataclass

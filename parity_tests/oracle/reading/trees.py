@@ -81,7 +81,7 @@ PACKED_RAW = (("in_proj_weight", "in_proj_bias"), ("W_qkv", "b_qkv"), ("Wqkv", "
               ("qkv_weight", "qkv_bias"))
 
 L1 = Child("linear1", "linear", _t("linear1", "linear_1", "w_1", "w1", "W1", "W_1", "fc1", "fc_1",
-                                   "lin1", "layer1", "dense1", "c_fc", "up_proj", "fc_in", "net.0",
+                                   "lin1", "layer1", "dense1", "c_fc", "fc", "up_proj", "fc_in", "net.0",
                                    "layers.0", "ff1", "l1", "linear_in", "w_in", "ffn1", "dense_1",
                                    "ff.0", "mlp.0", "fc.0", "seq.0", "model.0", "0", "first", "inner",
                                    "intermediate", "expand", "hidden", "conv1", "conv_1"),
@@ -92,7 +92,7 @@ L2 = Child("linear2", "linear", _t("linear2", "linear_2", "w_2", "w2", "W2", "W_
                                    "net.3", "net.2", "net.4", "layers.3", "layers.2", "ff2", "l2",
                                    "linear_out", "w_out", "ffn2", "dense_2", "ff.3", "ff.2", "mlp.3",
                                    "mlp.2", "fc.3", "fc.2", "seq.2", "seq.3", "model.2", "model.3",
-                                   "3", "2", "second", "outer", "output", "project", "out", "conv2",
+                                   "3", "2", "second", "outer", "output", "project", "proj", "out", "conv2",
                                    "conv_2"),
            _t("W2", "w2", "W_2", "w_2", "weight2", "W_out", "w_out"),
            _t("b2", "b_2", "bias2", "b_out"))
