@@ -227,6 +227,9 @@ class ConstructMixin:
                     {x.lower() for x in naming.HYPER_ALIASES.get(src, [src])} and \
                     not naming.names_hyper(src, arg) and not (fix and arg in fix) and arg != lone:
                 by_position[arg] = src
+                if self.comp.name == "model" and MODEL_FACTORY.model_part_named(arg):
+                    raise InterfaceError(MODEL_FACTORY.model_parts_message(what[:-5], [
+                        p.name for p in params if MODEL_FACTORY.model_part_named(p.name)]))
                 ctx.note(f"constructor argument {arg!r}: passed {src} by position (no "
                          f"hyperparameter has that name)")
             if arg in init:

@@ -178,6 +178,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           input_widths=derived.input_widths, causal_defaults=flags.causal_defaults,
           model_factory=model_factory.factory,
           model_factory_note=model_factory.note, builder_twin_widths=builder_files.twin_widths,
+          model_part_named=model_factory.part_named, model_parts_message=model_factory.parts_message,
           class_spelled=activation_class_names.class_spelled),
     Hooks("instance", ffn_layout_applies=ffn_layout.applies, ffn_layout_probe=ffn_layout.probe,
           ffn_layout_switch=ffn_layout.switch),

@@ -99,3 +99,23 @@ def note(cls, fn) -> str:
         where = f"in {os.path.basename(getattr(made, '__file__', '') or '?')} of its project"
     return (f"{cls.__name__}'s constructor takes its parts, not sizes: built through "
             f"{fn.__name__}(), the function {where} that makes the parts and returns it")
+
+
+PART_WORDS = ("encoder", "decoder", "generator", "embed", "embedding", "embeddings", "enc", "dec")
+
+
+def part_named(arg: str) -> bool:
+    """Whether a constructor argument is named for a built part of the model (`encoder`,
+    `decoder`, `src_embed`, `generator`): a size handed there by position is never what the
+    class means (cfn's `Transformer(encoder, decoder, pad_idx)` was handed two vocabulary sizes)."""
+    words = [w for w in arg.lower().split("_") if w]
+    return bool(words) and any(w in PART_WORDS for w in words) and not any(
+        w in ("size", "sizes", "dim", "layers", "layer", "vocab", "num", "n", "len", "heads", "d")
+        for w in words)
+
+
+def parts_message(cls_name: str, parts: list) -> str:
+    return (f"{cls_name}'s constructor takes its parts built ({', '.join(parts)}), not sizes, and "
+            f"no function of its file or project builds it from sizes: the model cannot be built "
+            f"by the oracle; give an --adapter file whose build hook makes it, or check its parts "
+            f"(encoder_layer, decoder_layer, mha, ffn, ...)")
