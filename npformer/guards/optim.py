@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["need", "is_real", "plain_hyper", "check_sgd_hyper", "check_adam_hyper",
+__all__ = ["need", "is_real", "refuse_arrays", "plain_hyper", "check_sgd_hyper", "check_adam_hyper",
            "nonfinite_gradient_message", "check_finite_gradient"]
 
 
@@ -24,6 +24,20 @@ def is_real(v: Any) -> bool:
     """A finite Python or NumPy number, not a bool."""
     return isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool) \
         and math.isfinite(float(v))
+
+
+def refuse_arrays(who: str, h: dict[str, Any]) -> None:
+    """A hyper-parameter given as an array or tensor (a 0-d one included; betas' members alike) is a
+    TypeError in both twins: npformer's update reads plain numbers, and torch's tensor learning rate
+    (for compiled or captured steps) is not one the twins share."""
+    for field, v in h.items():
+        parts = [(f"{field}[{i}]", x) for i, x in enumerate(v)] if field == "betas" and \
+            isinstance(v, (list, tuple)) else [(field, v)]
+        for name, x in parts:
+            if hasattr(x, "shape") and not isinstance(x, np.generic):
+                raise TypeError(f"{who}: {name}: expected a Python or NumPy number, got a "
+                                f"{type(x).__name__} of shape {tuple(x.shape)} (pass a number: "
+                                f"float({name}) or {name}.item())")
 
 
 def plain_hyper(h: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +56,9 @@ def plain_hyper(h: dict[str, Any]) -> dict[str, Any]:
 
 def check_sgd_hyper(who: str, h: dict[str, Any]) -> None:
     """lr, momentum, weight_decay >= 0 and finite; dampening finite; nesterov a bool that needs
-    momentum > 0 and dampening == 0 (torch.optim.SGD's conditions)."""
+    momentum > 0 and dampening == 0 (torch.optim.SGD's conditions); an array or tensor value is a
+    TypeError (refuse_arrays)."""
+    refuse_arrays(who, h)
     need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
     need(is_real(h["momentum"]) and h["momentum"] >= 0, who, "momentum", "a float >= 0",
          h["momentum"])
@@ -56,7 +72,9 @@ def check_sgd_hyper(who: str, h: dict[str, Any]) -> None:
 
 
 def check_adam_hyper(who: str, h: dict[str, Any]) -> None:
-    """lr, eps, weight_decay >= 0 and finite; betas a pair in [0, 1); amsgrad a bool."""
+    """lr, eps, weight_decay >= 0 and finite; betas a pair in [0, 1); amsgrad a bool; an array or
+    tensor value is a TypeError (refuse_arrays)."""
+    refuse_arrays(who, h)
     need(is_real(h["lr"]) and h["lr"] >= 0, who, "lr", "a float >= 0", h["lr"])
     b = h["betas"]
     need(isinstance(b, tuple) and len(b) == 2 and all(is_real(x) and 0 <= x < 1 for x in b),

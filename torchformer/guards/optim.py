@@ -53,19 +53,10 @@ def check_params(who: str, params) -> list:
     return items
 
 
-def _number(v: Any) -> Any:
-    """A one-element tensor (torch takes a tensor lr) as its Python number, for the rule."""
-    if isinstance(v, torch.Tensor) and v.numel() == 1:
-        return v.item()
-    return v
-
-
 def check_hyper(rule: str, who: str, hyper: dict[str, Any]) -> None:
-    """Run npformer's rule ("sgd" or "adam") on the hyper-parameters."""
-    h = {k: _number(v) for k, v in hyper.items()}
-    if isinstance(h.get("betas"), (list, tuple)):
-        h["betas"] = tuple(_number(b) for b in h["betas"])
-    (check_sgd_hyper if rule == "sgd" else check_adam_hyper)(who, plain_hyper(h))
+    """Run npformer's rule ("sgd" or "adam") on the hyper-parameters: a tensor value (torch.optim
+    takes a tensor lr) is refused as npformer refuses it, a TypeError naming the argument."""
+    (check_sgd_hyper if rule == "sgd" else check_adam_hyper)(who, plain_hyper(hyper))
 
 
 def check_finite_gradients(who: str, optimizer: torch.optim.Optimizer) -> None:

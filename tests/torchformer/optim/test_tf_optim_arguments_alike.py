@@ -85,3 +85,22 @@ def test_the_schedule_refuses_alike(bad):
     got_tf = outcome(lambda: tf_optim.WarmupSchedule(
         tf_optim.Adam([torch.nn.Parameter(torch.zeros(2))], lr=1.0), **args))
     assert got_np == got_tf and got_np[0] != "ok"
+
+
+ARRAY_HYPER = [
+    ("Adam", dict(lr=torch.tensor(0.01))), ("AdamW", dict(lr=torch.tensor(0.01))),
+    ("SGD", dict(lr=torch.tensor(0.01))), ("Adam", dict(lr=torch.tensor([0.01]))),
+    ("Adam", dict(lr=np.array(0.01))), ("AdamW", dict(lr=np.array([0.01]))),
+    ("AdamW", dict(weight_decay=torch.tensor(0.0))), ("Adam", dict(betas=(torch.tensor(0.9), 0.98))),
+    ("Adam", dict(eps=np.array(1e-8))), ("SGD", dict(lr=0.1, momentum=torch.tensor(0.9))),
+]
+
+
+@pytest.mark.parametrize("name, bad", ARRAY_HYPER, ids=repr)
+def test_a_tensor_or_array_hyper_parameter_is_refused_alike(name, bad):
+    got_np = outcome(lambda: getattr(np_optim, name)([Parameter(np.zeros(2))], **bad))
+    got_tf = outcome(lambda: getattr(tf_optim, name)([torch.nn.Parameter(torch.zeros(2))], **bad))
+    field = list(bad)[-1]
+    for kind, message in (got_np, got_tf):
+        assert kind == "TypeError", message
+        assert message.startswith(f"{name}: {field}") and "expected a Python or NumPy number" in message
