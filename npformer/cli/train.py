@@ -220,7 +220,7 @@ def cmd_train(args) -> int:
         kept = ("" if not args.save else f"; nothing was saved ({args.save} unchanged)"
                 if os.path.exists(args.save) else f"; nothing was saved ({args.save} not written)")
         raise CliError(f"training stopped: {e}{kept}") from None
-    state.step = result.steps
+    state.record(result)                                  # steps, tokens: the whole run's
     eval_s = time.perf_counter() - t1
     result.eval_history.append((result.steps, ev))                # the final held-out point
     tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]

@@ -6,6 +6,7 @@
     optimizer  npformer Adam / torch.optim.Adam;  schedule: either twin's WarmupSchedule
     stream     BatchStream: the training batches, whose position is its generator's state
     config     TrainConfig;  task: the data Task;  step: optimizer steps taken so far
+    segments   one record per training call of the run (first and last step, target tokens, seconds)
 
     save_training_state(path, state, metadata=None, backend=None)       one checkpoint file
     load_training_state(path, backend="numpy", device=None)             -> TrainState
@@ -15,9 +16,11 @@ NUMPY; torchformer supplies its own (torchformer.save_training_state / load_trai
 these functions with it), so this file never imports torch.
 
 A checkpoint holding a training state is an ordinary checkpoint (model, optimizer, schedule, step)
-whose metadata has "task" (the Task's fields), "train" (TrainConfig) and "resume" (the stream's and the
-dropout generator's states). So N steps, a save, a load and M more steps give the same weights as N + M
-steps in one run: bit for bit in npformer, and in torchformer on a CPU.
+whose metadata has "task" (the Task's fields), "train" (TrainConfig, its "steps" the whole run's), "run"
+(the whole run: steps, target tokens, one segment per training call, resumed ones included) and
+"resume" (the stream's and the dropout generator's states). So N steps, a save, a load and M more
+steps give the same weights as N + M steps in one run: bit for bit in npformer, and in torchformer
+on a CPU.
 
 A new task gets resume for free when its Task has `sample(rng, n, split=)` and a `to_metadata()`-like
 field dict accepted by `Task(**fields)`; a stream with other state only needs state_dict() and
@@ -26,7 +29,7 @@ load_state_dict().
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -154,6 +157,23 @@ class TrainState:
     config: Any                          # npformer.training.train.TrainConfig
     task: Any                            # npformer.data.tasks.Task
     step: int = 0
+    segments: list = field(default_factory=list)   # one dict per training call (record)
+
+    def record(self, result) -> None:
+        """Count a finished training call (its TrainResult, which started at self.step) into the
+        run: the step it ended at, and a segment with its steps, target tokens and seconds."""
+        first, last = self.step + 1, int(result.steps)
+        if last >= first:
+            self.segments.append({"first_step": first, "last_step": last,
+                                  "tokens": int(result.tokens), "seconds": float(result.seconds)})
+        self.step = last
+
+    def run_record(self) -> dict:
+        """The whole run so far: steps, target tokens (None when the segments do not account for
+        every step, as for a state whose steps were not recorded) and the segments."""
+        counted = sum(s["last_step"] - s["first_step"] + 1 for s in self.segments)
+        tokens = sum(s["tokens"] for s in self.segments) if counted == self.step else None
+        return {"steps": int(self.step), "tokens": tokens, "segments": list(self.segments)}
 
 
 def task_metadata(task) -> dict:
@@ -211,7 +231,8 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
         raise CheckpointError(path, f"metadata: expected a dict of JSON values, got "
                                     f"{type(metadata).__name__}")
     meta = dict(metadata or {})
-    meta.update(task=task_metadata(state.task), train=state.config.to_dict(), backend=be.name,
+    train = {**state.config.to_dict(), "steps": int(state.step)}    # the whole run's, not the last call's
+    meta.update(task=task_metadata(state.task), train=train, run=state.run_record(), backend=be.name,
                 resume={"stream": state.stream.state_dict(),
                         "dropout_rng": dropout_rng_state(state.model)})
     return be.save_checkpoint(path, state.model, state.optimizer, state.schedule, step=state.step,
@@ -221,6 +242,8 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
 def load_training_state(path, backend: str = "numpy", device=None) -> TrainState:
     """A TrainState rebuilt from a file `save_training_state` (or `npformer train --save`) wrote.
 
+    Its config's `steps` is the steps the whole run has taken (state.step): give the steps to run
+    next with `state.config.replace(steps=N)` and `start_step=state.step`, as `train --resume` does.
     Raises CheckpointError when the file holds no training state (no optimizer, schedule, task or
     resume data) or when any part does not fit; nothing is half-restored.
     """
@@ -248,6 +271,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
             check_task_fits_model(task, ckpt.config, ckpt.model_class)
         tc = meta["train"]
         config = TrainConfig(**{**tc, "betas": tuple(tc["betas"])})
+        segments = _segments(meta.get("run"))
     except (TypeError, ValueError, KeyError) as e:
         raise CheckpointError(path, f"training state: {e}") from None
     model = be.load_model(ckpt) if device is None else be.load_model(ckpt, device=device)
@@ -260,4 +284,17 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     except ValueError as e:
         raise CheckpointError(path, f"training state: {e}") from None
     return TrainState(model=model, optimizer=optimizer, schedule=schedule, stream=stream,
-                      config=config, task=task, step=ckpt.step)
+                      config=config, task=task, step=ckpt.step, segments=segments)
+
+
+def _segments(run) -> list:
+    """The run record's segments, checked (absent in a file written before runs were recorded)."""
+    if run is None:
+        return []
+    segments = run.get("segments") if isinstance(run, dict) else None
+    keys = {"first_step", "last_step", "tokens", "seconds"}
+    if not isinstance(segments, list) or not all(isinstance(x, dict) and set(x) == keys
+                                                 for x in segments):
+        raise ValueError(f"run: expected a dict with 'segments', a list of dicts with keys "
+                         f"{sorted(keys)}, got {run!r:.120}")
+    return segments

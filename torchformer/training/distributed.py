@@ -301,7 +301,8 @@ def _run(args) -> int:
                 print(visible(f"  {src} -> {tgt} / {pred}  {'ok' if tgt == pred else 'WRONG'}"))
             if args.save:
                 state = TrainState(model=model, optimizer=optimizer, schedule=schedule,
-                                   stream=stream, config=tc, task=task, step=res.steps)
+                                   stream=stream, config=tc, task=task)
+                state.record(res)
                 metadata = {"metrics": {"loss": ev.loss, "token_accuracy": ev.token_accuracy,
                                         "sequence_accuracy": ev.sequence_accuracy,
                                         "train_seconds": res.seconds},
