@@ -1,7 +1,7 @@
 """Default settings of `npformer train`: the main job's (a small encoder-decoder learning to reverse
 sequences of 1..10 symbols in pure NumPy) and those of the language-model tasks where they differ.
-How the main job's values were chosen (seeds, accuracies): docs/RELIABILITY.md, "Defaults of
-npformer train".
+How the main job's values were chosen (seeds, accuracies): docs/reliability/usability.md,
+"Defaults of npformer train".
 """
 from __future__ import annotations
 

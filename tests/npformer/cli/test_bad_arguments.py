@@ -1,5 +1,5 @@
 """Bad input to the command line is refused at once with a message naming the option, never ignored
-silently, refused late or left hanging (see docs/RELIABILITY.md)."""
+silently, refused late or left hanging (see docs/reliability/input-checks.md)."""
 import os
 
 import pytest

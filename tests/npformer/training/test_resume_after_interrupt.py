@@ -1,9 +1,9 @@
 """Ctrl-C (a real SIGINT) or SIGTERM in the middle of `npformer train --resume run.npz --save run.npz
 --overwrite`: the run stops with one line, run.npz is left byte for byte as it was with no temp file
 beside it, and resuming it again gives exactly the weights and optimizer state of a run that was
-never interrupted (what the README and docs/RELIABILITY.md promise: Ctrl-C saves nothing, the last
-saved run continues bit for bit). Regression guard, run as a user would: a separate process and a
-real signal, sent once the training loop is running.
+never interrupted (what the README and docs/reliability/interrupts-and-resume.md promise: Ctrl-C
+saves nothing, the last saved run continues bit for bit). Regression guard, run as a user would: a
+separate process and a real signal, sent once the training loop is running.
 """
 import os
 import re
