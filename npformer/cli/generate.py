@@ -17,6 +17,7 @@ from npformer.cli.common import (
 )
 from npformer.cli.errors import CliError
 from npformer.cli.lm import generate_lm, refuse_alpha_without_beam, sampling_requested
+from npformer.cli.option_rules import refuse_outputs_over_inputs
 from npformer.cli.pretrained import generate_pretrained, is_pretrained_folder
 from npformer.cli.printing import print_decoded
 from npformer.cli.text_output import check_text_output, refuse_text_output
@@ -93,6 +94,7 @@ def cmd_generate(args) -> int:
                            f"{V} candidates)")
     if meta is not None:
         task = saved_task(ckpt, args.checkpoint)             # its ids fit the model (else one line)
+        refuse_outputs_over_inputs(args, data=getattr(task, "files", None))   # --out: not its text
         vocab = task.vocab
     else:
         task = None

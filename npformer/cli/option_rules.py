@@ -233,13 +233,13 @@ def _read_by(out: str, data: str) -> bool:
 
 
 def refuse_outputs_over_inputs(args, data=None) -> None:
-    """An output path (--save, --save-pretrained, --plot) that is one of the run's inputs (a --data
-    file, a text file under a --data folder, the --init folder or a file in it) would replace what
-    the run reads, even with --overwrite (meant for an earlier output): refused before any work.
-    `--resume X --save X --overwrite` stays allowed (continuing a run in place); on --resume,
-    `data` is the list of files the checkpoint's task reads."""
+    """An output path (--save, --save-pretrained, --plot, generate's --out) that is one of the run's
+    inputs (a --data file, a text file under a --data folder, the --init folder or a file in it)
+    would replace what the run reads, even with --overwrite (meant for an earlier output): refused
+    before any work. `--resume X --save X --overwrite` stays allowed (continuing a run in place); on
+    --resume and in generate, `data` is the list of files the checkpoint's task reads."""
     init = getattr(args, "init", None)
-    for option in ("save", "save_pretrained", "plot"):
+    for option in ("save", "save_pretrained", "plot", "out"):
         out = getattr(args, option, None)
         if not out or not os.path.exists(out):
             continue
