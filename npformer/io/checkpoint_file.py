@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from npformer.io.files import atomic_write, file_path, write_target_problem
+from npformer.io.files import atomic_write, check_overwrite, file_path, write_target_problem
 from npformer.models.config import TransformerConfig
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "CheckpointError", "CheckpointNotFoundError", "Checkpoint",
@@ -111,6 +111,7 @@ def write_checkpoint(path, *, writer: str, model_class: str, config: Transformer
     `path`, and a failed one (disk full: an OSError) leaves the earlier file there unchanged.
     """
     path = checkpoint_path(path, writing=True)
+    overwrite = check_overwrite(overwrite)                # before anything is built or written
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
         raise CheckpointError(path, f"step: expected an int >= 0, got {step!r}")
     if metadata is not None and not isinstance(metadata, dict):

@@ -34,10 +34,12 @@ import threading
 from pathlib import Path
 from typing import IO, Callable, Iterator
 
+import numpy as np
+
 from npformer.io.committed import record_written, signals_deferred
 
 __all__ = ["OutputPathError", "check_output_file", "check_output_dir", "atomic_write", "link_new", "keep_mode",
-           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path",
+           "clean_stale_temps", "temp_name", "named_os_error", "fsync_dir", "file_path", "check_overwrite",
            "write_target_problem", "save_beside", "made_folders_removed_on_failure"]
 
 
@@ -175,6 +177,15 @@ def made_folders_removed_on_failure() -> Iterator[None]:
         del _MADE[start:]
         raise
     del _MADE[start:]              # kept: forget them, so a long-lived process does not collect them
+
+
+def check_overwrite(overwrite) -> bool:
+    """The `overwrite` (or `replace`) flag of a writer: a bool (NumPy's included). A truthy string such
+    as "no" or "False" would replace the file it was meant to keep."""
+    if not isinstance(overwrite, (bool, np.bool_)):
+        raise TypeError(f"overwrite: expected a bool (True replaces an existing file), got "
+                        f"{overwrite!r}")
+    return bool(overwrite)
 
 
 def file_path(path, what: str) -> Path:
@@ -350,6 +361,7 @@ def atomic_write(path, write: Callable[[IO[bytes]], None], option: str | None = 
     at `path` by the time the new one is complete (written since the caller checked the path) is
     kept, and FileExistsError (an OSError, so as above) is raised.
     """
+    replace = check_overwrite(replace)
     path = Path(path)
     folder = path.absolute().parent
     clean_stale_temps(folder, path.name)

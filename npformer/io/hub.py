@@ -21,6 +21,7 @@ from npformer.guards.rules import is_int
 from npformer.guards.validation import check_dtype
 from npformer.io.files import (
     check_output_dir,
+    check_overwrite,
     clean_stale_temps,
     fsync_dir,
     keep_mode,
@@ -227,6 +228,7 @@ def save_pretrained(model, folder, overwrite: bool = False,
         raise TypeError(f"folder: expected a folder path (str or os.PathLike), got "
                         f"{type(folder).__name__}")
     folder = Path(folder)
+    overwrite = check_overwrite(overwrite)
     hf_config = hf_config_for(kind, model.config)
     extra = dict(extra_files or {})
     for name, data in extra.items():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from npformer.io.files import atomic_write, file_path, write_target_problem
+from npformer.io.files import atomic_write, check_overwrite, file_path, write_target_problem
 
 DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
           "I8": "i1", "U8": "u1", "BOOL": "?", "BF16": "<u2"}
@@ -116,6 +116,7 @@ def _output_path(path, overwrite: bool) -> Path:
     written) when it is a folder, when its folder is missing or a file, or when it exists and not
     `overwrite`."""
     path = file_path(path, "path")
+    overwrite = check_overwrite(overwrite)
     problem = write_target_problem(path)
     if problem is not None:              # OSError(errno, ...) is IsADirectoryError, ... by errno
         raise OSError(*problem, str(path))
