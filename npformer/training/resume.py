@@ -34,6 +34,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from npformer.guards.rules import check_positive_int, check_seed
+
 __all__ = ["BatchStream", "TrainState", "ResumeBackend", "numpy_backend", "save_training_state", "load_training_state",
            "dropout_rng_state", "set_dropout_rng_state", "task_metadata"]
 
@@ -45,7 +47,14 @@ class BatchStream:
     can be saved (`state_dict()`: the generator's state) and restored."""
 
     def __init__(self, task, batch_size: int, seed: int = 0, split: str = "train"):
-        self.task, self.batch_size, self.split, self.seed = task, int(batch_size), split, int(seed)
+        if not callable(getattr(task, "sample", None)):
+            raise TypeError(f"task: expected a task with sample(rng, n, split=) (npformer.data.tasks."
+                            f"Task, a text or language-model task), got {type(task).__name__}")
+        if not isinstance(split, str):
+            raise TypeError(f"split: expected 'train' or 'heldout', got {split!r}")
+        self.task, self.split = task, split
+        self.batch_size = check_positive_int("batch_size", batch_size)   # 2.7 was cut to 2
+        self.seed = check_seed(seed)                                     # 3.5 was cut to 3
         self.rng = np.random.default_rng([self.seed, _STREAM_SEED_TAG])
 
     def __iter__(self) -> "BatchStream":

@@ -31,7 +31,7 @@ import numpy as np
 
 from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.guards.optim import is_real
-from npformer.guards.rules import check_training_fits_memory
+from npformer.guards.rules import SEED_MAX, check_training_fits_memory
 from npformer.models.config import TransformerConfig
 from npformer.training.arguments import check_train_arguments
 from npformer.training.forward import model_forward
@@ -103,7 +103,8 @@ class TrainConfig:
         need(is_real(self.eps) and self.eps >= 0, "eps", "a float >= 0")
         need(is_real(self.weight_decay) and self.weight_decay >= 0, "weight_decay", "a float >= 0")
         need(isinstance(self.progress, bool), "progress", "a bool")
-        need(is_int(self.seed) and self.seed >= 0, "seed", "an int >= 0")
+        need(is_int(self.seed) and 0 <= self.seed <= SEED_MAX, "seed", "an int from 0 to 2**63 - 1 "
+             "(a 64-bit generator seed, as every seed of both twins)")
         need(is_int(self.eval_every) and self.eval_every >= 0, "eval_every", "an int >= 0")
         need(is_int(self.eval_size) and self.eval_size >= 1, "eval_size", "an int >= 1")
         need(is_int(self.log_every) and self.log_every >= 1, "log_every", "an int >= 1")
