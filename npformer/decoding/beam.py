@@ -57,7 +57,8 @@ def check_beam_args(beam_size, length_penalty_alpha, early_stopping=True) -> tup
     if isinstance(beam_size, bool) or not isinstance(beam_size, (int, np.integer)) or beam_size < 1:
         raise ValueError(f"beam_size: expected an int >= 1, got {beam_size!r}")
     alpha = length_penalty_alpha
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < np.inf:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
+            or not 0 <= alpha < np.inf:
         raise ValueError(f"length_penalty_alpha: expected a float >= 0, got {alpha!r}")
     return int(beam_size), float(alpha)
 

@@ -30,6 +30,7 @@ from npformer.fast.methods import (
     loss_module_forward,
 )
 from npformer.guards.register import checked_backward
+from npformer.guards.rules import check_positive_int
 from npformer.layers.activations import Activation
 from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
@@ -65,8 +66,7 @@ def accelerate(module: Module, threads: int = 1) -> Module:
     included), splitting each pass over `threads` threads; returns `module`. Calling it again
     changes the threads."""
     _check_module("module", module)
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads: expected a positive int, got {threads!r}")
+    threads = check_positive_int("threads", threads)     # NumPy integers too, kept as Python's
     for _, m in module.named_modules():
         methods = FAST_METHODS.get(type(m))
         if methods is None:

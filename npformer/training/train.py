@@ -250,8 +250,10 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     """
     if not isinstance(config, TrainConfig):
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
-    if isinstance(fast_threads, bool) or not isinstance(fast_threads, int) or fast_threads < 0:
+    if isinstance(fast_threads, bool) or not isinstance(fast_threads, (int, np.integer)) \
+            or fast_threads < 0:
         raise ValueError(f"fast_threads: expected an int >= 0, got {fast_threads!r}")
+    fast_threads = int(fast_threads)
     from npformer.layers.module import Module
     from npformer.optim import Optimizer
     check_train_arguments(model, task, twin="npformer", module_type=Module, optimizer_type=Optimizer,
