@@ -141,13 +141,30 @@ def learn_merges(piece_counts: dict[str, int], num_merges: int, min_count: int =
     return merges, merge_counts
 
 
+def checked_merges(merges, name: str) -> list[tuple[int, int]]:
+    """`merges` as a list of (a, b) Python ints, merge k joining ids that exist before it (below
+    FIRST_MERGE + k); anything else is an error naming `name` and the merge (a pair of three, or
+    an id no token has yet, failed inside the constructor)."""
+    if isinstance(merges, (str, bytes, dict)) or not hasattr(merges, "__iter__"):
+        raise TypeError(f"{name}: expected a list of (a, b) id pairs, got {type(merges).__name__}")
+    out = []
+    for k, m in enumerate(merges):
+        pair = None if isinstance(m, (str, bytes, dict)) or not hasattr(m, "__len__") or len(m) != 2 \
+            else tuple(as_int(x) for x in m)
+        if pair is None or not all(x is not None and 0 <= x < FIRST_MERGE + k for x in pair):
+            raise ValueError(f"{name}: merge {k}: expected a pair of ids below {FIRST_MERGE + k}, got "
+                             f"{m!r}")
+        out.append(pair)
+    return out
+
+
 class BPETokenizer:
     """Byte-level BPE: `BPETokenizer.train(text, vocab_size)`, then encode / decode."""
 
     kind = "bpe"
 
     def __init__(self, merges: list[tuple[int, int]]):
-        self.merges = [tuple(m) for m in merges]
+        self.merges = checked_merges(merges, "merges")
         self.ranks = {pair: r for r, pair in enumerate(self.merges)}
         # the bytes each token stands for: specials none, bytes themselves, merges their two parts
         self.token_bytes = [b""] * NUM_SPECIAL + [bytes([b]) for b in range(256)]
@@ -216,13 +233,7 @@ class BPETokenizer:
         if not isinstance(d, dict) or d.get("type") != cls.kind or not isinstance(d.get("merges"), list):
             raise ValueError(f"tokenizer dict: expected {{'type': 'bpe', 'merges': [[a, b], ...]}}, "
                              f"got {str(d)[:80]!r}")
-        for k, m in enumerate(d["merges"]):
-            # merge k may only join tokens that exist before it
-            if (not isinstance(m, (list, tuple)) or len(m) != 2
-                    or not all(as_int(x) is not None and 0 <= x < FIRST_MERGE + k for x in m)):
-                raise ValueError(f"tokenizer dict: merge {k}: expected a pair of ids below "
-                                 f"{FIRST_MERGE + k}, got {m!r}")
-        return cls([(as_int(a), as_int(b)) for a, b in d["merges"]])
+        return cls(checked_merges(d["merges"], "tokenizer dict"))
 
     def __repr__(self) -> str:
         return f"BPETokenizer(vocab_size={self.vocab_size})"
