@@ -33,9 +33,10 @@ arrays backward makes (npformer.fast.adopt_grad: taken, not copied into a zeroed
 the all-reduce releases them (`.grad = None`) once they are summed into the model's: between steps
 the replicas hold no gradient memory, and no pass zeroes or copies theirs.
 
-Dropout: replica k > 0 draws from its own generator, spawned (numpy `Generator.spawn`) from the model's,
-so a run is reproducible for a given seed and number of replicas, but its masks differ from a
-one-thread run's. `collect_dropout_masks()` returns each replica's masks of the last step,
+Dropout: replica k > 0 draws from its own generator, restarted at every training step from a seed
+the model's generator draws: a run is reproducible for a given seed and number of replicas, resumed
+(the checkpoint saves the model's generator) it draws the masks of the uninterrupted run, and its
+masks differ from a one-thread run's. `collect_dropout_masks()` returns each replica's masks of the last step,
 `replay_dropout_masks(per_shard)` queues masks for the next one, and `split_masks` / `join_masks`
 convert between one full-batch mask dict and per-shard dicts (every mask is batch-first), so a
 data-parallel step can replay a one-thread step's masks exactly, and the other way round.
@@ -101,10 +102,8 @@ _TRANSIENT = ("_cache", "last_mask", "_replay", "attn_weights")   # per-forward 
 
 def replicate(model: Module) -> Module:
     """A copy of `model` whose Parameters share `.data` with the model's and own a fresh `.grad`.
-
     Caches and recorded masks are not copied; each distinct dropout generator is replaced by one
-    spawned from it (independent stream, reproducible from the model's seed).
-    """
+    spawned from it (independent stream, reproducible from the model's seed)."""
     memo: dict[int, object] = {}
     for p in model.parameters():
         memo[id(p.data)] = p.data                                     # shared: not copied
@@ -119,6 +118,17 @@ def replicate(model: Module) -> Module:
     for p in rep.parameters():
         p.zero_grad()
     return rep
+
+
+def _dropout_streams(model: Module, reps: Sequence[Module]) -> list[tuple]:
+    """(each distinct dropout generator of `model`, the replicas' generators in its place)."""
+    out, seen = [], set()
+    named = [list(r.named_modules()) for r in reps]
+    for i, (_, m) in enumerate(model.named_modules()):
+        if isinstance(m, Dropout) and m.rng is not None and id(m.rng) not in seen:
+            seen.add(id(m.rng))
+            out.append((m.rng, [mods[i][1].rng for mods in named]))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -169,6 +179,7 @@ class DataParallel:
         self.model = model
         self.forward_fn = forward or model_forward
         self.replicas = [model] + [replicate(model) for _ in range(int(replicas) - 1)]
+        self._streams = _dropout_streams(model, self.replicas[1:])
         self._params = [r.parameters() for r in self.replicas]       # [replica][param]
         for params in self._params[1:]:                               # gradients only during a step
             adopt_gradients(params)
@@ -207,6 +218,13 @@ class DataParallel:
             wait(futures)                                              # no replica left running
         return [first] + [f.result() for f in futures]
 
+    def _reseed_replicas(self) -> None:
+        """Restart the replicas' dropout generators from seeds the model's generators draw, so their
+        streams follow from the model's generator state alone (what save_training_state keeps)."""
+        for g, copies in self._streams:
+            for r, s in zip(copies, g.integers(0, 2**63, size=len(copies))):
+                r.bit_generator.state = type(r.bit_generator)(int(s)).state
+
     def _check_shared(self) -> None:
         base = self._params[0]
         for k, params in enumerate(self._params[1:], 1):
@@ -236,6 +254,8 @@ class DataParallel:
         for r in self.replicas[1:]:
             if r.training != self.model.training:
                 r.train(self.model.training)
+        if self.model.training:
+            self._reseed_replicas()
 
         def forward(k, lo, hi):
             logits, targets = self.forward_fn(self.replicas[k], shard_batch(batch, lo, hi))
