@@ -5,9 +5,9 @@ expected and what came (before, a wrong value was an AttributeError from deep in
 TypeError after the first step had already changed the weights)."""
 from __future__ import annotations
 
-from npformer.guards.rules import check_count
+from npformer.guards.rules import check_count, check_flag, check_positive_int
 
-__all__ = ["task_kind", "check_train_arguments"]
+__all__ = ["task_kind", "check_model_and_task", "check_train_arguments", "check_evaluate_arguments"]
 
 # the kinds of model each kind of task trains (build_model builds the first of each)
 TRAINS = {"mlm": ("BertForMaskedLM",), "lm": ("CausalLM",),
@@ -29,10 +29,9 @@ def _kind(obj) -> str:
     return type(obj).__name__ if package == "builtins" else f"{package} {type(obj).__name__}"
 
 
-def check_train_arguments(model, task, *, twin: str, module_type: type, optimizer_type: type,
-                          optimizer, callback, start_step) -> None:
-    """`twin` ("npformer" / "torchformer") is the package whose train() was called; `module_type`
-    its models' base class and `optimizer_type` its optimizers' (an optimizer given must be one)."""
+def check_model_and_task(model, task, *, twin: str, module_type: type) -> None:
+    """A model of `twin` (its models' base class `module_type`) of the kind `task` trains, holding
+    the task's ids and rows: what train() and evaluate() of both twins check first."""
     a_twin = f"{'an' if twin == 'npformer' else 'a'} {twin}"
     if not isinstance(model, module_type) or not hasattr(model, "config"):
         other = "torchformer" if twin == "npformer" else "npformer"
@@ -50,12 +49,47 @@ def check_train_arguments(model, task, *, twin: str, module_type: type, optimize
                          f"{' or '.join(TRAINS[kind])}, got a {name} "
                          f"(build_model(config, task) builds the right one)")
     _check_model_holds_task(model.config, task, name)
+
+
+def check_train_arguments(model, task, *, twin: str, module_type: type, optimizer_type: type,
+                          optimizer, callback, start_step) -> None:
+    """`twin` ("npformer" / "torchformer") is the package whose train() was called; `module_type`
+    its models' base class and `optimizer_type` its optimizers' (an optimizer given must be one)."""
+    check_model_and_task(model, task, twin=twin, module_type=module_type)
+    a_twin = f"{'an' if twin == 'npformer' else 'a'} {twin}"
     if optimizer is not None and not isinstance(optimizer, optimizer_type):
         raise TypeError(f"optimizer: expected None or {a_twin} optimizer, got {_kind(optimizer)}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback: expected None or a function callback(step, loss), got "
                         f"{_kind(callback)}")
     check_count("start_step", start_step)
+
+
+def check_evaluate_arguments(model, task, examples, *, twin: str, module_type: type, batch_size,
+                             greedy, num_shown, max_new_tokens) -> None:
+    """evaluate()'s arguments in both twins: the model and task as train() checks them, sizes as
+    ints, `greedy` a bool ("no" decoded anyway), `max_new_tokens` None or >= 1 (0 meant the
+    default), and `examples` None or a non-empty set (an empty one divided by zero; a list of
+    tuples for a synthetic task failed on a missing method). A stand-in that is no module of either
+    twin but has a `config` (a test's hand-made logits) is taken as it is."""
+    from npformer.data.tasks import Examples
+    if isinstance(model, module_type) or not hasattr(model, "config") or \
+            type(model).__module__.split(".")[0] in ("npformer", "torchformer", "torch"):
+        check_model_and_task(model, task, twin=twin, module_type=module_type)
+    check_positive_int("batch_size", batch_size)
+    check_flag("greedy", greedy)
+    check_count("num_shown", num_shown)
+    if max_new_tokens is not None:
+        check_positive_int("max_new_tokens", max_new_tokens)
+    if examples is None:
+        return
+    plain = not (getattr(task, "is_lm", False) or getattr(task, "is_text", False))
+    if (plain and not isinstance(examples, Examples)) or not hasattr(examples, "__len__"):
+        raise TypeError(f"examples: expected None (the task's held-out set) or examples from "
+                        f"task.heldout(n) or task.sample(rng, n), got {_kind(examples)}")
+    if len(examples) == 0:
+        raise ValueError("examples: expected at least one example, got an empty set (it has no loss "
+                         "or accuracy to report)")
 
 
 def _check_model_holds_task(c, task, model_class: str) -> None:

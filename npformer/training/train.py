@@ -33,7 +33,7 @@ from npformer.data.tasks import PAD, ClassificationBatch, Examples, Task, batch_
 from npformer.guards.optim import is_real
 from npformer.guards.rules import SEED_MAX, check_training_fits_memory
 from npformer.models.config import TransformerConfig
-from npformer.training.arguments import check_train_arguments
+from npformer.training.arguments import check_evaluate_arguments, check_train_arguments
 from npformer.training.forward import model_forward
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult, sequence_matches, token_accuracy
@@ -352,6 +352,10 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     num_shown keep this many (source, target, prediction) strings in `.examples`
     """
     from npformer.decoding.generate import greedy_decode
+    from npformer.layers.module import Module
+    check_evaluate_arguments(model, task, examples, twin="npformer", module_type=Module,
+                             batch_size=batch_size, greedy=greedy, num_shown=num_shown,
+                             max_new_tokens=max_new_tokens)
     if getattr(task, "is_lm", False):                                  # language-model tasks
         from npformer.training.lm_train import evaluate_lm
         return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,

@@ -22,7 +22,7 @@ import torch
 
 from npformer.data.tasks import ClassificationBatch, Examples, Task, batch_iterator, iterate_examples
 from npformer.models.config import TransformerConfig
-from npformer.training.arguments import check_train_arguments
+from npformer.training.arguments import check_evaluate_arguments, check_train_arguments
 from npformer.training.loop import run_steps
 from npformer.training.metrics import EvalResult, EvalTally, TrainResult
 from npformer.training.train import TrainConfig, check_sizes_fit, model_config_for, peak_factor
@@ -154,6 +154,9 @@ def evaluate(model, task: Task, examples: Examples | None = None, *, batch_size:
     """Loss, token accuracy and exact-sequence accuracy (greedy decoding) on `examples`
     (see npformer.training.train.evaluate)."""
     from torchformer.decoding.generate import greedy_decode
+    check_evaluate_arguments(model, task, examples, twin="torchformer", module_type=torch.nn.Module,
+                             batch_size=batch_size, greedy=greedy, num_shown=num_shown,
+                             max_new_tokens=max_new_tokens)
     if getattr(task, "is_lm", False):                                  # language-model tasks
         from torchformer.training.lm_train import evaluate_lm
         return evaluate_lm(model, task, examples, batch_size=batch_size, greedy=greedy,
