@@ -52,10 +52,18 @@ def check_model_and_task(model, task, *, twin: str, module_type: type) -> None:
 
 
 def check_train_arguments(model, task, *, twin: str, module_type: type, optimizer_type: type,
-                          optimizer, callback, start_step) -> None:
+                          optimizer, callback, start_step, batches=None, eval_examples=None) -> None:
     """`twin` ("npformer" / "torchformer") is the package whose train() was called; `module_type`
-    its models' base class and `optimizer_type` its optimizers' (an optimizer given must be one)."""
+    its models' base class and `optimizer_type` its optimizers' (an optimizer given must be one).
+    `batches` None or an iterable (a string was read batch by batch, failing on its first
+    character), `eval_examples` as evaluate's `examples`."""
     check_model_and_task(model, task, twin=twin, module_type=module_type)
+    if batches is not None and (isinstance(batches, (str, bytes, dict))
+                                or not hasattr(batches, "__iter__")):
+        raise TypeError(f"batches: expected None or an iterable of training batches (BatchStream("
+                        f"task, batch_size, seed), a list of collate(task.sample(rng, n))), got "
+                        f"{_kind(batches)}")
+    check_examples("eval_examples", task, eval_examples)
     a_twin = f"{'an' if twin == 'npformer' else 'a'} {twin}"
     if optimizer is not None and not isinstance(optimizer, optimizer_type):
         raise TypeError(f"optimizer: expected None or {a_twin} optimizer, got {_kind(optimizer)}")
@@ -72,7 +80,6 @@ def check_evaluate_arguments(model, task, examples, *, twin: str, module_type: t
     default), and `examples` None or a non-empty set (an empty one divided by zero; a list of
     tuples for a synthetic task failed on a missing method). A stand-in that is no module of either
     twin but has a `config` (a test's hand-made logits) is taken as it is."""
-    from npformer.data.tasks import Examples
     if isinstance(model, module_type) or not hasattr(model, "config") or \
             type(model).__module__.split(".")[0] in ("npformer", "torchformer", "torch"):
         check_model_and_task(model, task, twin=twin, module_type=module_type)
@@ -81,15 +88,21 @@ def check_evaluate_arguments(model, task, examples, *, twin: str, module_type: t
     check_count("num_shown", num_shown)
     if max_new_tokens is not None:
         check_positive_int("max_new_tokens", max_new_tokens)
+    check_examples("examples", task, examples)
+
+
+def check_examples(name: str, task, examples) -> None:
+    """None (the task's held-out set) or a non-empty set of the task's examples."""
+    from npformer.data.tasks import Examples
     if examples is None:
         return
     plain = not (getattr(task, "is_lm", False) or getattr(task, "is_text", False))
     if (plain and not isinstance(examples, Examples)) or not hasattr(examples, "__len__"):
-        raise TypeError(f"examples: expected None (the task's held-out set) or examples from "
+        raise TypeError(f"{name}: expected None (the task's held-out set) or examples from "
                         f"task.heldout(n) or task.sample(rng, n), got {_kind(examples)}")
     if len(examples) == 0:
-        raise ValueError("examples: expected at least one example, got an empty set (it has no loss "
-                         "or accuracy to report)")
+        raise ValueError(f"{name}: expected at least one example, got an empty set (it has no loss "
+                         f"or accuracy to report)")
 
 
 def _check_model_holds_task(c, task, model_class: str) -> None:

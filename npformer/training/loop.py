@@ -62,6 +62,9 @@ def run_steps(step, model, config, stream: Iterator, *, start_step: int = 0,
             except StopIteration:
                 raise ValueError(f"batches: ran out after {n - 1 - start_step} batches, "
                                  f"config.steps={config.steps}") from None
+            if not hasattr(batch, "num_tokens"):
+                raise TypeError(f"batches: expected training batches (collate(task.sample(rng, n)) "
+                                f"makes one), got {type(batch).__name__} for step {n}")
             lr = float(step.lr())
             with np.errstate(over="ignore", invalid="ignore"):    # judged by the loss checks below
                 try:

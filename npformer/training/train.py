@@ -257,7 +257,8 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
     from npformer.layers.module import Module
     from npformer.optim import Optimizer
     check_train_arguments(model, task, twin="npformer", module_type=Module, optimizer_type=Optimizer,
-                          optimizer=optimizer, callback=callback, start_step=start_step)
+                          optimizer=optimizer, callback=callback, start_step=start_step,
+                          batches=batches, eval_examples=eval_examples)
     check_sizes_fit(model, task, config, batches, eval_examples)
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)

@@ -98,7 +98,7 @@ def train(model, task: Task, config: TrainConfig, *, batches: Iterable | None = 
         raise TypeError(f"config: expected a TrainConfig, got {type(config).__name__}")
     check_train_arguments(model, task, twin="torchformer", module_type=torch.nn.Module,
                           optimizer_type=torch.optim.Optimizer, optimizer=optimizer, callback=callback,
-                          start_step=start_step)
+                          start_step=start_step, batches=batches, eval_examples=eval_examples)
     check_sizes_fit(model, task, config, batches, eval_examples, device_memory(model.device))
     if optimizer is None:
         optimizer, schedule = make_optimizer(model, config)
