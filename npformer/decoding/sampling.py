@@ -32,7 +32,8 @@ __all__ = ["sample", "filter_logits", "sampling_probs", "choose", "check_samplin
 
 def check_sampling_args(temperature, top_k, top_p) -> tuple[float, int | None, float | None]:
     """Validated (temperature > 0, top_k None or int >= 1, top_p None or in (0, 1])."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
+    if isinstance(temperature, bool) \
+            or not isinstance(temperature, (int, float, np.integer, np.floating)) \
             or not 0.0 < float(temperature) < np.inf:
         raise ValueError(f"temperature: expected a finite float > 0 (use greedy_decode or "
                          f"top_k=1 for greedy), got {temperature!r}")
@@ -40,7 +41,7 @@ def check_sampling_args(temperature, top_k, top_p) -> tuple[float, int | None, f
                               or top_k < 1):
         raise ValueError(f"top_k: expected None or an int >= 1, got {top_k!r}")
     if top_p is not None and (isinstance(top_p, bool)
-                              or not isinstance(top_p, (int, float, np.floating))
+                              or not isinstance(top_p, (int, float, np.integer, np.floating))
                               or not 0.0 < float(top_p) <= 1.0):
         raise ValueError(f"top_p: expected None or a float in (0, 1], got {top_p!r}")
     return float(temperature), (None if top_k is None else int(top_k)), \

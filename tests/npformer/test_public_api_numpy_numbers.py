@@ -1,7 +1,8 @@
 """NumPy numbers are taken wherever a Python number is, as the models, configs, tasks and optimizers
 already take them: `beam_search(length_penalty_alpha=np.float32(0.6))` (both twins),
 `accelerate(model, threads=np.int64(2))` and `train(..., fast_threads=np.int64(1))` were refused
-with "expected a float/int, got np.float32(0.6)"; each gives what the Python number gives.
+with "expected a float/int, got np.float32(0.6)", and sampling's `temperature` / `top_p` refused
+NumPy integers that Python's were taken as; each gives what the Python number gives.
 `from_pretrained(..., num_labels=np.int64(3), seed=np.int64(1))` already did (regression guard)."""
 import numpy as np
 import pytest
@@ -68,3 +69,15 @@ def test_from_pretrained_takes_numpy_num_labels_and_seed(tmp_path):
     assert got.config.num_classes == 3
     for (name, a), (_, b) in zip(got.named_parameters(), want.named_parameters()):
         assert np.array_equal(a.data, b.data), name
+
+
+@pytest.mark.parametrize("twin, to", _twins(), ids=lambda t: getattr(t, "__name__", ""))
+@pytest.mark.parametrize("kwargs", [dict(temperature=np.int64(2)), dict(top_p=np.int64(1)),
+                                    dict(temperature=np.int32(1), top_p=np.int8(1))], ids=repr)
+def test_sampling_takes_numpy_integers_where_it_takes_python_ones(twin, to, kwargs):
+    lm = twin.CausalLM(nf.TransformerConfig(d_model=8, num_heads=2, d_ff=16, vocab_size=11,
+                                            max_len=16, num_decoder_layers=1), seed=0).eval()
+    sample = twin.decoding.sampling.sample
+    got = sample(lm, to(SRC[:, :2]), max_new_tokens=3, seed=4, **kwargs)
+    want = sample(lm, to(SRC[:, :2]), max_new_tokens=3, seed=4, **{k: int(v) for k, v in kwargs.items()})
+    assert np.array_equal(np.asarray(got.tokens), np.asarray(want.tokens))
