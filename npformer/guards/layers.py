@@ -199,7 +199,8 @@ def feedforward_call(m, x):
 def loss_init(ignore_index=-100, label_smoothing=0.0):
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
         raise TypeError(f"ignore_index: expected an int, got {ignore_index!r}")
-    if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float))
+    if (isinstance(label_smoothing, bool)
+            or not isinstance(label_smoothing, (int, float, np.integer, np.floating))
             or not 0.0 <= label_smoothing <= 1.0):
         raise ValueError(f"label_smoothing: expected a float in [0, 1], got {label_smoothing!r}")
 

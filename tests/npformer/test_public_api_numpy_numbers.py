@@ -2,7 +2,8 @@
 already take them: `beam_search(length_penalty_alpha=np.float32(0.6))` (both twins),
 `accelerate(model, threads=np.int64(2))` and `train(..., fast_threads=np.int64(1))` were refused
 with "expected a float/int, got np.float32(0.6)", and sampling's `temperature` / `top_p` refused
-NumPy integers that Python's were taken as; each gives what the Python number gives.
+NumPy integers that Python's were taken as, and `CrossEntropyLoss(label_smoothing=np.float32(0.1))`
+was refused by both twins; each gives what the Python number gives.
 `from_pretrained(..., num_labels=np.int64(3), seed=np.int64(1))` already did (regression guard)."""
 import numpy as np
 import pytest
@@ -81,3 +82,13 @@ def test_sampling_takes_numpy_integers_where_it_takes_python_ones(twin, to, kwar
     got = sample(lm, to(SRC[:, :2]), max_new_tokens=3, seed=4, **kwargs)
     want = sample(lm, to(SRC[:, :2]), max_new_tokens=3, seed=4, **{k: int(v) for k, v in kwargs.items()})
     assert np.array_equal(np.asarray(got.tokens), np.asarray(want.tokens))
+
+
+@pytest.mark.parametrize("twin, to", _twins(), ids=lambda t: getattr(t, "__name__", ""))
+def test_the_loss_takes_a_numpy_label_smoothing_and_ignore_index(twin, to):
+    rng = np.random.default_rng(0)
+    logits, targets = rng.standard_normal((6, 5)).astype(np.float32), np.array([1, 0, 4, 0, 2, 3])
+    got = twin.CrossEntropyLoss(ignore_index=np.int64(0), label_smoothing=np.float32(0.25))
+    want = twin.CrossEntropyLoss(ignore_index=0, label_smoothing=0.25)
+    assert (type(got.ignore_index), type(got.label_smoothing)) == (int, float)
+    assert float(got(to(logits), to(targets))) == float(want(to(logits), to(targets)))

@@ -19,7 +19,7 @@ class CrossEntropyLoss(Module):
 
     def __init__(self, ignore_index: int = -100, label_smoothing: float = 0.0):
         super().__init__()
-        self.ignore_index = ignore_index
+        self.ignore_index = int(ignore_index)
         self.label_smoothing = float(label_smoothing)
 
     def forward(self, logits: torch.Tensor, targets) -> torch.Tensor:
