@@ -180,6 +180,7 @@ class TrainState:
     def run_record(self) -> dict:
         """The whole run so far: steps, target tokens (None when the segments do not account for
         every step, as for a state whose steps were not recorded) and the segments."""
+        check_segments("state.segments", self.segments)
         counted = sum(s["last_step"] - s["first_step"] + 1 for s in self.segments)
         tokens = sum(s["tokens"] for s in self.segments) if counted == self.step else None
         return {"steps": int(self.step), "tokens": tokens, "segments": list(self.segments)}
@@ -300,10 +301,21 @@ def _segments(run) -> list:
     """The run record's segments, checked (absent in a file written before runs were recorded)."""
     if run is None:
         return []
-    segments = run.get("segments") if isinstance(run, dict) else None
-    keys = {"first_step", "last_step", "tokens", "seconds"}
-    if not isinstance(segments, list) or not all(isinstance(x, dict) and set(x) == keys
-                                                 for x in segments):
-        raise ValueError(f"run: expected a dict with 'segments', a list of dicts with keys "
-                         f"{sorted(keys)}, got {run!r:.120}")
+    if not isinstance(run, dict):
+        raise ValueError(f"run: expected a dict with 'segments', got {run!r:.120}")
+    return check_segments("run: segments", run.get("segments"))
+
+
+SEGMENT_KEYS = ("first_step", "last_step", "tokens", "seconds")
+
+
+def check_segments(name: str, segments) -> list:
+    """A list of segment dicts (SEGMENT_KEYS: ints, and seconds a number), else a ValueError."""
+    ok = isinstance(segments, list) and all(
+        isinstance(x, dict) and set(x) == set(SEGMENT_KEYS)
+        and all(isinstance(x[k], int) and not isinstance(x[k], bool) for k in SEGMENT_KEYS[:3])
+        and isinstance(x["seconds"], (int, float)) for x in segments)
+    if not ok:
+        raise ValueError(f"{name}: expected a list of dicts with int {', '.join(SEGMENT_KEYS[:3])} "
+                         f"and seconds (TrainState.record makes them), got {segments!r:.120}")
     return segments

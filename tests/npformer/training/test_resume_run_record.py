@@ -75,5 +75,19 @@ def test_a_malformed_run_record_is_a_checkpoint_error(tmp_path, capsys):
     meta = {**c.metadata, "run": {"segments": "three"}}
     ck.save_checkpoint(bad, state.model, state.optimizer, state.schedule, step=state.step,
                        metadata=meta, overwrite=True)
-    with pytest.raises(ck.CheckpointError, match="run: expected a dict with 'segments'"):
+    with pytest.raises(ck.CheckpointError, match="run: segments: expected a list of dicts with int"):
         load_training_state(bad)
+
+
+@pytest.mark.parametrize("segments", ["three", [{"first_step": 1}], [None],
+                                      [{"first_step": "1", "last_step": 3, "tokens": 9, "seconds": 0}]],
+                         ids=repr)
+def test_a_state_with_malformed_segments_is_refused_before_writing(tmp_path, capsys, segments):
+    from npformer.training.resume import save_training_state
+    _, half, _ = run_files(tmp_path, "numpy")
+    capsys.readouterr()
+    state = load_training_state(half)
+    state.segments = segments
+    with pytest.raises(ValueError, match="state.segments: expected a list of dicts with int"):
+        save_training_state(tmp_path / "new.npz", state)
+    assert not (tmp_path / "new.npz").exists()
