@@ -15,7 +15,8 @@ A parameter whose `.grad` is None is skipped by `step()` (as torch skips a param
 a gradient holding NaN or inf is refused, naming the parameter, before any parameter is updated.
 
 Hyper-parameters are plain attributes (`opt.lr = 0.1` changes the learning rate, which is what
-`WarmupSchedule` does every step).
+`WarmupSchedule` does every step); `step()` checks them again first, so a value set since (a NaN,
+a negative rate, a string) is refused with the constructor's message before any parameter moves.
 """
 from __future__ import annotations
 
@@ -122,6 +123,7 @@ class Optimizer:
     def step(self) -> None:
         """Update every parameter that has a gradient, in place (`.data` keeps its dtype)."""
         who = type(self).__name__
+        self._check_hyper(self._normalise_hyper(self.hyperparams))   # as set since construction
         for name, p in zip(self.param_names, self.params):   # loop over parameters, not data
             g = p.grad
             if g is None:

@@ -10,7 +10,8 @@ import torch
 
 from npformer.guards.optim import check_adam_hyper, check_sgd_hyper, nonfinite_gradient_message, plain_hyper
 
-__all__ = ["check_params", "check_hyper", "check_finite_gradients", "refuse_nonfinite_gradients"]
+__all__ = ["check_params", "check_hyper", "check_finite_gradients", "refuse_nonfinite_gradients",
+           "refuse_changed_hyper"]
 
 EXPECTED = "model.parameters(), model.named_parameters() or a list of Parameters"
 
@@ -57,6 +58,19 @@ def check_hyper(rule: str, who: str, hyper: dict[str, Any]) -> None:
     """Run npformer's rule ("sgd" or "adam") on the hyper-parameters: a tensor value (torch.optim
     takes a tensor lr) is refused as npformer refuses it, a TypeError naming the argument."""
     (check_sgd_hyper if rule == "sgd" else check_adam_hyper)(who, plain_hyper(hyper))
+
+
+HYPER_KEYS = {"sgd": ("lr", "momentum", "dampening", "weight_decay", "nesterov"),
+              "adam": ("lr", "betas", "eps", "weight_decay", "amsgrad")}
+
+
+def refuse_changed_hyper(optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
+    """The step pre-hook that runs npformer's rule again on every parameter group's
+    hyper-parameters, as npformer's step does: a value set since construction
+    (`group["lr"] = float("nan")` made every weight NaN) is refused before any parameter moves."""
+    rule = "sgd" if isinstance(optimizer, torch.optim.SGD) else "adam"
+    for group in optimizer.param_groups:
+        check_hyper(rule, type(optimizer).__name__, {k: group[k] for k in HYPER_KEYS[rule]})
 
 
 def check_finite_gradients(who: str, optimizer: torch.optim.Optimizer) -> None:

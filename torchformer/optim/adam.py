@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import torch
 
-from torchformer.guards.optim import check_hyper, check_params, refuse_nonfinite_gradients
+from torchformer.guards.optim import (
+    check_hyper,
+    check_params,
+    refuse_changed_hyper,
+    refuse_nonfinite_gradients,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -19,6 +24,7 @@ def _checked_init(opt, base: type, params, lr, betas, eps, weight_decay, amsgrad
     hyper = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
     check_hyper("adam", who, hyper)
     base.__init__(opt, params, **hyper, **options)
+    opt.register_step_pre_hook(refuse_changed_hyper)
     opt.register_step_pre_hook(refuse_nonfinite_gradients)
 
 

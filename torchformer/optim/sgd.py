@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import torch
 
-from torchformer.guards.optim import check_hyper, check_params, refuse_nonfinite_gradients
+from torchformer.guards.optim import (
+    check_hyper,
+    check_params,
+    refuse_changed_hyper,
+    refuse_nonfinite_gradients,
+)
 
 __all__ = ["SGD"]
 
@@ -20,4 +25,5 @@ class SGD(torch.optim.SGD):
                                      weight_decay=weight_decay, nesterov=nesterov))
         super().__init__(params, lr=lr, momentum=momentum, dampening=dampening,
                          weight_decay=weight_decay, nesterov=nesterov, **options)
+        self.register_step_pre_hook(refuse_changed_hyper)
         self.register_step_pre_hook(refuse_nonfinite_gradients)

@@ -104,3 +104,39 @@ def test_a_tensor_or_array_hyper_parameter_is_refused_alike(name, bad):
     for kind, message in (got_np, got_tf):
         assert kind == "TypeError", message
         assert message.startswith(f"{name}: {field}") and "expected a Python or NumPy number" in message
+
+
+CHANGED_HYPER = [
+    ("Adam", "lr", math.nan), ("Adam", "lr", -1.0), ("AdamW", "lr", "0.1"), ("Adam", "eps", math.nan),
+    ("AdamW", "weight_decay", math.inf), ("Adam", "betas", (0.9, 1.5)), ("Adam", "amsgrad", "yes"),
+    ("SGD", "lr", math.nan), ("SGD", "momentum", -1.0), ("SGD", "nesterov", "yes"),
+    ("Adam", "lr", torch.tensor(0.1)),
+]
+
+
+@pytest.mark.parametrize("name, field, value", CHANGED_HYPER, ids=repr)
+def test_a_hyper_parameter_changed_after_construction_is_refused_at_the_step(name, field, value):
+    """npformer's hyper-parameters are attributes (opt.lr = ...), torch's live in param_groups: a bad
+    value set there made every weight NaN (or climbed the loss with a negative rate) at the next
+    step. Both twins refuse it at the step, alike, before any weight moves."""
+    def np_step():
+        p = Parameter(np.ones(3))
+        p.grad = np.ones(3)
+        opt = getattr(np_optim, name)([p], lr=0.1, **({"momentum": 0.9} if name == "SGD" else {}))
+        setattr(opt, field, value)
+        try:
+            opt.step()
+        finally:
+            assert np.array_equal(p.data, np.ones(3))
+    def tf_step():
+        p = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
+        p.grad = torch.ones(3, dtype=torch.float64)
+        opt = getattr(tf_optim, name)([p], lr=0.1, **({"momentum": 0.9} if name == "SGD" else {}))
+        opt.param_groups[0][field] = value
+        try:
+            opt.step()
+        finally:
+            assert torch.equal(p.detach(), torch.ones(3, dtype=torch.float64))
+    got_np, got_tf = outcome(np_step), outcome(tf_step)
+    assert got_np == got_tf and got_np[0] != "ok", (got_np, got_tf)
+    assert got_np[1].startswith(f"{name}: {field}: expected ")
