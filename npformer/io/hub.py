@@ -120,6 +120,9 @@ def pretrained_parts(folder, dtype="float32", kind: str | None = None,
     either twin. kind="bert_cls" on a folder without a classifier (BertModel, BertForMaskedLM,
     BertForPreTraining: what bert-base-uncased is) adds a fresh head drawn from `seed`
     (npformer.io.hub_heads), with `num_labels` classes (default: config.json's, else 2)."""
+    if not isinstance(folder, (str, os.PathLike)) or isinstance(folder, bytes):
+        raise TypeError(f"folder: expected a folder path (str or os.PathLike), got "
+                        f"{type(folder).__name__}")               # was pathlib's own message
     if kind and kind not in KINDS:
         raise ValueError(f"kind: expected one of {sorted(KINDS)}, got {kind!r}")
     dtype = check_dtype("dtype", dtype).name           # the arguments before the files

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import importlib
 
+import torch
+
 from npformer.io.hub import (
     HF_CLASS,
     KINDS,
@@ -53,12 +55,18 @@ def _build(kind: str, c, state: dict, device=None):
     return model.eval()
 
 
+def _dtype_name(dtype):
+    """A torch dtype as its name ("float64"), as torchformer's layers take it; anything else as given
+    (npformer's check names it)."""
+    return str(dtype).removeprefix("torch.") if isinstance(dtype, torch.dtype) else dtype
+
+
 def from_pretrained(folder, dtype="float32", kind: str | None = None, device=None,
                     num_labels: int | None = None, seed: int = 0):
     """A torchformer model (eval mode) from a Hugging Face folder (config.json + model.safetensors,
     never pickle). kind ("gpt2", "bert", "bert_mlm", "bert_cls") overrides config.json; a fresh
     classifier head on a folder without one: npformer.io.hub.from_pretrained (the same values)."""
-    kind, c, state, new = pretrained_parts(folder, dtype, kind, num_labels, seed)
+    kind, c, state, new = pretrained_parts(folder, _dtype_name(dtype), kind, num_labels, seed)
     model = _build(kind, c, state, device)
     model.new_weights = new
     warn_new_weights(folder, new, seed)
@@ -69,7 +77,7 @@ def from_transformers(hf_model, dtype="float32", device=None):
     """A torchformer model (eval mode) holding the weights of an in-memory transformers model."""
     hf_config, hf_state, cls = hf_model_parts(hf_model)
     kind = kind_from_hf(hf_config, cls)
-    c = config_from_hf(hf_config, kind, dtype)
+    c = config_from_hf(hf_config, kind, _dtype_name(dtype))
     return _build(kind, c, hf_to_state(kind, c, hf_state)[0], device)
 
 
