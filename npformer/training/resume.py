@@ -170,7 +170,16 @@ class TrainState:
 
     def record(self, result) -> None:
         """Count a finished training call (its TrainResult, which started at self.step) into the
-        run: the step it ended at, and a segment with its steps, target tokens and seconds."""
+        run: the step it ended at, and a segment with its steps, target tokens and seconds. A
+        result of another start (another run's, or one counted already) is refused."""
+        from npformer.training.metrics import TrainResult
+        if not isinstance(result, TrainResult):
+            raise TypeError(f"result: expected the TrainResult train() returned, got "
+                            f"{type(result).__name__}")
+        if result.steps - len(result.losses) != self.step:
+            raise ValueError(f"result: expected a training call that started at this state's step "
+                             f"{self.step} (train(..., start_step=state.step)), got one that ran "
+                             f"steps {result.steps - len(result.losses) + 1}..{result.steps}")
         first, last = self.step + 1, int(result.steps)
         if last >= first:
             self.segments.append({"first_step": first, "last_step": last,

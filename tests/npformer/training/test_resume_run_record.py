@@ -91,3 +91,23 @@ def test_a_state_with_malformed_segments_is_refused_before_writing(tmp_path, cap
     with pytest.raises(ValueError, match="state.segments: expected a list of dicts with int"):
         save_training_state(tmp_path / "new.npz", state)
     assert not (tmp_path / "new.npz").exists()
+
+
+def test_record_refuses_a_result_of_another_start(tmp_path, capsys):
+    """A TrainResult that did not start at the state's step (another run's, or one recorded
+    already) would move the step back or count its tokens twice: refused, the state unchanged."""
+    from npformer.training.metrics import TrainResult
+    _, half, _ = run_files(tmp_path, "numpy")
+    capsys.readouterr()
+    state = load_training_state(half)                       # step 3
+    before = (state.step, list(state.segments))
+    for result in (TrainResult(2, [1.0, 1.0], [], [], [], 10, 0.1),      # steps 1..2
+                   TrainResult(3, [1.0, 1.0, 1.0], [], [], [], 10, 0.1)):  # counted already
+        with pytest.raises(ValueError, match="result: expected a training call that started at "
+                                             "this state's step 3"):
+            state.record(result)
+    with pytest.raises(TypeError, match="result: expected the TrainResult train"):
+        state.record({"steps": 5})
+    assert (state.step, state.segments) == before
+    state.record(TrainResult(5, [1.0, 1.0], [], [], [], 12, 0.2))       # steps 4..5
+    assert state.step == 5 and state.segments[-1]["tokens"] == 12
