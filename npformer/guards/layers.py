@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.register import checks, outermost_backward
-from npformer.guards.rules import check_flag, check_has_keys, check_real
+from npformer.guards.rules import check_flag, check_has_keys, check_real, random_kind
 from npformer.guards.validation import (
     check_dtype,
     check_float,
@@ -82,7 +82,7 @@ def any_float_call(m, x):
 def dropout_init(p, rng=None):
     check_probability("p", p)
     if rng is not None and not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+        raise TypeError(f"rng: expected a numpy.random.Generator or None, got {random_kind(rng)}")
 
 
 # -- LayerNorm ----------------------------------------------------------------------------------------

@@ -24,6 +24,14 @@ def is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
+def random_kind(v) -> str:
+    """The type of `v` for a message about generators: numpy's and torch's by their public names
+    ("numpy.random.Generator", "torch.Generator"), so that a torch Generator refused where a numpy
+    one is expected is not reported as "got Generator"."""
+    top, name = type(v).__module__.split(".")[0], type(v).__name__
+    return {"numpy": f"numpy.random.{name}", "torch": f"torch.{name}"}.get(top, name)
+
+
 def check_positive_int(name: str, v) -> int:
     if not is_int(v) or v < 1:
         raise ValueError(f"{name}: expected a positive int, got {v!r}")

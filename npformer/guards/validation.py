@@ -16,7 +16,13 @@ from typing import Sequence
 
 import numpy as np
 
-from npformer.guards.rules import check_length, check_positive_int, check_probability, refuse_masked  # noqa: F401
+from npformer.guards.rules import (  # noqa: F401
+    check_length,
+    check_positive_int,
+    check_probability,
+    random_kind,
+    refuse_masked,
+)
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -148,5 +154,5 @@ def check_rng(name: str, rng) -> np.random.Generator:
     if rng is None:
         return np.random.default_rng(0)
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"{name}: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+        raise TypeError(f"{name}: expected a numpy.random.Generator or None, got {random_kind(rng)}")
     return rng

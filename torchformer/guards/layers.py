@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_flag, check_has_keys, check_real
+from npformer.guards.rules import check_flag, check_has_keys, check_real, random_kind
 from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
@@ -69,7 +69,7 @@ def activation_init(name):
 def dropout_init(p=0.1, rng=None):
     check_probability("p", p)
     if rng is not None and not isinstance(rng, torch.Generator):
-        raise TypeError(f"rng: expected a torch.Generator or None, got {type(rng).__name__}")
+        raise TypeError(f"rng: expected a torch.Generator or None, got {random_kind(rng)}")
 
 
 @checks("init", Embedding)

@@ -42,6 +42,7 @@ from npformer.guards.rules import (  # noqa: F401  (the rules both twins share, 
     check_probability,
     check_seed,
     format_bytes,
+    random_kind,
     refuse_masked,
 )
 from torchformer.layers.module import FLOAT_DTYPES, compiling, to_torch_dtype
@@ -222,7 +223,7 @@ def check_rng(name: str, rng):
     """A torch.Generator, a numpy.random.Generator (its draws seed torch's) or None."""
     if rng is not None and not isinstance(rng, (torch.Generator, np.random.Generator)):
         raise TypeError(f"{name}: expected a torch.Generator, a numpy.random.Generator or None, got "
-                        f"{type(rng).__name__}")
+                        f"{random_kind(rng)}")
     return rng
 
 

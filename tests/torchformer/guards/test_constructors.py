@@ -38,7 +38,7 @@ BAD = [
     (tf.Activation, ("tanh",), {}, ValueError, r"Activation: name: expected one of"),
     (tf.Dropout, (1.0,), {}, ValueError, r"p: expected a float in \[0, 1\), got 1.0"),
     (tf.Dropout, (0.1,), {"rng": np.random.default_rng(0)}, TypeError,
-     r"rng: expected a torch.Generator or None, got Generator"),
+     r"rng: expected a torch.Generator or None, got numpy.random.Generator"),
     (tf.MultiHeadAttention, (6, 4), {}, ValueError, r"MultiHeadAttention: d_model: expected a multiple"),
     (tf.MultiHeadAttention, (8, 0), {}, ValueError, r"MultiHeadAttention: num_heads: expected a positive"),
     (tf.MultiHeadAttention, (8, 2), {"dropout": 1.5}, ValueError, r"dropout: expected a float in \[0, 1\)"),
