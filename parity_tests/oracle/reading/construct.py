@@ -103,7 +103,18 @@ class ConstructMixin:
         values = self.comp.constructor_values(hyper) if self.comp.name != "model" else \
             {k: hyper[k] for k in self.comp.hypers if k in hyper}
         values.update({k: hyper[k] for k in ("d_k", "d_v") if k in hyper})   # sdpa head widths
-        return self._build(self._model_factory() or self.obj, values, tuple(self.comp.hypers), depth=0)
+        target, order = self._model_factory() or self.obj, tuple(self.comp.hypers)
+        self.spell_classes = False          # the assignment's activation name first, always
+        try:
+            return self._build(target, values, order, depth=0)
+        except Exception:
+            if self.framework != "torch" or CLASS_SPELLED(self.source_module(), values, []) == values:
+                raise
+        self.spell_classes = True           # it raised: torch.nn's class name ('ReLU')
+        try:
+            return self._build(target, values, order, depth=0)
+        finally:
+            self.spell_classes = False
 
     def _model_factory(self):
         """A model class assembled from parts handed to it: the function of its file that builds
@@ -124,7 +135,7 @@ class ConstructMixin:
         values = dict(values)
         sizes = set_sizes(self.source_module(), values, self.notes, own_arguments(target)) \
             if depth == 0 else {}
-        if self.framework == "torch":                 # getattr(nn, "ReLU")(): the class's spelling
+        if getattr(self, "spell_classes", False):     # getattr(nn, "ReLU")(): the class's spelling
             values = CLASS_SPELLED(self.source_module(), values, self.notes)
         if isinstance(target, type) and target.__init__ is object.__init__ \
                 and target.__new__ is object.__new__:

@@ -1,0 +1,24 @@
+"""Submissions that lie to what the oracle reads from their code: each hostile file under
+parity_tests/oracle_hostile/ is wrong where a caller uses it as the assignment says and right only
+where the oracle's reading of its style sends the calls."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+from parity_tests.oracle import check, render_text  # noqa: E402
+
+HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile")
+
+
+def test_an_activation_wrong_only_under_the_assignments_spelling_is_a_mismatch():
+    """The build is tried with the assignment's name first; torch.nn's class name only where that
+    raised, so a constructor taking 'relu' (and computing a leaky ReLU) is compared under it."""
+    path = os.path.join(HOSTILE, "activation_spelling_split.py:SpellingSplitFFN")
+    for act in ("relu", "gelu"):
+        res = check("ffn", path, examples=10, settings={"activation": act})
+        assert res.verdict == "mismatch", render_text(res)
+        assert not any("torch.nn spells its class" in n for n in res.notes), res.notes
