@@ -22,3 +22,14 @@ def test_an_activation_wrong_only_under_the_assignments_spelling_is_a_mismatch()
         res = check("ffn", path, examples=10, settings={"activation": act})
         assert res.verdict == "mismatch", render_text(res)
         assert not any("torch.nn spells its class" in n for n in res.notes), res.notes
+
+
+def test_a_layer_found_time_first_is_named_and_incomplete_where_batches_are_required():
+    """nn.MultiheadAttention without batch_first=True in a layer documented (batch, seq, d): the
+    probe's time-first finding is the gap `batch`, so `grade` (every requirement) gives no credit."""
+    path = os.path.join(HOSTILE, "forgotten_batch_first.py:ForgottenBatchFirstLayer")
+    quick = check("encoder_layer", path, examples=8)
+    assert quick.verdict == "match", render_text(quick)
+    assert "time-first" in quick.gaps.get("batch", ""), quick.gaps
+    graded = check("encoder_layer", path, examples=8, require=("batch",))
+    assert graded.verdict == "incomplete", render_text(graded)

@@ -22,7 +22,8 @@ Requirements (`REQUIREMENTS`, all of them by default when grading):
   eps              the reference used the assignment's epsilon (--set eps or 1e-5), never the
                    candidate's own
   batch            batches were drawn (not only batch 1, as for code computing one sequence at a
-                   time, recognise/function_calls)
+                   time, recognise/function_calls) and handed over batch-first, (B, T, d), not
+                   time-first as a probe found the candidate reading them (recognise/time_first)
   sizes            every size was drawn as the assignment asks, none fixed by the candidate's code
                    (a feed-forward width read from its weights, recognise/ffn_width, as for a
                    constructor taking d_ff and ignoring it; a model width from a module global,
@@ -122,6 +123,13 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
         gaps["batch"] = ("batches were not compared: the candidate computes one sequence at a time, "
                          "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
                                                         else "") + ". Take a batch axis first")
+    if getattr(caps, "time_first", False):
+        line = ("batches were not handed over in the assignment's (batch, seq, d_model) layout: a "
+                "probe found the candidate taking its sequences time-first, (seq, batch, d_model) "
+                "(torch.nn.MultiheadAttention without batch_first=True reads them so), and it was "
+                "called so; fed batch-first it mixes the sequences of a batch. Where the assignment "
+                "takes sequences time-first, leave batch out of its require")
+        gaps["batch"] = (gaps["batch"] + "; " + line) if "batch" in gaps else line
     fixed = _code_sizes(caps, getattr(opts, "settings", {}) or {})
     if fixed:
         gaps["sizes"] = ("sizes were not drawn as the assignment asks: the candidate's code fixes "

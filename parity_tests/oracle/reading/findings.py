@@ -14,7 +14,7 @@ from typing import Any
 # fields the parent takes from a worker (the rest say how the worker calls the candidate)
 MAX_FIXED_MATRIX = 1 << 22   # elements (32 MiB in float64) of one weight matrix fixed sizes may imply
 PARENT_FLAGS = ("self_attention", "shared_kv", "table", "one_vocab", "one_layer_count", "one_sequence",
-                "share_embeddings", "tie_embeddings", "learned_table", "final_norm")
+                "share_embeddings", "tie_embeddings", "learned_table", "final_norm", "time_first")
 
 
 @dataclass
@@ -44,7 +44,8 @@ class Findings:
     list_input: bool = False            # forward(self, inputs) with q, k, v = inputs
     valid_lens: dict = field(default_factory=dict)        # {mask source: per_query} length masks
     bh_layout: bool = False             # sdpa on (batch*heads, T, d) tensors
-    time_first: bool = False            # layers on (T, B, d) sequences (recognise/time_first)
+    time_first: bool = False            # layers on (T, B, d) sequences (recognise/time_first);
+    #                                     in the parent only ever a gap (completeness: batch)
     returns_table: bool = False         # a positional module returning the table, not x + PE
     table_from_ids: bool = False        # ... and its forward takes token ids (B, T), not x
     table_from_length: bool = False     # ... or the sequence length T (an int)

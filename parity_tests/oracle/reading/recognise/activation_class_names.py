@@ -2,7 +2,9 @@
 `getattr(nn, config.activation)()`: the oracle's drawn 'relu' there raised AttributeError (torch.nn
 has `ReLU`, no `relu`) and right code was RAISED. Read from the text of the candidate's module: a
 `getattr(nn, ...)` (or `getattr(torch.nn, ...)`) whose name argument mentions an activation.
-'gelu_tanh' has no class of its own (it is `nn.GELU(approximate="tanh")`) and keeps its spelling."""
+'gelu_tanh' has no class of its own (it is `nn.GELU(approximate="tanh")`) and keeps its spelling.
+Every build is tried with the assignment's name first and spelled so only where that raised
+(construct), so code taking both spellings is compared under the assignment's."""
 from __future__ import annotations
 
 import inspect
