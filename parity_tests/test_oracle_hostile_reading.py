@@ -33,3 +33,15 @@ def test_a_layer_found_time_first_is_named_and_incomplete_where_batches_are_requ
     assert "time-first" in quick.gaps.get("batch", ""), quick.gaps
     graded = check("encoder_layer", path, examples=8, require=("batch",))
     assert graded.verdict == "incomplete", render_text(graded)
+
+
+def test_a_torch_layer_mixing_a_batch_it_refuses_only_at_the_probes_size_gets_no_batch_credit():
+    """Found written for one (T, d) sequence (it refused the probe's batch of three), it is
+    compared at batch 1 only: the report names batches as not compared, and a check requiring
+    them is incomplete (its batch mixing is not caught, docs/ORACLE.md says why)."""
+    path = os.path.join(HOSTILE, "pooled_batch_norm.py:PooledBatchNorm")
+    quick = check("layernorm", path, examples=8)
+    assert quick.verdict == "match", render_text(quick)
+    assert "only batch 1 was drawn" in quick.gaps.get("batch", ""), quick.gaps
+    graded = check("layernorm", path, examples=8, require=("batch",))
+    assert graded.verdict == "incomplete", render_text(graded)
