@@ -45,3 +45,31 @@ def test_a_torch_layer_mixing_a_batch_it_refuses_only_at_the_probes_size_gets_no
     assert "only batch 1 was drawn" in quick.gaps.get("batch", ""), quick.gaps
     graded = check("layernorm", path, examples=8, require=("batch",))
     assert graded.verdict == "incomplete", render_text(graded)
+
+
+LAZY_LOOKUP = '''
+import torch.nn as nn
+
+
+class LazyActFFN(nn.Module):
+    def __init__(self, d_model, d_ff, activation="ReLU"):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+        self.activation = activation
+
+    def forward(self, x):
+        return self.fc2(getattr(nn, self.activation)()(self.fc1(x))){}
+'''
+
+
+@pytest.mark.parametrize("act", ["relu", "gelu"])
+def test_an_activation_looked_up_by_class_name_in_forward_still_matches(tmp_path, act):
+    """Built with the assignment's name, it raises only when called: the example is built again
+    with the class name and called again; a planted bug (a residual added) still fails."""
+    right, wrong = tmp_path / "lazy_right.py", tmp_path / "lazy_wrong.py"
+    right.write_text(LAZY_LOOKUP.replace("{}", ""))
+    wrong.write_text(LAZY_LOOKUP.replace("{}", " + x"))
+    res = check("ffn", f"{right}:LazyActFFN", examples=8, settings={"activation": act})
+    assert res.verdict == "match", render_text(res)
+    res = check("ffn", f"{wrong}:LazyActFFN", examples=8, settings={"activation": act})
+    assert res.verdict != "match", render_text(res)

@@ -104,9 +104,10 @@ class ConstructMixin:
             {k: hyper[k] for k in self.comp.hypers if k in hyper}
         values.update({k: hyper[k] for k in ("d_k", "d_v") if k in hyper})   # sdpa head widths
         target, order = self._model_factory() or self.obj, tuple(self.comp.hypers)
-        self.spell_classes = False          # the assignment's activation name first, always
-        try:
-            return self._build(target, values, order, depth=0)
+        self.spell_classes = False          # the assignment's activation name first, unless
+        try:                                # a call on it raised (spell_lookup, session.run)
+            if not getattr(self, "spell_lookup", False):
+                return self._build(target, values, order, depth=0)
         except Exception:
             if self.framework != "torch" or CLASS_SPELLED(self.source_module(), values, []) == values:
                 raise

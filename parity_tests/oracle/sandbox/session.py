@@ -31,6 +31,7 @@ from ..reading.loader import LoadError, from_object, load
 from ..reading.naming import InterfaceError
 from ..reading.package_import import anchor_folder
 from ..reading.unvaried import unvaried
+from .activation_lookup import spelled_on_lookup
 from .adapted_masks import adapted_convention, adapted_form, hold_declared
 from .modes import MODES, RUNS, WHAT, inference
 
@@ -291,6 +292,7 @@ class Session:
         ad = self.adapter
         hold_declared(ad, self.declared)
         case = case_from_wire(h["case"], arrays)
+        ad.spell_lookup = False             # each example tries the assignment's names first
         try:
             _fresh_rng()
             inst = guarded(lambda: ad.instantiate(case), "constructing the candidate")
@@ -300,7 +302,7 @@ class Session:
                 case.params[ref] = neutral_value(ref, case.params[ref].shape)
                 case.absent.add(ref)
             mapping = [str(e.describe()) for e in inst.entries.values()]
-            produced = guarded(lambda: ad.execute(inst, case), "calling the candidate")
+            inst, produced = guarded(lambda: spelled_on_lookup(ad, inst, case), "calling the candidate")
             tick()
             held = guarded(lambda: unvaried(ad, inst), "reading the forward's signature")
             out = {f"value:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")
@@ -344,7 +346,9 @@ class Session:
             _fresh_rng()
             for ref in (r for r in h.get("absent") or () if r in case.params):
                 case.params[ref] = neutral_value(ref, case.params[ref].shape)
-            got = guarded(lambda: inference(self.adapter, mode_case(case, arrays), tick),
+            self.adapter.spell_lookup = False
+            got = guarded(lambda: spelled_on_lookup(self.adapter, None, case, lambda: inference(
+                              self.adapter, mode_case(case, arrays), tick))[1],
                           "calling the candidate under torch.inference_mode()")
             tick()
             out = {f"inference:{k}": guarded(lambda v=v: _to_f64(v), f"reading {k}")

@@ -36,3 +36,12 @@ def class_spelled(module, values: dict, notes: list) -> dict:
     if note not in notes:
         notes.append(note)
     return dict(values, activation=CLASS_NAMES[act])
+
+
+def looked_up(exc: BaseException, values: dict) -> bool:
+    """Whether `exc` is torch.nn refusing the assignment's activation name, looked up as a class
+    (`getattr(nn, self.activation)()` in forward): the call is then made again on a build handed
+    the class name."""
+    act = values.get("activation")
+    return isinstance(exc, AttributeError) and act in CLASS_NAMES and \
+        f"module 'torch.nn' has no attribute '{act}'" in str(exc)
