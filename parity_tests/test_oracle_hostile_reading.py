@@ -73,3 +73,36 @@ def test_an_activation_looked_up_by_class_name_in_forward_still_matches(tmp_path
     assert res.verdict == "match", render_text(res)
     res = check("ffn", f"{wrong}:LazyActFFN", examples=8, settings={"activation": act})
     assert res.verdict != "match", render_text(res)
+
+
+CALLED_BIAS = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class CalledBiasMLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.c_fc = nn.Linear(config.n_embd, config.d_ff)
+        self.c_proj = nn.Linear(config.d_ff, config.n_embd)
+
+    def forward(self, x):
+        if self.config.bias:
+            return self.c_proj(F.relu(self.c_fc(x)))
+        return F.linear(F.relu(F.linear(x, self.c_fc.weight)), self.c_proj.weight)
+'''
+
+
+def test_a_config_switch_read_only_when_called_is_flipped_too(tmp_path):
+    """The bias_ctor run reads the config's switches after the example's calls, so a `bias` read
+    in forward is flipped: ignored (the hostile) it fails, honoured it matches."""
+    res = check("ffn", os.path.join(HOSTILE, "config_flag_read_when_called.py:CalledBiasMLP"),
+                examples=8)
+    assert res.verdict == "mismatch", render_text(res)
+    assert res.detail.get("mode") == "bias_ctor", res.detail
+    right = tmp_path / "called_bias.py"
+    right.write_text(CALLED_BIAS)
+    res = check("ffn", f"{right}:CalledBiasMLP", examples=8)
+    assert res.verdict == "match", render_text(res)

@@ -270,6 +270,7 @@ class ConstructMixin:
         remember(built, self.source_module(), sizes)   # sizes only a __main__ block set (main_sizes)
         if depth == 0:                     # switches its config objects hold (sandbox/ctor_modes.py)
             self.ctor_config_left = CONFIG_FLAGS([*args, *kwargs.values()], init)
+            self.ctor_configs = ([*args, *kwargs.values()], init)   # read again after calls
         return built
 
     def source_module(self):

@@ -24,8 +24,11 @@ import dataclasses
 import numpy as np
 
 from ..components import Case
+from ..reading.recognise import hooks
 from ..reading.signatures import MASK_CTOR, is_causal_flag, signature_of
 from .raised_there import candidate_raised
+
+CONFIG_FLAGS = hooks("constructor").config_flags
 
 CAUSAL_CTOR_COMPONENTS = ("sdpa", "mha", "encoder_layer")
 BIAS_CTOR = ("bias", "use_bias", "with_bias", "add_bias", "has_bias", "biases", "linear_bias")
@@ -44,6 +47,14 @@ def query_key_lengths(case: Case) -> tuple[int, int] | None:
         if a is not None and b is not None and a.ndim >= 2 and b.ndim >= 2:
             return int(a.shape[axis]), int(b.shape[axis])
     return None
+
+
+def config_left(ad) -> dict | None:
+    """The switches the last build's config objects hold, read now: the oracle's config object
+    records a key when the code reads it, in the constructor or when called (`self.config.bias`
+    in forward), and the example's runs have called that build by the time these modes run."""
+    given = getattr(ad, "ctor_configs", None)
+    return CONFIG_FLAGS(*given) if given is not None else getattr(ad, "ctor_config_left", None)
 
 
 def ctor_flag(ctor_left: dict | None, names, default: bool) -> str | None:
@@ -68,7 +79,7 @@ def built_with(ad, flag: str, value: bool, case: Case) -> dict:
     """The forward of the candidate built with `flag=value`; {} where that build or call raises
     (the flag is then not taken as this mode reads it, and stays "not checked")."""
     init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
-    held = getattr(ad, "ctor_config_left", None)
+    held, configs = getattr(ad, "ctor_config_left", None), getattr(ad, "ctor_configs", None)
     ad.opts.init_kwargs = {**init, flag: value}
     try:
         inst = ad.instantiate(case)
@@ -79,7 +90,7 @@ def built_with(ad, flag: str, value: bool, case: Case) -> dict:
         return {}
     finally:
         ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
-        ad.ctor_config_left = held
+        ad.ctor_config_left, ad.ctor_configs = held, configs
 
 
 def takes_no_mask(cls) -> bool:
@@ -98,7 +109,7 @@ def causal_ctor(ad, case: Case, tick=lambda: None) -> dict:
     flag = ctor_flag(left, is_causal_flag, False) or \
         ctor_flag(getattr(ad, "ctor_required", None), is_causal_flag, False) or \
         (ctor_flag(left, MASK_CTOR, False) if takes_no_mask(ad.obj) else None) or \
-        ctor_flag(getattr(ad, "ctor_config_left", None), is_causal_flag, False)
+        ctor_flag(config_left(ad), is_causal_flag, False)
     lengths = query_key_lengths(case)
     if ad.mode != "class" or ad.comp.name not in CAUSAL_CTOR_COMPONENTS or flag is None or \
             lengths is None or lengths[0] != lengths[1]:
@@ -138,7 +149,7 @@ def norm_shift(ref: str) -> bool:
 
 def bias_ctor(ad, case: Case, tick=lambda: None) -> dict:
     flag = ctor_flag(getattr(ad, "ctor_left", None), BIAS_CTOR, True) or \
-        ctor_flag(getattr(ad, "ctor_config_left", None), BIAS_CTOR, True)
+        ctor_flag(config_left(ad), BIAS_CTOR, True)
     if ad.mode != "class" or ad.comp.name not in BIAS_CTOR_COMPONENTS or flag is None:
         return {}
     params = {r: np.zeros_like(a) if norm_shift(r) else a for r, a in case.params.items()}
