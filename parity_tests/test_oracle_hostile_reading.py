@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from parity_tests.conftest import candidate_path  # noqa: E402
 from parity_tests.oracle import check, render_text  # noqa: E402
 
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hostile")
@@ -106,3 +107,10 @@ def test_a_config_switch_read_only_when_called_is_flipped_too(tmp_path):
     right.write_text(CALLED_BIAS)
     res = check("ffn", f"{right}:CalledBiasMLP", examples=8)
     assert res.verdict == "match", render_text(res)
+
+
+def test_a_time_first_positional_module_is_named_with_what_it_adds_batch_first():
+    path = candidate_path("time_first_layers.py") + ":TimeFirstPositionalEncoding"
+    res = check("positional", path, examples=5)
+    assert res.verdict == "match", render_text(res)
+    assert "one table row per sequence" in res.gaps.get("batch", ""), res.gaps

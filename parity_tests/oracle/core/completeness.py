@@ -124,11 +124,13 @@ def find_gaps(comp, caps: Findings, opts, not_checked: dict, absent: Iterable[st
                          "so only batch 1 was drawn" + (" (and one head)" if comp.name == "sdpa"
                                                         else "") + ". Take a batch axis first")
     if getattr(caps, "time_first", False):
+        fed = ("it adds one table row per sequence, not one per position" if comp.name == "positional"
+               else "it mixes the sequences of a batch, as torch.nn.MultiheadAttention without "
+                    "batch_first=True does")
         line = ("batches were not handed over in the assignment's (batch, seq, d_model) layout: a "
-                "probe found the candidate taking its sequences time-first, (seq, batch, d_model) "
-                "(torch.nn.MultiheadAttention without batch_first=True reads them so), and it was "
-                "called so; fed batch-first it mixes the sequences of a batch. Where the assignment "
-                "takes sequences time-first, leave batch out of its require")
+                "probe found the candidate taking its sequences time-first, (seq, batch, d_model), "
+                f"and it was called so; fed batch-first, {fed}. Where the assignment takes "
+                "sequences time-first, leave batch out of its require")
         gaps["batch"] = (gaps["batch"] + "; " + line) if "batch" in gaps else line
     fixed = _code_sizes(caps, getattr(opts, "settings", {}) or {})
     if fixed:
