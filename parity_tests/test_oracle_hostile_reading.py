@@ -114,3 +114,10 @@ def test_a_time_first_positional_module_is_named_with_what_it_adds_batch_first()
     res = check("positional", path, examples=5)
     assert res.verdict == "match", render_text(res)
     assert "one table row per sequence" in res.gaps.get("batch", ""), res.gaps
+
+
+def test_source_nested_too_deeply_to_unparse_is_no_oracle_error():
+    """A mask annotation and a `__code__` target a thousand `+` deep: the parent's claim reading
+    and import scan, and the worker's mask reading, skip what they cannot write or walk."""
+    res = check("sdpa", os.path.join(HOSTILE, "deep_expression_source.py:attention"), examples=8)
+    assert res.verdict == "match", render_text(res)

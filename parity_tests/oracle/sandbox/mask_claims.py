@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 import re
 
+from .source_text import unparsed
+
 INT_WORDS = re.compile(r"\b(int|ints|integer|integers|long|int8|int16|int32|int64|uint8|"
                        r"IntTensor|LongTensor|ByteTensor|ShortTensor)\b", re.IGNORECASE)
 BOOL_WORDS = re.compile(r"\b(bool|boolean|BoolTensor)\b", re.IGNORECASE)
@@ -99,8 +101,8 @@ def claimed_mask_dtypes(path: str, entry: str, mask_names=()) -> list[tuple[str,
     args = _mask_args(funcs, mask_names)
     found: dict[str, str] = {}
     for arg in args:
-        if arg.annotation is not None:
-            text = ast.unparse(arg.annotation)[:200]
+        text = unparsed(arg.annotation) if arg.annotation is not None else None
+        if text is not None:
             for d in _said(text):
                 found.setdefault(d, f"its argument {arg.arg!r} annotated {text} (line {arg.lineno})")
     words = {a.arg.lower() for a in args}

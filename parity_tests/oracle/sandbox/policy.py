@@ -21,6 +21,7 @@ import os
 import re
 import sys
 
+from .source_text import unparsed
 from .watch_scan import watches
 
 DEFAULT_FORBIDDEN = ("npformer", "torchformer", "parity_tests")
@@ -93,7 +94,7 @@ def _reaches(tree: ast.AST) -> list[tuple[str, int]]:
         for t in targets:
             if isinstance(t, ast.Attribute) and (t.attr == "__code__" or (
                     isinstance(t.value, ast.Name) and t.value.id in mods)):
-                out.append((f"{ast.unparse(t)} = ...", node.lineno))
+                out.append((f"{unparsed(t) or '(...).' + t.attr} = ...", node.lineno))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id == "setattr" and node.args and (
                     isinstance(node.args[0], ast.Name) and node.args[0].id in mods):

@@ -114,7 +114,10 @@ def reads_true_as_hidden(tree: ast.AST, name: str, scope: Scope | None = None, d
     """Whether the text applies the argument `name` only as a True = hidden mask (see above);
     `scope`: where the text's calls are looked up, to follow the mask into them (none: not followed)."""
     import copy
-    tree = _BoolBranch(name).visit(copy.deepcopy(tree))
+    try:
+        tree = _BoolBranch(name).visit(copy.deepcopy(tree))
+    except RecursionError:                # an expression nested too deeply to walk: not read
+        return False
     hidden = False
     neg = negative_fill_reader(tree, _is_negative_fill)     # `neg = ...min; masked_fill(mask, neg)`
 
