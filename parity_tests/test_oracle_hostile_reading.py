@@ -96,11 +96,16 @@ class CalledBiasMLP(nn.Module):
 '''
 
 
-def test_a_config_switch_read_only_when_called_is_flipped_too(tmp_path):
-    """The bias_ctor run reads the config's switches after the example's calls, so a `bias` read
-    in forward is flipped: ignored (the hostile) it fails, honoured it matches."""
+def test_a_config_switch_read_only_when_called_or_overwritten_is_flipped_too(tmp_path):
+    """The bias_ctor run reads the config's switches before the build and after the example's
+    calls, so a `bias` read in forward, or overwritten by the constructor, is flipped: ignored
+    (the hostiles) it fails, honoured it matches."""
     res = check("ffn", os.path.join(HOSTILE, "config_flag_read_when_called.py:CalledBiasMLP"),
                 examples=8)
+    assert res.verdict == "mismatch", render_text(res)
+    assert res.detail.get("mode") == "bias_ctor", res.detail
+    res = check("ffn", os.path.join(HOSTILE, "config_flag_overwritten.py:OverwrittenBiasMLP"),
+                examples=8)                   # overwritten by the constructor: its value before
     assert res.verdict == "mismatch", render_text(res)
     assert res.detail.get("mode") == "bias_ctor", res.detail
     right = tmp_path / "called_bias.py"

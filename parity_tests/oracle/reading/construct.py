@@ -266,11 +266,13 @@ class ConstructMixin:
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                               and not (p.kind != p.KEYWORD_ONLY and i < len(args))}
+        given = [*args, *kwargs.values()]
+        before = CONFIG_FLAGS(given, init) if depth == 0 else {}   # a switch the build overwrites
         built = target(*args, **kwargs)
         remember(built, self.source_module(), sizes)   # sizes only a __main__ block set (main_sizes)
         if depth == 0:                     # switches its config objects hold (sandbox/ctor_modes.py)
-            self.ctor_config_left = CONFIG_FLAGS([*args, *kwargs.values()], init)
-            self.ctor_configs = ([*args, *kwargs.values()], init)   # read again after calls
+            self.ctor_config_left = {**before, **CONFIG_FLAGS(given, init)}
+            self.ctor_configs = (given, init)   # read again after calls
         return built
 
     def source_module(self):

@@ -50,11 +50,13 @@ def query_key_lengths(case: Case) -> tuple[int, int] | None:
 
 
 def config_left(ad) -> dict | None:
-    """The switches the last build's config objects hold, read now: the oracle's config object
-    records a key when the code reads it, in the constructor or when called (`self.config.bias`
-    in forward), and the example's runs have called that build by the time these modes run."""
-    given = getattr(ad, "ctor_configs", None)
-    return CONFIG_FLAGS(*given) if given is not None else getattr(ad, "ctor_config_left", None)
+    """The switches the last build's config objects held before it and hold now: the oracle's
+    config object records a key when the code reads it, in the constructor or when called
+    (`self.config.bias` in forward), and the example's runs have called that build by the time
+    these modes run; a switch the constructor overwrote (`config.bias = 1`) keeps the value it
+    was handed."""
+    given, held = getattr(ad, "ctor_configs", None), getattr(ad, "ctor_config_left", None)
+    return {**(held or {}), **CONFIG_FLAGS(*given)} if given is not None else held
 
 
 def ctor_flag(ctor_left: dict | None, names, default: bool) -> str | None:
