@@ -22,7 +22,9 @@ def confinement_text(c: dict) -> str:
                      "Landlock-hidden folders" + (f" ({str(c['view_reason'])[:80]})"
                                                   if c.get("view_reason") else ""))
     if c.get("landlock"):
-        what = ["writes only in its scratch folder"] if c.get("writes_only_in") else []
+        what = (["writes only in its scratch folder" + (
+            " and a throwaway copy of its own folder" if c.get("writable_copy") else "")]
+            if c.get("writes_only_in") else [])
         what += ["no TCP"] if c.get("network_tcp_denied") else []
         what += ["signals scoped"] if c.get("signals_scoped") else []
         what += ["the reference unreadable"] if c.get("unreadable") else []

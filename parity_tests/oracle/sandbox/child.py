@@ -40,6 +40,7 @@ import sys
 SCRATCH_MB = 256        # the scratch folder's tmpfs, where the worker has a mount namespace
 MAX_PROCESSES = 256     # RLIMIT_NPROC inside the worker's own user namespace (threads count too)
 PRELOADED: frozenset = frozenset()  # modules a fork server imported that a fresh worker lacks (torch)
+WRITABLE_COPIES: list[str] = []     # the submission's folders copied writable into the view
 
 
 def _init() -> None:
@@ -121,6 +122,31 @@ def _keep(header: dict, root: str, here: str, forbid: list) -> list[str]:
     return keep
 
 
+def _writable(header: dict, root: str) -> tuple:
+    """The submission's own folders (its file's, the one its relative imports reach, a folder on
+    the oracle's PYTHONPATH holding it), which the view copies writable (writable_copy.py); never
+    one at, above or inside the project, the interpreter's trees, the home folder or the file
+    system's root."""
+    loc = str(header.get("spec", "")).rpartition(":")[0].split(",")[0]
+    if not (loc.endswith(".py") or os.sep in loc or "/" in loc):
+        return ()
+    from ..reading.package_import import anchor_folder
+    where = os.path.abspath(loc)
+    folders = [os.path.dirname(where),
+               anchor_folder(loc, (header.get("options") or {}).get("package_root"))]
+    folders += [p for p in header.get("import_path", []) or [] if isinstance(p, str) and p and
+                where.startswith(os.path.abspath(p).rstrip(os.sep) + os.sep)]  # its import root
+    guarded = {os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix, sys.exec_prefix)
+               if p}
+    home = os.path.realpath(os.path.expanduser("~"))
+
+    def inside(a: str, b: str) -> bool:         # a at or inside b
+        return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
+    return tuple(f for f in {os.path.realpath(f) for f in folders if f}
+                 if f != os.sep and not inside(home, f)
+                 and not any(inside(f, g) or inside(g, f) for g in guarded))
+
+
 def _confine(header: dict, root: str, here: str, forbid: list) -> dict:
     """Before the submission loads: the private view (or a tmpfs scratch folder), then Landlock
     (which forbids mounting, so it comes last). Returns what was applied, for the report."""
@@ -129,14 +155,18 @@ def _confine(header: dict, root: str, here: str, forbid: list) -> dict:
     conf: dict = {"view": False, "view_reason": "no mount namespace of its own"}
     if confine.own_user_namespace():
         hide = (root,) + tuple(p for p in header.get("search_path", []) if isinstance(p, str))
-        conf = private_view(_keep(header, root, here, forbid), os.getcwd(), SCRATCH_MB, hide)
+        conf = private_view(_keep(header, root, here, forbid), os.getcwd(), SCRATCH_MB, hide,
+                            writable=_writable(header, root))
     if conf.get("view"):
         conf["scratch_mb"] = SCRATCH_MB
         conf["private_proc"] = True
     else:
         conf["scratch_mb"] = SCRATCH_MB if confine.private_scratch(os.getcwd(), SCRATCH_MB) \
             else None
-    conf.update(confine.landlock(write_dirs=[os.getcwd()]))
+    copies = conf.pop("writable", None) or []
+    conf.update(confine.landlock(write_dirs=[os.getcwd()] + copies))
+    conf["writable_copy"] = bool(copies)
+    WRITABLE_COPIES[:] = copies
     conf.pop("kept", None)
     return conf
 
@@ -243,7 +273,7 @@ def main() -> None:
             write_all(proto_out, encode({"op": "tick", "confinement": _jsonable(conf)}))
             baseline = set(sys.modules) - PRELOADED
             session = Session(header["component"], header["options"], spec=header["spec"])
-            sources.install(SUBMISSION_DIRS)    # what runs is the source the parent scanned
+            sources.install(SUBMISSION_DIRS, frozen=WRITABLE_COPIES)  # the source scanned
             checker = _Checker(tamper)      # libraries and harness, before the submission loads
             reply(session.prepare())
         elif op == "run" and session is not None and session.adapter is not None:

@@ -17,9 +17,11 @@ submission's folder); compiling torch from source would cost seconds per worker.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib._bootstrap_external as _external
 import os
 import site
+import stat
 import sys
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
@@ -32,12 +34,33 @@ from importlib.machinery import (
 )
 
 
-def install(dirs) -> bool:
+def _texts(frozen) -> dict[str, bytes]:
+    """{path: sha256} of every .py file under the folders in `frozen` (writable copies, small)."""
+    out = {}
+    for top in frozen:
+        for folder, _, files in os.walk(top):
+            for name in files:
+                path = os.path.normpath(os.path.join(folder, name))
+                try:                              # a link is read through, a FIFO never opened
+                    regular = stat.S_ISREG(os.stat(path).st_mode)
+                except OSError:
+                    regular = False
+                if name.endswith(tuple(SOURCE_SUFFIXES)) and regular:
+                    with open(path, "rb") as f:
+                        out[path] = hashlib.sha256(f.read()).digest()
+    return out
+
+
+def install(dirs, frozen=()) -> bool:
     """Compile the modules under `dirs` (folders, or single files) from source; False when there
-    is nothing to cover."""
+    is nothing to cover. Under the folders in `frozen` (the submission's folder copied writable
+    into the view, writable_copy.py) a module runs only with the text it had when this was
+    called, before the submission loaded: one the submission wrote or changed is refused."""
     roots = tuple(os.path.normpath(os.path.abspath(d)) for d in dirs if d)
     if not roots:
         return False
+    frozen = tuple(os.path.normpath(os.path.abspath(d)) for d in frozen if d)
+    texts = _texts(frozen)
 
     # the interpreter's own trees (a virtual environment may sit inside a submission's folder):
     # the libraries installed there are not the submission's
@@ -60,9 +83,15 @@ def install(dirs) -> bool:
 
         def get_code(self, fullname):
             path = self.get_filename(fullname)
-            if not covered(path):
+            if not covered(path) and not under(os.path.normpath(os.path.abspath(path)), frozen):
                 return super().get_code(fullname)
-            return self.source_to_code(self.get_data(path), path)
+            data = self.get_data(path)
+            norm = os.path.normpath(os.path.abspath(path))
+            if under(norm, frozen) and texts.get(norm) != hashlib.sha256(data).digest():
+                raise ImportError(f"{os.path.basename(path)} was written or changed by the "
+                                  f"submission while it ran: the oracle runs a submission's "
+                                  f"modules with the text it read", name=fullname, path=path)
+            return self.source_to_code(data, path)
 
     class NoBareBytecode(SourcelessFileLoader):
         """Bytecode without a source file under `dirs` refused: nothing there to scan or read."""

@@ -23,6 +23,8 @@ import ctypes
 import os
 import sys
 
+from .writable_copy import COPY_BYTES, copy_tree
+
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 _MNT_DETACH = 2
@@ -95,16 +97,33 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def private_view(keep: list[str], scratch: str, scratch_mb: int, hide: tuple = ()) -> dict:
+def private_view(keep: list[str], scratch: str, scratch_mb: int, hide: tuple = (),
+                 writable: tuple = ()) -> dict:
     """Replace this process's root by a view of `keep` (see the module docstring). `hide`: folders
     (the project root, the oracle's working directory) that must not show even where a kept
     folder holds them (a project checked out under /usr): an empty tmpfs covers them, and only
-    the kept paths beneath them are bound again."""
+    the kept paths beneath them are bound again. `writable`: kept folders (the submission's own)
+    copied onto the view's tmpfs instead of bound, where they fit (writable_copy.py); the copies
+    made are returned as "writable"."""
     libc = _libc()
     keep = sorted({os.path.abspath(k) for k in keep if k and os.path.lexists(k)},
                   key=lambda p: (p.count(os.sep), p))
     hide = tuple(sorted({os.path.realpath(h) for h in hide if h and os.path.isdir(h)}))
-    new_root, mounted = scratch, False                             # an empty folder of ours
+    writable = {os.path.abspath(w) for w in writable if w}
+    new_root, mounted, placed, copied = scratch, False, [], []     # an empty folder of ours
+
+    def place(path: str) -> None:
+        # a folder asked to be writable is copied only where nothing bound lies above it (the
+        # copy then lands on our tmpfs, never in a bound host folder), else it is bound as before;
+        # nothing is bound inside a copy (Landlock's write right on the copy would reach through)
+        if any(_under(path, c) for c in copied):
+            return
+        if path in writable and not any(_under(path, p) for p in placed) \
+                and copy_tree(path, new_root + path):
+            copied.append(path)
+        else:
+            _bind(libc, path, new_root)
+        placed.append(path)
     try:
         _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)       # nothing propagates out
         _mount(libc, "tmpfs", new_root, "tmpfs", _MS_NOSUID | _MS_NODEV,
@@ -113,12 +132,13 @@ def private_view(keep: list[str], scratch: str, scratch_mb: int, hide: tuple = (
         inner = [p for p in keep if any(_under(p, h) for h in hide)]
         for path in keep:
             if path not in inner:
-                _bind(libc, path, new_root)
+                place(path)
         for h in hide:
             if os.path.isdir(new_root + h):          # shown through a kept folder above it
-                _mount(libc, "tmpfs", new_root + h, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m")
+                _mount(libc, "tmpfs", new_root + h, "tmpfs", _MS_NOSUID | _MS_NODEV,
+                       f"size={COPY_BYTES >> 20}m")      # room for a writable copy beneath
         for path in inner:
-            _bind(libc, path, new_root)
+            place(path)
         os.makedirs(new_root + "/proc", exist_ok=True)
         _mount(libc, "proc", new_root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         os.makedirs(new_root + "/dev", exist_ok=True)
@@ -137,4 +157,4 @@ def private_view(keep: list[str], scratch: str, scratch_mb: int, hide: tuple = (
             libc.umount2(os.fsencode(new_root), ctypes.c_int(_MNT_DETACH))
         os.chdir(scratch)
         return {"view": False, "view_reason": str(exc)[:200]}
-    return {"view": True, "kept": keep}
+    return {"view": True, "kept": keep, "writable": copied}
