@@ -59,7 +59,8 @@ def train_plots(model, task, heldout, result, out_dir, start: int = 0,
     from npformer.training import plots
     names = getattr(task, "metric_names", ("token accuracy", "exact-sequence accuracy"))
     accuracy = "classification accuracy" if task.is_classification else names[1]
-    paths = [plots.plot_loss_curve(np.arange(start + 1, start + len(result.losses) + 1),
+    steps = result.loss_steps or np.arange(start + 1, start + len(result.losses) + 1)
+    paths = [plots.plot_loss_curve(steps,
                                    result.losses,
                                    os.path.join(out_dir, "loss.png"),
                                    eval_steps=[s for s, _ in result.eval_history],

@@ -220,14 +220,16 @@ def cmd_train(args) -> int:
         kept = ("" if not args.save else f"; nothing was saved ({args.save} unchanged)"
                 if os.path.exists(args.save) else f"; nothing was saved ({args.save} not written)")
         raise CliError(f"training stopped: {e}{kept}") from None
-    state.record(result)                                  # steps, tokens: the whole run's
     eval_s = time.perf_counter() - t1
     result.eval_history.append((result.steps, ev))                # the final held-out point
-    tail = result.losses[-min(50, len(result.losses)):] if result.losses else [float("nan")]
+    state.record(result)                                  # steps, tokens, history: the whole run's
+    whole = state.whole_result(result)                    # plots and summary: every call of the run
+    tail = whole.losses[-min(50, len(whole.losses)):] if whole.losses else [float("nan")]
     if result.losses:
         print(f"trained {len(result.losses)} steps in {train_s:.1f} s "
               f"({result.tokens_per_second:,.0f} target tokens/s), final train loss "
-              f"{sum(tail) / len(tail):.4f} (mean of last {len(tail)} steps)")
+              f"{sum(tail) / len(tail):.4f} (mean of the run's last {len(tail)} steps"
+              f"{'' if state.history.stride == 1 else f' kept, one in {state.history.stride}'})")
     else:
         print("trained 0 steps (--steps 0): the held-out figures are the untrained model's")
     print_eval(ev, task)
@@ -244,7 +246,7 @@ def cmd_train(args) -> int:
         np_model = model if args.backend == "numpy" else to_numpy_model(model)
         from npformer.cli.plot_outputs import new_plots_removed_on_failure
         with new_plots_removed_on_failure(args.plot, "--plot", overwrite=args.overwrite):
-            paths = train_plots(np_model, task, heldout, result, args.plot, start=result.steps -
-                                len(result.losses), label_smoothing=tc.label_smoothing)
+            paths = train_plots(np_model, task, heldout, whole, args.plot,
+                                label_smoothing=tc.label_smoothing)
         print(f"wrote {len(paths)} plots to {args.plot}")
     return 0

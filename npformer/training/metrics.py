@@ -104,6 +104,7 @@ class TrainResult:
     eval_history: list                  # [(step, EvalResult)]
     tokens: int                         # target tokens seen
     seconds: float                      # wall time of the loop (evaluations excluded)
+    loss_steps: list | None = None      # step of each loss when not consecutive (a run's kept history)
 
     @property
     def tokens_per_second(self) -> float:

@@ -7,6 +7,8 @@
     stream     BatchStream: the training batches, whose position is its generator's state
     config     TrainConfig;  task: the data Task;  step: optimizer steps taken so far
     segments   one record per training call of the run (first and last step, target tokens, seconds)
+    history    the run's per-step losses, learning rates, gradient norms and evaluations (RunHistory,
+               bounded as npformer.training.history says)
 
     save_training_state(path, state, metadata=None, backend=None)       one checkpoint file
     load_training_state(path, backend="numpy", device=None)             -> TrainState
@@ -17,10 +19,10 @@ these functions with it), so this file never imports torch.
 
 A checkpoint holding a training state is an ordinary checkpoint (model, optimizer, schedule, step)
 whose metadata has "task" (the Task's fields), "train" (TrainConfig, its "steps" the whole run's), "run"
-(the whole run: steps, target tokens, one segment per training call, resumed ones included) and
-"resume" (the stream's and the dropout generator's states). So N steps, a save, a load and M more
-steps give the same weights as N + M steps in one run: bit for bit in npformer, and in torchformer
-on a CPU.
+(the whole run: steps, target tokens, one segment per training call, resumed ones included),
+"history" (its per-step curves and evaluations, RunHistory.to_dict) and "resume" (the stream's
+and the dropout generator's states). So N steps, a save, a load and M more steps give the same
+weights as N + M steps in one run: bit for bit in npformer, and in torchformer on a CPU.
 
 A new task gets resume for free when its Task has `sample(rng, n, split=)` and a `to_metadata()`-like
 field dict accepted by `Task(**fields)`; a stream with other state only needs state_dict() and
@@ -35,6 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from npformer.guards.rules import check_positive_int, check_seed
+from npformer.training.history import RunHistory
 
 __all__ = ["BatchStream", "TrainState", "ResumeBackend", "numpy_backend", "save_training_state", "load_training_state",
            "dropout_rng_state", "set_dropout_rng_state", "task_metadata"]
@@ -167,6 +170,7 @@ class TrainState:
     task: Any                            # npformer.data.tasks.Task
     step: int = 0
     segments: list = field(default_factory=list)   # one dict per training call (record)
+    history: RunHistory = field(default_factory=RunHistory)   # per-step curves of the whole run
 
     def record(self, result) -> None:
         """Count a finished training call (its TrainResult, which started at self.step) into the
@@ -184,7 +188,15 @@ class TrainState:
         if last >= first:
             self.segments.append({"first_step": first, "last_step": last,
                                   "tokens": int(result.tokens), "seconds": float(result.seconds)})
+        self.history.add(result, first)
         self.step = last
+
+    def whole_result(self, result):
+        """A TrainResult of the whole run after record(result): every call's kept losses, learning
+        rates and gradient norms at their steps (`loss_steps`), the evaluations, tokens and seconds."""
+        run = self.run_record()
+        return self.history.whole_result(result, run["tokens"],
+                                         sum(s["seconds"] for s in self.segments))
 
     def run_record(self) -> dict:
         """The whole run so far: steps, target tokens (None when the segments do not account for
@@ -251,7 +263,10 @@ def save_training_state(path, state: TrainState, metadata: dict | None = None,
                                     f"{type(metadata).__name__}")
     meta = dict(metadata or {})
     train = {**state.config.to_dict(), "steps": int(state.step)}    # the whole run's, not the last call's
+    if not isinstance(state.history, RunHistory):
+        raise TypeError(f"state.history: expected a RunHistory, got {type(state.history).__name__}")
     meta.update(task=task_metadata(state.task), train=train, run=state.run_record(), backend=be.name,
+                history=state.history.to_dict(),
                 resume={"stream": state.stream.state_dict(),
                         "dropout_rng": dropout_rng_state(state.model)})
     return be.save_checkpoint(path, state.model, state.optimizer, state.schedule, step=state.step,
@@ -291,6 +306,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
         tc = meta["train"]
         config = TrainConfig(**{**tc, "betas": tuple(tc["betas"])})
         segments = _segments(meta.get("run"))
+        history = RunHistory.from_dict(meta.get("history"))      # absent in files written before
     except (TypeError, ValueError, KeyError) as e:
         raise CheckpointError(path, f"training state: {e}") from None
     model = be.load_model(ckpt) if device is None else be.load_model(ckpt, device=device)
@@ -303,7 +319,7 @@ def load_training_state(path, backend: str = "numpy", device=None) -> TrainState
     except ValueError as e:
         raise CheckpointError(path, f"training state: {e}") from None
     return TrainState(model=model, optimizer=optimizer, schedule=schedule, stream=stream,
-                      config=config, task=task, step=ckpt.step, segments=segments)
+                      config=config, task=task, step=ckpt.step, segments=segments, history=history)
 
 
 def _segments(run) -> list:
