@@ -89,11 +89,22 @@ class Checkpoint:
 
 
 # -- writing (shared by both twins) -------------------------------------------------------------------
-def _to_jsonable(v: Any) -> Any:
+def _to_jsonable(v: Any, where: str | None = None) -> Any:
+    """`v` as JSON values (tuples become lists, NumPy scalars Python's); a dict key that is not a
+    str is a TypeError naming where it is: JSON keeps only string keys, so {3: x} would come back
+    as {"3": x} (and {3: x, "3": y} would lose a value)."""
     if isinstance(v, dict):
-        return {str(k): _to_jsonable(x) for k, x in v.items()}
+        out = {}
+        for k, x in v.items():
+            inner = k if where is None else f"{where}[{k!r}]"
+            if not isinstance(k, str):
+                raise TypeError(f"{where or 'header'}: key {k!r} is a {type(k).__name__}; expected "
+                                f"str keys (JSON keeps only strings: it would be read back as "
+                                f"{str(k)!r}; use str(key) or a list)")
+            out[k] = _to_jsonable(x, inner)
+        return out
     if isinstance(v, (list, tuple)):
-        return [_to_jsonable(x) for x in v]
+        return [_to_jsonable(x, f"{where}[{i}]") for i, x in enumerate(v)]
     if isinstance(v, (np.integer, np.floating, np.bool_)):
         return v.item()
     return v

@@ -142,8 +142,14 @@ def write_safetensors(path, tensors: dict, metadata: dict | None = None,
                         "data_offsets": [offset, offset + a.nbytes]}
         arrays.append(a)
         offset += a.nbytes
+    if metadata is not None and not isinstance(metadata, dict):
+        raise TypeError(f"metadata: expected a dict of str to str, got {type(metadata).__name__}")
+    for k, v in (metadata or {}).items():      # the format stores text: 3 would come back as "3"
+        if not (isinstance(k, str) and isinstance(v, str)):
+            raise TypeError(f"metadata: expected str keys and str values (safetensors stores "
+                            f"text), got {k!r}: {v!r} ({type(k).__name__}: {type(v).__name__})")
     if metadata:
-        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+        header["__metadata__"] = dict(metadata)
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)                                       # 8-byte aligned data
 
