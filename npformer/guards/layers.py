@@ -8,7 +8,14 @@ from __future__ import annotations
 import numpy as np
 
 from npformer.guards.register import checks, outermost_backward
-from npformer.guards.rules import check_flag, check_has_keys, check_real, random_kind
+from npformer.guards.rules import (
+    check_activation,
+    check_flag,
+    check_has_keys,
+    check_real,
+    check_training_mode,
+    random_kind,
+)
 from npformer.guards.validation import (
     check_dtype,
     check_float,
@@ -20,7 +27,7 @@ from npformer.guards.validation import (
     check_probability,
     check_rng,
 )
-from npformer.layers.activations import ACTIVATION_PAIRS, Activation
+from npformer.layers.activations import Activation
 from npformer.layers.attention import MultiHeadAttention
 from npformer.layers.dropout import Dropout
 from npformer.layers.embedding import Embedding
@@ -69,8 +76,7 @@ def linear_call(m, x):
 # -- elementwise: Activation, Dropout -----------------------------------------------------------------
 @checks("init", Activation)
 def activation_init(name):
-    if name not in ACTIVATION_PAIRS:
-        raise ValueError(f"activation: expected one of {tuple(ACTIVATION_PAIRS)}, got {name!r}")
+    check_activation("Activation: name", name)
 
 
 @checks("call", Activation, Dropout)
@@ -89,7 +95,7 @@ def dropout_init(p, rng=None):
 @checks("init", LayerNorm)
 def layernorm_init(d_model, eps=1e-5, dtype="float32"):
     check_positive_int("d_model", d_model)
-    check_real("eps", eps, positive=True)
+    check_real("LayerNorm: eps", eps, positive=True)
     check_dtype("dtype", dtype)
 
 
@@ -110,9 +116,9 @@ def embedding_init(num_embeddings, embedding_dim, padding_idx=None, scale=1.0, d
     if padding_idx is not None and (isinstance(padding_idx, bool)
                                     or not isinstance(padding_idx, (int, np.integer))
                                     or not 0 <= padding_idx < num_embeddings):
-        raise ValueError(f"padding_idx: expected None or an int in [0, {num_embeddings}), "
+        raise ValueError(f"Embedding: padding_idx: expected None or an int in [0, {num_embeddings}), "
                          f"got {padding_idx!r}")
-    check_real("scale", scale)
+    check_real("Embedding: scale", scale)
     check_dtype("dtype", dtype)
 
 
@@ -185,6 +191,7 @@ def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, d
                      rng=None):
     check_positive_int("PositionwiseFeedForward: d_model", d_model)
     check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
+    check_activation("PositionwiseFeedForward: activation", activation)
     check_probability("dropout", dropout)
     check_flag("bias", bias)
 
@@ -250,7 +257,4 @@ def loss_backward(m, dout=1.0):
 @checks("train", Module)
 def training_mode(module, mode=True) -> bool:
     """Module.train's mode: a bool (NumPy's too), as torch.nn.Module.train requires."""
-    if not isinstance(mode, (bool, np.bool_)):
-        raise ValueError(f"{type(module).__name__}.train: mode: expected a bool (True: training, "
-                         f"False: evaluation), got {mode!r}")
-    return bool(mode)
+    return check_training_mode(module, mode)

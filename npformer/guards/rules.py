@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from npformer.models.config import TransformerConfig
+from npformer.models.config import ACTIVATIONS, TransformerConfig
 
 
 def is_int(v) -> bool:
@@ -124,6 +124,23 @@ def check_flag(name: str, v) -> bool:
     if not isinstance(v, bool):
         raise TypeError(f"{name}: expected a bool, got {v!r}")
     return v
+
+
+def check_activation(name: str, v) -> str:
+    """One of the activation names both twins know (a str, compared exactly), else a ValueError
+    naming `name` and the value."""
+    if not (isinstance(v, str) and v in ACTIVATIONS):
+        raise ValueError(f"{name}: expected one of {tuple(ACTIVATIONS)}, got {v!r}")
+    return v
+
+
+def check_training_mode(module, mode) -> bool:
+    """Module.train's mode (either twin): a bool (NumPy's too), as torch.nn.Module.train requires;
+    else a ValueError naming the module's class and the value."""
+    if not isinstance(mode, (bool, np.bool_)):
+        raise ValueError(f"{type(module).__name__}.train: mode: expected a bool (True: training, "
+                         f"False: evaluation), got {mode!r}")
+    return bool(mode)
 
 
 def check_generator(rng) -> np.random.Generator:

@@ -62,7 +62,7 @@ def cases():
         ("config type", lambda: Transformer({"d_model": 8}), TypeError,
          "config: expected a TransformerConfig"),
         ("seed", lambda: CausalLM(C, seed=-1), ValueError, "seed: expected a non-negative int"),
-        ("dtype", lambda: Linear(2, 2, dtype="int32"), TypeError, "dtype: expected one of"),
+        ("dtype", lambda: Linear(2, 2, dtype="int32"), ValueError, "dtype: expected one of"),
         ("padding_idx", lambda: Embedding(4, 2, padding_idx=4), ValueError, "padding_idx"),
         ("eps", lambda: LayerNorm(4, eps=0.0), ValueError, "eps: expected a positive finite float"),
         ("positions of a 1-d x", lambda: SinusoidalPositionalEncoding(16, 4)(torch.zeros(3)),

@@ -139,7 +139,7 @@ def test_one_pass_train_eval_reaches_every_module_and_custom_overrides():
     model.train()
     assert all(m.training for m in model.modules())
     assert model.extra.calls == [False, True]
-    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+    with pytest.raises(ValueError, match=r"^CausalLM.train: mode: expected a bool .*got 'yes'$"):
         model.train("yes")
 
 

@@ -11,7 +11,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_flag, check_has_keys, check_real, random_kind
+from npformer.guards.rules import (
+    check_activation,
+    check_flag,
+    check_has_keys,
+    check_real,
+    check_training_mode,
+    random_kind,
+)
 from npformer.guards.state import check_state_dict
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
@@ -26,7 +33,7 @@ from torchformer.guards.validation import (
     check_probability,
     check_rng,
 )
-from torchformer.layers.activations import ACTIVATIONS, Activation
+from torchformer.layers.activations import Activation
 from torchformer.layers.attention import MultiHeadAttention
 from torchformer.layers.dropout import Dropout
 from torchformer.layers.embedding import Embedding
@@ -34,7 +41,7 @@ from torchformer.layers.feedforward import PositionwiseFeedForward
 from torchformer.layers.layernorm import LayerNorm
 from torchformer.layers.linear import Linear
 from torchformer.layers.loss import CrossEntropyLoss
-from torchformer.layers.module import StrictLoad
+from torchformer.layers.module import Module, StrictLoad
 from torchformer.layers.positional import LearnedPositionalEncoding, SinusoidalPositionalEncoding
 
 POSITIONAL = (SinusoidalPositionalEncoding, LearnedPositionalEncoding)
@@ -61,8 +68,7 @@ def layernorm_init(d_model, eps=1e-5, dtype="float32", device=None):
 
 @checks("init", Activation)
 def activation_init(name):
-    if name not in ACTIVATIONS:
-        raise ValueError(f"Activation: name: expected one of {tuple(ACTIVATIONS)}, got {name!r}")
+    check_activation("Activation: name", name)
 
 
 @checks("init", Dropout)
@@ -127,6 +133,7 @@ def feedforward_init(d_model, d_ff, activation="relu", dropout=0.0, bias=True, d
     check_device_arg("device", device)
     check_positive_int("PositionwiseFeedForward: d_model", d_model)
     check_positive_int("PositionwiseFeedForward: d_ff", d_ff)
+    check_activation("PositionwiseFeedForward: activation", activation)
     check_probability("dropout", dropout)
     check_flag("bias", bias)
     check_dtype("dtype", dtype)
@@ -249,3 +256,26 @@ def loss_call(m, logits, targets):
 
 # load_state_dict: npformer's rule and messages (framework-free: names, shapes, dtype names)
 checks("load_state_dict", StrictLoad)(check_state_dict)
+
+
+def checked_train(self, mode=True):
+    """nn.Module.train after npformer's mode check: `train("False")` is refused naming the module and
+    the value, in npformer's words (torch's own says "training mode is expected to be boolean").
+    Every sub-module's flag is set in one pass, as Transformer.train does; a sub-module whose class
+    has another train() gets it called."""
+    mode = check_training_mode(self, mode)
+    todo = [self]
+    while todo:
+        m = todo.pop()
+        m.__dict__["training"] = mode
+        for child in m._modules.values():
+            if child is None:
+                continue
+            if type(child).train in (torch.nn.Module.train, checked_train):
+                todo.append(child)
+            else:
+                child.train(mode)                       # its own train(): let it recurse
+    return self
+
+
+Module.train = checked_train

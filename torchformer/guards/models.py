@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from npformer.guards.rules import check_cache_list, check_has_keys
+from npformer.guards.rules import check_cache_list, check_has_keys, check_training_mode
 from torchformer.guards.register import checks
 from torchformer.guards.validation import (
     check_config,
@@ -35,7 +35,7 @@ from torchformer.models.causal_lm import CausalLM
 from torchformer.models.classifier import EncoderClassifier
 from torchformer.models.decoder import Decoder, DecoderLayer
 from torchformer.models.encoder import Encoder, EncoderLayer
-from torchformer.models.transformer import Transformer, and_masks, target_self_mask
+from torchformer.models.transformer import ModelMixin, Transformer, and_masks, target_self_mask
 
 HEADS = (Transformer, EncoderClassifier, CausalLM, BertForMaskedLM, BertForSequenceClassification)
 
@@ -338,3 +338,15 @@ def transformer_call(m, src, tgt, src_mask=None, tgt_mask=None, *, src_key_keep=
     tgt_mask = and_masks(tgt_mask, key_keep_mask("tgt_key_keep", tgt_key_keep, B, T,
                                                  device=tgt.device))
     return src, tgt, src_mask, tgt_mask
+
+
+_model_train = ModelMixin.train                # the models' one-pass train(), after the mode check
+
+
+def model_train(self, mode=True):
+    """The models' train() (Transformer, CausalLM, the classifiers, BERT) after npformer's mode check:
+    their own raised torch's words."""
+    return _model_train(self, check_training_mode(self, mode))
+
+
+ModelMixin.train = model_train

@@ -251,10 +251,11 @@ def param_dtype(module, default: torch.dtype) -> torch.dtype:
 
 
 def check_dtype(name: str, dtype) -> torch.dtype:
-    """A parameter dtype: 'float32' / 'float64' / a numpy dtype / a torch float dtype."""
+    """A parameter dtype: 'float32' / 'float64' / a numpy dtype / a torch float dtype; else a
+    ValueError, as npformer's check_dtype refuses the same values."""
     try:
         return to_torch_dtype(dtype)
     except TypeError:
-        raise TypeError(f"{name}: expected one of 'float32', 'float64' (or a torch float dtype), "
-                        f"got {dtype!r}") from None
+        raise ValueError(f"{name}: expected one of 'float32', 'float64' (or a torch float dtype), "
+                         f"got {dtype!r}") from None
 

@@ -110,7 +110,7 @@ def test_relu_gradient_at_zero_is_zero():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match=r"activation: expected one of \('relu', 'gelu', "
+    with pytest.raises(ValueError, match=r"Activation: name: expected one of \('relu', 'gelu', "
                                          r"'gelu_tanh'\), got 'swish'"):
         Activation("swish")
     m = Activation("gelu")

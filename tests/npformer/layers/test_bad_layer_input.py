@@ -43,7 +43,7 @@ def test_wrong_rank_and_shape_of_float_inputs():
 
 def test_bad_component_arguments():
     expect(ValueError, lambda: nf.MultiHeadAttention(10, 4), "d_model", "num_heads=4", "10")
-    expect(ValueError, lambda: nf.Activation("swish"), "activation", "relu", "'swish'")
+    expect(ValueError, lambda: nf.Activation("swish"), "name", "relu", "'swish'")
     expect(ValueError, lambda: nf.PositionwiseFeedForward(8, 12, activation="tanh"), "activation",
            "'tanh'")
     expect(ValueError, lambda: nf.Linear(2, 3, dtype="float16"), "dtype", "'float16'")

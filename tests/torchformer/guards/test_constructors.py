@@ -26,7 +26,7 @@ CFG = TransformerConfig(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1, n
 BAD = [
     (tf.Linear, (3, 0), {}, ValueError, r"out_features: expected a positive int, got 0"),
     (tf.Linear, (0, 3), {}, ValueError, r"in_features: expected a positive int, got 0"),
-    (tf.Linear, (3, 2), {"dtype": "int8"}, TypeError, r"dtype: expected one of 'float32', 'float64'"),
+    (tf.Linear, (3, 2), {"dtype": "int8"}, ValueError, r"dtype: expected one of 'float32', 'float64'"),
     (tf.Linear, (3, 2), {"rng": 5}, TypeError, r"rng: expected a torch.Generator, a numpy"),
     (tf.LayerNorm, (0,), {}, ValueError, r"d_model: expected a positive int, got 0"),
     (tf.LayerNorm, (4,), {"eps": 0.0}, ValueError, r"LayerNorm: eps: expected a positive finite float"),
