@@ -12,6 +12,8 @@
 
     save_training_state(path, state, metadata=None, backend=None)       one checkpoint file
     load_training_state(path, backend="numpy", device=None)             -> TrainState
+    state.record(result)          count a training call in (step, segment, history)
+    state.whole_result(result)    after record: a TrainResult of the whole run (plots, summaries)
 
 `backend` is a ResumeBackend: the twin's checkpoint functions and optimizer factory. npformer's is
 NUMPY; torchformer supplies its own (torchformer.save_training_state / load_training_state call
