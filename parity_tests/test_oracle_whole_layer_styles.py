@@ -157,12 +157,12 @@ def test_rng_argument_gets_a_generator_only_when_required_by_name():
 
 
 def test_seq2seq_model_with_learned_positions_is_never_a_verdict_on_the_computation():
-    """Seq2Seq(encoder, decoder, src_pad_idx, trg_pad_idx, device) with learned position embeddings
-    computes a different model from the reference (sinusoidal positions): an interface error naming
-    the weights it cannot place, never match or mismatch."""
+    """Seq2Seq(encoder, decoder, src_pad_idx, trg_pad_idx, device) takes its parts built and no
+    function of its project builds it from sizes: an interface error naming the parts it takes
+    built (and how to check it), never match or mismatch, and never sizes handed where parts go."""
     S2M = os.path.join(HERE, "seq2seq_model_style.py")
     res = check("model", f"{S2M}:Seq2Seq", examples=2)
-    assert res.verdict == "interface_error", render_text(res)
-    assert "src_embed.weight" in render_text(res)
-    # what it was built with is said: its sub-module arguments got numbers by position
-    assert _said(res, "'encoder': passed src_vocab by position"), res.notes
+    text = render_text(res)
+    assert res.verdict == "interface_error", text
+    assert "takes its parts built (encoder, decoder)" in text and "--adapter" in text, text
+    assert not _said(res, "'encoder': passed src_vocab by position"), res.notes
