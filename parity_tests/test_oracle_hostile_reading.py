@@ -126,3 +126,14 @@ def test_source_nested_too_deeply_to_unparse_is_no_oracle_error():
     and import scan, and the worker's mask reading, skip what they cannot write or walk."""
     res = check("sdpa", os.path.join(HOSTILE, "deep_expression_source.py:attention"), examples=8)
     assert res.verdict == "match", render_text(res)
+
+
+def test_a_model_building_its_decoder_with_the_encoders_depth_is_caught_when_the_depths_are_words():
+    """`num_layers_enc` / `num_layers_dec` are read by their words when the model is built, so the
+    search also draws the two depths apart: a decoder built with the encoder's depth then has a
+    layer the reference lacks (or lacks one), a failing verdict naming it; the right twin matches."""
+    path = os.path.join(HOSTILE, "stack_count_unread.py")
+    res = check("model", f"{path}:StackDepthTransformer", examples=12)
+    assert res.verdict in ("interface_error", "mismatch"), render_text(res)
+    right = check("model", f"{path}:StackDepthTransformerRight", examples=8)
+    assert right.verdict == "match", render_text(right)

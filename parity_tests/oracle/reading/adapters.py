@@ -257,7 +257,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                                  f"the oracle has nothing to pass for them")
         if self.comp.name == "model":
             self.caps.one_vocab = not self._takes_two_vocabs()
-            self.caps.one_layer_count = not self._takes("num_encoder_layers")
+            self.caps.one_layer_count = not (self._takes("num_encoder_layers") or self._takes("num_decoder_layers"))
             self.notes[:] = [n for n in self.notes if "drew no" not in n]
             if any(m.name in b.unbound for m in self.comp.masks):
                 self.notes.append("forward takes no masks: the candidate builds its own from the "

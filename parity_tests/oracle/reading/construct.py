@@ -40,8 +40,9 @@ class ConstructMixin:
         if self.mode not in ("class", "factory"):
             return False
         sig = naming.signature_of(self.obj.__init__ if self.mode == "class" else self.obj)
-        names = {p.name.lower() for p in sig.parameters.values()} if sig else set()
-        return bool(names & {a.lower() for a in naming.HYPER_ALIASES[hyper]})
+        params = [p.name for p in sig.parameters.values()] if sig else []
+        return bool({n.lower() for n in params} & {a.lower() for a in naming.HYPER_ALIASES[hyper]}) \
+            or any(naming.names_hyper(hyper, n) for n in params)     # in words: num_layers_enc
 
     def _takes_two_vocabs(self) -> bool:
         if self.mode not in ("class", "factory"):
