@@ -137,3 +137,22 @@ def test_a_model_building_its_decoder_with_the_encoders_depth_is_caught_when_the
     assert res.verdict in ("interface_error", "mismatch"), render_text(res)
     right = check("model", f"{path}:StackDepthTransformerRight", examples=8)
     assert right.verdict == "match", render_text(right)
+
+
+@pytest.mark.parametrize("wrong, right", [
+    ("stack_depth_config.py:ConfigDepthTransformer", "stack_depth_config.py:ConfigDepthTransformerRight"),
+    ("stack_depth_config_bag.py:BagDepthTransformer", "stack_depth_config_bag.py:BagDepthTransformerRight")])
+def test_a_model_reading_its_encoders_depth_from_a_config_for_both_stacks_fails(wrong, right):
+    """A config class of its own with a decoder depth, or the oracle's config object read under a
+    stack's depth while building: the depths are drawn apart, and the decoder built with the
+    encoder's depth fails; the right twins match."""
+    res = check("model", os.path.join(HOSTILE, wrong), examples=12)
+    assert res.verdict in ("interface_error", "mismatch"), render_text(res)
+    res = check("model", os.path.join(HOSTILE, right), examples=8)
+    assert res.verdict == "match", render_text(res)
+
+
+def test_a_model_reading_one_depth_from_a_config_for_both_stacks_still_matches():
+    """`config.num_layers` for both stacks: one depth, drawn the same for both."""
+    res = check("model", os.path.join(HOSTILE, "stack_depth_config_bag.py:BagOneDepthTransformer"), examples=8)
+    assert res.verdict == "match", render_text(res)

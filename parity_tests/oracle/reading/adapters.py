@@ -30,7 +30,7 @@ import numpy as np
 
 from ..components import Q_ALIASES, X_ALIASES, Case, Component
 from ..core.options import CandidateProblem, Options  # noqa: F401
-from . import adapter_hooks, naming, recognise
+from . import adapter_hooks, naming, recognise, stack_depths
 from .construct import CONFIG_ARG_NAMES, ConstructMixin
 from .execute import ExecuteMixin
 from .findings import Findings
@@ -68,7 +68,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             self._prepare_forward()
         except InterfaceError as e:    # a decoder-only layer checked as decoder_layer: say so
             raise FORWARD.decoder_only(self, e) from None
-        self.probe = self._probe_build()
+        self.probe = stack_depths.after_probe_build(self, self._probe_build())
         recognise.run_probes(self)
 
     # -- what is it? ------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
                                  f"the oracle has nothing to pass for them")
         if self.comp.name == "model":
             self.caps.one_vocab = not self._takes_two_vocabs()
-            self.caps.one_layer_count = not (self._takes("num_encoder_layers") or self._takes("num_decoder_layers"))
+            self.caps.one_layer_count = not stack_depths.takes_two_depths(self)
             self.notes[:] = [n for n in self.notes if "drew no" not in n]
             if any(m.name in b.unbound for m in self.comp.masks):
                 self.notes.append("forward takes no masks: the candidate builds its own from the "
