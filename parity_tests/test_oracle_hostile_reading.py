@@ -156,3 +156,21 @@ def test_a_model_reading_one_depth_from_a_config_for_both_stacks_still_matches()
     """`config.num_layers` for both stacks: one depth, drawn the same for both."""
     res = check("model", os.path.join(HOSTILE, "stack_depth_config_bag.py:BagOneDepthTransformer"), examples=8)
     assert res.verdict == "match", render_text(res)
+
+
+def test_a_fill_name_bound_large_only_in_another_scope_is_still_compared():
+    """The hidden-mask reading trusts `neg` (bound to a large negative in another method) and hands
+    masks over True = hidden; the module's -1.0 the fill really uses leaves hidden keys weighted:
+    a mismatch, as every quantity is compared under the convention handed over."""
+    res = check("sdpa", os.path.join(HOSTILE, "fill_name_other_scope.py:OtherScopeFill"), examples=10)
+    assert res.verdict == "mismatch", render_text(res)
+    assert res.quantity == "output", render_text(res)
+
+
+@pytest.mark.parametrize("name", ["UpstreamBlindLayerNorm", "CutLayerNorm"])
+def test_an_own_autograd_right_only_under_a_ones_seed_is_a_mismatch(name):
+    """Differentiated through `(out * upstream).sum()` of its own operators, a last step handing
+    its input ones (or an output cut from its graph) shows in the input gradient."""
+    res = check("layernorm", os.path.join(HOSTILE, f"ones_seeded_upstream_blind.py:{name}"), examples=8)
+    assert res.verdict == "mismatch", render_text(res)
+    assert res.quantity == "grad_input:x", render_text(res)
