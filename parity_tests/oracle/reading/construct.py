@@ -15,6 +15,7 @@ from .numpy_parts_eval import eval_parts
 CONFIG_ARG_NAMES = recognise.hooks("constructor").config_arg_names
 DROPOUT_RATES = recognise.hooks("constructor").dropout_rates
 NONE_DROPOUT_RATES = recognise.hooks("constructor").none_dropout_rates
+GLOBAL_DROPOUT_RATES = recognise.hooks("constructor").global_dropout_rates
 CONFIG_FLAGS = recognise.hooks("constructor").config_flags
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
@@ -137,6 +138,8 @@ class ConstructMixin:
         values = dict(values)
         sizes = set_sizes(self.source_module(), values, self.notes, own_arguments(target)) \
             if depth == 0 else {}
+        if depth == 0:
+            GLOBAL_DROPOUT_RATES(self.source_module(), self.notes)
         if getattr(self, "spell_classes", False):     # getattr(nn, "ReLU")(): the class's spelling
             values = CLASS_SPELLED(self.source_module(), values, self.notes)
         if isinstance(target, type) and target.__init__ is object.__init__ \

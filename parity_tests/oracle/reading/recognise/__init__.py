@@ -95,6 +95,7 @@ from . import (
     frozen,
     function_calls,
     gated_ffn,
+    global_dropout,
     global_width,
     grad_behaviour,
     grouped_input_grads,
@@ -172,7 +173,7 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, config_flags=configs.config_flags,
-          dropout_rates=dropout_args.rates,
+          dropout_rates=dropout_args.rates, global_dropout_rates=global_dropout.zero_rates,
           none_dropout_rates=dropout_args.none_rates,
           optional_head_widths=derived.optional_head_widths,
           input_widths=derived.input_widths, causal_defaults=flags.causal_defaults,

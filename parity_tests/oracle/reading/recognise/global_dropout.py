@@ -1,0 +1,87 @@
+"""Recogniser: a dropout rate the submission reads as a module-level global, which no constructor
+argument sets: `p_drop = 0.1` at the top of a file, or star-imported from the submission's own
+settings module (`from hparams import *`), then `nn.Dropout(p_drop)` in a constructor or
+`F.dropout(x, p_drop, self.training)` in a forward. The oracle builds every candidate with its
+dropout rates at 0; such a rate kept its value, the train() run differed from the eval() one and
+correct code was called MISMATCH ("a dropout at a rate of its own").
+
+Read from the text, never run: in the candidate's module and every module loaded from the
+submission's folder, a global holding a number in [0, 1) whose every read in that module's code is
+an argument of a call whose callee names a dropout is set to 0.0 before each build, as a
+constructor's dropout argument would be, and the report says so. A global read anywhere else too
+(`x * (1 - p_drop)`: dropout scaled at inference) keeps its value, and a rate written as a number
+(`nn.Dropout(0.1)`) is still the candidate's own and still shows.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sys
+
+
+def _callee(node: ast.Call) -> str:
+    f = node.func
+    return (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")).lower()
+
+
+def dropout_only_names(source: str) -> set[str]:
+    """Names every load of which in `source` is an argument of a dropout call."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    fed_nodes: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and "dropout" in _callee(node):
+            fed_nodes |= {id(g) for g in list(node.args) + [k.value for k in node.keywords]
+                          if isinstance(g, ast.Name)}
+    fed, other = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            (fed if id(node) in fed_nodes else other).add(node.id)
+    return fed - other
+
+
+def _root(path: str) -> str:
+    """The submission's folder: the file's own, or the top of the package it sits in."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def _modules(module) -> list:
+    path = getattr(module, "__file__", None)
+    if not path:
+        return [module]
+    root = _root(path) + os.sep
+    if os.path.abspath(__file__).startswith(root):        # a candidate inside the harness's tree
+        return [module]
+    others = [m for m in list(sys.modules.values()) if m is not module
+              and os.path.abspath(str(getattr(m, "__file__", None) or "")).startswith(root)]
+    return [module] + others
+
+
+def _is_rate(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1
+
+
+def zero_rates(module, notes: list) -> None:
+    """Before a top-level build: the dropout-only globals of the submission's modules set to 0.0."""
+    if module is None:
+        return
+    for m in _modules(module):
+        path = getattr(m, "__file__", None)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                source = fh.read()
+        except (OSError, TypeError, ValueError):
+            continue
+        names = sorted(n for n in dropout_only_names(source) if _is_rate(m.__dict__.get(n)))
+        for n in names:
+            m.__dict__[n] = 0.0
+        note = (f"dropout rate(s) {', '.join(names)}: global(s) of {os.path.basename(path)} read "
+                f"only as a dropout's rate, set to 0.0 before each build as a constructor's dropout "
+                f"argument would be")
+        if names and note not in notes:
+            notes.append(note)
