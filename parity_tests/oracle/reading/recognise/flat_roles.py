@@ -12,6 +12,7 @@ name read wrong ends in a mismatch with that line to check, never in a match."""
 from __future__ import annotations
 
 from ..trees import ATTN_CROSS, ATTN_SELF, TREES
+from .split_out import WHY, out_projection
 
 ROLES = {
     "self_attn": tuple(ATTN_SELF) + ("self", "sa", "slf", "masked", "selfattn", "self_attention"),
@@ -61,7 +62,8 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
     if child.kind != "mha" or not words:
         return False
     modules, bare = _top_level(r, cand_prefix)
-    alone = child.ref == "self_attn" and not any(k.startswith("cross_attn.") for k in r.ref_shapes)
+    layer = ref_child.rsplit(".", 1)[0] + "." if "." in ref_child else ""     # in a model: its layer
+    alone = child.ref == "self_attn" and not any(k.startswith(layer + "cross_attn.") for k in r.ref_shapes)
     digit = "" if alone else NUMBERED.get(child.ref, "")
     snap = (dict(r.entries), set(r.claimed))
     for proj in TREES["mha"]:
@@ -88,12 +90,15 @@ def block(r, child, ref_child: str, cand_prefix: str) -> bool:
                             for rest in _rest(v, words, alone, digit)):
                     r.take(bref, r.join(cand_prefix, v))
             break
+        if not found and proj.ref == "out_proj":
+            found = out_projection(r, ref, proj, cand_prefix, words, alone, digit)
         if not found:
             r.entries, r.claimed = snap
             return False
     for ref in set(r.entries) - set(snap[0]):
         e = r.entries[ref]
-        e.why = (e.why + "; " if e.why else "") + "a projection named for its role at the layer's own level"
+        if e.why != WHY:
+            e.why = (e.why + "; " if e.why else "") + "a projection named for its role at the layer's own level"
     return True
 
 
