@@ -97,9 +97,10 @@ COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
 
 def names_num_heads(name: str) -> bool:
     """A name counting heads in words no alias lists (n_attention_heads, num_attn_heads,
-    number_of_heads): the word `heads` with a count word, and no width word (heads_dim)."""
+    number_of_heads, attn_heads): the word `heads` with a count word, or ending the name, and no
+    width word (heads_dim)."""
     words = [w for w in snake(name).split("_") if w]
-    return "heads" in words and any(w in COUNT_WORDS for w in words) and \
+    return "heads" in words and (any(w in COUNT_WORDS for w in words) or words[-1] == "heads") and \
         not any(w in MODEL_WIDTH_WORDS for w in words)
 
 
@@ -111,10 +112,11 @@ names it."""
 
 def names_d_ff(name: str) -> bool:
     """A feed-forward width in words no alias lists (feedforward_dimension, mlp_width,
-    feed_forward_size): a feed-forward word (feed_forward joined) with a width word."""
+    feed_forward_size, feed_forward_hidden): a feed-forward word (feed_forward joined) with a width
+    word or `hidden`."""
     words = [w for w in snake(name).split("_") if w]
     words += [a + b for a, b in zip(words, words[1:])]
-    return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
+    return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS + ("hidden",) for w in words)
 
 
 LAYER_WORDS = ("layers", "layer", "blocks", "block")
@@ -132,3 +134,14 @@ def names_layer_count(name: str) -> str | None:
                                    for w in words):
         return None
     return stacks.pop() if stacks else ""
+
+
+SECOND_MEANINGS = {"hidden": ("d_model",)}
+"""Names an alias list gives one size that mean another where that one is named otherwise: a bare
+`hidden` is the feed-forward width (its alias), but beside `feed_forward_hidden` it is the model
+width (BERT's `TransformerBlock(hidden, attn_heads, feed_forward_hidden, dropout)`)."""
+
+
+def second_meanings(name: str) -> tuple[str, ...]:
+    """What `name` means when its alias's size is taken by a better-named argument."""
+    return SECOND_MEANINGS.get(snake(name), ())

@@ -7,7 +7,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .name_words import meaning_of, names_hyper, snake
+from .name_words import meaning_of, names_hyper, second_meanings, snake
 
 
 class InterfaceError(Exception):
@@ -220,6 +220,8 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
              and _norm(p.name) not in given]
     claims = {p.name: [s for s, _, _ in srcs
                        if _norm(p.name) in alias_of[s] or names_hyper(s, p.name)] for p in named}
+    claims = {n: c + [s for s in second_meanings(n) if c and s in alias_of and s not in c]
+              for n, c in claims.items()}          # `hidden` beside `feed_forward_hidden`
     for only_one in (True, False):
         for p in named:
             if p.name in chosen or (only_one and len(claims[p.name]) != 1):
