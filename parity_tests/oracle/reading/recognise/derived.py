@@ -34,7 +34,7 @@ from .base import MISSING
 
 HEAD_WIDTH = ("d_k", "d_v", "d_q", "dk", "dv", "d_head", "head_dim", "head_size", "dim_head",
               "d_key", "d_value", "d_kv", "head_width", "d_attn", "size_per_head", "k_dim", "v_dim",
-              "kdim", "vdim", "dim_per_head", "depth")
+              "kdim", "vdim", "dim_per_head", "depth", "d_queries", "d_keys", "d_values")
 TEMPERATURE = ("temperature", "temp", "sqrt_d_k", "sqrt_dk", "scale_factor", "root_d_k")
 DEVICE = ("device", "dev")
 KV_HEADS = ("kv_heads", "num_kv_heads", "n_kv_heads", "num_key_value_heads", "n_kv_head", "kv_head",
@@ -80,7 +80,7 @@ def value(ctx, param, values: dict):
     """A value for a required constructor argument, or MISSING."""
     name = param.name.lower()
     if name in HEAD_WIDTH:
-        w = values.get("d_v") if name in ("d_v", "dv", "d_value", "v_dim", "vdim") else None
+        w = values.get("d_v") if name in ("d_v", "dv", "d_value", "v_dim", "vdim", "d_values") else None
         w = w if w is not None else head_width(values)
         if w is not None:
             ctx.note(f"constructor argument {param.name!r}: passed the head width {w} "
