@@ -71,7 +71,7 @@ class Findings:
             out.fixed_sizes = {"d_model": width}
         heads = sizes.get("num_heads")      # a head count the code fixes (recognise/fixed_heads)
         if isinstance(heads, int) and not isinstance(heads, bool) and 2 <= heads <= 32 and \
-                "d_model" not in out.fixed_sizes:
+                out.fixed_sizes.get("d_model", heads) % heads == 0:      # global_heads: both fixed
             out.fixed_sizes["num_heads"] = heads
         hidden = sizes.get("d_ff")          # a feed-forward width the code fixes (recognise/ffn_width)
         if isinstance(hidden, int) and not isinstance(hidden, bool) and 1 <= hidden <= 8192 \

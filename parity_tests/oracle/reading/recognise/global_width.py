@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 
 from ..calls import Finished, run_limited
+from . import global_heads
 
 COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer")
 SMALL = 8
@@ -72,6 +73,7 @@ def probe(adapter) -> None:
     adapter.caps.fixed_sizes["d_model"] = n
     # the probes after this one build and call the candidate at the width it runs at
     adapter.opts = dataclasses.replace(adapter.opts, settings=dict(adapter.opts.settings, d_model=n))
+    global_heads.fix(adapter, n)
     try:
         adapter.probe = adapter.construct(adapter.probe_hyper())
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
