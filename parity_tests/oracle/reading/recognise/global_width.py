@@ -1,5 +1,6 @@
 """Recogniser: a model width fixed by a module-level global (`n_embd = 384` at the top of the file,
-`nn.Linear(n_embd, head_size)` inside the class), which no constructor argument sets. Built at two
+`nn.Linear(n_embd, head_size)` inside the class, `nn.LayerNorm([d_model])` in a norm taking no
+size), which no constructor argument sets. Built at two
 different d_model, the candidate keeps one width N >= 8 in both; it fails on inputs of the width it
 was asked for and runs on inputs of width N. Then every example is drawn at d_model = N (heads
 among N's divisors), the probes after this one (a causal mask built in, ...) see the candidate
@@ -14,7 +15,7 @@ import numpy as np
 from ..calls import Finished, run_limited
 from . import global_heads
 
-COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer")
+COMPONENTS = ("mha", "ffn", "encoder_layer", "decoder_layer", "layernorm")
 SMALL = 8
 
 
@@ -25,7 +26,8 @@ def _dims(adapter, obj) -> set:
         from ..slots import numpy_space
         space, _ = numpy_space(obj)
         shapes = [tuple(s) for s in space.shapes.values() if s is not None]
-    return {d for s in shapes if len(s) == 2 for d in s}
+    rank = 1 if adapter.comp.name == "layernorm" else 2      # a norm's gain and shift are vectors
+    return {d for s in shapes if len(s) == rank for d in s}
 
 
 def _runs(adapter, obj, width: int) -> bool:
