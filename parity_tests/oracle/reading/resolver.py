@@ -302,7 +302,8 @@ def resolve(kind: str, space: Space, ref_shapes: dict[str, tuple], hyper: dict[s
         listing = ", ".join(f"{n} {tuple(space.shapes[n] or ('argument',))}"
                             for n in space.names[:60])
         raise InterfaceError(
-            (RESOLVE.shared_norm_message(kind, space, missing, ref_shapes) or "")
+            (RESOLVE.shared_norm_message(kind, space, missing, ref_shapes)
+             or RESOLVE.encoder_only_message(kind, space, missing, ref_shapes) or "")
             + "cannot tell where the candidate keeps "
             + ", ".join(f"{m} {tuple(ref_shapes[m])}" for m in missing)
             + f". Candidate parameters: {listing or '(none)'}. Name them with --map REF=CAND "

@@ -87,6 +87,7 @@ from . import (
     derived,
     dict_args,
     dropout_args,
+    encoder_only,
     ffn_layout,
     ffn_width,
     final_norms,
@@ -211,6 +212,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           gated_missing=gated_ffn.missing,
           packed_by_shape=packed_shape.resolve, packed_kv=packed_kv.resolve, weightless_message=weightless.message,
           affine_free_message=affine_free_norm.message, shared_norm_message=shared_norm.message,
+          encoder_only_message=encoder_only.message,
           vocab_tables=vocab_tables.place),
     Hooks("absent", reason=absent.reason),
 )}
