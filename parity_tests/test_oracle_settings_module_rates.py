@@ -50,3 +50,25 @@ def test_only_names_read_solely_as_a_dropout_rate_are_taken():
               "        return F.dropout(x, c, self.training) * (1 - b)\n")
     found = dropout_only_names(source)
     assert {"a", "c"} <= found and "b" not in found, found
+
+
+def test_modules_of_an_environment_inside_the_submission_folder_are_left_alone(tmp_path, monkeypatch):
+    import importlib.util
+    import sys
+
+    from parity_tests.oracle.reading.recognise.global_dropout import zero_rates
+
+    src = "import torch.nn as nn\nrate = 0.1\nlayer = nn.Dropout(rate)\n"
+    (tmp_path / "own.py").write_text(src)
+    (tmp_path / ".venv" / "site-packages").mkdir(parents=True)
+    (tmp_path / ".venv" / "site-packages" / "lib_mod.py").write_text(src)
+    mods = {}
+    for name, path in (("own_settings_mod", tmp_path / "own.py"),
+                       ("env_library_mod", tmp_path / ".venv" / "site-packages" / "lib_mod.py")):
+        spec = importlib.util.spec_from_file_location(name, path)
+        mods[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mods[name])
+        monkeypatch.setitem(sys.modules, name, mods[name])
+    notes: list = []
+    zero_rates(mods["own_settings_mod"], notes)
+    assert mods["own_settings_mod"].rate == 0.0 and mods["env_library_mod"].rate == 0.1, notes

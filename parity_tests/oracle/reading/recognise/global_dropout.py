@@ -57,9 +57,15 @@ def _modules(module) -> list:
     root = _root(path) + os.sep
     if os.path.abspath(__file__).startswith(root):        # a candidate inside the harness's tree
         return [module]
-    others = [m for m in list(sys.modules.values()) if m is not module
-              and os.path.abspath(str(getattr(m, "__file__", None) or "")).startswith(root)]
+    others = [m for m in list(sys.modules.values()) if m is not module and _own(m, root)]
     return [module] + others
+
+
+def _own(m, root: str) -> bool:
+    """A module loaded from the submission's folder, not from an environment kept inside it."""
+    path = os.path.abspath(str(getattr(m, "__file__", None) or ""))
+    return path.startswith(root) and not any(part in ("site-packages", "dist-packages")
+                                             for part in path[len(root):].split(os.sep))
 
 
 def _is_rate(value) -> bool:
