@@ -37,7 +37,8 @@ def _may_be_ours(param) -> bool:
 class ConstructMixin:
     """Adapter methods that build the candidate (see adapters.Adapter)."""
 
-    def _takes(self, hyper: str) -> bool:
+    def takes(self, hyper: str) -> bool:
+        """Whether the constructor (or factory) takes `hyper`, by an alias or in words."""
         if self.mode not in ("class", "factory"):
             return False
         sig = naming.signature_of(self.obj.__init__ if self.mode == "class" else self.obj)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import naming
-from .recognise.configs import ConfigBag
+from . import naming, recognise
+
+ConfigBag = recognise.hooks("constructor").config_bag      # the oracle's config object
 
 ENCODER, DECODER = "num_encoder_layers", "num_decoder_layers"
 
@@ -36,7 +37,7 @@ def _config_names_depths(cfg) -> bool:
 
 def takes_two_depths(adapter) -> bool:
     """Before any build: the constructor's arguments (see the module docstring)."""
-    return adapter._takes(ENCODER) or adapter._takes(DECODER)
+    return adapter.takes(ENCODER) or adapter.takes(DECODER)
 
 
 def after_probe_build(adapter, probe):

@@ -174,6 +174,7 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, config_flags=configs.config_flags,
+          config_bag=configs.ConfigBag,
           dropout_rates=dropout_args.rates, global_dropout_rates=global_dropout.zero_rates,
           none_dropout_rates=dropout_args.none_rates,
           optional_head_widths=derived.optional_head_widths,
