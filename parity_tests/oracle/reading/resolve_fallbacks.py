@@ -3,6 +3,7 @@ one (3D, D) matrix (or its transpose), and, inside one block, the free weights t
 registration order, each with the bias beside it."""
 from __future__ import annotations
 
+from .leaf_words import role_biases
 from .recognise import hooks
 from .resolution import Entry
 from .trees import LINEAR_BIAS, PACKED_QKV, PACKED_RAW, Child
@@ -93,11 +94,13 @@ def _row(shape) -> bool:
 
 def _named_bias(weight: str, vectors: list[str]) -> list[str]:
     """The vector beside a weight that its name pairs with it: `bias_params` / `params_bias` /
-    `b_params` beside `params`, or the one `b...` / `bias...` vector ending in the weight's number
-    (`bias1` beside `k1convL1`). Shapes are checked where it is taken."""
+    `b_params` beside `params`, `key_bias` beside `key_weights` (leaf_words.role_biases), or the
+    one `b...` / `bias...` vector ending in the weight's number (`bias1` beside `k1convL1`).
+    Shapes are checked where it is taken."""
     owner, leaf = weight.rsplit(".", 1) if "." in weight else ("", weight)
     mine = {v.rsplit(".", 1)[-1]: v for v in vectors if (v.rsplit(".", 1)[0] if "." in v else "") == owner}
-    out = [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b") if n in mine]
+    out = [mine[n] for n in (f"bias_{leaf}", f"{leaf}_bias", f"b_{leaf}", f"{leaf}_b", *role_biases(leaf))
+           if n in mine]
     digits = "0123456789"
     num = leaf[len(leaf.rstrip(digits)):]
     numbered = [v for n, v in mine.items() if num and n[len(n.rstrip(digits)):] == num

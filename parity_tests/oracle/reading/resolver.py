@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import map_entries
+from .leaf_words import with_plurals
 from .recognise import hooks
 from .resolution import Entry, Space, any_layer  # noqa: F401 (the resolver's types, imported from here too)
 from .resolve_fallbacks import FallbackMixin
@@ -133,7 +134,7 @@ class Resolver(FallbackMixin):
             if ref not in self.ref_shapes or ref in self.entries:
                 found_any = found_any or ref in self.entries
                 continue
-            for a in aliases:
+            for a in with_plurals(aliases):        # `weights` / `biases` on a norm too
                 cand = self.space.find(self.join(cand_prefix, a))
                 if cand and self.take(ref, cand):
                     found_any = True
