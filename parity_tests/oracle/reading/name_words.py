@@ -52,12 +52,14 @@ def mask_part(n: str) -> str | None:
     return None
 
 
-MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality")
+MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features", "dimensionality",
+                     "columns", "cols")
+"""`columns`: a width as the columns of the matrix that makes it (in_columns, intermediate_columns)."""
 
 
-MODEL_WORDS = ("model", "embedding", "embed", "emb", "input")
+MODEL_WORDS = ("model", "embedding", "embed", "emb", "input", "in")
 """Words that, beside a width word, name the model width: model_dimension, embedding_dimension,
-input_dimension (the width a block is handed; its output width is arg_meaning's)."""
+input_dimension, in_columns (the width a block is handed; its output width is arg_meaning's)."""
 
 
 def names_d_model(name: str) -> bool:
