@@ -13,9 +13,10 @@ interface error naming it, and `--map REF=-` states that it is absent.
                      everything the object reaches (attributes, private ones and cache dicts
                      included, lists, dicts, parts; gradient dicts and the `.grad` a parameter
                      object keeps beside its value left out) ends within its bounds and finds no
-                     array but the claimed ones that could be it. A norm's gain or shift is never
-                     known (kept where the oracle does not look it would be silently left at 1 or
-                     0 and hide bugs): interface error unless --map REF=-
+                     array but the claimed ones that could be it; so is the gain or shift of a norm
+                     inside a layer or model (a layer computing its norms without parameters). A
+                     LayerNorm checked on its own never has its gain or shift called absent (its
+                     check is about them; affine_free_norm): interface error unless --map REF=-
 """
 from __future__ import annotations
 
@@ -84,6 +85,14 @@ def _gradient_beside(name: str, value, attrs: dict) -> bool:
     return False
 
 
+def _layer_norm_leaf(owner: str, ref: str, ref_shape) -> bool:
+    """A gain or shift of a norm inside a larger component (`norm1.weight` of a layer): looked for
+    as a bias is. A LayerNorm checked on its own (owner "") keeps its interface error
+    (affine_free_norm), its gain and shift being what that check is about."""
+    return owner != "" and "norm" in owner.rsplit(".", 1)[-1] and len(ref_shape) == 1 and \
+        ref.rsplit(".", 1)[-1] in ("weight", "bias")
+
+
 def _numpy_arrays(obj) -> list | None:
     """Every array reachable from a NumPy candidate (attributes of any name, lists, tuples, dicts,
     parts), or None when the walk meets its bounds (then nothing can be said absent)."""
@@ -118,7 +127,8 @@ def _numpy_arrays(obj) -> list | None:
 
 def _numpy_bias_absent(module, ref: str, ref_shape, entries: dict) -> str | None:
     owner = ref.rsplit(".", 1)[0] if "." in ref else ""
-    if module is None or "norm" in owner or ref.rsplit(".", 1)[-1] != "bias":
+    if module is None or not (_layer_norm_leaf(owner, ref, ref_shape)
+                              or ("norm" not in owner and ref.rsplit(".", 1)[-1] == "bias")):
         return None
     from ..slots import numpy_space
     arrays = _numpy_arrays(module)
