@@ -202,8 +202,16 @@ def cmd_verify(args) -> int:
 def cmd_grade(args) -> int:
     from .grading.batch import grade, render_summary
 
-    res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet,
-                secret_file=args.secret_file, overwrite=args.overwrite)
+    try:
+        res = grade(args.submissions, args.spec, args.out, jobs=args.jobs, quiet=args.quiet,
+                    secret_file=args.secret_file, overwrite=args.overwrite, resume=args.resume)
+    except KeyboardInterrupt:
+        from .grading.out_folder import OutFolder
+        if kept := OutFolder(args.out).partial_count():
+            print(f"npformer-oracle: {kept} submission(s) finished before the stop are kept in "
+                  f"{os.path.join(args.out, '.partial')} (no gradebook was written): the same "
+                  f"command with --resume grades only the others", file=sys.stderr)
+        raise
     print(render_summary(res["summary"]))
     print(f"wrote {os.path.join(args.out, 'gradebook.csv')}, summary.json and one folder per student")
     return 0

@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--overwrite", action="store_true",
                     help="re-grade into an --out that already holds a gradebook (its files are "
                          "replaced; refused otherwise, before grading)")
+    gr.add_argument("--resume", action="store_true",
+                    help="after a stop (Ctrl-C, SIGTERM): keep the submissions the stopped run into "
+                         "the same --out finished (same spec, files and secret) and grade the others")
     gr.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     gr.add_argument("--quiet", action="store_true", help="no progress bar")
     gr.add_argument("--secret-file", default=None, help=SECRET_HELP)

@@ -33,7 +33,9 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from .out_folder import OutFolder, submission_key
 from .pool_stop import RecordingContext, stop_workers
+from .progress import Progress
 from .run_files import RunFiles
 from .spec import Assignment, check_options, load_spec
 from .submissions import (  # noqa: F401
@@ -205,42 +207,6 @@ def results_json(graded: dict, spec: Assignment) -> dict:
             "output": f"{spec.name}: {graded['score']:g} / {spec.max_score:g}"}
 
 
-class Progress:
-    """tqdm when installed, else one updating line on stderr."""
-
-    def __init__(self, total: int, quiet: bool = False):
-        self.total, self.done, self.quiet, self.bar = total, 0, quiet, None
-        if not quiet:
-            try:
-                from tqdm import tqdm
-                self.bar = tqdm(total=total, unit="submission", file=sys.stderr)
-            except ModuleNotFoundError:
-                pass
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.quiet:
-            return
-        if self.bar is not None:
-            self.bar.set_postfix_str(label[:30])
-            self.bar.update(1)
-        else:
-            print(f"\rgraded {self.done}/{self.total} {label[:30]:30s}", end="", file=sys.stderr,
-                  flush=True)
-
-    def more(self, n: int) -> None:
-        self.total += n
-        if self.bar is not None:
-            self.bar.total = self.total
-            self.bar.refresh()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        elif not self.quiet:
-            print(file=sys.stderr)
-
-
 def summary(spec: Assignment, graded: list[dict]) -> dict:
     scores = [g["score"] for g in graded if g.get("status") == "graded"]
     verdicts = collections.Counter(r["verdict"] for g in graded for r in g["checks"])
@@ -276,12 +242,14 @@ def gradebook_csv(spec: Assignment, rows: list[dict]) -> str:
 
 
 def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool = False,
-          secret_file: str | None = None, overwrite: bool = False) -> dict:
+          secret_file: str | None = None, overwrite: bool = False, resume: bool = False) -> dict:
     """Grade every submission of `folder`; secret_file: the course's secret (secret.py), the same
     drawn values at every run for the same files. An out_dir already holding a gradebook.csv, a
     summary.json or a graded student's results.json / report.json (an earlier run's, perhaps
-    edited since) is refused unless overwrite."""
-    from ..core.report import check_output_path, write_json, write_text_atomic
+    edited since) is refused unless overwrite; one holding an interrupted run's finished
+    submissions unless resume (grade only the others) or overwrite (start again). One run at a
+    time per out_dir (out_folder.py)."""
+    from ..core.report import check_output_path
     from .secret import read_secret
 
     spec = load_spec(spec_path)
@@ -296,15 +264,32 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                          f"students' own files would be overwritten, or graded as a student next "
                          f"time); write the grades elsewhere")
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
-    earlier = [n for n in ("gradebook.csv", "summary.json")
-               if os.path.lexists(os.path.join(out_dir, n))]
-    earlier += [f"{s}/{n}" for s in sorted({*subs, *refused}) for n in ("results.json", "report.json")
-                if os.path.lexists(os.path.join(out_dir, s, n))]   # a student's, edited by hand
+    outf = OutFolder(out_dir)
+    outf.lock()
+    try:
+        return _grade_locked(folder, spec_path, spec, secret, subs, refused, ignored, outf, jobs,
+                             quiet, overwrite, resume)
+    finally:
+        outf.unlock()
+
+
+def _grade_locked(folder, spec_path, spec, secret, subs, refused, ignored, outf, jobs, quiet,
+                  overwrite, resume) -> dict:
+    from ..core.report import write_json, write_text_atomic
+
+    out_dir = outf.out_dir
+    earlier = outf.earlier({*subs, *refused})   # a student's files too, perhaps edited by hand
     if earlier and not overwrite:
         more = f" and {len(earlier) - 3} more" if len(earlier) > 3 else ""
         raise ValueError(f"--out {out_dir!r}: it already holds {', '.join(earlier[:3])}{more} of "
                          f"an earlier run (pass --overwrite to replace its files, or choose "
                          f"another folder)")
+    if outf.partial_count() and not (resume or overwrite):
+        raise ValueError(f"--out {out_dir!r}: it holds {outf.partial_count()} submission(s) "
+                         f"graded by an interrupted run (pass --resume to grade only the others, "
+                         f"--overwrite to grade everyone again, or choose another folder)")
+    if not resume:
+        outf.clear_partial()
     files: dict[str, dict] = {}
     for s, p in list(subs.items()):       # one student's odd files fail that student only
         try:
@@ -315,7 +300,15 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
             del subs[s]
     t0 = time.perf_counter()
     graded: dict[str, dict] = {s: load_error_row(spec, s, why) for s, why in refused.items()}
-    bar = Progress(len(subs), quiet)
+    with open(spec_path, "rb") as fh:
+        spec_bytes = fh.read()
+    keys = {s: submission_key(spec_bytes, files[s], secret) for s in files}
+    if resume:
+        graded.update(done := outf.kept(keys))
+        if not quiet and done:
+            print(f"resuming: {len(done)} submission(s) graded by the interrupted run are kept; "
+                  f"grading the other {len(subs) - len(done)}", file=sys.stderr)
+    bar = Progress(len([s for s in subs if s not in graded]), quiet)
     import multiprocessing as mp
 
     run_files = RunFiles()
@@ -331,6 +324,8 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                 s = futs[f]
                 try:
                     graded[s] = f.result()
+                    if graded[s].get("intact", True):
+                        outf.keep(keys[s], graded[s])      # kept for --resume after a stop
                 except Exception as exc:  # noqa: BLE001 - the grader must answer for everyone
                     graded[s] = {"student": s, "path": s, "score": 0.0, "intact": True, "checks": [
                         {"name": "grading", "verdict": "oracle_error", "exit_code": 3,
@@ -344,7 +339,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
         pool.shutdown(wait=True)
 
     try:                                    # every way out removes the run's copies (run_files.py)
-        run(jobs, list(subs))
+        run(jobs, [s for s in subs if s not in graded])
         redo = [s for s in subs if not graded[s].get("intact", True)]
         if redo:                            # alone, one at a time: nobody else is running
             bar.more(len(redo))
@@ -372,6 +367,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     summ["jobs"] = jobs
     summ["ignored"] = ignored
     write_json(os.path.join(out_dir, "summary.json"), summ)
+    outf.clear_partial()
     return {"summary": summ, "graded": rows}
 
 

@@ -1,0 +1,105 @@
+"""The `--out` folder of one `grade` run: one run at a time, and the submissions an interrupted run
+finished, kept for `--resume`.
+
+    OUT/.grade-lock          held (flock) by the run writing into OUT; the system drops it when
+                             that process ends, however it ends
+    OUT/.partial/<id>.json   one record per submission graded so far: its student, the key of
+                             what it was graded with (the spec's bytes, the submission's bytes,
+                             the secret's presence and digest) and its graded rows
+
+The gradebook, the summary and the students' files are written only at the end, as before: an
+interrupted run leaves no gradebook, so nothing in OUT looks complete. `--resume` takes a record
+only when its key equals the one this run computes (same spec, same files, same secret); any other
+submission is graded again. `.partial/` is removed once the gradebook is written.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+LOCK = ".grade-lock"
+PARTIAL = ".partial"
+
+
+class OutFolder:
+    def __init__(self, out_dir: str):
+        self.out_dir = out_dir
+        self.partial = os.path.join(out_dir, PARTIAL)
+        self._lock_fd: int | None = None
+
+    def lock(self) -> None:
+        """Take OUT's lock, or refuse: another grade run is writing into the same folder (its
+        gradebook would have been replaced by this one's, or mixed with it)."""
+        import fcntl
+
+        os.makedirs(self.out_dir, exist_ok=True)
+        fd = os.open(os.path.join(self.out_dir, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ValueError(f"--out {self.out_dir!r}: another grade run is writing into this "
+                             f"folder now; wait for it to end, or choose another --out") from None
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)               # closing the descriptor drops the flock
+            self._lock_fd = None
+
+    def earlier(self, students) -> list[str]:
+        """What an earlier run left in OUT that this one would replace."""
+        out = [n for n in ("gradebook.csv", "summary.json")
+               if os.path.lexists(os.path.join(self.out_dir, n))]
+        return out + [f"{s}/{n}" for s in sorted(students) for n in ("results.json", "report.json")
+                      if os.path.lexists(os.path.join(self.out_dir, s, n))]
+
+    def partial_count(self) -> int:
+        if not os.path.isdir(self.partial):
+            return 0
+        return len(self._records())
+
+    def _records(self) -> list[str]:
+        """The record files (never a temporary `.tmp-*` one being written)."""
+        return sorted(n for n in os.listdir(self.partial)
+                      if n.endswith(".json") and not n.startswith("."))
+
+    def clear_partial(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.partial, ignore_errors=True)
+
+    def keep(self, key: str, graded: dict) -> None:
+        """Record one finished submission (atomically: a stop mid-write leaves the old state)."""
+        from ..core.report import write_json
+
+        name = hashlib.sha256(graded["student"].encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        write_json(os.path.join(self.partial, name + ".json"),
+                   {"student": graded["student"], "key": key, "graded": graded})
+
+    def kept(self, keys: dict[str, str]) -> dict[str, dict]:
+        """The recorded submissions whose key matches this run's (student -> graded rows)."""
+        found: dict[str, dict] = {}
+        if not os.path.isdir(self.partial):
+            return found
+        for n in self._records():
+            try:
+                with open(os.path.join(self.partial, n), encoding="utf-8") as fh:
+                    rec = json.load(fh)
+                s = rec["student"]
+                if isinstance(s, str) and keys.get(s) == rec["key"] and isinstance(rec["graded"], dict):
+                    found[s] = rec["graded"]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue                          # unreadable or foreign: that student is regraded
+        return found
+
+
+def submission_key(spec_bytes: bytes, files: dict[str, bytes], secret: bytes | None) -> str:
+    """What a kept grade depends on: the spec, the submission's files (names and bytes) and the
+    secret (its digest only; without one, draws are new at every run anyway)."""
+    h = hashlib.sha256(b"spec\0" + hashlib.sha256(spec_bytes).digest())
+    for name in sorted(files):
+        h.update(b"file\0" + os.fsencode(name) + b"\0" + hashlib.sha256(files[name]).digest())
+    h.update(b"secret\0" + (b"-" if secret is None else hashlib.sha256(b"resume\0" + secret).digest()))
+    return h.hexdigest()
