@@ -34,7 +34,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from .out_folder import OutFolder, submission_key
-from .pool_stop import RecordingContext, stop_workers
+from .pool_stop import RecordingContext, stop_workers, the_stop
 from .progress import Progress
 from .run_files import RunFiles
 from .spec import Assignment, check_options, load_spec
@@ -333,8 +333,10 @@ def _grade_locked(folder, spec_path, spec, secret, subs, refused, ignored, outf,
                          "message": f"grading failed: {exc!r}", "quantity": None,
                          "report": None}]}
                 bar.step(s)
-        except BaseException:               # Ctrl-C, SIGTERM: end the workers, never wait on them
+        except BaseException as exc:        # Ctrl-C, SIGTERM: end the workers, never wait on them
             stop_workers(pool, context.processes)
+            if (stop := the_stop(exc)) is not exc:
+                raise stop from None
             raise
         pool.shutdown(wait=True)
 

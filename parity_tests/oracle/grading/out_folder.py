@@ -1,8 +1,9 @@
 """The `--out` folder of one `grade` run: one run at a time, and the submissions an interrupted run
 finished, kept for `--resume`.
 
-    OUT/.grade-lock          held (flock) by the run writing into OUT; the system drops it when
-                             that process ends, however it ends
+    OUT/.grade-lock          held (flock) by the run writing into OUT, removed at its end; the
+                             system drops the lock when that process ends, however it ends (a
+                             file left by a killed run holds no lock: the next run takes it)
     OUT/.partial/<id>.json   one record per submission graded so far: its student, the key of
                              what it was graded with (the spec's bytes, the submission's bytes,
                              the secret's presence and digest) and its graded rows
@@ -14,6 +15,7 @@ submission is graded again. `.partial/` is removed once the gradebook is written
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,26 +29,46 @@ class OutFolder:
         self.out_dir = out_dir
         self.partial = os.path.join(out_dir, PARTIAL)
         self._lock_fd: int | None = None
+        self._made = False
 
     def lock(self) -> None:
         """Take OUT's lock, or refuse: another grade run is writing into the same folder (its
         gradebook would have been replaced by this one's, or mixed with it)."""
         import fcntl
 
+        self._made = not os.path.isdir(self.out_dir)
         os.makedirs(self.out_dir, exist_ok=True)
-        fd = os.open(os.path.join(self.out_dir, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        path = os.path.join(self.out_dir, LOCK)
+        for _ in range(10):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise ValueError(f"--out {self.out_dir!r}: another grade run is writing into this "
+                                 f"folder now; wait for it to end, or choose another --out") from None
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:                              # not a file the run before us just removed
+                self._lock_fd = fd
+                return
             os.close(fd)
-            raise ValueError(f"--out {self.out_dir!r}: another grade run is writing into this "
-                             f"folder now; wait for it to end, or choose another --out") from None
-        self._lock_fd = fd
+        raise ValueError(f"--out {self.out_dir!r}: its lock file {LOCK} keeps changing; is "
+                         f"another grade run starting there?")
 
     def unlock(self) -> None:
+        """Remove the lock file (nothing is left in OUT but the grades), then drop the lock; an
+        OUT this run created and left empty (refused, or stopped before anything) is removed."""
         if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(self.out_dir, LOCK))
             os.close(self._lock_fd)               # closing the descriptor drops the flock
             self._lock_fd = None
+            if self._made:
+                with contextlib.suppress(OSError):
+                    os.rmdir(self.out_dir)        # only when empty
 
     def earlier(self, students) -> list[str]:
         """What an earlier run left in OUT that this one would replace."""

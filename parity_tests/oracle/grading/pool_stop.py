@@ -83,3 +83,17 @@ def _stop(pool, procs: list) -> None:
                 for k in kids:                # a confined child leads its own process group
                     with contextlib.suppress(OSError):
                         os.killpg(k, signal.SIGKILL)
+
+
+def the_stop(exc: BaseException) -> BaseException:
+    """The stop request behind `exc`: a Ctrl-C that lands while `as_completed` waits on a lock can
+    surface as the lock's own RuntimeError ("release unlocked lock") raised while the
+    KeyboardInterrupt was being handled; the grader then answers the interrupt (one line, exit
+    130 / 143), never with that error's traceback. Any other exception is returned as it is."""
+    seen, e = set(), exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        seen.add(id(e))
+        e = e.__context__
+    return exc
