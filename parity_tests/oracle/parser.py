@@ -183,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--out", required=True, help="folder for the results (created)")
     gr.add_argument("--overwrite", action="store_true",
                     help="re-grade into an --out that already holds a gradebook (its files are "
-                         "replaced; refused otherwise, before grading)")
+                         "replaced; refused otherwise, before grading) or an interrupted run's "
+                         "finished submissions (discarded: everyone is graded again)")
     gr.add_argument("--resume", action="store_true",
                     help="after a stop (Ctrl-C, SIGTERM): keep the submissions the stopped run into "
                          "the same --out finished (same spec, files and secret) and grade the others")
