@@ -5,6 +5,7 @@ grades only the others (a submission whose files changed since is graded again).
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,7 @@ import time
 import pytest
 
 from parity_tests.harness.processes import children
+from parity_tests.oracle import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "oracle")
@@ -143,3 +145,28 @@ def test_a_stopped_grade_keeps_what_it_finished_and_resume_grades_only_the_other
     assert _gradebook(out) == {"a_right": ("4", "match"), "b_wrong": ("4", "match"),
                                "z_last": ("4", "match")}
     assert not os.path.exists(os.path.join(out, ".partial"))
+
+
+def _forged(out, student):
+    """A record for `student` that no run of this spec and these files wrote: full marks."""
+    d = os.path.join(out, ".partial")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "forged.json"), "w") as fh:
+        json.dump({"student": student, "key": "0" * 64, "graded": {
+            "student": student, "path": student, "score": 4.0, "intact": True, "checks": [
+                {"name": "mha", "verdict": "match", "exit_code": 0, "points": 4.0,
+                 "max_points": 4.0, "message": "", "quantity": None, "report": None}]}}, fh)
+
+
+@pytest.mark.parametrize("flag", ["--resume", "--overwrite"])
+def test_a_record_of_other_files_is_never_taken_and_overwrite_discards_the_records(
+        tmp_path, capsys, flag):
+    subs, spec = _class(tmp_path, slow=False)
+    shutil.rmtree(os.path.join(subs, "a_right"))
+    shutil.rmtree(os.path.join(subs, "z_last"))
+    out = str(tmp_path / "grades")
+    _forged(out, "b_wrong")
+    assert cli.main(["grade", subs, "--spec", spec, "--out", out, "--quiet", flag]) == 0
+    assert _gradebook(out) == {"b_wrong": ("0", "mismatch")}        # graded, not the record's 4
+    assert not os.path.exists(os.path.join(out, ".partial"))
+    assert "kept" not in capsys.readouterr().err
