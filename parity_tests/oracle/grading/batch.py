@@ -33,7 +33,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from .out_folder import OutFolder, submission_key
+from .out_folder import OutFolder, check_out_dir, submission_key
 from .pool_stop import RecordingContext, stop_workers, the_stop
 from .progress import Progress
 from .run_files import RunFiles
@@ -249,7 +249,6 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
     edited since) is refused unless overwrite; one holding an interrupted run's finished
     submissions unless resume (grade only the others) or overwrite (start again). One run at a
     time per out_dir (out_folder.py)."""
-    from ..core.report import check_output_path
     from .secret import read_secret
 
     spec = load_spec(spec_path)
@@ -263,7 +262,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
         raise ValueError(f"--out {out_dir!r}: it overlaps the submissions folder {folder!r} (the "
                          f"students' own files would be overwritten, or graded as a student next "
                          f"time); write the grades elsewhere")
-    check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
+    check_out_dir(out_dir)
     outf = OutFolder(out_dir)
     outf.lock()
     try:

@@ -117,6 +117,16 @@ class OutFolder:
         return found
 
 
+def check_out_dir(out_dir: str) -> None:
+    """Refuse, before anything is graded, an --out that is a file or cannot be made writable,
+    naming the folder as the user gave it."""
+    from ..core.report import check_output_path
+
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"--out {out_dir!r}: expected a folder (made when missing), got a file")
+    check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
+
+
 def submission_key(spec_bytes: bytes, files: dict[str, bytes], secret: bytes | None) -> str:
     """What a kept grade depends on: the spec, the submission's files (names and bytes) and the
     secret (its digest only; without one, draws are new at every run anyway)."""

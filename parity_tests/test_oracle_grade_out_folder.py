@@ -1,7 +1,8 @@
-"""`npformer-oracle grade` into one `--out` folder: a second run started while the first writes
+"""`npformer-oracle grade`'s `--out` folder: a second run started while the first writes
 there is refused (one error line, exit 2) instead of replacing or mixing the first's gradebook; a
 run stopped by Ctrl-C keeps the submissions it finished, writes no gradebook, and `--resume`
-grades only the others (a submission whose files changed since is graded again)."""
+grades only the others (a submission whose files changed since is graded again); an --out that
+is a file is refused naming it as given."""
 from __future__ import annotations
 
 import csv
@@ -170,3 +171,13 @@ def test_a_record_of_other_files_is_never_taken_and_overwrite_discards_the_recor
     assert _gradebook(out) == {"b_wrong": ("0", "mismatch")}        # graded, not the record's 4
     assert not os.path.exists(os.path.join(out, ".partial"))
     assert "kept" not in capsys.readouterr().err
+
+
+def test_an_out_that_is_a_file_is_named_as_given(tmp_path, capsys):
+    subs, spec = _class(tmp_path, slow=False)
+    out = tmp_path / "grades.txt"
+    out.write_text("notes")
+    assert cli.main(["grade", subs, "--spec", spec, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {str(out)!r}: expected a folder (made when missing), got a file" in err, err
+    assert out.read_text() == "notes"
