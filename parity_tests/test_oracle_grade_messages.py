@@ -28,3 +28,16 @@ def test_a_load_error_names_the_students_file_not_the_private_copy(tmp_path, cap
     text = res["tests"][0]["output"]
     assert text.startswith("load_error: candidate: importing 'model.py' raised SyntaxError"), text
     assert "oracle-sub-" not in json.dumps(res)
+
+
+def test_the_gradescope_run_names_the_students_file_too(tmp_path, capsys):
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "model.py").write_text("class LayerNorm(:\n    pass\n")
+    (tmp_path / "a.toml").write_text(SPEC)
+    results = tmp_path / "results.json"
+    assert cli.main(["gradescope-run", str(tmp_path / "a.toml"), "--submission",
+                     str(tmp_path / "submission"), "--results", str(results)]) == 0
+    res = json.loads(results.read_text())
+    text = res["tests"][0]["output"]
+    assert text.startswith("load_error: candidate: importing 'model.py' raised SyntaxError"), text
+    assert "/tmp/" not in json.dumps(res)

@@ -117,12 +117,17 @@ def grade_copy(spec: Assignment, student: str, files: dict[str, bytes],
                         deny_read=tuple(([folder] if folder else []) + others),
                         secret=secret, digest=before)
         out["intact"] = fingerprint(root) == before
-        for row in out["checks"]:   # the student's own paths, not the private copy's random one
-            row["message"] = str(row["message"]).replace(root + os.sep, "")
+        own_paths(out, root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out["path"] = student
     return out
+
+
+def own_paths(graded: dict, root: str) -> None:
+    """Messages name the student's own files (`model.py`), not the private copy's random path."""
+    for row in graded["checks"]:
+        row["message"] = str(row["message"]).replace(root + os.sep, "")
 
 
 def grade_one(spec: Assignment, student: str, path: str, deny_read: tuple = (),

@@ -168,7 +168,7 @@ def run_one(spec_path: str, submission: str, results: str, secret_file: str | No
     import shutil
 
     from ..core.report import check_output_path, write_json
-    from .batch import fingerprint, grade_one, load_error_row, results_json
+    from .batch import fingerprint, grade_one, load_error_row, own_paths, results_json
     from .secret import read_secret
     from .submissions import SubmissionError, materialize, read_submission
 
@@ -193,6 +193,7 @@ def run_one(spec_path: str, submission: str, results: str, secret_file: str | No
         try:
             graded = grade_one(spec, "submission", os.path.join(root, entry), secret=secret,
                                digest=fingerprint(root))
+            own_paths(graded, root)
         finally:
             shutil.rmtree(root, ignore_errors=True)
     res = results_json(graded, spec)
