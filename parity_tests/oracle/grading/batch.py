@@ -356,7 +356,7 @@ def _grade_locked(folder, spec_path, spec, secret, subs, refused, ignored, outf,
                 graded[s]["regraded"] = True
     finally:
         run_files.remove()
-    bar.close()
+        bar.close()                         # a stop's message then starts a line of its own
     for s in graded:
         graded[s]["status"] = "graded" if graded[s].get("intact", True) else "tampered"
         if graded[s]["status"] == "tampered":
