@@ -53,3 +53,14 @@ def test_a_final_norm_built_but_never_applied_is_a_mismatch(models):
 def test_final_norm_false_still_requires_none(models):
     res = check("model", f"{models}:FinalNormTransformer", examples=2, settings={"final_norm": False})
     assert res.verdict == "interface_error", render_text(res)
+
+
+def test_a_model_behind_a_builder_function_is_probed_for_final_norms_too(models):
+    """`make_model(...)` (the Annotated Transformer's builder) returning a model with final norms:
+    the probe builds it once, as it builds a class, and the reference gets final_norm=true; the
+    twin whose encoder never applies its norm still fails."""
+    res = check("model", f"{models}:make_model", examples=4)
+    assert res.verdict == "match", render_text(res)
+    assert any("final_norm=true" in n for n in res.notes), res.notes
+    bug = check("model", f"{models}:make_model_BUG", examples=6)
+    assert bug.verdict == "mismatch", render_text(bug)

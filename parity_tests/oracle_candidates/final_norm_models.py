@@ -121,3 +121,13 @@ class FinalNormTransformer(nn.Module):
 
 class FinalNormTransformerBUG(FinalNormTransformer):
     encoder_class = UnnormedEncoder
+
+
+def make_model(src_vocab_size, tgt_vocab_size, num_layers=2, d_model=16, d_ff=32, num_heads=2):
+    """The same model behind a builder function, as the Annotated Transformer's `make_model`."""
+    return FinalNormTransformer(src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers, d_ff)
+
+
+def make_model_BUG(src_vocab_size, tgt_vocab_size, num_layers=2, d_model=16, d_ff=32, num_heads=2):
+    return FinalNormTransformerBUG(src_vocab_size, tgt_vocab_size, d_model, num_heads, num_layers,
+                                   d_ff)

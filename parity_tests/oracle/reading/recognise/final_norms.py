@@ -30,12 +30,14 @@ def holds_final_norms(names: dict, d_model: int) -> bool:
 
 
 def probe(adapter) -> None:
-    if adapter.comp.name != "model" or adapter.mode != "class" or adapter.probe is None \
+    if adapter.comp.name != "model" or adapter.mode not in ("class", "factory") \
             or adapter.framework != "torch" or "final_norm" in adapter.opts.settings:
         return
     try:
         sizes = adapter.probe_hyper()
-        names = {n: tuple(p.shape) for n, p in adapter.probe.named_parameters()}
+        built = adapter.probe if adapter.probe is not None or adapter.mode != "factory" else \
+            adapter.construct(sizes)            # a builder function (make_model): built here once
+        names = {n: tuple(p.shape) for n, p in built.named_parameters()}
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     if holds_final_norms(names, int(sizes["d_model"])):
