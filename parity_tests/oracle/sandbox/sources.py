@@ -33,9 +33,21 @@ from importlib.machinery import (
     SourcelessFileLoader,
 )
 
+CODE_SUFFIXES = tuple(SOURCE_SUFFIXES + BYTECODE_SUFFIXES + EXTENSION_SUFFIXES)
+
+
+def places(path: str) -> set[str]:
+    """Every spelling of `path` the refusals compare: as written (normalised), with its folder's
+    links resolved, and with the file's own link resolved. A leading `//`, `/proc/self/root/...`
+    or a linked folder names the same file as the plain path, so each is judged as it is."""
+    norm = os.path.normpath(os.path.abspath(path))
+    folder, name = os.path.split(norm)
+    return {norm, os.path.join(os.path.realpath(folder), name), os.path.realpath(norm)}
+
 
 def _texts(frozen) -> dict[str, bytes]:
-    """{path: sha256} of every .py file under the folders in `frozen` (writable copies, small)."""
+    """{path: sha256} of every module file (source, bytecode, extension) under the folders in
+    `frozen` (writable copies, small)."""
     out = {}
     for top in frozen:
         for folder, _, files in os.walk(top):
@@ -45,7 +57,7 @@ def _texts(frozen) -> dict[str, bytes]:
                     regular = stat.S_ISREG(os.stat(path).st_mode)
                 except OSError:
                     regular = False
-                if name.endswith(tuple(SOURCE_SUFFIXES)) and regular:
+                if name.endswith(CODE_SUFFIXES) and regular:
                     with open(path, "rb") as f:
                         out[path] = hashlib.sha256(f.read()).digest()
     return out
@@ -75,22 +87,30 @@ def install(dirs, frozen=()) -> bool:
                  if under(t, roots))
 
     def covered(path: str) -> bool:
-        p = os.path.normpath(os.path.abspath(path))
-        return under(p, roots) and not under(p, libs)
+        return any(under(p, roots) and not under(p, libs) for p in places(path))
+
+    def changed(path: str, data: bytes) -> bool:
+        """A file under a writable copy whose bytes are not those it had before the submission
+        loaded (or that was not there), under any spelling of its path."""
+        keys = [p for p in places(path) if under(p, frozen)]
+        digest = hashlib.sha256(data).digest()
+        return bool(keys) and not any(texts.get(k) == digest for k in keys)
+
+    def written(path: str, fullname: str) -> ImportError:
+        return ImportError(f"{os.path.basename(path)} was written or changed by the submission "
+                           f"while it ran: the oracle runs a submission's modules with the text "
+                           f"it read", name=fullname, path=path)
 
     class SourceOnly(SourceFileLoader):
         """A .py file under `dirs` compiled from its text; any other file as Python does."""
 
         def get_code(self, fullname):
             path = self.get_filename(fullname)
-            if not covered(path) and not under(os.path.normpath(os.path.abspath(path)), frozen):
+            if not covered(path) and not any(under(p, frozen) for p in places(path)):
                 return super().get_code(fullname)
             data = self.get_data(path)
-            norm = os.path.normpath(os.path.abspath(path))
-            if under(norm, frozen) and texts.get(norm) != hashlib.sha256(data).digest():
-                raise ImportError(f"{os.path.basename(path)} was written or changed by the "
-                                  f"submission while it ran: the oracle runs a submission's "
-                                  f"modules with the text it read", name=fullname, path=path)
+            if changed(path, data):
+                raise written(path, fullname)
             return self.source_to_code(data, path)
 
     class NoBareBytecode(SourcelessFileLoader):
@@ -104,6 +124,12 @@ def install(dirs, frozen=()) -> bool:
                                   f"source only", name=fullname, path=path)
             return super().get_code(fullname)
 
+        def get_data(self, path):          # the bytes get_code runs, compared where they are read
+            data = super().get_data(path)
+            if path.endswith(tuple(BYTECODE_SUFFIXES)) and changed(path, data):
+                raise written(path, self.name)
+            return data
+
     class NoExtension(ExtensionFileLoader):
         """A compiled extension module (.so, .pyd) under `dirs` refused: machine code the scan
         cannot read; the libraries' extensions load as usual."""
@@ -113,6 +139,10 @@ def install(dirs, frozen=()) -> bool:
                 raise ImportError(f"{os.path.basename(self.path)} is a compiled extension module: "
                                   f"the oracle runs a submission's modules from their .py source "
                                   f"only", name=spec.name, path=self.path)
+            if any(under(p, frozen) for p in places(self.path)):   # the libraries' not read
+                with open(self.path, "rb") as f:
+                    if changed(self.path, f.read()):
+                        raise written(self.path, spec.name)
             return super().create_module(spec)
 
     # spec_from_file_location (how the submission's own file is loaded) picks its loader class
