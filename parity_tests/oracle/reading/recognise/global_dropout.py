@@ -9,14 +9,18 @@ Read from the text, never run: in the candidate's module and every module loaded
 submission's folder, a global holding a number in [0, 1) whose every read in that module's code is
 an argument of a call whose callee names a dropout is set to 0.0 before each build, as a
 constructor's dropout argument would be, and the report says so. A global read anywhere else too
-(`x * (1 - p_drop)`: dropout scaled at inference) keeps its value, and a rate written as a number
+(`x * (1 - p_drop)`: dropout scaled at inference), or in any of these modules as an attribute or
+by its name in a string (`globals()["p_drop"]`), keeps its value, and a rate written as a number
 (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
 """
 from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _callee(node: ast.Call) -> str:
@@ -24,22 +28,46 @@ def _callee(node: ast.Call) -> str:
     return (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")).lower()
 
 
-def dropout_only_names(source: str) -> set[str]:
-    """Names every load of which in `source` is an argument of a dropout call."""
+def _own_attribute(node: ast.Attribute) -> bool:
+    """`self.x` / `cls.x`: an object's own attribute, never a module's global."""
+    return isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+
+
+def _reads(source: str) -> tuple[set[str], set[str], set[str]]:
+    """(names loaded as an argument of a dropout call, names loaded elsewhere, names read
+    indirectly): indirectly is as an attribute (`settings.p_drop`, `sys.modules[__name__].p_drop`)
+    outside a dropout call's arguments, or as a word of a string in an expression
+    (`globals()["p_drop"]`, getattr), which can reach any module's globals."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
+        return set(), set(), set()
     fed_nodes: set[int] = set()
+    skip: set[int] = set()       # docstrings (they name, never read) and callees (F.dropout)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            skip.add(id(node.func))
         if isinstance(node, ast.Call) and "dropout" in _callee(node):
             fed_nodes |= {id(g) for g in list(node.args) + [k.value for k in node.keywords]
-                          if isinstance(g, ast.Name)}
-    fed, other = set(), set()
+                          if isinstance(g, (ast.Name, ast.Attribute))}
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))
+    fed, other, indirect = set(), set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             (fed if id(node) in fed_nodes else other).add(node.id)
-    return fed - other
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+                and id(node) not in fed_nodes | skip and not _own_attribute(node):
+            indirect.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            indirect |= set(_WORD.findall(node.value))
+    return fed, other, indirect
+
+
+def dropout_only_names(source: str) -> set[str]:
+    """Names every read of which in `source` is an argument of a dropout call."""
+    fed, other, indirect = _reads(source)
+    return fed - other - indirect
 
 
 def _root(path: str) -> str:
@@ -76,14 +104,19 @@ def zero_rates(module, notes: list) -> None:
     """Before a top-level build: the dropout-only globals of the submission's modules set to 0.0."""
     if module is None:
         return
+    sources = []
     for m in _modules(module):
         path = getattr(m, "__file__", None)
         try:
             with open(path, encoding="utf-8") as fh:
-                source = fh.read()
+                sources.append((m, path, fh.read()))
         except (OSError, TypeError, ValueError):
             continue
-        names = sorted(n for n in dropout_only_names(source) if _is_rate(m.__dict__.get(n)))
+    # a global any module reads as an attribute or by its name in a string keeps its value
+    elsewhere = set().union(*(_reads(text)[2] for _, _, text in sources))
+    for m, path, source in sources:
+        names = sorted(n for n in dropout_only_names(source) - elsewhere
+                       if _is_rate(m.__dict__.get(n)))
         for n in names:
             m.__dict__[n] = 0.0
         note = (f"dropout rate(s) {', '.join(names)}: global(s) of {os.path.basename(path)} read "
