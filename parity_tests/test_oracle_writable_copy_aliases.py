@@ -102,3 +102,14 @@ def test_links_in_the_folder_never_carry_a_write_out_of_the_copy(view, tmp_path)
     assert res.policy["confinement"]["writable_copy"] is True
     assert tree(classes) == before and tree(secret) == secret_before
     assert sorted(os.listdir(os.path.join(ROOT, "parity_tests", "harness"))) == harness_before
+
+
+def test_a_package_written_into_the_copy_is_refused(view, tmp_path):
+    folder = tmp_path / "class" / "alice"
+    folder.mkdir(parents=True)
+    shutil.copy(os.path.join(HOSTILE, "writes_new_package.py"), folder / "attention.py")
+    before = tree(tmp_path / "class")
+    res = check("sdpa", f"{folder / 'attention.py'}:attention", examples=3)
+    assert res.verdict == "load_error", (res.verdict, res.message)
+    assert "__init__.py was written or changed by the submission" in res.message
+    assert tree(tmp_path / "class") == before
