@@ -138,3 +138,23 @@ def test_a_folder_over_the_limits_or_a_used_destination_is_not_copied(tmp_path, 
     empty.mkdir()
     assert writable_copy.copy_tree(str(src), str(empty))       # an empty folder of ours is reused
     assert (empty / "big.bin").stat().st_size == 5000
+
+
+def test_only_the_submissions_own_folders_are_asked_for_and_never_one_holding_the_scratch(
+        tmp_path, monkeypatch):
+    """A submission kept in the folder that holds the worker's scratch (a file in /tmp itself)
+    is never copied: the copy would hold the view being built. Its own folder elsewhere is."""
+    from parity_tests.oracle.sandbox import child
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.chdir(scratch)
+    (tmp_path / "attention.py").write_text(RIGHT_SDPA)
+    header = {"spec": f"{tmp_path / 'attention.py'}:attention", "import_path": [], "options": {}}
+    assert child._writable(header, ROOT) == ()
+    sub = tmp_path / "alice"
+    sub.mkdir()
+    (sub / "attention.py").write_text(RIGHT_SDPA)
+    header["spec"] = f"{sub / 'attention.py'}:attention"
+    assert child._writable(header, ROOT) == (os.path.realpath(sub),)
+    header["spec"] = f"{os.path.join(ROOT, 'parity_tests', 'oracle_hostile', 'right.py')}:attention"
+    assert child._writable(header, ROOT) == ()                 # inside the project: read-only

@@ -125,8 +125,8 @@ def _keep(header: dict, root: str, here: str, forbid: list) -> list[str]:
 def _writable(header: dict, root: str) -> tuple:
     """The submission's own folders (its file's, the one its relative imports reach, a folder on
     the oracle's PYTHONPATH holding it), which the view copies writable (writable_copy.py); never
-    one at, above or inside the project, the interpreter's trees, the home folder or the file
-    system's root."""
+    one at, above or inside the project, the interpreter's trees, the worker's scratch folder (a
+    submission kept in /tmp itself), the home folder or the file system's root."""
     loc = str(header.get("spec", "")).rpartition(":")[0].split(",")[0]
     if not (loc.endswith(".py") or os.sep in loc or "/" in loc):
         return ()
@@ -136,8 +136,8 @@ def _writable(header: dict, root: str) -> tuple:
                anchor_folder(loc, (header.get("options") or {}).get("package_root"))]
     folders += [p for p in header.get("import_path", []) or [] if isinstance(p, str) and p and
                 where.startswith(os.path.abspath(p).rstrip(os.sep) + os.sep)]  # its import root
-    guarded = {os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix, sys.exec_prefix)
-               if p}
+    guarded = {os.path.realpath(p) for p in (root, sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                             os.getcwd()) if p}     # cwd: the worker's scratch
     home = os.path.realpath(os.path.expanduser("~"))
 
     def inside(a: str, b: str) -> bool:         # a at or inside b
