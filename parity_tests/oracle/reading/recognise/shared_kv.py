@@ -14,13 +14,15 @@ And cross-attention named for what it reads (`forward(decoder_x, encoder_output)
 memory, mask=None)`): the second required argument named for the encoder's output (`memory`,
 `enc_out`, `encoder_output`, `context`, ...; any name holding `encoder`), the first for the
 decoder's input or as an input, none for the query, key or value: the first is the query, the
-second key and value.
+second key and value. Failing all names, the argument the forward hands to its query projection is
+the query, whichever comes first (`forward(x, y, mask)` with `q = self.q_layer(y)`: query_source).
 """
 from __future__ import annotations
 
 import re
 
 from ...components import K_ALIASES, Q_ALIASES, V_ALIASES, X_ALIASES
+from .query_source import query_pair
 
 SOURCE = "key_value"
 KV_WORDS = ("kv", "k_v", "keyvalue", "keyorvalue", "keysvalues", "keys_values")
@@ -127,12 +129,18 @@ def bind(adapter, fn, how: dict):
         numbered = arg is not None
     if arg is None:
         query, arg = memory_pair(sig) or (None, None)
+    read = arg is None
+    if read:
+        query, arg = query_pair(fn, sig) or (None, None)
     if arg is None:
         return None
     b = bind_names(fn, sources(adapter.comp, arg, query), **how)
     adapter.caps.shared_kv = True
-    how_named = "inputs named by number" if numbered else "the second named for the encoder's output"
-    for note in (NOTE, f"forward({query}, {arg}, ...): {how_named}, {query!r} read as "
+    how_named = "inputs named by number" if numbered else \
+        "the one handed to the query projection is the query" if read else \
+        "the second named for the encoder's output"
+    first, second = sorted((query, arg), key=list(sig.parameters).index) if query else (query, arg)
+    for note in (NOTE, f"forward({first}, {second}, ...): {how_named}, {query!r} read as "
                        f"the query and {arg!r} as key and value" if query else None):
         if note and note not in adapter.notes:
             adapter.notes.append(note)
