@@ -31,7 +31,8 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
               decoder-only layer checked as decoder_layer, named as such (decoder_only); key and
               value taken as one argument, forward(x, kv, mask) (shared_kv); a layer taking its
               inputs under the attention's role names, forward(value, key, query, mask)
-              (layer_role_args)
+              (layer_role_args); a mask argument used only as a truth value, forward(x,
+              mask=True), a causal switch passed False (mask_switch)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -114,6 +115,7 @@ from . import (
     mask_forms,
     mask_parts,
     mask_rank,
+    mask_switch,
     mask_word,
     meaning,
     merged_mask,
@@ -193,7 +195,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
           mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only,
-          shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind),
+          shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind, mask_switch=mask_switch.constants),
     Hooks("mask", torch_form=torch_mha_mask.torch_form, call_mask=mask_forms.as_call_mask),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,

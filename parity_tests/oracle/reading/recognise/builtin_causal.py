@@ -7,6 +7,8 @@ sequence, then on the same sequence with its LAST position changed and with its 
 changed. Causal code keeps every earlier output when the last input changes, while later outputs do
 follow the first input (it does mix positions). Then only causal masks are drawn for that mask, and
 the report says so; without the probe such code would be compared with unmasked attention and fail.
+Not probed where a mask-named switch was passed False (`forward(x, mask=True)`, mask_switch): the
+code was told not to mask, so a future hidden anyway is compared, and fails, as a wrong answer.
 
 The probe runs on drawn, finite weights written through the candidate's weight slots (as a scored
 run writes them), not on what its constructor left there: a NumPy class that makes its weights
@@ -46,6 +48,8 @@ def probe(adapter) -> None:
     padding_only = "padding_mask:self" in parts and "causal_mask:self" not in parts
     if mask.name not in binding.unbound and not padding_only:
         return
+    if any(v is False and "mask" in k.lower() for k, v in binding.constants.items()):
+        return                       # a mask switch passed False (mask_switch): told not to mask
     if adapter.caps.valid_lens or adapter.caps.list_input:
         return
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
