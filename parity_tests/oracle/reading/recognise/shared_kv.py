@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from ...components import K_ALIASES, Q_ALIASES, V_ALIASES, X_ALIASES
+from . import memory_source
 from .query_source import query_pair
 
 SOURCE = "key_value"
@@ -119,6 +120,8 @@ def bind(adapter, fn, how: dict):
     (caps.shared_kv set, the note added), else None. `how`: naming.bind's keyword arguments."""
     from ..naming import bind as bind_names
     from ..naming import signature_of
+    if adapter.comp.name == "decoder_layer":          # the layer's memory: key and value of its cross-attention
+        return memory_source.bind(adapter, fn, how)
     if adapter.comp.name != "mha" or adapter.caps.self_attention:
         return None
     sig = signature_of(fn)
