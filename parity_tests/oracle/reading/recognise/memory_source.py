@@ -6,7 +6,8 @@ together with the other input (`self.cross_attention(x, y, mask=...)`), while th
 also used on its own (`self.self_attention(y, ...)`, `y.clone()`, `y + ...`).
 
 Read only for the first two required arguments when neither is named for the memory (the
-component's memory names settle those) nor for a mask, and only when exactly one of them is used
+component's memory names settle those), for the attention's query, key or value (layer_role_args
+reads those) nor for a mask, and only when exactly one of them is used
 solely beside the other; anything else is left to the names.
 """
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+
+from ...components import K_ALIASES, Q_ALIASES, V_ALIASES
 
 
 def _call_args(call: ast.Call) -> list:
@@ -45,7 +48,7 @@ def memory_pair(fn, sig, memory_names) -> tuple[str, str] | None:
     params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")
               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     required = [p.name for p in params if p.default is p.empty][:2]
-    names = {a.lower() for a in memory_names}
+    names = {a.lower() for a in tuple(memory_names) + Q_ALIASES + K_ALIASES + V_ALIASES}
     if len(required) < 2 or any(n.lower() in names or "mask" in n.lower() for n in required):
         return None
     try:
