@@ -5,10 +5,10 @@ from what the forward does with each (nothing runs): the memory is only ever han
 together with the other input (`self.cross_attention(x, y, mask=...)`), while the decoder input is
 also used on its own (`self.self_attention(y, ...)`, `y.clone()`, `y + ...`).
 
-Read only for the first two required arguments when neither is named for the memory (the
-component's memory names settle those), for the attention's query, key or value (layer_role_args
-reads those) nor for a mask, and only when exactly one of them is used
-solely beside the other; anything else is left to the names.
+Read only for the first two required arguments, neither named for a mask, when no argument is
+named for the memory (the component's memory names settle those: `forward(x, hide, memory=None)`)
+or for the attention's query, key or value (layer_role_args reads those), and only when exactly one
+of them is used solely beside the other; anything else is left to the names.
 """
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ def memory_pair(fn, sig, memory_names) -> tuple[str, str] | None:
               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     required = [p.name for p in params if p.default is p.empty][:2]
     names = {a.lower() for a in tuple(memory_names) + Q_ALIASES + K_ALIASES + V_ALIASES}
-    if len(required) < 2 or any(n.lower() in names or "mask" in n.lower() for n in required):
+    if len(required) < 2 or any("mask" in n.lower() for n in required) or \
+            any(p.name.lower() in names for p in params):
         return None
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))

@@ -5,10 +5,11 @@ projection named for the query (`self.q_layer(y)`, `self.W_q(y)`, `y @ self.wq`)
 is handed to one named for the key, the value or both (`self.kv_layer(x)`, `self.to_k(x)`). The
 first is then the query and the second key and value, in whatever order the signature has them.
 
-Read only for the first two required arguments, when neither is named for the query, key or value
-(names settle those) nor for a mask, and only when exactly one of them feeds a query projection and
-the other feeds a key or value one; anything else is left to the names. A forward that computes
-its values from the query as well is still read this way, and the comparison says it is wrong.
+Read only for the first two required arguments, neither named for a mask, when no argument is
+named for the query, key or value (names settle those: `forward(inputQueries, inputKeys,
+inputValues)`), and only when exactly one of them feeds a query projection and the other feeds a
+key or value one; anything else is left to the names. A forward that computes its values from the
+query as well is still read this way, and the comparison says it is wrong.
 """
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ def query_pair(fn, sig) -> tuple[str, str] | None:
               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     own = {a.lower() for a in Q_ALIASES + K_ALIASES + V_ALIASES}
     required = [p.name for p in params if p.default is p.empty][:2]
-    if len(required) < 2 or any(n.lower() in own or "mask" in n.lower() for n in required):
+    if len(required) < 2 or any("mask" in n.lower() for n in required) or \
+            any(p.name.lower() in own or _role(p.name) for p in params if "mask" not in p.name.lower()):
         return None
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
