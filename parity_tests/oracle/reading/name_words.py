@@ -95,6 +95,7 @@ def names_hyper(hyper: str, name: str) -> bool:
 
 
 COUNT_WORDS = ("n", "num", "number", "nb", "count", "no")
+KV_WORDS = ("kv", "key", "keys", "value", "values")
 
 
 def names_num_heads(name: str) -> bool:
@@ -103,7 +104,8 @@ def names_num_heads(name: str) -> bool:
     width word (heads_dim)."""
     words = [w for w in snake(name).split("_") if w]
     return "heads" in words and (any(w in COUNT_WORDS for w in words) or words[-1] == "heads") and \
-        not any(w in MODEL_WIDTH_WORDS for w in words)
+        not any(w in MODEL_WIDTH_WORDS for w in words) and \
+        not any(w in KV_WORDS for w in words)       # kv_heads: grouped-query's key/value heads
 
 
 FF_WORDS = ("feedforward", "ff", "ffn", "fc", "mlp", "inner", "intermediate", "expansion", "conv",
