@@ -5,11 +5,26 @@ fraction of a second (d_model 8, 2 heads, d_ff 16, one layer, a few steps on a s
 every test that runs the command line. Tests import it:
 `from tests.npformer.conftest import tiny_train_args`. `text_lm_args(context)` and
 `train_text_lm(folder)` are the same for a character-level language model of TEXT_CORPUS, for the
-tests of `npformer generate` on your own text.
+tests of `npformer generate` on your own text. `twins(npformer_object, "torchformer.module:name")`
+is the parametrize list of a test run on both twins alike (torchformer's left out when torch is not
+installed).
 """
 from __future__ import annotations
 
-__all__ = ["tiny_train_args", "TEXT_CORPUS", "text_lm_args", "train_text_lm"]
+__all__ = ["tiny_train_args", "TEXT_CORPUS", "text_lm_args", "train_text_lm", "twins"]
+
+
+def twins(npformer_object, torchformer_name: str) -> list:
+    """[("npformer", npformer_object), ("torchformer", the object `module:name` names)], the
+    second only where torchformer imports (numpy-only installs)."""
+    import importlib
+    out = [("npformer", npformer_object)]
+    module, _, name = torchformer_name.partition(":")
+    try:
+        found = importlib.import_module(module)
+    except ImportError:
+        return out
+    return out + [("torchformer", getattr(found, name) if name else found)]
 
 TEXT_CORPUS = "the cat sat on the mat.\nthe dog ran to the log.\n" * 40    # letters . and \n only
 

@@ -5,19 +5,12 @@ import numpy as np
 import pytest
 
 from npformer.io.hub import from_pretrained
+from tests.npformer.conftest import twins
+
+TWINS = twins(from_pretrained, "torchformer.io.hub:from_pretrained")
 
 
-def _twins():
-    out = [("npformer", from_pretrained)]
-    try:
-        from torchformer.io.hub import from_pretrained as tf_from_pretrained
-        out.append(("torchformer", tf_from_pretrained))
-    except ImportError:
-        pass
-    return out
-
-
-@pytest.mark.parametrize("name, load", _twins(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name, load", TWINS, ids=lambda x: x if isinstance(x, str) else "")
 @pytest.mark.parametrize("folder", [3, None, b"gpt2", ["gpt2"]], ids=repr)
 def test_a_folder_that_is_not_a_path_is_named(name, load, folder):
     with pytest.raises(TypeError, match=r"folder: expected a folder path \(str or os.PathLike\), got "):

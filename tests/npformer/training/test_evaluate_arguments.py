@@ -7,19 +7,12 @@ import pytest
 
 import npformer.training.train as np_train
 from npformer.data.tasks import Task
+from tests.npformer.conftest import twins
+
+TWINS = twins(np_train, "torchformer.training.train")
 
 TASK = Task("reverse", num_symbols=5, max_len=4)
 SIZES = dict(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1, num_decoder_layers=1)
-
-
-def _twins():
-    out = [("npformer", np_train)]
-    try:
-        import torchformer.training.train as tf_train
-        out.append(("torchformer", tf_train))
-    except ImportError:
-        pass
-    return out
 
 
 def _model(T):
@@ -51,14 +44,14 @@ BAD = [
 
 
 @pytest.mark.parametrize("case", BAD, ids=lambda c: c[0])
-@pytest.mark.parametrize("name, T", _twins(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name, T", TWINS, ids=lambda x: x if isinstance(x, str) else "")
 def test_bad_evaluate_arguments_are_named_alike(name, T, case):
     _, call, kind, message = case
     got = _outcome(lambda: call(T, _model(T)))
     assert got[0] == kind and got[1].startswith(message), got
 
 
-@pytest.mark.parametrize("name, T", _twins(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name, T", TWINS, ids=lambda x: x if isinstance(x, str) else "")
 def test_a_model_of_the_wrong_kind_is_named_before_any_batch(name, T):
     labels = Task("majority", num_symbols=5, max_len=4)             # a classification task
     other = T.build_model(np_train.model_config_for(labels, **SIZES), labels, seed=0)
@@ -67,7 +60,7 @@ def test_a_model_of_the_wrong_kind_is_named_before_any_batch(name, T):
         "model: the reverse task (seq2seq) trains a Transformer, got a EncoderClassifier"), message
 
 
-@pytest.mark.parametrize("name, T", _twins(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name, T", TWINS, ids=lambda x: x if isinstance(x, str) else "")
 def test_good_arguments_still_evaluate(name, T):
     ev = T.evaluate(_model(T), TASK, TASK.heldout(4), batch_size=np.int64(2), num_shown=np.int64(1),
                     max_new_tokens=np.int64(5))

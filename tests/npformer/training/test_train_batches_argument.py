@@ -7,19 +7,12 @@ import pytest
 
 import npformer.training.train as np_train
 from npformer.data.tasks import Task, batch_iterator
+from tests.npformer.conftest import twins
+
+TWINS = twins(np_train, "torchformer.training.train")
 
 TASK = Task("reverse", num_symbols=5, max_len=4)
 SIZES = dict(d_model=8, num_heads=2, d_ff=16, num_encoder_layers=1, num_decoder_layers=1)
-
-
-def _twins():
-    out = [("npformer", np_train)]
-    try:
-        import torchformer.training.train as tf_train
-        out.append(("torchformer", tf_train))
-    except ImportError:
-        pass
-    return out
 
 
 def _values(p) -> np.ndarray:
@@ -42,7 +35,7 @@ def _run(T, **kwargs):
 GOOD = next(batch_iterator(TASK, 4, seed=0))
 
 
-@pytest.mark.parametrize("name, T", _twins(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name, T", TWINS, ids=lambda x: x if isinstance(x, str) else "")
 @pytest.mark.parametrize("kwargs, kind, message, unchanged", [
     (dict(batches="abc"), "TypeError", "batches: expected None or an iterable of training batches",
      True),
