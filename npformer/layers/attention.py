@@ -19,6 +19,7 @@ import numpy as np
 from npformer.layers.dropout import Dropout, dropout_backward, dropout_forward
 from npformer.layers.linear import Linear
 from npformer.layers.module import Module
+from npformer.layers.softmax import SoftmaxCache, softmax_backward, softmax_forward
 
 
 # -- functional pairs: the weights P = softmax(Q K^T / sqrt(dk)), then the whole attention P V -----
@@ -32,19 +33,11 @@ class WeightsCache(NamedTuple):
 def attention_weights_forward(q: np.ndarray, k: np.ndarray, keep: np.ndarray | None):
     """P = softmax(Q K^T / sqrt(dk)) over keys, 0 at masked keys and on rows with no key left.
     q (B, H, Tq, dk), k (B, H, Tk, dk), keep: bool broadcastable to (B, H, Tq, Tk) or None."""
-    scale = 1.0 / math.sqrt(q.shape[-1])           # a Python float: float32 stays float32
-    # One (B, H, Tq, Tk) array is allocated (by the matmul) and every later step updates it in
-    # place: scores, then exp(scores - max), then the probabilities.
-    scores = q @ k.swapaxes(-1, -2)                # (B, H, Tq, Tk)  Q K^T
-    scores *= scale                                # (B, H, Tq, Tk)  S = Q K^T / sqrt(dk)
+    scale = 1.0 / math.sqrt(q.shape[-1])                   # a Python float: float32 stays float32
+    scores = (q @ k.swapaxes(-1, -2)) * scale              # (B, H, Tq, Tk)  S = Q K^T / sqrt(dk)
     if keep is not None:
-        np.copyto(scores, -np.inf, where=~keep)    # (B, H, Tq, Tk)  masked keys -> -inf
-    # softmax along keys, shifted by the row max of the kept scores (0 on an all -inf row)
-    row_max = scores.max(axis=-1, keepdims=True)                      # (B, H, Tq, 1)
-    row_max = np.where(np.isfinite(row_max), row_max, 0)              # (B, H, Tq, 1) empty row -> 0
-    e = np.exp(np.subtract(scores, row_max, out=scores), out=scores)  # (B, H, Tq, Tk) exp(-inf) = 0
-    denom = e.sum(axis=-1, keepdims=True)                             # (B, H, Tq, 1) 0 on empty rows
-    weights = np.divide(e, np.where(denom > 0, denom, 1), out=e)      # (B, H, Tq, Tk) P; empty row 0
+        scores = np.where(keep, scores, -np.inf)           # (B, H, Tq, Tk)  masked keys -> -inf
+    weights, _ = softmax_forward(scores, axis=-1)          # (B, H, Tq, Tk)  P; all -inf row -> 0
     return weights, WeightsCache(q, k, weights, scale)
 
 
@@ -59,14 +52,9 @@ def attention_weights_backward(dweights: np.ndarray, cache: WeightsCache):
     row has P = 0 everywhere, so its dS, and with it its share of dQ and dK, is exactly 0.
     """
     q, k, weights, scale = cache
-    dscores = dweights * weights                                      # (B, H, Tq, Tk)  dP * P, scratch
-    row_dot = dscores.sum(axis=-1, keepdims=True)                     # (B, H, Tq, 1)   rowsum(dP*P)
-    np.subtract(dweights, row_dot, out=dscores)                       # (B, H, Tq, Tk)  dP - rowsum
-    dscores *= weights                                                # (B, H, Tq, Tk)  dS
-    dq = dscores @ k                                                  # (B, H, Tq, dk)  dS K
-    dq *= scale                                                       #                 / sqrt(dk)
-    dk = dscores.swapaxes(-1, -2) @ q                                 # (B, H, Tk, dk)  dS^T Q
-    dk *= scale                                                       #                 / sqrt(dk)
+    dscores = softmax_backward(dweights, SoftmaxCache(weights, -1))   # (B, H, Tq, Tk)  dS
+    dq = (dscores @ k) * scale                                        # (B, H, Tq, dk)  dS K / sqrt(dk)
+    dk = (dscores.swapaxes(-1, -2) @ q) * scale                       # (B, H, Tk, dk)  dS^T Q / sqrt(dk)
     return dq, dk
 
 

@@ -30,15 +30,12 @@ class LayerNormCache(NamedTuple):
 
 def layernorm_forward(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5):
     """y = gamma * (x - mean) / sqrt(var + eps) + beta over the last dim. Returns (y (..., D), cache)."""
-    # (in-place steps reuse the (..., D) arrays: same arithmetic as the formulas, fewer temporaries)
     mu = x.mean(axis=-1, keepdims=True)                     # (..., 1)
     xc = x - mu                                             # (..., D)
     var = np.square(xc).mean(axis=-1, keepdims=True)        # (..., 1) biased variance
     rstd = 1.0 / np.sqrt(var + eps)                         # (..., 1)
-    xhat = xc
-    xhat *= rstd                                            # (..., D) xhat = (x - mu) * rstd
-    y = xhat * gamma
-    y += beta                                               # (..., D) y = xhat * gamma + beta
+    xhat = xc * rstd                                        # (..., D) xhat = (x - mu) / sqrt(var + eps)
+    y = xhat * gamma + beta                                 # (..., D)
     return y, LayerNormCache(xhat, rstd, gamma)
 
 
@@ -46,19 +43,13 @@ def layernorm_backward(dout: np.ndarray, cache: LayerNormCache):
     """Returns (dx (..., D), dgamma (D,), dbeta (D,))."""
     xhat, rstd, gamma = cache
     D = xhat.shape[-1]
-    G2 = dout.reshape(-1, D)                                # (N, D) every leading position a row
-    dbeta = G2.sum(axis=0)                                  # (D,)
-    tmp = G2 * xhat.reshape(-1, D)                          # (N, D) scratch, reused below
-    dgamma = tmp.sum(axis=0)                                # (D,)
-    tmp = tmp.reshape(xhat.shape)                           # (..., D)
+    dbeta = dout.reshape(-1, D).sum(axis=0)                 # (D,) every leading position a row
+    dgamma = (dout * xhat).reshape(-1, D).sum(axis=0)       # (D,)
     g = dout * gamma                                        # (..., D) dL/dxhat
-    g_mean = g.mean(axis=-1, keepdims=True)                 # (..., 1)
-    gx_mean = np.multiply(g, xhat, out=tmp).mean(axis=-1, keepdims=True)  # (..., 1) mean(g * xhat)
-    # dx = rstd * (g - g_mean - xhat * gx_mean), evaluated in place in g
-    g -= g_mean
-    g -= np.multiply(xhat, gx_mean, out=tmp)
-    g *= rstd
-    return g, dgamma, dbeta                                 # (..., D) dx, (D,), (D,)
+    g_mean = g.mean(axis=-1, keepdims=True)                 # (..., 1) mean(g)
+    gx_mean = (g * xhat).mean(axis=-1, keepdims=True)       # (..., 1) mean(g * xhat)
+    dx = (g - g_mean - xhat * gx_mean) * rstd               # (..., D)
+    return dx, dgamma, dbeta                                # (..., D), (D,), (D,)
 
 
 # -- module ----------------------------------------------------------------------------------------
