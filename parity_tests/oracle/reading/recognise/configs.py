@@ -18,6 +18,7 @@ import typing
 
 from ..signatures import InterfaceError
 from .base import MISSING
+from .config_fields import required
 
 CONFIG_ARG_NAMES = ("config", "cfg", "args", "hparams", "hp", "opt", "opts", "conf", "configs",
                     "params", "hyperparams", "settings", "model_config", "c", "conf_dict",
@@ -211,6 +212,7 @@ def value(ctx, param, values: dict):
         claims = _claims(set(fields).__contains__, values, lambda: fields)
         kwargs = {n: values[claims[n]] if n in claims else bag[n] for n in fields
                   if n in claims or n in bag}
+        kwargs.update(required(cls, kwargs, values))    # unread required fields, by meaning
         if ctx.component == "decoder_layer":      # the component has a cross-attention
             kwargs.update({a: True for a in CROSS_SWITCHES if a in fields})
         ctx.note(f"constructor argument {param.name!r}: built {cls.__name__}("
