@@ -72,16 +72,19 @@ def _no_output_projection(adapter, module, ref: str, ref_shape, entries: dict) -
 
 def _gradient_beside(name: str, value, attrs: dict) -> bool:
     """Whether attribute `name` is the gradient of another array attribute of the same object:
-    named so (`grad_W_q`, `dgamma`, `bias_grad`: slots.GRAD_PATTERNS) and of its shape."""
+    named so (`grad_W_q`, `dgamma`, `bias_grad`: slots.GRAD_PATTERNS), also privately (`_dW` beside
+    `W` or `_W`), and of its shape."""
     from ..slots import GRAD_PATTERNS
     if not isinstance(value, np.ndarray):
         return False
+    bare = name.lstrip("_")
     for pat in GRAD_PATTERNS:
         pre, _, post = pat.partition("{}")
-        if name.startswith(pre) and name.endswith(post) and len(name) > len(pre) + len(post):
-            base = attrs.get(name[len(pre): len(name) - len(post)])
-            if isinstance(base, np.ndarray) and base.shape == value.shape:
-                return True
+        if bare.startswith(pre) and bare.endswith(post) and len(bare) > len(pre) + len(post):
+            stem = bare[len(pre): len(bare) - len(post)]
+            for base in (attrs.get(stem), attrs.get("_" + stem)):
+                if isinstance(base, np.ndarray) and base.shape == value.shape:
+                    return True
     return False
 
 
