@@ -83,13 +83,15 @@ def shared(tables: list[tuple[list[str], list[str]]]) -> tuple[bool, bool] | Non
 
 
 def probe(adapter) -> None:
-    if adapter.comp.name != "model" or adapter.mode != "class" or adapter.probe is None:
+    if adapter.comp.name != "model" or adapter.mode not in ("class", "factory") or \
+            (adapter.probe is None and adapter.mode == "class"):
         return
     sizes = adapter.probe_hyper()
     if sizes["d_model"] in (sizes["src_vocab"], sizes["tgt_vocab"]):
         return                              # tables not told apart from square weights by shape
     try:
-        found = shared(_tables(adapter, adapter.probe, sizes))
+        built = adapter.probe if adapter.probe is not None else adapter.construct(sizes)   # a builder
+        found = shared(_tables(adapter, built, sizes))
     except Exception:  # noqa: BLE001 - the examples report what is wrong with the candidate
         return
     if found is None:
@@ -140,3 +142,20 @@ def place(r) -> None:
         if len(free) == 1 and r.take(ref, free[0], how="shape"):
             e = r.entries[ref]
             e.why = (e.why + "; " if e.why else "") + "the model's one vocabulary table of this shape"
+    _tied_output_bias(r)
+
+
+def _tied_output_bias(r) -> None:
+    """The output projection's bias when its weight is the tied vocabulary table: the one unclaimed
+    candidate `<part>.bias` of the vocabulary's shape whose `<part>.weight` is no parameter of its
+    own (torch lists a tied weight under its first name only: `last_linear.weight` is the source
+    embedding's)."""
+    ref, shape = "output_proj.bias", r.ref_shapes.get("output_proj.bias")
+    if shape is None or ref in r.entries or "output_proj.weight" in r.ref_shapes:
+        return                              # an untied reference: its weight places the bias
+    free = [n for n in r.space.names if n not in r.claimed and n.endswith(".bias")
+            and tuple(r.space.shapes.get(n) or ()) == tuple(shape)
+            and n[:-len("bias")] + "weight" not in r.space.names]
+    if len(free) == 1 and r.take(ref, free[0], how="shape"):
+        e = r.entries[ref]
+        e.why = (e.why + "; " if e.why else "") + "the bias beside the tied output table"
