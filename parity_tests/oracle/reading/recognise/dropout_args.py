@@ -5,9 +5,9 @@ eval() one and correct code was called MISMATCH ("a dropout at a rate of its own
 
 Read from the constructor's text, never run: an argument handed to a dropout in the constructor
 (`nn.Dropout(p_d)`, `Dropout(p=p_d)`, `torch.nn.Dropout(rate)`, any callee whose name holds
-`dropout`) is a dropout rate, and is given 0.0 like every named one; each is a note. Arguments
-whose names already say what they are (hyperparameters, `dropout`-like names) are left to those
-rules; a rate fixed in the code (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
+`dropout`: its first positional argument, or a keyword naming a rate; never `rng=`, `seed=`) is a
+dropout rate, and is given 0.0 like every named one; each is a note. Arguments whose names already
+say what they are (hyperparameters, `dropout`-like names) are left to those rules; a rate fixed in the code (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
 
 A rate defaulting to None that the constructor hands to a dropout all the same (`def __init__(self,
 d, h, dropout: float = None): self.drop = nn.Dropout(dropout)`, which raises unless a number is
@@ -41,9 +41,18 @@ def dropout_fed(target) -> set[str]:
     fed: set[str] = set()
     for node in ast.walk(top):
         if isinstance(node, ast.Call) and "dropout" in _callee(node):
-            given = list(node.args) + [k.value for k in node.keywords]
+            given = list(node.args[:1]) + [k.value for k in node.keywords if _rate_keyword(k.arg)]
             fed |= {g.id for g in given if isinstance(g, ast.Name) and g.id in args}
     return fed
+
+
+def _rate_keyword(name: str | None) -> bool:
+    """Whether a dropout's keyword argument is its rate (`p=`, `rate=`, `drop_prob=`), not its
+    random generator, seed or in-place switch (`Dropout(rate, rng=rng)`: the rate is the first
+    positional argument, never the second)."""
+    n = (name or "").lower()
+    return n in ("p", "rate", "prob", "probability", "ratio") or "drop" in n or \
+        n.endswith(("_p", "_rate", "_prob"))
 
 
 def rates(ctx, target, params, taken: set[str]) -> dict:
