@@ -7,7 +7,8 @@ Read from the constructor's text, never run: an argument handed to a dropout in 
 (`nn.Dropout(p_d)`, `Dropout(p=p_d)`, `torch.nn.Dropout(rate)`, any callee whose name holds
 `dropout`: its first positional argument, or a keyword naming a rate; never `rng=`, `seed=`) is a
 dropout rate, and is given 0.0 like every named one; each is a note. Arguments whose names already
-say what they are (hyperparameters, `dropout`-like names) are left to those rules; a rate fixed in the code (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
+say what they are (hyperparameters, `dropout`-like names) are left to those rules; a rate fixed in
+the code (`nn.Dropout(0.1)`) is still the candidate's own and still shows.
 
 A rate defaulting to None that the constructor hands to a dropout all the same (`def __init__(self,
 d, h, dropout: float = None): self.drop = nn.Dropout(dropout)`, which raises unless a number is
