@@ -1,7 +1,8 @@
 """A NumPy attention whose bias-free projection parts keep their weight as `W` and its gradient
 under a private name (`_dW`): the walk that proves a bias absent reads `_dW` as the gradient beside
 `W`, not as a bias it cannot place, so the attention is compared (its gradients through the
-`gradients` property); a planted bug in the same style still fails."""
+`gradients` property); without that property the gradients are read from `_dW` by name, where
+reading them by behaviour took a zero gradient's neighbour for it; planted bugs still fail."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,3 +31,13 @@ def test_a_private_gradient_is_read_beside_its_parameter_only_when_the_shapes_ag
     assert _gradient_beside("__grad_b", np.ones(3), {"_b": b})
     assert not _gradient_beside("_dW", np.ones(3), {"W": w})
     assert not _gradient_beside("_bias", np.ones(3), {"W": w})
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("BareGradAttention", "match"),
+    ("BareGradAttentionTransposedGrad", "mismatch"),
+])
+def test_private_gradients_are_read_by_name_without_a_gradients_dict(name, verdict):
+    res = check("mha", f"{FILE}:{name}", examples=15)
+    assert res.verdict == verdict, render_text(res)
+    assert not any("found by behaviour" in n for n in res.notes), res.notes

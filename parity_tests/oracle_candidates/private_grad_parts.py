@@ -1,7 +1,8 @@
 """NumPy attention with a hand-written backward over bias-free projection parts that hold their
 weight as `W` (computing x @ W) and its gradient under a private name `_dW`, exposed through a
 `gradients` property dict, as course code writing every module as forward / backward does. The
-attention has no biases at all. A correct version and a twin whose docstring says BUG."""
+attention has no biases at all; the same attention without any `gradients` dict. Correct versions
+and twins whose docstring says BUG."""
 import numpy as np
 
 
@@ -76,3 +77,37 @@ class PrivateGradAttentionWidthScale(PrivateGradAttention):
 
     def _scale(self):
         return np.sqrt(self.h * self.dk)
+
+
+class _BareProjection(_Projection):
+    gradients = None              # no gradient dict: `_dW` is all there is beside `W`
+
+    def backward(self, dout):
+        x = self._x.reshape(-1, self.W.shape[0])
+        self._dW = self._weight_grad(x, dout.reshape(-1, self.W.shape[1]))
+        return dout @ self.W.T
+
+    def _weight_grad(self, x, dout):
+        return x.T @ dout
+
+
+class _TransposedGradProjection(_BareProjection):
+    def _weight_grad(self, x, dout):
+        return (x.T @ dout).T
+
+
+class BareGradAttention(PrivateGradAttention):
+    """The same attention, its parts keeping `_dW` with no `gradients` dict anywhere."""
+
+    gradients = None
+    part = _BareProjection
+
+    def __init__(self, d_model, n_heads):
+        super().__init__(d_model, n_heads)
+        self.W_q, self.W_k, self.W_v, self.W_o = (self.part(d_model, d_model) for _ in range(4))
+
+
+class BareGradAttentionTransposedGrad(BareGradAttention):
+    """BUG: every projection's weight gradient is stored transposed (dout.T @ x, not x.T @ dout)."""
+
+    part = _TransposedGradProjection

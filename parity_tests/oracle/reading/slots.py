@@ -130,10 +130,10 @@ class NumpySlot:
         for h in holders:
             if h is None or isinstance(h, (list, dict)):
                 continue
-            for pat in GRAD_PATTERNS:
-                g = getattr(h, pat.format(key), None)
+            for name in (n for pat in GRAD_PATTERNS for n in (pat.format(key), "_" + pat.format(key))):
+                g = getattr(h, name, None)                  # `dW`, and privately `_dW`
                 if isinstance(g, np.ndarray):
-                    hits.append((pat.format(key), g.copy()))
+                    hits.append((name, g.copy()))
             if (lg := listed_grad(h, self.array())) is not None:      # params[i] <-> grads[i]
                 hits.append((lg[0], np.array(lg[1], copy=True)))
             for dname in ("grads", "gradients", "grad", "dparams", "param_grads"):
