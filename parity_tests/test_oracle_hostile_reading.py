@@ -174,3 +174,12 @@ def test_an_own_autograd_right_only_under_a_ones_seed_is_a_mismatch(name):
     res = check("layernorm", os.path.join(HOSTILE, f"ones_seeded_upstream_blind.py:{name}"), examples=8)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "grad_input:x", render_text(res)
+
+
+@pytest.mark.parametrize("name", ["ScaleByDefaultWidth", "NumpyScaleByDefaultWidth"])
+def test_an_optional_head_width_used_only_in_the_scale_is_compared_at_its_default(name):
+    """`d_k=64` beside the head count is handed the drawn head width; a build leaving it at its
+    default keeps the weights' shapes, so it is compared there too, and its 1/sqrt(64) differs."""
+    res = check("mha", os.path.join(HOSTILE, f"default_head_width_scale.py:{name}"), examples=10)
+    assert res.verdict == "mismatch", render_text(res)
+    assert "left at their defaults" in res.message, res.message

@@ -67,6 +67,12 @@ WHAT = {
     "bias_ctor": ("differs when built with its constructor's bias flag (`bias`, `use_bias`, ...) "
                   "False from the reference with every bias 0 (the modes run on inputs of their "
                   "own, the same weights): the flag taken and ignored, biases still added"),
+    "default_ctor": ("differs when built with the optional head widths the oracle passed "
+                     "(`d_k`, defaulting to a number, beside the head count) left at their defaults, "
+                     "as a call giving only the assignment's sizes leaves them, from the reference "
+                     "(the weights kept their shapes; the modes run on inputs of their own): a "
+                     "default right only at the author's sizes, used in the arithmetic (the scale "
+                     "1/sqrt(d_k)) and never handed over"),
     "aliased": ("differs when one array is passed as query, key and value (`mha(x, x, x)`, the "
                 "call a network makes; the gradient of that array is dq + dk + dv) from the "
                 "reference (the modes run on inputs of their own): a path taken when the inputs "

@@ -194,7 +194,8 @@ class ConstructMixin:
                      f"head: passed d_model // num_heads = {consts[p.name]}")
         heads = any(p.name.lower() in [a.lower() for a in naming.HYPER_ALIASES["num_heads"]]
                     or naming.names_hyper("num_heads", p.name) for p in params)
-        consts.update(OPTIONAL_HEAD_WIDTHS(ctx, params, values, heads, set(consts)))   # d_k=64
+        derived = OPTIONAL_HEAD_WIDTHS(ctx, params, values, heads, set(consts))   # d_k=64
+        consts.update(derived)
         flipped = CAUSAL_DEFAULTS(ctx, params, set(init))                 # causal=True -> False
         consts.update(flipped)
         if depth == 0 and target is getattr(self, "_factory_fn", None):     # d_embed beside d_model
@@ -267,6 +268,8 @@ class ConstructMixin:
             self.ctor_required = {p.name: consts[p.name] for p in params   # filled in by a recogniser
                                   if (p in required or p.name in flipped)
                                   and p.name in consts and p.name not in init}
+            self.ctor_derived = {p.name: p.default for p in params if p.name in derived   # default_ctor
+                                 and p.name not in init}
             self.ctor_left = {p.name: p.default for i, p in enumerate(params)
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)

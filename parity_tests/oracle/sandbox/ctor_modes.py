@@ -77,22 +77,26 @@ def flipped_flag(mode: str, unvaried: dict) -> str | None:
     return ctor_flag(left, is_causal_flag, False) or ctor_flag(left, MASK_CTOR, False)
 
 
-def built_with(ad, flag: str, value: bool, case: Case) -> dict:
-    """The forward of the candidate built with `flag=value`; {} where that build or call raises
-    (the flag is then not taken as this mode reads it, and stays "not checked")."""
+def built_with(ad, flag: str, value, case: Case, more: dict | None = None, shapes=None) -> dict:
+    """The forward of the candidate built with `flag=value` (and the arguments in `more`); {} where
+    that build or call raises (the flag is then not taken as this mode reads it, and stays "not
+    checked"), or where `shapes` is given and the build's weight slots are not of those shapes."""
     init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
     held, configs = getattr(ad, "ctor_config_left", None), getattr(ad, "ctor_configs", None)
-    ad.opts.init_kwargs = {**init, flag: value}
+    derived = getattr(ad, "ctor_derived", None)
+    ad.opts.init_kwargs = {**init, flag: value, **(more or {})}
     try:
         inst = ad.instantiate(case)
-        return {} if inst.table else forward_only(ad, inst, case)
+        if inst.table or (shapes is not None and slot_shapes(inst) != shapes):
+            return {}
+        return forward_only(ad, inst, case)
     except Exception as exc:  # noqa: BLE001
         if not candidate_raised(exc):
             raise
         return {}
     finally:
         ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
-        ad.ctor_config_left, ad.ctor_configs = held, configs
+        ad.ctor_config_left, ad.ctor_configs, ad.ctor_derived = held, configs, derived
 
 
 def takes_no_mask(cls) -> bool:
@@ -156,3 +160,23 @@ def bias_ctor(ad, case: Case, tick=lambda: None) -> dict:
         return {}
     params = {r: np.zeros_like(a) if norm_shift(r) else a for r, a in case.params.items()}
     return built_with(ad, flag, False, dataclasses.replace(case, params=params))
+
+
+def default_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    """Built with the optional sizes the oracle derived for the build (a head width defaulting to a
+    number, `d_k=64` beside the head count: recognise/derived.optional_head_widths) left at their
+    defaults, as a call giving only the assignment's arguments leaves them; compared only where that
+    build holds weights of the same shapes (a default that sizes weights cannot be handed the
+    example's, and the build is not compared): a default used only in the arithmetic (the scale
+    1/sqrt(d_k)) is what such a call computes with."""
+    derived = getattr(ad, "ctor_derived", None)
+    if ad.mode != "class" or not derived:
+        return {}
+    shapes = slot_shapes(ad.instantiate(case))       # the build as every other run makes it
+    name, default = next(iter(derived.items()))
+    return built_with(ad, name, default, case, derived, shapes) if shapes else {}
+
+
+def slot_shapes(inst) -> dict:
+    """{slot: the shape of the weight it holds now}, as the build left them."""
+    return {n: tuple(s.shape) for n, s in inst.slots.items()}

@@ -36,6 +36,8 @@ nothing where it does not apply to this candidate:
              then lists is_causal as not checked, reading/unvaried.py)
     causal_ctor, bias_ctor  built with a constructor's causal flag True (called with no mask) or its
              bias flag False, a config object's too (sandbox/ctor_modes.py)
+    default_ctor  built with the optional head widths the oracle derived (`d_k=64`) left at their
+             defaults, where the weights keep their shapes (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
@@ -59,14 +61,14 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 from .assigned_form import assigned_form
-from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
+from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, default_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
 from .frozen_input import frozen_input
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
 from .raised_there import candidate_raised
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input",
+         "default_ctor", "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input",
          "assigned_form")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 EVAL_RATE = 0.5          # the dropout rate passed with training False
@@ -284,7 +286,7 @@ def inference(ad, case: Case, tick=lambda: None) -> dict:
 CALLS = 2          # the most calls (each followed by a tick) one mode's run makes
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
-                             "causal_ctor": causal_ctor, "bias_ctor": bias_ctor,
+                             "causal_ctor": causal_ctor, "bias_ctor": bias_ctor, "default_ctor": default_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
                              "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak,
                              "frozen_input": frozen_input, "assigned_form": assigned_form}
@@ -297,6 +299,7 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "causal_ctor": "building the candidate with its causal flag True and calling it with no mask "
                        "or its padding mask",
         "bias_ctor": "building the candidate with its bias flag False",
+        "default_ctor": "building the candidate with the head widths the oracle derived left at their defaults",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
         "broadcast_mask": "calling the candidate with a key padding mask of one query row",
