@@ -7,7 +7,6 @@ so every build was handed the right d_k. Torch and NumPy (forward only) alike.""
 import math
 
 import numpy as np
-import torch
 from torch import nn
 
 
