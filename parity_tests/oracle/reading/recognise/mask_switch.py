@@ -5,7 +5,9 @@ value) or, for one element, switched the future off by accident.
 
 Found from the forward's source (nothing runs): an argument whose name holds `mask`, whose default
 is True or False, and whose every use is as a truth value (`if mask:`, `if not mask`, `x if mask
-else y`, `mask and ...`). It is read as `causal=True` constructor flags are (recognise/flags.py):
+else y`, `mask and ...`), where no test on it also holds another mask argument (`forward(x, mask=None,
+use_mask=True)` with `if use_mask and mask is not None:` turns on the mask it is given: kept at its
+default, the mask handed over). It is read as `causal=True` constructor flags are (recognise/flags.py):
 for a component whose reference attention is not causal (attention, encoder layer) it is passed
 False, so the attention attends everywhere, no mask is handed to it, and the report says so.
 Its True value, the causal mask itself, is not compared.
@@ -47,7 +49,20 @@ def switches(fn) -> list[str]:
         uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == p.name]
         if uses and all(id(n) in truth for n in uses):
             out.append(p.name)
-    return out
+    masks = {p.name for p in sig.parameters.values() if "mask" in p.name.lower()} - set(out)
+    return [n for n in out if not _gates(tree, n, masks)]
+
+
+def _gates(tree: ast.AST, name: str, masks: set[str]) -> bool:
+    """Whether a test on `name` (its `if`, `x if name else y`, `name and ...`) also holds another
+    mask argument in its test or branches (`if use_mask and mask is not None:`, `if use_mask:
+    scores.masked_fill(~mask, ...)`): a switch turning the mask it is given on, not a causal one."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.BoolOp)):
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if name in names and names & masks:
+                return True
+    return False
 
 
 def constants(adapter, fn, given: dict | None) -> dict | None:
