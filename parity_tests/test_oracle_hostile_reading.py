@@ -183,3 +183,12 @@ def test_an_optional_head_width_used_only_in_the_scale_is_compared_at_its_defaul
     res = check("mha", os.path.join(HOSTILE, f"default_head_width_scale.py:{name}"), examples=10)
     assert res.verdict == "mismatch", render_text(res)
     assert "left at their defaults" in res.message, res.message
+
+
+@pytest.mark.parametrize("comp, name", [("ffn", "RateScaledFeedForward"), ("layernorm", "RateScaledLayerNorm")])
+def test_an_eval_output_scaled_by_the_constructors_dropout_rate_is_a_mismatch(comp, name):
+    """Every build hands a constructor's dropout rates 0; the rate_ctor run builds at 0.5 and calls
+    in eval(), where dropout is the identity, so a scale by 1 - rate there differs."""
+    res = check(comp, os.path.join(HOSTILE, f"eval_scaled_by_rate.py:{name}"), examples=10)
+    assert res.verdict == "mismatch", render_text(res)
+    assert "dropout rates at 0.5" in res.message, res.message

@@ -73,6 +73,10 @@ WHAT = {
                      "(the weights kept their shapes; the modes run on inputs of their own): a "
                      "default right only at the author's sizes, used in the arithmetic (the scale "
                      "1/sqrt(d_k)) and never handed over"),
+    "rate_ctor": ("differs when built with its constructor's dropout rates at 0.5 (0 in every "
+                  "other run) and called in eval(), where dropout is the identity, from the "
+                  "reference (the modes run on inputs of their own, the same weights): an eval() "
+                  "output scaled by 1 - rate, or dropout applied in eval()"),
     "aliased": ("differs when one array is passed as query, key and value (`mha(x, x, x)`, the "
                 "call a network makes; the gradient of that array is dq + dk + dv) from the "
                 "reference (the modes run on inputs of their own): a path taken when the inputs "

@@ -20,6 +20,7 @@ CONFIG_FLAGS = recognise.hooks("constructor").config_flags
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 CAUSAL_DEFAULTS = recognise.hooks("constructor").causal_defaults
+DROPOUT_NAMES = {a.lower() for a in naming.HYPER_ALIASES.get("dropout", ())}
 CLASS_SPELLED = recognise.hooks("constructor").class_spelled
 MODEL_FACTORY = recognise.hooks("constructor")
 
@@ -218,7 +219,8 @@ class ConstructMixin:
                     ctx.note(f"constructor argument {p.name!r} defaults to None: given the config "
                              f"above instead")
         taken = hyper_names | const_names | {k.lower() for k in list(consts) + list(init) + list(given)}
-        consts.update(DROPOUT_RATES(ctx, target, params, taken))   # `nn.Dropout(p_d)`
+        fed = DROPOUT_RATES(ctx, target, params, taken)             # `nn.Dropout(p_d)`
+        consts.update(fed)
         for k, v in init.items():        # --init-kwargs: by name, required or not
             consts[k] = v
         sources = [(h, naming.HYPER_ALIASES.get(h, [h]), False) for h in order if h in values]
@@ -261,7 +263,8 @@ class ConstructMixin:
         kwargs.update(b.constants)
         kwargs.update(given)
         kwargs.update(init)
-        kwargs.update(NONE_DROPOUT_RATES(ctx, target, params[len(args):], set(kwargs)))   # `dropout=None`
+        fed = {**fed, **NONE_DROPOUT_RATES(ctx, target, params[len(args):], set(kwargs))}   # `dropout=None`
+        kwargs.update(fed)
         if depth == 0:                     # what only its position gave (recognise/lone_width)
             self.ctor_by_position, self.ctor_unbound = by_position, tuple(b.unbound)
         if depth == 0:                     # what the constructor left at its default (unvaried.py)
@@ -270,6 +273,8 @@ class ConstructMixin:
                                   and p.name in consts and p.name not in init}
             self.ctor_derived = {p.name: p.default for p in params if p.name in derived   # default_ctor
                                  and p.name not in init}
+            self.ctor_rates = tuple(k for k, v in kwargs.items() if k not in init and (  # rate_ctor
+                k in fed or k.lower() in DROPOUT_NAMES) and type(v) in (int, float) and v == 0)
             self.ctor_left = {p.name: p.default for i, p in enumerate(params)
                               if p.default is not inspect.Parameter.empty and p.name not in kwargs
                               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)

@@ -9,6 +9,9 @@ registers them; core/modes.py compares them with the parent's reference):
              config object the code read), for an sdpa class, multi-head attention or an
              encoder layer (a GPT block), on an example with as many keys as queries: built with
              the flag True and called with no mask; the parent's reference draws the causal mask
+    rate_ctor  a torch class whose constructor took dropout rates (passed 0 in every other run):
+             built with each at 0.5 and called in eval(), where dropout is the identity
+    default_ctor  built with the optional head widths the oracle derived left at their defaults
     bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
              at its default True, or whose config holds one True as above (nanoGPT's
              `GPTConfig.bias`): built with it False (a config's through --init-kwargs, which
@@ -83,7 +86,7 @@ def built_with(ad, flag: str, value, case: Case, more: dict | None = None, shape
     checked"), or where `shapes` is given and the build's weight slots are not of those shapes."""
     init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
     held, configs = getattr(ad, "ctor_config_left", None), getattr(ad, "ctor_configs", None)
-    derived = getattr(ad, "ctor_derived", None)
+    derived, rates = getattr(ad, "ctor_derived", None), getattr(ad, "ctor_rates", None)
     ad.opts.init_kwargs = {**init, flag: value, **(more or {})}
     try:
         inst = ad.instantiate(case)
@@ -97,6 +100,7 @@ def built_with(ad, flag: str, value, case: Case, more: dict | None = None, shape
     finally:
         ad.opts.init_kwargs, ad.ctor_left, ad.ctor_required = init, left, required
         ad.ctor_config_left, ad.ctor_configs, ad.ctor_derived = held, configs, derived
+        ad.ctor_rates = rates
 
 
 def takes_no_mask(cls) -> bool:
@@ -175,6 +179,19 @@ def default_ctor(ad, case: Case, tick=lambda: None) -> dict:
     shapes = slot_shapes(ad.instantiate(case))       # the build as every other run makes it
     name, default = next(iter(derived.items()))
     return built_with(ad, name, default, case, derived, shapes) if shapes else {}
+
+
+EVAL_RATE = 0.5          # the constructor's dropout rates in the rate_ctor run
+
+
+def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
+    """torch: built with the constructor's dropout rates (passed 0 in every other run) at 0.5 and
+    called in eval(), as every run is: dropout is the identity there, so the output must be the
+    reference's; code scaling its eval() output by 1 - rate, or dropping in eval(), differs."""
+    rates = getattr(ad, "ctor_rates", None)
+    if ad.mode != "class" or ad.framework != "torch" or not rates:
+        return {}
+    return built_with(ad, rates[0], EVAL_RATE, case, dict.fromkeys(rates, EVAL_RATE))
 
 
 def slot_shapes(inst) -> dict:

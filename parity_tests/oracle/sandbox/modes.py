@@ -38,6 +38,8 @@ nothing where it does not apply to this candidate:
              bias flag False, a config object's too (sandbox/ctor_modes.py)
     default_ctor  built with the optional head widths the oracle derived (`d_k=64`) left at their
              defaults, where the weights keep their shapes (sandbox/ctor_modes.py)
+    rate_ctor  torch: built with the constructor's dropout rates at 0.5, called in eval()
+             (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
              (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
@@ -61,15 +63,17 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 from .assigned_form import assigned_form
-from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, default_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
+from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
+from .ctor_modes import default_ctor as default_ctor
+from .ctor_modes import rate_ctor as rate_ctor
 from .frozen_input import frozen_input
 from .layout_modes import aliased, broadcast_mask, mask_dtype, relaid, strided
 from .raised_there import candidate_raised
 from .soak import soak
 
 MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "causal_ctor", "bias_ctor",
-         "default_ctor", "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak", "frozen_input",
-         "assigned_form")
+         "default_ctor", "rate_ctor", "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak",
+         "frozen_input", "assigned_form")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
 EVAL_RATE = 0.5          # the dropout rate passed with training False
 
@@ -287,6 +291,7 @@ CALLS = 2          # the most calls (each followed by a tick) one mode's run mak
 RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval_rate,
                              "repeat": repeat, "decoy": decoy, "causal_flag": causal_flag,
                              "causal_ctor": causal_ctor, "bias_ctor": bias_ctor, "default_ctor": default_ctor,
+                             "rate_ctor": rate_ctor,
                              "aliased": aliased, "strided": strided, "broadcast_mask": broadcast_mask,
                              "relaid": relaid, "mask_dtype": mask_dtype, "soak": soak,
                              "frozen_input": frozen_input, "assigned_form": assigned_form}
@@ -300,6 +305,7 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
                        "or its padding mask",
         "bias_ctor": "building the candidate with its bias flag False",
         "default_ctor": "building the candidate with the head widths the oracle derived left at their defaults",
+        "rate_ctor": "building the candidate with its constructor's dropout rates at 0.5 (called in eval())",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
         "broadcast_mask": "calling the candidate with a key padding mask of one query row",
