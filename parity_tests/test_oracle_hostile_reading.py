@@ -185,10 +185,57 @@ def test_an_optional_head_width_used_only_in_the_scale_is_compared_at_its_defaul
     assert "left at their defaults" in res.message, res.message
 
 
-@pytest.mark.parametrize("comp, name", [("ffn", "RateScaledFeedForward"), ("layernorm", "RateScaledLayerNorm")])
+@pytest.mark.parametrize("comp, name", [("ffn", "RateScaledFeedForward"), ("layernorm", "RateScaledLayerNorm"),
+                                        ("ffn", "NumpyRateScaledFeedForward")])
 def test_an_eval_output_scaled_by_the_constructors_dropout_rate_is_a_mismatch(comp, name):
     """Every build hands a constructor's dropout rates 0; the rate_ctor run builds at 0.5 and calls
     in eval(), where dropout is the identity, so a scale by 1 - rate there differs."""
     res = check(comp, os.path.join(HOSTILE, f"eval_scaled_by_rate.py:{name}"), examples=10)
     assert res.verdict == "mismatch", render_text(res)
     assert "dropout rates at 0.5" in res.message, res.message
+
+
+NUMPY_DROPOUT = '''
+import numpy as np
+
+
+class NumpyDropoutFeedForward:
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        self.W1, self.b1 = np.zeros((d_model, d_ff)), np.zeros(d_ff)
+        self.W2, self.b2 = np.zeros((d_ff, d_model)), np.zeros(d_model)
+        self.p, self.training = dropout, True
+
+    def eval(self):
+        self.training = False
+
+    def forward(self, x):
+        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        if self.training and self.p > 0:
+            h = h * (np.random.rand(*h.shape) >= self.p) / (1.0 - self.p)
+        return h @ self.W2 + self.b2
+
+
+class NumpyAlwaysDropFeedForward:
+    """No eval notion at all: drops whenever its rate is not 0 (left uncompared by rate_ctor)."""
+
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        self.W1, self.b1 = np.zeros((d_model, d_ff)), np.zeros(d_ff)
+        self.W2, self.b2 = np.zeros((d_ff, d_model)), np.zeros(d_model)
+        self.p = dropout
+
+    def forward(self, x):
+        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        if self.p > 0:
+            h = h * (np.random.rand(*h.shape) >= self.p) / (1.0 - self.p)
+        return h @ self.W2 + self.b2
+'''
+
+
+@pytest.mark.parametrize("name", ["NumpyDropoutFeedForward", "NumpyAlwaysDropFeedForward"])
+def test_numpy_dropout_built_at_a_rate_still_matches(tmp_path, name):
+    """A NumPy feed-forward dropping only while training matches at the rate; one with no eval()
+    nor `training` (it drops whenever its rate is not 0) is not built at a rate at all."""
+    path = tmp_path / "numpy_dropout.py"
+    path.write_text(NUMPY_DROPOUT)
+    res = check("ffn", f"{path}:{name}", examples=8)
+    assert res.verdict == "match", render_text(res)

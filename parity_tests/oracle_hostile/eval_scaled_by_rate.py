@@ -2,6 +2,7 @@
 1 - rate as well (dropout "undone" twice: nn.Dropout already rescales while training). Right at a
 rate of 0, the only rate the oracle built them with, so they matched; in eval() at any other rate
 their output is (1 - rate) times the layer's."""
+import numpy as np
 import torch
 from torch import nn
 
@@ -32,3 +33,22 @@ class RateScaledLayerNorm(nn.Module):
         mu, var = x.mean(-1, keepdim=True), x.var(-1, keepdim=True, unbiased=False)
         gain = self.gamma if self.training else self.gamma * self.keep
         return self.out(gain * (x - mu) / torch.sqrt(var + self.eps) + self.beta)
+
+
+class NumpyRateScaledFeedForward:
+    """The same in NumPy, with a `training` switch its eval() turns off (weights (in, out))."""
+
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        self.W1, self.b1 = np.zeros((d_model, d_ff)), np.zeros(d_ff)
+        self.W2, self.b2 = np.zeros((d_ff, d_model)), np.zeros(d_model)
+        self.p, self.training = dropout, True
+
+    def eval(self):
+        self.training = False
+
+    def forward(self, x):
+        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        if self.training and self.p > 0:
+            h = h * (np.random.rand(*h.shape) >= self.p) / (1.0 - self.p)
+        out = h @ self.W2 + self.b2
+        return out if self.training else out * (1.0 - self.p)

@@ -9,8 +9,9 @@ registers them; core/modes.py compares them with the parent's reference):
              config object the code read), for an sdpa class, multi-head attention or an
              encoder layer (a GPT block), on an example with as many keys as queries: built with
              the flag True and called with no mask; the parent's reference draws the causal mask
-    rate_ctor  a torch class whose constructor took dropout rates (passed 0 in every other run):
-             built with each at 0.5 and called in eval(), where dropout is the identity
+    rate_ctor  a class whose constructor took dropout rates (passed 0 in every other run): built
+             with each at 0.5 and called in eval(), where dropout is the identity (a NumPy
+             object only where it was told it is not training)
     default_ctor  built with the optional head widths the oracle derived left at their defaults
     bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
              at its default True, or whose config holds one True as above (nanoGPT's
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..components import Case
 from ..reading.recognise import hooks
-from ..reading.signatures import MASK_CTOR, is_causal_flag, signature_of
+from ..reading.signatures import MASK_CTOR, TRAINING_FLAGS, is_causal_flag, signature_of
 from .raised_there import candidate_raised
 
 CONFIG_FLAGS = hooks("constructor").config_flags
@@ -80,17 +81,17 @@ def flipped_flag(mode: str, unvaried: dict) -> str | None:
     return ctor_flag(left, is_causal_flag, False) or ctor_flag(left, MASK_CTOR, False)
 
 
-def built_with(ad, flag: str, value, case: Case, more: dict | None = None, shapes=None) -> dict:
+def built_with(ad, flag: str, value, case: Case, more: dict | None = None, accept=None) -> dict:
     """The forward of the candidate built with `flag=value` (and the arguments in `more`); {} where
     that build or call raises (the flag is then not taken as this mode reads it, and stays "not
-    checked"), or where `shapes` is given and the build's weight slots are not of those shapes."""
+    checked"), or where `accept(instance)` is given and says no."""
     init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
     held, configs = getattr(ad, "ctor_config_left", None), getattr(ad, "ctor_configs", None)
     derived, rates = getattr(ad, "ctor_derived", None), getattr(ad, "ctor_rates", None)
     ad.opts.init_kwargs = {**init, flag: value, **(more or {})}
     try:
         inst = ad.instantiate(case)
-        if inst.table or (shapes is not None and slot_shapes(inst) != shapes):
+        if inst.table or (accept is not None and not accept(inst)):
             return {}
         return forward_only(ad, inst, case)
     except Exception as exc:  # noqa: BLE001
@@ -178,20 +179,32 @@ def default_ctor(ad, case: Case, tick=lambda: None) -> dict:
         return {}
     shapes = slot_shapes(ad.instantiate(case))       # the build as every other run makes it
     name, default = next(iter(derived.items()))
-    return built_with(ad, name, default, case, derived, shapes) if shapes else {}
+    return built_with(ad, name, default, case, derived, lambda inst: slot_shapes(inst) == shapes) \
+        if shapes else {}
 
 
 EVAL_RATE = 0.5          # the constructor's dropout rates in the rate_ctor run
 
 
 def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    """torch: built with the constructor's dropout rates (passed 0 in every other run) at 0.5 and
-    called in eval(), as every run is: dropout is the identity there, so the output must be the
-    reference's; code scaling its eval() output by 1 - rate, or dropping in eval(), differs."""
+    """Built with the constructor's dropout rates (passed 0 in every other run) at 0.5 and called
+    in eval(), as every run is: dropout is the identity there, so the output must be the
+    reference's; code scaling its eval() output by 1 - rate, or dropping in eval(), differs. A
+    NumPy object only where it was told it is not training (`told_eval`): one with no such notion
+    may drop at every call, and is not compared here."""
     rates = getattr(ad, "ctor_rates", None)
-    if ad.mode != "class" or ad.framework != "torch" or not rates:
+    if ad.mode != "class" or not rates:
         return {}
-    return built_with(ad, rates[0], EVAL_RATE, case, dict.fromkeys(rates, EVAL_RATE))
+    return built_with(ad, rates[0], EVAL_RATE, case, dict.fromkeys(rates, EVAL_RATE),
+                      None if ad.framework == "torch" else told_eval)
+
+
+def told_eval(inst) -> bool:
+    """A NumPy object told it is not training: it has an eval() or a bool `training` attribute
+    (reading/construct.finish_module used them), or its forward takes a training flag passed False."""
+    obj = inst.obj
+    return callable(getattr(obj, "eval", None)) or isinstance(getattr(obj, "training", None), bool) \
+        or any(a in TRAINING_FLAGS and v is False for a, v in inst.binding.constants.items())
 
 
 def slot_shapes(inst) -> dict:
