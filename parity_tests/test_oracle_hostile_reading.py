@@ -239,3 +239,27 @@ def test_numpy_dropout_built_at_a_rate_still_matches(tmp_path, name):
     path.write_text(NUMPY_DROPOUT)
     res = check("ffn", f"{path}:{name}", examples=8)
     assert res.verdict == "match", render_text(res)
+
+
+def test_attention_dropping_a_mask_of_one_batch_row_is_a_mismatch():
+    """A mask alike in every batch row (a causal one) is also handed over as (1, 1, Tq, Tk) in the
+    broadcast_mask run, the form a decoder makes it in; code dropping it there differs."""
+    res = check("mha", os.path.join(HOSTILE, "batch_one_mask_dropped.py:BatchOneMaskDropped"), examples=12)
+    assert res.verdict == "mismatch", render_text(res)
+    assert "one batch row" in res.message, res.message
+
+
+def test_a_wrong_causal_path_behind_a_mask_switch_is_named_and_incomplete_where_masks_are_required():
+    """`forward(x, mask=True)` is passed False for multi-head attention: the switch's wrong path is
+    never compared, so masks are a gap, and a check requiring them gives no match."""
+    path = os.path.join(HOSTILE, "causal_switch_wrong_future.py:WrongFutureSwitch")
+    quick = check("mha", path, examples=6)
+    assert quick.verdict == "match", render_text(quick)
+    assert "masks were not compared" in quick.gaps.get("masks", ""), quick.gaps
+    graded = check("mha", path, examples=6, require=("masks",))
+    assert graded.verdict == "incomplete", render_text(graded)
+
+
+def test_an_optional_second_head_count_keeps_its_default_and_is_compared():
+    res = check("mha", os.path.join(HOSTILE, "second_head_count_scale.py:SecondHeadCountScale"), examples=10)
+    assert res.verdict == "mismatch", render_text(res)

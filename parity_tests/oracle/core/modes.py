@@ -88,8 +88,10 @@ WHAT = {
                 "path taken on the inputs' memory layout"),
     "broadcast_mask": ("differs when a key padding mask is handed over with one query row, "
                        "(B, 1, 1, Tk), the broadcast form `(src != pad).unsqueeze(1).unsqueeze(2)` "
-                       "makes, from the reference with the same mask (the modes run on inputs of "
-                       "their own): a mask read only in its full form"),
+                       "makes, or a mask alike in every batch row (a causal one) with one batch "
+                       "row, (1, 1, Tq, Tk), as `torch.tril(...)[None, None]` makes it, from the "
+                       "reference with the same mask (the modes run on inputs of their own): a "
+                       "mask read only in its full form"),
     "relaid": ("differs when its inputs and upstream gradient are handed over in other memory "
                "layouts holding the same values (Fortran order, negative strides, a slice of a "
                "wider buffer, a broadcast with stride 0) from the reference (the modes run on "

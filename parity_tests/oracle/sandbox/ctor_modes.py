@@ -200,10 +200,14 @@ def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
 
 
 def told_eval(inst) -> bool:
-    """A NumPy object told it is not training: it has an eval() or a bool `training` attribute
-    (reading/construct.finish_module used them), or its forward takes a training flag passed False."""
+    """A NumPy object told it is not training: its `training` is False or it has an eval() taking
+    no arguments (reading/construct.finish_module used them), or its forward takes a training flag
+    passed False. An `eval(x)` of its own (evaluating something) tells it nothing."""
     obj = inst.obj
-    return callable(getattr(obj, "eval", None)) or isinstance(getattr(obj, "training", None), bool) \
+    sig = signature_of(getattr(obj, "eval", None)) if callable(getattr(obj, "eval", None)) else None
+    no_args = sig is not None and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                                      for p in sig.parameters.values())
+    return getattr(obj, "training", None) is False or no_args \
         or any(a in TRAINING_FLAGS and v is False for a, v in inst.binding.constants.items())
 
 

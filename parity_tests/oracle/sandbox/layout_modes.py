@@ -26,8 +26,11 @@ inputs handed over the way real callers hand them over, which the main run never
              that is loud wherever it happens.
     broadcast_mask  every mask whose query rows are all alike (a key padding) handed over with one
              row, (B, 1, 1, Tk) for (B, 1, Tq, Tk): the form `(src != pad).unsqueeze(1).unsqueeze(2)`
-             makes, which broadcasts to the same mask. Answers everything the main run answers; a
-             candidate raising there (a mask `.view`ed to its full shape) is not compared.
+             makes, which broadcasts to the same mask; and every mask of three axes or more alike
+             in each batch row of a batch of two or more (a causal mask) with one batch row,
+             (1, 1, Tq, Tk), as `torch.tril(...)[None, None]` makes it. Answers everything the main
+             run answers; a candidate raising there (a mask `.view`ed to its full shape) is not
+             compared.
     relaid   every float input and the upstream gradient handed over in another memory layout
              again, each its own, cycled over the examples: Fortran order (every axis reversed in
              memory, as `np.asfortranarray` or data read from a column-major file), negative
@@ -190,10 +193,13 @@ def broadcast_mask(ad, case: Case, tick=lambda: None) -> dict:
         done = False
         for n, m in masks_np.items():
             v = values.get(n)
-            if v is None or m is None or m.ndim < 2 or m.shape[-2] < 2 or \
-                    not np.array_equal(m, np.broadcast_to(m[..., :1, :], m.shape)):
+            if v is None or m is None or m.ndim < 2:
                 continue
-            values[n], done = v[..., :1, :], True
+            if m.shape[-2] >= 2 and np.array_equal(m, np.broadcast_to(m[..., :1, :], m.shape)):
+                v, m, done = v[..., :1, :], m[..., :1, :], True          # one query row
+            if m.ndim >= 3 and m.shape[0] >= 2 and np.array_equal(m, np.broadcast_to(m[:1], m.shape)):
+                v, done = v[:1], True                                    # one batch row
+            values[n] = v
         return done
 
     return _run_fed(ad, case, change)

@@ -42,8 +42,9 @@ nothing where it does not apply to this candidate:
              (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
-             (B, 1, 1, Tk), inputs and upstream gradient in other memory layouts (Fortran order,
-             negative strides, a wider buffer, a broadcast) (sandbox/layout_modes.py)
+             (B, 1, 1, Tk) and a causal one as (1, 1, Tq, Tk), inputs and upstream gradient in
+             other memory layouts (Fortran order, negative strides, a wider buffer, a broadcast)
+             (sandbox/layout_modes.py)
     mask_dtype  masks in another dtype the assignment accepts (sandbox/layout_modes.py)
     soak     one instance called a secret number of times (3 to 16) before the call compared
              (sandbox/soak.py)
@@ -308,7 +309,7 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "rate_ctor": "building the candidate with its constructor's dropout rates at 0.5 (called in eval())",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
-        "broadcast_mask": "calling the candidate with a key padding mask of one query row",
+        "broadcast_mask": "calling the candidate with masks of one query row or one batch row",
         "relaid": "calling the candidate on inputs and an upstream gradient in other memory layouts",
         "mask_dtype": "calling the candidate with its masks in another dtype the assignment accepts",
         "soak": "calling one instance of the candidate many times",
