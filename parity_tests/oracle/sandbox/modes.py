@@ -38,7 +38,7 @@ nothing where it does not apply to this candidate:
              bias flag False, a config object's too (sandbox/ctor_modes.py)
     default_ctor  built with the optional head widths the oracle derived (`d_k=64`) left at their
              defaults, where the weights keep their shapes (sandbox/ctor_modes.py)
-    rate_ctor  built with the constructor's dropout rates at 0.5, called in eval()
+    rate_ctor  built with the constructor's dropout rates at 0.5, called in eval() (about half the examples)
              (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
