@@ -275,7 +275,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
             return Instance(call=None, obj=made, entries={}, slots={}, binding=naming.Binding(),
                             table=True)
         m = self.finish_module(made)
-        fn = m if (self.framework == "torch") else (getattr(m, "forward", None) or m)
+        fn = self.call_target(m)
         binding = self.binding if self.caps.table_no_input else self._bind_forward(getattr(m, "forward", m), hyper)
         if self.hooks is not None and self.hooks.call is not None:
             fn = adapter_hooks.forward(self.hooks, m)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import naming, recognise
+from . import naming, plain_torch_params, recognise
 from .division_roles import head_count_correction
 from .main_sizes import own_arguments, remember, set_sizes
 from .naming import InterfaceError
@@ -288,6 +288,13 @@ class ConstructMixin:
             self.ctor_configs = (given, init)   # read again after calls
         return built
 
+    def call_target(self, m):
+        """What a finished candidate's forward is called through: a torch module itself (its hooks
+        run), else its `forward` (a plain class, a NumPy module), else the object."""
+        if self.framework == "torch" and (plain_torch_params.is_module(m) or self.hooks is not None):
+            return m
+        return getattr(m, "forward", None) or m
+
     def source_module(self):
         return self.loaded.module or inspect.getmodule(self.obj)
 
@@ -296,9 +303,8 @@ class ConstructMixin:
             torch = self.ops.torch
             if not isinstance(m, torch.nn.Module) and self.hooks is not None:
                 return m                        # built by the adapter file: as it is
-            if not isinstance(m, torch.nn.Module):
-                raise InterfaceError(f"{self._name()}: built a {type(m).__name__}, expected a "
-                                     f"torch.nn.Module")
+            if not isinstance(m, torch.nn.Module):      # its parameters under its attributes
+                return plain_torch_params.finish(m, self._name(), self.opts.dtype, self.notes)
             m = m.to(getattr(torch, self.opts.dtype))
             m.eval()
             return m

@@ -285,6 +285,9 @@ def space_of(slots: dict, bare) -> naming.Space:
 
 
 def torch_space(module) -> tuple[naming.Space, dict[str, TorchSlot]]:
+    from .plain_torch_params import is_module, plain_space
+    if not is_module(module):             # a plain class holding parameters
+        return plain_space(module) or (space_of({}, bare=True), {})
     slots, bare, owners = {}, {}, {}
     for name, p in module.named_parameters():
         slots[name] = TorchSlot(p)

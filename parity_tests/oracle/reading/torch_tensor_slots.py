@@ -87,9 +87,11 @@ class TensorSlot(NumpySlot):
         return hits
 
 
-def tensor_space(obj):
+def tensor_space(obj, weight=_weight, slot=None):
     """(Space, slots) over the float tensors a plain class holds, or None when it holds none (a
-    NumPy candidate: slots.numpy_space reads it)."""
+    NumPy candidate: slots.numpy_space reads it). `weight` says which tensors count and `slot`
+    makes each one's slot (plain_torch_params.py: the tensors that require grad)."""
+    slot = slot or TensorSlot
     if "torch" not in sys.modules or not is_object(obj) or is_tensor(obj):
         return None
     slots: dict[str, TensorSlot] = {}
@@ -110,24 +112,24 @@ def tensor_space(obj):
                     (k.startswith("_") and not private):
                 continue
             name = f"{prefix}{k.lstrip('_')}"
-            if _weight(v):
+            if weight(v):
                 if not forward_reads.unread(o, k):
-                    slots[name] = TensorSlot(o, k)
+                    slots[name] = slot(o, k)
             elif isinstance(v, (list, tuple)):
                 for i, item in enumerate(v):
-                    if _weight(item) and isinstance(v, list):
-                        slots[f"{name}.{i}"] = TensorSlot(v, i, owner=o, grads_key=f"{k}{i}")
+                    if weight(item) and isinstance(v, list):
+                        slots[f"{name}.{i}"] = slot(v, i, owner=o, grads_key=f"{k}{i}")
                     elif is_object(item) and not is_tensor(item):
                         walk(item, f"{name}.{i}.", depth + 1, private)
             elif isinstance(v, dict):
                 for kk, item in v.items():
-                    if _weight(item) and id(item) in held:
+                    if weight(item) and id(item) in held:
                         continue         # `self.params = {'W': self.W}`: the attribute's tensor
-                    if _weight(item):
+                    if weight(item):
                         short = f"{prefix}{kk}"
                         flat = k in PARAM_DICTS and str(kk) not in names and short not in slots
-                        slots[short if flat else f"{name}.{kk}"] = TensorSlot(v, kk, owner=o,
-                                                                              grads_key=str(kk))
+                        slots[short if flat else f"{name}.{kk}"] = slot(v, kk, owner=o,
+                                                                        grads_key=str(kk))
                     elif is_object(item) and not is_tensor(item):
                         walk(item, f"{name}.{kk}.", depth + 1, private)
             elif is_object(v) and not is_tensor(v):

@@ -50,8 +50,9 @@ def _vector_like(ref_shape, shape) -> bool:
 def _torch_tensors(m):
     """Every float tensor the module registers: parameters and buffers (a plain tensor attribute
     is neither trained nor saved, and may be an activation kept by a forward)."""
-    out = dict(m.named_parameters())
-    out.update(dict(m.named_buffers()))
+    from ..plain_torch_params import named_tensors  # a plain class: its tensors requiring grad
+    out = named_tensors(m)
+    out.update(dict(m.named_buffers()) if hasattr(m, "named_buffers") else {})
     return {n: t for n, t in out.items() if t.is_floating_point()}
 
 

@@ -57,7 +57,7 @@ def probe(adapter) -> None:
         return
     m = adapter.finish_module(obj)
     _drawn_weights(adapter, m)
-    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    fn = adapter.call_target(m)
     D = adapter.probe_hyper()["d_model"]
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 4, D)).astype(adapter.opts.dtype)

@@ -21,7 +21,8 @@ SMALL = 8
 
 def _dims(adapter, obj) -> set:
     if adapter.framework == "torch":
-        shapes = [tuple(p.shape) for _, p in obj.named_parameters()]
+        from ..plain_torch_params import named_tensors  # a module's, or a plain class's
+        shapes = [tuple(p.shape) for p in named_tensors(obj).values()]
     else:
         from ..slots import numpy_space
         space, _ = numpy_space(obj)
@@ -33,7 +34,7 @@ def _dims(adapter, obj) -> set:
 def _runs(adapter, obj, width: int) -> bool:
     """The built module takes inputs of this width and returns that width."""
     m = adapter.finish_module(obj)
-    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    fn = adapter.call_target(m)
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((1, 3, width))
                             .astype(adapter.opts.dtype))
     vals = {"x": x, "query": x, "key": x, "value": x, "key_value": x, "memory": x}

@@ -90,7 +90,8 @@ def _same(fits, r) -> bool:
 
 def _shapes(adapter, obj) -> dict:
     if adapter.framework == "torch":
-        return {n: tuple(p.shape) for n, p in obj.named_parameters()}
+        from ..plain_torch_params import named_tensors  # a module's, or a plain class's
+        return {n: tuple(p.shape) for n, p in named_tensors(obj).items()}
     from ..slots import numpy_space
     space, _ = numpy_space(obj)
     return {n: tuple(s) for n, s in space.shapes.items() if s is not None}

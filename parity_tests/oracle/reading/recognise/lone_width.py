@@ -17,7 +17,8 @@ COMPONENTS = ("ffn",)
 
 def _shapes(adapter, obj) -> list:
     if adapter.framework == "torch":
-        return sorted(tuple(p.shape) for _, p in obj.named_parameters())
+        from ..plain_torch_params import named_tensors  # a module's, or a plain class's
+        return sorted(tuple(p.shape) for p in named_tensors(obj).values())
     from ..slots import numpy_space
     space, _ = numpy_space(obj)
     return sorted(tuple(s) for s in space.shapes.values() if s is not None)

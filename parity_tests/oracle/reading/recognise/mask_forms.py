@@ -76,7 +76,7 @@ def probe(adapter) -> None:
         return
     from ..slots import convert_mask
     m = adapter.finish_module(obj)
-    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    fn = adapter.call_target(m)
     D, dtype = adapter.probe_hyper()["d_model"], opts.dtype
     rng = np.random.default_rng(17)
     x, mem = rng.standard_normal((2, 3, D)), rng.standard_normal((2, 4, D))

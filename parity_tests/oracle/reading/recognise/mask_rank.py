@@ -43,7 +43,7 @@ def probe(adapter) -> None:
         return
     from ..slots import convert_mask
     m = adapter.finish_module(obj)
-    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    fn = adapter.call_target(m)
     if adapter.hooks is not None and adapter.hooks.call is not None:
         return
     D, dtype = adapter.probe_hyper()["d_model"], adapter.opts.dtype

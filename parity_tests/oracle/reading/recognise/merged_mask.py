@@ -47,7 +47,7 @@ def probe(adapter) -> None:
     from ..slots import convert_mask
     obj = adapter.probe if adapter.mode == "class" else adapter.obj
     m = adapter.finish_module(obj)
-    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    fn = adapter.call_target(m)
     hyper = adapter.probe_hyper()
     D, H, dtype = hyper["d_model"], hyper["num_heads"], adapter.opts.dtype
     if H < 2:

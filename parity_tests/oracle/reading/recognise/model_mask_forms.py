@@ -38,7 +38,7 @@ def probe(adapter) -> None:
         return
     from ..slots import convert_mask
     m = adapter.finish_module(obj)
-    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    fn = adapter.call_target(m)
     h = adapter.probe_hyper()
     B, S, T, V = 2, 3, 3, h["tgt_vocab"]
     rng = np.random.default_rng(19)

@@ -35,7 +35,7 @@ def probe(adapter) -> None:
     if not applies(adapter):
         return
     m = adapter.finish_module(adapter.probe if adapter.mode == "class" else adapter.obj)
-    fn = m if adapter.framework == "torch" else (getattr(m, "forward", None) or m)
+    fn = adapter.call_target(m)
     D, dtype = adapter.probe_hyper()["d_model"], adapter.opts.dtype
     x = np.random.default_rng(13).standard_normal((3, 5, D)).astype(dtype)
 

@@ -63,7 +63,7 @@ def probe(adapter) -> None:
     m = adapter.finish_module(obj)
     D = adapter.probe_hyper()["d_model"]
     x = adapter.ops.from_np(np.random.default_rng(0).standard_normal((2, 3, D)).astype(adapter.opts.dtype))
-    fn = m if adapter.framework == "torch" else getattr(m, "forward", m)
+    fn = adapter.call_target(m)
     res = run_limited(lambda: adapter.binding.call(fn, {"x": x}), 10.0)
     from_ids = from_length = False
     if not isinstance(res, Finished):

@@ -1,0 +1,129 @@
+"""A plain class (no torch.nn.Module, no backward of its own) holding torch tensors that require
+grad: `self.W1 = nn.Parameter(torch.empty(d, d_ff))`, a list of per-head parameters, a dict of
+them, maybe a `parameters()` method of its own returning a list. It is checked on the torch path,
+as a module is: its weights are the tensors that require grad, found by walking its attributes
+(lists, dicts and parts too, by dotted path: `W_query.0`, `ffn.W1`, as torch_tensor_slots.py
+walks a class over plain tensors), the reference's values are written into them (in place where
+dtype and shape allow; otherwise each is replaced by a new leaf of the check's dtype that
+requires grad), the forward is called (its `forward`, else the object itself), and each weight's
+gradient is read from its `.grad` after autograd's backward.
+
+A class of this kind whose attributes hold no tensor that requires grad has nothing to write the
+reference's weights into nor gradients to read: an interface error that says so."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .naming import InterfaceError
+from .torch_tensor_slots import TensorSlot, is_tensor, tensor_space
+
+
+def trainable(v) -> bool:
+    """A float tensor of at least one axis that requires grad (an nn.Parameter, a tensor made with
+    requires_grad=True)."""
+    return is_tensor(v) and v.is_floating_point() and v.dim() >= 1 and v.requires_grad
+
+
+def is_module(obj) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.nn.Module)
+
+
+class LeafSlot(TensorSlot):
+    """A tensor that requires grad, held by a plain class: written in place, or replaced by a new
+    leaf (an nn.Parameter where it was one) of the value's dtype; its gradient is its `.grad`."""
+
+    def set(self, arr: np.ndarray) -> None:
+        import torch
+        cur = self._get()
+        new = torch.from_numpy(np.array(arr, copy=True, order="C"))
+        if cur.is_leaf and tuple(cur.shape) == tuple(new.shape) and cur.dtype == new.dtype \
+                and cur.device.type == "cpu":
+            with torch.no_grad():
+                cur.copy_(new)
+            return
+        self.replace(torch.nn.Parameter(new) if isinstance(cur, torch.nn.Parameter)
+                     else new.requires_grad_(True))
+
+    def replace(self, new) -> None:
+        from .slots import replace_aliases
+        cur = self._get()
+        if isinstance(self.container, (dict, list)):
+            self.container[self.key] = new
+        else:
+            setattr(self.container, self.key, new)
+        replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
+
+    def clear_grad(self) -> None:
+        self._get().grad = None
+
+    def grad(self):
+        g = self._get().grad
+        return None if g is None else g.detach().cpu().numpy().copy()
+
+    def named_grads(self) -> list[tuple[str, np.ndarray]]:
+        g = self.grad()
+        return [] if g is None else [(f"{self.key}.grad", g)]
+
+
+def plain_space(obj):
+    """(Space, slots) over the tensors requiring grad that a plain class holds, each once (a tensor
+    also listed in `self.params = [self.W, ...]` keeps the name met first), or None when it holds
+    none."""
+    found = tensor_space(obj, weight=trainable, slot=LeafSlot)
+    if found is None:
+        return None
+    space, slots = found
+    seen: set[int] = set()
+    for name in list(slots):
+        key = id(slots[name].array())
+        if key in seen:
+            del slots[name]
+        seen.add(key)
+    from .slots import space_of
+    space = space_of(slots, bare=True)
+    space.owner = {}
+    return space, slots
+
+
+def finish(obj, name: str, dtype: str, notes: list):
+    """The plain class made ready for the torch path: its weights in the check's dtype, its own
+    eval() called or its `training` flag set False; an interface error when it holds no tensor
+    that requires grad."""
+    found = plain_space(obj)
+    if found is None:
+        raise InterfaceError(
+            f"{name}: built a {type(obj).__name__}, which is no torch.nn.Module and holds no tensor "
+            f"that requires grad (an nn.Parameter, or a tensor made with requires_grad=True) under "
+            f"its attributes, lists or dicts: nothing to write the reference's weights into or to "
+            f"take gradients from. Make it a torch.nn.Module, or hold its weights as nn.Parameter")
+    import torch
+    want = getattr(torch, dtype)
+    for slot in found[1].values():
+        cur = slot.array()
+        if cur.dtype != want or not cur.is_leaf:
+            slot.replace(torch.nn.Parameter(cur.detach().to(want)) if isinstance(
+                cur, torch.nn.Parameter) else cur.detach().to(want).requires_grad_(True))
+    if callable(getattr(obj, "eval", None)):
+        try:
+            obj.eval()
+        except TypeError:
+            pass
+    if isinstance(getattr(obj, "training", None), bool):
+        obj.training = False
+    note = (f"{type(obj).__name__} is no torch.nn.Module: its weights are the tensors requiring "
+            f"grad under its attributes (lists, dicts and parts too, by attribute path), written "
+            f"with the reference's values; gradients read from their .grad")
+    if note not in notes:
+        notes.append(note)
+    return obj
+
+
+def named_tensors(obj) -> dict:
+    """A torch module's parameters by name, or the tensors requiring grad a plain class holds."""
+    if is_module(obj):
+        return dict(obj.named_parameters())
+    found = plain_space(obj)
+    return {} if found is None else {n: s.array() for n, s in found[1].items()}
