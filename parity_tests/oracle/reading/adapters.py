@@ -156,7 +156,7 @@ class Adapter(ConstructMixin, ExecuteMixin):
         # a function of a component with weights takes them as further arguments (kept by name);
         # otherwise unknown required arguments take the inputs by position
         weights = functional and self.comp.tree is not None
-        consts = FORWARD.mask_switch(self, fn, dict(hyper or self._dummy_hyper()) if functional else None)
+        consts = FORWARD.switches(self, fn, dict(hyper or self._dummy_hyper()) if functional else None)
         what = f"{self._name()} forward"
         if self.hooks is not None and self.hooks.call is not None:
             return adapter_hooks.binding(self)

@@ -78,7 +78,8 @@ CALL_FLAGS: dict[str, Any] = {
     "return_attention_weights": True, "return_attn_weights": True, "is_causal": False,
     "dropout_p": 0.0, "training": False, "train": False,
 }
-TRAINING_FLAGS = ("training", "train", "is_training")   # the train mode (sandbox/modes) passes True
+TRAINING_FLAGS = ("training", "train", "is_training", "is_train", "train_mode", "training_mode",
+                  "in_training")   # the train mode (sandbox/modes) passes True; recognise/training_switch
 # constructor flags that make attention (or a self-attention layer) causal when True: built False
 # for the main runs, True in the causal_ctor mode (sandbox/modes), a required one too (recognise/flags)
 CAUSAL_CTOR = ("causal", "is_causal", "use_causal_mask", "causal_mask", "mask_future", "masked",

@@ -87,7 +87,8 @@ def _unvaried(adapter, inst) -> dict[str, str]:
             continue
         if p.name in b.constants:
             v = b.constants[p.name]
-            if p.name.lower() not in flags or p.name in b.guessed:
+            switch = p.name in (getattr(adapter, "training_switches", None) or ())
+            if (p.name.lower() not in flags and not switch) or p.name in b.guessed:
                 continue                  # a size, or a required argument's guessed value (noted)
             if p.name.lower() in TRAINING_FLAGS or ("drop" in p.name.lower()
                                                     and _rate_varied(b.constants)):

@@ -32,7 +32,8 @@ FORWARD       how the forward takes its inputs: one list [q, k, v] (list_input);
               value taken as one argument, forward(x, kv, mask) (shared_kv); a layer taking its
               inputs under the attention's role names, forward(value, key, query, mask)
               (layer_role_args); a mask argument used only as a truth value, forward(x,
-              mask=True), a causal switch passed False (mask_switch)
+              mask=True), a causal switch passed False (mask_switch); a training switch,
+              forward(x, is_training=True), passed False (training_switch)
 RESOLVE       where parameters live: per-head weight lists (per_head); (1, n) biases (row_bias);
               norms inside the attention / feed-forward block (inner_norm);
               heads on axes of their own, (d, H, d_head) einsum weights (head_axes);
@@ -140,6 +141,7 @@ from . import (
     submodules,
     time_first,
     torch_mha_mask,
+    training_switch,
     valid_lens,
     vocab_tables,
     weightless,
@@ -174,6 +176,12 @@ def unclaimed_message(kind: str, unclaimed: list, shapes: dict) -> str | None:
         or wide_heads.message(kind, unclaimed, shapes)
 
 
+def forward_switches(adapter, fn, given: dict | None) -> dict | None:
+    """naming.bind's constants with the forward's switches passed False: a causal switch under a
+    mask's name (mask_switch), a training switch (training_switch)."""
+    return training_switch.constants(adapter, fn, mask_switch.constants(adapter, fn, given))
+
+
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, config_flags=configs.config_flags,
           config_bag=configs.ConfigBag,
@@ -195,7 +203,7 @@ KINDS: dict[str, Hooks] = {h.kind: h for h in (
           take_keys=valid_lens.take, untake_keys=valid_lens.untake, untake_last_keys=valid_lens.untake_last,
           untake_key_grads=valid_lens.untake_grads, bh_merge=bh_layout.merge, bh_split=bh_layout.split,
           mask_parts=mask_parts.meanings, decoder_only=decoder_only.decoder_only,
-          shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind, mask_switch=mask_switch.constants),
+          shared_kv=shared_kv.bind, layer_role_args=layer_role_args.bind, switches=forward_switches),
     Hooks("mask", torch_form=torch_mha_mask.torch_form, call_mask=mask_forms.as_call_mask),
     Hooks("call", squeeze_input=function_calls.squeeze_input, squeeze_mask=function_calls.squeeze_mask,
           unsqueeze=function_calls.unsqueeze, dict_trees=dict_args.trees, dict_leaves=dict_args.leaves,
