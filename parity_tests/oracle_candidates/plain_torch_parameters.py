@@ -1,6 +1,6 @@
 """Plain Python classes (no torch.nn.Module, no backward of their own) that hold their weights as
 torch tensors requiring grad (nn.Parameter, or made with requires_grad=True) and let autograd
-find the gradients: weights under attributes, in a dict, in a list of parts; a `parameters()`
+find the gradients: weights under attributes, in a dict, in an nn.Linear part; a `parameters()`
 method of their own; called through `forward` or `__call__`. Each right class has a wrong twin
 (suffix BUG) with one planted mistake; `FrozenFeedForward` holds no tensor that requires grad."""
 import math
@@ -33,6 +33,25 @@ class ParamFeedForwardBUG(ParamFeedForward):
         d_ff, d_model = self.w_up.shape
         h = torch.relu(x @ self.w_up.reshape(d_model, d_ff) + self.b_up)
         return h @ self.w_down.T + self.b_down
+
+
+class LinearPartFeedForward:
+    """An nn.Linear part beside a projection of its own held as two nn.Parameters."""
+
+    def __init__(self, d_model, d_ff):
+        self.up = nn.Linear(d_model, d_ff)
+        self.down_weight = nn.Parameter(torch.randn(d_model, d_ff) * 0.1)
+        self.down_bias = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, x):
+        return torch.relu(self.up(x)) @ self.down_weight.T + self.down_bias
+
+
+class LinearPartFeedForwardBUG(LinearPartFeedForward):
+    """BUG: the ReLU applied to the output as well."""
+
+    def forward(self, x):
+        return torch.relu(super().forward(x))
 
 
 class ParamDictAttention:

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from .naming import InterfaceError
+from .numpy_parts_eval import eval_parts
 from .torch_tensor_slots import TensorSlot, is_tensor, tensor_space
 
 
@@ -68,11 +69,22 @@ class LeafSlot(TensorSlot):
         return [] if g is None else [(f"{self.key}.grad", g)]
 
 
+def _module_part(part, prefix: str, slots: dict) -> bool:
+    """A torch module among the plain class's parts: its parameters, by their own dotted names."""
+    if not is_module(part):
+        return False
+    for name, p in part.named_parameters():
+        if trainable(p):
+            owner, _, leaf = name.rpartition(".")
+            slots[prefix + name] = LeafSlot(part.get_submodule(owner) if owner else part, leaf)
+    return True
+
+
 def plain_space(obj):
     """(Space, slots) over the tensors requiring grad that a plain class holds, each once (a tensor
     also listed in `self.params = [self.W, ...]` keeps the name met first), or None when it holds
     none."""
-    found = tensor_space(obj, weight=trainable, slot=LeafSlot)
+    found = tensor_space(obj, weight=trainable, slot=LeafSlot, part=_module_part)
     if found is None:
         return None
     space, slots = found
@@ -113,6 +125,10 @@ def finish(obj, name: str, dtype: str, notes: list):
             pass
     if isinstance(getattr(obj, "training", None), bool):
         obj.training = False
+    if parts := eval_parts(obj):            # torch modules and others among its parts
+        note = f"parts put in inference mode (eval()): {', '.join(dict.fromkeys(parts))}"
+        if note not in notes:
+            notes.append(note)
     note = (f"{type(obj).__name__} is no torch.nn.Module: its weights are the tensors requiring "
             f"grad under its attributes (lists, dicts and parts too, by attribute path), written "
             f"with the reference's values; gradients read from their .grad")

@@ -87,10 +87,11 @@ class TensorSlot(NumpySlot):
         return hits
 
 
-def tensor_space(obj, weight=_weight, slot=None):
+def tensor_space(obj, weight=_weight, slot=None, part=None):
     """(Space, slots) over the float tensors a plain class holds, or None when it holds none (a
-    NumPy candidate: slots.numpy_space reads it). `weight` says which tensors count and `slot`
-    makes each one's slot (plain_torch_params.py: the tensors that require grad)."""
+    NumPy candidate: slots.numpy_space reads it). `weight` says which tensors count, `slot`
+    makes each one's slot and `part(obj, prefix, slots)` may read a part itself, returning True
+    (plain_torch_params.py: the tensors that require grad, a torch module's parameters)."""
     slot = slot or TensorSlot
     if "torch" not in sys.modules or not is_object(obj) or is_tensor(obj):
         return None
@@ -101,6 +102,8 @@ def tensor_space(obj, weight=_weight, slot=None):
         if id(o) in seen or depth > 6:
             return
         seen.add(id(o))
+        if depth and part is not None and part(o, prefix, slots):
+            return
         try:
             items = list(vars(o).items())
         except TypeError:
