@@ -18,6 +18,7 @@ FILE = "plain_torch_parameters.py"
 @pytest.mark.parametrize("component,name,grads", [
     ("ffn", "ParamFeedForward", ("grad_param:linear1.weight", "grad_param:linear2.bias")),
     ("ffn", "LinearPartFeedForward", ("grad_param:linear1.weight", "grad_param:linear2.weight")),
+    ("ffn", "ScaledInitFeedForward", ("grad_param:linear1.weight", "grad_param:linear2.bias")),
     ("mha", "ParamDictAttention", ("grad_input:key", "grad_param:q_proj.weight",
                                    "grad_param:out_proj.bias"))])
 def test_a_plain_class_holding_parameters_is_checked_with_autograd(candidate_file, component,
@@ -41,12 +42,13 @@ def test_a_dict_of_parameters_is_mapped_by_its_keys(candidate_file):
 
 @pytest.mark.parametrize("component,name", [("ffn", "ParamFeedForwardBUG"),
                                             ("ffn", "LinearPartFeedForwardBUG"),
+                                            ("ffn", "ScaledInitFeedForwardBUG"),
                                             ("mha", "ParamDictAttentionBUG")])
 def test_planted_bugs_in_plain_parameter_classes_are_mismatches(candidate_file, component, name):
     res = check(component, f"{candidate_file(FILE)}:{name}", examples=25)
     text = render_text(res)
-    assert res.verdict == "mismatch", text
-    assert "[output]" in text, text
+    assert res.verdict == "mismatch", text      # output, or a gradient where the output is 0
+    assert "first differing quantity:" in text, text
 
 
 def test_a_torch_module_part_keeps_its_parameter_names(candidate_file):
@@ -55,6 +57,13 @@ def test_a_torch_module_part_keeps_its_parameter_names(candidate_file):
     for ref, cand in (("linear1.weight", "up.weight"), ("linear1.bias", "up.bias"),
                       ("linear2.weight", "down_weight")):
         assert any(m.startswith(f"{ref} <- {cand}") for m in res.mapping), res.mapping
+
+
+def test_weights_that_are_no_leaf_tensors_are_named(candidate_file):
+    res = check("ffn", f"{candidate_file(FILE)}:ScaledInitFeedForward", examples=3)
+    text = render_text(res)
+    assert res.verdict == "match", text
+    assert "w1, w2 of ScaledInitFeedForward are no leaf tensors" in text, text
 
 
 def test_a_plain_class_without_trainable_tensors_is_refused_saying_why(candidate_file):

@@ -35,6 +35,28 @@ class ParamFeedForwardBUG(ParamFeedForward):
         return h @ self.w_down.T + self.b_down
 
 
+class ScaledInitFeedForward:
+    """Weights made as `randn(..., requires_grad=True) * 0.1`: no leaf tensors (their .grad stays
+    None, which the report notes), also listed in `self.params`; (in, out) layout."""
+
+    def __init__(self, d_model, d_ff):
+        self.w1 = torch.randn(d_model, d_ff, requires_grad=True) * 0.1
+        self.b1 = torch.zeros(d_ff, requires_grad=True)
+        self.w2 = torch.randn(d_ff, d_model, requires_grad=True) * 0.1
+        self.b2 = torch.zeros(d_model, requires_grad=True)
+        self.params = [self.w1, self.b1, self.w2, self.b2]
+
+    def forward(self, x):
+        return torch.relu(x @ self.w1 + self.b1) @ self.w2 + self.b2
+
+
+class ScaledInitFeedForwardBUG(ScaledInitFeedForward):
+    """BUG: the output bias subtracted."""
+
+    def forward(self, x):
+        return torch.relu(x @ self.w1 + self.b1) @ self.w2 - self.b2
+
+
 class LinearPartFeedForward:
     """An nn.Linear part beside a projection of its own held as two nn.Parameters."""
 

@@ -55,7 +55,11 @@ class LeafSlot(TensorSlot):
             self.container[self.key] = new
         else:
             setattr(self.container, self.key, new)
-        replace_aliases(self.owner if self.owner is not None else self.container, cur, new)
+        holder = self.owner if self.owner is not None else self.container
+        replace_aliases(holder, cur, new)
+        for v in (vars(holder).values() if hasattr(holder, "__dict__") else ()):
+            if isinstance(v, list) and any(item is cur for item in v):   # `self.params = [self.W]`
+                v[:] = [new if item is cur else item for item in v]
 
     def clear_grad(self) -> None:
         self._get().grad = None
@@ -113,6 +117,14 @@ def finish(obj, name: str, dtype: str, notes: list):
             f"take gradients from. Make it a torch.nn.Module, or hold its weights as nn.Parameter")
     import torch
     want = getattr(torch, dtype)
+    made = [n for n, slot in found[1].items() if not slot.array().is_leaf]
+    if made:
+        note = (f"{', '.join(made)} of {type(obj).__name__} are no leaf tensors (made by an "
+                f"operation on a tensor requiring grad, as `torch.randn(..., requires_grad=True) "
+                f"* 0.1` is): their .grad stays None after a backward, so an optimizer never "
+                f"updates them; checked as leaves holding the reference's values")
+        if note not in notes:
+            notes.append(note)
     for slot in found[1].values():
         cur = slot.array()
         if cur.dtype != want or not cur.is_leaf:
