@@ -3,8 +3,8 @@
 the report says so; the train mode passes it True. Before, it was left at its default: the main
 run compared the training path (an inference path leaving out the activation MATCHED) and the
 one-value line said "is_training left at its default True". Code whose dropout stays on with the
-switch False still fails (NONDETERMINISTIC), and a dropout at a rate of its own fails in the train
-mode (MISMATCH; it was NONDETERMINISTIC)."""
+switch False still fails (NONDETERMINISTIC, or MISMATCH where a tiny case kept every unit), and a
+dropout at a rate of its own fails in the train mode (MISMATCH; it was NONDETERMINISTIC)."""
 from __future__ import annotations
 
 import pytest
@@ -36,7 +36,9 @@ def test_an_inference_path_bug_is_found_with_the_switch_off(candidate_file):
 def test_dropout_on_with_the_switch_off_still_fails(candidate_file):
     res = check("ffn", f"{candidate_file(FILE)}:SwitchFeedForwardBUG", examples=6)
     text = render_text(res)
-    assert res.verdict == "nondeterministic", text
+    # two runs differ (nondeterministic), or, where a small case kept every unit both times, a
+    # later mode's run does
+    assert res.verdict in ("nondeterministic", "mismatch"), text
     assert "forward argument 'is_training' defaults to on: passed False" in text, text
 
 
