@@ -8,6 +8,7 @@ import numpy as np
 
 from . import naming, plain_torch_params, recognise
 from .division_roles import head_count_correction
+from .given_keywords import refuse_unknown
 from .main_sizes import own_arguments, remember, set_sizes
 from .naming import InterfaceError
 from .numpy_parts_eval import eval_parts
@@ -160,6 +161,8 @@ class ConstructMixin:
             names = {p.name for p in params}     # the rest are the config object's attributes
             values.update({k: v for k, v in init.items() if k not in names})
             init = {k: v for k, v in init.items() if k in names}
+        elif depth == 0:                   # a keyword it has no parameter for: said by name
+            refuse_unknown(f"{getattr(target, '__name__', self._name())}(...)", params, init)
         if depth == 0 and len(required) == 1 and required[0].name.lower() in CONFIG_ARG_NAMES \
                 and required[0].name not in init and _may_be_ours(required[0]):
             cfg = self._transformer_config(values)   # code built on this project
@@ -184,7 +187,7 @@ class ConstructMixin:
                                      notes=self.notes, depth=depth,
                                      target_name=getattr(target, "__name__", ""),
                                      target_module=getattr(target, "__module__", ""),
-                                     dtype=self.opts.dtype, component=self.comp.name)
+                                     dtype=self.opts.dtype, component=self.comp.name, target=target)
         # a config argument defaulting to None that the class reads anyway (Whisper's, BART's
         # attention) gets one too, said in the notes
         none_configs = [p for p in params if p.default is None and p.name.lower() in CONFIG_ARG_NAMES]

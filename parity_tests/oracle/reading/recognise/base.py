@@ -26,6 +26,7 @@ class BuildContext:
     target_module: str = ""                        # and the module defining it
     dtype: str = "float64"                         # the dtype the examples are drawn in
     component: str = ""                            # the component checked (decoder_layer, ...)
+    target: Any = None                             # the class or factory being built
 
     def note(self, text: str) -> None:
         if text not in self.notes:

@@ -76,7 +76,8 @@ def role_of(name: str) -> str | None:
 
 def sibling_class(module, role: str, exclude=None, files: bool = True):
     """The class of the candidate's own file that plays `role` (by its name), else (with `files`)
-    one of a sibling file of its folder, or None."""
+    one of a sibling file of its folder, or None; never `exclude` (the class being built), its
+    bases nor its subclasses."""
     if module is None:
         return None
     keys = ROLES[role][1]
@@ -86,7 +87,7 @@ def sibling_class(module, role: str, exclude=None, files: bool = True):
 
     found = []
     for name, obj in vars(module).items():
-        if inspect.isclass(obj) and obj is not exclude and \
+        if inspect.isclass(obj) and not _kin(obj, exclude) and \
                 getattr(obj, "__module__", None) == module.__name__:
             low = name.lower()
             rank = next((i for i, k in enumerate(keys) if k in low), None)
@@ -95,6 +96,11 @@ def sibling_class(module, role: str, exclude=None, files: bool = True):
     if found:
         return min(found, key=lambda t: (t[0], t[1]))[2]
     return sibling_file_class(module, keys, accept) if files else None
+
+
+def _kin(cls: type, other) -> bool:
+    """`cls` is `other`, a base or a subclass of it (an argument of a class is never one)."""
+    return isinstance(other, type) and (issubclass(cls, other) or issubclass(other, cls))
 
 
 CLASS_ENDINGS = ("cls", "class", "factory")
@@ -149,11 +155,11 @@ def value(ctx, param, values: dict):
         cls = None
     if cls is None and role is not None:
         torch_norm = role == "norm" and ctx.framework == "torch"     # nn.LayerNorm before siblings
-        cls = sibling_class(ctx.module, role, files=not torch_norm)
+        cls = sibling_class(ctx.module, role, exclude=ctx.target, files=not torch_norm)
         if cls is None and torch_norm:
             import torch
             cls = torch.nn.LayerNorm
-    if cls is None:
+    if cls is None or (_kin(cls, ctx.target) and not wanted):     # never an argument of itself
         return MISSING
     if wanted:
         ctx.note(f"constructor argument {param.name!r}: passed the class {cls.__name__} itself "
