@@ -116,11 +116,12 @@ names it."""
 
 def names_d_ff(name: str) -> bool:
     """A feed-forward width in words no alias lists (feedforward_dimension, mlp_width,
-    feed_forward_size, feed_forward_hidden): a feed-forward word (feed_forward joined) with a width
-    word or `hidden`."""
+    feed_forward_size, feed_forward_hidden, mlp_num_hiddens): a feed-forward word (feed_forward
+    joined) with a width word or `hidden` (`hiddens`, its units counted)."""
     words = [w for w in snake(name).split("_") if w]
     words += [a + b for a, b in zip(words, words[1:])]
-    return any(w in FF_WORDS for w in words) and any(w in MODEL_WIDTH_WORDS + ("hidden",) for w in words)
+    return any(w in FF_WORDS for w in words) and \
+        any(w in MODEL_WIDTH_WORDS + ("hidden", "hiddens") for w in words)
 
 
 LAYER_WORDS = ("layers", "layer", "blocks", "block")

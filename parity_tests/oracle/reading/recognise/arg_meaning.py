@@ -2,7 +2,8 @@
 hyperparameter alias names them:
 
     output width   d_out, out_dim, output_dim, out_size, out_features, n_output, output_dimension
-                   (`out` or `output` with a width word), ... = d_model
+                   (`out` or `output` with a width word), mlp_num_outputs (a count of outputs
+                   ending the name), layer_d_out (a listed name after a prefix), ... = d_model
                    (`FeedForward(n_input, n_hidden, n_output)`: the block's output is d_model wide)
                    (`MultiHeadAttention(d_in, d_out, ...)`: the component maps d_model to d_model)
     length         context_length, block_size, n_timesteps, max_len, ... = the drawn max_len, else a
@@ -40,11 +41,21 @@ def _dtype(framework: str, name: str):
     return np.dtype(name).type
 
 
+OUT_WORDS = ("out", "output", "outputs")
+
+
 def _names_out_width(name: str) -> bool:
-    """An output width in words (output_dimension, out_size_): `out`/`output` with a width word."""
-    from ..name_words import MODEL_WIDTH_WORDS
+    """An output width in words (output_dimension, out_size_): `out`/`output` with a width word;
+    or a count of outputs ending the name after a prefix (mlp_num_outputs, proj_n_out: the
+    outputs counted are units), or a listed name after a prefix (layer_d_out). A name going on
+    after its outputs (num_output_heads, n_output_classes) counts something else."""
+    from ..name_words import COUNT_WORDS, MODEL_WIDTH_WORDS
     words = [w for w in name.split("_") if w]
-    return any(w in ("out", "output") for w in words) and any(w in MODEL_WIDTH_WORDS for w in words)
+    if any(w in ("out", "output") for w in words) and any(w in MODEL_WIDTH_WORDS for w in words):
+        return True
+    if len(words) >= 2 and words[-1] in OUT_WORDS and words[-2] in COUNT_WORDS:
+        return True
+    return any("_".join(words[i:]) in OUT_WIDTH for i in range(1, len(words)))
 
 
 def value(ctx, param, values: dict):

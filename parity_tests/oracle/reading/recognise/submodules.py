@@ -22,6 +22,7 @@ import sys
 import textwrap
 import typing
 
+from ..name_words import COUNT_WORDS
 from .base import MISSING
 from .configs import annotation_class
 from .flags import PREFIXES
@@ -69,6 +70,8 @@ def role_of(name: str) -> str | None:
         return None
     if words and (words[-1] in NUMBER_WORDS or any(w.startswith("drop") for w in words)):
         return None                             # attention_dropout_p, mlp_ratio: a number
+    if any(w in COUNT_WORDS for w in words):
+        return None                             # mlp_num_outputs, n_ffn: a count
     joined = {a + b for a, b in zip(words, words[1:])}     # feed_forward -> feedforward
     found = {role for role, keys in WORDS.items() if any(k in words or k in joined for k in keys)}
     return found.pop() if len(found) == 1 else None
