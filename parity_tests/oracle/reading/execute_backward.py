@@ -123,14 +123,17 @@ class BackwardMixin:
             if key in produced.missing:
                 produced.missing[key] = kept
         memo = self.__dict__.setdefault("_grad_paths", {})
-        by_name, unsure = BACKWARD.param_grads(inst, before, self.notes, memo, BACKWARD.fd_check(self, case, inst),
-                                               (grads, len(targets)))
+        by_name, unsure, untied = BACKWARD.param_grads(inst, before, self.notes, memo,
+                                                       BACKWARD.fd_check(self, case, inst), (grads, len(targets)))
         for ref, e in inst.entries.items():
             if e.cand is None:
                 continue
             key = f"grad_param:{ref}"
             g = entry_grad(e, by_name.get)
-            if g is None:
+            if g is None and (why := next((untied[p[0]] for p in e.parts if p[0] in untied),
+                                          untied.get(e.cand))):
+                produced.missing[key] = why           # returned; not tied to it: NOT COMPARED
+            elif g is None:
                 leaf = e.cand.rsplit(".", 1)[-1]
                 own = sorted({p for c in ([p[0] for p in e.parts] or [e.cand]) for p in unsure.get(c, ())})
                 could = own or sorted({p for c, ps in unsure.items() for p in ps})

@@ -160,11 +160,12 @@ def _distinct(paths: list, changed: dict) -> list:
 
 
 def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
-                returned: tuple = (None, 0)) -> tuple[dict, dict]:
+                returned: tuple = (None, 0)) -> tuple[dict, dict, dict]:
     """Each candidate parameter's gradient after a NumPy backward (`before`: the snapshot taken
     just before it): by name (the slot's own lookup), else in what backward returned after its
     `returned[1]` input gradients (returned_grads), else where an earlier example found it
-    (`memo`), else by behaviour; the notes say which."""
+    (`memo`), else by behaviour; the notes say which. Returns (gradients by name, {name: paths it
+    could be}, {name: why a gradient backward returned could not be tied to it})."""
     cands = {c for e in inst.entries.values() if e.cand is not None
              for c in ([p[0] for p in e.parts] or [e.cand])}
     by_name = {c: inst.slots[c].grad() for c in cands}
@@ -172,14 +173,18 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
     order = {c: i for i, c in enumerate(inst.slots)}          # the candidate's registration order
     need = {c: tuple(inst.slots[c].shape) for c in sorted(cands, key=order.get)
             if by_name[c] is None and c not in clash}
+    untied: dict[str, str] = {}        # returned, but which parameter's cannot be told
     for c, (g, where) in returned_grads.read(returned[0], returned[1], need, check).items():
-        by_name[c] = g
         del need[c]
+        if g is None:
+            untied[c] = where
+            continue
+        by_name[c] = g
         text = f"the gradient of {c} was read from {where}"
         if text not in notes:
             notes.append(text)
     if not need:
-        return by_name, clash
+        return by_name, clash, untied
     after = snapshot(inst.obj)
     known = [g for g in by_name.values() if g is not None]
     crowded = ambiguous(_candidates(before, after, set(inst.slots), known), need)
@@ -189,7 +194,7 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
             by_name[c] = after.pop(path)
             del need[c]
     if not need:
-        return by_name, clash
+        return by_name, clash, untied
     found, unsure = find(before, after, need, set(inst.slots),
                          [g for g in by_name.values() if g is not None], check)
     for c, (path, g, how) in found.items():
@@ -200,7 +205,7 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
                 f"backward and has {c}'s shape; told apart {how})")
         if text not in notes:
             notes.append(text)
-    return by_name, {**unsure, **clash}
+    return by_name, {**unsure, **clash}, untied
 
 
 def _disagreeing(slot) -> list[str]:

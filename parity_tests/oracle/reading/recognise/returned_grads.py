@@ -12,8 +12,14 @@ _grad after it, in any case; nested dicts by dotted path; two keys naming one pa
 different arrays leave it unread), and arrays after the inputs are the parameters still unread, in
 the order the candidate registers them, when there are exactly as many and every shape fits; arrays
 of one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
-places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Anything
-else is left to the other readers (grad_behaviour). The report says where each gradient came from."""
+places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Arrays
+returned in an order of their own (`return dx, db2, dW2, db1, dW1`) go by shape: each shape to
+the parameters of that shape; where several share one and no finite-difference test places them,
+those are not compared on that example (NOT COMPARED, said why), never guessed. Arrays whose shapes
+are not the parameters' (a gain's gradient summed over the batch axis only, (T, D)) are read by
+order, so that the wrong shape is reported on its gradient instead of the gradient being called
+unreadable. Anything else is left to the other readers (grad_behaviour). The report says where
+each gradient came from."""
 from __future__ import annotations
 
 import numpy as np
@@ -93,8 +99,42 @@ def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[st
     rest = [c for c in need if c not in found]
     if arrays and len(arrays) == len(rest):
         pairs = [(c, _array(a, need[c])) for c, a in zip(rest, arrays)]
-        if all(g is not None for _, g in pairs):
-            for i, ((c, g), (_, placed)) in enumerate(zip(pairs, _by_check(pairs, check))):
-                how = "by order" if placed is g else "placed by a finite-difference test"
+        said = "by order"
+        if not all(g is not None for _, g in pairs):
+            pairs, said = by_shape(rest, arrays, need)
+        placed_pairs = _by_check(pairs, check)
+        for (c, g), (_, placed) in zip(pairs, placed_pairs):
+            how = said if placed is g else "placed by a finite-difference test"
+            if said == "by shape" and placed is g and _shared(c, pairs, need):
+                found[c] = (None, _untied(c, rest, need))   # order already not the parameters'
+            else:
                 found[c] = (placed.copy(), f"an item after the input gradients in what backward returned, {how}")
     return found
+
+
+def _shared(c: str, pairs: list, need: dict) -> bool:
+    return sum(tuple(need[o]) == tuple(need[c]) for o, _ in pairs) > 1
+
+
+def _untied(c: str, rest: list, need: dict) -> str:
+    """Why a returned array of a shape several parameters share was not compared."""
+    same = [o for o in rest if tuple(need[o]) == tuple(need[c])]
+    return (f"on an example where {', '.join(same)} share the shape {tuple(need[c])}, backward "
+            f"returned their gradients in an order other than the parameters' and no "
+            f"finite-difference test (float64 examples only) placed them: not compared there")
+
+
+def by_shape(rest: list[str], arrays: list, need: dict[str, tuple]) -> tuple[list, str]:
+    """([(cand, gradient)], how) for float arrays returned in an order of their own: each
+    parameter's shape taken by as many arrays as there are parameters of that shape, in the order
+    returned within one shape (`_by_check` may reorder those); where the shapes returned are not
+    the parameters' shapes (a gradient left summed over one axis only) every array is read by
+    order, so that its shape is reported against its parameter's, never thrown away. Nothing ([])
+    when an item is not a float array (what follows the input gradients is not gradients)."""
+    if not all(isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating) for a in arrays):
+        return [], ""
+    wanted = sorted(tuple(need[c]) for c in rest)
+    if sorted(tuple(a.shape) for a in arrays) != wanted:
+        return list(zip(rest, arrays)), "by order (the arrays returned do not have the parameters' shapes)"
+    pool = {shape: [a for a in arrays if tuple(a.shape) == shape] for shape in set(wanted)}
+    return [(c, pool[tuple(need[c])].pop(0)) for c in rest], "by shape"
