@@ -1,8 +1,10 @@
 """Parameter gradients a NumPy backward returns after the input gradient in an order of its own
 (`return dx, db2, dW2, db1, dW1`) are read by shape and compared: right code matches (it was
 MISSING_GRADIENT, "cannot read the gradient of 'W1'"), and a planted bug in one of them is a
-mismatch on a bias. Where two parameters share a shape and no finite-difference test places them
-(float32 examples), they are NOT COMPARED there, said why, instead of a guess failing right code.
+mismatch on a bias. Where two parameters share a shape, the finite-difference test through the
+forward places them (float64); where it cannot run (float32 examples) they are NOT COMPARED there,
+said why, instead of a guess failing right code, and where it runs and places none they are
+compared in the order returned (the planted bug with every shape shared is still a mismatch).
 Gradients returned with a shape that is not their parameter's (a norm's gain summed over the batch
 axis only, as a layer written for (T, D) inputs does on (B, T, D) ones) are a WRONG_SHAPE on that
 gradient, no longer "cannot read"."""
@@ -26,6 +28,12 @@ def test_the_planted_bug_in_a_gradient_returned_out_of_order_is_a_mismatch(candi
     res = check("ffn", f"{candidate_file(FILE)}:FeedForwardReturningLastFirstBUG", examples=25)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity in ("grad_param:linear2.bias", "grad_param:linear1.bias"), render_text(res)
+
+
+def test_a_planted_bug_among_shared_shapes_is_still_a_mismatch(candidate_file):
+    res = check("ffn", f"{candidate_file(FILE)}:FeedForwardReturningLastFirstBUG", examples=25,
+                settings={"d_model": 4, "d_ff": 4})
+    assert res.verdict == "mismatch", render_text(res)
 
 
 def test_shared_shapes_not_placed_in_float32_are_not_compared_there(candidate_file):

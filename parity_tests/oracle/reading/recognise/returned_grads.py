@@ -14,12 +14,14 @@ the order the candidate registers them, when there are exactly as many and every
 of one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
 places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Arrays
 returned in an order of their own (`return dx, db2, dW2, db1, dW1`) go by shape: each shape to
-the parameters of that shape; where several share one and no finite-difference test places them,
-those are not compared on that example (NOT COMPARED, said why), never guessed. Arrays whose shapes
-are not the parameters' (a gain's gradient summed over the batch axis only, (T, D)) are read by
-order, so that the wrong shape is reported on its gradient instead of the gradient being called
-unreadable. Anything else is left to the other readers (grad_behaviour). The report says where
-each gradient came from."""
+the parameters of that shape; where several share one, the finite-difference test places them;
+where it cannot run (a layout the oracle rearranged), they are not compared on that example (NOT
+COMPARED, said why), never guessed; where it runs and places none, not all of them are the
+forward's gradients, and they are compared in the order returned (no placement makes a wrong
+one right). Arrays whose shapes are not the parameters' (a gain's gradient summed over the batch
+axis only, (T, D)) are read by order, so that the wrong shape is reported on its gradient instead
+of the gradient being called unreadable. Anything else is left to the other readers
+(grad_behaviour). The report says where each gradient came from."""
 from __future__ import annotations
 
 import numpy as np
@@ -54,9 +56,10 @@ def _array(v, shape: tuple) -> np.ndarray | None:
     return None
 
 
-def _by_check(pairs: list, check) -> list:
+def _by_check(pairs: list, check, ran: list | None = None) -> list:
     """`pairs` [(cand, grad)] with the grads of one shape given to the cands a finite-difference
-    test says they belong to, when it pairs them one to one; unchanged otherwise."""
+    test says they belong to, when it pairs them one to one; unchanged otherwise. `ran` collects
+    the cands whose test could run (it answered True or False)."""
     if check is None:
         return pairs
     out = list(pairs)
@@ -64,7 +67,10 @@ def _by_check(pairs: list, check) -> list:
         idx = [i for i, (_, g) in enumerate(pairs) if g.shape == shape]
         if len(idx) < 2:
             continue
-        fits = {i: [j for j in idx if check(pairs[i][0], pairs[j][1]) is True] for i in idx}
+        said = {(i, j): check(pairs[i][0], pairs[j][1]) for i in idx for j in idx}
+        if ran is not None:
+            ran.extend(pairs[i][0] for i in idx if any(said[i, j] is not None for j in idx))
+        fits = {i: [j for j in idx if said[i, j] is True] for i in idx}
         if all(len(f) == 1 for f in fits.values()) and len({f[0] for f in fits.values()}) == len(idx):
             for i in idx:
                 out[i] = (pairs[i][0], pairs[fits[i][0]][1])
@@ -102,13 +108,17 @@ def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[st
         said = "by order"
         if not all(g is not None for _, g in pairs):
             pairs, said = by_shape(rest, arrays, need)
-        placed_pairs = _by_check(pairs, check)
+        ran: list = []
+        placed_pairs = _by_check(pairs, check, ran)
         for (c, g), (_, placed) in zip(pairs, placed_pairs):
             how = said if placed is g else "placed by a finite-difference test"
             if said == "by shape" and placed is g and _shared(c, pairs, need):
-                found[c] = (None, _untied(c, rest, need))   # order already not the parameters'
-            else:
-                found[c] = (placed.copy(), f"an item after the input gradients in what backward returned, {how}")
+                if c not in ran:           # the order is already not the parameters': no guess
+                    found[c] = (None, _untied(c, rest, need))
+                    continue
+                how = ("by shape, in the order returned (a finite-difference test through the "
+                       "forward placed none of them: they are not all its gradients)")
+            found[c] = (placed.copy(), f"an item after the input gradients in what backward returned, {how}")
     return found
 
 
@@ -120,8 +130,8 @@ def _untied(c: str, rest: list, need: dict) -> str:
     """Why a returned array of a shape several parameters share was not compared."""
     same = [o for o in rest if tuple(need[o]) == tuple(need[c])]
     return (f"on an example where {', '.join(same)} share the shape {tuple(need[c])}, backward "
-            f"returned their gradients in an order other than the parameters' and no "
-            f"finite-difference test (float64 examples only) placed them: not compared there")
+            f"returned their gradients in an order other than the parameters', and no "
+            f"finite-difference test could run to place them: not compared there")
 
 
 def by_shape(rest: list[str], arrays: list, need: dict[str, tuple]) -> tuple[list, str]:
