@@ -3,9 +3,10 @@ an array, `.grad`, operators that record the graph, `backward(grad)`), with laye
 return such tensors and have no backward method: NumPy's path handed them arrays, their first
 operation met an array where it wanted its `Tensor`, and the verdict was RAISED or WRONG_TYPE.
 
-The tensor class is found in the candidate's module (its globals, the names its code imports):
-one class, not NumPy's nor torch's, defining `backward`, `__add__`, `__mul__` and `__matmul__`,
-whose instances hold their values under `.data`. The check then runs NumPy's path with
+The tensor class is found in the candidate's module (its globals, the names its code imports),
+or, where none is there, in the packages of the submission's own it imports whole (`import npg`,
+parameters `npg.Tensor`): one class, not NumPy's nor torch's, defining `backward`, `__add__`,
+`__mul__` and `__matmul__`, whose instances hold their values under `.data`. The check then runs NumPy's path with
 `AutogradOps`: each float input is handed over as a leaf of that class (`Tensor(x,
 requires_grad=True)`, the check's dtype passed where the constructor takes one), masks stay arrays,
 what comes back is read from `.data`; the backward seeds the output with the drawn upstream
@@ -19,6 +20,9 @@ in the output's dtype: check it with `--dtype float32`.
 from __future__ import annotations
 
 import inspect
+import os
+import sys
+import types
 
 import numpy as np
 
@@ -46,7 +50,21 @@ def tensor_class(loaded):
         return None
     g = vars(loaded.module) if loaded.module is not None else {}
     found = {id(v): v for v in g.values() if _is_tensor_class(v)}
+    if not found:                      # `import npg`, its parameters `npg.Tensor`s: one level down
+        found = {id(v): v for m in g.values() if _own_module(m)
+                 for v in list(vars(m).values()) if _is_tensor_class(v)}
     return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _own_module(m) -> bool:
+    """A module of the submission's own (a package it imports whole, `import npg`): not one
+    installed with Python or in site-packages, whose classes are never the candidate's tensor."""
+    if not isinstance(m, types.ModuleType):
+        return False
+    path = os.path.realpath(getattr(m, "__file__", None) or "/")
+    installed = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return "site-packages" not in path and "dist-packages" not in path and \
+        not any(path.startswith(p + os.sep) for p in installed) and path != os.path.realpath("/")
 
 
 class AutogradOps:
