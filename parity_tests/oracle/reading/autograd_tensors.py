@@ -192,12 +192,14 @@ def seeded_backward(out, dout, make=None) -> None:
     seeds its output itself (ones, micrograd's scalar loss; found on a throwaway graph first, as
     such code may cut its graph once walked) is differentiated through a scalar of its own
     operators, `(out * make(dout)).sum().backward()`, when it has `sum`; the output's gradient
-    must then be exactly the drawn one, else (and without `sum`) it is refused."""
+    must then be exactly the drawn one (rounded to the dtype the class keeps its gradients in: npg
+    accumulates them in float32 whatever it is given), else (and without `sum`) it is refused."""
     seed = np.array(dout, dtype=np.asarray(out.data).dtype, copy=True)
     if make is not None and not _keeps_seed(type(out), make) and callable(getattr(out, "sum", None)):
         (out * make(seed)).sum().backward()
         got = _values(out.grad)
-        if isinstance(got, np.ndarray) and got.shape == seed.shape and np.array_equal(got, seed):
+        if isinstance(got, np.ndarray) and got.shape == seed.shape and \
+                np.array_equal(got, seed.astype(got.dtype)):   # at the precision it keeps grads in
             return
         raise TypeError("the candidate's Tensor.backward() takes no gradient and seeds its own "
                         "output, and the scalar (out * upstream).sum() of its own operators did not "
