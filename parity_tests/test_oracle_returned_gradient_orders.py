@@ -10,7 +10,10 @@ axis only, as a layer written for (T, D) inputs does on (B, T, D) ones) are a WR
 gradient, no longer "cannot read"."""
 from __future__ import annotations
 
+import numpy as np
+
 from parity_tests.oracle import check, render_text
+from parity_tests.oracle.reading.recognise import returned_grads
 
 FILE = "returned_gradient_orders.py"
 PARAMS = ("grad_param:linear1.weight", "grad_param:linear1.bias", "grad_param:linear2.weight",
@@ -47,3 +50,15 @@ def test_shared_shapes_not_placed_in_float32_are_not_compared_there(candidate_fi
 def test_a_returned_gradient_of_the_wrong_shape_is_reported_on_it(candidate_file):
     res = check("layernorm", f"{candidate_file(FILE)}:NormReturningPerPositionBUG", examples=10)
     assert res.verdict == "wrong_shape" and res.quantity == "grad_param:weight", render_text(res)
+
+
+def test_a_test_failing_for_one_parameter_places_it_by_elimination():
+    """The finite-difference test can fail for a right gradient near a ReLU's kink: the one it
+    places (W2) is taken, and the one left over goes to the parameter left over (W1)."""
+    dx, db, dW1, dW2 = np.zeros((1, 2)), np.ones(3), np.full((2, 2), 1.0), np.full((2, 2), 2.0)
+
+    def check_(cand, g):
+        return cand == "W2" and g is dW2            # W1's test fails for both arrays
+
+    found = returned_grads.read((dx, db, dW2, dW1), 1, {"W1": (2, 2), "W2": (2, 2), "b": (3,)}, check_)
+    assert np.array_equal(found["W1"][0], dW1) and np.array_equal(found["W2"][0], dW2), found

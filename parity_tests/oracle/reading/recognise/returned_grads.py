@@ -56,10 +56,10 @@ def _array(v, shape: tuple) -> np.ndarray | None:
     return None
 
 
-def _by_check(pairs: list, check, ran: list | None = None) -> list:
+def _by_check(pairs: list, check, ran: list | None = None, tested: list | None = None) -> list:
     """`pairs` [(cand, grad)] with the grads of one shape given to the cands a finite-difference
-    test says they belong to, when it pairs them one to one; unchanged otherwise. `ran` collects
-    the cands whose test could run (it answered True or False)."""
+    test says they belong to (`_placed`); unchanged where it places none. `ran` collects the cands
+    whose test could run (it answered True or False), `tested` those it placed."""
     if check is None:
         return pairs
     out = list(pairs)
@@ -71,10 +71,32 @@ def _by_check(pairs: list, check, ran: list | None = None) -> list:
         if ran is not None:
             ran.extend(pairs[i][0] for i in idx if any(said[i, j] is not None for j in idx))
         fits = {i: [j for j in idx if said[i, j] is True] for i in idx}
-        if all(len(f) == 1 for f in fits.values()) and len({f[0] for f in fits.values()}) == len(idx):
-            for i in idx:
-                out[i] = (pairs[i][0], pairs[fits[i][0]][1])
+        for i, j in _placed(idx, fits).items():
+            out[i] = (pairs[i][0], pairs[j][1])
+            if tested is not None:
+                tested.append(pairs[i][0])
     return out
+
+
+def _placed(idx: list, fits: dict) -> dict:
+    """{cand index: array index} from the test's answers: a cand whose one passing array passes
+    for no other cand takes it, again until none does; then a last cand left takes the last array
+    (by elimination: a test failing near a ReLU's kink leaves one out), and any others left keep
+    their arrays in order. {} when the test placed none."""
+    placed: dict = {}
+    while True:
+        free = {i: [j for j in fits[i] if j not in placed.values()] for i in idx if i not in placed}
+        one = next((i for i, f in free.items() if len(f) == 1
+                    and not any(f[0] in g for k, g in free.items() if k != i)), None)
+        if one is None:
+            break
+        placed[one] = free[one][0]
+    if not placed:
+        return {}
+    left = [i for i in idx if i not in placed]
+    rest = [j for j in idx if j not in placed.values()]
+    placed.update(zip(left, rest))
+    return placed
 
 
 def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[str, tuple[np.ndarray, str]]:
@@ -109,10 +131,11 @@ def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[st
         if not all(g is not None for _, g in pairs):
             pairs, said = by_shape(rest, arrays, need)
         ran: list = []
-        placed_pairs = _by_check(pairs, check, ran)
+        tested: list = []
+        placed_pairs = _by_check(pairs, check, ran, tested)
         for (c, g), (_, placed) in zip(pairs, placed_pairs):
             how = said if placed is g else "placed by a finite-difference test"
-            if said == "by shape" and placed is g and _shared(c, pairs, need):
+            if said == "by shape" and c not in tested and _shared(c, pairs, need):
                 if c not in ran:           # the order is already not the parameters': no guess
                     found[c] = (None, _untied(c, rest, need))
                     continue
