@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from . import returned_grads
+from . import grad_neighbours, returned_grads
 
 MAX_DEPTH = 5
 EQUAL = "(they hold equal values here)"    # copies: either may be read on this example, none memoised
@@ -82,18 +82,27 @@ def _named_for(path: str, leaf: str) -> bool:
 
 
 def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known: list,
-         check=None) -> tuple[dict, dict]:
+         check=None, shapes: dict | None = None, withheld: dict | None = None) -> tuple[dict, dict]:
     """({cand: (path, gradient, how)}, {cand: [paths it could be]}) for the parameters in `wanted`
     (cand name -> its shape) from two snapshots around a backward. Parameter arrays themselves
-    (`params`) and gradients already read by name (`known`) are never taken. Arrays of one shape
-    that neither place nor name tells apart go to `check(cand, array)` (a finite-difference test
-    through the candidate's own forward: True, False, or None when it cannot tell)."""
+    (`params`, of `shapes`) and gradients already read by name (`known`) are never taken, nor an
+    array beside another parameter of the cand's shape (grad_neighbours; put in `withheld`, cand ->
+    [(path, that parameter)]). Arrays of one shape that neither place nor name tells apart go to
+    `check(cand, array)` (a finite-difference test through the candidate's own forward: True,
+    False, or None when it cannot tell)."""
     changed = _candidates(before, after, params, known)
     found: dict[str, tuple] = {}
     unsure: dict[str, list] = {}
     taken: set[str] = set()
-    options = {c: [p for p, a in changed.items() if tuple(a.shape) == tuple(s)]
-               for c, s in wanted.items()}
+    shapes = {**{c: tuple(a.shape) for c in params for a in (after.get(c, before.get(c)),)
+                 if a is not None}, **(shapes or {}), **wanted}
+    options = {}
+    for c, s in wanted.items():
+        same = [p for p, a in changed.items() if tuple(a.shape) == tuple(s)]
+        other = {p: grad_neighbours.beside_other(p, c, shapes) for p in same}
+        options[c] = [p for p in same if other[p] is None]
+        if withheld is not None and len(options[c]) < len(same):
+            withheld[c] = [(p, o) for p, o in other.items() if o is not None]
     crowded = ambiguous(changed, wanted)
     left = sorted((c for c in wanted if c not in crowded), key=lambda c: len(options[c]))
     while left:                          # again while a pass settles one (fewer left to tell apart)
@@ -188,21 +197,43 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
     after = snapshot(inst.obj)
     known = [g for g in by_name.values() if g is not None]
     crowded = ambiguous(_candidates(before, after, set(inst.slots), known), need)
+    where: dict[str, str] = {}             # parameter -> where its gradient was read, by behaviour
     for c in list(need):
         path = memo.get(c)                 # never past arrays that disagree on this example
         if c not in crowded and path in after and tuple(after[path].shape) == tuple(need[c]):
-            by_name[c] = after.pop(path)
+            by_name[c], where[c] = after.pop(path), path
             del need[c]
     if not need:
         return by_name, clash, untied
+    withheld: dict[str, list] = {}
     found, unsure = find(before, after, need, set(inst.slots),
-                         [g for g in by_name.values() if g is not None], check)
+                         [g for g in by_name.values() if g is not None], check,
+                         {c: tuple(s.shape) for c, s in inst.slots.items()}, withheld)
     for c, (path, g, how) in found.items():
         by_name[c] = g
         if how != "by elimination" and EQUAL not in how:
             memo[c] = path                 # settled for the whole check: later examples read it
         text = (f"the gradient of {c} was read from {path} (found by behaviour: it changed during "
                 f"backward and has {c}'s shape; told apart {how})")
+        if text not in notes:
+            notes.append(text)
+    where.update({o: path for o, (path, _, _) in found.items()})
+    shapes = {c: tuple(s.shape) for c, s in inst.slots.items()}
+    for c in need:
+        if c in found or c in unsure:
+            continue
+        spot = grad_neighbours.kept_alike(c, where, shapes, after, set(inst.slots))
+        if spot is not None:
+            by_name[c] = after[spot]
+            text = (f"the gradient of {c} was read from {spot}, in its own part where its neighbours "
+                    f"of its shape keep theirs; it did not change in backward (zero on this example)")
+        elif withheld.get(c):
+            text = (f"the gradient of {c} was not read: what changed in backward with its shape "
+                    f"sits beside another parameter of that shape ("
+                    + ", ".join(f"{p} beside {o}" for p, o in withheld[c][:4])
+                    + "), and is not taken for it")
+        else:
+            continue
         if text not in notes:
             notes.append(text)
     return by_name, {**unsure, **clash}, untied
