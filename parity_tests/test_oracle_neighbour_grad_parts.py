@@ -33,9 +33,9 @@ SHAPES = {"query.W": (2, 2), "out.W": (2, 2), "out.b": (2,), "W_q": (2, 2), "W_o
 
 
 def test_an_array_in_another_parameters_part_or_named_for_it_sits_beside_it():
-    assert beside_other("out.last_step", "query.W", SHAPES) == "out.W"
+    assert beside_other("out.last_step", "query.W", SHAPES) == ("out.W", "by place")
     assert beside_other("query.last_step", "query.W", SHAPES) is None
-    assert beside_other("g_W_o", "W_q", SHAPES) == "W_o"
+    assert beside_other("g_W_o", "W_q", SHAPES) == ("W_o", "by its name")
     assert beside_other("g_W_q", "W_q", SHAPES) is None
     assert beside_other("cache.step", "W_q", SHAPES) is None      # named for neither
 

@@ -96,13 +96,15 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
     taken: set[str] = set()
     shapes = {**{c: tuple(a.shape) for c in params for a in (after.get(c, before.get(c)),)
                  if a is not None}, **(shapes or {}), **wanted}
-    options = {}
+    options, told = {}, {}
     for c, s in wanted.items():
         same = [p for p, a in changed.items() if tuple(a.shape) == tuple(s)]
         other = {p: grad_neighbours.beside_other(p, c, shapes) for p in same}
         options[c] = [p for p in same if other[p] is None]
-        if withheld is not None and len(options[c]) < len(same):
-            withheld[c] = [(p, o) for p, o in other.items() if o is not None]
+        hows = [o[1] for o in other.values() if o is not None]
+        told[c] = "by place" if "by place" in hows else "by its name" if hows else "by shape"
+        if withheld is not None and hows:
+            withheld[c] = [(p, o[0]) for p, o in other.items() if o is not None]
     crowded = ambiguous(changed, wanted)
     left = sorted((c for c in wanted if c not in crowded), key=lambda c: len(options[c]))
     while left:                          # again while a pass settles one (fewer left to tell apart)
@@ -115,7 +117,7 @@ def find(before: dict, after: dict, wanted: dict[str, tuple], params: set, known
             #                                    zeros is no copy: a dead ReLU zeroes a layer's dW and db)
             owner = cand.rsplit(".", 1)[0] + "." if "." in cand else ""
             leaf = cand.rsplit(".", 1)[-1]
-            how = "by shape" if len(paths) == len(options[cand]) else "by elimination"
+            how = told[cand] if len(paths) == len(options[cand]) else "by elimination"
             for narrow, said in ((lambda p: not owner or p.startswith(owner), "by place"),
                                  (lambda p: _named_for(p, leaf), "by its name")):
                 if len(paths) > 1 and any(narrow(p) for p in paths):

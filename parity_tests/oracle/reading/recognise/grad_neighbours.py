@@ -37,19 +37,20 @@ def names(path: str, cand: str) -> bool:
     return last == leaf or (last.endswith(leaf) and len(last) - len(leaf) <= 5)
 
 
-def beside_other(path: str, cand: str, shapes: dict[str, tuple]) -> str | None:
-    """The other parameter of `cand`'s shape that `path` sits beside (in its part, or named for
-    it and not for `cand`); None when `path` may be `cand`'s gradient."""
+def beside_other(path: str, cand: str, shapes: dict[str, tuple]) -> tuple[str, str] | None:
+    """(the other parameter of `cand`'s shape that `path` sits beside, "by place" when `path` is in
+    its part or "by its name" when named for it and not for `cand`); None when `path` may be
+    `cand`'s gradient."""
     shape = tuple(shapes[cand])
     same = [c for c, s in shapes.items() if c != cand and tuple(s) == shape]
     owners = {_owner(c) for c in same} | {_owner(cand)}
     where = part_of(path, owners)
     if where is not None and where != _owner(cand):
-        return next(c for c in same if _owner(c) == where)
+        return next(c for c in same if _owner(c) == where), "by place"
     if not names(path, cand):
-        return next((c for c in same if names(path, c) and _within(path, _owner(c))), None)
+        other = next((c for c in same if names(path, c) and _within(path, _owner(c))), None)
+        return None if other is None else (other, "by its name")
     return None
-
 
 
 def kept_alike(cand: str, where: dict, shapes: dict, after: dict, params: set) -> str | None:
