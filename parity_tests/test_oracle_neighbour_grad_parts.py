@@ -11,6 +11,7 @@ import pytest
 
 from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check, render_text
+from parity_tests.oracle.reading.recognise import grad_behaviour as gb
 from parity_tests.oracle.reading.recognise.grad_neighbours import beside_other, kept_alike
 
 FILE = candidate_path("neighbour_grad_parts.py")
@@ -47,3 +48,14 @@ def test_the_array_kept_alike_is_read_only_in_the_parameters_own_part():
     assert kept_alike("query.W", {"out.W": "out.last_step"}, SHAPES, {}, params) is None
     assert kept_alike("query.W", {"out.b": "out.last_step"}, SHAPES,      # another shape's place
                       {"query.last_step": zero}, params) is None
+
+
+def test_a_gradient_left_without_an_array_of_its_own_is_not_read():
+    rng = np.random.default_rng(0)
+    before = {"query.W": np.ones((2, 2)), "out.W": np.ones((2, 2)), "out.last_step": np.zeros((2, 2))}
+    after = {**before, "out.last_step": rng.standard_normal((2, 2))}
+    withheld: dict = {}
+    found, unsure = gb.find(before, after, {"query.W": (2, 2), "out.W": (2, 2)},
+                            {"query.W", "out.W"}, [], None, withheld=withheld)
+    assert {c: p for c, (p, _, _) in found.items()} == {"out.W": "out.last_step"}
+    assert "query.W" not in unsure and withheld == {"query.W": [("out.last_step", "out.W")]}
