@@ -12,7 +12,7 @@ import pytest
 from parity_tests.conftest import candidate_path
 from parity_tests.oracle import check, render_text
 from parity_tests.oracle.reading.recognise import grad_behaviour as gb
-from parity_tests.oracle.reading.recognise.grad_neighbours import beside_other, kept_alike
+from parity_tests.oracle.reading.recognise.grad_neighbours import beside_other, kept_alike, names
 
 FILE = candidate_path("neighbour_grad_parts.py")
 
@@ -59,3 +59,8 @@ def test_a_gradient_left_without_an_array_of_its_own_is_not_read():
                             {"query.W", "out.W"}, [], None, withheld=withheld)
     assert {c: p for c, (p, _, _) in found.items()} == {"out.W": "out.last_step"}
     assert "query.W" not in unsure and withheld == {"query.W": [("out.last_step", "out.W")]}
+
+
+def test_a_name_holding_a_parameters_name_by_chance_is_not_named_for_it():
+    assert names("cache.g_W_o", "W_o") and names("W_o_grad", "W_o") and names("dW", "out.W")
+    assert not names("cache.two", "W_o") and not names("cache.dw_qk", "W_q")

@@ -28,13 +28,16 @@ def _squash(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+PREFIXES = ("", "d", "g", "dl", "dld", "grad", "grads", "gradient", "delta")
+SUFFIXES = ("", "grad", "gradient", "delta", "g", "d")
+
+
 def names(path: str, cand: str) -> bool:
-    """Whether the last word of `path` is named for parameter `cand` (`g_W_o`, `dW_o`, `grad_wo`
-    for `W_o`): it ends with the parameter's last name after a gradient prefix, or equals it."""
+    """Whether the last word of `path` is named for parameter `cand` (`g_W_o`, `dW_o`, `grad_wo`,
+    `W_o_grad` for `W_o`): the parameter's last name with a gradient word before or after it."""
     last, leaf = _squash(path.rsplit(".", 1)[-1]), _squash(cand.rsplit(".", 1)[-1])
-    if not leaf or len(leaf) < 2 and last != leaf:   # `W`: one letter names nothing on its own
-        return last in (leaf, "d" + leaf, "grad" + leaf, "g" + leaf)
-    return last == leaf or (last.endswith(leaf) and len(last) - len(leaf) <= 5)
+    return bool(leaf) and any(last == f"{p}{leaf}{s}" for p in PREFIXES for s in SUFFIXES
+                              if not (p and s))
 
 
 def beside_other(path: str, cand: str, shapes: dict[str, tuple]) -> tuple[str, str] | None:
