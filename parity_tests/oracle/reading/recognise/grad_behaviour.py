@@ -185,7 +185,11 @@ def param_grads(inst, before: dict, notes: list, memo: dict, check=None,
     need = {c: tuple(inst.slots[c].shape) for c in sorted(cands, key=order.get)
             if by_name[c] is None and c not in clash}
     untied: dict[str, str] = {}        # returned, but which parameter's cannot be told
-    for c, (g, where) in returned_grads.read(returned[0], returned[1], need, check).items():
+    stated = returned_grads.stated_order(inst.obj, {c: inst.slots[c].array() for c in need})
+    if stated is not None:
+        need = {c: need[c] for c in stated[0]}
+    for c, (g, where) in returned_grads.read(returned[0], returned[1], need, check,
+                                             stated and stated[1]).items():
         del need[c]
         if g is None:
             untied[c] = where

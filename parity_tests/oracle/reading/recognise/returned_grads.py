@@ -12,7 +12,11 @@ _grad after it, in any case; nested dicts by dotted path; two keys naming one pa
 different arrays leave it unread), and arrays after the inputs are the parameters still unread, in
 the order the candidate registers them, when there are exactly as many and every shape fits; arrays
 of one shape (a norm's gain and shift) go where a finite-difference test of the candidate's own loss
-places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Arrays
+places them when it tells them apart (`check`, grad_behaviour.fd_check), else in order. Where the
+candidate states the order itself (`self.params = [self.gamma, self.beta]`, or a `params()` method
+returning them: its own update pairs the returned arrays with that list), arrays in that order are
+compared in it: the test never moves them, so a gain's and a shift's gradients swapped against the
+code's own list are a mismatch. Arrays
 returned in an order of their own (`return dx, db2, dW2, db1, dW1`) go by shape: each shape to
 the parameters of that shape; where several share one, the finite-difference test places them;
 where it cannot run (a layout the oracle rearranged), they are not compared on that example (NOT
@@ -99,9 +103,11 @@ def _placed(idx: list, fits: dict) -> dict:
     return placed
 
 
-def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[str, tuple[np.ndarray, str]]:
+def read(returned, n_inputs: int, need: dict[str, tuple], check=None,
+         stated: str | None = None) -> dict[str, tuple[np.ndarray, str]]:
     """{candidate parameter: (gradient, where it was read)} for the `need`ed ones {name: shape}
-    found in what backward returned (see the module docstring)."""
+    found in what backward returned (see the module docstring); `stated`: where the candidate
+    states the order of `need` (stated_order), or None."""
     dicts: list[dict] = []
     arrays: list = []
     if isinstance(returned, dict):
@@ -130,6 +136,8 @@ def read(returned, n_inputs: int, need: dict[str, tuple], check=None) -> dict[st
         said = "by order"
         if not all(g is not None for _, g in pairs):
             pairs, said = by_shape(rest, arrays, need)
+        elif stated is not None:       # the code's own update pairs them so: never moved
+            check, said = None, f"by order, the order {stated} states"
         ran: list = []
         tested: list = []
         placed_pairs = _by_check(pairs, check, ran, tested)
@@ -171,3 +179,32 @@ def by_shape(rest: list[str], arrays: list, need: dict[str, tuple]) -> tuple[lis
         return list(zip(rest, arrays)), "by order (the arrays returned do not have the parameters' shapes)"
     pool = {shape: [a for a in arrays if tuple(a.shape) == shape] for shape in set(wanted)}
     return [(c, pool[tuple(need[c])].pop(0)) for c in rest], "by shape"
+
+
+STATED = ("params", "parameters", "get_params")
+
+
+def stated_order(obj, arrays: dict[str, object]) -> tuple[list[str], str] | None:
+    """([candidate parameters in order], where) when `obj` states the order of every one of
+    `arrays` {name: the array it holds}: a list or tuple attribute, or a `params()` /
+    `parameters()` / `get_params()` method taking no argument, whose items are those arrays
+    themselves (or objects holding them as `.data`); None where nothing does."""
+    if len(arrays) < 2:
+        return None
+    held = [(k, v) for k, v in (vars(obj).items() if hasattr(obj, "__dict__") else ())
+            if isinstance(v, (list, tuple))]
+    for name in STATED:
+        fn = getattr(obj, name, None)
+        if callable(fn) and not isinstance(fn, (list, tuple)):
+            try:
+                got = fn()
+            except Exception:  # noqa: BLE001 - a method taking arguments, or failing: no statement
+                continue
+            if isinstance(got, (list, tuple)):
+                held.append((f"{name}()", got))
+    for where, items in held:
+        ids = [id(getattr(a, "data", None)) if not isinstance(a, np.ndarray) else id(a) for a in items]
+        place = {c: ids.index(id(a)) for c, a in arrays.items() if id(a) in ids}
+        if len(place) == len(arrays):
+            return sorted(arrays, key=place.get), f"self.{where}" if "(" not in where else f"its {where}"
+    return None
