@@ -90,7 +90,7 @@ def _unvaried(adapter, inst) -> dict[str, str]:
             switch = p.name in (getattr(adapter, "training_switches", None) or ())
             if (p.name.lower() not in flags and not switch) or p.name in b.guessed:
                 continue                  # a size, or a required argument's guessed value (noted)
-            if p.name.lower() in TRAINING_FLAGS or ("drop" in p.name.lower()
+            if p.name.lower() in TRAINING_FLAGS or switch or ("drop" in p.name.lower()
                                                     and _rate_varied(b.constants)):
                 continue                  # varied by the train and eval_rate modes
             out[p.name] = f"passed {_short(v)} in every run"

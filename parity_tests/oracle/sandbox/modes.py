@@ -105,9 +105,12 @@ def _to_train(obj: Any) -> bool:
     return False
 
 
-def _flags(inst) -> list[str]:
-    """The forward's training arguments the main run passed False."""
-    return [a for a, v in inst.binding.constants.items() if a in TRAINING_FLAGS and v is False]
+def _flags(ad, inst) -> list[str]:
+    """The forward's training arguments the main run passed False: the usual spellings, and the
+    switches read by their words (`use_dropout`, recognise/training_switch)."""
+    own = getattr(ad, "training_switches", None) or ()
+    return [a for a, v in inst.binding.constants.items()
+            if (a in TRAINING_FLAGS or a in own) and v is False]
 
 
 def _with(inst, values: dict) -> None:
@@ -119,7 +122,7 @@ def train(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
     if inst.table:
         return {}
-    flags = _flags(inst)
+    flags = _flags(ad, inst)
     moved = _to_train(inst.obj)
     if not moved and not flags:
         return {}
@@ -133,7 +136,7 @@ def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
     inst = ad.instantiate(case)
     rates = [a for a, v in inst.binding.constants.items() if "drop" in a.lower()
              and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0]
-    if inst.table or not rates or not _flags(inst):
+    if inst.table or not rates or not _flags(ad, inst):
         ad.eval_rate_args = ()
         return {}
     _with(inst, {a: EVAL_RATE for a in rates})

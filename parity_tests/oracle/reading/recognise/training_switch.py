@@ -10,9 +10,10 @@ snake_case words, holds a word for training (`train`, `training`) or for dropout
 other word being one that only says "is it on" (`is`, `in`, `mode`, `use`, `apply`, ...). A name
 holding any other word (`train_steps`, `dropout_rate`) is not a switch.
 
-The train mode (sandbox/modes) passes True to the names in signatures.TRAINING_FLAGS; a switch read
-here under another name keeps False in every run, and the report's one-value line names it
-(reading/unvaried.py). Code whose dropout stays on with the switch False (a part built at a rate of
+The train mode (sandbox/modes) passes True to the names in signatures.TRAINING_FLAGS and to every
+switch read here (the adapter's training_switches), so a training path wrong only with the switch
+on (a dropout at a rate of its own under `use_dropout`) fails there, and the eval_rate mode passes
+False with a dropout rate of 0.5. Code whose dropout stays on with the switch False (a part built at a rate of
 its own that never receives it) is still nondeterministic, and fails.
 """
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import inspect
 
 from ..name_words import snake
-from ..signatures import TRAINING_FLAGS
 
 ON_WORDS = ("train", "training", "dropout")
 """Words that name what the switch turns on."""
@@ -60,11 +60,9 @@ def constants(adapter, fn, given: dict | None) -> dict | None:
         return given
     adapter.training_switches = tuple(found)
     for name in found:
-        varied = name in TRAINING_FLAGS
         note = (f"forward argument {name!r} defaults to on: passed False, as the reference is "
-                f"compared in inference mode (as eval() is called on a module); "
-                + ("the train mode passes it True" if varied else
-                   "its True value is not compared"))
+                f"compared in inference mode (as eval() is called on a module); the train mode "
+                f"passes it True")
         if note not in adapter.notes:
             adapter.notes.append(note)
     return {**(given or {}), **{n: False for n in found}}
