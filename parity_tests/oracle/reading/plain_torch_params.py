@@ -6,7 +6,11 @@ as a module is: its weights are the tensors that require grad, found by walking 
 walks a class over plain tensors), the reference's values are written into them (in place where
 dtype and shape allow; otherwise each is replaced by a new leaf of the check's dtype that
 requires grad), the forward is called (its `forward`, else the object itself), and each weight's
-gradient is read from its `.grad` after autograd's backward.
+gradient is read from its `.grad` after autograd's backward. A non-leaf tensor computed once, at
+construction, from weights the class holds (`self.W_qkv = torch.cat([self.W_q, ...], 1)`) is a copy
+that an optimizer step never writes: it is no weight (said in a note), so a forward computing with
+it is not checked as if it were the weights; a view of a weight (`self.W.view(...)`) follows it and
+is kept.
 
 A class of this kind whose attributes hold no tensor that requires grad has nothing to write the
 reference's weights into nor gradients to read: an interface error that says so."""
@@ -98,10 +102,45 @@ def plain_space(obj):
         if key in seen:
             del slots[name]
         seen.add(key)
+    held = all_held(obj)
+    for name in [n for n, slot in slots.items() if derived_from(slot.array(), held)]:
+        del slots[name]                   # a copy made from its own weights: not a weight itself
+    if not slots:
+        return None
     from .slots import space_of
     space = space_of(slots, bare=True)
     space.owner = {}
     return space, slots
+
+
+def _storage(t) -> int:
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:  # noqa: BLE001 - a tensor without storage (meta, sparse): never a view
+        return -1
+
+
+def derived_from(t, held: dict) -> list[str]:
+    """The names in `held` of the tensors a non-leaf tensor `t` was computed
+    from (`torch.cat([self.W_q, self.W_k, self.W_v], 1)` made once at construction), by walking
+    its autograd graph; [] for a leaf, or one made from tensors the class does not hold
+    (`torch.randn(..., requires_grad=True) * 0.1`), or a view of one it holds (`self.W.view(...)`
+    follows its weight when written in place). `held`: all_held's."""
+    if any(_storage(t) == _storage(w) for _, w in held.values()):
+        return []
+    fn, out = getattr(t, "grad_fn", None), []
+    stack, seen = [fn], set()
+    while stack and len(seen) < 10_000:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        var = getattr(fn, "variable", None)
+        if var is not None and id(var) in held and held[id(var)][0] not in out:
+            out.append(held[id(var)][0])
+        stack.extend(nxt for nxt, _ in getattr(fn, "next_functions", ()))
+    order = [n for n, _ in held.values()]
+    return sorted(out, key=order.index)
 
 
 def finish(obj, name: str, dtype: str, notes: list):
@@ -116,6 +155,15 @@ def finish(obj, name: str, dtype: str, notes: list):
             f"its attributes, lists or dicts: nothing to write the reference's weights into or to "
             f"take gradients from. Make it a torch.nn.Module, or hold its weights as nn.Parameter")
     import torch
+    held = all_held(obj)
+    for copy, v in _walked(obj).items():
+        if not v.is_leaf and (srcs := derived_from(v, held)):
+            note = (f"{copy} of {type(obj).__name__} is computed from its own weights "
+                    f"({', '.join(srcs)}) once, at construction: a copy that does not follow them "
+                    f"when they are written (as an optimizer step writes them): not read as a "
+                    f"weight, so a forward computing with it never sees its weights' values")
+            if note not in notes:
+                notes.append(note)
     want = getattr(torch, dtype)
     made = [n for n, slot in found[1].items() if not slot.array().is_leaf]
     if made:
@@ -147,6 +195,35 @@ def finish(obj, name: str, dtype: str, notes: list):
     if note not in notes:
         notes.append(note)
     return obj
+
+
+def _walked(obj) -> dict:
+    """Every tensor requiring grad the walk finds, by name, before copies are left out."""
+    found = tensor_space(obj, weight=trainable, slot=LeafSlot, part=_module_part)
+    return {} if found is None else {n: s.array() for n, s in found[1].items()}
+
+
+def all_held(obj, prefix: str = "", depth: int = 0, seen=None) -> dict:
+    """{id(tensor): (dotted path, tensor)} of every leaf tensor requiring grad under the object's
+    attributes, lists, tuples and dicts, read by its forward or not (the walk keeps those it reads)."""
+    seen = set() if seen is None else seen
+    out: dict = {}
+    if id(obj) in seen or depth > 4:
+        return out
+    seen.add(id(obj))
+    if is_module(obj):
+        return {id(p): (prefix + n, p) for n, p in obj.named_parameters() if trainable(p)}
+    items = (obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple))
+             else vars(obj).items() if hasattr(obj, "__dict__") and not is_tensor(obj) else ())
+    for k, v in items:
+        if trainable(v):
+            if v.is_leaf:
+                out.setdefault(id(v), (f"{prefix}{k}", v))
+        elif not is_tensor(v) and (isinstance(v, (dict, list, tuple)) or hasattr(v, "__dict__")) \
+                and not callable(v):
+            out.update({i: n for i, n in all_held(v, f"{prefix}{k}.", depth + 1, seen).items()
+                        if i not in out})
+    return out
 
 
 def named_tensors(obj) -> dict:
