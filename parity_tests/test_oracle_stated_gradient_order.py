@@ -4,7 +4,8 @@ update zips them with what backward returns). Arrays of one shape in that order 
 never moved by the finite-difference test: a gain's and a shift's gradients swapped against the
 code's own list (its update moves the gain by the shift's gradient) matched before and are now a
 mismatch; right code returning them in its stated order still matches, and a norm that states no
-order still has them placed by the test (returned_gradients.py, NormReturningShiftFirst)."""
+order still has them placed by the test (returned_gradients.py, NormReturningShiftFirst). A wrong
+array among square ones the test cannot place goes by elimination and is compared: a mismatch."""
 from __future__ import annotations
 
 import os
@@ -82,3 +83,12 @@ def test_a_stated_order_keeps_the_test_from_moving_the_arrays():
     kept = returned_grads.read((dx, first, second), 1, {"a": (2,), "b": (2,)}, check_, "self.params")
     assert moved["a"][0] is not None and np.array_equal(moved["a"][0], second), moved
     assert np.array_equal(kept["a"][0], first) and np.array_equal(kept["b"][0], second), kept
+
+
+def test_a_wrong_gradient_the_test_cannot_place_is_compared_where_elimination_puts_it():
+    path = os.path.join(os.path.dirname(HOSTILE), "probed_gradient_only.py")
+    res = check("ffn", f"{path}:FeedForwardTransposedFirstGradient", examples=25,
+                settings={"d_model": 4, "d_ff": 4})
+    text = render_text(res)
+    assert res.verdict == "mismatch", text
+    assert res.quantity == "grad_param:linear1.weight", text
