@@ -2,13 +2,15 @@
 
 The update is elementwise, so it can run on any split of the arrays: each block of the flattened
 parameter, its gradient and its moments gets npformer.optim.adam.adam_update's operations in the same
-order, in place on one scratch array (no temporary per operation). The results are bit-equal to the
-plain Adam (tests/npformer/fast/test_fast_adam.py), whatever
-the block size and the number of threads. Training uses its successor, npformer.fast.fused_adam.
+order, in place on three scratch arrays per worker thread (no temporary per operation). The results
+are bit-equal to the plain Adam (tests/npformer/fast/test_fast_adam.py), whatever the block size
+and the number of threads. Training uses its successor, npformer.fast.fused_adam (the same block
+update, with clipping folded in).
 """
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -61,6 +63,8 @@ class BlockedAdam(Adam):
         super().__init__(params, *args, **kwargs)
         self.threads = check_threads("threads", threads)
         self._jobs: list = []                                   # blocks queued by _update for step()
+        self._scale: float | None = None                        # FusedAdam's clipping coefficient
+        self._scratch = _Scratch()
 
     # Elements per block of the update. One thread: 32768 float32 are 128 KB per array, so the five or
     # six arrays of a block stay in the L2 cache across its dozen elementwise passes (see step);
@@ -111,37 +115,59 @@ class BlockedAdam(Adam):
 
     def _update_block(self, theta: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray,
                       vmax: np.ndarray | None, t: float) -> None:
-        """npformer.optim.adam.adam_update on matching pieces of the arrays, every operation in the same
-        order but in place on one scratch array (no temporary per operation): the same bits."""
+        """npformer.optim.adam.adam_update's operations on matching pieces of the arrays, in its
+        order, in place on three scratch arrays (a, b temporaries, c the gradient plus the L2
+        term; made once per worker thread): the same bits. With `_scale` set (FusedAdam's
+        clipping), the gradient block is first scaled in place."""
         lr, (beta1, beta2), eps, wd = self.lr, self.betas, self.eps, self.weight_decay
+        if theta.size <= max(self.BLOCK, self.BLOCK_THREADED):
+            a, b, c = (s.reshape(theta.shape) for s in self._scratch.get(theta.dtype, theta.size))
+        else:                                                    # a whole non-contiguous array: rare
+            a, b, c = (np.empty_like(theta) for _ in range(3))
+        if self._scale is not None:
+            g *= self._scale                                     # clip: g <- coef g, in .grad
         if wd != 0:
             if self.DECOUPLED:
-                theta *= 1 - lr * wd                            # theta <- (1 - gamma lambda) theta
+                theta *= 1 - lr * wd                             # theta <- (1 - gamma lambda) theta
             else:
-                g = g + wd * theta                              # the L2 term joins the gradient
-        tmp = np.empty_like(theta)                              # scratch
+                np.multiply(theta, wd, out=a)
+                np.add(g, a, out=c)                              # g <- g + lambda theta
+                g = c
         w = 1 - beta1
-        np.subtract(g, m, out=tmp)                              # g - m
+        np.subtract(g, m, out=a)                                 # g - m
         if abs(w) < 0.5:
-            tmp *= w
-            m += tmp                                            # m + w (g - m)
+            a *= w
+            m += a                                               # m + w (g - m)
         else:
-            tmp *= 1 - w
-            np.subtract(g, tmp, out=m)                          # g - (g - m)(1 - w)
+            a *= 1 - w
+            np.subtract(g, a, out=m)                             # g - (g - m)(1 - w)
         v *= beta2
-        np.multiply(g, 1 - beta2, out=tmp)
-        tmp *= g
-        v += tmp                                                # beta2 v + ((1 - beta2) g) g
+        np.multiply(g, 1 - beta2, out=a)
+        a *= g
+        v += a                                                   # beta2 v + ((1 - beta2) g) g
         step_size = lr / (1 - beta1 ** t)
         if vmax is not None:
             np.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = np.sqrt(v)
-        denom /= (1 - beta2 ** t) ** 0.5
-        denom += eps                                            # sqrt(v / (1 - beta2^t)) + eps
-        np.multiply(m, -step_size, out=tmp)
-        tmp /= denom
-        theta += tmp                                            # theta - step_size m / denom
+        np.sqrt(v, out=b)
+        root = (1 - beta2 ** t) ** 0.5
+        if root != 1.0:                                          # beta2^t below float64's eps/2 (t
+            b /= root                                            # > 1800 at 0.98): x / 1 is x
+        b += eps                                                 # sqrt(v / (1 - beta2^t)) + eps
+        np.multiply(m, -step_size, out=a)
+        a /= b
+        theta += a                                               # theta - step_size m / denom
+
+
+class _Scratch(threading.local):
+    """Three scratch arrays per worker thread and dtype, grown to the largest block seen."""
+
+    def get(self, dtype: np.dtype, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        bufs = self.__dict__.setdefault("bufs", {})
+        have = bufs.get(dtype)
+        if have is None or have[0].size < n:
+            have = bufs[dtype] = tuple(np.empty(n, dtype=dtype) for _ in range(3))
+        return tuple(b[:n] for b in have)
 
 
 class BlockedAdamW(BlockedAdam, AdamW):

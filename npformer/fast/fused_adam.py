@@ -7,8 +7,9 @@ read-and-write pass over every gradient (`g *= coef`, applied even when coef is 
 
 FusedAdam makes one pass over memory instead. Per parameter it walks cache-sized blocks of the
 flattened arrays; on each block it runs the whole update, in the plain step's order, on three scratch
-arrays that stay in cache (made once per worker thread, never per block), and optionally multiplies
-the gradient block by the clipping coefficient first (in place: `.grad` ends clipped, as
+arrays that stay in cache (made once per worker thread, never per block: BlockedAdam's block
+update, npformer.fast.adam), and optionally multiplies the gradient block by the clipping
+coefficient first (in place: `.grad` ends clipped, as
 clip_grad_norm leaves it). Counting, per block of n elements:
 
     main memory   theta, g, m, v read once; theta, m, v written once, and g too when clipped
@@ -34,7 +35,6 @@ LazyZeroParameter when it is made (the same gradients, the zeros written only wh
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
@@ -61,17 +61,6 @@ def clip_coefficient(params, max_norm: float | None) -> tuple[float, float]:
     return total, min(float(max_norm) / (total + 1e-6), 1.0)
 
 
-class _Scratch(threading.local):
-    """Three scratch arrays per worker thread and dtype, grown to the largest block seen."""
-
-    def get(self, dtype: np.dtype, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        bufs = self.__dict__.setdefault("bufs", {})
-        have = bufs.get(dtype)
-        if have is None or have[0].size < n:
-            have = bufs[dtype] = tuple(np.empty(n, dtype=dtype) for _ in range(3))
-        return tuple(b[:n] for b in have)
-
-
 class FusedAdam(BlockedAdam):
     """Adam whose step (clipping included) is one pass over memory, on `threads` worker threads.
 
@@ -90,8 +79,6 @@ class FusedAdam(BlockedAdam):
     def __init__(self, params, *args, threads: int | None = None, **kwargs) -> None:
         super().__init__(params, *args, threads=threads, **kwargs)
         lazy_zero_grad(self.params)                 # zero_grad() marks, the next gradient overwrites
-        self._scale: float | None = None
-        self._scratch = _Scratch()
 
     def adopt_gradients(self, on: bool = True) -> int:
         """Turn gradient adoption on (or off) for this optimizer's parameters; returns how many."""
@@ -108,49 +95,6 @@ class FusedAdam(BlockedAdam):
             super().step()                       # checks, then _update queues the blocks and runs them
         finally:
             self._scale = None
-
-    def _update_block(self, theta: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray,
-                      vmax: np.ndarray | None, t: float) -> None:
-        """adam_update's operations on matching pieces of the arrays, in its order, in place on three
-        scratch arrays: a, b temporaries, c the gradient plus the L2 term."""
-        lr, (beta1, beta2), eps, wd = self.lr, self.betas, self.eps, self.weight_decay
-        if theta.size <= max(self.BLOCK, self.BLOCK_THREADED):
-            a, b, c = (s.reshape(theta.shape) for s in self._scratch.get(theta.dtype, theta.size))
-        else:                                                    # a whole non-contiguous array: rare
-            a, b, c = (np.empty_like(theta) for _ in range(3))
-        if self._scale is not None:
-            g *= self._scale                                     # clip: g <- coef g, in .grad
-        if wd != 0:
-            if self.DECOUPLED:
-                theta *= 1 - lr * wd                             # theta <- (1 - gamma lambda) theta
-            else:
-                np.multiply(theta, wd, out=a)
-                np.add(g, a, out=c)                              # g <- g + lambda theta
-                g = c
-        w = 1 - beta1
-        np.subtract(g, m, out=a)                                 # g - m
-        if abs(w) < 0.5:
-            a *= w
-            m += a                                               # m + w (g - m)
-        else:
-            a *= 1 - w
-            np.subtract(g, a, out=m)                             # g - (g - m)(1 - w)
-        v *= beta2
-        np.multiply(g, 1 - beta2, out=a)
-        a *= g
-        v += a                                                   # beta2 v + ((1 - beta2) g) g
-        step_size = lr / (1 - beta1 ** t)
-        if vmax is not None:
-            np.maximum(vmax, v, out=vmax)
-            v = vmax
-        np.sqrt(v, out=b)
-        root = (1 - beta2 ** t) ** 0.5
-        if root != 1.0:                                          # beta2^t below float64's eps/2 (t
-            b /= root                                            # > 1800 at 0.98): x / 1 is x
-        b += eps                                                 # sqrt(v / (1 - beta2^t)) + eps
-        np.multiply(m, -step_size, out=a)
-        a /= b
-        theta += a                                               # theta - step_size m / denom
 
 
 class FusedAdamW(FusedAdam, AdamW):
