@@ -57,9 +57,10 @@ MODEL_WIDTH_WORDS = ("dim", "dimension", "dims", "size", "width", "d", "features
 """`columns`: a width as the columns of the matrix that makes it (in_columns, intermediate_columns)."""
 
 
-MODEL_WORDS = ("model", "embedding", "embed", "emb", "input", "in")
+MODEL_WORDS = ("model", "embedding", "embed", "emb", "embd", "input", "in")
 """Words that, beside a width word, name the model width: model_dimension, embedding_dimension,
-input_dimension, in_columns (the width a block is handed; its output width is arg_meaning's)."""
+input_dimension, embd_size (nanoGPT's `n_embd` spelling), in_columns (the width a block is handed;
+its output width is arg_meaning's)."""
 
 
 def names_d_model(name: str) -> bool:
