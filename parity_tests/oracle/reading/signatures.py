@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .name_words import meaning_of, names_hyper, second_meanings, snake
+from .shared_bounds import shared_bound
 
 
 class InterfaceError(Exception):
@@ -228,6 +229,7 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
             if p.name in chosen or (only_one and len(claims[p.name]) != 1):
                 continue
             s = next((s for s in claims[p.name] if s not in taken), None)
+            s = s if s is not None or only_one else shared_bound(claims[p.name], taken)
             if s is not None:
                 chosen[p.name] = s
                 taken.add(s)

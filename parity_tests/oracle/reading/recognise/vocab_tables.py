@@ -143,6 +143,8 @@ def place(r) -> None:
             e = r.entries[ref]
             e.why = (e.why + "; " if e.why else "") + "the model's one vocabulary table of this shape"
     _tied_output_bias(r)
+    from .output_projection import place as place_output
+    place_output(r)
 
 
 def _tied_output_bias(r) -> None:
