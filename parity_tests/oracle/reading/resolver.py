@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from . import map_entries
 from .leaf_words import with_plurals
+from .part_suffixes import with_holder_words
 from .recognise import hooks
 from .resolution import Entry, Space, any_layer  # noqa: F401 (the resolver's types, imported from here too)
 from .resolve_fallbacks import FallbackMixin
@@ -188,7 +189,7 @@ class Resolver(FallbackMixin):
         if "{i}" in child.ref:
             i = ref_child.rsplit(".", 1)[-1]
             return [f"{a}.{i}" for a in child.aliases]
-        return list(child.aliases)
+        return list(child.aliases) if child.kind in LEAVES else with_holder_words(child.aliases)
 
     def child(self, child: Child, ref_child: str, cand_prefix: str) -> None:
         leaf_kinds = ("linear", "norm", "embedding")
