@@ -18,6 +18,7 @@ import inspect
 import numpy as np
 
 from ..calls import Finished, run_limited
+from .batch_tables import add_rows, repeated_table
 
 NO_GRAD = "the candidate returns the positional table; the gradient of x + table is not its own"
 
@@ -27,6 +28,9 @@ def add_input(table, x, out_shape):
     B, T, D = out_shape
     t = table.reshape(tuple(table.shape[-2:])) if len(table.shape) == 3 and table.shape[0] == 1 \
         else table
+    rows = add_rows(t, x, out_shape) if len(t.shape) == 3 else None
+    if rows is not None:
+        return rows                            # repeated along the batch (batch_tables)
     if len(t.shape) != 2 or t.shape[-1] != D or t.shape[0] < T:
         return table                           # the runner reports the shape
     return x + t[:T]
@@ -76,7 +80,8 @@ def probe(adapter) -> None:
         if not isinstance(res, Finished) or tuple(getattr(res.value, "shape", ()))[-2:-1] != (3,):
             return                      # a table of the length asked for, or not a length at all
     shape = tuple(getattr(res.value, "shape", ()))
-    if (len(shape) == 2 and shape[1] == D) or (len(shape) == 3 and shape[0] == 1 and shape[2] == D):
+    if (len(shape) == 2 and shape[1] == D) or (len(shape) == 3 and shape[0] == 1 and shape[2] == D) \
+            or (from_ids and repeated_table(res.value, adapter.ops, 2, D)):
         adapter.caps.returns_table = True
         if from_length:
             adapter.caps.table_from_length = True
