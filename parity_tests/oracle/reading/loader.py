@@ -47,6 +47,7 @@ from .package_import import (
     shadows_own_package,
     within,
 )
+from .python_version import newer_python_hint
 from .script_code import MAIN_SET, main_constants_note, skipped_note
 from .standins import import_with_standins
 
@@ -165,6 +166,7 @@ def load(spec: str, timeout: float | None = 60.0, package_root: str | None = Non
                             f"file path ending in .py, or run from the folder that holds the package)")
         hint = reach_hint(loc, package_root) if _is_file_location(loc) and \
             outcome.type_name == "ImportError" and "relative import" in outcome.message else None
+        hint = hint or newer_python_hint(outcome.type_name, outcome.message, outcome.traceback)
         raise LoadError(f"candidate: importing {loc!r} raised {outcome.describe()}"
                         f"{f' ({hint})' if hint else ''}\n{outcome.traceback.rstrip()}")
     assert isinstance(outcome, Finished)
