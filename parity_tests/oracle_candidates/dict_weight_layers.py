@@ -36,3 +36,13 @@ def dict_encoder_layer_BUG(x, attn_weights, ff_weights, num_heads):
     x = _norm(x + _attention(x, attn_weights, num_heads, by_width=True))
     h = np.maximum(0.0, x @ ff_weights["w1"] + ff_weights["b1"])
     return _norm(x + h @ ff_weights["w2"] + ff_weights["b2"])
+
+
+def unnamed_dict_encoder_layer(x, attn_weights, pointwise, num_heads):
+    """The same layer with its feed-forward dict under a name no list holds (`pointwise`)."""
+    return dict_encoder_layer(x, attn_weights, pointwise, num_heads)
+
+
+def unnamed_dict_encoder_layer_BUG(x, attn_weights, pointwise, num_heads):
+    """BUG: as unnamed_dict_encoder_layer, with scores divided by sqrt(d_model)."""
+    return dict_encoder_layer_BUG(x, attn_weights, pointwise, num_heads)

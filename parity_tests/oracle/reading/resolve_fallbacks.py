@@ -3,6 +3,7 @@ one (3D, D) matrix (or its transpose), and, inside one block, the free weights t
 registration order, each with the bias beside it."""
 from __future__ import annotations
 
+from .bias_names import named_as_bias
 from .leaf_words import role_biases
 from .recognise import hooks
 from .resolution import Entry
@@ -67,10 +68,13 @@ class FallbackMixin:
             bref = self.join(self.join(ref_prefix, c.ref), "bias")
             for pos, m in enumerate(free):
                 shape = self.space.shapes[m]       # None: a function's argument, any shape
+                if shape is None and named_as_bias(m):
+                    continue                       # no shape to go by: its name says bias
                 if (shape is not None and len(shape) != 2) or not self.take(wref, m, how="order"):
                     continue
                 if bref in self.ref_shapes and bref not in self.entries:
-                    named = _named_bias(m, [v for v in free if _row(self.space.shapes[v])])
+                    named = _named_bias(m, [v for v in free if _row(self.space.shapes[v]) or
+                                            (self.space.shapes[v] is None and named_as_bias(v))])
                     if "." in m[skip:]:     # a module's weight: its bias sits beside it
                         owner = m.rsplit(".", 1)[0]
                         options = [self.join(owner, a) for a in LINEAR_BIAS]

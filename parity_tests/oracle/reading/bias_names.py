@@ -1,0 +1,17 @@
+"""Names that say an array is a bias (`b1`, `b_2`, `bias1`, `b_ff`, `ffn_bias`, `biases`): a
+function's weight arguments have no shapes to go by, so the fallback that places a block's weights
+by order skips arrays named so (it took `b1` for the second feed-forward weight of a layer handed
+`{"w1", "b1", "w2", "b2"}`)."""
+from __future__ import annotations
+
+import re
+
+from .trees import LINEAR_BIAS
+
+_BIAS = re.compile(r"(b|bias|biases)(_?\d+|_\w+)?|\w+_(b|bias|biases)")
+
+
+def named_as_bias(name: str) -> bool:
+    """Whether the last part of `name` says it is a bias."""
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf in LINEAR_BIAS or _BIAS.fullmatch(leaf) is not None
