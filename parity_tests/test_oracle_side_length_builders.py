@@ -33,3 +33,12 @@ def test_a_second_length_argument_takes_the_bound_too():
     b = bind(build, sources)
     assert b.positional[2:4] == ["max_len", "max_len"], b.describe()
     assert b.positional[5] == "num_layers", b.describe()
+
+
+def test_an_argument_defaulting_to_none_keeps_its_default():
+    def build(d_model, max_len, position=None, max_length=64):
+        return None
+    sources = [(s, HYPER_ALIASES[s], False) for s in ("d_model", "max_len")]
+    b = bind(build, sources)
+    assert b.positional == ["d_model", "max_len"], b.describe()
+    assert "position" not in b.keywords and b.keywords.get("max_length") == "max_len", b.describe()

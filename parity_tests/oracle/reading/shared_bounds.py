@@ -5,10 +5,15 @@ to one argument, so the second length took the next size left by position (the l
 table one position long). A bound is no drawn size: every argument naming it takes its value."""
 from __future__ import annotations
 
+import inspect
+
 SHARED_BOUNDS = ("max_len",)
 """Sources that are upper bounds, not sizes of the example: more than one argument may take them."""
 
 
-def shared_bound(claims: list[str], taken: set[str]) -> str | None:
-    """The bound an argument claims that another argument already took, or None."""
+def shared_bound(claims: list[str], taken: set[str], default=inspect.Parameter.empty) -> str | None:
+    """The bound an argument claims that another argument already took, or None. Only for an
+    argument that is required or defaults to an int (a `position=None` stays None)."""
+    if default is not inspect.Parameter.empty and type(default) is not int:
+        return None
     return next((s for s in claims if s in SHARED_BOUNDS and s in taken), None)

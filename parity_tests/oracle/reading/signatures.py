@@ -229,7 +229,7 @@ def bind(fn: Callable, sources: Sequence[tuple[str, Sequence[str], bool]], *,
             if p.name in chosen or (only_one and len(claims[p.name]) != 1):
                 continue
             s = next((s for s in claims[p.name] if s not in taken), None)
-            s = s if s is not None or only_one else shared_bound(claims[p.name], taken)
+            s = s if s is not None or only_one else shared_bound(claims[p.name], taken, p.default)
             if s is not None:
                 chosen[p.name] = s
                 taken.add(s)
