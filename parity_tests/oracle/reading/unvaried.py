@@ -45,10 +45,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
 
 
-def _rate_varied(constants: dict) -> bool:
+def _rate_varied(constants: dict, adapter=None) -> bool:
     """The eval_rate mode passes a dropout rate of 0.5 where the forward also takes a training flag
-    (sandbox/modes.eval_rate)."""
-    return any(a in TRAINING_FLAGS and v is False for a, v in constants.items())
+    (sandbox/modes.eval_rate), one of its own switches too (`deterministic=True`)."""
+    own = getattr(adapter, "switch_inference", None) or {}
+    return any(v is own[a] if a in own else a in TRAINING_FLAGS and v is False
+               for a, v in constants.items())
 
 
 def unvaried(adapter, inst) -> dict[str, str]:
@@ -91,7 +93,7 @@ def _unvaried(adapter, inst) -> dict[str, str]:
             if (p.name.lower() not in flags and not switch) or p.name in b.guessed:
                 continue                  # a size, or a required argument's guessed value (noted)
             if p.name.lower() in TRAINING_FLAGS or switch or ("drop" in p.name.lower()
-                                                    and _rate_varied(b.constants)):
+                                                    and _rate_varied(b.constants, adapter)):
                 continue                  # varied by the train and eval_rate modes
             out[p.name] = f"passed {_short(v)} in every run"
         elif p.default is not inspect.Parameter.empty:

@@ -197,20 +197,23 @@ def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
     rates = getattr(ad, "ctor_rates", None)
     if ad.mode != "class" or not rates or relaid_pick(case) % 2:
         return {}
+    switched = getattr(ad, "switch_inference", None) or {}
     return built_with(ad, rates[0], EVAL_RATE, case, dict.fromkeys(rates, EVAL_RATE),
-                      None if ad.framework == "torch" else told_eval)
+                      None if ad.framework == "torch" else lambda inst: told_eval(inst, switched))
 
 
-def told_eval(inst) -> bool:
+def told_eval(inst, switched: dict | None = None) -> bool:
     """A NumPy object told it is not training: its `training` is False or it has an eval() taking
     no arguments (reading/construct.finish_module used them), or its forward takes a training flag
-    passed False. An `eval(x)` of its own (evaluating something) tells it nothing."""
+    passed False (a switch in `switched` passed its inference value there, `deterministic=True`).
+    An `eval(x)` of its own (evaluating something) tells it nothing."""
     obj = inst.obj
     sig = signature_of(getattr(obj, "eval", None)) if callable(getattr(obj, "eval", None)) else None
     no_args = sig is not None and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                                       for p in sig.parameters.values())
     return getattr(obj, "training", None) is False or no_args \
-        or any(a in TRAINING_FLAGS and v is False for a, v in inst.binding.constants.items())
+        or any(v is switched[a] if a in (switched or {}) else a in TRAINING_FLAGS and v is False
+               for a, v in inst.binding.constants.items())
 
 
 def slot_shapes(inst) -> dict:

@@ -9,7 +9,8 @@ nothing where it does not apply to this candidate:
     nograd   torch: the forward under torch.no_grad(), inputs and functional parameters not
              requiring gradients (code taking another path at inference shows a different output)
     train    a module put in train() mode (torch), or a NumPy object's train() / `training = True`,
-             and a forward's own `training`/`train` argument (a function's too) passed True:
+             and a forward's own `training`/`train` argument (a function's too) passed True (a
+             switch of the other sense, `deterministic`, False: recognise/training_switch):
              built with every dropout rate 0 and called with dropout arguments 0, as always, a
              correct candidate is deterministic and gives its eval() output (a dropout rate of
              its own does not)
@@ -106,11 +107,12 @@ def _to_train(obj: Any) -> bool:
 
 
 def _flags(ad, inst) -> list[str]:
-    """The forward's training arguments the main run passed False: the usual spellings, and the
-    switches read by their words (`use_dropout`, recognise/training_switch)."""
-    own = getattr(ad, "training_switches", None) or ()
+    """The forward's training arguments the main run passed their inference value: the usual
+    spellings passed False, and the switches read by their words (`use_dropout` False,
+    `deterministic` True: recognise/training_switch)."""
+    own = getattr(ad, "switch_inference", None) or {}
     return [a for a, v in inst.binding.constants.items()
-            if (a in TRAINING_FLAGS or a in own) and v is False]
+            if (a in own and v is own[a]) or (a not in own and a in TRAINING_FLAGS and v is False)]
 
 
 def _with(inst, values: dict) -> None:
@@ -126,7 +128,7 @@ def train(ad, case: Case, tick=lambda: None) -> dict:
     moved = _to_train(inst.obj)
     if not moved and not flags:
         return {}
-    _with(inst, {a: True for a in flags})
+    _with(inst, {a: not inst.binding.constants[a] for a in flags})
     return forward_only(ad, inst, case)
 
 

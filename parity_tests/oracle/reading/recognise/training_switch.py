@@ -15,25 +15,49 @@ switch read here (the adapter's training_switches), so a training path wrong onl
 on (a dropout at a rate of its own under `use_dropout`) fails there, and the eval_rate mode passes
 False with a dropout rate of 0.5. Code whose dropout stays on with the switch False (a part built at a rate of
 its own that never receives it) is still nondeterministic, and fails.
+
+A switch may also say the opposite: `deterministic=True` (Flax's spelling), `inference=False`,
+`no_dropout=False` turn dropout off when on, and `stochastic=False` turns it on when on. A name whose
+words hold a word for not training (`deterministic`, `eval`, `inference`, ...) or a negation (`no`,
+`disable`, ...) has the opposite sense (two negations cancel); such a switch, or a training switch
+off by default (`stochastic=False`, `use_dropout=False`), is read whatever its bool default:
+every run passes it its inference value (`deterministic=True`), the train mode the other one.
 """
 from __future__ import annotations
 
 import inspect
 
 from ..name_words import snake
+from ..signatures import CALL_FLAGS
 
-ON_WORDS = ("train", "training", "dropout")
+ON_WORDS = ("train", "training", "dropout", "stochastic")
 """Words that name what the switch turns on."""
+
+OFF_WORDS = ("deterministic", "eval", "evaluation", "inference", "infer", "test", "testing")
+"""Words that name the state without dropout: the switch turns training off."""
+
+NEGATIONS = ("no", "not", "disable", "disabled", "without", "skip", "off")
+"""Words that turn a switch's sense around (`no_dropout`, `disable_dropout`)."""
 
 FILLER = ("is", "in", "mode", "flag", "do", "use", "apply", "with", "enable", "enabled", "during",
           "on", "phase", "now", "state")
 """Words beside them that only ask whether it is on (`is_training`, `train_mode`, `use_dropout`)."""
 
 
+def switch_sense(name: str) -> bool | None:
+    """True where `name` reads as a switch that turns training (dropout) on, False where it reads as
+    one that turns it off (`deterministic`, `no_dropout`), None where it is no switch."""
+    words = [w for w in snake(name).split("_") if w]
+    on, off = any(w in ON_WORDS for w in words), any(w in OFF_WORDS for w in words)
+    if on == off or not all(w in ON_WORDS or w in OFF_WORDS or w in FILLER or w in NEGATIONS
+                            for w in words):
+        return None
+    return on != (sum(w in NEGATIONS for w in words) % 2 == 1)
+
+
 def is_switch_name(name: str) -> bool:
     """Whether `name` reads as a training or dropout switch (see the module docstring)."""
-    words = [w for w in snake(name).split("_") if w]
-    return any(w in ON_WORDS for w in words) and all(w in ON_WORDS or w in FILLER for w in words)
+    return switch_sense(name) is not None
 
 
 def _truthy(default) -> bool:
@@ -41,28 +65,43 @@ def _truthy(default) -> bool:
         (type(default) is int and default == 1)
 
 
-def switches(fn) -> list[str]:
-    """The forward's arguments read as a training switch defaulting to a truthy value."""
+def inference_value(name: str, default) -> bool | None:
+    """The value that switches the argument `name` (with this default) to inference; None where it
+    is not read as a switch: a training switch defaulting to on (True, 1) is passed False, as are
+    one defaulting to False and every switch of the opposite sense holding a bool (passed True)."""
+    sense = switch_sense(name)
+    if sense is None or not (_truthy(default) or isinstance(default, bool)):
+        return None
+    return not sense
+
+
+def switches(fn) -> dict[str, bool]:
+    """{argument read as a training switch: the value that switches it to inference}."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return []
-    return [p.name for p in sig.parameters.values()
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and _truthy(p.default)
-            and is_switch_name(p.name)]
+        return {}
+    return {p.name: v for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and (v := inference_value(p.name, p.default)) is not None}
 
 
 def constants(adapter, fn, given: dict | None) -> dict | None:
-    """naming.bind's `constants` (`given`) with each training switch passed False; the notes say
-    so, and the adapter keeps their names (training_switches) for the one-value line."""
-    found = switches(fn)
+    """naming.bind's `constants` (`given`) with each training switch passed its inference value;
+    the notes say so, and the adapter keeps their names (training_switches) for the one-value line
+    and those values (switch_inference) for the train mode, which passes the other one."""
+    found = {n: v for n, v in switches(fn).items() if n.lower() not in CALL_FLAGS}
     if not found:
         return given
     adapter.training_switches = tuple(found)
-    for name in found:
-        note = (f"forward argument {name!r} defaults to on: passed False, as the reference is "
-                f"compared in inference mode (as eval() is called on a module); the train mode "
-                f"passes it True")
+    adapter.switch_inference = dict(found)
+    for name, value in found.items():
+        default = inspect.signature(fn).parameters[name].default
+        said = "defaults to on" if value is False and _truthy(default) else \
+            f"is a training switch ({'on' if value is False else 'off'} when training)"
+        note = (f"forward argument {name!r} {said}: passed {value}, as the reference is compared "
+                f"in inference mode (as eval() is called on a module); the train mode passes it "
+                f"{not value}")
         if note not in adapter.notes:
             adapter.notes.append(note)
-    return {**(given or {}), **{n: False for n in found}}
+    return {**(given or {}), **found}
