@@ -43,8 +43,9 @@ WHAT = {
               "every dropout rate 0, from the reference (the modes run on inputs of their own, "
               "the same weights): a dropout at a rate of its own (not the one it was given) "
               "or another training-only path"),
-    "eval_rate": ("differs when called with training=False and a dropout rate of 0.5 from the "
-                  "reference (the modes run on inputs of their own): dropout applied when not "
+    "eval_rate": ("differs when called with training=False and a dropout rate of 0.5 or another "
+                  "drawn for the example (0.05 to 0.95) from the reference (the modes run on "
+                  "inputs of their own): dropout applied when not "
                   "training (it must be the identity then)"),
     "repeat": ("differs when the same instance is called a second time, after its first forward "
                "and backward and with its weights written again with other values (as an "
@@ -73,8 +74,9 @@ WHAT = {
                      "(the weights kept their shapes; the modes run on inputs of their own): a "
                      "default right only at the author's sizes, used in the arithmetic (the scale "
                      "1/sqrt(d_k)) and never handed over"),
-    "rate_ctor": ("differs when built with its constructor's dropout rates at 0.5 (0 in every "
-                  "other run) and called in eval(), where dropout is the identity, from the "
+    "rate_ctor": ("differs when built with its constructor's dropout rates at 0.5 or another "
+                  "rate drawn for the example (0.05 to 0.95; those its config object holds too; 0 "
+                  "in every other run) and called in eval(), where dropout is the identity, from the "
                   "reference (the modes run on inputs of their own, the same weights): an eval() "
                   "output scaled by 1 - rate, or dropout applied in eval()"),
     "aliased": ("differs when one array is passed as query, key and value (`mha(x, x, x)`, the "

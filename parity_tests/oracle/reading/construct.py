@@ -21,6 +21,7 @@ CONFIG_FLAGS = recognise.hooks("constructor").config_flags
 OPTIONAL_HEAD_WIDTHS = recognise.hooks("constructor").optional_head_widths
 INPUT_WIDTHS = recognise.hooks("constructor").input_widths
 CAUSAL_DEFAULTS = recognise.hooks("constructor").causal_defaults
+PROJECT_RATES = ("dropout", "attention_dropout", "activation_dropout")   # TransformerConfig's
 DROPOUT_NAMES = {a.lower() for a in naming.HYPER_ALIASES.get("dropout", ())}
 CLASS_SPELLED = recognise.hooks("constructor").class_spelled
 MODEL_FACTORY = recognise.hooks("constructor")
@@ -88,12 +89,14 @@ class ConstructMixin:
     # -- construction -----------------------------------------------------------------------------
     def _transformer_config(self, values: dict):
         """npformer's TransformerConfig, for code built on this project (else None; the configs
-        recogniser then offers a config object carrying every usual name)."""
+        recogniser then offers a config object carrying every usual name); its dropout rates 0 but
+        where --init-kwargs sets one (the rate_ctor run does)."""
         try:
             from npformer.models.config import TransformerConfig
             return TransformerConfig(
                 d_model=values.get("d_model", 4), num_heads=values.get("num_heads", 1),
-                d_ff=values.get("d_ff", 4), dropout=0.0, dtype=self.opts.dtype,
+                d_ff=values.get("d_ff", 4), dtype=self.opts.dtype,
+                **{r: values.get(r, 0.0) for r in PROJECT_RATES},
                 activation=values.get("activation", "relu"), layer_norm_eps=values.get("eps", 1e-5),
                 norm_first=values.get("norm_first", False))
         except Exception:  # noqa: BLE001 - values outside what TransformerConfig accepts
@@ -168,9 +171,12 @@ class ConstructMixin:
             cfg = self._transformer_config(values)   # code built on this project
             if cfg is not None:
                 try:
-                    return target(cfg, **init)
+                    built = target(cfg, **init)
                 except (TypeError, ValueError, AttributeError, KeyError):
                     pass                   # another config: the recognisers build it
+                else:                      # its rates at 0 (sandbox/ctor_modes.rate_ctor)
+                    self.ctor_rates = tuple(r for r in PROJECT_RATES if r not in self.opts.init_kwargs)
+                    return built
         # activation: only when the candidate takes a string
         act = next((p for p in params if p.name.lower() in
                     [a.lower() for a in naming.HYPER_ALIASES["activation"]]), None)

@@ -9,9 +9,10 @@ registers them; core/modes.py compares them with the parent's reference):
              config object the code read), for an sdpa class, multi-head attention or an
              encoder layer (a GPT block), on an example with as many keys as queries: built with
              the flag True and called with no mask; the parent's reference draws the causal mask
-    rate_ctor  a class whose constructor took dropout rates (passed 0 in every other run): built
-             with each at 0.5 and called in eval(), where dropout is the identity (a NumPy
-             object only where it was told it is not training)
+    rate_ctor  a class whose constructor took dropout rates (passed 0 in every other run), or was
+             given a config object holding them (`config.dropout`): built with each at 0.5 or
+             another rate drawn for the example and called in eval(), where dropout is the
+             identity (a NumPy object only where it was told it is not training)
     default_ctor  built with the optional head widths the oracle derived left at their defaults
     bias_ctor  a class whose constructor takes a bias flag (BIAS_CTOR: `bias`, `use_bias`, ...) left
              at its default True, or whose config holds one True as above (nanoGPT's
@@ -86,7 +87,7 @@ def built_with(ad, flag: str, value, case: Case, more: dict | None = None, accep
     """The forward of the candidate built with `flag=value` (and the arguments in `more`); {} where
     that build or call raises (the flag is then not taken as this mode reads it, and stays "not
     checked"), or where `accept(instance)` is given and says no."""
-    init, left, required = ad.opts.init_kwargs, ad.ctor_left, getattr(ad, "ctor_required", None)
+    init, left, required = ad.opts.init_kwargs, getattr(ad, "ctor_left", None), getattr(ad, "ctor_required", None)
     held, configs = getattr(ad, "ctor_config_left", None), getattr(ad, "ctor_configs", None)
     derived, rates = getattr(ad, "ctor_derived", None), getattr(ad, "ctor_rates", None)
     ad.opts.init_kwargs = {**init, flag: value, **(more or {})}
@@ -184,21 +185,37 @@ def default_ctor(ad, case: Case, tick=lambda: None) -> dict:
         if shapes else {}
 
 
-EVAL_RATE = 0.5          # the constructor's dropout rates in the rate_ctor run
+EVAL_RATE = 0.5          # the dropout rate of about half the rate_ctor and eval_rate runs
+CONFIG_RATES = hooks("constructor").config_rates
+
+
+def drawn_rate(case: Case) -> float:
+    """The dropout rate an example's rate_ctor or eval_rate run passes: EVAL_RATE on about half the
+    examples, on the others one of 0.05, 0.10, ..., 0.95 but 0.5, chosen from the mode's inputs
+    (drawn by the parent from the check's secret): code right only at 0 and 0.5 (or at any value
+    it could guess) differs. The reference does not depend on it: dropout is the identity there."""
+    pick = relaid_pick(case) >> 1        # its lowest bit picks rate_ctor's examples
+    if pick % 2 == 0:
+        return EVAL_RATE
+    k = (pick >> 1) % 18
+    return (k + 1 + (k >= 9)) / 20
 
 
 def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
-    """Built with the constructor's dropout rates (passed 0 in every other run) at 0.5 and called
-    in eval(), as every run is: dropout is the identity there, so the output must be the
-    reference's; code scaling its eval() output by 1 - rate, or dropping in eval(), differs. A
-    NumPy object only where it was told it is not training (`told_eval`): one with no such notion
-    may drop at every call, and is not compared here. On about half the examples (chosen from the
-    mode's inputs, drawn from the check's secret): a scale by 1 - rate differs on every one."""
-    rates = getattr(ad, "ctor_rates", None)
+    """Built with the constructor's dropout rates (passed 0 in every other run), and those a config
+    object it was given holds (recognise/config_rates: `config.dropout`, set through
+    --init-kwargs), at a rate drawn for the example (drawn_rate) and called in eval(), as every run
+    is: dropout is the identity there, so the output must be the reference's; code scaling its
+    eval() output by 1 - rate, or dropping in eval(), differs. A NumPy object only where it was
+    told it is not training (`told_eval`): one with no such notion may drop at every call, and is
+    not compared here. On about half the examples (chosen from the mode's inputs, drawn from the
+    check's secret): a scale by 1 - rate differs on every one."""
+    given = getattr(ad, "ctor_configs", None)
+    rates = (*(getattr(ad, "ctor_rates", None) or ()), *(CONFIG_RATES(*given) if given else ()))
     if ad.mode != "class" or not rates or relaid_pick(case) % 2:
         return {}
-    switched = getattr(ad, "switch_inference", None) or {}
-    return built_with(ad, rates[0], EVAL_RATE, case, dict.fromkeys(rates, EVAL_RATE),
+    rate, switched = drawn_rate(case), getattr(ad, "switch_inference", None) or {}
+    return built_with(ad, rates[0], rate, case, dict.fromkeys(rates, rate),
                       None if ad.framework == "torch" else lambda inst: told_eval(inst, switched))
 
 

@@ -15,7 +15,8 @@ nothing where it does not apply to this candidate:
              correct candidate is deterministic and gives its eval() output (a dropout rate of
              its own does not)
     eval_rate  a forward (a function's too) taking both a `training`/`train` argument and a
-             dropout rate: called with training False and the rate 0.5; dropout is the identity
+             dropout rate: called with training False and the rate 0.5 or another drawn for the
+             example (ctor_modes.drawn_rate); dropout is the identity
              when not training, so the output must be the main run's (code dropping whenever the
              rate is not 0 differs). At training True and a rate above 0 only statistics could be
              checked: not done (docs/ORACLE.md, red-team round 4)
@@ -39,7 +40,8 @@ nothing where it does not apply to this candidate:
              bias flag False, a config object's too (sandbox/ctor_modes.py)
     default_ctor  built with the optional head widths the oracle derived (`d_k=64`) left at their
              defaults, where the weights keep their shapes (sandbox/ctor_modes.py)
-    rate_ctor  built with the constructor's dropout rates at 0.5, called in eval() (about half the examples)
+    rate_ctor  built with the constructor's (or its config's) dropout rates at 0.5 or another rate
+             drawn for the example, called in eval() (about half the examples)
              (sandbox/ctor_modes.py)
     aliased, strided, broadcast_mask, relaid  one array passed as query, key and value
              (`mha(x, x, x)`), inputs handed over as non-contiguous views, a key padding mask as
@@ -65,7 +67,7 @@ from ..core.options import CandidateProblem
 from ..reading.signatures import TRAINING_FLAGS
 from ..reading.slots import candidate_arrays
 from .assigned_form import assigned_form
-from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, flipped_flag, forward_only, query_key_lengths  # noqa: F401
+from .ctor_modes import BIAS_CTOR, bias_ctor, causal_ctor, drawn_rate, flipped_flag, forward_only, query_key_lengths  # noqa: F401
 from .ctor_modes import default_ctor as default_ctor
 from .ctor_modes import rate_ctor as rate_ctor
 from .frozen_input import frozen_input
@@ -77,7 +79,6 @@ MODES = ("nograd", "train", "eval_rate", "repeat", "decoy", "causal_flag", "caus
          "default_ctor", "rate_ctor", "aliased", "strided", "broadcast_mask", "relaid", "mask_dtype", "soak",
          "frozen_input", "assigned_form")
 CAUSAL_FLAG = "is_causal"         # reading/signatures.CALL_FLAGS passes it False
-EVAL_RATE = 0.5          # the dropout rate passed with training False
 
 
 def nograd(ad, case: Case, tick=lambda: None) -> dict:
@@ -141,7 +142,7 @@ def eval_rate(ad, case: Case, tick=lambda: None) -> dict:
     if inst.table or not rates or not _flags(ad, inst):
         ad.eval_rate_args = ()
         return {}
-    _with(inst, {a: EVAL_RATE for a in rates})
+    _with(inst, dict.fromkeys(rates, drawn_rate(case)))
     return forward_only(ad, inst, case)
 
 
@@ -303,7 +304,7 @@ RUNS: dict[str, Callable] = {"nograd": nograd, "train": train, "eval_rate": eval
                              "frozen_input": frozen_input, "assigned_form": assigned_form}
 WHAT = {"nograd": "calling the candidate under torch.no_grad()",
         "train": "calling the candidate in train() mode (dropout 0)",
-        "eval_rate": f"calling the candidate with training False and a dropout rate of {EVAL_RATE}",
+        "eval_rate": "calling the candidate with training False and a dropout rate of 0.5 or another drawn rate",
         "repeat": "calling the same instance a second time",
         "decoy": "calling the candidate's backward after another example's forward",
         "causal_flag": "calling the candidate with is_causal=True and no mask",
@@ -311,7 +312,8 @@ WHAT = {"nograd": "calling the candidate under torch.no_grad()",
                        "or its padding mask",
         "bias_ctor": "building the candidate with its bias flag False",
         "default_ctor": "building the candidate with the head widths the oracle derived left at their defaults",
-        "rate_ctor": "building the candidate with its constructor's dropout rates at 0.5 (called in eval())",
+        "rate_ctor": "building the candidate with its constructor's dropout rates at 0.5 or another drawn rate "
+                     "(called in eval())",
         "aliased": "calling the candidate with one array as query, key and value",
         "strided": "calling the candidate on non-contiguous inputs",
         "broadcast_mask": "calling the candidate with masks of one query row or one batch row",

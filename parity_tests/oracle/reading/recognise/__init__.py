@@ -84,6 +84,7 @@ from . import (
     builder_files,
     builtin_causal,
     class_layout,
+    config_rates,
     configs,
     decoder_only,
     derived,
@@ -184,6 +185,7 @@ def forward_switches(adapter, fn, given: dict | None) -> dict | None:
 
 KINDS: dict[str, Hooks] = {h.kind: h for h in (
     Hooks("constructor", config_arg_names=configs.CONFIG_ARG_NAMES, config_flags=configs.config_flags,
+          config_rates=config_rates.held_rates,
           config_bag=configs.ConfigBag,
           dropout_rates=dropout_args.rates, global_dropout_rates=global_dropout.zero_rates,
           none_dropout_rates=dropout_args.none_rates,

@@ -169,7 +169,7 @@ def fill(values: dict, aliases: dict) -> ConfigBag:
                 bag.setdefault(a, values.get("d_v", width) if a in ("d_v", "dv", "d_value", "v_dim",
                                                                       "vdim") else width)
     for a in aliases["dropout"]:
-        bag[a] = 0.0
+        bag[a] = values.get(a, values.get("dropout", 0.0))   # 0 but where --init-kwargs sets one
     bag.setdefault("bias", True)
     bag.setdefault("batch_first", True)
     bag.__dict__["_oracle_values"] = dict(values)
@@ -347,7 +347,7 @@ most of `reads`, the attributes the candidate reads from it). None when
         said.append(f"{a}={h}")
     for a, v in list(vars(cfg).items()):
         if "drop" in a.lower() and isinstance(v, float):
-            setattr(cfg, a, 0.0)
+            setattr(cfg, a, float(values.get(a, 0.0)))     # 0 but where --init-kwargs sets one
     act = values.get("activation")
     for a in HYPER_ALIASES["activation"]:
         if act is not None and isinstance(getattr(cfg, a, None), str):
