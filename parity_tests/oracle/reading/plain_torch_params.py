@@ -120,10 +120,22 @@ def _storage(t) -> int:
         return -1
 
 
+def kept_elsewhere(var) -> str | None:
+    """What, besides autograd's graph, still refers to the leaf tensor `var` (a tuple in a module's
+    dict, a closure's cell: 'a tuple', 'a cell'), or None: nothing does, as for the leaf of
+    `torch.randn(..., requires_grad=True) * 0.1`, which nothing can update."""
+    import gc
+    import types
+    return next((f"a {type(r).__name__}" for r in gc.get_referrers(var)
+                 if not isinstance(r, types.FrameType)), None)
+
+
 def derived_from(t, held: dict) -> list[str]:
     """The names in `held` of the tensors a non-leaf tensor `t` was computed
     from (`torch.cat([self.W_q, self.W_k, self.W_v], 1)` made once at construction), by walking
-    its autograd graph; [] for a leaf, or one made from tensors the class does not hold
+    its autograd graph, and a leaf requiring grad it does not hold that something else still
+    refers to (`raw * 0.1` with raw kept in a module's dict or a closure an optimizer is handed:
+    'a tensor kept in a tuple'); [] for a leaf, or one made from a leaf nothing else holds
     (`torch.randn(..., requires_grad=True) * 0.1`), or a view of one it holds (`self.W.view(...)`
     follows its weight when written in place). `held`: all_held's."""
     if any(_storage(t) == _storage(w) for _, w in held.values()):
@@ -138,9 +150,12 @@ def derived_from(t, held: dict) -> list[str]:
         var = getattr(fn, "variable", None)
         if var is not None and id(var) in held and held[id(var)][0] not in out:
             out.append(held[id(var)][0])
+        elif var is not None and trainable(var) and (where := kept_elsewhere(var)) is not None \
+                and f"a tensor kept in {where}" not in out:
+            out.append(f"a tensor kept in {where}")
         stack.extend(nxt for nxt, _ in getattr(fn, "next_functions", ()))
     order = [n for n, _ in held.values()]
-    return sorted(out, key=order.index)
+    return sorted(out, key=lambda n: order.index(n) if n in order else len(order))
 
 
 def finish(obj, name: str, dtype: str, notes: list):
@@ -158,7 +173,9 @@ def finish(obj, name: str, dtype: str, notes: list):
     held = all_held(obj)
     for copy, v in _walked(obj).items():
         if not v.is_leaf and (srcs := derived_from(v, held)):
-            note = (f"{copy} of {type(obj).__name__} is computed from its own weights "
+            whose = "its own weights" if srcs[0] in {n for n, _ in held.values()} else \
+                "a leaf tensor it does not hold, which an optimizer may be handed"
+            note = (f"{copy} of {type(obj).__name__} is computed from {whose} "
                     f"({', '.join(srcs)}) once, at construction: a copy that does not follow them "
                     f"when they are written (as an optimizer step writes them): not read as a "
                     f"weight, so a forward computing with it never sees its weights' values")
