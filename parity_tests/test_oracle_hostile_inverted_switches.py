@@ -1,5 +1,5 @@
 """A forward's training switch of the opposite sense (`deterministic=True`, `no_dropout=False`) or
-off by default (`stochastic=False`) is read by its words (recognise/training_switch): every run
+off by default (`stochastic=False`, `is_training=False`) is read by its words (recognise/training_switch): every run
 passes it its inference value, the train mode the other one. Before, such names were left at their
 defaults in every run, so code wrong only on the other side matched; now a MISMATCH there. Right
 code under those switches, NumPy and torch, still matches."""
@@ -48,7 +48,8 @@ RIGHT = textwrap.dedent('''
 
 @pytest.mark.parametrize("name,passed", [("FeedForwardDeterministic", "passed True"),
                                          ("FeedForwardStochastic", "passed False"),
-                                         ("FeedForwardTrainingByDefault", "passed True")])
+                                         ("FeedForwardTrainingByDefault", "passed True"),
+                                         ("FeedForwardIsTrainingOff", "passed False")])
 def test_a_path_behind_an_inverted_switch_is_compared(name, passed):
     res = check("ffn", f"{HOSTILE}:{name}", examples=25)
     text = render_text(res)

@@ -1,5 +1,6 @@
 """Hostile: NumPy feed-forwards whose forward takes a training switch of the opposite sense or off
-by default (`deterministic=True`, Flax's spelling; `stochastic=False`; `deterministic=False`),
+by default (`deterministic=True`, Flax's spelling; `stochastic=False`; `deterministic=False`;
+`is_training=False`),
 wrong only on the path the oracle never took: left at its default, the training path without the
 ReLU never ran, nor the inference path scaling by 1 - rate where the default is training."""
 import numpy as np
@@ -35,3 +36,10 @@ class FeedForwardTrainingByDefault(FeedForwardDeterministic):
             return h * (1.0 - self.dropout) @ self.W2 + self.b2             # BUG: eval scaled by 1 - p
         keep = np.random.binomial(1, 1.0 - self.dropout, h.shape)
         return h * keep / (1.0 - self.dropout) @ self.W2 + self.b2
+
+
+class FeedForwardIsTrainingOff(FeedForwardDeterministic):
+    def forward(self, x, is_training=False):
+        if is_training:                                                     # BUG: no ReLU here
+            return (x @ self.W1 + self.b1) @ self.W2 + self.b2
+        return np.maximum(0.0, x @ self.W1 + self.b1) @ self.W2 + self.b2
