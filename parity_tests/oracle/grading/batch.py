@@ -270,7 +270,7 @@ def grade(folder: str, spec_path: str, out_dir: str, jobs: int = 1, quiet: bool 
                          f"students' own files would be overwritten, or graded as a student next "
                          f"time); write the grades elsewhere")
     check_out_dir(out_dir)
-    outf = OutFolder(out_dir)
+    outf = OutFolder(out_dir, secret)
     outf.lock()
     try:
         return _grade_locked(folder, spec_path, spec, secret, subs, refused, ignored, outf, jobs,

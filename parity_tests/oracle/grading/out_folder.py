@@ -6,7 +6,8 @@ finished, kept for `--resume`.
                              file left by a killed run holds no lock: the next run takes it)
     OUT/.partial/<id>.json   one record per submission graded so far: its student, the key of
                              what it was graded with (the spec's bytes, the submission's bytes,
-                             the secret's presence and digest) and its graded rows
+                             the secret's presence and digest, the oracle's own source) and its
+                             graded rows; with a secret, signed with it (record_mac)
 
 The gradebook, the summary and the students' files are written only at the end, as before: an
 interrupted run leaves no gradebook, so nothing in OUT looks complete. `--resume` takes a record
@@ -16,7 +17,9 @@ submission is graded again. `.partial/` is removed once the gradebook is written
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import hmac
 import json
 import os
 
@@ -25,9 +28,10 @@ PARTIAL = ".partial"
 
 
 class OutFolder:
-    def __init__(self, out_dir: str):
+    def __init__(self, out_dir: str, secret: bytes | None = None):
         self.out_dir = out_dir
         self.partial = os.path.join(out_dir, PARTIAL)
+        self._secret = secret                 # signs the records (record_mac) where there is one
         self._lock_fd: int | None = None
         self._made = False
 
@@ -97,8 +101,13 @@ class OutFolder:
         from ..core.report import write_json
 
         name = hashlib.sha256(graded["student"].encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        write_json(os.path.join(self.partial, name + ".json"),
-                   {"student": graded["student"], "key": key, "graded": graded})
+        path = os.path.join(self.partial, name + ".json")
+        rec = {"student": graded["student"], "key": key, "graded": graded}
+        write_json(path, rec)
+        if self._secret is not None:          # signed as it reads back (JSON's own values)
+            with open(path, encoding="utf-8") as fh:
+                back = json.load(fh)
+            write_json(path, {**rec, "mac": record_mac(self._secret, back)})
 
     def kept(self, keys: dict[str, str]) -> dict[str, dict]:
         """The recorded submissions whose key matches this run's (student -> graded rows)."""
@@ -110,7 +119,10 @@ class OutFolder:
                 with open(os.path.join(self.partial, n), encoding="utf-8") as fh:
                     rec = json.load(fh)
                 s = rec["student"]
-                if isinstance(s, str) and keys.get(s) == rec["key"] and isinstance(rec["graded"], dict):
+                signed = self._secret is None or hmac.compare_digest(
+                    str(rec.get("mac", "")), record_mac(self._secret, rec))
+                if isinstance(s, str) and keys.get(s) == rec["key"] and isinstance(rec["graded"], dict) \
+                        and signed:
                     found[s] = rec["graded"]
             except (OSError, ValueError, KeyError, TypeError):
                 continue                          # unreadable or foreign: that student is regraded
@@ -127,10 +139,43 @@ def check_out_dir(out_dir: str) -> None:
     check_output_path(os.path.join(out_dir, "gradebook.csv"), "--out")
 
 
+def record_mac(secret: bytes, rec: dict) -> str:
+    """The signature of a record's student, key and graded rows, keyed by the course's secret: a
+    record whose rows were written by anyone who cannot read the secret (its key copied from a
+    real record) is not taken."""
+    body = json.dumps([rec.get("student"), rec.get("key"), rec.get("graded")], sort_keys=True,
+                      allow_nan=True)
+    return hmac.new(hashlib.sha256(b"resume-record\0" + secret).digest(), body.encode(),
+                    hashlib.sha256).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def oracle_digest() -> bytes:
+    """The source of what decides a verdict: the oracle, its harness and the reference (npformer),
+    every .py file by its path and bytes. A record kept by another version of them (one an
+    audit has changed since) is graded again."""
+    import npformer
+
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))        # parity_tests/oracle
+    for root in (here, os.path.join(os.path.dirname(here), "harness"),
+                 os.path.dirname(os.path.abspath(npformer.__file__))):
+        for folder, dirs, names in sorted(os.walk(root)):
+            dirs.sort()
+            for n in sorted(names):
+                if n.endswith(".py"):
+                    path = os.path.join(folder, n)
+                    with open(path, "rb") as fh:
+                        h.update(os.fsencode(os.path.relpath(path, root)) + b"\0" + fh.read())
+    return h.digest()
+
+
 def submission_key(spec_bytes: bytes, files: dict[str, bytes], secret: bytes | None) -> str:
-    """What a kept grade depends on: the spec, the submission's files (names and bytes) and the
-    secret (its digest only; without one, draws are new at every run anyway)."""
+    """What a kept grade depends on: the spec, the submission's files (names and bytes), the
+    secret (its digest only; without one, draws are new at every run anyway) and the oracle's own
+    source (oracle_digest)."""
     h = hashlib.sha256(b"spec\0" + hashlib.sha256(spec_bytes).digest())
+    h.update(b"oracle\0" + oracle_digest())
     for name in sorted(files):
         h.update(b"file\0" + os.fsencode(name) + b"\0" + hashlib.sha256(files[name]).digest())
     h.update(b"secret\0" + (b"-" if secret is None else hashlib.sha256(b"resume\0" + secret).digest()))
