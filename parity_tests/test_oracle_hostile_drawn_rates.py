@@ -1,6 +1,7 @@
 """The rate_ctor and eval_rate runs pass a dropout rate drawn for each example from its inputs (the
 check's secret): 0.5 on about half, one of 0.05 ... 0.95 on the others (ctor_modes.drawn_rate), and
-rate_ctor also builds with the rates a config object holds at that rate (recognise/config_rates),
+rate_ctor also builds with the rates a config object holds at that rate (recognise/config_rates)
+and a builder function's (`make_ffn(..., dropout=0.1)`) too,
 through --init-kwargs, which this project's TransformerConfig, a dataclass config, the module's own
 config class and the oracle's config object now take. Before, every such run passed 0.5 and a
 config's rates stayed 0, so an eval() scale right only at 0 and 0.5, or read from a config,
@@ -57,6 +58,11 @@ RIGHT = textwrap.dedent('''
             if training and dropout_p > 0:
                 h = h * np.random.binomial(1, 1.0 - dropout_p, h.shape) / (1.0 - dropout_p)
             return h @ self.W2 + self.b2
+
+
+    def make_ffn(d_model, d_ff, dropout=0.1):
+        return nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout),
+                             nn.Linear(d_ff, d_model))
 ''')
 
 
@@ -66,7 +72,8 @@ RIGHT = textwrap.dedent('''
     ("config_rate_eval_scale.py", "FeedForwardProjectConfig", "those its config object holds too"),
     ("config_rate_eval_scale.py", "FeedForwardAnnotatedConfig", "those its config object holds too"),
     ("config_rate_eval_scale.py", "FeedForwardModuleConfig", "those its config object holds too"),
-    ("config_bag_rate_eval_scale.py", "FeedForwardConfigItems", "those its config object holds too")])
+    ("config_bag_rate_eval_scale.py", "FeedForwardConfigItems", "those its config object holds too"),
+    ("builder_rate_eval_scale.py", "make_ffn", "dropout rates at 0.5 or another rate drawn")])
 def test_an_eval_scale_off_the_rates_once_passed_is_found(where, name, mode):
     res = check("ffn", f"{os.path.join(HOSTILE, where)}:{name}", examples=40)
     text = render_text(res)
@@ -75,7 +82,7 @@ def test_an_eval_scale_off_the_rates_once_passed_is_found(where, name, mode):
 
 
 @pytest.mark.parametrize("name", ["FeedForwardAnnotatedConfig", "FeedForwardModuleConfig",
-                                  "NumpyFeedForward"])
+                                  "NumpyFeedForward", "make_ffn"])
 def test_right_code_at_drawn_rates_still_matches(tmp_path, name):
     path = tmp_path / "rated_ffn.py"
     path.write_text(RIGHT)

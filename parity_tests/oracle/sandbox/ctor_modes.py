@@ -209,10 +209,11 @@ def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
     eval() output by 1 - rate, or dropping in eval(), differs. A NumPy object only where it was
     told it is not training (`told_eval`): one with no such notion may drop at every call, and is
     not compared here. On about half the examples (chosen from the mode's inputs, drawn from the
-    check's secret): a scale by 1 - rate differs on every one."""
+    check's secret): a scale by 1 - rate differs on every one. A builder function's rates
+    (`make_model(..., dropout=0.1)`) alike."""
     given = getattr(ad, "ctor_configs", None)
     rates = (*(getattr(ad, "ctor_rates", None) or ()), *(CONFIG_RATES(*given) if given else ()))
-    if ad.mode != "class" or not rates or relaid_pick(case) % 2:
+    if ad.mode not in ("class", "factory") or not rates or relaid_pick(case) % 2:
         return {}
     rate, switched = drawn_rate(case), getattr(ad, "switch_inference", None) or {}
     return built_with(ad, rates[0], rate, case, dict.fromkeys(rates, rate),
