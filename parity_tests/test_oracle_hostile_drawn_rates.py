@@ -1,5 +1,5 @@
 """The rate_ctor and eval_rate runs pass a dropout rate drawn for each example from its inputs (the
-check's secret): 0.5 on about half, one of 0.05 ... 0.95 on the others (ctor_modes.drawn_rate), and
+check's secret): 0.5 on about half, one between 0.05 and 0.95 on the others (ctor_modes.drawn_rate), and
 rate_ctor also builds with the rates a config object holds at that rate (recognise/config_rates)
 and a builder function's (`make_ffn(..., dropout=0.1)`) too,
 through --init-kwargs, which this project's TransformerConfig, a dataclass config, the module's own

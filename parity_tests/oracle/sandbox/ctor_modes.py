@@ -191,14 +191,14 @@ CONFIG_RATES = hooks("constructor").config_rates
 
 def drawn_rate(case: Case) -> float:
     """The dropout rate an example's rate_ctor or eval_rate run passes: EVAL_RATE on about half the
-    examples, on the others one of 0.05, 0.10, ..., 0.95 but 0.5, chosen from the mode's inputs
-    (drawn by the parent from the check's secret): code right only at 0 and 0.5 (or at any value
-    it could guess) differs. The reference does not depend on it: dropout is the identity there."""
+    examples, on the others one between 0.05 and 0.95 read from the mode's inputs (drawn by the
+    parent from the check's secret; 16 bits of them, no grid of values to recognise): code right
+    only at 0 and 0.5, or at any values it could guess, differs. The reference does not depend on
+    it: dropout is the identity there."""
     pick = relaid_pick(case) >> 1        # its lowest bit picks rate_ctor's examples
     if pick % 2 == 0:
         return EVAL_RATE
-    k = (pick >> 1) % 18
-    return (k + 1 + (k >= 9)) / 20
+    return 0.05 + 0.9 * ((pick >> 1) % (1 << 16)) / (1 << 16)
 
 
 def rate_ctor(ad, case: Case, tick=lambda: None) -> dict:
