@@ -49,7 +49,7 @@ def _rate_varied(constants: dict, adapter=None) -> bool:
     """The eval_rate mode passes a dropout rate of 0.5 where the forward also takes a training flag
     (sandbox/modes.eval_rate), one of its own switches too (`deterministic=True`)."""
     own = getattr(adapter, "switch_inference", None) or {}
-    return any(v is own[a] if a in own else a in TRAINING_FLAGS and v is False
+    return any(type(v) is type(own[a]) and v == own[a] if a in own else a in TRAINING_FLAGS and v is False
                for a, v in constants.items())
 
 

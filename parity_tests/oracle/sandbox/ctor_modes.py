@@ -230,8 +230,8 @@ def told_eval(inst, switched: dict | None = None) -> bool:
     no_args = sig is not None and all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                                       for p in sig.parameters.values())
     return getattr(obj, "training", None) is False or no_args \
-        or any(v is switched[a] if a in (switched or {}) else a in TRAINING_FLAGS and v is False
-               for a, v in inst.binding.constants.items())
+        or any(type(v) is type(switched[a]) and v == switched[a] if a in (switched or {})
+               else a in TRAINING_FLAGS and v is False for a, v in inst.binding.constants.items())
 
 
 def slot_shapes(inst) -> dict:

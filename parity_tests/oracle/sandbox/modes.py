@@ -110,10 +110,11 @@ def _to_train(obj: Any) -> bool:
 def _flags(ad, inst) -> list[str]:
     """The forward's training arguments the main run passed their inference value: the usual
     spellings passed False, and the switches read by their words (`use_dropout` False,
-    `deterministic` True: recognise/training_switch)."""
+    `deterministic` True, `mode` "eval": recognise/training_switch)."""
     own = getattr(ad, "switch_inference", None) or {}
     return [a for a, v in inst.binding.constants.items()
-            if (a in own and v is own[a]) or (a not in own and a in TRAINING_FLAGS and v is False)]
+            if (a in own and type(v) is type(own[a]) and v == own[a])
+            or (a not in own and a in TRAINING_FLAGS and v is False)]
 
 
 def _with(inst, values: dict) -> None:
@@ -129,7 +130,8 @@ def train(ad, case: Case, tick=lambda: None) -> dict:
     moved = _to_train(inst.obj)
     if not moved and not flags:
         return {}
-    _with(inst, {a: not inst.binding.constants[a] for a in flags})
+    training = getattr(ad, "switch_training", None) or {}
+    _with(inst, {a: training.get(a, True) for a in flags})
     return forward_only(ad, inst, case)
 
 

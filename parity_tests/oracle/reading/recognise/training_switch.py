@@ -29,6 +29,7 @@ import inspect
 
 from ..name_words import snake
 from ..signatures import CALL_FLAGS
+from .mode_strings import string_switches
 
 ON_WORDS = ("train", "training", "dropout", "stochastic")
 """Words that name what the switch turns on."""
@@ -87,21 +88,26 @@ def switches(fn) -> dict[str, bool]:
 
 
 def constants(adapter, fn, given: dict | None) -> dict | None:
-    """naming.bind's `constants` (`given`) with each training switch passed its inference value;
-    the notes say so, and the adapter keeps their names (training_switches) for the one-value line
-    and those values (switch_inference) for the train mode, which passes the other one."""
+    """naming.bind's `constants` (`given`) with each training switch passed its inference value (a
+    string one's too: recognise/mode_strings); the notes say so, and the adapter keeps their names
+    (training_switches) for the one-value line, those values (switch_inference) and the training
+    ones (switch_training) for the train mode, which passes them."""
     found = {n: v for n, v in switches(fn).items() if n.lower() not in CALL_FLAGS}
-    if not found:
+    strings = string_switches(fn, is_switch_name)
+    if not found and not strings:
         return given
-    adapter.training_switches = tuple(found)
-    adapter.switch_inference = dict(found)
-    for name, value in found.items():
+    adapter.training_switches = (*found, *strings)
+    adapter.switch_inference = {**found, **{n: v[0] for n, v in strings.items()}}
+    adapter.switch_training = {**{n: not v for n, v in found.items()},
+                               **{n: v[1] for n, v in strings.items()}}
+    for name, value in adapter.switch_inference.items():
         default = inspect.signature(fn).parameters[name].default
         said = "defaults to on" if value is False and _truthy(default) else \
-            f"is a training switch ({'on' if value is False else 'off'} when training)"
-        note = (f"forward argument {name!r} {said}: passed {value}, as the reference is compared "
+            f"is a training switch ({'on' if value is False else 'off'} when training)" \
+            if isinstance(value, bool) else "is a training switch held as a string"
+        note = (f"forward argument {name!r} {said}: passed {value!r}, as the reference is compared "
                 f"in inference mode (as eval() is called on a module); the train mode passes it "
-                f"{not value}")
+                f"{adapter.switch_training[name]!r}")
         if note not in adapter.notes:
             adapter.notes.append(note)
-    return {**(given or {}), **found}
+    return {**(given or {}), **adapter.switch_inference}
