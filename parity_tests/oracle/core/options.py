@@ -33,6 +33,7 @@ class Options:
     strict: bool = False                # include fully masked query rows, expect zeros
     examples: int = 25
     seed: int = 0
+    shrink: bool = True                 # False: a failure is reported as first drawn, not minimised
     dtype: str = "float64"
     # judged at this dtype's tolerances (None: dtype's): float32_tables.retry runs a float64 search
     # at float32 tolerances before it trusts a float32 re-check
@@ -80,6 +81,7 @@ class Options:
              self.weight_layout)
         need(isinstance(self.examples, int) and self.examples >= 1, "--examples", "a positive int",
              self.examples)
+        need(isinstance(self.shrink, bool), "shrink", "True or False", self.shrink)
         need(self.adapter_path is None or (isinstance(self.adapter_path, str)
                                            and self.adapter_path.endswith(".py")),
              "--adapter", "a .py file of hooks", self.adapter_path)

@@ -215,7 +215,7 @@ class Checker(ResultMixin, LoadMixin):
         @settings(max_examples=self.opts.examples, deadline=None, database=None,
                   derandomize=False, print_blob=False, report_multiple_bugs=False,
                   verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
-                  phases=(Phase.explicit, Phase.generate, Phase.shrink))
+                  phases=(Phase.explicit, Phase.generate) + ((Phase.shrink,) if self.opts.shrink else ()))
         @seed(self.opts.seed)
         @given(strategy)
         def prop(example):
