@@ -27,7 +27,7 @@ def _line(res) -> str:
 
 
 def test_constructor_flags_taken_and_ignored_are_a_mismatch():
-    res = check("mha", HOSTILE, runs=1, examples=10)
+    res = check("mha", HOSTILE, runs=1, examples=10, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert "built with its constructor's" in res.message, res.message
     assert res.message in json_report(res)["message"]
@@ -48,7 +48,7 @@ def test_honoured_constructor_flags_match_and_are_not_listed_as_unchecked(comp, 
 
 
 def test_a_causal_flag_applied_wrongly_is_a_mismatch():
-    res = check("mha", f"{FLAGS}:FlaggedAttentionBUG", examples=25)
+    res = check("mha", f"{FLAGS}:FlaggedAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert "causal flag" in res.message, res.message
 

@@ -44,7 +44,7 @@ def test_derived_constructors_match_and_catch_bugs(component, right, wrong, note
     res = verdict(component, right)
     assert res.verdict == "match", render_text(res)
     assert any(note in n for n in res.notes), res.notes
-    bad = verdict(component, wrong, examples=25)
+    bad = verdict(component, wrong, examples=25, shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)
 
 
@@ -71,7 +71,7 @@ def test_init_kwargs_supply_a_required_argument():
     assert res.verdict == "interface_error" and "alpha" in res.message, render_text(res)
     res = verdict("ffn", "ScaledFFN", init_kwargs={"alpha": 1.0})
     assert res.verdict == "match", render_text(res)
-    res = verdict("ffn", "ScaledFFN", init_kwargs={"alpha": 2.0}, examples=25)
+    res = verdict("ffn", "ScaledFFN", init_kwargs={"alpha": 2.0}, examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -29,7 +29,7 @@ def test_conv1d_square_weights_read_like_their_class():
 
 
 def test_conv1d_wrong_scale_still_mismatches_and_names_the_cause():
-    res = run("mha", "Conv1DAttentionModelScale", examples=25)
+    res = run("mha", "Conv1DAttentionModelScale", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert any("likely cause" in n and "sqrt(d_model)" in n for n in res.notes), res.notes
 
@@ -47,7 +47,7 @@ def test_config_attribute_with_no_meaning_is_an_interface_error_naming_it():
     assert "mystery_gain" in res.message and "--init-kwargs" in res.message, res.message
     res = run("ffn", "MysteryConfigFFN", init_kwargs={"mystery_gain": 1.0})
     assert res.verdict == "match", render_text(res)
-    res = run("ffn", "MysteryConfigFFN", init_kwargs={"mystery_gain": 2.0}, examples=25)
+    res = run("ffn", "MysteryConfigFFN", init_kwargs={"mystery_gain": 2.0}, examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -111,7 +111,7 @@ def test_whole_layer_blocks_and_norms_resolve_without_map(name):
 
 
 def test_whole_layer_found_by_structure_still_catches_a_missing_residual():
-    res = run("encoder_layer", "BlockNamedEncoderLayerNoResidual", examples=25)
+    res = run("encoder_layer", "BlockNamedEncoderLayerNoResidual", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -125,7 +125,7 @@ def test_required_forward_arguments_filled_by_meaning(name, note):
 
 
 def test_head_width_by_meaning_still_catches_a_wrong_scale():
-    res = run("sdpa", "attention_with_width_twice", examples=25)
+    res = run("sdpa", "attention_with_width_twice", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert any("likely cause" in n and "divided by d_k" in n for n in res.notes), res.notes
 
@@ -152,6 +152,7 @@ def test_flipped_mask_is_not_taken_for_another_convention():
 
 
 def test_flipped_mask_under_a_declared_keep_convention_fails():
-    res = run("mha", "FlippedMaskAttention", examples=25, declared=("mask_convention",))
+    res = run("mha", "FlippedMaskAttention", examples=25, declared=("mask_convention",),
+              shrink=False)
     assert res.verdict in ("mismatch", "non_finite"), render_text(res)
     assert not any("masks handed over additive" in n or "True = hidden" in n for n in res.notes), res.notes

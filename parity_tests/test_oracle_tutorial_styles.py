@@ -60,7 +60,7 @@ def test_right_matches_wrong_mismatches(component, file, right, wrong, opts, not
     res = check(component, f"{file}:{right}", examples=N, **opts)
     assert res.verdict == "match", render_text(res)
     assert _said(res, note), (res.notes, res.mapping)
-    bad = check(component, f"{file}:{wrong}", examples=20, **opts)
+    bad = check(component, f"{file}:{wrong}", examples=20, shrink=False, **opts)
     assert bad.verdict == "mismatch", render_text(bad)
 
 
@@ -79,7 +79,8 @@ def test_explicit_float32_table_matches_under_an_assumption_and_in_float32():
     assert res.notes[0].startswith("assumption: the candidate computes its table in float32")
     assert "checked again with --dtype float32, every quantity matched" in res.notes[0], res.notes[0]
     assert res.options["dtype"] == "float32", res.options
-    strict = check("positional", f"{MISC}:PositionalEncoding", examples=N, require=("eps",))
+    strict = check("positional", f"{MISC}:PositionalEncoding", examples=N, require=("eps",),
+                   shrink=False)
     assert strict.verdict == "mismatch", render_text(strict)   # with requirements: float64 only
     assert any("float32 rounding size" in n for n in strict.notes), strict.notes
 
