@@ -27,7 +27,7 @@ def test_an_argument_activation_read_by_class_name_matches_with_gelu():
 
 
 def test_an_activated_output_is_still_caught():
-    res = check("ffn", f"{CANDS}:ConfigNamedActivationFFNActivatedOutput", examples=12)
+    res = check("ffn", f"{CANDS}:ConfigNamedActivationFFNActivatedOutput", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

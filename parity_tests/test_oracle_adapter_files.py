@@ -70,7 +70,7 @@ def test_function_with_only_a_call_hook(tmp_path):
                  "    return fn((inputs['q'], inputs['k']), inputs['v'], inputs['mask'])\n")
     res = check("sdpa", f"{FILE}:pair_attention", examples=5, adapter_path=str(f))
     assert res.verdict == "match", render_text(res)
-    bad = check("sdpa", f"{FILE}:pair_attention_bad", examples=30, adapter_path=str(f))
+    bad = check("sdpa", f"{FILE}:pair_attention_bad", examples=30, adapter_path=str(f), shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)
 
 
@@ -84,5 +84,5 @@ def test_build_only_hook_for_a_whole_layer(tmp_path):
     layers = os.path.join(HERE, "constructor_styles.py")
     res = check("encoder_layer", f"{layers}:EncoderLayer", examples=5, adapter_path=str(f))
     assert res.verdict == "match", render_text(res)
-    bad = check("encoder_layer", f"{layers}:EncoderLayerNoResidual", examples=30, adapter_path=str(f))
+    bad = check("encoder_layer", f"{layers}:EncoderLayerNoResidual", examples=30, adapter_path=str(f), shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)

@@ -26,7 +26,7 @@ def test_output_width_and_context_length_are_filled():
 
 
 def test_output_width_candidate_with_a_bug_is_a_mismatch():
-    res = check("mha", f"{FILE}:OutWidthAttentionPeeks", examples=25)
+    res = check("mha", f"{FILE}:OutWidthAttentionPeeks", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -34,7 +34,7 @@ def test_required_data_type_gets_the_dtype_not_eps():
     res = check("ffn", f"{FILE}:TypedFeedForward", examples=5)
     assert res.verdict == "match", render_text(res)
     assert any("'data_type': passed float64" in n for n in res.notes), res.notes
-    bad = check("ffn", f"{FILE}:TypedFeedForwardNoRelu", examples=25)
+    bad = check("ffn", f"{FILE}:TypedFeedForwardNoRelu", examples=25, shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)
 
 

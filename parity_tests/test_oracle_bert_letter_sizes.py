@@ -25,7 +25,7 @@ def test_attention_sized_by_h_and_a_matches(letters):
 
 
 def test_a_planted_softmax_axis_in_that_attention_is_a_mismatch(letters):
-    res = check("mha", f"{letters}:LetterAttentionBUG", examples=25)
+    res = check("mha", f"{letters}:LetterAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -35,7 +35,7 @@ def test_a_layer_handing_h_and_a_to_its_attention_matches(letters):
 
 
 def test_a_planted_bug_in_that_layer_is_a_mismatch(letters):
-    res = check("encoder_layer", f"{letters}:LetterEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{letters}:LetterEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -23,5 +23,5 @@ def test_callable_causal_attention_with_in_out_matrices_matches(attention):
 
 
 def test_a_planted_scale_bug_in_callable_causal_attention_is_a_mismatch(attention):
-    res = check("mha", f"{attention}:CausalAttention_BUG", examples=8)
+    res = check("mha", f"{attention}:CausalAttention_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -18,7 +18,7 @@ def test_camel_case_arguments_are_bound_and_masks_compared(candidate_file):
 
 
 def test_a_mask_lost_behind_a_camel_case_argument_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:CamelCaseAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:CamelCaseAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

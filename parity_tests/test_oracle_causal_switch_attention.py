@@ -26,5 +26,5 @@ def test_a_mask_switch_is_passed_false_and_matches():
 
 @pytest.mark.parametrize("name", ["SwitchedAttentionUnscaled", "SwitchedAttentionAlwaysCausal"])
 def test_planted_bugs_behind_a_mask_switch_are_a_mismatch(name):
-    res = check("mha", f"{CANDS}:{name}", examples=8)
+    res = check("mha", f"{CANDS}:{name}", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -24,7 +24,7 @@ def test_a_decoder_layer_given_block_classes_by_name_matches(layers):
 
 
 def test_a_planted_cross_attention_input_there_is_a_mismatch(layers):
-    res = check("decoder_layer", f"{layers}:ClassArgDecoderLayerBUG", examples=25)
+    res = check("decoder_layer", f"{layers}:ClassArgDecoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -34,5 +34,5 @@ def test_an_encoder_layer_given_classes_by_annotation_matches(layers):
 
 
 def test_a_planted_residual_there_is_a_mismatch(layers):
-    res = check("encoder_layer", f"{layers}:AnnotatedClassEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{layers}:AnnotatedClassEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -18,7 +18,7 @@ def test_a_feed_forward_sized_in_columns_matches(candidate_file):
 
 
 def test_a_feed_forward_sized_in_columns_with_a_bug_is_a_mismatch(candidate_file):
-    res = check("ffn", f"{candidate_file(FILE)}:ColumnsFeedForwardBUG", examples=25)
+    res = check("ffn", f"{candidate_file(FILE)}:ColumnsFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

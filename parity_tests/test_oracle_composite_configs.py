@@ -26,7 +26,7 @@ def test_the_config_answering_the_widths_is_built(name):
 
 
 def test_a_planted_scaling_bug_is_a_mismatch():
-    res = check("mha", f"{FILE}:PairWideScaledAttention", examples=30)
+    res = check("mha", f"{FILE}:PairWideScaledAttention", examples=30, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -22,7 +22,7 @@ def test_a_computed_numpy_table_matches(tables):
 
 
 def test_a_planted_frequency_base_in_that_table_is_a_mismatch(tables):
-    res = check("positional", f"{tables}:ComputedTableEncodingBUG", examples=25)
+    res = check("positional", f"{tables}:ComputedTableEncodingBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -32,5 +32,5 @@ def test_a_class_without_a_constructor_is_built_without_arguments(tables):
 
 
 def test_a_planted_frequency_base_there_is_a_mismatch(tables):
-    res = check("positional", f"{tables}:StaticTableEncodingBUG", examples=25)
+    res = check("positional", f"{tables}:StaticTableEncodingBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -23,7 +23,7 @@ def test_an_attention_reading_head_widths_from_its_dict_matches():
 
 
 def test_a_planted_scale_there_is_a_mismatch():
-    res = check("mha", f"{FILE}:SectionAttentionBUG", examples=25)
+    res = check("mha", f"{FILE}:SectionAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -35,7 +35,7 @@ def test_a_layer_handing_a_section_to_its_attention_matches_and_says_so():
 
 
 def test_a_planted_missing_residual_there_is_a_mismatch():
-    res = check("encoder_layer", f"{FILE}:SectionEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{FILE}:SectionEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

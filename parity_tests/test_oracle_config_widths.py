@@ -53,7 +53,7 @@ def test_a_correct_post_norm_layer_with_eps_1e_12_matches():
 
 
 def test_a_planted_bug_in_the_eps_1e_12_layer_is_a_mismatch():
-    res = check("encoder_layer", f"{FILE}:TinyEpsPostNormLayerNoResidual", examples=25)
+    res = check("encoder_layer", f"{FILE}:TinyEpsPostNormLayerNoResidual", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -66,7 +66,7 @@ def test_library_names_for_heads_and_widths_and_a_none_config_default_are_filled
 
 
 def test_a_planted_bug_in_the_library_named_layer_is_a_mismatch():
-    res = check("encoder_layer", f"{FILE}:WideLayerHalfFfn", examples=25)
+    res = check("encoder_layer", f"{FILE}:WideLayerHalfFfn", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -117,5 +117,5 @@ def test_a_correct_layernorm_on_rows_of_tiny_spread_matches():
 
 
 def test_a_planted_bug_in_a_layernorm_with_eps_1e_12_is_a_mismatch():
-    res = check("layernorm", f"{NORMS}:TinyEpsUnbiasedNorm", examples=25)
+    res = check("layernorm", f"{NORMS}:TinyEpsUnbiasedNorm", examples=25, shrink=False)
     assert res.verdict in ("mismatch", "non_finite"), render_text(res)

@@ -20,7 +20,7 @@ def test_a_config_heads_num_matches():
 
 
 def test_a_softmax_over_the_queries_is_still_caught():
-    res = check("mha", f"{CANDS}:HeadsNumAttentionKeySoftmax", examples=12)
+    res = check("mha", f"{CANDS}:HeadsNumAttentionKeySoftmax", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

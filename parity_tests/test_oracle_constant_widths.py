@@ -22,5 +22,5 @@ def test_a_feed_forward_sized_only_by_constants_matches():
 
 
 def test_a_planted_bug_in_a_feed_forward_sized_by_constants_is_a_mismatch():
-    res = check("ffn", f"{FILE}:ConstantWidthFeedForwardBUG", examples=25)
+    res = check("ffn", f"{FILE}:ConstantWidthFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -27,7 +27,7 @@ def test_a_prefixed_output_count_gets_the_model_width(candidate_file):
 
 
 def test_the_planted_bug_behind_a_prefixed_output_count_is_a_mismatch(candidate_file):
-    res = check("ffn", f"{candidate_file(FILE)}:CountedMLPBUG", examples=25)
+    res = check("ffn", f"{candidate_file(FILE)}:CountedMLPBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

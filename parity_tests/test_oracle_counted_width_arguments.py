@@ -18,5 +18,5 @@ def test_an_output_count_gets_the_model_width(candidate_file):
 
 
 def test_the_planted_bug_behind_counted_widths_is_a_mismatch(candidate_file):
-    res = check("ffn", f"{candidate_file(FILE)}:UnitCountFeedForwardBUG", examples=25)
+    res = check("ffn", f"{candidate_file(FILE)}:UnitCountFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -26,5 +26,5 @@ def test_a_decoder_layer_gets_its_cross_attention_switched_on(switched, name, sw
 
 
 def test_a_planted_bug_in_the_switched_on_cross_attention_is_a_mismatch(switched):
-    res = check("decoder_layer", f"{switched}:CrossSwitchDecoderLayerBUG", examples=20)
+    res = check("decoder_layer", f"{switched}:CrossSwitchDecoderLayerBUG", examples=20, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -31,7 +31,7 @@ def test_a_decoder_only_layer_matches_as_an_encoder_layer_with_its_mask_compared
 
 
 def test_a_planted_bug_in_a_decoder_only_layer_is_a_mismatch(layers):
-    res = check("encoder_layer", f"{layers}:CausalOnlyDecoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{layers}:CausalOnlyDecoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -32,5 +32,5 @@ def test_a_file_beside_a_module_named_like_its_deeper_package_loads_and_matches(
 
 
 def test_its_planted_missing_activation_is_a_mismatch(block):
-    res = check("ffn", f"{block}:FeedForward_BUG", examples=8)
+    res = check("ffn", f"{block}:FeedForward_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

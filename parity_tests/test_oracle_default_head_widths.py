@@ -19,7 +19,7 @@ def test_numeric_default_head_widths_get_the_drawn_head_width(candidate_file):
 
 
 def test_the_planted_bug_behind_default_head_widths_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:DefaultWidthAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:DefaultWidthAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -30,5 +30,5 @@ def test_a_feed_forward_width_fixed_by_a_default_is_read_from_the_weights(widths
                                        ("decoder_layer", "DefaultWidthDecoderLayerBUG"),
                                        ("ffn", "ConstantWidthFeedForwardBUG")])
 def test_a_planted_bug_behind_a_fixed_width_is_a_mismatch(widths, comp, name):
-    res = check(comp, f"{widths}:{name}", examples=20)
+    res = check(comp, f"{widths}:{name}", examples=20, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

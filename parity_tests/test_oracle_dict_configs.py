@@ -23,7 +23,7 @@ def test_item_config_matches_and_says_what_it_answered():
 
 
 def test_item_config_with_a_bug_is_a_mismatch():
-    res = check("mha", f"{FILE}:ItemConfigAttentionUnscaled", examples=25)
+    res = check("mha", f"{FILE}:ItemConfigAttentionUnscaled", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

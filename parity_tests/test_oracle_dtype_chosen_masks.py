@@ -25,7 +25,7 @@ def test_a_mask_convention_chosen_by_dtype_is_read_for_boolean_masks(candidate_f
 
 
 def test_a_planted_bug_beside_the_dtype_chosen_mask_is_a_mismatch(candidate_file):
-    res = check("sdpa", f"{candidate_file(FILE)}:attend_by_mask_dtypeBUG", examples=25)
+    res = check("sdpa", f"{candidate_file(FILE)}:attend_by_mask_dtypeBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -17,5 +17,5 @@ def test_an_expansion_word_is_a_width_multiplier(candidate_file):
 
 
 def test_the_planted_bug_behind_an_expansion_word_is_a_mismatch(candidate_file):
-    res = check("encoder_layer", f"{candidate_file(FILE)}:ExpansionWordEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{candidate_file(FILE)}:ExpansionWordEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

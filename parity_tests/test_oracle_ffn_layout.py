@@ -24,7 +24,7 @@ def test_mixed_sizes_match_with_the_natural_command():
 
 @pytest.mark.parametrize("settings", [{"d_ff": 4, "d_model": 4}, {}])
 def test_wrong_activation_is_still_a_mismatch(settings):
-    res = check("ffn", f"{FILE}:DenseFeedForwardLeaky", examples=25, settings=settings)
+    res = check("ffn", f"{FILE}:DenseFeedForwardLeaky", examples=25, settings=settings, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -37,5 +37,5 @@ def test_square_in_out_feed_forward_without_biases_matches():
 
 def test_wrong_activation_without_biases_is_still_a_mismatch():
     res = check("ffn", f"{FILE}:BiasFreeFeedForwardLeaky", examples=25,
-                settings={"d_ff": 4, "d_model": 4})
+                settings={"d_ff": 4, "d_model": 4}, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -46,7 +46,7 @@ def test_grading_fails_final_norms_the_assignment_does_not_set(models):
 
 
 def test_a_final_norm_built_but_never_applied_is_a_mismatch(models):
-    res = check("model", f"{models}:FinalNormTransformerBUG", examples=6)
+    res = check("model", f"{models}:FinalNormTransformerBUG", examples=6, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -62,5 +62,5 @@ def test_a_model_behind_a_builder_function_is_probed_for_final_norms_too(models)
     res = check("model", f"{models}:make_model", examples=4)
     assert res.verdict == "match", render_text(res)
     assert any("final_norm=true" in n for n in res.notes), res.notes
-    bug = check("model", f"{models}:make_model_BUG", examples=6)
+    bug = check("model", f"{models}:make_model_BUG", examples=6, shrink=False)
     assert bug.verdict == "mismatch", render_text(bug)

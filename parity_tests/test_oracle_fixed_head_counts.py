@@ -26,7 +26,7 @@ def test_an_encoder_layer_with_module_constant_heads_matches_with_a_sizes_gap(he
 
 
 def test_a_planted_residual_there_is_a_mismatch(heads):
-    res = check("encoder_layer", f"{heads}:FixedHeadEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{heads}:FixedHeadEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -37,7 +37,7 @@ def test_an_attention_asserting_its_constant_head_count_matches(heads):
 
 
 def test_a_planted_scale_there_is_a_mismatch(heads):
-    res = check("mha", f"{heads}:FixedHeadAttentionBUG", examples=25)
+    res = check("mha", f"{heads}:FixedHeadAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

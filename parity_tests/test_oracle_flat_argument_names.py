@@ -19,7 +19,7 @@ def test_flat_argument_names_are_placed():
 
 
 def test_a_planted_bug_there_is_a_mismatch():
-    res = check("ffn", f"{CANDS}:feed_forward_BUG", examples=25)
+    res = check("ffn", f"{CANDS}:feed_forward_BUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -24,7 +24,7 @@ def test_a_float_bias_mask_layer_gets_additive_masks_and_matches(layers):
 
 
 def test_a_planted_scale_bug_in_a_float_bias_mask_layer_is_a_mismatch(layers):
-    res = check("encoder_layer", f"{layers}:FloatBiasLayerBUG", examples=10)
+    res = check("encoder_layer", f"{layers}:FloatBiasLayerBUG", examples=10, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

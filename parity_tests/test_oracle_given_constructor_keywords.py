@@ -18,7 +18,7 @@ def test_a_given_keyword_reaches_the_constructor(candidate_file):
 
 
 def test_the_planted_bug_behind_a_given_keyword_is_a_mismatch(candidate_file):
-    res = check("ffn", f"{candidate_file(FILE)}:GainedMLPBUG", examples=25, init_kwargs=GAIN)
+    res = check("ffn", f"{candidate_file(FILE)}:GainedMLPBUG", examples=25, init_kwargs=GAIN, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -24,7 +24,7 @@ def test_global_width_is_learned_and_matches(component, name):
 
 
 def test_global_width_with_a_bug_is_a_mismatch():
-    res = check("mha", f"{FILE}:GlobalWidthAttentionWrongAxis", examples=25)
+    res = check("mha", f"{FILE}:GlobalWidthAttentionWrongAxis", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -17,5 +17,5 @@ def test_a_key_value_head_count_gets_the_head_count(candidate_file):
 
 
 def test_the_planted_bug_in_grouped_query_attention_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:GroupedQueryAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:GroupedQueryAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

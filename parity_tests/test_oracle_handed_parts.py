@@ -45,7 +45,7 @@ def test_attention_from_handed_linear_layers_matches(candidate_file):
 
 def test_its_wrong_scale_twin_is_a_mismatch(candidate_file):
     res = check("mha", f"{_path(candidate_file, 'layer', 'attention_layer.py')}:HandedAttentionLayerBUG",
-                examples=25)
+                examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -64,5 +64,5 @@ def test_a_block_whose_parts_live_in_another_folder_of_its_package_matches(proje
 
 def test_its_missing_residual_twin_is_a_mismatch(project):
     res = check("encoder_layer", f"{project / 'block' / 'encoder_block.py'}:HandedEncoderBlockBUG",
-                examples=25)
+                examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

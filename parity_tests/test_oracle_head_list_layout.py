@@ -17,5 +17,5 @@ def test_a_list_of_x_at_w_heads_matches_with_its_output_matrix_read_as_in_out(ca
 
 
 def test_a_planted_bug_in_the_head_list_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:HeadListSelfAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:HeadListSelfAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -28,7 +28,7 @@ def test_a_layer_sized_hidden_attn_heads_feed_forward_hidden_matches(widths):
 
 
 def test_its_planted_scale_bug_is_a_mismatch(widths):
-    res = check("encoder_layer", f"{widths}:HiddenNamedEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{widths}:HiddenNamedEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

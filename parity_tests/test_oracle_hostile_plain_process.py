@@ -14,5 +14,5 @@ HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_hosti
 
 
 def test_a_submission_right_only_in_the_oracle_s_process_is_a_mismatch():
-    res = check("sdpa", os.path.join(HOSTILE, "detects_sandbox_process.py:attention"), examples=4)
+    res = check("sdpa", os.path.join(HOSTILE, "detects_sandbox_process.py:attention"), examples=4, shrink=False)
     assert res.verdict == "mismatch", res.message

@@ -133,7 +133,7 @@ def test_a_model_building_its_decoder_with_the_encoders_depth_is_caught_when_the
     search also draws the two depths apart: a decoder built with the encoder's depth then has a
     layer the reference lacks (or lacks one), a failing verdict naming it; the right twin matches."""
     path = os.path.join(HOSTILE, "stack_count_unread.py")
-    res = check("model", f"{path}:StackDepthTransformer", examples=12)
+    res = check("model", f"{path}:StackDepthTransformer", examples=12, shrink=False)
     assert res.verdict in ("interface_error", "mismatch"), render_text(res)
     right = check("model", f"{path}:StackDepthTransformerRight", examples=8)
     assert right.verdict == "match", render_text(right)
@@ -146,7 +146,7 @@ def test_a_model_reading_its_encoders_depth_from_a_config_for_both_stacks_fails(
     """A config class of its own with a decoder depth, or the oracle's config object read under a
     stack's depth while building: the depths are drawn apart, and the decoder built with the
     encoder's depth fails; the right twins match."""
-    res = check("model", os.path.join(HOSTILE, wrong), examples=12)
+    res = check("model", os.path.join(HOSTILE, wrong), examples=12, shrink=False)
     assert res.verdict in ("interface_error", "mismatch"), render_text(res)
     res = check("model", os.path.join(HOSTILE, right), examples=8)
     assert res.verdict == "match", render_text(res)
@@ -261,5 +261,6 @@ def test_a_wrong_causal_path_behind_a_mask_switch_is_named_and_incomplete_where_
 
 
 def test_an_optional_second_head_count_keeps_its_default_and_is_compared():
-    res = check("mha", os.path.join(HOSTILE, "second_head_count_scale.py:SecondHeadCountScale"), examples=10)
+    res = check("mha", os.path.join(HOSTILE, "second_head_count_scale.py:SecondHeadCountScale"), examples=10,
+                shrink=False)
     assert res.verdict == "mismatch", render_text(res)

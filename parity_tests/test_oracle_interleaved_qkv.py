@@ -27,5 +27,5 @@ def test_head_grouped_packed_qkv_matches(grouped, comp, name):
 @pytest.mark.parametrize("comp,name", [("mha", "HeadGroupedAttentionBUG"),
                                        ("encoder_layer", "HeadGroupedEncoderLayerBUG")])
 def test_a_planted_bug_in_head_grouped_attention_is_a_mismatch(grouped, comp, name):
-    res = check(comp, f"{grouped}:{name}", examples=25)
+    res = check(comp, f"{grouped}:{name}", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

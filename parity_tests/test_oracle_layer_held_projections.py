@@ -30,10 +30,10 @@ def test_a_decoder_layer_holding_numbered_projections_matches(held):
 
 
 def test_values_projected_with_the_key_projection_are_a_mismatch(held):
-    res = check("encoder_layer", f"{held}:HeldProjectionEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{held}:HeldProjectionEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
 def test_both_attentions_ending_in_one_output_projection_are_a_mismatch(held):
-    res = check("decoder_layer", f"{held}:HeldProjectionDecoderLayerBUG", examples=25)
+    res = check("decoder_layer", f"{held}:HeldProjectionDecoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -21,5 +21,5 @@ def test_a_memory_first_list_input_decoder_layer_matches(candidate_file):
 
 
 def test_a_planted_bug_in_the_list_input_decoder_layer_is_a_mismatch(candidate_file):
-    res = check("decoder_layer", f"{candidate_file(FILE)}:MemoryFirstListDecoderLayerBUG", examples=25)
+    res = check("decoder_layer", f"{candidate_file(FILE)}:MemoryFirstListDecoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -20,7 +20,7 @@ def test_a_parameter_list_of_the_attributes_own_arrays_is_read_once(candidate_fi
 
 
 def test_a_planted_bug_in_a_listed_gradient_is_a_mismatch(candidate_file):
-    res = check("ffn", f"{candidate_file(FILE)}:ListedFeedForwardBUG", examples=25)
+    res = check("ffn", f"{candidate_file(FILE)}:ListedFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

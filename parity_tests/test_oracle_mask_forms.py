@@ -58,7 +58,7 @@ def test_a_mask_under_a_name_no_list_holds_is_drawn(name, form):
 
 
 def test_a_planted_bug_behind_a_word_named_mask_is_a_mismatch():
-    res = check("mha", f"{FILE}:WordNamedMaskAttentionBUG", examples=25)
+    res = check("mha", f"{FILE}:WordNamedMaskAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -71,5 +71,5 @@ def test_a_decoder_taking_key_paddings_in_seq2seq_words_matches():
     text = render_text(res)
     assert res.verdict == "match", text
     assert "are taken as (batch, Tk)" in text and "it masks the future itself" in text, text
-    bug = check("decoder_layer", f"{FILE}:SequenceNamedDecoderLayerBUG", examples=25)
+    bug = check("decoder_layer", f"{FILE}:SequenceNamedDecoderLayerBUG", examples=25, shrink=False)
     assert bug.verdict in ("mismatch", "raised"), render_text(bug)

@@ -25,5 +25,5 @@ def test_a_decoder_layer_taking_the_memory_first_matches():
 
 
 def test_self_attention_reading_the_memory_is_a_mismatch():
-    res = check("decoder_layer", f"{CANDS}:MemoryFirstDecoderLayerSelfKeysFromMemory", examples=8)
+    res = check("decoder_layer", f"{CANDS}:MemoryFirstDecoderLayerSelfKeysFromMemory", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

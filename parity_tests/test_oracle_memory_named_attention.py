@@ -30,5 +30,5 @@ def test_memory_named_cross_attention_matches_as_query_and_key_value(name, query
 
 
 def test_a_planted_bug_in_memory_named_cross_attention_is_a_mismatch():
-    res = check("mha", f"{CANDS}:CrossAttentionValuesFromDecoder", examples=8)
+    res = check("mha", f"{CANDS}:CrossAttentionValuesFromDecoder", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -25,7 +25,7 @@ def test_attention_wanting_a_merged_heads_mask_matches(folded):
 
 
 def test_unscaled_scores_under_a_merged_heads_mask_are_a_mismatch(folded):
-    res = check("mha", f"{folded}:FoldedHeadsAttentionNoScale", examples=30)
+    res = check("mha", f"{folded}:FoldedHeadsAttentionNoScale", examples=30, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

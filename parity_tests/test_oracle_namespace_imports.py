@@ -42,7 +42,7 @@ def test_a_feed_forward_on_the_oracles_pythonpath_loads_and_matches(project, mon
 
 def test_a_planted_bug_in_the_namespace_feed_forward_is_a_mismatch(project, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(project.parent))
-    res = check("ffn", f"{project}/layers/feed_forward.py:TwoLayerFeedForwardBUG", examples=25)
+    res = check("ffn", f"{project}/layers/feed_forward.py:TwoLayerFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

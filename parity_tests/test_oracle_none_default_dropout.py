@@ -20,7 +20,7 @@ def test_a_none_default_handed_to_a_dropout_gets_zero(candidate_file):
 
 
 def test_the_planted_bug_behind_a_none_default_dropout_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:RateNoneAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:RateNoneAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -29,7 +29,7 @@ def test_a_norm_in_a_notebook_that_mounts_a_drive_matches(notebook):
 
 
 def test_a_planted_bug_beside_the_mount_is_a_mismatch(notebook):
-    res = check("layernorm", f"{notebook}:NotebookLayerNormBUG", examples=25)
+    res = check("layernorm", f"{notebook}:NotebookLayerNormBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -25,7 +25,7 @@ def test_an_encoder_layer_with_numbered_feed_forward_biases_matches(layers):
 
 
 def test_a_planted_bias_after_the_activation_is_a_mismatch(layers):
-    res = check("encoder_layer", f"{layers}:NumberedBiasEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{layers}:NumberedBiasEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -48,5 +48,5 @@ def test_row_biases_beside_their_matrices_match(layers, component, name):
 @pytest.mark.parametrize("component,name", [("ffn", "RowBiasFeedForwardBUG"),
                                             ("encoder_layer", "RowBiasEncoderLayerBUG")])
 def test_a_planted_bias_before_the_second_matrix_is_a_mismatch(layers, component, name):
-    res = check(component, f"{layers}:{name}", examples=25)
+    res = check(component, f"{layers}:{name}", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

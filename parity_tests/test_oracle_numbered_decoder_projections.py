@@ -20,5 +20,5 @@ def test_numbered_self_and_cross_projections_are_placed():
 
 
 def test_a_cross_attention_reading_the_wrong_input_is_caught():
-    res = check("decoder_layer", f"{CANDS}:NumberedDecoderLayerSelfKeys", examples=12)
+    res = check("decoder_layer", f"{CANDS}:NumberedDecoderLayerSelfKeys", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -22,7 +22,7 @@ def test_numbered_inputs_are_query_then_key_and_value(candidate_file):
 
 
 def test_a_planted_bug_with_numbered_inputs_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:NumberedInputsAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:NumberedInputsAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

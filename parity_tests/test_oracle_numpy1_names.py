@@ -25,7 +25,7 @@ def test_code_using_names_numpy_2_removed_is_loaded_and_compared():
 
 
 def test_a_planted_bug_in_numpy_1_code_is_caught():
-    res = check("layernorm", f"{CANDS}:LegacyLayerNormEpsOutside", examples=12)
+    res = check("layernorm", f"{CANDS}:LegacyLayerNormEpsOutside", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -42,5 +42,5 @@ def test_the_removed_names_have_their_numpy_1_meaning_and_others_still_raise():
 def test_torch_flat_names_place_the_output_projection():
     res = check("mha", f"{CANDS}:FlatNamedAttention", examples=8)
     assert res.verdict == "match", render_text(res)
-    bad = check("mha", f"{CANDS}:FlatNamedAttentionUnscaled", examples=12)
+    bad = check("mha", f"{CANDS}:FlatNamedAttentionUnscaled", examples=12, shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)

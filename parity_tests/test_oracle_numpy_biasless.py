@@ -24,7 +24,7 @@ def test_a_numpy_attention_without_biases_is_compared():
 
 
 def test_a_planted_bug_in_biasless_numpy_attention_is_caught():
-    res = check("mha", f"{CANDS}:BiaslessAttentionUnscaled", examples=20)
+    res = check("mha", f"{CANDS}:BiaslessAttentionUnscaled", examples=20, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -33,7 +33,7 @@ def test_a_biasless_attention_requiring_its_mask_is_read_as_x_at_w_and_a_bug_is_
     res = check("mha", f"{CANDS}:StrictMaskAttention", examples=6)
     assert res.verdict == "match", render_text(res)
     assert any("computes x @ W" in n for n in res.notes), res.notes
-    bad = check("mha", f"{CANDS}:StrictMaskAttentionWrongAxis", examples=12)
+    bad = check("mha", f"{CANDS}:StrictMaskAttentionWrongAxis", examples=12, shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)
 
 

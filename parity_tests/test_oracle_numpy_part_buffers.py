@@ -26,7 +26,7 @@ def test_gradient_buffers_beside_weights_do_not_stop_a_bias_free_attention():
 
 
 def test_a_planted_bug_beside_gradient_buffers_is_caught():
-    res = check("mha", f"{CANDS}:BufferedGradAttentionUnscaled", examples=20)
+    res = check("mha", f"{CANDS}:BufferedGradAttentionUnscaled", examples=20, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -46,7 +46,7 @@ def test_dropout_parts_of_a_layer_without_eval_are_put_in_inference_mode():
 
 
 def test_a_planted_bug_in_a_layer_with_dropout_parts_is_caught():
-    res = check("encoder_layer", f"{CANDS}:DropoutPartsEncoderLayerGelu", examples=12)
+    res = check("encoder_layer", f"{CANDS}:DropoutPartsEncoderLayerGelu", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -37,7 +37,7 @@ def test_a_one_sequence_encoder_layer_using_x_at_w_matches():
 
 
 def test_a_one_sequence_encoder_layer_without_its_activation_is_caught():
-    res = check("encoder_layer", f"{CANDS}:SequenceEncoderLayerNoRelu", examples=12)
+    res = check("encoder_layer", f"{CANDS}:SequenceEncoderLayerNoRelu", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -23,7 +23,7 @@ def test_one_sequence_torch_attention_matches_with_gradients():
 
 
 def test_an_unscaled_one_sequence_torch_attention_is_caught():
-    res = check("mha", f"{CANDS}:SequenceTorchAttentionUnscaled", examples=12)
+    res = check("mha", f"{CANDS}:SequenceTorchAttentionUnscaled", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -34,5 +34,5 @@ def test_a_one_sequence_torch_encoder_layer_matches():
 
 
 def test_a_one_sequence_torch_encoder_layer_with_tanh_is_caught():
-    res = check("encoder_layer", f"{CANDS}:SequenceTorchEncoderLayerTanh", examples=12)
+    res = check("encoder_layer", f"{CANDS}:SequenceTorchEncoderLayerTanh", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

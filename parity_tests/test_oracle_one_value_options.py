@@ -30,5 +30,5 @@ def test_a_match_names_the_options_it_held_at_one_value():
 
 
 def test_the_check_the_line_asks_for_fails_the_code():
-    res = check("encoder_layer", SPEC, runs=1, examples=5, settings={"norm_first": True})
+    res = check("encoder_layer", SPEC, runs=1, examples=5, settings={"norm_first": True}, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -29,7 +29,7 @@ def test_a_lone_width_that_scales_every_weight_is_the_model_width(ffns, name, ra
 
 @pytest.mark.parametrize("name", ["LayerDimFeedForwardBUG", "UnitsBlockBUG"])
 def test_a_planted_bug_beside_a_lone_model_width_is_a_mismatch(ffns, name):
-    res = check("ffn", f"{ffns}:{name}", examples=25)
+    res = check("ffn", f"{ffns}:{name}", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -23,7 +23,7 @@ def test_a_feed_forward_with_momentum_state_matches(layers):
 
 
 def test_a_planted_activation_in_that_feed_forward_is_a_mismatch(layers):
-    res = check("ffn", f"{layers}:MomentumFeedForwardBUG", examples=25)
+    res = check("ffn", f"{layers}:MomentumFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -34,7 +34,7 @@ def test_an_encoder_layer_of_adam_state_dense_layers_matches(layers):
 
 
 def test_a_planted_scale_in_that_layer_is_a_mismatch(layers):
-    res = check("encoder_layer", f"{layers}:AdamStateEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{layers}:AdamStateEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -83,7 +83,7 @@ def test_a_file_importing_its_own_folder_by_name_loads_and_matches(project):
 
 
 def test_its_planted_missing_scale_is_a_mismatch(project):
-    res = check("mha", f"{project / 'models' / 'attention.py'}:MHA_BUG", examples=6)
+    res = check("mha", f"{project / 'models' / 'attention.py'}:MHA_BUG", examples=6, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -128,7 +128,7 @@ def test_a_sibling_package_the_worker_cannot_see_is_named_with_what_to_run(sibli
 def test_following_the_hint_lets_the_sibling_package_load(sibling, project, monkeypatch, away):
     monkeypatch.chdir(away)
     monkeypatch.setenv("PYTHONPATH", str(project))    # the whole project shown, as the hint says:
-    res = check("mha", f"{sibling}:MHA", examples=6)  # beside_models.py too (the file then errs)
+    res = check("mha", f"{sibling}:MHA", examples=6, shrink=False)  # beside_models.py too (the file then errs)
     assert res.verdict == "mismatch", render_text(res)
     (project / "beside_models.py").unlink()
     res = check("mha", f"{sibling}:MHA", examples=6)

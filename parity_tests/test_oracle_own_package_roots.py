@@ -38,7 +38,7 @@ def test_a_file_in_a_namespace_folder_of_its_package_matches_without_a_flag(pack
 
 def test_a_planted_bug_in_the_decoder_layer_of_its_own_package_is_a_mismatch(package):
     res = check("decoder_layer", f"{package}/classifiers/transformer.py:CaptionDecoderLayerBUG",
-                examples=25)
+                examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -20,5 +20,5 @@ def test_a_layer_with_parameter_free_norms_matches_naming_them(candidate_file):
 
 
 def test_a_parameter_free_norm_with_a_bug_is_a_mismatch(candidate_file):
-    res = check("encoder_layer", f"{candidate_file(FILE)}:ParameterFreeNormLayerBUG", examples=25)
+    res = check("encoder_layer", f"{candidate_file(FILE)}:ParameterFreeNormLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

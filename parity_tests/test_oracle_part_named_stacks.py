@@ -23,7 +23,7 @@ def test_n_dim_is_the_model_width(candidate_file):
 
 
 def test_a_planted_bug_in_the_n_dim_layer_is_a_mismatch(candidate_file):
-    res = check("encoder_layer", f"{candidate_file(FILE)}:DimNamedEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{candidate_file(FILE)}:DimNamedEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -33,5 +33,5 @@ def test_stacks_inside_the_encoder_and_decoder_parts_are_found(candidate_file):
 
 
 def test_a_planted_bug_in_the_part_stacked_model_is_a_mismatch(candidate_file):
-    res = check("model", f"{candidate_file(FILE)}:StackedPartsTransformerBUG", examples=15)
+    res = check("model", f"{candidate_file(FILE)}:StackedPartsTransformerBUG", examples=15, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -26,7 +26,7 @@ def test_sizes_told_apart_by_their_company_match(comp, name):
 
 
 def test_a_planted_bug_behind_a_per_head_width_is_a_mismatch():
-    res = check("mha", f"{FILE}:WidthPerHeadAttentionBUG", examples=25)
+    res = check("mha", f"{FILE}:WidthPerHeadAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -37,5 +37,5 @@ def test_d_hidden_beside_d_model_and_heads_in_an_attention_is_each_heads_width()
 
 
 def test_a_planted_bug_behind_d_hidden_is_a_mismatch():
-    res = check("mha", f"{FILE}:HiddenPerHeadAttentionBUG", examples=25)
+    res = check("mha", f"{FILE}:HiddenPerHeadAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

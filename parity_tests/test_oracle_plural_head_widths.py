@@ -23,5 +23,5 @@ def test_an_attention_taking_d_queries_and_d_values_matches(plural):
 
 
 def test_its_planted_scale_bug_is_a_mismatch(plural):
-    res = check("mha", f"{plural}:PluralHeadWidthAttentionBUG", examples=25)
+    res = check("mha", f"{plural}:PluralHeadWidthAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

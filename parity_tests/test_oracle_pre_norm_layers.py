@@ -57,7 +57,7 @@ def test_an_assignment_setting_norm_first_grades_a_pre_norm_layer_in_full(layers
                 settings={"norm_first": True})
     assert res.verdict == "match" and "norm_order" not in res.gaps, render_text(res)
     bug = check("encoder_layer", f"{layers}:PreNormEncoderLayer_BUG", examples=6, require=REQUIREMENTS,
-                settings={"norm_first": True})
+                settings={"norm_first": True}, shrink=False)
     assert bug.verdict == "mismatch", render_text(bug)
 
 

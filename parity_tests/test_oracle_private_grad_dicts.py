@@ -18,5 +18,5 @@ def test_bias_free_attention_beside_private_gradient_dicts_is_checked(candidate_
 
 
 def test_the_planted_bug_beside_private_gradient_dicts_is_a_mismatch(candidate_file):
-    res = check("encoder_layer", f"{candidate_file(FILE)}:GradDictEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{candidate_file(FILE)}:GradDictEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -23,7 +23,7 @@ def test_private_parameters_are_read_when_nothing_public_holds_a_weight(candidat
 @pytest.mark.parametrize("component,name", [("layernorm", "HiddenLayerNormBUG"),
                                             ("ffn", "HiddenFeedForwardBUG")])
 def test_planted_bugs_behind_private_parameters_are_mismatches(candidate_file, component, name):
-    res = check(component, f"{candidate_file(FILE)}:{name}", examples=25)
+    res = check(component, f"{candidate_file(FILE)}:{name}", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

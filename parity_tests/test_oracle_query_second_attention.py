@@ -24,5 +24,5 @@ def test_cross_attention_taking_the_query_second_matches():
 
 
 def test_values_taken_from_the_query_are_a_mismatch():
-    res = check("mha", f"{CANDS}:MemoryFirstAttentionQueryValues", examples=8)
+    res = check("mha", f"{CANDS}:MemoryFirstAttentionQueryValues", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -31,7 +31,7 @@ def test_attention_importing_a_sibling_relatively_matches(package):
 
 
 def test_a_planted_bug_in_the_sibling_importing_attention_is_a_mismatch(package):
-    res = check("mha", f"{package}/attention.py:SiblingImportAttentionBUG", examples=25)
+    res = check("mha", f"{package}/attention.py:SiblingImportAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -43,7 +43,7 @@ def test_a_layer_importing_from_the_folder_above_matches_inside_its_package_root
 
 def test_a_planted_bug_in_the_layer_importing_from_above_is_a_mismatch(package):
     res = check("encoder_layer", f"{package}/blocks/encoder_block.py:ParentImportEncoderLayerBUG",
-                examples=25, package_root=package)
+                examples=25, package_root=package, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

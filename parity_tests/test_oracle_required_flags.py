@@ -23,7 +23,7 @@ def test_a_required_flag_gets_false_and_the_notes_say_so():
 
 
 def test_a_planted_bug_behind_a_required_flag_is_a_mismatch():
-    res = check("mha", f"{FILE}:FlaggedAttentionUnscaled", examples=25)
+    res = check("mha", f"{FILE}:FlaggedAttentionUnscaled", examples=25, shrink=False)
     assert res.verdict in ("mismatch", "non_finite"), render_text(res)
 
 

@@ -35,7 +35,7 @@ def test_attention_with_rates_named_for_it_matches(rated):
 
 
 def test_its_wrong_scale_twin_is_a_mismatch(rated):
-    res = check("mha", f"{rated}:RatedSelfAttentionBUG", examples=25)
+    res = check("mha", f"{rated}:RatedSelfAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

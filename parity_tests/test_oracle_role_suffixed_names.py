@@ -16,7 +16,7 @@ def test_a_norm_holding_weights_and_biases_matches(candidate_file):
 
 
 def test_a_norm_subtracting_its_biases_is_a_mismatch(candidate_file):
-    res = check("layernorm", f"{candidate_file(FILE)}:PluralLayerNormBUG", examples=25)
+    res = check("layernorm", f"{candidate_file(FILE)}:PluralLayerNormBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -28,7 +28,7 @@ def test_role_named_biases_are_placed_beside_their_weights(candidate_file):
 
 
 def test_a_bias_added_to_the_wrong_role_is_a_mismatch(candidate_file):
-    res = check("mha", f"{candidate_file(FILE)}:RoleNamedAttentionBUG", examples=25)
+    res = check("mha", f"{candidate_file(FILE)}:RoleNamedAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -33,9 +33,9 @@ def test_a_one_pass_variance_matches_in_every_mode_on_rows_of_tiny_spread(salt):
 
 
 def test_the_same_styles_with_a_bug_still_fail():
-    res = check("sdpa", f"{FILE}:attention_log_sum_exp_wrong_scale", examples=25)
+    res = check("sdpa", f"{FILE}:attention_log_sum_exp_wrong_scale", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
-    res = check("layernorm", f"{FILE}:OnePassVarianceNormWrongEps", examples=25)
+    res = check("layernorm", f"{FILE}:OnePassVarianceNormWrongEps", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

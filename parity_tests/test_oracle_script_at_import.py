@@ -25,7 +25,7 @@ def test_a_feed_forward_in_a_file_that_trains_at_import_matches(notebook):
 
 
 def test_a_planted_bug_beside_the_training_script_is_a_mismatch(notebook):
-    res = check("ffn", f"{notebook}:NotebookFeedForwardBUG", examples=25)
+    res = check("ffn", f"{notebook}:NotebookFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

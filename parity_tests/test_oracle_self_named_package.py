@@ -27,5 +27,5 @@ def test_a_file_importing_its_own_package_beside_a_same_named_module_loads_and_m
 
 
 def test_a_planted_missing_activation_in_a_self_named_package_is_a_mismatch(block):
-    res = check("ffn", f"{block}:FeedForward_BUG", examples=8)
+    res = check("ffn", f"{block}:FeedForward_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -23,5 +23,5 @@ def test_an_attention_with_its_heads_in_a_settings_module_matches(candidate_file
 
 
 def test_its_planted_scale_bug_is_a_mismatch(candidate_file):
-    res = check("mha", _spec(candidate_file, "SettingsHeadsAttentionBUG"), examples=25)
+    res = check("mha", _spec(candidate_file, "SettingsHeadsAttentionBUG"), examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -29,13 +29,13 @@ def test_an_attention_dropping_at_the_global_rate_in_its_forward_matches(candida
 
 
 def test_a_rate_written_as_a_number_is_still_a_mismatch(candidate_file):
-    res = check("mha", _spec(candidate_file, "SettingsSelfAttentionFixedRateBUG"), examples=25)
+    res = check("mha", _spec(candidate_file, "SettingsSelfAttentionFixedRateBUG"), examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
 def test_a_global_rate_also_used_as_an_inference_scale_is_a_mismatch(candidate_file):
     path = candidate_file("settings_module_rates", "scaled_blocks.py")
-    res = check("ffn", f"{path}:SettingsFeedForwardInferenceScaledBUG", examples=25)
+    res = check("ffn", f"{path}:SettingsFeedForwardInferenceScaledBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

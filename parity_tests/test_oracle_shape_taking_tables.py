@@ -17,7 +17,7 @@ def test_a_table_function_taking_a_shape_matches(candidate_file):
 
 
 def test_a_planted_bug_in_the_shape_taking_table_is_a_mismatch(candidate_file):
-    res = check("positional", f"{candidate_file(FILE)}:sinusoid_for_shapeBUG", examples=25)
+    res = check("positional", f"{candidate_file(FILE)}:sinusoid_for_shapeBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

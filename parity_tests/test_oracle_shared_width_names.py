@@ -23,5 +23,5 @@ def test_hidden_size_beside_an_inner_width_name_is_the_model_width(widths, name)
 
 
 def test_a_planted_bug_there_is_a_mismatch(widths):
-    res = check("ffn", f"{widths}:FilterSizeFeedForwardBUG", examples=25)
+    res = check("ffn", f"{widths}:FilterSizeFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -21,5 +21,5 @@ def test_blocks_from_sibling_files_are_built_and_the_layer_matches(layer):
 
 
 def test_a_planted_missing_residual_with_blocks_from_sibling_files_is_a_mismatch(layer):
-    res = check("encoder_layer", f"{layer}:EncoderLayer_BUG", examples=8)
+    res = check("encoder_layer", f"{layer}:EncoderLayer_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -42,5 +42,5 @@ def test_a_class_using_the_missing_package_is_raised_naming_it(on_path):
 
 
 def test_a_planted_bug_beside_the_stand_in_is_a_mismatch(on_path):
-    res = check("mha", f"{on_path}:AttentionBUG", examples=25)
+    res = check("mha", f"{on_path}:AttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -23,7 +23,7 @@ def test_a_feed_forward_sized_by_its_embedding_dimension_matches(spelled):
 
 
 def test_a_planted_bug_in_that_feed_forward_is_a_mismatch(spelled):
-    res = check("ffn", f"{spelled}:SpelledFeedForwardBUG", examples=25)
+    res = check("ffn", f"{spelled}:SpelledFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -34,7 +34,7 @@ def test_attention_with_input_and_output_dimensions_matches(spelled):
 
 
 def test_a_planted_scale_in_that_attention_is_a_mismatch(spelled):
-    res = check("mha", f"{spelled}:SpelledAttentionBUG", examples=25)
+    res = check("mha", f"{spelled}:SpelledAttentionBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
@@ -44,7 +44,7 @@ def test_a_layer_built_from_a_dataclass_with_spelled_fields_matches(spelled):
 
 
 def test_a_planted_bug_in_that_layer_is_a_mismatch(spelled):
-    res = check("encoder_layer", f"{spelled}:SpelledEncoderLayerBUG", examples=25)
+    res = check("encoder_layer", f"{spelled}:SpelledEncoderLayerBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

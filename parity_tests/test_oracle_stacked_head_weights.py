@@ -35,11 +35,11 @@ def test_stacked_head_weights_match(comp, name, settings):
 def test_a_required_flag_named_in_words_is_exercised():
     res = check("mha", f"{FILE}:FutureFlagAttention", examples=8)
     assert "'mask_future_positions': a required causal flag" in render_text(res)
-    bug = check("mha", f"{FILE}:FutureFlagAttentionBUG", examples=15)
+    bug = check("mha", f"{FILE}:FutureFlagAttentionBUG", examples=15, shrink=False)
     assert bug.verdict == "mismatch", render_text(bug)
 
 
 @pytest.mark.parametrize("comp,name", [("mha", "StackedHeadAttentionBUG")])
 def test_a_planted_bug_behind_stacked_heads_is_a_mismatch(comp, name):
-    res = check(comp, f"{FILE}:{name}", examples=25)
+    res = check(comp, f"{FILE}:{name}", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -23,12 +23,12 @@ def test_a_learned_table_beside_a_computed_one_matches_with_the_table_gap(tables
 
 
 def test_a_planted_offset_lookup_is_a_mismatch(tables):
-    res = check("positional", f"{tables}:SwitchablePositionsBUG", examples=25)
+    res = check("positional", f"{tables}:SwitchablePositionsBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 
 def test_the_whole_table_added_is_a_wrong_shape_not_nondeterminism(tables):
-    res = check("positional", f"{tables}:WholeTablePositions", examples=10)
+    res = check("positional", f"{tables}:WholeTablePositions", examples=10, shrink=False)
     assert res.verdict == "wrong_shape", render_text(res)
 
 
@@ -41,5 +41,6 @@ def test_a_torch_learned_table_beside_a_sinusoid_buffer_matches_with_the_table_g
 
 def test_a_planted_scale_on_that_table_is_a_mismatch(candidate_file):
     pytest.importorskip("torch")
-    res = check("positional", f"{candidate_file('buffered_position_tables.py')}:BufferedPositionsBUG", examples=25)
+    res = check("positional", f"{candidate_file('buffered_position_tables.py')}:BufferedPositionsBUG", examples=25,
+                shrink=False)
     assert res.verdict == "mismatch", render_text(res)

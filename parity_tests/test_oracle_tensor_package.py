@@ -21,7 +21,7 @@ def test_a_layer_on_an_imported_tensor_package_is_compared_with_its_gradients(ca
 
 
 def test_the_planted_bug_on_an_imported_tensor_package_is_a_mismatch(candidate_file):
-    res = check("layernorm", f"{candidate_file(FILE)}:PackageTensorNormBUG", examples=25)
+    res = check("layernorm", f"{candidate_file(FILE)}:PackageTensorNormBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -24,7 +24,7 @@ def test_a_learned_table_beside_a_sinusoid_parameter_matches(pairs):
 
 
 def test_its_one_row_late_twin_is_a_mismatch(pairs):
-    res = check("positional", f"{pairs}:LearnedBesideFixedPositionsBUG", examples=25)
+    res = check("positional", f"{pairs}:LearnedBesideFixedPositionsBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

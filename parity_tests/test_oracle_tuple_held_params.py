@@ -23,5 +23,5 @@ def test_pairs_kept_as_tuples_are_found(comp, name, settings):
                                                 ("decoder_layer", "TupleNormPreNormDecoderLayerBUG",
                                                  {"norm_first": True})])
 def test_a_planted_bug_beside_tuple_pairs_is_a_mismatch(comp, name, settings):
-    res = check(comp, f"{FILE}:{name}", examples=25, settings=settings)
+    res = check(comp, f"{FILE}:{name}", examples=25, settings=settings, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

@@ -22,5 +22,5 @@ def test_attention_with_unloaded_weights_is_found_causal_and_matches(attention, 
 
 
 def test_a_planted_scale_bug_beside_unloaded_weights_is_a_mismatch(attention):
-    res = check("mha", f"{attention}:PlaceholderWeightsAttention_BUG", examples=6)
+    res = check("mha", f"{attention}:PlaceholderWeightsAttention_BUG", examples=6, shrink=False)
     assert res.verdict == "mismatch", render_text(res)

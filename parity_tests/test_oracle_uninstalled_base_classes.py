@@ -21,7 +21,7 @@ def test_attention_beside_a_class_deriving_from_an_uninstalled_package_matches(a
 
 
 def test_a_planted_scale_bug_beside_the_placeholder_base_is_a_mismatch(attention):
-    res = check("mha", f"{attention}:SelfAttention_BUG", examples=8)
+    res = check("mha", f"{attention}:SelfAttention_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

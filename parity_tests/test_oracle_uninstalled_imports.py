@@ -22,7 +22,7 @@ def test_a_feed_forward_beside_uninstalled_imports_matches_and_the_stand_ins_are
 
 
 def test_a_planted_activation_bug_beside_uninstalled_imports_is_a_mismatch(ffns):
-    res = check("ffn", f"{ffns}:FeedForward_BUG", examples=8)
+    res = check("ffn", f"{ffns}:FeedForward_BUG", examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

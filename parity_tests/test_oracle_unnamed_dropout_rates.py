@@ -29,7 +29,7 @@ def test_a_layer_with_an_unnamed_dropout_rate_matches(rates):
 
 
 def test_a_dropout_rate_fixed_in_the_code_is_still_a_mismatch(rates):
-    res = check("ffn", f"{rates}:FixedRateFeedForwardBUG", examples=25)
+    res = check("ffn", f"{rates}:FixedRateFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

@@ -33,7 +33,7 @@ def _case(seed: int) -> Case:
     ("layernorm", "layernorm_forward,layernorm_backward"),  # no centring at gain 1, shift 0
 ])
 def test_code_right_only_on_the_oracles_weight_draw_fails(component, target):
-    res = check(component, f"{HOSTILE}:{target}", examples=25)
+    res = check(component, f"{HOSTILE}:{target}", examples=25, shrink=False)
     assert res.verdict == "mismatch", res.message
 
 

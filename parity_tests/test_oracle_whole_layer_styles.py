@@ -52,7 +52,7 @@ def test_right_matches_wrong_mismatches(component, file, right, wrong, note):
     res = check(component, f"{file}:{right}", examples=N)
     assert res.verdict == "match", render_text(res)
     assert _said(res, note), (res.notes, res.mapping)
-    bad = check(component, f"{file}:{wrong}", examples=20)
+    bad = check(component, f"{file}:{wrong}", examples=20, shrink=False)
     assert bad.verdict == "mismatch", render_text(bad)
 
 

@@ -28,7 +28,7 @@ def test_feed_forward_width_given_as_a_multiplier_matches(widths, component, nam
 
 
 def test_a_planted_bug_behind_a_width_multiplier_is_a_mismatch(widths):
-    res = check("ffn", f"{widths}:ExpansionFeedForwardBUG", examples=25)
+    res = check("ffn", f"{widths}:ExpansionFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

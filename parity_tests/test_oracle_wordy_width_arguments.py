@@ -23,7 +23,7 @@ def test_a_feed_forward_with_wordy_width_names_matches(widths):
 
 
 def test_a_planted_bug_in_the_wordy_feed_forward_is_a_mismatch(widths):
-    res = check("ffn", f"{widths}:WordyWidthFeedForwardBUG", examples=25)
+    res = check("ffn", f"{widths}:WordyWidthFeedForwardBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
 
 

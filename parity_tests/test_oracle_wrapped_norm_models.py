@@ -26,5 +26,5 @@ def test_a_model_with_norms_in_residual_steps_matches_by_registration_order():
 
 
 def test_a_planted_bug_in_a_model_with_wrapped_norms_is_a_mismatch():
-    res = check("model", f"{CANDS}:Seq2SeqUnscaled", examples=6)
+    res = check("model", f"{CANDS}:Seq2SeqUnscaled", examples=6, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
