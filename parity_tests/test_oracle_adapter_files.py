@@ -32,12 +32,12 @@ def test_adapter_hooks_right_and_wrong(component, right, wrong, adapter, opts):
 
 
 def test_numpy_adapter_checks_gradients():
-    bad = check("layernorm", f"{FILE}:TupleStateNormBad", examples=30, adapter_path=NUMPY_ADAPTER)
+    bad = check("layernorm", f"{FILE}:TupleStateNormBad", examples=30, adapter_path=NUMPY_ADAPTER, shrink=False)
     assert bad.verdict == "mismatch" and bad.quantity == "grad_param:weight", render_text(bad)
 
 
 def test_without_the_adapter_the_candidate_is_not_reached():
-    res = check("mha", f"{FILE}:DictBatchAttention", examples=3)
+    res = check("mha", f"{FILE}:DictBatchAttention", examples=3, shrink=False)
     assert res.verdict != "match"
 
 

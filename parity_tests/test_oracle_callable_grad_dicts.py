@@ -29,6 +29,6 @@ def test_gradients_of_callable_parts_are_read_and_compared(component, name):
     ("layernorm", "CallableNormBadGrad", "grad_param:weight"),
 ])
 def test_a_gradient_bug_in_callable_parts_is_caught(component, name, quantity):
-    res = check(component, f"{CANDS}:{name}", examples=20)
+    res = check(component, f"{CANDS}:{name}", examples=20, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity.startswith(quantity), res.quantity

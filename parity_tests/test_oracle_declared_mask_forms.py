@@ -19,5 +19,5 @@ def test_a_layer_handing_its_mask_to_torch_mha_is_not_adapted_when_keep_is_fixed
 def test_attention_over_merged_heads_is_not_adapted_when_the_rank_is_fixed(candidate_file):
     path = candidate_file("merged_head_masks.py")
     res = check("mha", f"{path}:FoldedHeadsAttention", examples=5, mask_rank=4,
-                declared=("mask_rank",))
+                declared=("mask_rank",), shrink=False)
     assert res.verdict != "match", render_text(res)

@@ -23,7 +23,7 @@ def test_float32_gradient_buffers_filled_in_place_match():
 
 
 def test_a_bug_in_a_buffered_gradient_is_caught():
-    res = check("ffn", f"{CANDS}:BufferedFeedForwardBiasMean", examples=12)
+    res = check("ffn", f"{CANDS}:BufferedFeedForwardBiasMean", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "grad_param:linear2.bias", res.quantity
 

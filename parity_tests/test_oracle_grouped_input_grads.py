@@ -22,7 +22,7 @@ def test_input_gradients_grouped_in_one_tuple_are_read():
 
 
 def test_a_planted_bug_in_a_grouped_input_gradient_is_caught():
-    res = check("mha", f"{CANDS}:GroupedGradAttentionKeyUnscaled", examples=12)
+    res = check("mha", f"{CANDS}:GroupedGradAttentionKeyUnscaled", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "grad_input:key", res.quantity
 

@@ -72,7 +72,7 @@ def test_an_activation_looked_up_by_class_name_in_forward_still_matches(tmp_path
     wrong.write_text(LAZY_LOOKUP.replace("{}", " + x"))
     res = check("ffn", f"{right}:LazyActFFN", examples=8, settings={"activation": act})
     assert res.verdict == "match", render_text(res)
-    res = check("ffn", f"{wrong}:LazyActFFN", examples=8, settings={"activation": act})
+    res = check("ffn", f"{wrong}:LazyActFFN", examples=8, settings={"activation": act}, shrink=False)
     assert res.verdict != "match", render_text(res)
 
 
@@ -162,7 +162,7 @@ def test_a_fill_name_bound_large_only_in_another_scope_is_still_compared():
     """The hidden-mask reading trusts `neg` (bound to a large negative in another method) and hands
     masks over True = hidden; the module's -1.0 the fill really uses leaves hidden keys weighted:
     a mismatch, as every quantity is compared under the convention handed over."""
-    res = check("sdpa", os.path.join(HOSTILE, "fill_name_other_scope.py:OtherScopeFill"), examples=10)
+    res = check("sdpa", os.path.join(HOSTILE, "fill_name_other_scope.py:OtherScopeFill"), examples=10, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "output", render_text(res)
 
@@ -171,7 +171,7 @@ def test_a_fill_name_bound_large_only_in_another_scope_is_still_compared():
 def test_an_own_autograd_right_only_under_a_ones_seed_is_a_mismatch(name):
     """Differentiated through `(out * upstream).sum()` of its own operators, a last step handing
     its input ones (or an output cut from its graph) shows in the input gradient."""
-    res = check("layernorm", os.path.join(HOSTILE, f"ones_seeded_upstream_blind.py:{name}"), examples=8)
+    res = check("layernorm", os.path.join(HOSTILE, f"ones_seeded_upstream_blind.py:{name}"), examples=8, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "grad_input:x", render_text(res)
 

@@ -47,7 +47,7 @@ def test_forged_reasons_for_missing_gradients_do_not_hide_the_gap():
     assert res.verdict == "missing_gradient", (res.verdict, res.message)
     assert "gradients" in res.gaps
     # the same forward-only code, honest, fails the same way: the lie changes nothing
-    honest = check("sdpa", spec("right"), examples=5, require=REQUIREMENTS)
+    honest = check("sdpa", spec("right"), examples=5, require=REQUIREMENTS, shrink=False)
     assert honest.verdict == "missing_gradient"
 
 

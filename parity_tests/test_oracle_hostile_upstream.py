@@ -27,7 +27,7 @@ HOSTILE = os.path.join(ROOT, "parity_tests", "oracle_hostile")
 
 def test_a_backward_right_only_for_probe_shaped_gradients_is_a_mismatch():
     res = check("layernorm", os.path.join(HOSTILE, "probe_shaped_upstream.py:layernorm_forward"),
-                examples=25)
+                examples=25, shrink=False)
     assert res.verdict == "mismatch", res.message
     assert res.quantity == "grad_input:x"
 

@@ -25,7 +25,7 @@ def test_one_sequence_attention_with_a_backward_matches():
 
 
 def test_a_gradient_bug_in_one_sequence_attention_is_caught():
-    res = check("mha", f"{CANDS}:SequenceSelfAttentionKeyUnscaled", examples=12)
+    res = check("mha", f"{CANDS}:SequenceSelfAttentionKeyUnscaled", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity.startswith("grad_"), res.quantity
 
@@ -45,7 +45,7 @@ def test_one_sequence_attention_masking_the_future_itself_gets_causal_draws():
     res = check("mha", f"{CANDS}:SequenceCausalAttention", examples=10)
     assert res.verdict == "match", render_text(res)
     assert any("masks the future itself" in n for n in res.notes), res.notes
-    bad = check("mha", f"{CANDS}:SequenceCausalAttentionHidesItself", examples=12)
+    bad = check("mha", f"{CANDS}:SequenceCausalAttentionHidesItself", examples=12, shrink=False)
     assert bad.verdict != "match", render_text(bad)
 
 

@@ -30,7 +30,7 @@ def test_a_feed_forward_on_its_own_autograd_is_compared_with_its_gradients():
 def test_planted_bugs_on_an_own_autograd_are_caught():
     res = check("layernorm", f"{CANDS}:TinyLayerNormEpsOutside", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
-    bad = check("ffn", f"{CANDS}:TinyFeedForwardLeakyGrad", examples=20)
+    bad = check("ffn", f"{CANDS}:TinyFeedForwardLeakyGrad", examples=20, shrink=False)
     assert bad.verdict == "mismatch" and bad.quantity.startswith("grad_"), render_text(bad)
 
 

@@ -23,7 +23,7 @@ def test_a_registry_layer_norm_is_compared_with_its_gradients():
 
 
 def test_a_layer_norm_backward_losing_its_gain_is_caught():
-    res = check("layernorm", f"{CANDS}:RegistryLayerNormGainLost", examples=12)
+    res = check("layernorm", f"{CANDS}:RegistryLayerNormGainLost", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity == "grad_input:x", res.quantity
 
@@ -35,7 +35,7 @@ def test_nested_registry_parts_are_compared_with_their_gradients():
 
 
 def test_a_feed_forward_backward_ignoring_the_relu_is_caught():
-    res = check("ffn", f"{CANDS}:RegistryFeedForwardNoReluMask", examples=12)
+    res = check("ffn", f"{CANDS}:RegistryFeedForwardNoReluMask", examples=12, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity.startswith("grad_"), res.quantity
 

@@ -28,7 +28,7 @@ def test_gradients_returned_by_backward_are_read(component, name, where):
 
 
 def test_a_planted_bug_in_a_returned_gradient_is_a_mismatch():
-    res = check("ffn", f"{FILE}:FeedForwardReturningDictBUG", examples=25)
+    res = check("ffn", f"{FILE}:FeedForwardReturningDictBUG", examples=25, shrink=False)
     assert res.verdict == "mismatch" and res.quantity == "grad_param:linear1.weight", render_text(res)
 
 

@@ -19,6 +19,6 @@ def test_merged_head_attention_with_one_mask_for_the_batch_matches():
 
 
 def test_a_bug_in_merged_head_attention_is_caught():
-    res = check("mha", f"{CANDS}:SharedMaskMergedAttentionKeyUnscaled", examples=16)
+    res = check("mha", f"{CANDS}:SharedMaskMergedAttentionKeyUnscaled", examples=16, shrink=False)
     assert res.verdict == "mismatch", render_text(res)
     assert res.quantity.startswith("grad_"), res.quantity
