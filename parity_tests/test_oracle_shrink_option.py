@@ -45,3 +45,14 @@ def test_a_right_candidate_still_matches_without_shrinking(tmp_path):
 def test_shrink_must_be_a_bool(bad):
     with pytest.raises(ValueError, match=r"shrink: expected True or False, got"):
         Options(shrink=bad).validate()
+
+
+def test_an_assignment_spec_cannot_turn_shrinking_off(tmp_path):
+    """Grading always reports the minimal counterexample: `shrink` is not a spec option."""
+    from parity_tests.oracle.grading.spec import SpecError, load_spec
+    p = tmp_path / "assignment.toml"
+    p.write_text('[[check]]\ncomponent = "sdpa"\nentry = "attention"\noptions = { shrink = false }\n')
+    with pytest.raises(SpecError, match=r"options.*shrink"):
+        load_spec(str(p))
+    p.write_text('[[check]]\ncomponent = "sdpa"\nentry = "attention"\noptions = { strict = true }\n')
+    assert load_spec(str(p)).checks[0].options == {"strict": True}

@@ -134,7 +134,7 @@ def load_spec(path: str, what: str = "--spec") -> Assignment:
         spec.require.append("gradients")
     checks = raw.get("check", [])
     _need(isinstance(checks, list) and checks, "[[check]]", "at least one [[check]] table", checks)
-    option_names = {f.name for f in fields(Options)} - {"tolerance_dtype"}   # the oracle's own
+    option_names = {f.name for f in fields(Options)} - {"tolerance_dtype", "shrink"}   # the oracle's own
     names = set()
     for i, c in enumerate(checks):
         where = f"[[check]] #{i + 1}"
