@@ -82,8 +82,13 @@ def write_text_atomic(path: str, text: str) -> None:
         raise
 
 
+def json_text(data: dict) -> str:
+    """`data` as the oracle's JSON files hold it (numpy values as plain ones, NaN and inf kept)."""
+    return json.dumps(data, indent=2, default=_json_default, allow_nan=True) + "\n"
+
+
 def write_json(path: str, data: dict) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2, default=_json_default, allow_nan=True) + "\n")
+    write_text_atomic(path, json_text(data))
 
 
 def json_report(public: CheckResult, hidden: CheckResult | None = None) -> dict:

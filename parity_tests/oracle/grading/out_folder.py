@@ -98,16 +98,14 @@ class OutFolder:
 
     def keep(self, key: str, graded: dict) -> None:
         """Record one finished submission (atomically: a stop mid-write leaves the old state)."""
-        from ..core.report import write_json
+        from ..core.report import json_text, write_json
 
         name = hashlib.sha256(graded["student"].encode("utf-8", "surrogateescape")).hexdigest()[:32]
         path = os.path.join(self.partial, name + ".json")
         rec = {"student": graded["student"], "key": key, "graded": graded}
+        if self._secret is not None:          # signed as it will read back (JSON's own values)
+            rec["mac"] = record_mac(self._secret, json.loads(json_text(rec)))
         write_json(path, rec)
-        if self._secret is not None:          # signed as it reads back (JSON's own values)
-            with open(path, encoding="utf-8") as fh:
-                back = json.load(fh)
-            write_json(path, {**rec, "mac": record_mac(self._secret, back)})
 
     def kept(self, keys: dict[str, str]) -> dict[str, dict]:
         """The recorded submissions whose key matches this run's (student -> graded rows)."""

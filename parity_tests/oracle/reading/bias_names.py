@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 
+from .leaf_words import BIAS_WORDS
 from .trees import LINEAR_BIAS
 
-_BIAS = re.compile(r"(b|bias|biases)(_?\d+|_\w+)?|\w+_(b|bias|biases)")
+_WORDS = "|".join(BIAS_WORDS)
+_BIAS = re.compile(rf"({_WORDS})(_?\d+|_\w+)?|\w+_({_WORDS})")
 
 
 def named_as_bias(name: str) -> bool:
